@@ -1,0 +1,62 @@
+# gpuagg: GPU hash aggregation for PostgreSQL (PGXS build)
+#
+#   make [PG_CONFIG=...] [NVCC=...]     build; the GPU device is built when nvcc is found
+#   make install                         install into the PostgreSQL of PG_CONFIG
+#   make regress-list                    print the pg_regress tests (used by test/check.sh)
+
+EXTENSION = gpuagg
+MODULE_big = gpuagg
+DATA = sql/gpuagg--0.1.sql
+PGFILEDESC = "gpuagg - GPU hash aggregation for PostgreSQL"
+
+REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text \
+	hashagg_nulls hashagg_plain hashagg_having hashagg_types \
+	hashagg_shapes hashagg_batches hashagg_errors fallback explain cancel
+
+PG_CONFIG ?= pg_config
+
+# ---- the GPU device (CUDA), when nvcc is available -------------------------
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+# Machine code for Turing .. Hopper, plus PTX so newer GPUs can JIT it.
+CUDA_ARCHS ?= 75 80 86 89 90
+NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	-gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+NVCC_FLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall $(NVCC_GENCODE)
+
+DEVICE_OBJS = cuda/device.o cuda/device_cpu.o
+ifneq ($(strip $(NVCC)),)
+CUDA_LIBDIR := $(dir $(NVCC))../lib64
+GPU_OBJS = cuda/device_gpu.o cuda/hashagg_kernels.o
+SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
+GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC)
+else
+GPU_OBJS = cuda/device_gpu_none.o
+GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or install the CUDA toolkit); building the CPU device only
+endif
+
+OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c)) $(DEVICE_OBJS) $(GPU_OBJS)
+PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wmissing-prototypes
+
+# Debian's PGXS wants LLVM bitcode for every object; CUDA objects have none.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+ifeq ($(filter regress-list clean,$(MAKECMDGOALS)),)
+$(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
+endif
+
+cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h $(wildcard cuda/*.cuh)
+	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -c $< -o $@
+
+$(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/gpuagg_device.h
+$(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h
+
+.PHONY: regress-list
+regress-list:
+	@echo $(REGRESS)
+
+EXTRA_CLEAN = test/conformance/conformance

@@ -1,0 +1,389 @@
+/*-------------------------------------------------------------------------
+ *
+ * device.c
+ *	  The public device API of gpuagg_device.h: opens devices, validates
+ *	  requests and dispatches every aggregation call to the CPU or GPU
+ *	  implementation behind a small table of functions.
+ *
+ * Testing hook: a request's fail_at_batch makes that submit fail as a
+ * device error would, on either device, so that the caller's recovery path
+ * (finish on the CPU, or a clear error) can be exercised without a broken GPU.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "device_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct GaDevice
+{
+	GaDeviceKind kind;
+	const GaDeviceOps *ops;
+	void	   *impl;
+	double		setup_ms;
+};
+
+struct GaAgg
+{
+	const GaDeviceOps *ops;
+	void	   *impl;
+	int64_t		submits;
+	int64_t		fail_at_batch;
+};
+
+/* The CPU device handle; the CPU device has no state of its own. */
+static GaDevice cpu_device;
+
+/* The per-process GPU device handles, created on first open. */
+static GaDevice *gpu_devices[GA_MAX_GPUS];
+
+/* Set status to success. */
+void
+ga_status_ok(GaStatus *status)
+{
+	status->code = GA_OK;
+	status->message[0] = '\0';
+}
+
+/* Set status to a failure with a formatted message; returns 0 for chaining. */
+int
+ga_status_set(GaStatus *status, GaStatusCode code, const char *fmt,...)
+{
+	va_list		args;
+
+	status->code = code;
+	va_start(args, fmt);
+	vsnprintf(status->message, sizeof(status->message), fmt, args);
+	va_end(args);
+	return 0;
+}
+
+/* Bytes per value of a column type. */
+int
+ga_type_width(GaValueType type)
+{
+	switch (type)
+	{
+		case GA_TYPE_NONE:
+			return 0;
+		case GA_TYPE_INT8:
+			return 1;
+		case GA_TYPE_INT16:
+			return 2;
+		case GA_TYPE_INT32:
+		case GA_TYPE_FLOAT32:
+			return 4;
+		case GA_TYPE_INT64:
+		case GA_TYPE_FLOAT64:
+			return 8;
+	}
+	return 0;
+}
+
+/* The name EXPLAIN shows for a strategy. */
+const char *
+ga_strategy_name(GaStrategy strategy)
+{
+	switch (strategy)
+	{
+		case GA_STRATEGY_AUTO:
+			return "auto";
+		case GA_STRATEGY_SHARED:
+			return "shared";
+		case GA_STRATEGY_GLOBAL:
+			return "global";
+		case GA_STRATEGY_CPU:
+			return "cpu hash";
+		case GA_NUM_STRATEGIES:
+			break;
+	}
+	return "unknown";
+}
+
+static int
+type_is_integer(GaValueType type)
+{
+	return type >= GA_TYPE_INT8 && type <= GA_TYPE_INT64;
+}
+
+static int
+type_is_float(GaValueType type)
+{
+	return type == GA_TYPE_FLOAT32 || type == GA_TYPE_FLOAT64;
+}
+
+/*
+ * Check that a request makes sense before any device sees it, so that the
+ * implementations can trust it.
+ */
+int
+ga_request_validate(const GaAggRequest *request, GaStatus *status)
+{
+	int			i;
+
+	if (request->ncolumns < 0 || request->nkeys < 0 || request->naggs < 0 ||
+		request->batch_rows <= 0)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "aggregation request has negative counts or no batch size");
+	for (i = 0; i < request->ncolumns; i++)
+		if (request->column_types[i] < GA_TYPE_NONE ||
+			request->column_types[i] > GA_TYPE_FLOAT64)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "column %d has an unknown type", i);
+	for (i = 0; i < request->nkeys; i++)
+	{
+		int			col = request->key_columns[i];
+
+		if (col < 0 || col >= request->ncolumns ||
+			!type_is_integer(request->column_types[col]))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "key %d is not an integer column", i);
+	}
+	for (i = 0; i < request->naggs; i++)
+	{
+		const GaAggSpec *spec = &request->aggs[i];
+		GaValueType type;
+
+		if (spec->op == GA_AGG_COUNT_ROWS)
+			continue;
+		if (spec->column < 0 || spec->column >= request->ncolumns)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "aggregate %d has no input column", i);
+		type = request->column_types[spec->column];
+		switch (spec->op)
+		{
+			case GA_AGG_COUNT:
+				break;
+			case GA_AGG_COUNT_INF:
+			case GA_AGG_SUM_FLOAT64:
+				if (!type_is_float(type))
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d needs a float column", i);
+				break;
+			case GA_AGG_SUM_FLOAT32:
+				if (type != GA_TYPE_FLOAT32)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d needs a float32 column", i);
+				break;
+			case GA_AGG_SUM_INT:
+				if (!type_is_integer(type))
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d needs an integer column", i);
+				break;
+			case GA_AGG_MIN:
+			case GA_AGG_MAX:
+				if (!type_is_integer(type) && !type_is_float(type))
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d needs a numeric column", i);
+				break;
+			default:
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "aggregate %d has an unknown operation", i);
+		}
+	}
+	ga_status_ok(status);
+	return 1;
+}
+
+/* Whether aggregate `agg` of a request produces floats (float or double). */
+int
+ga_agg_result_type_is_float(const GaAggRequest *request, int agg)
+{
+	const GaAggSpec *spec = &request->aggs[agg];
+
+	switch (spec->op)
+	{
+		case GA_AGG_SUM_FLOAT32:
+		case GA_AGG_SUM_FLOAT64:
+			return 1;
+		case GA_AGG_MIN:
+		case GA_AGG_MAX:
+			return type_is_float(request->column_types[spec->column]);
+		default:
+			return 0;
+	}
+}
+
+/* Bytes of one result element of aggregate `agg` (see GaAggOp). */
+int
+ga_agg_result_width(const GaAggRequest *request, int agg)
+{
+	switch (request->aggs[agg].op)
+	{
+		case GA_AGG_SUM_INT:
+			return (int) sizeof(GaInt128);
+		case GA_AGG_SUM_FLOAT32:
+			return (int) sizeof(float);
+		default:
+			return 8;
+	}
+}
+
+/* Accumulator bytes one group needs, for sizing shared-memory tables. */
+int64_t
+ga_agg_state_bytes_per_group(const GaAggRequest *request)
+{
+	int64_t		bytes = 0;
+	int			i;
+
+	for (i = 0; i < request->naggs; i++)
+		bytes += ga_agg_result_width(request, i);
+	return bytes > 0 ? bytes : 8;
+}
+
+/*
+ * The most groups whose accumulators fit one block's shared memory with room
+ * for two resident blocks per multiprocessor (Karnagel et al.: the per-block
+ * table must stay small to keep occupancy).
+ */
+int64_t
+ga_shared_strategy_max_groups(const GaGpuInfo *info, const GaAggRequest *request)
+{
+	int64_t		budget = info->shared_memory_per_block / 2;
+
+	if (budget > 96 * 1024)
+		budget = 96 * 1024;
+	return budget / ga_agg_state_bytes_per_group(request);
+}
+
+/* The strategy EXPLAIN announces before anything runs. */
+GaStrategy
+ga_agg_planned_strategy(const GaGpuInfo *info, const GaAggRequest *request)
+{
+	if (info == NULL)
+		return GA_STRATEGY_CPU;
+	if (request->strategy != GA_STRATEGY_AUTO)
+		return request->strategy;
+	if (request->nkeys == 0 ||
+		request->estimated_groups <= ga_shared_strategy_max_groups(info, request))
+		return GA_STRATEGY_SHARED;
+	return GA_STRATEGY_GLOBAL;
+}
+
+/* Open the CPU device or GPU `gpu_ordinal`, reusing a GPU already opened. */
+GaDevice *
+ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
+{
+	GaDevice   *device;
+
+	ga_status_ok(status);
+	if (kind == GA_DEVICE_CPU)
+	{
+		if (cpu_device.ops == NULL)
+		{
+			cpu_device.impl = ga_cpu_open(status);
+			if (status->code != GA_OK)
+				return NULL;
+			cpu_device.kind = GA_DEVICE_CPU;
+			cpu_device.ops = &ga_cpu_ops;
+		}
+		return &cpu_device;
+	}
+
+	if (gpu_ordinal < 0 || gpu_ordinal >= GA_MAX_GPUS)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "GPU %d does not exist", gpu_ordinal);
+		return NULL;
+	}
+	if (gpu_devices[gpu_ordinal] != NULL)
+	{
+		gpu_devices[gpu_ordinal]->setup_ms = 0;
+		return gpu_devices[gpu_ordinal];
+	}
+	device = calloc(1, sizeof(GaDevice));
+	if (device == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening GPU %d", gpu_ordinal);
+		return NULL;
+	}
+	device->kind = GA_DEVICE_GPU;
+	device->ops = &ga_gpu_ops;
+	device->impl = ga_gpu_open(gpu_ordinal, &device->setup_ms, status);
+	if (device->impl == NULL)
+	{
+		free(device);
+		return NULL;
+	}
+	gpu_devices[gpu_ordinal] = device;
+	return device;
+}
+
+GaDeviceKind
+ga_device_kind(const GaDevice *device)
+{
+	return device->kind;
+}
+
+double
+ga_device_setup_ms(const GaDevice *device)
+{
+	return device->setup_ms;
+}
+
+/* Validate the request and start it on the device's implementation. */
+GaAgg *
+ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
+{
+	GaAgg	   *agg;
+
+	if (!ga_request_validate(request, status))
+		return NULL;
+	agg = calloc(1, sizeof(GaAgg));
+	if (agg == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting an aggregation");
+		return NULL;
+	}
+	agg->ops = device->ops;
+	agg->fail_at_batch = request->fail_at_batch;
+	agg->impl = device->ops->agg_create(device->impl, request, status);
+	if (agg->impl == NULL)
+	{
+		free(agg);
+		return NULL;
+	}
+	return agg;
+}
+
+GaBatch *
+ga_agg_next_batch(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	return agg->ops->agg_next_batch(agg->impl, wait, arg, status);
+}
+
+int
+ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait, void *arg,
+			  GaStatus *status)
+{
+	agg->submits++;
+	if (agg->fail_at_batch > 0 && agg->submits == agg->fail_at_batch)
+		return ga_status_set(status, GA_ERR_DEVICE,
+							 "injected device failure at batch %lld (gpuagg.debug_fail_at_batch)",
+							 (long long) agg->submits);
+	return agg->ops->agg_submit(agg->impl, batch, wait, arg, status);
+}
+
+const GaAggResult *
+ga_agg_finish(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	return agg->ops->agg_finish(agg->impl, wait, arg, status);
+}
+
+void
+ga_agg_get_stats(const GaAgg *agg, GaAggStats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	agg->ops->agg_get_stats(agg->impl, stats);
+}
+
+void
+ga_agg_destroy(GaAgg *agg)
+{
+	if (agg == NULL)
+		return;
+	agg->ops->agg_destroy(agg->impl);
+	free(agg);
+}

@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_impl.h
+ *	  What the device implementations (CPU, GPU) provide to the dispatcher
+ *	  in device.c.  Internal to cuda/: src/ includes gpuagg_device.h only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_DEVICE_IMPL_H
+#define GPUAGG_DEVICE_IMPL_H
+
+#include "gpuagg_device.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* One implementation's aggregation entry points, over its own handles. */
+typedef struct GaDeviceOps
+{
+	void	   *(*agg_create) (void *device_impl, const GaAggRequest *request,
+							   GaStatus *status);
+	GaBatch    *(*agg_next_batch) (void *agg_impl, GaWaitCallback wait,
+								   void *arg, GaStatus *status);
+	int			(*agg_submit) (void *agg_impl, GaBatch *batch,
+							   GaWaitCallback wait, void *arg,
+							   GaStatus *status);
+	const GaAggResult *(*agg_finish) (void *agg_impl, GaWaitCallback wait,
+									  void *arg, GaStatus *status);
+	void		(*agg_get_stats) (const void *agg_impl, GaAggStats *stats);
+	void		(*agg_destroy) (void *agg_impl);
+} GaDeviceOps;
+
+/* device_cpu.c */
+extern const GaDeviceOps ga_cpu_ops;
+extern void *ga_cpu_open(GaStatus *status);
+
+/* device_gpu.cu (or device_gpu_none.c in builds without CUDA) */
+extern const GaDeviceOps ga_gpu_ops;
+extern void *ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status);
+
+/* device.c: helpers shared by the implementations */
+extern void ga_status_ok(GaStatus *status);
+extern int	ga_status_set(GaStatus *status, GaStatusCode code,
+						  const char *fmt,...)
+#ifdef __GNUC__
+			__attribute__((format(printf, 3, 4)))
+#endif
+			;
+extern int	ga_request_validate(const GaAggRequest *request, GaStatus *status);
+extern int	ga_agg_result_type_is_float(const GaAggRequest *request, int agg);
+extern int	ga_agg_result_width(const GaAggRequest *request, int agg);
+extern int64_t ga_agg_state_bytes_per_group(const GaAggRequest *request);
+extern int64_t ga_shared_strategy_max_groups(const GaGpuInfo *info,
+											 const GaAggRequest *request);
+
+/*
+ * Order-preserving map of a double to int64 (NaN above +Infinity, every NaN
+ * the same), so that MIN/MAX of floats are integer MIN/MAX; and back.
+ */
+static inline int64_t
+ga_float64_to_ordered(double value)
+{
+	union
+	{
+		double		d;
+		int64_t		i;
+	}			u;
+
+	if (value != value)
+		return INT64_MAX;
+	u.d = value;
+	return u.i >= 0 ? u.i : (int64_t) (u.i ^ INT64_MAX);
+}
+
+static inline double
+ga_ordered_to_float64(int64_t ordered)
+{
+	union
+	{
+		double		d;
+		int64_t		i;
+	}			u;
+
+	if (ordered == INT64_MAX)
+	{
+		u.i = INT64_C(0x7ff8000000000000);	/* the canonical quiet NaN */
+		return u.d;
+	}
+	u.i = ordered >= 0 ? ordered : (int64_t) (ordered ^ INT64_MAX);
+	return u.d;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUAGG_DEVICE_IMPL_H */

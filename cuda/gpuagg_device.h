@@ -1,0 +1,307 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuagg_device.h
+ *	  The boundary between PostgreSQL (src/) and the aggregation devices
+ *	  (cuda/).  Plain C: no postgres.h, no cuda_runtime.h.
+ *
+ * A caller opens a device (the GPU, through CUDA, or the CPU reference),
+ * describes one grouped aggregation as a request, fills columnar batches that
+ * the device hands out, submits them, and finally collects one row per group.
+ * Every entry point reports failures through a GaStatus; nothing here throws,
+ * longjmps or prints.
+ *
+ * Batches are allocated by the device layer (pinned host memory on the GPU),
+ * so that the caller can fill batch N+1 while the device works on batch N.
+ * A batch handed out by ga_agg_next_batch() belongs to the caller until it is
+ * submitted; it must not be touched afterwards.
+ *
+ * Key columns carry integers only: the caller encodes every key type into an
+ * integer of 1, 2, 4 or 8 bytes whose equality is the key type's equality
+ * (canonical float bits, dictionary ids for text, ...), and decodes the
+ * results.  Aggregate inputs are integers or floats.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_DEVICE_H
+#define GPUAGG_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Status of every call; message is a full sentence for the user. */
+typedef enum GaStatusCode
+{
+	GA_OK = 0,
+	GA_ERR_NO_DEVICE,			/* no usable GPU, or built without CUDA */
+	GA_ERR_OUT_OF_MEMORY,		/* device or pinned host memory exhausted */
+	GA_ERR_DEVICE,				/* driver, launch or kernel failure */
+	GA_ERR_INVALID,				/* the request itself is malformed */
+	GA_ERR_CANCELLED			/* the wait callback asked to stop */
+} GaStatusCode;
+
+#define GA_MESSAGE_LEN 256
+
+typedef struct GaStatus
+{
+	GaStatusCode code;
+	char		message[GA_MESSAGE_LEN];
+} GaStatus;
+
+/*
+ * Called while the caller waits for the device; returns nonzero to abandon
+ * the wait (query cancel, statement_timeout).  It must not longjmp.
+ */
+typedef int (*GaWaitCallback) (void *arg);
+
+/* ------------------------------------------------------------------------
+ * Devices
+ * ------------------------------------------------------------------------
+ */
+typedef enum GaDeviceKind
+{
+	GA_DEVICE_CPU = 0,
+	GA_DEVICE_GPU = 1
+} GaDeviceKind;
+
+/* What discovery reports about one GPU. */
+typedef struct GaGpuInfo
+{
+	int			ordinal;
+	char		name[128];
+	int64_t		total_memory;	/* bytes */
+	int			multiprocessors;
+	int			cc_major;
+	int			cc_minor;
+	int			driver_version; /* CUDA encoding: 1000*major + 10*minor */
+	int			runtime_version;
+	int64_t		shared_memory_per_block;	/* opt-in maximum, bytes */
+	int64_t		l2_cache_size;	/* bytes */
+} GaGpuInfo;
+
+#define GA_MAX_GPUS 16
+
+/*
+ * Enumerate GPUs without creating a context.  Returns the number found
+ * (0 with a reason in status when none is usable).  Initialises the CUDA
+ * driver in the calling process, so never call it in the postmaster itself.
+ */
+extern int	ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status);
+
+/* Whether this build contains the GPU device at all. */
+extern int	ga_gpu_compiled(void);
+
+typedef struct GaDevice GaDevice;
+
+/*
+ * Open a device.  The GPU device is a per-process singleton: the first open
+ * creates the CUDA context, later opens reuse it (ga_device_setup_ms tells
+ * what the creation cost).  Returns NULL with status set on failure.
+ */
+extern GaDevice *ga_device_open(GaDeviceKind kind, int gpu_ordinal,
+								GaStatus *status);
+extern GaDeviceKind ga_device_kind(const GaDevice *device);
+/* Milliseconds spent creating the context; 0 when it already existed. */
+extern double ga_device_setup_ms(const GaDevice *device);
+
+/* ------------------------------------------------------------------------
+ * Batches
+ * ------------------------------------------------------------------------
+ */
+typedef enum GaValueType
+{
+	GA_TYPE_NONE = 0,			/* no values, validity only */
+	GA_TYPE_INT8,				/* 1-byte signed integer (bool as 0/1) */
+	GA_TYPE_INT16,
+	GA_TYPE_INT32,
+	GA_TYPE_INT64,
+	GA_TYPE_FLOAT32,
+	GA_TYPE_FLOAT64
+} GaValueType;
+
+/* Bytes a value of this type occupies in a column (0 for GA_TYPE_NONE). */
+extern int	ga_type_width(GaValueType type);
+
+/*
+ * One column of a batch.  values holds capacity entries of the column's
+ * type.  validity is a bitmap of capacity bits, bit i (byte i/8, bit i%8)
+ * set when row i is not null; it is read only when has_nulls is nonzero.
+ */
+typedef struct GaColumn
+{
+	GaValueType type;
+	void	   *values;
+	uint8_t    *validity;
+	int			has_nulls;
+} GaColumn;
+
+typedef struct GaBatch
+{
+	int64_t		nrows;			/* filled rows, set by the caller */
+	int64_t		capacity;
+	int			ncolumns;
+	GaColumn   *columns;
+} GaBatch;
+
+/* Mark row `row` of `column` null (sets has_nulls). */
+static inline void
+ga_column_set_null(GaColumn *column, int64_t row)
+{
+	column->validity[row >> 3] &= (uint8_t) ~(1u << (row & 7));
+	column->has_nulls = 1;
+}
+
+/* Whether row `row` of `column` is null. */
+static inline int
+ga_column_is_null(const GaColumn *column, int64_t row)
+{
+	return column->has_nulls &&
+		!(column->validity[row >> 3] & (1u << (row & 7)));
+}
+
+/* ------------------------------------------------------------------------
+ * Grouped aggregation
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Device-level aggregate operations.  SQL aggregates are composed of these
+ * by the caller (avg = SUM + COUNT, NULL-on-empty from COUNT, ...).
+ *
+ * result element types (see GaAggResult.values):
+ *	COUNT_ROWS, COUNT, COUNT_INF	int64_t
+ *	SUM_INT							GaInt128 (exact, any number of rows)
+ *	SUM_FLOAT32						float  (float accumulator, as sum(float4))
+ *	SUM_FLOAT64						double
+ *	MIN, MAX of an integer column	int64_t
+ *	MIN, MAX of a float column		double (NaN is larger than every number)
+ * Float sums depend on the order of additions, like PostgreSQL's parallel
+ * aggregation.
+ */
+typedef enum GaAggOp
+{
+	GA_AGG_COUNT_ROWS = 0,		/* rows of the group; column ignored */
+	GA_AGG_COUNT,				/* non-null values */
+	GA_AGG_COUNT_INF,			/* infinite values of a float column */
+	GA_AGG_SUM_INT,
+	GA_AGG_SUM_FLOAT32,
+	GA_AGG_SUM_FLOAT64,
+	GA_AGG_MIN,
+	GA_AGG_MAX
+} GaAggOp;
+
+typedef struct GaAggSpec
+{
+	GaAggOp		op;
+	int			column;			/* batch column; -1 for COUNT_ROWS */
+} GaAggSpec;
+
+typedef struct GaInt128
+{
+	uint64_t	lo;
+	int64_t		hi;
+} GaInt128;
+
+/* How the GPU assigns rows to groups and accumulates them. */
+typedef enum GaStrategy
+{
+	GA_STRATEGY_AUTO = 0,
+	GA_STRATEGY_SHARED,			/* per-block shared-memory accumulators */
+	GA_STRATEGY_GLOBAL,			/* accumulators in device memory, atomics */
+	GA_STRATEGY_CPU,			/* the CPU device's hash table */
+	GA_NUM_STRATEGIES
+} GaStrategy;
+
+extern const char *ga_strategy_name(GaStrategy strategy);
+
+/*
+ * One aggregation.  The arrays are copied by ga_agg_create; the caller may
+ * free them afterwards.  With nkeys = 0 every row belongs to one group
+ * (a plain aggregate), which exists even when no row arrives.
+ */
+typedef struct GaAggRequest
+{
+	int			ncolumns;
+	const GaValueType *column_types;
+	int			nkeys;
+	const int  *key_columns;	/* integer columns */
+	int			naggs;
+	const GaAggSpec *aggs;
+	int64_t		batch_rows;		/* capacity of every batch */
+	int64_t		estimated_groups;	/* initial table size; may be wrong */
+	GaStrategy	strategy;		/* GPU only; AUTO chooses per batch */
+	int64_t		fail_at_batch;	/* testing: fail this submit (1-based), 0 = never */
+} GaAggRequest;
+
+/*
+ * The groups, in no particular order, as columns of ngroups entries.
+ * key_values are widened to int64; key_isnull holds one byte per group.
+ */
+typedef struct GaAggResult
+{
+	int64_t		ngroups;
+	int			nkeys;
+	int64_t   **key_values;
+	uint8_t   **key_isnull;
+	int			naggs;
+	void	  **values;			/* per aggregate, element type by op */
+} GaAggResult;
+
+/* What one aggregation did, for EXPLAIN ANALYZE. */
+typedef struct GaAggStats
+{
+	int64_t		batches;
+	int64_t		input_rows;
+	int64_t		groups;
+	int64_t		bytes_sent;		/* host to device */
+	int64_t		table_growths;	/* times a full table grew and work redid */
+	int64_t		batches_by_strategy[GA_NUM_STRATEGIES];
+	double		device_ms;		/* kernels */
+	double		transfer_ms;	/* copies both ways */
+} GaAggStats;
+
+typedef struct GaAgg GaAgg;
+
+/*
+ * Plan-time strategy for a request on a GPU described by info (NULL for the
+ * CPU device); used for EXPLAIN, needs no device.
+ */
+extern GaStrategy ga_agg_planned_strategy(const GaGpuInfo *info,
+										  const GaAggRequest *request);
+
+/* Start an aggregation on device.  Returns NULL with status on failure. */
+extern GaAgg *ga_agg_create(GaDevice *device, const GaAggRequest *request,
+							GaStatus *status);
+
+/*
+ * An empty batch to fill (nrows = 0, every validity bit set, has_nulls = 0).
+ * May wait for earlier work that still uses the buffer.
+ */
+extern GaBatch *ga_agg_next_batch(GaAgg *agg, GaWaitCallback wait, void *arg,
+								  GaStatus *status);
+
+/* Hand a filled batch to the device; processing may continue afterwards. */
+extern int	ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait,
+						  void *arg, GaStatus *status);
+
+/*
+ * Wait for all submitted batches and return the groups.  The result stays
+ * valid until ga_agg_destroy.
+ */
+extern const GaAggResult *ga_agg_finish(GaAgg *agg, GaWaitCallback wait,
+										void *arg, GaStatus *status);
+
+extern void ga_agg_get_stats(const GaAgg *agg, GaAggStats *stats);
+
+/* Free everything the aggregation holds; safe after any failure. */
+extern void ga_agg_destroy(GaAgg *agg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUAGG_DEVICE_H */
