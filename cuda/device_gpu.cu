@@ -1,0 +1,1441 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_gpu.cu
+ *	  The GPU device: host side of gpuagg_device.h on CUDA.  Discovery, the
+ *	  per-process context and stream, pinned double-buffered batches, and the
+ *	  aggregation object that drives the kernels of hashagg_kernels.cu.
+ *
+ * Flow of one aggregation.  Two batches of pinned host memory are handed
+ * out in turn, so that the caller fills one while the GPU works on the
+ * other.  submit(N) first waits for batch N-1 to finish on the GPU (polling
+ * an event and calling the wait callback, never blocking for good) and
+ * handles its overflow, then enqueues on the device's stream: one
+ * cudaMemcpyAsync per needed values array and per validity bitmap of a
+ * column with nulls into the single device input buffer, phase 1 (group
+ * ids), phase 2 (accumulate) and an asynchronous copy of the control block
+ * (group counter, overflow flag) back into pinned memory.  Only one batch is
+ * on the device at a time, so its input is still there when it has to be
+ * redone.
+ *
+ * Overflow (the Rapids report: detect a full table, grow, relaunch).  When
+ * phase 1 finds the dense group arrays full it raises a flag and phase 2
+ * does nothing.  The host sees the flag when it waits for the batch, grows
+ * the arrays to at least twice the capacity and twice the groups seen,
+ * copies keys and accumulators over, rebuilds the slots from the dense keys
+ * and runs both phases of the batch again.  A wrong estimate of the number
+ * of groups therefore costs time, never a wrong answer.
+ *
+ * Strategy per batch (GaStrategy): the shared-memory kernel while the groups
+ * known so far fit ga_shared_strategy_max_groups(), else global atomics; the
+ * shared kernel itself falls back to global atomics when phase 1 made more
+ * groups than its shared table holds, and reports it so the statistics
+ * stay honest.
+ *
+ * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
+ * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
+ * aborts.  The first failure is remembered and reported again by every
+ * later call; agg_destroy synchronizes the stream and frees everything in
+ * any state.  PostgreSQL backends are single-threaded, so the per-process
+ * state here has no locks.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "device_gpu.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Pause between two polls of an event while waiting for the GPU. */
+#define GPU_POLL_SLEEP_NS 50000L
+
+/* Group capacity bounds: the smallest table, the largest initial one. */
+#define GPU_MIN_CAPACITY 1024
+#define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 24)
+
+/* AUTO sizes a shared table for at least this many groups (when it fits). */
+#define GPU_SHARED_MIN_GROUPS 1024
+
+/* Largest batch capacity accepted: keeps every size computation in range. */
+#define GPU_MAX_BATCH_ROWS (INT64_C(1) << 40)
+
+/* Alignment of the arrays carved out of one allocation. */
+#define GPU_ALIGN 256
+
+static_assert(sizeof(GaDevAggs) + 64 <= 4096, "phase 2 kernel parameters exceed 4 KB");
+static_assert(sizeof(GaDevKeys) + sizeof(GaDevTable) + 64 <= 4096,
+			  "phase 1 kernel parameters exceed 4 KB");
+
+/* The per-process GPU devices, created by the first open of each ordinal. */
+static GpuDevice *gpu_devices[GA_MAX_GPUS];
+
+/* ------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------
+ */
+
+/* Monotonic clock in milliseconds, for the context creation time. */
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Round up to a multiple of GPU_ALIGN. */
+static size_t
+align_up(size_t n)
+{
+	return (n + GPU_ALIGN - 1) & ~(size_t) (GPU_ALIGN - 1);
+}
+
+/* Smallest power of two >= n (n >= 1). */
+static int64_t
+next_pow2(int64_t n)
+{
+	int64_t		p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* Turn a CUDA error into a status: out of memory or a device error. */
+static int
+cuda_error(GaStatus *status, cudaError_t err, const char *what)
+{
+	GaStatusCode code = GA_ERR_DEVICE;
+
+	if (err == cudaErrorMemoryAllocation)
+		code = GA_ERR_OUT_OF_MEMORY;
+	else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+			 err == cudaErrorDevicesUnavailable || err == cudaErrorInvalidDevice)
+		code = GA_ERR_NO_DEVICE;
+	return ga_status_set(status, code, "GPU error while %s: %s", what,
+						 cudaGetErrorString(err));
+}
+
+#define GPU_TRY(call, what) \
+	do { \
+		cudaError_t gpu_err_ = (call); \
+		if (gpu_err_ != cudaSuccess) \
+			return cuda_error(status, gpu_err_, (what)); \
+	} while (0)
+
+/* cudaMalloc with a message naming the purpose and size on failure. */
+static int
+device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	err = cudaMalloc(ptr, bytes > 0 ? bytes : 1);
+	if (err == cudaSuccess)
+		return 1;
+	*ptr = NULL;
+	return ga_status_set(status,
+						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
+						 "could not allocate %.1f MB of GPU memory for %s: %s",
+						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* cudaHostAlloc (pinned memory) with a message on failure. */
+static int
+pinned_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	err = cudaHostAlloc(ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
+	if (err == cudaSuccess)
+		return 1;
+	*ptr = NULL;
+	return ga_status_set(status,
+						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
+						 "could not allocate %.1f MB of pinned host memory for %s: %s",
+						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* Free device memory if allocated and clear the pointer. */
+static void
+device_free(void *ptr_address)
+{
+	void	  **ptr = (void **) ptr_address;
+
+	if (*ptr != NULL)
+		(void) cudaFree(*ptr);
+	*ptr = NULL;
+}
+
+/*
+ * Wait until `event` has completed, polling it and calling the wait
+ * callback between polls, so that a query cancel is never stuck behind the
+ * GPU.
+ */
+static int
+wait_event(cudaEvent_t event, GaWaitCallback wait, void *arg, const char *what,
+		   GaStatus *status)
+{
+	struct timespec pause = {0, GPU_POLL_SLEEP_NS};
+
+	for (;;)
+	{
+		cudaError_t err = cudaEventQuery(event);
+
+		if (err == cudaSuccess)
+			return 1;
+		if (err != cudaErrorNotReady)
+			return cuda_error(status, err, what);
+		if (wait != NULL && wait(arg) != 0)
+			return ga_status_set(status, GA_ERR_CANCELLED,
+								 "cancelled while %s", what);
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Add the milliseconds between two completed events to *total. */
+static void
+add_elapsed(double *total, cudaEvent_t start, cudaEvent_t end)
+{
+	float		ms = 0;
+
+	if (cudaEventElapsedTime(&ms, start, end) == cudaSuccess && ms > 0)
+		*total += ms;
+}
+
+/* Fill a GaGpuInfo from the device's properties. */
+static void
+fill_info(GaGpuInfo *info, int ordinal, const cudaDeviceProp *prop,
+		  int driver_version, int runtime_version)
+{
+	size_t		name_len = strnlen(prop->name, sizeof(info->name) - 1);
+
+	memset(info, 0, sizeof(*info));
+	info->ordinal = ordinal;
+	memcpy(info->name, prop->name, name_len);	/* truncated, NUL-terminated */
+	info->total_memory = (int64_t) prop->totalGlobalMem;
+	info->multiprocessors = prop->multiProcessorCount;
+	info->cc_major = prop->major;
+	info->cc_minor = prop->minor;
+	info->driver_version = driver_version;
+	info->runtime_version = runtime_version;
+	info->shared_memory_per_block = (int64_t) prop->sharedMemPerBlockOptin;
+	info->l2_cache_size = prop->l2CacheSize;
+}
+
+/*
+ * Why a device cannot be used by gpuagg (NULL when it can): the kernels are
+ * built for compute capability 7.5 and newer, and a prohibited device
+ * cannot take a context.
+ */
+static const char *
+device_unusable_reason(int ordinal, const cudaDeviceProp *prop)
+{
+	int			mode = cudaComputeModeDefault;
+
+	if (prop->major * 10 + prop->minor < 75)
+		return "has compute capability below 7.5, the oldest gpuagg is built for";
+	if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, ordinal) == cudaSuccess &&
+		mode == cudaComputeModeProhibited)
+		return "is in the prohibited compute mode";
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Discovery and the device singleton
+ * ------------------------------------------------------------------------
+ */
+
+/* Whether this build contains the GPU device: it does. */
+extern "C" int
+ga_gpu_compiled(void)
+{
+	return 1;
+}
+
+/*
+ * List the usable GPUs without creating a context: driver and runtime
+ * versions, device count and properties.  Returns how many were found, or
+ * 0 with the reason in status.
+ */
+extern "C" int
+ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
+{
+	int			driver_version = 0;
+	int			runtime_version = 0;
+	int			count = 0;
+	int			found = 0;
+	cudaError_t err;
+
+	ga_status_ok(status);
+	(void) cudaRuntimeGetVersion(&runtime_version);
+	if (cudaDriverGetVersion(&driver_version) != cudaSuccess)
+		driver_version = 0;
+	err = cudaGetDeviceCount(&count);
+	if (driver_version == 0)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA driver found: %s",
+					  err != cudaSuccess ? cudaGetErrorString(err) :
+					  "the driver library could not be loaded");
+		return 0;
+	}
+	if (err == cudaErrorInsufficientDriver)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE,
+					  "the CUDA driver is older than the runtime: driver supports CUDA %d.%d, gpuagg was built with CUDA %d.%d",
+					  driver_version / 1000, (driver_version % 1000) / 10,
+					  runtime_version / 1000, (runtime_version % 1000) / 10);
+		return 0;
+	}
+	if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA-capable device");
+		return 0;
+	}
+	if (err != cudaSuccess)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "CUDA initialisation failed: %s",
+					  cudaGetErrorString(err));
+		return 0;
+	}
+
+	for (int i = 0; i < count && found < max_gpus && i < GA_MAX_GPUS; i++)
+	{
+		cudaDeviceProp prop;
+		const char *reason;
+
+		err = cudaGetDeviceProperties(&prop, i);
+		if (err != cudaSuccess)
+		{
+			ga_status_set(status, GA_ERR_NO_DEVICE,
+						  "could not read the properties of GPU %d: %s",
+						  i, cudaGetErrorString(err));
+			continue;
+		}
+		reason = device_unusable_reason(i, &prop);
+		if (reason != NULL)
+		{
+			ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d (%s) %s", i, prop.name, reason);
+			continue;
+		}
+		fill_info(&out[found++], i, &prop, driver_version, runtime_version);
+	}
+	(void) cudaGetLastError();	/* leave no error behind for later checks */
+	if (found > 0)
+		ga_status_ok(status);
+	else if (status->code == GA_OK)
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device");
+	return found;
+}
+
+/*
+ * Open GPU `ordinal` once per process: select it, create its primary
+ * context (cudaFree(0); its time is *setup_ms) and a non-blocking stream.
+ * Later opens return the same device with *setup_ms = 0.
+ */
+extern "C" void *
+ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
+{
+	GpuDevice  *device;
+	cudaDeviceProp prop;
+	int			count = 0;
+	int			driver_version = 0;
+	int			runtime_version = 0;
+	const char *reason;
+	double		start;
+	cudaError_t err;
+
+	*setup_ms = 0;
+	ga_status_ok(status);
+	if (ordinal < 0 || ordinal >= GA_MAX_GPUS)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "GPU %d does not exist", ordinal);
+		return NULL;
+	}
+	if (gpu_devices[ordinal] != NULL)
+		return gpu_devices[ordinal];
+
+	err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device: %s",
+					  cudaGetErrorString(err));
+		return NULL;
+	}
+	if (ordinal >= count)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d does not exist (%d found)",
+					  ordinal, count);
+		return NULL;
+	}
+	err = cudaGetDeviceProperties(&prop, ordinal);
+	if (err != cudaSuccess)
+	{
+		cuda_error(status, err, "reading the GPU's properties");
+		return NULL;
+	}
+	reason = device_unusable_reason(ordinal, &prop);
+	if (reason != NULL)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d (%s) %s", ordinal, prop.name, reason);
+		return NULL;
+	}
+	(void) cudaDriverGetVersion(&driver_version);
+	(void) cudaRuntimeGetVersion(&runtime_version);
+
+	device = (GpuDevice *) calloc(1, sizeof(GpuDevice));
+	if (device == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening GPU %d", ordinal);
+		return NULL;
+	}
+	device->ordinal = ordinal;
+
+	start = now_ms();
+	err = cudaSetDevice(ordinal);
+	if (err == cudaSuccess)
+		err = cudaFree(0);		/* creates the primary context */
+	if (err != cudaSuccess)
+	{
+		cuda_error(status, err, "creating the CUDA context");
+		free(device);
+		return NULL;
+	}
+	*setup_ms = now_ms() - start;
+
+	err = cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking);
+	if (err != cudaSuccess)
+	{
+		cuda_error(status, err, "creating a CUDA stream");
+		free(device);
+		return NULL;
+	}
+	fill_info(&device->info, ordinal, &prop, driver_version, runtime_version);
+	gpu_devices[ordinal] = device;
+	return device;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: state, tables and batches
+ * ------------------------------------------------------------------------
+ */
+
+/* Make the aggregation's GPU current for this host thread. */
+static int
+select_device(GpuAgg *agg, GaStatus *status)
+{
+	GPU_TRY(cudaSetDevice(agg->device->ordinal), "selecting the GPU");
+	return 1;
+}
+
+/* Remember the first failure so that every later call reports it; returns 0. */
+static int
+remember_failure(GpuAgg *agg, const GaStatus *status)
+{
+	if (!agg->failed)
+	{
+		agg->failed = 1;
+		agg->error = *status;
+		if (agg->error.code == GA_OK)
+			ga_status_set(&agg->error, GA_ERR_DEVICE, "the GPU aggregation failed");
+	}
+	return 0;
+}
+
+/* Whether the aggregation can take another call; sets status either way. */
+static int
+agg_usable(const GpuAgg *agg, GaStatus *status)
+{
+	if (agg->failed)
+	{
+		*status = agg->error;
+		return 0;
+	}
+	if (agg->finished)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the GPU aggregation has already finished");
+	ga_status_ok(status);
+	return 1;
+}
+
+/* Free a table's device arrays and mark it empty. */
+static void
+table_free(GpuAgg *agg, GpuTable *table)
+{
+	device_free(&table->slots);
+	device_free(&table->keys);
+	for (int a = 0; a < agg->naggs; a++)
+		device_free(&table->acc[a]);
+	table->capacity = 0;
+}
+
+/*
+ * Allocate a table of `capacity` groups: slots (2 * capacity), dense keys
+ * and accumulators.  Nothing is initialised here.  Frees what it got on
+ * failure.
+ */
+static int
+table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table, GaStatus *status)
+{
+	memset(table, 0, sizeof(*table));
+	table->capacity = capacity;
+	if (agg->nkeys > 0)
+	{
+		if (!device_alloc((void **) &table->slots, (size_t) (2 * capacity) * sizeof(int32_t),
+						  "the group table's slots", status) ||
+			!device_alloc((void **) &table->keys,
+						  (size_t) (agg->nkeys + 1) * (size_t) capacity * sizeof(long long),
+						  "the group keys", status))
+		{
+			table_free(agg, table);
+			return 0;
+		}
+	}
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		if (!device_alloc(&table->acc[a], (size_t) capacity * agg->acc_width[a],
+						  "the aggregate accumulators", status))
+		{
+			table_free(agg, table);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The kernels' view of a table. */
+static GaDevTable
+dev_table(const GpuAgg *agg, const GpuTable *table)
+{
+	GaDevTable	t;
+
+	memset(&t, 0, sizeof(t));
+	t.slots = table->slots;
+	t.slot_mask = 2 * table->capacity - 1;
+	t.keys = table->keys;
+	t.capacity = table->capacity;
+	t.nkeys = agg->nkeys;
+	t.control = agg->dev_control;
+	return t;
+}
+
+/* Point the in-flight aggregates' accumulators at a table's arrays. */
+static void
+set_acc_pointers(GpuAgg *agg, GaDevAggs *aggs, const GpuTable *table)
+{
+	for (int a = 0; a < agg->naggs; a++)
+		aggs->aggs[a].acc = table->acc[a];
+}
+
+/*
+ * Initialise a fresh table on the stream: slots EMPTY, accumulators of
+ * groups [begin, capacity) at their identities.
+ */
+static int
+table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	GaDevAggs  *aggs = &agg->inflight_aggs;
+
+	if (table->slots != NULL)
+		GPU_TRY(cudaMemsetAsync(table->slots, 0xff,
+								(size_t) (2 * table->capacity) * sizeof(int32_t), stream),
+				"clearing the group table");
+	set_acc_pointers(agg, aggs, table);
+	GPU_TRY(ga_launch_init_accumulators(aggs, begin, table->capacity,
+										agg->device->info.multiprocessors, stream),
+			"initialising the accumulators");
+	return 1;
+}
+
+/*
+ * Empty a pinned batch for the caller: no rows, every validity bit set, no
+ * nulls, and the column pointers back on the pinned arrays.
+ */
+static void
+reset_host_batch(GpuAgg *agg, GpuHostBatch *hb)
+{
+	hb->batch.nrows = 0;
+	hb->batch.capacity = agg->batch_rows;
+	hb->batch.ncolumns = agg->ncolumns;
+	hb->batch.columns = hb->columns;
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		GaColumn   *column = &hb->columns[c];
+
+		column->type = agg->column_types[c];
+		column->values = ga_type_width(column->type) > 0 ?
+			hb->pinned + agg->host_values_offset[c] : NULL;
+		column->validity = hb->pinned + agg->host_validity_offset[c];
+		memset(column->validity, 0xff, agg->validity_bytes);
+		column->has_nulls = 0;
+	}
+}
+
+/*
+ * Decide which columns the device needs (values of keys and of aggregate
+ * inputs other than COUNT; validity of every key and aggregate input) and
+ * lay out the pinned batches and the device input buffer.
+ */
+static void
+plan_layout(GpuAgg *agg)
+{
+	size_t		host_bytes = 0;
+	size_t		dev_bytes = 0;
+
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		agg->needs_values[agg->key_columns[k]] = 1;
+		agg->needs_validity[agg->key_columns[k]] = 1;
+	}
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		const GaAggSpec *spec = &agg->aggs[a];
+
+		if (spec->op == GA_AGG_COUNT_ROWS)
+			continue;
+		agg->needs_validity[spec->column] = 1;
+		if (spec->op != GA_AGG_COUNT)
+			agg->needs_values[spec->column] = 1;
+	}
+
+	agg->validity_bytes = (size_t) (agg->batch_rows + 7) / 8;
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		size_t		values_bytes = (size_t) agg->batch_rows * ga_type_width(agg->column_types[c]);
+
+		if (values_bytes == 0)
+			agg->needs_values[c] = 0;
+		agg->host_values_offset[c] = host_bytes;
+		host_bytes += align_up(values_bytes);
+		agg->host_validity_offset[c] = host_bytes;
+		host_bytes += align_up(agg->validity_bytes);
+
+		agg->dev_values_offset[c] = dev_bytes;
+		if (agg->needs_values[c])
+			dev_bytes += align_up(values_bytes);
+		agg->dev_validity_offset[c] = dev_bytes;
+		if (agg->needs_validity[c])
+			dev_bytes += align_up(agg->validity_bytes);
+	}
+	agg->host_batch_bytes = host_bytes;
+	agg->dev_input_bytes = dev_bytes;
+}
+
+/*
+ * Place the aggregates' arrays in a block's shared table: 16-byte elements
+ * first, then 8, then 4, so that every array is aligned for any number of
+ * groups.  shared_unit_offset is the offset per group of the table.
+ */
+static void
+plan_shared_layout(GpuAgg *agg)
+{
+	int64_t		offset = 0;
+	static const int widths[] = {16, 8, 4};
+
+	for (int w = 0; w < 3; w++)
+		for (int a = 0; a < agg->naggs; a++)
+			if (agg->acc_width[a] == widths[w])
+			{
+				agg->inflight_aggs.aggs[a].shared_unit_offset = offset;
+				offset += widths[w];
+			}
+	agg->shared_bytes_per_group = offset;
+	agg->max_shared_groups = ga_shared_strategy_max_groups(&agg->device->info, &agg->request);
+}
+
+/* The kernels' view of column c of the batch now on the device. */
+static GaDevColumn
+dev_column(const GpuAgg *agg, const GaBatch *batch, int c)
+{
+	GaDevColumn column;
+
+	memset(&column, 0, sizeof(column));
+	column.type = agg->column_types[c];
+	if (agg->needs_values[c])
+		column.values = agg->dev_input + agg->dev_values_offset[c];
+	if (agg->needs_validity[c] && batch->columns[c].has_nulls)
+		column.validity = agg->dev_input + agg->dev_validity_offset[c];
+	return column;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: running batches
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Choose the phase 2 kernel for the next launch, and the groups its shared
+ * table holds.  Shared while the groups known so far fit (for the first
+ * batch the estimate stands in for them), global otherwise; a request may
+ * force either (SHARED still falls back when the groups do not fit).
+ */
+static GaStrategy
+choose_strategy(const GpuAgg *agg, int64_t *groups_alloc)
+{
+	int64_t		max_groups = agg->max_shared_groups;
+	int64_t		target;
+
+	*groups_alloc = 0;
+	if (agg->request.strategy == GA_STRATEGY_GLOBAL || max_groups < 1)
+		return GA_STRATEGY_GLOBAL;
+	if (agg->nkeys == 0)
+	{
+		*groups_alloc = 1;
+		return GA_STRATEGY_SHARED;
+	}
+	if (agg->request.strategy == GA_STRATEGY_SHARED)
+	{
+		if (agg->known_groups > max_groups)
+			return GA_STRATEGY_GLOBAL;
+		*groups_alloc = max_groups;
+		return GA_STRATEGY_SHARED;
+	}
+
+	/* AUTO (and anything else) */
+	target = agg->known_groups;
+	if (agg->batches_launched == 0 && agg->request.estimated_groups > target)
+		target = agg->request.estimated_groups;
+	if (target > max_groups)
+		return GA_STRATEGY_GLOBAL;
+	target = 2 * target > GPU_SHARED_MIN_GROUPS ? 2 * target : GPU_SHARED_MIN_GROUPS;
+	*groups_alloc = target < max_groups ? target : max_groups;
+	return GA_STRATEGY_SHARED;
+}
+
+/*
+ * Enqueue both phases for the batch on the device, then the copy of the
+ * control block to pinned memory and the event that marks the batch done.
+ */
+static int
+enqueue_kernels(GpuAgg *agg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	int			sms = agg->device->info.multiprocessors;
+	GaDevTable	table = dev_table(agg, &agg->table);
+	const int32_t *group_ids = agg->nkeys > 0 ? agg->dev_group_ids : NULL;
+	int64_t		groups_alloc = 0;
+	GaStrategy	strategy = choose_strategy(agg, &groups_alloc);
+
+	set_acc_pointers(agg, &agg->inflight_aggs, &agg->table);
+	GPU_TRY(cudaEventRecord(agg->ev_kernel_start, stream), "recording an event");
+	if (agg->nkeys > 0)
+		GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, &table, agg->inflight_rows,
+										   agg->dev_group_ids, sms, stream),
+				"launching the group id kernel");
+	if (strategy == GA_STRATEGY_SHARED)
+		GPU_TRY(ga_launch_accumulate_shared(&agg->inflight_aggs, group_ids, agg->inflight_rows,
+											agg->dev_control, groups_alloc,
+											(size_t) (groups_alloc * agg->shared_bytes_per_group),
+											sms, stream),
+				"launching the shared-memory aggregation kernel");
+	else
+		GPU_TRY(ga_launch_accumulate_global(&agg->inflight_aggs, group_ids, agg->inflight_rows,
+											agg->dev_control, sms, stream),
+				"launching the global aggregation kernel");
+	GPU_TRY(cudaMemcpyAsync(agg->host_control, agg->dev_control, sizeof(GaDevControl),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the group count from the GPU");
+	GPU_TRY(cudaEventRecord(agg->ev_done, stream), "recording an event");
+	agg->inflight_strategy = strategy;
+	agg->batches_launched++;
+	return 1;
+}
+
+/*
+ * Grow the group table after an overflow: a new table of at least twice
+ * the capacity and twice the groups seen, the old keys and accumulators
+ * copied into it, the rest initialised, the slots rebuilt from the dense
+ * keys, and the counter set to the old capacity (every id below it has its
+ * key written).  Waits for the growth so that the old table can be freed.
+ */
+static int
+grow_table(GpuAgg *agg, unsigned long long seen, GaWaitCallback wait, void *arg,
+		   GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	int			sms = agg->device->info.multiprocessors;
+	int64_t		old_capacity = agg->table.capacity;
+	int64_t		want;
+	GpuTable	grown;
+	GaDevTable	table;
+
+	if (old_capacity >= GA_GPU_MAX_CAPACITY)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "more than %lld groups do not fit the GPU group table",
+							 (long long) GA_GPU_MAX_CAPACITY);
+	if (seen > (unsigned long long) GA_GPU_MAX_CAPACITY)
+		seen = GA_GPU_MAX_CAPACITY;
+	want = 2 * (int64_t) seen > 2 * old_capacity ? 2 * (int64_t) seen : 2 * old_capacity;
+	want = next_pow2(want);
+	if (want > GA_GPU_MAX_CAPACITY)
+		want = GA_GPU_MAX_CAPACITY;
+
+	if (!table_alloc(agg, want, &grown, status))
+		return 0;
+	/* From here the new table belongs to agg, so destroy frees it whatever happens. */
+	agg->retired = agg->table;
+	agg->table = grown;
+
+	GPU_TRY(cudaEventRecord(agg->ev_kernel_start, stream), "recording an event");
+	for (int w = 0; w <= agg->nkeys; w++)
+		GPU_TRY(cudaMemcpyAsync(grown.keys + (size_t) w * want,
+								agg->retired.keys + (size_t) w * old_capacity,
+								(size_t) old_capacity * sizeof(long long),
+								cudaMemcpyDeviceToDevice, stream),
+				"copying the group keys into the grown table");
+	for (int a = 0; a < agg->naggs; a++)
+		GPU_TRY(cudaMemcpyAsync(grown.acc[a], agg->retired.acc[a],
+								(size_t) old_capacity * agg->acc_width[a],
+								cudaMemcpyDeviceToDevice, stream),
+				"copying the accumulators into the grown table");
+	if (!table_init_async(agg, &grown, old_capacity, status))
+		return 0;
+	GPU_TRY(ga_launch_reset_control(agg->dev_control, old_capacity, stream),
+			"launching the control reset kernel");
+	table = dev_table(agg, &grown);
+	GPU_TRY(ga_launch_rebuild_slots(&table, old_capacity, sms, stream),
+			"launching the table rebuild kernel");
+	GPU_TRY(cudaEventRecord(agg->ev_done, stream), "recording an event");
+	if (!wait_event(agg->ev_done, wait, arg, "growing the GPU group table", status))
+		return 0;
+	add_elapsed(&agg->stats.device_ms, agg->ev_kernel_start, agg->ev_done);
+
+	table_free(agg, &agg->retired);
+	agg->known_groups = old_capacity;
+	agg->stats.table_growths++;
+	return 1;
+}
+
+/*
+ * Wait for the batch on the device, if any, and settle it: on overflow
+ * grow the table and run the batch again (its input is still on the
+ * device) until it fits; then record its groups, timing and strategy.
+ */
+static int
+settle_inflight(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	while (agg->inflight)
+	{
+		GaDevControl control;
+
+		if (!wait_event(agg->ev_done, wait, arg, "waiting for the GPU to aggregate a batch",
+						status))
+			return 0;
+		if (agg->inflight_copy_timed)
+			add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
+		agg->inflight_copy_timed = 0;
+		add_elapsed(&agg->stats.device_ms, agg->ev_kernel_start, agg->ev_done);
+
+		memcpy(&control, agg->host_control, sizeof(control));
+		if (!control.overflow)
+		{
+			GaStrategy	strategy = agg->inflight_strategy;
+
+			if (strategy == GA_STRATEGY_SHARED &&
+				control.shared_fallbacks != agg->fallbacks_seen)
+				strategy = GA_STRATEGY_GLOBAL;
+			agg->fallbacks_seen = control.shared_fallbacks;
+			agg->stats.batches_by_strategy[strategy]++;
+			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
+			agg->inflight = 0;
+			return 1;
+		}
+		if (!grow_table(agg, control.ngroups, wait, arg, status))
+			return 0;
+		if (!enqueue_kernels(agg, status))
+			return 0;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: the GaDeviceOps entry points
+ * ------------------------------------------------------------------------
+ */
+
+static void gpu_agg_destroy(void *agg_impl);
+
+/* Copy the request's arrays; 0 when out of host memory. */
+static int
+copy_request(GpuAgg *agg, const GaAggRequest *request)
+{
+	agg->ncolumns = request->ncolumns;
+	agg->nkeys = request->nkeys;
+	agg->naggs = request->naggs;
+	agg->batch_rows = request->batch_rows;
+	agg->column_types = (GaValueType *) calloc(agg->ncolumns + 1, sizeof(GaValueType));
+	agg->key_columns = (int *) calloc(agg->nkeys + 1, sizeof(int));
+	agg->aggs = (GaAggSpec *) calloc(agg->naggs + 1, sizeof(GaAggSpec));
+	agg->needs_values = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->needs_validity = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->host_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->host_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->dev_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->dev_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	if (agg->column_types == NULL || agg->key_columns == NULL || agg->aggs == NULL ||
+		agg->needs_values == NULL || agg->needs_validity == NULL ||
+		agg->host_values_offset == NULL || agg->host_validity_offset == NULL ||
+		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL)
+		return 0;
+	if (agg->ncolumns > 0)
+		memcpy(agg->column_types, request->column_types, sizeof(GaValueType) * agg->ncolumns);
+	if (agg->nkeys > 0)
+		memcpy(agg->key_columns, request->key_columns, sizeof(int) * agg->nkeys);
+	if (agg->naggs > 0)
+		memcpy(agg->aggs, request->aggs, sizeof(GaAggSpec) * agg->naggs);
+	agg->request = *request;
+	agg->request.column_types = agg->column_types;
+	agg->request.key_columns = agg->key_columns;
+	agg->request.aggs = agg->aggs;
+	return 1;
+}
+
+/*
+ * Start an aggregation: copy the request, allocate the two pinned batches,
+ * the device input buffer, the control block and the group table sized
+ * from the estimate, and enqueue their initialisation.
+ */
+static void *
+gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	GpuDevice  *device = (GpuDevice *) device_impl;
+	cudaStream_t stream = device->stream;
+	GpuAgg	   *agg;
+	int64_t		capacity;
+
+	ga_status_ok(status);
+	if (request->nkeys > GA_GPU_MAX_KEYS)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "the GPU device supports at most %d grouping keys, not %d",
+					  GA_GPU_MAX_KEYS, request->nkeys);
+		return NULL;
+	}
+	if (request->naggs > GA_GPU_MAX_AGGS)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "the GPU device supports at most %d aggregates, not %d",
+					  GA_GPU_MAX_AGGS, request->naggs);
+		return NULL;
+	}
+	if (request->batch_rows > GPU_MAX_BATCH_ROWS)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "batch size %lld is too large",
+					  (long long) request->batch_rows);
+		return NULL;
+	}
+
+	agg = (GpuAgg *) calloc(1, sizeof(GpuAgg));
+	if (agg == NULL || !copy_request(agg, request))
+	{
+		gpu_agg_destroy(agg);
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+					  "out of host memory starting an aggregation on the GPU");
+		return NULL;
+	}
+	agg->device = device;
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+		const GaAggSpec *spec = &agg->aggs[a];
+
+		agg->acc_width[a] = ga_agg_result_width(&agg->request, a);
+		dagg->op = spec->op;
+		dagg->input_is_float = spec->op != GA_AGG_COUNT_ROWS &&
+			(agg->column_types[spec->column] == GA_TYPE_FLOAT32 ||
+			 agg->column_types[spec->column] == GA_TYPE_FLOAT64);
+	}
+	agg->inflight_aggs.naggs = agg->naggs;
+	agg->inflight_keys.nkeys = agg->nkeys;
+	plan_layout(agg);
+	plan_shared_layout(agg);
+	agg->known_groups = agg->nkeys > 0 ? 0 : 1;
+
+	if (!select_device(agg, status))
+		goto fail;
+
+	/* Pinned batches, each one slab; and the pinned control mirror. */
+	for (int b = 0; b < 2; b++)
+	{
+		GpuHostBatch *hb = &agg->host[b];
+
+		hb->columns = (GaColumn *) calloc(agg->ncolumns + 1, sizeof(GaColumn));
+		if (hb->columns == NULL)
+		{
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+						  "out of host memory starting an aggregation on the GPU");
+			goto fail;
+		}
+		if (!pinned_alloc((void **) &hb->pinned, agg->host_batch_bytes, "a batch", status))
+			goto fail;
+		if (cudaEventCreateWithFlags(&hb->copied, cudaEventDisableTiming) != cudaSuccess)
+		{
+			hb->copied = NULL;
+			ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
+			goto fail;
+		}
+		reset_host_batch(agg, hb);
+		hb->state = HOST_BATCH_FREE;
+	}
+	if (!pinned_alloc((void **) &agg->host_control, sizeof(GaDevControl),
+					  "the control block", status))
+		goto fail;
+	memset(agg->host_control, 0, sizeof(GaDevControl));
+
+	{
+		cudaEvent_t *events[] = {&agg->ev_copy_start, &agg->ev_copy_end,
+		&agg->ev_kernel_start, &agg->ev_done};
+
+		for (int e = 0; e < 4; e++)
+			if (cudaEventCreate(events[e]) != cudaSuccess)
+			{
+				*events[e] = NULL;
+				ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
+				goto fail;
+			}
+	}
+
+	/* Device input buffer, group ids, control block, table. */
+	if (!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status))
+		goto fail;
+	if (agg->nkeys > 0 &&
+		!device_alloc((void **) &agg->dev_group_ids, (size_t) agg->batch_rows * sizeof(int32_t),
+					  "the rows' group ids", status))
+		goto fail;
+	if (!device_alloc((void **) &agg->dev_control, sizeof(GaDevControl),
+					  "the control block", status))
+		goto fail;
+
+	if (agg->nkeys == 0)
+		capacity = 1;
+	else
+	{
+		int64_t		estimate = request->estimated_groups;
+
+		if (estimate < GPU_MIN_CAPACITY)
+			estimate = GPU_MIN_CAPACITY;
+		if (estimate > GPU_MAX_INITIAL_CAPACITY)
+			estimate = GPU_MAX_INITIAL_CAPACITY;
+		capacity = next_pow2(estimate);
+	}
+	if (!table_alloc(agg, capacity, &agg->table, status))
+		goto fail;
+
+	{
+		cudaError_t err = cudaMemsetAsync(agg->dev_control, 0, sizeof(GaDevControl), stream);
+
+		if (err != cudaSuccess)
+		{
+			cuda_error(status, err, "clearing the control block");
+			goto fail;
+		}
+	}
+	if (!table_init_async(agg, &agg->table, 0, status))
+		goto fail;
+	if (agg->nkeys == 0)
+	{
+		/* A plain aggregate's single group exists from the start. */
+		cudaError_t err = ga_launch_reset_control(agg->dev_control, 1, stream);
+
+		if (err != cudaSuccess)
+		{
+			cuda_error(status, err, "launching the control reset kernel");
+			goto fail;
+		}
+		agg->host_control->ngroups = 1;
+	}
+	ga_status_ok(status);
+	return agg;
+
+fail:
+	gpu_agg_destroy(agg);
+	return NULL;
+}
+
+/*
+ * Hand out the next pinned batch, emptied.  Its previous use (the copy to
+ * the device of the batch before last) is normally long done; if not, wait
+ * for it.
+ */
+static GaBatch *
+gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+	GpuHostBatch *hb;
+
+	if (!agg_usable(agg, status))
+		return NULL;
+	hb = &agg->host[agg->next_host];
+	if (hb->state == HOST_BATCH_IN_FLIGHT)
+	{
+		if (!select_device(agg, status) ||
+			!wait_event(hb->copied, wait, arg, "waiting for a batch buffer", status))
+		{
+			remember_failure(agg, status);
+			return NULL;
+		}
+		hb->state = HOST_BATCH_FREE;
+	}
+	reset_host_batch(agg, hb);
+	hb->state = HOST_BATCH_FILLING;
+	return &hb->batch;
+}
+
+/*
+ * Enqueue the copies of a filled batch into the device input buffer (one
+ * per needed values array, one per validity bitmap of a column with nulls),
+ * with events around them for the transfer time and the buffer's reuse.
+ */
+static int
+enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	const GaBatch *batch = &hb->batch;
+	int64_t		nrows = batch->nrows;
+	int64_t		bytes_sent = 0;
+
+	GPU_TRY(cudaEventRecord(agg->ev_copy_start, stream), "recording an event");
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		const GaColumn *column = &batch->columns[c];
+
+		if (agg->needs_values[c])
+		{
+			size_t		bytes = (size_t) nrows * ga_type_width(agg->column_types[c]);
+
+			GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_values_offset[c], column->values,
+									bytes, cudaMemcpyHostToDevice, stream),
+					"copying a batch to the GPU");
+			bytes_sent += bytes;
+		}
+		if (agg->needs_validity[c] && column->has_nulls)
+		{
+			size_t		bytes = (size_t) (nrows + 7) / 8;
+
+			GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_validity_offset[c], column->validity,
+									bytes, cudaMemcpyHostToDevice, stream),
+					"copying a batch's null bitmap to the GPU");
+			bytes_sent += bytes;
+		}
+	}
+	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
+	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");
+	agg->stats.bytes_sent += bytes_sent;
+	return 1;
+}
+
+/*
+ * Take a filled batch: wait for the previous one and settle its overflow
+ * (its input must stay on the device until then), then enqueue this one's
+ * copies and kernels and return without waiting for them.
+ */
+static int
+gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+			   GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+	GpuHostBatch *hb = NULL;
+	int			index;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	for (index = 0; index < 2; index++)
+		if (batch == &agg->host[index].batch)
+		{
+			hb = &agg->host[index];
+			break;
+		}
+	/* Misuse leaves the aggregation intact, so it is reported, not remembered. */
+	if (hb == NULL || hb->state != HOST_BATCH_FILLING)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the submitted batch was not handed out by this aggregation");
+	if (batch->nrows < 0 || batch->nrows > agg->batch_rows ||
+		batch->ncolumns != agg->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a batch holds %lld rows but has room for %lld",
+							 (long long) batch->nrows, (long long) agg->batch_rows);
+	if (batch->nrows == 0)
+	{
+		int64_t		groups_alloc;
+
+		/* Nothing to send; counted like the CPU device counts it. */
+		hb->state = HOST_BATCH_FREE;
+		agg->stats.batches++;
+		agg->stats.batches_by_strategy[choose_strategy(agg, &groups_alloc)]++;
+		return 1;
+	}
+
+	if (!select_device(agg, status) ||
+		!settle_inflight(agg, wait, arg, status) ||
+		!enqueue_copies(agg, hb, status))
+		return remember_failure(agg, status);
+	hb->state = HOST_BATCH_IN_FLIGHT;
+	agg->next_host = 1 - index;
+
+	for (int k = 0; k < agg->nkeys; k++)
+		agg->inflight_keys.columns[k] = dev_column(agg, batch, agg->key_columns[k]);
+	for (int a = 0; a < agg->naggs; a++)
+		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
+			agg->inflight_aggs.aggs[a].input = dev_column(agg, batch, agg->aggs[a].column);
+	agg->inflight_rows = batch->nrows;
+	agg->inflight = 1;
+	agg->inflight_copy_timed = 1;
+	agg->stats.batches++;
+	agg->stats.input_rows += batch->nrows;
+
+	if (!enqueue_kernels(agg, status))
+		return remember_failure(agg, status);
+	return 1;
+}
+
+/* Allocate the result arrays for ngroups groups; 0 when out of host memory. */
+static int
+alloc_result(GpuAgg *agg, int64_t ngroups)
+{
+	GaAggResult *result = &agg->result;
+	size_t		n = (size_t) (ngroups > 0 ? ngroups : 1);
+
+	result->ngroups = ngroups;
+	result->nkeys = agg->nkeys;
+	result->naggs = agg->naggs;
+	result->key_values = (int64_t **) calloc(agg->nkeys + 1, sizeof(int64_t *));
+	result->key_isnull = (uint8_t **) calloc(agg->nkeys + 1, sizeof(uint8_t *));
+	result->values = (void **) calloc(agg->naggs + 1, sizeof(void *));
+	if (result->key_values == NULL || result->key_isnull == NULL || result->values == NULL)
+		return 0;
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		result->key_values[k] = (int64_t *) malloc(n * sizeof(int64_t));
+		result->key_isnull[k] = (uint8_t *) malloc(n);
+		if (result->key_values[k] == NULL || result->key_isnull[k] == NULL)
+			return 0;
+	}
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		result->values[a] = malloc(n * agg->acc_width[a]);
+		if (result->values[a] == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+/* Free the result arrays (any of them may be missing). */
+static void
+free_result(GpuAgg *agg)
+{
+	GaAggResult *result = &agg->result;
+
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		if (result->key_values != NULL)
+			free(result->key_values[k]);
+		if (result->key_isnull != NULL)
+			free(result->key_isnull[k]);
+	}
+	for (int a = 0; a < agg->naggs; a++)
+		if (result->values != NULL)
+			free(result->values[a]);
+	free(result->key_values);
+	free(result->key_isnull);
+	free(result->values);
+	memset(result, 0, sizeof(*result));
+}
+
+/*
+ * Copy the groups back: keys (already int64), null flags from the mask
+ * word, accumulators (float MIN/MAX turned from ordered integers back into
+ * doubles).
+ */
+static int
+copy_out_result(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait, void *arg,
+				GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	GaAggResult *result = &agg->result;
+	int64_t		capacity = agg->table.capacity;
+	int64_t    *mask = NULL;
+	int			ok = 1;
+
+	if (!alloc_result(agg, ngroups) ||
+		(agg->nkeys > 0 &&
+		 (mask = (int64_t *) malloc((size_t) (ngroups > 0 ? ngroups : 1) * sizeof(int64_t))) == NULL))
+	{
+		free(mask);
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory collecting %lld groups from the GPU",
+							 (long long) ngroups);
+	}
+	if (ngroups == 0)
+	{
+		free(mask);
+		return 1;
+	}
+
+#define COPY_OUT(dst, src, bytes) \
+	do { \
+		cudaError_t e_ = cudaMemcpyAsync((dst), (src), (bytes), cudaMemcpyDeviceToHost, stream); \
+		if (e_ != cudaSuccess) { ok = cuda_error(status, e_, "copying the groups from the GPU"); goto done; } \
+	} while (0)
+
+	if (cudaEventRecord(agg->ev_copy_start, stream) != cudaSuccess)
+	{
+		ok = ga_status_set(status, GA_ERR_DEVICE, "could not record a CUDA event");
+		goto done;
+	}
+	if (agg->nkeys > 0)
+	{
+		COPY_OUT(mask, agg->table.keys, (size_t) ngroups * sizeof(int64_t));
+		for (int k = 0; k < agg->nkeys; k++)
+			COPY_OUT(result->key_values[k], agg->table.keys + (size_t) (k + 1) * capacity,
+					 (size_t) ngroups * sizeof(int64_t));
+	}
+	for (int a = 0; a < agg->naggs; a++)
+		COPY_OUT(result->values[a], agg->table.acc[a], (size_t) ngroups * agg->acc_width[a]);
+#undef COPY_OUT
+	if (cudaEventRecord(agg->ev_copy_end, stream) != cudaSuccess)
+	{
+		ok = ga_status_set(status, GA_ERR_DEVICE, "could not record a CUDA event");
+		goto done;
+	}
+	if (!wait_event(agg->ev_copy_end, wait, arg, "copying the groups from the GPU", status))
+	{
+		ok = 0;
+		goto done;
+	}
+	add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
+
+	for (int k = 0; k < agg->nkeys; k++)
+		for (int64_t g = 0; g < ngroups; g++)
+			result->key_isnull[k][g] = (uint8_t) (((uint64_t) mask[g] >> k) & 1);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		const GaAggSpec *spec = &agg->aggs[a];
+
+		if ((spec->op == GA_AGG_MIN || spec->op == GA_AGG_MAX) &&
+			agg->inflight_aggs.aggs[a].input_is_float)
+		{
+			unsigned char *values = (unsigned char *) result->values[a];
+
+			for (int64_t g = 0; g < ngroups; g++)
+			{
+				int64_t		ordered;
+				double		value;
+
+				memcpy(&ordered, values + 8 * g, 8);
+				value = ga_ordered_to_float64(ordered);
+				memcpy(values + 8 * g, &value, 8);
+			}
+		}
+	}
+done:
+	free(mask);
+	return ok;
+}
+
+/*
+ * Wait for every submitted batch (growing the table as needed) and return
+ * the groups; a second call returns the same result.
+ */
+static const GaAggResult *
+gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (agg->finished)
+	{
+		ga_status_ok(status);
+		return &agg->result;
+	}
+	if (!agg_usable(agg, status))
+		return NULL;
+	if (!select_device(agg, status) ||
+		!settle_inflight(agg, wait, arg, status) ||
+		!copy_out_result(agg, agg->known_groups, wait, arg, status))
+	{
+		remember_failure(agg, status);
+		return NULL;
+	}
+	agg->stats.groups = agg->known_groups;
+	agg->finished = 1;
+	ga_status_ok(status);
+	return &agg->result;
+}
+
+/* Report what the aggregation did so far. */
+static void
+gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
+{
+	const GpuAgg *agg = (const GpuAgg *) agg_impl;
+
+	*stats = agg->stats;
+	stats->groups = agg->known_groups;
+}
+
+/*
+ * Free everything, in any state: first wait for the stream (work may still
+ * be in flight after a cancel or an error), then device memory, pinned
+ * memory, events and host memory.
+ */
+static void
+gpu_agg_destroy(void *agg_impl)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (agg == NULL)
+		return;
+	if (agg->device != NULL)
+	{
+		(void) cudaSetDevice(agg->device->ordinal);
+		(void) cudaStreamSynchronize(agg->device->stream);
+	}
+	table_free(agg, &agg->table);
+	table_free(agg, &agg->retired);
+	device_free(&agg->dev_input);
+	device_free(&agg->dev_group_ids);
+	device_free(&agg->dev_control);
+	for (int b = 0; b < 2; b++)
+	{
+		if (agg->host[b].pinned != NULL)
+			(void) cudaFreeHost(agg->host[b].pinned);
+		if (agg->host[b].copied != NULL)
+			(void) cudaEventDestroy(agg->host[b].copied);
+		free(agg->host[b].columns);
+	}
+	if (agg->host_control != NULL)
+		(void) cudaFreeHost(agg->host_control);
+	{
+		cudaEvent_t events[] = {agg->ev_copy_start, agg->ev_copy_end,
+		agg->ev_kernel_start, agg->ev_done};
+
+		for (int e = 0; e < 4; e++)
+			if (events[e] != NULL)
+				(void) cudaEventDestroy(events[e]);
+	}
+	(void) cudaGetLastError();	/* leave no error behind for later checks */
+
+	free_result(agg);
+	free(agg->column_types);
+	free(agg->key_columns);
+	free(agg->aggs);
+	free(agg->needs_values);
+	free(agg->needs_validity);
+	free(agg->host_values_offset);
+	free(agg->host_validity_offset);
+	free(agg->dev_values_offset);
+	free(agg->dev_validity_offset);
+	free(agg);
+}
+
+extern "C" const GaDeviceOps ga_gpu_ops = {
+	gpu_agg_create,
+	gpu_agg_next_batch,
+	gpu_agg_submit,
+	gpu_agg_finish,
+	gpu_agg_get_stats,
+	gpu_agg_destroy
+};

@@ -1,0 +1,110 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_gpu_none.c
+ *	  The GPU device's symbols for a build without nvcc: discovery finds no
+ *	  GPU and says why, opening fails, and every aggregation entry point
+ *	  fails cleanly, so the caller uses the CPU device.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "device_impl.h"
+
+#include <stddef.h>
+
+#define GPU_NONE_REASON "gpuagg was built without CUDA (nvcc was not found at build time)"
+
+/* Whether this build contains the GPU device: it does not. */
+int
+ga_gpu_compiled(void)
+{
+	return 0;
+}
+
+/* Find no GPU, and say why. */
+int
+ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
+{
+	(void) out;
+	(void) max_gpus;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return 0;
+}
+
+/* Refuse to open a GPU. */
+void *
+ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
+{
+	(void) ordinal;
+	if (setup_ms != NULL)
+		*setup_ms = 0;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Refuse to start an aggregation (unreachable: no GPU can be opened). */
+static void *
+none_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	(void) device_impl;
+	(void) request;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Hand out no batch. */
+static GaBatch *
+none_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	(void) agg_impl;
+	(void) wait;
+	(void) arg;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Accept no batch. */
+static int
+none_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+				GaStatus *status)
+{
+	(void) agg_impl;
+	(void) batch;
+	(void) wait;
+	(void) arg;
+	return ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+}
+
+/* Return no result. */
+static const GaAggResult *
+none_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	(void) agg_impl;
+	(void) wait;
+	(void) arg;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Nothing happened: leave the (zeroed) statistics alone. */
+static void
+none_agg_get_stats(const void *agg_impl, GaAggStats *stats)
+{
+	(void) agg_impl;
+	(void) stats;
+}
+
+/* Nothing to free. */
+static void
+none_agg_destroy(void *agg_impl)
+{
+	(void) agg_impl;
+}
+
+const GaDeviceOps ga_gpu_ops = {
+	none_agg_create,
+	none_agg_next_batch,
+	none_agg_submit,
+	none_agg_finish,
+	none_agg_get_stats,
+	none_agg_destroy
+};
