@@ -1,0 +1,63 @@
+#!/bin/sh
+# Build and run the device conformance test.
+#
+#   test/conformance/run.sh [--device cpu|gpu|all] [--cases N] [--seed S] [--only I] ...
+#
+# cuda/device.c and cuda/device_cpu.c are plain C and are compiled here from
+# source; the GPU device comes from the objects a top-level `make` produced:
+# cuda/device_gpu.o + cuda/hashagg_kernels.o (built with nvcc, linked with
+# the static CUDA runtime) or cuda/device_gpu_none.o (built without nvcc).
+# The program is built in a private directory and then installed as
+# test/conformance/conformance, so concurrent runs do not trip over each other.
+#
+# Environment: CC, CFLAGS, CUDA_HOME (default: where nvcc lives, else
+# /usr/local/cuda), SANITIZE=1 (AddressSanitizer + UBSan).
+set -e
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+
+CC=${CC:-cc}
+CFLAGS=${CFLAGS:--O2 -g -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes}
+LDFLAGS=${LDFLAGS:-}
+if [ "${SANITIZE:-0}" = 1 ]; then
+	CFLAGS="$CFLAGS -fsanitize=address,undefined -fno-omit-frame-pointer"
+	LDFLAGS="$LDFLAGS -fsanitize=address,undefined"
+fi
+src=test/conformance
+build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-conformance.XXXXXX")
+trap 'rm -rf "$build"' EXIT
+
+$CC $CFLAGS -Icuda -c cuda/device.c -o "$build/device.o"
+$CC $CFLAGS -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
+$CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
+
+libs=""
+if [ -f cuda/device_gpu.o ] && [ -f cuda/hashagg_kernels.o ] &&
+	! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; then
+	if [ -z "${CUDA_HOME:-}" ]; then
+		nvcc=$(command -v nvcc 2>/dev/null || true)
+		if [ -n "$nvcc" ]; then
+			CUDA_HOME=$(cd "$(dirname "$nvcc")/.." && pwd)
+		else
+			CUDA_HOME=/usr/local/cuda
+		fi
+	fi
+	gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o"
+	libs="-L$CUDA_HOME/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread"
+	echo "conformance: linking the GPU device (cuda/device_gpu.o, cuda/hashagg_kernels.o)"
+elif [ -f cuda/device_gpu_none.o ]; then
+	gpu_objs=cuda/device_gpu_none.o
+	echo "conformance: linking cuda/device_gpu_none.o (a build without the GPU device)"
+else
+	$CC $CFLAGS -Icuda -c cuda/device_gpu_none.c -o "$build/device_gpu_none.o"
+	gpu_objs="$build/device_gpu_none.o"
+	echo "conformance: no GPU objects (run make at the top first); built cuda/device_gpu_none.c"
+fi
+
+$CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/device.o" \
+	"$build/device_cpu.o" $gpu_objs $libs -lm
+cp "$build/conformance" "$src/conformance.tmp.$$"
+mv -f "$src/conformance.tmp.$$" "$src/conformance"
+"$build/conformance" "$@"
