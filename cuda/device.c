@@ -128,6 +128,10 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 		request->batch_rows <= 0)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "aggregation request has negative counts or no batch size");
+	if (request->nkeys > GA_MAX_KEYS || request->naggs > GA_MAX_AGG_OPS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "aggregation request has %d keys and %d aggregates; at most %d and %d are supported",
+							 request->nkeys, request->naggs, GA_MAX_KEYS, GA_MAX_AGG_OPS);
 	for (i = 0; i < request->ncolumns; i++)
 		if (request->column_types[i] < GA_TYPE_NONE ||
 			request->column_types[i] > GA_TYPE_FLOAT64)
@@ -360,7 +364,7 @@ ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait, void *arg,
 {
 	agg->submits++;
 	if (agg->fail_at_batch > 0 && agg->submits == agg->fail_at_batch)
-		return ga_status_set(status, GA_ERR_DEVICE,
+		return ga_status_set(status, GA_ERR_INJECTED,
 							 "injected device failure at batch %lld (gpuagg.debug_fail_at_batch)",
 							 (long long) agg->submits);
 	return agg->ops->agg_submit(agg->impl, batch, wait, arg, status);

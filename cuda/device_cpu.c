@@ -246,12 +246,13 @@ cpu_acc_init(void *acc, CpuAccKind kind, int64_t from, int64_t to)
 				((__int128 *) acc)[g] = 0;
 			break;
 		case CPU_ACC_SUM_FLOAT32:
+			/* -0 is the exact additive identity: all -0 inputs sum to -0 */
 			for (g = from; g < to; g++)
-				((float *) acc)[g] = 0.0f;
+				((float *) acc)[g] = -0.0f;
 			break;
 		case CPU_ACC_SUM_FLOAT64:
 			for (g = from; g < to; g++)
-				((double *) acc)[g] = 0.0;
+				((double *) acc)[g] = -0.0;
 			break;
 		case CPU_ACC_MIN_INT:
 		case CPU_ACC_MIN_FLOAT:

@@ -41,7 +41,8 @@ typedef enum GaStatusCode
 	GA_ERR_OUT_OF_MEMORY,		/* device or pinned host memory exhausted */
 	GA_ERR_DEVICE,				/* driver, launch or kernel failure */
 	GA_ERR_INVALID,				/* the request itself is malformed */
-	GA_ERR_CANCELLED			/* the wait callback asked to stop */
+	GA_ERR_CANCELLED,			/* the wait callback asked to stop */
+	GA_ERR_INJECTED				/* a failure injected by fail_at_batch */
 } GaStatusCode;
 
 #define GA_MESSAGE_LEN 256
@@ -179,8 +180,12 @@ ga_column_is_null(const GaColumn *column, int64_t row)
  *	SUM_FLOAT64						double
  *	MIN, MAX of an integer column	int64_t
  *	MIN, MAX of a float column		double (NaN is larger than every number)
- * Float sums depend on the order of additions, like PostgreSQL's parallel
- * aggregation.
+ * Float sums start at -0.0 (the exact additive identity, so a group of -0
+ * values sums to -0) and depend on the order of additions, like
+ * PostgreSQL's parallel aggregation.  For a group with no non-null input,
+ * sums are zero and MIN/MAX are unspecified: callers decide NULL from a
+ * COUNT.  Float MIN/MAX order -0 below +0.
+ * A null key's key_values entry is 0.
  */
 typedef enum GaAggOp
 {
@@ -206,6 +211,10 @@ typedef struct GaInt128
 	int64_t		hi;
 } GaInt128;
 
+/* Limits of one request on every device (the planner keeps to them). */
+#define GA_MAX_KEYS 32
+#define GA_MAX_AGG_OPS 64
+
 /* How the GPU assigns rows to groups and accumulates them. */
 typedef enum GaStrategy
 {
@@ -225,6 +234,7 @@ extern const char *ga_strategy_name(GaStrategy strategy);
  */
 typedef struct GaAggRequest
 {
+	/* at most GA_MAX_KEYS keys and GA_MAX_AGG_OPS aggregates */
 	int			ncolumns;
 	const GaValueType *column_types;
 	int			nkeys;

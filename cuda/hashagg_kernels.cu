@@ -138,10 +138,10 @@ init_group(int op, unsigned char *acc, int64_t g)
 			((unsigned long long *) acc)[2 * g + 1] = 0;
 			break;
 		case GA_AGG_SUM_FLOAT32:
-			((float *) acc)[g] = 0.0f;
+			((float *) acc)[g] = -0.0f;	/* -0 is the exact additive identity */
 			break;
 		case GA_AGG_SUM_FLOAT64:
-			((double *) acc)[g] = 0.0;
+			((double *) acc)[g] = -0.0;
 			break;
 		case GA_AGG_MIN:
 			((long long *) acc)[g] = LLONG_MAX;
@@ -216,8 +216,9 @@ accumulate_value(const GaDevAgg &a, unsigned char *acc, int64_t g, int64_t row)
  * Merge group g of a block's shared accumulators (shared) into the global
  * array of aggregate a.  Groups the block never touched still hold the
  * identity and are skipped, which saves most global atomics when the block
- * saw only some of the groups.  (Float sums start at +0.0 and can never
- * become -0.0, so skipping a zero partial sum changes nothing.)
+ * saw only some of the groups.  (Float sums start at -0.0, the exact additive
+ * identity, so that a group of -0 values sums to -0 as in PostgreSQL; only a
+ * partial sum that is still exactly -0.0 can be skipped.)
  */
 __device__ __forceinline__ void
 merge_group(const GaDevAgg &a, const unsigned char *shared, int64_t g)
@@ -237,7 +238,7 @@ merge_group(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 			{
 				float		v = ((const float *) shared)[g];
 
-				if (v != 0.0f)
+				if (__float_as_uint(v) != 0x80000000u)
 					atomicAdd((float *) a.acc + g, v);
 			}
 			break;
@@ -245,7 +246,7 @@ merge_group(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 			{
 				double		v = ((const double *) shared)[g];
 
-				if (v != 0.0)
+				if (__double_as_longlong(v) != (long long) 0x8000000000000000ULL)
 					atomicAdd((double *) a.acc + g, v);
 			}
 			break;

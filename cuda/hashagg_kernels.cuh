@@ -34,13 +34,15 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "gpuagg_device.h"
+
 /*
  * Limits of the GPU device: keys and aggregates travel to the kernels as
  * kernel parameters (constant bank, no per-batch upload), which must stay
  * under 4 KB.  Requests beyond them are refused by agg_create.
  */
-#define GA_GPU_MAX_KEYS 32
-#define GA_GPU_MAX_AGGS 64
+#define GA_GPU_MAX_KEYS GA_MAX_KEYS
+#define GA_GPU_MAX_AGGS GA_MAX_AGG_OPS
 
 /* Threads per block of every kernel. */
 #define GA_GPU_BLOCK_THREADS 256

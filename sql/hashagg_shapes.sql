@@ -1,0 +1,87 @@
+--
+-- hashagg_shapes: GpuHashAgg inside every kind of query
+--
+SET gpuagg.force = on;
+SET gpuagg.explain_device_details = off;
+
+-- joins below, subqueries, CTEs, UNION
+CREATE TEMP TABLE dim AS SELECT g AS k, 'name' || g AS name FROM generate_series(0, 99) g;
+ANALYZE dim;
+SELECT gpuagg_check('SELECT d.name, count(*), sum(a.v_int4) FROM agg_data a JOIN dim d ON d.k = a.k_int4 GROUP BY d.name');
+SELECT gpuagg_check('SELECT s.k, sum(s.total) FROM (SELECT k_int4 % 10 AS k, sum(v_int4) AS total FROM agg_data GROUP BY k_int4) s GROUP BY s.k');
+SELECT gpuagg_check('WITH c AS MATERIALIZED (SELECT k_text, count(*) AS n FROM agg_data GROUP BY k_text) SELECT n, count(*) FROM c GROUP BY n');
+SELECT gpuagg_check('SELECT k_int2, count(*) FROM agg_data GROUP BY k_int2 UNION ALL SELECT k_int2, sum(v_int4) FROM agg_data GROUP BY k_int2');
+SELECT gpuagg_check('SELECT k_int2::int8 FROM agg_data GROUP BY k_int2 UNION SELECT k_int8 FROM agg_data GROUP BY k_int8');
+
+-- correlated subquery: the node is rescanned with a new parameter each time
+EXPLAIN (COSTS OFF)
+SELECT d.k, (SELECT sum(v_int4) FROM agg_data a WHERE a.k_int4 = d.k) FROM dim d WHERE d.k < 3;
+SELECT d.k, (SELECT sum(v_int4) FROM agg_data a WHERE a.k_int4 = d.k) FROM dim d WHERE d.k < 5 ORDER BY d.k;
+SELECT gpuagg_check('SELECT d.k, (SELECT sum(v_int4) FROM agg_data a WHERE a.k_int4 = d.k) FROM dim d');
+-- LATERAL
+SELECT gpuagg_check('SELECT d.k, l.* FROM dim d, LATERAL (SELECT k_int2, count(*), max(v_int4) FROM agg_data a WHERE a.k_int4 = d.k GROUP BY k_int2) l WHERE d.k < 20');
+-- rescan without a changed parameter (inner side of a nested loop)
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT gpuagg_check('SELECT d.k, s.n FROM dim d JOIN (SELECT k_int4, count(*) AS n FROM agg_data GROUP BY k_int4) s ON s.k_int4 = d.k');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+
+-- window functions over aggregates
+SELECT k_int2, sum(v_int4), rank() OVER (ORDER BY sum(v_int4) DESC), sum(sum(v_int4)) OVER ()
+FROM agg_data GROUP BY k_int2 ORDER BY k_int2;
+SELECT gpuagg_check('SELECT k_int4, sum(v_int4), rank() OVER (ORDER BY sum(v_int4), k_int4) FROM agg_data GROUP BY k_int4');
+
+-- prepared statements, custom and generic plans
+PREPARE per_key(int) AS SELECT k_int2, count(*), sum(v_int4) FROM agg_data WHERE k_int4 < $1 GROUP BY k_int2 ORDER BY k_int2;
+SET plan_cache_mode = force_custom_plan;
+EXECUTE per_key(10);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE per_key(10);
+EXECUTE per_key(10);
+EXECUTE per_key(50);
+RESET plan_cache_mode;
+DEALLOCATE per_key;
+
+-- scrollable cursor: fetching backward returns the groups in reverse order
+-- (group order itself is the device's, so compare rather than print)
+CREATE FUNCTION cursor_round_trip() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    c refcursor := 'c';
+    r record;
+    forward text[] := '{}';
+    backward text[] := '{}';
+BEGIN
+    OPEN c SCROLL FOR SELECT k_int2, count(*) AS n FROM agg_data GROUP BY k_int2
+        HAVING k_int2 IS NOT NULL;
+    LOOP
+        FETCH NEXT FROM c INTO r;
+        EXIT WHEN NOT FOUND;
+        forward := forward || r::text;
+    END LOOP;
+    LOOP
+        FETCH PRIOR FROM c INTO r;
+        EXIT WHEN NOT FOUND;
+        backward := r::text || backward;
+    END LOOP;
+    FETCH ABSOLUTE 2 FROM c INTO r;
+    IF r::text <> forward[2] THEN
+        RETURN 'absolute fetch differs';
+    END IF;
+    CLOSE c;
+    RETURN cardinality(forward) || ' groups, backward '
+        || CASE WHEN forward = backward THEN 'matches' ELSE 'DIFFERS' END;
+END
+$$;
+SELECT gpuagg_used('SELECT k_int2, count(*) AS n FROM agg_data GROUP BY k_int2');
+SELECT cursor_round_trip();
+
+-- INSERT ... SELECT and CREATE TABLE AS
+CREATE TEMP TABLE totals (k int, n bigint, s bigint);
+INSERT INTO totals SELECT k_int4, count(*), sum(v_int4) FROM agg_data GROUP BY k_int4;
+SELECT count(*), sum(n), sum(s) FROM totals;
+CREATE TEMP TABLE totals2 AS SELECT k_text, sum(v_int8) AS s FROM agg_data GROUP BY k_text;
+SELECT count(*), sum(s) FROM totals2;
+SET gpuagg.enabled = off;
+SELECT count(*), sum(v_int4) FROM agg_data;
+SELECT sum(v_int8) FROM agg_data;

@@ -1,0 +1,213 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_catalog.c
+ *	  The table of what GpuHashAgg supports: aggregates (by name, argument
+ *	  type and result type, all in pg_catalog) and group key types, and how
+ *	  each value is encoded into a batch column.
+ *
+ * Anything not listed keeps PostgreSQL's plan.  Results must equal
+ * PostgreSQL's, so each entry also states the result type PostgreSQL
+ * declares; an Aggref whose type differs is not ours.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
+
+/* One supported aggregate: name(input) returns result. */
+typedef struct SupportedAggregate
+{
+	const char *name;
+	GpuAggKind	kind;
+	Oid			input_type;		/* InvalidOid: any type (count) */
+	Oid			result_type;	/* InvalidOid: same as the input */
+} SupportedAggregate;
+
+static const SupportedAggregate supported_aggregates[] = {
+	{"count", GPUAGG_COUNT, InvalidOid, INT8OID},
+	{"sum", GPUAGG_SUM, INT2OID, INT8OID},
+	{"sum", GPUAGG_SUM, INT4OID, INT8OID},
+	{"sum", GPUAGG_SUM, INT8OID, NUMERICOID},
+	{"sum", GPUAGG_SUM, FLOAT4OID, FLOAT4OID},
+	{"sum", GPUAGG_SUM, FLOAT8OID, FLOAT8OID},
+	{"avg", GPUAGG_AVG, INT2OID, NUMERICOID},
+	{"avg", GPUAGG_AVG, INT4OID, NUMERICOID},
+	{"avg", GPUAGG_AVG, INT8OID, NUMERICOID},
+	{"avg", GPUAGG_AVG, FLOAT4OID, FLOAT8OID},
+	{"avg", GPUAGG_AVG, FLOAT8OID, FLOAT8OID},
+	{"min", GPUAGG_MIN, INT2OID, InvalidOid},
+	{"min", GPUAGG_MIN, INT4OID, InvalidOid},
+	{"min", GPUAGG_MIN, INT8OID, InvalidOid},
+	{"min", GPUAGG_MIN, FLOAT4OID, InvalidOid},
+	{"min", GPUAGG_MIN, FLOAT8OID, InvalidOid},
+	{"min", GPUAGG_MIN, DATEOID, InvalidOid},
+	{"min", GPUAGG_MIN, TIMESTAMPOID, InvalidOid},
+	{"max", GPUAGG_MAX, INT2OID, InvalidOid},
+	{"max", GPUAGG_MAX, INT4OID, InvalidOid},
+	{"max", GPUAGG_MAX, INT8OID, InvalidOid},
+	{"max", GPUAGG_MAX, FLOAT4OID, InvalidOid},
+	{"max", GPUAGG_MAX, FLOAT8OID, InvalidOid},
+	{"max", GPUAGG_MAX, DATEOID, InvalidOid},
+	{"max", GPUAGG_MAX, TIMESTAMPOID, InvalidOid},
+};
+
+/*
+ * Decide whether an Aggref can run on a device; on success set its kind and
+ * the argument's type.  *why says what is unsupported otherwise.
+ */
+bool
+GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
+					 const char **why)
+{
+	const char *name;
+	Oid			argtype = InvalidOid;
+	int			i;
+
+	if (aggref->aggdistinct != NIL || aggref->aggorder != NIL)
+		return (*why = "aggregate with DISTINCT or ORDER BY", false);
+	if (aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 ||
+		aggref->aggsplit != AGGSPLIT_SIMPLE || aggref->aggvariadic)
+		return (*why = "ordered-set, outer-level or partial aggregate", false);
+	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return (*why = "aggregate outside pg_catalog", false);
+	name = get_func_name(aggref->aggfnoid);
+	if (name == NULL)
+		return (*why = "unknown aggregate", false);
+
+	if (aggref->aggstar)
+	{
+		if (strcmp(name, "count") != 0)
+			return (*why = "unsupported aggregate", false);
+		*kind = GPUAGG_COUNT_STAR;
+		*input_type = InvalidOid;
+		return true;
+	}
+	if (list_length(aggref->args) != 1)
+		return (*why = "aggregate with several arguments", false);
+	argtype = getBaseType(exprType((Node *) ((TargetEntry *) linitial(aggref->args))->expr));
+
+	for (i = 0; i < lengthof(supported_aggregates); i++)
+	{
+		const SupportedAggregate *entry = &supported_aggregates[i];
+		Oid			result_type;
+
+		if (strcmp(entry->name, name) != 0)
+			continue;
+		if (OidIsValid(entry->input_type) && entry->input_type != argtype)
+			continue;
+		result_type = OidIsValid(entry->result_type) ? entry->result_type : argtype;
+		if (getBaseType(aggref->aggtype) != result_type)
+			continue;
+		*kind = entry->kind;
+		*input_type = OidIsValid(entry->input_type) ? argtype : InvalidOid;
+		return true;
+	}
+	return (*why = "unsupported aggregate or argument type", false);
+}
+
+/* Whether a group key of this type (and collation) can go to a device. */
+bool
+GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why)
+{
+	switch (getBaseType(type))
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+			return true;
+		case TEXTOID:
+		case VARCHAROID:
+			/* equal bytes are equal values only under deterministic collations */
+			if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+				return (*why = "text key under a nondeterministic collation", false);
+			return true;
+		default:
+			return (*why = "unsupported group key type", false);
+	}
+}
+
+/* How a group key of this type is encoded in a batch. */
+GpuAggEncoding
+GpuAggKeyEncoding(Oid type)
+{
+	switch (getBaseType(type))
+	{
+		case BOOLOID:
+			return GPUAGG_ENC_BOOL;
+		case INT2OID:
+			return GPUAGG_ENC_INT16;
+		case INT4OID:
+		case DATEOID:
+			return GPUAGG_ENC_INT32;
+		case INT8OID:
+		case TIMESTAMPOID:
+			return GPUAGG_ENC_INT64;
+		case FLOAT8OID:
+			return GPUAGG_ENC_FLOAT8_KEY;
+		case TEXTOID:
+		case VARCHAROID:
+			return GPUAGG_ENC_TEXT_KEY;
+	}
+	elog(ERROR, "gpuagg: no key encoding for type %u", type);
+	return GPUAGG_ENC_NONE;		/* keep compiler quiet */
+}
+
+/* How an aggregate input of this type is encoded in a batch. */
+GpuAggEncoding
+GpuAggInputEncoding(Oid type)
+{
+	switch (getBaseType(type))
+	{
+		case INT2OID:
+			return GPUAGG_ENC_INT16;
+		case INT4OID:
+		case DATEOID:
+			return GPUAGG_ENC_INT32;
+		case INT8OID:
+		case TIMESTAMPOID:
+			return GPUAGG_ENC_INT64;
+		case FLOAT4OID:
+			return GPUAGG_ENC_FLOAT4;
+		case FLOAT8OID:
+			return GPUAGG_ENC_FLOAT8;
+	}
+	elog(ERROR, "gpuagg: no input encoding for type %u", type);
+	return GPUAGG_ENC_NONE;		/* keep compiler quiet */
+}
+
+/* The device column type that carries an encoding. */
+GaValueType
+GpuAggEncodingType(GpuAggEncoding encoding)
+{
+	switch (encoding)
+	{
+		case GPUAGG_ENC_NONE:
+			return GA_TYPE_NONE;
+		case GPUAGG_ENC_BOOL:
+			return GA_TYPE_INT8;
+		case GPUAGG_ENC_INT16:
+			return GA_TYPE_INT16;
+		case GPUAGG_ENC_INT32:
+		case GPUAGG_ENC_TEXT_KEY:
+			return GA_TYPE_INT32;
+		case GPUAGG_ENC_INT64:
+		case GPUAGG_ENC_FLOAT8_KEY:
+		case GPUAGG_ENC_ZERO_SIGN:
+			return GA_TYPE_INT64;
+		case GPUAGG_ENC_FLOAT4:
+			return GA_TYPE_FLOAT32;
+		case GPUAGG_ENC_FLOAT8:
+			return GA_TYPE_FLOAT64;
+	}
+	return GA_TYPE_NONE;
+}

@@ -1,0 +1,509 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_exec.c
+ *	  Executes GpuHashAgg: on the first fetch it pulls every child row into
+ *	  columnar batches, runs them through a device, and then returns one
+ *	  scan tuple per group (ExecScan applies HAVING and the projection).
+ *
+ * Device memory and pinned buffers belong to the device layer; a reset
+ * callback on the query's memory context releases them, because
+ * EndCustomScan does not run after an ERROR.  While the device works, its
+ * wait loop asks gpuagg_wait_callback whether the query was cancelled.
+ *
+ * A device failure (GPU out of memory, driver error) is recovered by running
+ * the child again and aggregating on the CPU device, with a NOTICE, when the
+ * query has nothing volatile (so the rows are the same); otherwise the query
+ * fails with the device's message.  A failure injected for testing
+ * (gpuagg.debug_fail_at_batch) takes the same path on any device.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+struct GpuAggState
+{
+	CustomScanState css;
+	GpuAggDesc *desc;
+	PlanState  *child;
+
+	/* batch columns and device operations derived from desc */
+	int			ncolumns;
+	GpuAggColumnSource *sources;
+	GaValueType *column_types;
+	int		   *key_columns;
+	int		   *key_sign_ops;	/* MIN over ZERO_SIGN for float8 keys, or -1 */
+	int			nops;
+	GaAggSpec  *ops;
+	GpuAggOutput *outputs;		/* one per aggregate of desc */
+	GaAggRequest request;
+
+	/* running */
+	GaDeviceKind device_kind;
+	GaDevice   *device;
+	GaAgg	   *agg;
+	MemoryContext run_cxt;		/* builder and dictionaries of one run */
+	GpuAggBatchBuilder *builder;
+	const GaAggResult *result;
+	int64		current;		/* last returned group; -1 before the first */
+	MemoryContextCallback cleanup;
+
+	/* what happened, for EXPLAIN ANALYZE */
+	bool		executed;
+	GaAggStats	stats;
+	double		setup_ms;
+	char	   *fallback;
+};
+
+static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpuagg_exec(CustomScanState *node);
+static void gpuagg_end(CustomScanState *node);
+static void gpuagg_rescan(CustomScanState *node);
+
+static const CustomExecMethods gpuagg_exec_methods = {
+	.CustomName = GPUAGG_NODE_NAME,
+	.BeginCustomScan = gpuagg_begin,
+	.ExecCustomScan = gpuagg_exec,
+	.EndCustomScan = gpuagg_end,
+	.ReScanCustomScan = gpuagg_rescan,
+	.ExplainCustomScan = GpuAggExplain,
+};
+
+/* CreateCustomScanState: allocate the node's state. */
+Node *
+GpuAggCreateScanState(CustomScan *cscan)
+{
+	GpuAggState *state = palloc0(sizeof(GpuAggState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.flags = cscan->flags;
+	state->css.methods = &gpuagg_exec_methods;
+	state->desc = GpuAggDescFromList(cscan->custom_private);
+	state->current = -1;
+	return (Node *) state;
+}
+
+/* Tell a device wait loop to give up when the query is being cancelled. */
+static int
+gpuagg_wait_callback(void *arg)
+{
+	return InterruptPending && (QueryCancelPending || ProcDiePending);
+}
+
+/* Free the device's aggregation, if any; safe to call repeatedly. */
+static void
+agg_release(void *arg)
+{
+	GpuAggState *state = (GpuAggState *) arg;
+
+	if (state->agg != NULL)
+	{
+		GaAgg	   *agg = state->agg;
+
+		state->agg = NULL;
+		state->result = NULL;
+		ga_agg_destroy(agg);
+	}
+}
+
+/*
+ * The batch column for (attno, filter, encoding), added when new.  A
+ * validity-only column (count(x)) reuses any column of the same source.
+ */
+static int
+agg_column(GpuAggState *state, AttrNumber attno, AttrNumber filter,
+		   GpuAggEncoding encoding)
+{
+	int			i;
+
+	for (i = 0; i < state->ncolumns; i++)
+	{
+		GpuAggColumnSource *src = &state->sources[i];
+
+		if (src->attno == attno && src->filter_attno == filter &&
+			(src->encoding == encoding || encoding == GPUAGG_ENC_NONE))
+			return i;
+	}
+	state->sources[i].attno = attno;
+	state->sources[i].filter_attno = filter;
+	state->sources[i].encoding = encoding;
+	state->column_types[i] = GpuAggEncodingType(encoding);
+	return state->ncolumns++;
+}
+
+/* The device operation (op, column), added when new. */
+static int
+agg_op(GpuAggState *state, GaAggOp op, int column)
+{
+	int			i;
+
+	for (i = 0; i < state->nops; i++)
+		if (state->ops[i].op == op && state->ops[i].column == column)
+			return i;
+	state->ops[i].op = op;
+	state->ops[i].column = column;
+	return state->nops++;
+}
+
+/* Map one SQL aggregate onto device operations (see agg_finalize.c). */
+static void
+agg_plan_output(GpuAggState *state, const GpuAggAggDesc *agg, GpuAggOutput *out)
+{
+	int			col;
+	bool		is_float = agg->input_type == FLOAT4OID || agg->input_type == FLOAT8OID;
+
+	out->kind = agg->kind;
+	out->input_type = agg->input_type;
+	out->result_type = agg->result_type;
+	out->op_value = -1;
+	out->op_inf = -1;
+
+	if (agg->kind == GPUAGG_COUNT_STAR && agg->filter_attno == 0)
+	{
+		out->op_count = agg_op(state, GA_AGG_COUNT_ROWS, -1);
+		return;
+	}
+	if (agg->kind == GPUAGG_COUNT_STAR || agg->kind == GPUAGG_COUNT)
+	{
+		col = agg_column(state, agg->arg_attno, agg->filter_attno, GPUAGG_ENC_NONE);
+		out->op_count = agg_op(state, GA_AGG_COUNT, col);
+		return;
+	}
+
+	col = agg_column(state, agg->arg_attno, agg->filter_attno,
+					 GpuAggInputEncoding(agg->input_type));
+	out->op_count = agg_op(state, GA_AGG_COUNT, col);
+	switch (agg->kind)
+	{
+		case GPUAGG_SUM:
+		case GPUAGG_AVG:
+			if (agg->kind == GPUAGG_SUM && agg->input_type == FLOAT4OID)
+				out->op_value = agg_op(state, GA_AGG_SUM_FLOAT32, col);
+			else if (is_float)
+				out->op_value = agg_op(state, GA_AGG_SUM_FLOAT64, col);
+			else
+				out->op_value = agg_op(state, GA_AGG_SUM_INT, col);
+			if (is_float)
+				out->op_inf = agg_op(state, GA_AGG_COUNT_INF, col);
+			break;
+		case GPUAGG_MIN:
+			out->op_value = agg_op(state, GA_AGG_MIN, col);
+			break;
+		case GPUAGG_MAX:
+			out->op_value = agg_op(state, GA_AGG_MAX, col);
+			break;
+		default:
+			elog(ERROR, "gpuagg: unexpected aggregate kind %d", (int) agg->kind);
+	}
+}
+
+/* Build the device request: key columns, then aggregate inputs. */
+static void
+agg_build_request(GpuAggState *state)
+{
+	GpuAggDesc *desc = state->desc;
+	int			maxcols = 2 * desc->nkeys + desc->naggs + 1;
+	int			i;
+
+	state->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
+	state->column_types = palloc0(sizeof(GaValueType) * maxcols);
+	state->key_columns = palloc0(sizeof(int) * Max(desc->nkeys, 1));
+	state->key_sign_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
+	state->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * 3 + desc->nkeys + 1));
+	state->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
+
+	for (i = 0; i < desc->nkeys; i++)
+		state->key_columns[i] = agg_column(state, desc->keys[i].child_attno, 0,
+										   GpuAggKeyEncoding(desc->keys[i].type));
+	for (i = 0; i < desc->nkeys; i++)
+	{
+		state->key_sign_ops[i] = -1;
+		if (GpuAggKeyEncoding(desc->keys[i].type) == GPUAGG_ENC_FLOAT8_KEY)
+			state->key_sign_ops[i] =
+				agg_op(state, GA_AGG_MIN,
+					   agg_column(state, desc->keys[i].child_attno, 0, GPUAGG_ENC_ZERO_SIGN));
+	}
+	/* typed inputs first, so that count(x) can share their columns */
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].kind != GPUAGG_COUNT && desc->aggs[i].kind != GPUAGG_COUNT_STAR)
+			agg_plan_output(state, &desc->aggs[i], &state->outputs[i]);
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR)
+			agg_plan_output(state, &desc->aggs[i], &state->outputs[i]);
+
+	state->request.ncolumns = state->ncolumns;
+	state->request.column_types = state->column_types;
+	state->request.nkeys = desc->nkeys;
+	state->request.key_columns = state->key_columns;
+	state->request.naggs = state->nops;
+	state->request.aggs = state->ops;
+	state->request.batch_rows = gpuagg_batch_rows;
+	state->request.estimated_groups = (int64) Min(Max(desc->est_groups, 1.0), 1e9);
+	state->request.strategy = (GaStrategy) gpuagg_strategy;
+	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
+}
+
+/* BeginCustomScan: start the child, derive the request; no device yet. */
+static void
+gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuAggState *state = (GpuAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	bool		usable;
+
+	state->child = ExecInitNode(linitial(cscan->custom_plans), estate,
+								eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	node->custom_ps = list_make1(state->child);
+	agg_build_request(state);
+	state->device_kind = GpuAggPlannedDeviceKind(&usable);
+	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
+										   ALLOCSET_DEFAULT_SIZES);
+	state->cleanup.func = agg_release;
+	state->cleanup.arg = state;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
+}
+
+/* Raise the error a cancelled device wait stands for. */
+static void
+agg_raise_cancel(void)
+{
+	CHECK_FOR_INTERRUPTS();
+	ereport(ERROR,
+			(errcode(ERRCODE_QUERY_CANCELED),
+			 errmsg("canceling statement while the gpuagg device was busy")));
+}
+
+/* Add the finished run's statistics to the node's totals (all loops). */
+static void
+agg_add_stats(GpuAggState *state)
+{
+	GaAggStats	run;
+	GaAggStats *total = &state->stats;
+	int			i;
+
+	ga_agg_get_stats(state->agg, &run);
+	total->batches += run.batches;
+	total->input_rows += run.input_rows;
+	total->groups += run.groups;
+	total->bytes_sent += run.bytes_sent;
+	total->table_growths += run.table_growths;
+	for (i = 0; i < GA_NUM_STRATEGIES; i++)
+		total->batches_by_strategy[i] += run.batches_by_strategy[i];
+	total->device_ms += run.device_ms;
+	total->transfer_ms += run.transfer_ms;
+}
+
+/*
+ * One attempt at the whole aggregation on state->device.  Returns false
+ * with status set when the device fails; errors of PostgreSQL's own (in the
+ * child plan, say) are raised as usual.
+ */
+static bool
+agg_try_run(GpuAggState *state, GaStatus *status)
+{
+	bool		eof = false;
+
+	MemoryContextReset(state->run_cxt);
+	state->builder = GpuAggBatchBuilderCreate(state->ncolumns, state->sources,
+											  state->run_cxt);
+	state->agg = ga_agg_create(state->device, &state->request, status);
+	if (state->agg == NULL)
+		return false;
+
+	while (!eof)
+	{
+		GaBatch    *batch = ga_agg_next_batch(state->agg, gpuagg_wait_callback, NULL, status);
+
+		if (batch == NULL)
+			return false;
+		GpuAggBatchBuilderStart(state->builder, batch);
+		while (batch->nrows < batch->capacity)
+		{
+			TupleTableSlot *slot = ExecProcNode(state->child);
+
+			if (TupIsNull(slot))
+			{
+				eof = true;
+				break;
+			}
+			GpuAggBatchAppend(state->builder, batch, slot);
+		}
+		if (batch->nrows > 0 &&
+			!ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status))
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+	state->result = ga_agg_finish(state->agg, gpuagg_wait_callback, NULL, status);
+	if (state->result == NULL)
+		return false;
+	agg_add_stats(state);
+	return true;
+}
+
+/*
+ * Aggregate all input.  On a device failure, retry once on the CPU device
+ * when the child can be run again, else fail with the device's message.
+ */
+static void
+agg_run(GpuAggState *state)
+{
+	GaStatus	status;
+
+	state->executed = true;
+	state->device = GpuAggOpenDevice(state->device_kind, &state->setup_ms);
+	for (;;)
+	{
+		bool		recoverable;
+
+		if (agg_try_run(state, &status))
+			return;
+		agg_release(state);
+		if (status.code == GA_ERR_CANCELLED)
+			agg_raise_cancel();
+
+		recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
+					   status.code == GA_ERR_INJECTED) &&
+			status.code != GA_ERR_INVALID && state->fallback == NULL;
+		if (!recoverable || !state->desc->rescan_safe)
+			ereport(ERROR,
+					(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
+							 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+					 errmsg("GpuHashAgg failed on its device"),
+					 errdetail("%s", status.message),
+					 recoverable ?
+					 errhint("The query could not be finished on the CPU because it contains volatile functions. Run it again, or set gpuagg.device = cpu.") :
+					 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+
+		ereport(NOTICE,
+				(errmsg("gpuagg: the device failed; finishing the query on the CPU"),
+				 errdetail("%s", status.message)));
+		state->fallback = pstrdup(status.message);
+		state->request.fail_at_batch = 0;
+		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->setup_ms);
+		ExecReScan(state->child);
+	}
+}
+
+/* ExecScan access method: the next group in the scan direction. */
+static TupleTableSlot *
+agg_next(ScanState *ss)
+{
+	GpuAggState *state = (GpuAggState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	const GaAggResult *result;
+	MemoryContext old;
+	int64		group;
+	int			i;
+
+	if (state->result == NULL)
+		agg_run(state);
+	result = state->result;
+
+	ExecClearTuple(slot);
+	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
+	{
+		if (state->current >= 0)
+			state->current--;
+		if (state->current < 0)
+			return slot;
+	}
+	else
+	{
+		if (state->current < result->ngroups)
+			state->current++;
+		if (state->current >= result->ngroups)
+			return slot;
+	}
+	group = state->current;
+
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (i = 0; i < state->desc->nkeys; i++)
+	{
+		int64		first_sign = 0;
+
+		slot->tts_isnull[i] = result->key_isnull[i][group] != 0;
+		if (state->key_sign_ops[i] >= 0)
+			first_sign = ((const int64 *) result->values[state->key_sign_ops[i]])[group];
+		slot->tts_values[i] = slot->tts_isnull[i] ? (Datum) 0 :
+			GpuAggDecodeKey(state->builder, state->key_columns[i],
+							state->desc->keys[i].type, result->key_values[i][group],
+							first_sign);
+	}
+	for (i = 0; i < state->desc->naggs; i++)
+	{
+		int			att = state->desc->nkeys + i;
+
+		slot->tts_values[att] = GpuAggFinalize(&state->outputs[i], result, group,
+											   &slot->tts_isnull[att]);
+	}
+	MemoryContextSwitchTo(old);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* ExecScan recheck method: groups need no recheck. */
+static bool
+agg_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+/* ExecCustomScan: return the next group that passes HAVING, projected. */
+static TupleTableSlot *
+gpuagg_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, agg_next, agg_recheck);
+}
+
+/* EndCustomScan: shut down the child and release the device's memory. */
+static void
+gpuagg_end(CustomScanState *node)
+{
+	GpuAggState *state = (GpuAggState *) node;
+
+	agg_release(state);
+	ExecEndNode(state->child);
+}
+
+/*
+ * ReScanCustomScan: return the same groups again when the child's inputs did
+ * not change; otherwise aggregate afresh on the next fetch.
+ */
+static void
+gpuagg_rescan(CustomScanState *node)
+{
+	GpuAggState *state = (GpuAggState *) node;
+
+	state->current = -1;
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
+	if (state->result != NULL && state->child->chgParam == NULL)
+		return;
+	agg_release(state);
+	state->fallback = NULL;
+	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
+	if (state->child->chgParam == NULL)
+		ExecReScan(state->child);
+}
+
+/* What EXPLAIN shows about the node. */
+void
+GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
+				  GaAggRequest **request, GaAggStats **stats, bool *executed,
+				  const char **device_name, double *setup_ms,
+				  const char **fallback)
+{
+	*desc = state->desc;
+	*request = &state->request;
+	*stats = &state->stats;
+	*executed = state->executed;
+	*setup_ms = state->setup_ms;
+	*fallback = state->fallback;
+	if (state->device != NULL)
+		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";
+	else
+		*device_name = state->device_kind == GA_DEVICE_GPU ? "GPU" : "CPU";
+}

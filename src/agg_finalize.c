@@ -1,0 +1,167 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_finalize.c
+ *	  Turns a device's per-group accumulators into the datums PostgreSQL's
+ *	  own final functions would return.
+ *
+ * The rules follow PostgreSQL 15's aggregates exactly:
+ *	count				int8, 0 for no rows
+ *	sum(int2/int4)		int8; sum(int8) numeric from the exact 128-bit sum
+ *	avg(int2/4/8)		numeric_div(sum, count), hence PostgreSQL's display scale
+ *	sum(float4)			float4; sum(float8) float8; avg(float4/8) float8 = sum / n;
+ *						"value out of range: overflow" when the sum became
+ *						infinite though no input was (float_overflow_error)
+ *	min, max			the input type
+ * and everything but count is NULL when the group had no non-null input.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+/* The exact value of a device 128-bit sum. */
+static int128
+int128_from_device(const GaInt128 *value)
+{
+	return (int128) (((uint128) (uint64) value->hi << 64) | (uint128) value->lo);
+}
+
+/* A numeric datum holding an int128, through its decimal text. */
+static Datum
+int128_to_numeric(int128 value)
+{
+	char		buf[64];
+	char	   *p = buf + sizeof(buf) - 1;
+	bool		negative = value < 0;
+	uint128		magnitude = negative ? -(uint128) value : (uint128) value;
+
+	*p = '\0';
+	do
+	{
+		*--p = '0' + (int) (magnitude % 10);
+		magnitude /= 10;
+	} while (magnitude != 0);
+	if (negative)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* Raise PostgreSQL's overflow error for a float sum gone infinite. */
+static void
+check_float_sum(double sum, int64 infinite_inputs)
+{
+	if (isinf(sum) && infinite_inputs == 0)
+		float_overflow_error();
+}
+
+/* A min/max result (int64 or double on the device) as a datum of type. */
+static Datum
+extreme_to_datum(Oid type, const void *values, int64 group)
+{
+	int64		i = ((const int64 *) values)[group];
+	double		d = ((const double *) values)[group];
+
+	switch (type)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) i);
+		case INT4OID:
+			return Int32GetDatum((int32) i);
+		case DATEOID:
+			return DateADTGetDatum((DateADT) i);
+		case INT8OID:
+			return Int64GetDatum(i);
+		case TIMESTAMPOID:
+			return TimestampGetDatum((Timestamp) i);
+		case FLOAT4OID:
+			return Float4GetDatum((float4) d);
+		case FLOAT8OID:
+			return Float8GetDatum(d);
+	}
+	elog(ERROR, "gpuagg: unexpected min/max type %u", type);
+	return (Datum) 0;			/* keep compiler quiet */
+}
+
+/* The final value of one SQL aggregate for one group. */
+Datum
+GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
+			   int64 group, bool *isnull)
+{
+	int64		count = ((const int64 *) result->values[output->op_count])[group];
+	const void *values = output->op_value >= 0 ? result->values[output->op_value] : NULL;
+	int64		infinite = output->op_inf >= 0 ?
+		((const int64 *) result->values[output->op_inf])[group] : 0;
+
+	*isnull = false;
+	if (output->kind == GPUAGG_COUNT || output->kind == GPUAGG_COUNT_STAR)
+		return Int64GetDatum(count);
+	if (count == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+
+	switch (output->kind)
+	{
+		case GPUAGG_SUM:
+			if (output->input_type == FLOAT4OID)
+			{
+				float		sum = ((const float *) values)[group];
+
+				check_float_sum(sum, infinite);
+				return Float4GetDatum(sum);
+			}
+			if (output->input_type == FLOAT8OID)
+			{
+				double		sum = ((const double *) values)[group];
+
+				check_float_sum(sum, infinite);
+				return Float8GetDatum(sum);
+			}
+			else
+			{
+				int128		sum = int128_from_device(&((const GaInt128 *) values)[group]);
+
+				if (output->result_type == NUMERICOID)
+					return int128_to_numeric(sum);
+				if (sum < PG_INT64_MIN || sum > PG_INT64_MAX)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("bigint out of range")));
+				return Int64GetDatum((int64) sum);
+			}
+		case GPUAGG_AVG:
+			if (output->input_type == FLOAT4OID || output->input_type == FLOAT8OID)
+			{
+				double		sum = ((const double *) values)[group];
+
+				check_float_sum(sum, infinite);
+				/* PostgreSQL's avg starts from +0, so -0 inputs average to 0 */
+				return Float8GetDatum((sum + 0.0) / (double) count);
+			}
+			else
+			{
+				int128		sum = int128_from_device(&((const GaInt128 *) values)[group]);
+
+				return DirectFunctionCall2(numeric_div, int128_to_numeric(sum),
+										   NumericGetDatum(int64_to_numeric(count)));
+			}
+		case GPUAGG_MIN:
+		case GPUAGG_MAX:
+			return extreme_to_datum(output->input_type, values, group);
+		default:
+			break;
+	}
+	elog(ERROR, "gpuagg: unexpected aggregate kind %d", (int) output->kind);
+	return (Datum) 0;			/* keep compiler quiet */
+}

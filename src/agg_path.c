@@ -1,0 +1,292 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_path.c
+ *	  Offers GpuHashAgg to the planner for a grouping it can compute
+ *	  (create_upper_paths_hook, stage UPPERREL_GROUP_AGG).
+ *
+ * The path has one child: the input relation's cheapest path with a
+ * projection that computes, as plain columns, every group key, aggregate
+ * argument and FILTER condition.  PostgreSQL evaluates those expressions
+ * (so overflow errors, parameters and detoasting are its own); the device
+ * only groups and reduces columns.  The path never replaces native paths:
+ * it is added with an honest cost and the planner chooses, unless
+ * gpuagg.force says otherwise.
+ *
+ * Every unsupported case returns early with a reason logged at DEBUG1, so
+ * that "why isn't my query on the GPU?" has an answer:
+ *	SET client_min_messages = debug1;
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_clause.h"
+#include "utils/selfuncs.h"
+
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+static const CustomPathMethods gpuagg_path_methods = {
+	.CustomName = GPUAGG_NODE_NAME,
+	.PlanCustomPath = GpuAggPlanPath,
+};
+
+/* What a walk over the grouping's output finds. */
+typedef struct TargetCheck
+{
+	List	   *keys;			/* group key expressions */
+	List	   *aggrefs;		/* distinct supported Aggrefs */
+	const char *why;			/* set when something is unsupported */
+} TargetCheck;
+
+/* Log why GpuHashAgg is not offered; always returns false. */
+static bool
+agg_reject(const char *why)
+{
+	elog(DEBUG1, "gpuagg: GpuHashAgg not used: %s", why);
+	return false;
+}
+
+/*
+ * Check one expression of the output target or HAVING: everything outside
+ * aggregates must be a group key, and every aggregate must be supported.
+ */
+static bool
+agg_check_walker(Node *node, TargetCheck *check)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return false;
+	foreach(lc, check->keys)
+	{
+		if (equal(node, lfirst(lc)))
+			return false;
+	}
+	if (IsA(node, Aggref))
+	{
+		GpuAggKind	kind;
+		Oid			input_type;
+
+		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &check->why))
+			return true;
+		if (!list_member(check->aggrefs, node))
+			check->aggrefs = lappend(check->aggrefs, node);
+		return false;
+	}
+	if (IsA(node, Var))
+	{
+		check->why = "output column that is not a group key (functionally dependent column)";
+		return true;
+	}
+	if (IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
+		IsA(node, WindowFunc))
+	{
+		check->why = "placeholder, GROUPING() or window function in the output";
+		return true;
+	}
+	return expression_tree_walker(node, agg_check_walker, check);
+}
+
+/* Collect the group key expressions; false if any is unsupported. */
+static bool
+agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check)
+{
+	ListCell   *lc;
+
+	foreach(lc, root->parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
+
+		if (!GpuAggKeyTypeSupported(exprType(expr), exprCollation(expr), &check->why))
+			return false;
+		if (contain_volatile_functions(expr))
+			return (check->why = "volatile group key expression", false);
+		if (!list_member(check->keys, expr))
+			check->keys = lappend(check->keys, expr);
+	}
+	return true;
+}
+
+/*
+ * The child's output: keys, then each aggregate's argument and FILTER.
+ * Only the expressions; agg_plan.c finds their positions again.
+ */
+static PathTarget *
+agg_child_target(PlannerInfo *root, TargetCheck *check)
+{
+	PathTarget *target = create_empty_pathtarget();
+	ListCell   *lc;
+
+	foreach(lc, check->keys)
+		add_new_column_to_pathtarget(target, (Expr *) lfirst(lc));
+	foreach(lc, check->aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+
+		if (aggref->args != NIL)
+			add_new_column_to_pathtarget(target, linitial_node(TargetEntry, aggref->args)->expr);
+		if (aggref->aggfilter != NULL)
+			add_new_column_to_pathtarget(target, aggref->aggfilter);
+	}
+	/* a plain count(*) needs no column, but a plan row must have a shape */
+	if (target->exprs == NIL)
+		add_new_column_to_pathtarget(target, (Expr *) makeBoolConst(true, false));
+	return set_pathtarget_cost_width(root, target);
+}
+
+/*
+ * Cost the node: the child, copying every value into batches, and either
+ * the GPU's startup and per-row work or the CPU device's hashing; then
+ * finalizing and emitting the groups.  gpuagg.force makes it free.
+ */
+static void
+agg_cost_path(CustomPath *cpath, Path *child, GaDeviceKind device,
+			  int nkeys, int naggs, int ncolumns, double groups, List *having)
+{
+	double		rows = child->rows;
+	QualCost	having_cost;
+	Cost		startup = child->total_cost;
+
+	startup += rows * ncolumns * gpuagg_batch_value_cost;
+	if (device == GA_DEVICE_GPU)
+		startup += gpuagg_gpu_startup_cost + rows * gpuagg_gpu_tuple_cost;
+	else
+		startup += rows * cpu_operator_cost * (nkeys + naggs + 1);
+	startup += groups * cpu_operator_cost * naggs;
+
+	cost_qual_eval(&having_cost, having, NULL);
+	cpath->path.startup_cost = startup + having_cost.startup;
+	cpath->path.total_cost = cpath->path.startup_cost +
+		groups * (cpu_tuple_cost + having_cost.per_tuple) +
+		cpath->path.pathtarget->cost.per_tuple * groups;
+
+	if (gpuagg_force)
+	{
+		cpath->path.startup_cost = 0;
+		cpath->path.total_cost = 0;
+	}
+}
+
+/* Try to add a GpuHashAgg path to output_rel; logs why not when it can't. */
+static bool
+agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
+				 RelOptInfo *output_rel, GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	TargetCheck check = {0};
+	List	   *having = (List *) extra->havingQual;
+	Path	   *input_path = input_rel->cheapest_total_path;
+	PathTarget *child_target;
+	Path	   *child_path;
+	CustomPath *cpath;
+	GaDeviceKind device;
+	bool		usable;
+	double		groups;
+	ListCell   *lc;
+
+	if (parse->groupingSets != NIL)
+		return agg_reject("grouping sets");
+	if (root->numOrderedAggs > 0)
+		return agg_reject("aggregate with DISTINCT, ORDER BY or WITHIN GROUP");
+	if (parse->hasTargetSRFs)
+		return agg_reject("set-returning function in the target list");
+	if (extra->patype == PARTITIONWISE_AGGREGATE_PARTIAL)
+		return agg_reject("partial partitionwise aggregation");
+	if (input_path == NULL || input_path->param_info != NULL)
+		return agg_reject("no unparameterized input path");
+
+	device = GpuAggPlannedDeviceKind(&usable);
+	if (!usable && gpuagg_device == GPUAGG_DEVICE_AUTO)
+		return agg_reject(psprintf("no usable GPU (%s); set gpuagg.device = cpu to use the CPU device",
+								   GpuAggNoGpuReason()));
+
+	if (!agg_collect_keys(root, extra, &check))
+		return agg_reject(check.why);
+	foreach(lc, output_rel->reltarget->exprs)
+	{
+		if (agg_check_walker((Node *) lfirst(lc), &check))
+			return agg_reject(check.why);
+	}
+	if (agg_check_walker((Node *) having, &check))
+		return agg_reject(check.why);
+	foreach(lc, check.aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+
+		if (contain_volatile_functions((Node *) aggref->args) ||
+			contain_volatile_functions((Node *) aggref->aggfilter))
+			return agg_reject("volatile aggregate argument");
+	}
+	if (list_length(check.keys) > GA_MAX_KEYS ||
+		list_length(check.aggrefs) * 3 + list_length(check.keys) > GA_MAX_AGG_OPS)
+		return agg_reject("too many group keys or aggregates for one device request");
+
+	child_target = agg_child_target(root, &check);
+	child_path = (Path *) create_projection_path(root, input_rel, input_path,
+												 child_target);
+
+	groups = 1;
+	if (check.keys != NIL)
+		groups = estimate_num_groups(root, check.keys, input_path->rows, NULL, NULL);
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = output_rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = groups;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	cpath->custom_paths = list_make1(child_path);
+	/*
+	 * A device failure is recovered by running the child again on the CPU
+	 * device; that is only the same input when nothing in the query is
+	 * volatile.
+	 */
+	cpath->custom_private = list_make5(check.keys, check.aggrefs,
+									   child_target->exprs, having,
+									   makeFloat(psprintf("%.0f", groups)));
+	cpath->custom_private = lappend(cpath->custom_private,
+									makeInteger(!contain_volatile_functions((Node *) parse)));
+	cpath->methods = &gpuagg_path_methods;
+
+	agg_cost_path(cpath, child_path, device, list_length(check.keys),
+				  list_length(check.aggrefs), list_length(child_target->exprs),
+				  groups, having);
+	add_path(output_rel, &cpath->path);
+	return true;
+}
+
+/* create_upper_paths_hook: offer GpuHashAgg for grouping and plain aggregation. */
+static void
+gpuagg_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+						  RelOptInfo *input_rel, RelOptInfo *output_rel,
+						  void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage != UPPERREL_GROUP_AGG || !gpuagg_enabled || !gpuagg_enable_hashagg)
+		return;
+	agg_try_add_path(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+}
+
+/* Install the planner hook. */
+void
+GpuAggPathInit(void)
+{
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gpuagg_create_upper_paths;
+}

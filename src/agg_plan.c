@@ -1,0 +1,188 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_plan.c
+ *	  Turns a GpuHashAgg path into a CustomScan plan, and keeps the
+ *	  executor's description of it in custom_private.
+ *
+ * The plan's scan tuple (custom_scan_tlist) is the group keys followed by
+ * the planner's own Aggref nodes: setrefs.c matches the node's target list
+ * and HAVING (plan.qual) against those entries with equal(), so the
+ * Aggrefs must be the planner's, not rebuilt ones.  custom_private holds
+ * only plain nodes (Integer, Float, lists) because plans are copied and
+ * serialized (plan cache, parallel query).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/tlist.h"
+#include "utils/lsyscache.h"
+
+static const CustomScanMethods gpuagg_scan_methods = {
+	.CustomName = GPUAGG_NODE_NAME,
+	.CreateCustomScanState = GpuAggCreateScanState,
+};
+
+/* Serialize the executor's description into plain nodes. */
+List *
+GpuAggDescToList(const GpuAggDesc *desc)
+{
+	List	   *keys = NIL;
+	List	   *aggs = NIL;
+	int			i;
+
+	for (i = 0; i < desc->nkeys; i++)
+		keys = lappend(keys, list_make2_int(desc->keys[i].child_attno,
+											(int) desc->keys[i].type));
+	for (i = 0; i < desc->naggs; i++)
+	{
+		const GpuAggAggDesc *agg = &desc->aggs[i];
+
+		aggs = lappend(aggs, list_make5_int((int) agg->kind, (int) agg->input_type,
+											(int) agg->result_type, agg->arg_attno,
+											agg->filter_attno));
+	}
+	return list_make4(keys, aggs, makeFloat(psprintf("%.0f", desc->est_groups)),
+					  makeInteger(desc->rescan_safe));
+}
+
+/* Rebuild the description from custom_private. */
+GpuAggDesc *
+GpuAggDescFromList(List *list)
+{
+	GpuAggDesc *desc = palloc0(sizeof(GpuAggDesc));
+	List	   *keys = linitial(list);
+	List	   *aggs = lsecond(list);
+	ListCell   *lc;
+	int			i;
+
+	desc->nkeys = list_length(keys);
+	desc->keys = palloc0(sizeof(GpuAggKeyDesc) * Max(desc->nkeys, 1));
+	i = 0;
+	foreach(lc, keys)
+	{
+		List	   *k = lfirst(lc);
+
+		desc->keys[i].child_attno = linitial_int(k);
+		desc->keys[i].type = (Oid) lsecond_int(k);
+		i++;
+	}
+	desc->naggs = list_length(aggs);
+	desc->aggs = palloc0(sizeof(GpuAggAggDesc) * Max(desc->naggs, 1));
+	i = 0;
+	foreach(lc, aggs)
+	{
+		List	   *a = lfirst(lc);
+
+		desc->aggs[i].kind = (GpuAggKind) list_nth_int(a, 0);
+		desc->aggs[i].input_type = (Oid) list_nth_int(a, 1);
+		desc->aggs[i].result_type = (Oid) list_nth_int(a, 2);
+		desc->aggs[i].arg_attno = (AttrNumber) list_nth_int(a, 3);
+		desc->aggs[i].filter_attno = (AttrNumber) list_nth_int(a, 4);
+		i++;
+	}
+	desc->est_groups = floatVal(lthird(list));
+	desc->rescan_safe = intVal(lfourth(list)) != 0;
+	return desc;
+}
+
+/* 1-based position of expr in the child's output, which must have it. */
+static AttrNumber
+child_attno(List *child_exprs, Node *expr)
+{
+	ListCell   *lc;
+	AttrNumber	attno = 1;
+
+	foreach(lc, child_exprs)
+	{
+		if (equal(lfirst(lc), expr))
+			return attno;
+		attno++;
+	}
+	elog(ERROR, "gpuagg: expression missing from the child's target list");
+	return InvalidAttrNumber;	/* keep compiler quiet */
+}
+
+/*
+ * PlanCustomPath: build the CustomScan.  custom_private of the path holds
+ * (keys, aggrefs, child expressions, HAVING quals, groups, rescan-safe).
+ */
+Plan *
+GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	List	   *keys = list_nth(best_path->custom_private, 0);
+	List	   *aggrefs = list_nth(best_path->custom_private, 1);
+	List	   *child_exprs = list_nth(best_path->custom_private, 2);
+	List	   *having = list_nth(best_path->custom_private, 3);
+	Plan	   *child = linitial(custom_plans);
+	CustomScan *cscan = makeNode(CustomScan);
+	GpuAggDesc	desc = {0};
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+	int			i;
+
+	if (list_length(child->targetlist) != list_length(child_exprs))
+		elog(ERROR, "gpuagg: child plan has %d columns, expected %d",
+			 list_length(child->targetlist), list_length(child_exprs));
+
+	desc.nkeys = list_length(keys);
+	desc.keys = palloc0(sizeof(GpuAggKeyDesc) * Max(desc.nkeys, 1));
+	i = 0;
+	foreach(lc, keys)
+	{
+		Node	   *key = lfirst(lc);
+
+		desc.keys[i].child_attno = child_attno(child_exprs, key);
+		desc.keys[i].type = getBaseType(exprType(key));
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) key, list_length(scan_tlist) + 1,
+											 NULL, false));
+		i++;
+	}
+
+	desc.naggs = list_length(aggrefs);
+	desc.aggs = palloc0(sizeof(GpuAggAggDesc) * Max(desc.naggs, 1));
+	i = 0;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		GpuAggAggDesc *agg = &desc.aggs[i];
+		const char *why;
+
+		if (!GpuAggClassifyAggref(aggref, &agg->kind, &agg->input_type, &why))
+			elog(ERROR, "gpuagg: aggregate became unsupported: %s", why);
+		agg->result_type = getBaseType(aggref->aggtype);
+		if (aggref->args != NIL)
+			agg->arg_attno = child_attno(child_exprs,
+										 (Node *) linitial_node(TargetEntry, aggref->args)->expr);
+		if (aggref->aggfilter != NULL)
+			agg->filter_attno = child_attno(child_exprs, (Node *) aggref->aggfilter);
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) aggref, list_length(scan_tlist) + 1,
+											 NULL, false));
+		i++;
+	}
+	desc.est_groups = floatVal(list_nth(best_path->custom_private, 4));
+	desc.rescan_safe = intVal(list_nth(best_path->custom_private, 5)) != 0;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = having;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = GpuAggDescToList(&desc);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->methods = &gpuagg_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* Register the scan methods so that copied or serialized plans find them. */
+void
+GpuAggPlanInit(void)
+{
+	RegisterCustomScanMethods(&gpuagg_scan_methods);
+}

@@ -1,0 +1,272 @@
+/*-------------------------------------------------------------------------
+ *
+ * devices.c
+ *	  Which devices gpuagg can use: GPU discovery at server start, the
+ *	  device a node is planned and run on, and gpuagg_devices().
+ *
+ * Discovery runs once, while the postmaster loads the library, in a short
+ * forked child: initialising CUDA in the postmaster itself would be inherited
+ * by every backend and break them (a CUDA context does not survive fork).
+ * The child writes what it found into a pipe and exits; backends inherit the
+ * answer, so planning never touches the GPU.  A backend creates its CUDA
+ * context the first time a node actually runs on the GPU.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(gpuagg_devices);
+
+/* How long the postmaster waits for the discovery child. */
+#define DISCOVERY_TIMEOUT_MS 60000
+
+/* What discovery found; inherited by every backend. */
+static GaGpuInfo discovered_gpus[GA_MAX_GPUS];
+static int	discovered_count = 0;
+static char discovery_note[GA_MESSAGE_LEN] = "GPU discovery has not run";
+
+/* The message layout the discovery child writes into the pipe. */
+typedef struct DiscoveryReport
+{
+	int			count;
+	GaStatus	status;
+	GaGpuInfo	gpus[GA_MAX_GPUS];
+} DiscoveryReport;
+
+/* Read exactly len bytes from fd within the timeout; false on failure. */
+static bool
+read_fully(int fd, char *buf, size_t len, int timeout_ms)
+{
+	size_t		done = 0;
+
+	while (done < len)
+	{
+		struct pollfd pfd = {.fd = fd,.events = POLLIN};
+		ssize_t		n;
+		int			rc = poll(&pfd, 1, timeout_ms);
+
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return false;
+		n = read(fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+/* In the forked child: discover GPUs, report through fd, exit. */
+static void
+discovery_child(int fd)
+{
+	DiscoveryReport report;
+	size_t		done = 0;
+
+	memset(&report, 0, sizeof(report));
+	report.count = ga_gpu_discover(report.gpus, GA_MAX_GPUS, &report.status);
+	while (done < sizeof(report))
+	{
+		ssize_t		n = write(fd, (char *) &report + done, sizeof(report) - done);
+
+		if (n <= 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			done += n;
+	}
+	_exit(0);
+}
+
+/*
+ * Find the GPUs once, at preload time, without initialising CUDA in this
+ * process.  Failures leave "no usable GPU" with the reason.
+ */
+void
+GpuAggDiscoverDevices(void)
+{
+	int			fds[2];
+	pid_t		pid;
+	DiscoveryReport report;
+
+	discovered_count = 0;
+	if (!ga_gpu_compiled())
+	{
+		GaStatus	status;
+
+		ga_gpu_discover(discovered_gpus, GA_MAX_GPUS, &status);
+		strlcpy(discovery_note, status.message, sizeof(discovery_note));
+		return;
+	}
+	if (pipe(fds) != 0)
+	{
+		snprintf(discovery_note, sizeof(discovery_note),
+				 "GPU discovery could not create a pipe: %m");
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+	{
+		snprintf(discovery_note, sizeof(discovery_note),
+				 "GPU discovery could not fork: %m");
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	if (pid == 0)
+	{
+		close(fds[0]);
+		discovery_child(fds[1]);
+	}
+	close(fds[1]);
+	if (read_fully(fds[0], (char *) &report, sizeof(report), DISCOVERY_TIMEOUT_MS))
+	{
+		discovered_count = Max(0, Min(report.count, GA_MAX_GPUS));
+		memcpy(discovered_gpus, report.gpus, sizeof(discovered_gpus));
+		if (discovered_count > 0)
+			snprintf(discovery_note, sizeof(discovery_note), "%d GPU(s) found",
+					 discovered_count);
+		else
+			strlcpy(discovery_note, report.status.message, sizeof(discovery_note));
+	}
+	else
+	{
+		kill(pid, SIGKILL);
+		snprintf(discovery_note, sizeof(discovery_note),
+				 "GPU discovery did not answer within %d seconds (a hung or broken CUDA driver?)",
+				 DISCOVERY_TIMEOUT_MS / 1000);
+	}
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* The GPU selected by gpuagg.gpu_index, or NULL when it is not usable. */
+const GaGpuInfo *
+GpuAggSelectedGpu(void)
+{
+	if (gpuagg_gpu_index < discovered_count)
+		return &discovered_gpus[gpuagg_gpu_index];
+	return NULL;
+}
+
+/* Why no GPU is usable, for messages. */
+const char *
+GpuAggNoGpuReason(void)
+{
+	if (discovered_count > 0 && gpuagg_gpu_index >= discovered_count)
+		return psprintf("gpuagg.gpu_index is %d but only %d GPU(s) were found",
+						gpuagg_gpu_index, discovered_count);
+	return discovery_note;
+}
+
+/*
+ * The device gpuagg.device asks for.  *usable is false when that is the GPU
+ * and none can be used: auto then plans nothing, gpu plans and fails at run
+ * time with the reason.
+ */
+GaDeviceKind
+GpuAggPlannedDeviceKind(bool *usable)
+{
+	*usable = true;
+	if (gpuagg_device == GPUAGG_DEVICE_CPU)
+		return GA_DEVICE_CPU;
+	if (GpuAggSelectedGpu() == NULL)
+		*usable = false;
+	return GA_DEVICE_GPU;
+}
+
+/*
+ * Open the device a node runs on, reporting failures as errors.  A GPU that
+ * vanished after planning under gpuagg.device = auto quietly becomes the CPU.
+ */
+GaDevice *
+GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
+{
+	GaStatus	status;
+	GaDevice   *device;
+
+	*setup_ms = 0;
+	if (kind == GA_DEVICE_GPU && GpuAggSelectedGpu() == NULL)
+	{
+		if (gpuagg_device != GPUAGG_DEVICE_GPU)
+			kind = GA_DEVICE_CPU;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("gpuagg.device is \"gpu\" but no usable GPU was found"),
+					 errdetail("%s", GpuAggNoGpuReason()),
+					 errhint("Set gpuagg.device to \"auto\" or \"cpu\", or see SELECT * FROM gpuagg_devices().")));
+	}
+	device = ga_device_open(kind,
+							kind == GA_DEVICE_GPU ? GpuAggSelectedGpu()->ordinal : 0,
+							&status);
+	if (device == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuagg could not open the %s device", kind == GA_DEVICE_GPU ? "GPU" : "CPU"),
+				 errdetail("%s", status.message),
+				 errhint("Set gpuagg.device = cpu to run on the CPU, or gpuagg.enabled = off.")));
+	*setup_ms = ga_device_setup_ms(device);
+	return device;
+}
+
+/* Format a CUDA version number (1000*major + 10*minor) as text. */
+static text *
+cuda_version_text(int version)
+{
+	return cstring_to_text(psprintf("%d.%d", version / 1000, (version % 1000) / 10));
+}
+
+/*
+ * gpuagg_devices(): one row per GPU found at server start, or one row saying
+ * that there is no usable GPU and why.
+ */
+Datum
+gpuagg_devices(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < discovered_count; i++)
+	{
+		const GaGpuInfo *gpu = &discovered_gpus[i];
+		Datum		values[9];
+		bool		nulls[9] = {0};
+
+		values[0] = Int32GetDatum(gpu->ordinal);
+		values[1] = CStringGetTextDatum(gpu->name);
+		values[2] = Int64GetDatum(gpu->total_memory);
+		values[3] = Int32GetDatum(gpu->multiprocessors);
+		values[4] = CStringGetTextDatum(psprintf("%d.%d", gpu->cc_major, gpu->cc_minor));
+		values[5] = PointerGetDatum(cuda_version_text(gpu->driver_version));
+		values[6] = PointerGetDatum(cuda_version_text(gpu->runtime_version));
+		values[7] = BoolGetDatum(true);
+		values[8] = CStringGetTextDatum(i == gpuagg_gpu_index ? "selected by gpuagg.gpu_index" : "");
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	if (discovered_count == 0)
+	{
+		Datum		values[9];
+		bool		nulls[9] = {true, false, true, true, true, true, true, false, false};
+
+		values[1] = CStringGetTextDatum("none");
+		values[7] = BoolGetDatum(false);
+		values[8] = CStringGetTextDatum(discovery_note);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,139 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain.c
+ *	  What EXPLAIN shows for GpuHashAgg.
+ *
+ *	EXPLAIN				Group Key; with gpuagg.explain_device_details also
+ *						Device and Strategy (with the estimated groups)
+ *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
+ *						CPU finished the query; with device details also
+ *						Bytes Sent, Table Growths, batches per strategy and,
+ *						with TIMING, Device Time, Transfer Time and the CUDA
+ *						context's creation time when this query paid it
+ *
+ * Plain EXPLAIN never touches the device: the strategy shown is computed
+ * from the GPU's properties found at server start.  Turning
+ * gpuagg.explain_device_details off leaves only lines that are the same on
+ * every machine, for regression tests.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "commands/explain.h"
+#include "utils/builtins.h"
+#include "utils/ruleutils.h"
+
+/* Group Key: the keys deparsed like PostgreSQL's own Agg. */
+static void
+explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
+				   List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	List	   *keys = NIL;
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	int			i;
+
+	if (desc->nkeys == 0)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	for (i = 0; i < desc->nkeys; i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, i);
+
+		keys = lappend(keys, deparse_expression((Node *) tle->expr, context,
+												useprefix, false));
+	}
+	ExplainPropertyList("Group Key", keys, es);
+}
+
+/* Device and planned strategy; needs no device. */
+static void
+explain_device(const GpuAggDesc *desc, GaAggRequest *request,
+			   const char *device_name, ExplainState *es)
+{
+	const GaGpuInfo *gpu = NULL;
+	GaStrategy	strategy;
+
+	if (strcmp(device_name, "GPU") == 0)
+	{
+		gpu = GpuAggSelectedGpu();
+		if (gpu != NULL)
+			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
+		else
+			ExplainPropertyText("Device", "GPU (none usable)", es);
+	}
+	else
+		ExplainPropertyText("Device", "CPU", es);
+
+	strategy = ga_agg_planned_strategy(gpu, request);
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Strategy",
+							psprintf("%s (estimated groups: %.0f)",
+									 ga_strategy_name(strategy), desc->est_groups),
+							es);
+	else
+	{
+		ExplainPropertyText("Strategy", ga_strategy_name(strategy), es);
+		ExplainPropertyFloat("Estimated Groups", NULL, desc->est_groups, 0, es);
+	}
+}
+
+/* Batches per strategy, e.g. "shared=3 global=1". */
+static char *
+strategy_batches(const GaAggStats *stats)
+{
+	StringInfoData buf;
+	int			s;
+
+	initStringInfo(&buf);
+	for (s = 0; s < GA_NUM_STRATEGIES; s++)
+	{
+		if (stats->batches_by_strategy[s] == 0)
+			continue;
+		appendStringInfo(&buf, "%s%s=" INT64_FORMAT, buf.len > 0 ? " " : "",
+						 ga_strategy_name((GaStrategy) s), stats->batches_by_strategy[s]);
+	}
+	return buf.len > 0 ? buf.data : "none";
+}
+
+/* ExplainCustomScan for GpuHashAgg. */
+void
+GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	const GpuAggDesc *desc;
+	GaAggRequest *request;
+	GaAggStats *stats;
+	bool		executed;
+	const char *device_name;
+	double		setup_ms;
+	const char *fallback;
+
+	GpuAggExplainInfo((GpuAggState *) node, &desc, &request, &stats, &executed,
+					  &device_name, &setup_ms, &fallback);
+
+	explain_group_keys(node, desc, ancestors, es);
+	if (gpuagg_explain_device_details)
+		explain_device(desc, request, device_name, es);
+
+	if (!es->analyze || !executed)
+		return;
+	ExplainPropertyInteger("Batches", NULL, stats->batches, es);
+	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
+	ExplainPropertyInteger("Groups", NULL, stats->groups, es);
+	if (fallback != NULL)
+		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", fallback), es);
+	if (!gpuagg_explain_device_details)
+		return;
+	ExplainPropertyInteger("Bytes Sent", "bytes", stats->bytes_sent, es);
+	ExplainPropertyInteger("Table Growths", NULL, stats->table_growths, es);
+	ExplainPropertyText("Batches by Strategy", strategy_batches(stats), es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Device Time", "ms", stats->device_ms, 3, es);
+		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
+		if (setup_ms > 0)
+			ExplainPropertyFloat("Context Setup", "ms", setup_ms, 3, es);
+	}
+}

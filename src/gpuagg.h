@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuagg.h
+ *	  Declarations shared by the PostgreSQL side of gpuagg (src/).
+ *
+ * The node GpuHashAgg replaces HashAggregate / Agg.  Its life:
+ *	agg_path.c		decides whether a grouping can run on a device and adds a
+ *					costed CustomPath (create_upper_paths_hook)
+ *	agg_plan.c		turns it into a CustomScan whose custom_scan_tlist is the
+ *					group keys followed by the planner's own Aggrefs
+ *	agg_exec.c		pulls child rows into columnar batches (batch.c), runs
+ *					them through a device (cuda/gpuagg_device.h) and returns
+ *					the groups, finalized by agg_finalize.c
+ *	explain.c		shows what it planned and did
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_H
+#define GPUAGG_H
+
+#include "postgres.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+#include "gpuagg_device.h"
+
+#define GPUAGG_NODE_NAME "GpuHashAgg"
+
+/* ------------------------------------------------------------------------
+ * guc.c: settings
+ * ------------------------------------------------------------------------
+ */
+typedef enum GpuAggDeviceSetting
+{
+	GPUAGG_DEVICE_AUTO,
+	GPUAGG_DEVICE_GPU,
+	GPUAGG_DEVICE_CPU
+} GpuAggDeviceSetting;
+
+extern bool gpuagg_enabled;
+extern bool gpuagg_enable_hashagg;
+extern bool gpuagg_enable_hashjoin;
+extern bool gpuagg_force;
+extern bool gpuagg_explain_device_details;
+extern int	gpuagg_device;
+extern int	gpuagg_strategy;
+extern int	gpuagg_batch_rows;
+extern int	gpuagg_gpu_index;
+extern int	gpuagg_debug_fail_at_batch;
+extern double gpuagg_gpu_startup_cost;
+extern double gpuagg_gpu_tuple_cost;
+extern double gpuagg_batch_value_cost;
+
+extern void GpuAggGucInit(void);
+
+/* ------------------------------------------------------------------------
+ * devices.c: GPU discovery, device choice, gpuagg_devices()
+ * ------------------------------------------------------------------------
+ */
+extern void GpuAggDiscoverDevices(void);
+extern const GaGpuInfo *GpuAggSelectedGpu(void);
+extern const char *GpuAggNoGpuReason(void);
+extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
+extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
+
+/* ------------------------------------------------------------------------
+ * agg_catalog.c: which aggregates and key types the devices support
+ * ------------------------------------------------------------------------
+ */
+typedef enum GpuAggKind
+{
+	GPUAGG_COUNT_STAR,
+	GPUAGG_COUNT,
+	GPUAGG_SUM,
+	GPUAGG_AVG,
+	GPUAGG_MIN,
+	GPUAGG_MAX
+} GpuAggKind;
+
+/* How one value travels in a batch column. */
+typedef enum GpuAggEncoding
+{
+	GPUAGG_ENC_NONE,			/* validity only (count(x)) */
+	GPUAGG_ENC_BOOL,			/* GA_TYPE_INT8 0/1 */
+	GPUAGG_ENC_INT16,
+	GPUAGG_ENC_INT32,			/* int4, date */
+	GPUAGG_ENC_INT64,			/* int8, timestamp */
+	GPUAGG_ENC_FLOAT4,
+	GPUAGG_ENC_FLOAT8,
+	GPUAGG_ENC_FLOAT8_KEY,		/* canonical bits of a float8 key as int64 */
+	GPUAGG_ENC_ZERO_SIGN,		/* row number * 2 + (value is -0): see batch.c */
+	GPUAGG_ENC_TEXT_KEY			/* dictionary id of a text key as int32 */
+} GpuAggEncoding;
+
+extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why);
+extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
+extern GpuAggEncoding GpuAggInputEncoding(Oid type);
+extern GaValueType GpuAggEncodingType(GpuAggEncoding encoding);
+extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
+								 Oid *input_type, const char **why);
+
+/* ------------------------------------------------------------------------
+ * agg_plan.c: the plan and its description in custom_private
+ * ------------------------------------------------------------------------
+ */
+typedef struct GpuAggKeyDesc
+{
+	AttrNumber	child_attno;	/* column of the child's output */
+	Oid			type;			/* base type of the key */
+} GpuAggKeyDesc;
+
+typedef struct GpuAggAggDesc
+{
+	GpuAggKind	kind;
+	Oid			input_type;		/* base type of the argument, or InvalidOid */
+	Oid			result_type;
+	AttrNumber	arg_attno;		/* child column of the argument, 0 if none */
+	AttrNumber	filter_attno;	/* child column of FILTER, 0 if none */
+} GpuAggAggDesc;
+
+/*
+ * What the executor needs, stored in CustomScan.custom_private.  The node's
+ * scan tuple (custom_scan_tlist) is the keys, then the aggregates, in order.
+ */
+typedef struct GpuAggDesc
+{
+	int			nkeys;
+	GpuAggKeyDesc *keys;
+	int			naggs;
+	GpuAggAggDesc *aggs;
+	double		est_groups;
+	bool		rescan_safe;	/* child can be re-run for a CPU fallback */
+} GpuAggDesc;
+
+extern List *GpuAggDescToList(const GpuAggDesc *desc);
+extern GpuAggDesc *GpuAggDescFromList(List *list);
+extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+extern void GpuAggPlanInit(void);
+
+/* ------------------------------------------------------------------------
+ * agg_path.c
+ * ------------------------------------------------------------------------
+ */
+extern void GpuAggPathInit(void);
+
+/* ------------------------------------------------------------------------
+ * agg_exec.c, batch.c, agg_finalize.c, explain.c
+ * ------------------------------------------------------------------------
+ */
+typedef struct GpuAggBatchBuilder GpuAggBatchBuilder;
+
+/* One batch column: where its values come from and how they travel. */
+typedef struct GpuAggColumnSource
+{
+	AttrNumber	attno;			/* child column, 0 for none (count(*)) */
+	AttrNumber	filter_attno;	/* FILTER column, 0 for none */
+	GpuAggEncoding encoding;
+} GpuAggColumnSource;
+
+extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
+													const GpuAggColumnSource *sources,
+													MemoryContext cxt);
+extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
+extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
+							  TupleTableSlot *slot);
+extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
+							 Oid type, int64 value, int64 first_sign);
+
+/* How one SQL aggregate is computed from device operations. */
+typedef struct GpuAggOutput
+{
+	GpuAggKind	kind;
+	Oid			input_type;
+	Oid			result_type;
+	int			op_value;		/* SUM/MIN/MAX result, or -1 */
+	int			op_count;		/* COUNT / COUNT_ROWS result */
+	int			op_inf;			/* COUNT_INF result, or -1 */
+} GpuAggOutput;
+
+extern Datum GpuAggFinalize(const GpuAggOutput *output,
+							const GaAggResult *result, int64 group,
+							bool *isnull);
+
+typedef struct GpuAggState GpuAggState;
+extern Node *GpuAggCreateScanState(CustomScan *cscan);
+extern void GpuAggExplain(CustomScanState *node, List *ancestors,
+						  ExplainState *es);
+
+/* agg_exec.c exports what explain.c reads */
+extern void GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
+							  GaAggRequest **request, GaAggStats **stats,
+							  bool *executed, const char **device_name,
+							  double *setup_ms, const char **fallback);
+
+#endif							/* GPUAGG_H */

@@ -1,0 +1,115 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc.c
+ *	  The gpuagg.* settings.  The names are part of the interface: tests,
+ *	  scripts and later features depend on them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "utils/guc.h"
+
+/* GUC variables */
+bool		gpuagg_enabled = true;
+bool		gpuagg_enable_hashagg = true;
+bool		gpuagg_enable_hashjoin = true;
+bool		gpuagg_force = false;
+bool		gpuagg_explain_device_details = true;
+int			gpuagg_device = GPUAGG_DEVICE_AUTO;
+int			gpuagg_strategy = GA_STRATEGY_AUTO;
+int			gpuagg_batch_rows = 1048576;
+int			gpuagg_gpu_index = 0;
+int			gpuagg_debug_fail_at_batch = 0;
+double		gpuagg_gpu_startup_cost = 1000.0;
+double		gpuagg_gpu_tuple_cost = 0.0002;
+double		gpuagg_batch_value_cost = 0.0005;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", GPUAGG_DEVICE_AUTO, false},
+	{"gpu", GPUAGG_DEVICE_GPU, false},
+	{"cpu", GPUAGG_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry strategy_options[] = {
+	{"auto", GA_STRATEGY_AUTO, false},
+	{"shared", GA_STRATEGY_SHARED, false},
+	{"global", GA_STRATEGY_GLOBAL, false},
+	{NULL, 0, false}
+};
+
+/* Define every gpuagg.* setting and reserve the prefix. */
+void
+GpuAggGucInit(void)
+{
+	DefineCustomBoolVariable("gpuagg.enabled",
+							 "Enables the gpuagg plan nodes.",
+							 "When off, every query gets PostgreSQL's own plan.",
+							 &gpuagg_enabled, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.enable_hashagg",
+							 "Enables GpuHashAgg in place of HashAggregate and Agg.",
+							 NULL,
+							 &gpuagg_enable_hashagg, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.enable_hashjoin",
+							 "Enables GpuHashJoin in place of Hash Join (reserved: GpuHashJoin is not implemented yet).",
+							 NULL,
+							 &gpuagg_enable_hashjoin, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpuagg.device",
+							 "Where the gpuagg nodes run: auto, gpu or cpu.",
+							 "auto uses a usable GPU and plans no gpuagg node when there is none; "
+							 "gpu requires a GPU; cpu runs the nodes on the CPU device.",
+							 &gpuagg_device, GPUAGG_DEVICE_AUTO, device_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.force",
+							 "Plans a gpuagg node for every query it supports, whatever the cost.",
+							 "For tests and for comparing plans.",
+							 &gpuagg_force, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpuagg.strategy",
+							 "GPU aggregation strategy: auto, shared or global.",
+							 "shared keeps per-block tables in shared memory (few groups); "
+							 "global aggregates in device memory with atomics (many groups).",
+							 &gpuagg_strategy, GA_STRATEGY_AUTO, strategy_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.batch_rows",
+							"Rows in each columnar batch sent to the device.",
+							NULL,
+							&gpuagg_batch_rows, 1048576, 16, 64 * 1024 * 1024,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.gpu_index",
+							"Which GPU (CUDA device ordinal) the gpuagg nodes use.",
+							NULL,
+							&gpuagg_gpu_index, 0, 0, GA_MAX_GPUS - 1,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuagg.gpu_startup_cost",
+							 "Planner cost of starting work on the GPU for one node.",
+							 NULL,
+							 &gpuagg_gpu_startup_cost, 1000.0, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuagg.gpu_tuple_cost",
+							 "Planner cost of moving and aggregating one input row on the GPU.",
+							 NULL,
+							 &gpuagg_gpu_tuple_cost, 0.0002, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuagg.batch_value_cost",
+							 "Planner cost of copying one value into a columnar batch.",
+							 NULL,
+							 &gpuagg_batch_value_cost, 0.0005, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.explain_device_details",
+							 "Shows device-specific lines (device, strategy, bytes, times) in EXPLAIN.",
+							 "Turn off to get EXPLAIN output that is the same on every machine.",
+							 &gpuagg_explain_device_details, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.debug_fail_at_batch",
+							"Testing: make the device fail at this batch of each aggregation (0 = never).",
+							NULL,
+							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("gpuagg");
+}
