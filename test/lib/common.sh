@@ -1,0 +1,385 @@
+#!/usr/bin/env bash
+# test/lib/common.sh - shared helpers of test/check.sh and test/demo.sh (sourced, not run).
+#
+# Provides: timestamped logging; ensure_packages (apt on a fresh Debian, or a check of
+# the PostgreSQL given by PG_CONFIG); build_and_install; a throwaway PostgreSQL cluster
+# (start_cluster / stop_cluster, always stopped and removed by an EXIT trap unless
+# KEEP_CLUSTER=1); as_pguser / psql_as to run PostgreSQL programs as an unprivileged
+# user, since PostgreSQL refuses to run as root.
+#
+# Environment understood here:
+#   PG_CONFIG          pg_config of an existing PostgreSQL 15; given => no apt at all
+#   GPUAGG_USER        OS user that runs the server when invoked as root
+#                      (default: postgres if it exists, else gpuagg, created on demand)
+#   GPUAGG_SKIP_BUILD  1 => use the gpuagg already installed, do not run make
+#   GPUAGG_EXTRA_CONF  extra lines appended to the cluster's postgresql.conf
+#   GPUAGG_TMPDIR      parent of the throwaway cluster directory (default /tmp)
+#   KEEP_CLUSTER       1 => leave the cluster running and its directory in place
+
+GA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+GA_DEBIAN_PACKAGES=(postgresql-15 postgresql-server-dev-15 build-essential)
+GA_BG_PIDS=()
+CLUSTER_DIR=""
+CLUSTER_RUNNING=0
+
+# ---------------------------------------------------------------- logging
+
+# Print a message prefixed with the wall-clock time.
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+# Print a warning to stderr.
+warn() { printf '[%s] WARNING: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# Print an error to stderr and exit 1 (the EXIT trap still cleans up).
+die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
+
+# Print a section banner.
+section() { printf '\n[%s] ==== %s ====\n' "$(date +%H:%M:%S)" "$*"; }
+
+# Print seconds since the epoch with milliseconds (for durations).
+now_s() { date +%s.%3N; }
+
+# Print the seconds elapsed since $1 (a now_s value), one decimal.
+elapsed_since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Whether this shell runs as root.
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Print the number of CPU cores available to this process.
+ncores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
+
+# Print the machine's memory in MB.
+mem_total_mb() { awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo; }
+
+# ---------------------------------------------------------------- packages and PostgreSQL
+
+# Print the Debian packages of GA_DEBIAN_PACKAGES that are not installed.
+missing_debian_packages() {
+	local p
+	for p in "${GA_DEBIAN_PACKAGES[@]}"; do
+		if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" != installed ]; then
+			printf '%s\n' "$p"
+		fi
+	done
+}
+
+# Install what is missing (root + apt + no PG_CONFIG), then resolve and check pg_config.
+ensure_packages() {
+	local missing
+	if [ -n "${PG_CONFIG:-}" ]; then
+		log "PG_CONFIG=$PG_CONFIG given: using that PostgreSQL, no package installation"
+	elif ! is_root; then
+		log "not root: no package installation, looking for an installed PostgreSQL 15"
+	elif ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
+		log "no apt-get here: no package installation, looking for an installed PostgreSQL 15"
+	else
+		missing=$(missing_debian_packages | tr '\n' ' ')
+		missing=${missing% }
+		if [ -z "$missing" ]; then
+			log "packages present: ${GA_DEBIAN_PACKAGES[*]}"
+		else
+			log "installing missing packages: $missing (apt-get update + install)"
+			export DEBIAN_FRONTEND=noninteractive
+			apt-get update -q || die "apt-get update failed"
+			# shellcheck disable=SC2086  # $missing is a word list
+			apt-get install -y -q --no-install-recommends $missing ||
+				die "apt-get install $missing failed"
+			log "installed: $missing"
+		fi
+	fi
+	resolve_pg_config
+	check_pg_tools
+}
+
+# Set and export PG_CONFIG (given, else PostgreSQL 15's, else the one on PATH).
+resolve_pg_config() {
+	if [ -z "${PG_CONFIG:-}" ]; then
+		if [ -x /usr/lib/postgresql/15/bin/pg_config ]; then
+			PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+		elif command -v pg_config >/dev/null 2>&1; then
+			PG_CONFIG=$(command -v pg_config)
+		else
+			die "no pg_config found. Install PostgreSQL 15 with its server headers
+  (Debian/Ubuntu, as root: apt-get install postgresql-15 postgresql-server-dev-15 build-essential)
+  or point PG_CONFIG at an existing one, e.g. PG_CONFIG=/opt/pg/usr/lib/postgresql/15/bin/pg_config"
+		fi
+	fi
+	export PG_CONFIG
+}
+
+# Check that pg_config, the server programs, PGXS, pg_regress and a C toolchain work; set PG_* paths.
+check_pg_tools() {
+	local version t hint
+	hint="install postgresql-15 postgresql-server-dev-15 build-essential, or set PG_CONFIG to the pg_config of a complete PostgreSQL 15 (server, client, PGXS, pg_regress)"
+	version=$("$PG_CONFIG" --version 2>&1) || die "'$PG_CONFIG --version' failed: $version
+  ($hint; a relocated PostgreSQL may also need LD_LIBRARY_PATH)"
+	PG_BINDIR=$("$PG_CONFIG" --bindir)
+	PG_PKGLIBDIR=$("$PG_CONFIG" --pkglibdir)
+	PG_SHAREDIR=$("$PG_CONFIG" --sharedir)
+	PG_REGRESS="$PG_PKGLIBDIR/pgxs/src/test/regress/pg_regress"
+	for t in initdb pg_ctl postgres psql; do
+		[ -x "$PG_BINDIR/$t" ] || die "$PG_BINDIR/$t not found ($hint)"
+	done
+	[ -f "$("$PG_CONFIG" --pgxs)" ] || die "PGXS makefile $("$PG_CONFIG" --pgxs) not found ($hint)"
+	[ -x "$PG_REGRESS" ] || die "pg_regress not found at $PG_REGRESS ($hint)"
+	for t in make cc; do
+		command -v "$t" >/dev/null 2>&1 || die "'$t' not found ($hint)"
+	done
+	case "$version" in
+		"PostgreSQL 15"*) ;;
+		*) warn "gpuagg targets PostgreSQL 15; $PG_CONFIG reports '$version'" ;;
+	esac
+	log "using $version ($PG_CONFIG)"
+	export PG_BINDIR PG_PKGLIBDIR PG_SHAREDIR PG_REGRESS
+}
+
+# ---------------------------------------------------------------- build
+
+# Build with PGXS and install into PG_CONFIG's PostgreSQL; print the make output on failure.
+build_and_install() {
+	local buildlog t0 libdir extdir
+	if [ "${GPUAGG_SKIP_BUILD:-0}" = 1 ]; then
+		log "GPUAGG_SKIP_BUILD=1: using the gpuagg already installed in $PG_PKGLIBDIR"
+		[ -f "$PG_PKGLIBDIR/gpuagg.so" ] || die "GPUAGG_SKIP_BUILD=1 but $PG_PKGLIBDIR/gpuagg.so is not installed"
+		return 0
+	fi
+	buildlog=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-build.XXXXXX")
+	t0=$(now_s)
+	log "building: make -j$(ncores) PG_CONFIG=$PG_CONFIG (in $GA_ROOT)"
+	if ! make -C "$GA_ROOT" --no-print-directory -j"$(ncores)" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
+		cat "$buildlog" >&2
+		rm -f "$buildlog"
+		die "build failed (make output above)"
+	fi
+	grep -E '^gpuagg:|warning:' "$buildlog" || true
+	log "built in $(elapsed_since "$t0")s"
+	libdir=$PG_PKGLIBDIR
+	extdir=$PG_SHAREDIR/extension
+	if is_root || { [ -w "$libdir" ] && [ -w "$extdir" ]; }; then
+		if ! make -C "$GA_ROOT" --no-print-directory install PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
+			cat "$buildlog" >&2
+			rm -f "$buildlog"
+			die "make install failed (output above)"
+		fi
+		log "installed into $libdir and $extdir"
+	elif [ -f "$GA_ROOT/gpuagg.so" ] && cmp -s "$GA_ROOT/gpuagg.so" "$libdir/gpuagg.so"; then
+		log "$libdir is not writable, but the gpuagg.so installed there is this build: continuing"
+	else
+		rm -f "$buildlog"
+		die "cannot install: $libdir or $extdir is not writable by $(id -un). Run
+  sudo make -C $GA_ROOT install PG_CONFIG=$PG_CONFIG
+then run this command again (or run it as root)."
+	fi
+	rm -f "$buildlog"
+}
+
+# ---------------------------------------------------------------- running as the server user
+
+# Set and export GPUAGG_RUN_USER: the OS user that owns and runs the throwaway server.
+choose_run_user() {
+	if ! is_root; then
+		GPUAGG_RUN_USER=$(id -un)
+	elif [ -n "${GPUAGG_USER:-}" ]; then
+		GPUAGG_RUN_USER=$GPUAGG_USER
+	elif id postgres >/dev/null 2>&1; then
+		GPUAGG_RUN_USER=postgres
+	else
+		GPUAGG_RUN_USER=gpuagg
+	fi
+	if is_root && ! id "$GPUAGG_RUN_USER" >/dev/null 2>&1; then
+		log "creating the unprivileged user '$GPUAGG_RUN_USER' to run PostgreSQL"
+		useradd --create-home --shell /bin/sh "$GPUAGG_RUN_USER" ||
+			die "useradd $GPUAGG_RUN_USER failed"
+	fi
+	export GPUAGG_RUN_USER
+}
+
+# Run a command as GPUAGG_RUN_USER (through runuser when root) from a directory it can enter.
+as_pguser() {
+	if is_root; then
+		(cd "${CLUSTER_DIR:-/}" && runuser -u "$GPUAGG_RUN_USER" -- \
+			env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@")
+	else
+		"$@"
+	fi
+}
+
+# Run psql as the server user against the throwaway cluster: psql_as DB [psql args...].
+psql_as() {
+	local db=$1
+	shift
+	as_pguser "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -h "$CLUSTER_DIR" -p "$PGPORT_CLUSTER" -d "$db" "$@"
+}
+
+# ---------------------------------------------------------------- the throwaway cluster
+
+# Print a TCP port that nothing listens on (the server itself listens only on a socket).
+free_port() {
+	local port i
+	for i in $(seq 1 50); do
+		port=$((20000 + (RANDOM * 32768 + RANDOM + i) % 40000))
+		# /proc/net/tcp*: field 2 is ADDR:PORT in hex, field 4 the state (0A = LISTEN)
+		if ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+			awk -v p="$(printf '%04X' "$port")" '$4 == "0A" && substr($2, length($2) - 3) == p { found = 1 } END { exit !found }'; then
+			echo "$port"
+			return 0
+		fi
+	done
+	echo 54329
+}
+
+# Print a shared_buffers size in MB: $1 = test|demo, $2 = bytes the demo table needs.
+shared_buffers_mb() {
+	local mem quarter want
+	mem=$(mem_total_mb)
+	if [ "$1" = test ]; then
+		echo 256
+		return 0
+	fi
+	quarter=$((mem / 4))
+	if [ "$quarter" -gt 8192 ]; then quarter=8192; fi
+	want=$(( ${2:-0} * 115 / 100 / 1048576 + 256 ))
+	if [ "$want" -lt "$quarter" ]; then want=$quarter; fi
+	if [ "$want" -gt $((mem / 2)) ]; then want=$((mem / 2)); fi
+	if [ "$want" -lt 128 ]; then want=128; fi
+	echo "$want"
+}
+
+# Print the postgresql.conf lines of a profile: $1 = test|demo, $2 = demo table bytes.
+cluster_conf() {
+	local profile=$1 cores sb mem wm
+	cores=$(ncores)
+	sb=${SHARED_BUFFERS_MB:-$(shared_buffers_mb "$profile" "${2:-0}")}
+	cat <<CONF
+# ---- gpuagg throwaway cluster ($profile profile), written by test/lib/common.sh
+shared_preload_libraries = 'gpuagg'
+listen_addresses = ''
+unix_socket_directories = '$CLUSTER_DIR'
+port = $PGPORT_CLUSTER
+shared_buffers = ${sb}MB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+logging_collector = off
+log_line_prefix = '%m [%p] '
+lc_messages = 'C'
+CONF
+	# Docker-like hosts give /dev/shm 64MB: parallel query's DSM then fails
+	if [ "$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $2 }')" -lt 1024 ] 2>/dev/null; then
+		echo "dynamic_shared_memory_type = mmap"
+	fi
+	if [ "$profile" = test ]; then
+		# planner-relevant settings stay at PostgreSQL's defaults so the suite's
+		# expected plans are those of a stock server
+		cat <<CONF
+work_mem = 4MB
+max_parallel_workers_per_gather = 2
+CONF
+	else
+		mem=$(mem_total_mb)
+		wm=$((mem / (4 * (cores + 1))))
+		if [ "$wm" -gt 1024 ]; then wm=1024; fi
+		if [ "$wm" -lt 64 ]; then wm=64; fi
+		cat <<CONF
+work_mem = ${WORK_MEM_MB:-$wm}MB
+max_parallel_workers_per_gather = $cores
+max_parallel_workers = $cores
+max_worker_processes = $((cores + 8))
+wal_level = minimal
+max_wal_senders = 0
+max_wal_size = 8GB
+checkpoint_timeout = 30min
+CONF
+	fi
+	if [ -n "${GPUAGG_EXTRA_CONF:-}" ]; then
+		printf '# GPUAGG_EXTRA_CONF\n%s\n' "$GPUAGG_EXTRA_CONF"
+	fi
+}
+
+# Create, configure and start a throwaway cluster: start_cluster test|demo [demo table bytes].
+start_cluster() {
+	local profile=$1 initlog
+	choose_run_user
+	install_exit_trap
+	CLUSTER_DIR=$(mktemp -d "${GPUAGG_TMPDIR:-/tmp}/gpuagg.XXXXXX")
+	PGPORT_CLUSTER=$(free_port)
+	export CLUSTER_DIR PGPORT_CLUSTER
+	chmod 700 "$CLUSTER_DIR"
+	if is_root; then chown "$GPUAGG_RUN_USER:" "$CLUSTER_DIR"; fi
+	log "initdb as '$GPUAGG_RUN_USER' in $CLUSTER_DIR/data"
+	if ! initlog=$(as_pguser "$PG_BINDIR/initdb" -D "$CLUSTER_DIR/data" -A trust -E UTF8 \
+		--locale=C --no-sync 2>&1); then
+		printf '%s\n' "$initlog" >&2
+		die "initdb failed"
+	fi
+	cluster_conf "$profile" "${2:-0}" | as_pguser tee -a "$CLUSTER_DIR/data/postgresql.conf" >/dev/null
+	log "starting PostgreSQL ($profile profile) on socket $CLUSTER_DIR port $PGPORT_CLUSTER"
+	if ! as_pguser "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" \
+		-w -t 120 start >/dev/null; then
+		echo "---- server log ($CLUSTER_DIR/server.log) ----" >&2
+		tail -n 60 "$CLUSTER_DIR/server.log" >&2 || true
+		die "PostgreSQL did not start (server log above)"
+	fi
+	CLUSTER_RUNNING=1
+	log "PostgreSQL is up: $(psql_as postgres -At -c "SHOW server_version")," \
+		"shared_buffers $(psql_as postgres -At -c "SHOW shared_buffers")"
+}
+
+# Stop the cluster and remove its directory; with KEEP_CLUSTER=1 leave both and say how to reach them.
+stop_cluster() {
+	[ -n "$CLUSTER_DIR" ] || return 0
+	if [ "${KEEP_CLUSTER:-0}" = 1 ]; then
+		if [ "$CLUSTER_RUNNING" = 1 ]; then
+			log "KEEP_CLUSTER=1: the cluster keeps running. Connect with:"
+			log "  $(is_root && echo "runuser -u $GPUAGG_RUN_USER -- ")$PG_BINDIR/psql -h $CLUSTER_DIR -p $PGPORT_CLUSTER postgres"
+			log "stop and remove it with:"
+			log "  $(is_root && echo "runuser -u $GPUAGG_RUN_USER -- ")$PG_BINDIR/pg_ctl -D $CLUSTER_DIR/data stop; rm -rf $CLUSTER_DIR"
+		else
+			log "KEEP_CLUSTER=1: kept $CLUSTER_DIR"
+		fi
+		CLUSTER_DIR=""
+		return 0
+	fi
+	if [ "$CLUSTER_RUNNING" = 1 ]; then
+		as_pguser "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+			as_pguser "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate -w -t 30 stop >/dev/null 2>&1 ||
+			warn "could not stop the server in $CLUSTER_DIR"
+		CLUSTER_RUNNING=0
+	fi
+	rm -rf "$CLUSTER_DIR"
+	CLUSTER_DIR=""
+}
+
+# Remember a background process started by this script, to be ended at exit.
+track_bg_pid() { GA_BG_PIDS+=("$1"); }
+
+# EXIT handler: end tracked background processes, run the script's on_exit_hook (which may
+# set GA_EXIT_RC), stop the cluster, exit with GA_EXIT_RC.
+ga_on_exit() {
+	local rc=$? pid
+	set +e
+	for pid in "${GA_BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	GA_EXIT_RC=$rc
+	if declare -F on_exit_hook >/dev/null; then
+		on_exit_hook "$rc"
+	fi
+	stop_cluster
+	exit "$GA_EXIT_RC"
+}
+
+# Install the EXIT/INT/TERM traps (once).
+install_exit_trap() {
+	trap ga_on_exit EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# ---------------------------------------------------------------- gpuagg
+
+# Print how many usable GPUs gpuagg_devices() lists in database $1 (rows of a CPU device are not counted).
+count_usable_gpus() {
+	psql_as "$1" -At -c "SELECT count(*) FROM gpuagg_devices() d
+		WHERE d.usable AND coalesce(to_jsonb(d)->>'kind', '') <> 'cpu' AND d.name NOT ILIKE 'cpu%'"
+}
