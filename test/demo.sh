@@ -254,10 +254,14 @@ bench_query() {
 	if uses_gpuagg "$q"; then
 		RESULT_ONGPU[$q]=yes
 		RESULT_LABEL[$q]=$q
-	else
+	elif [ "$DEVICE" = cpu ] || [ "$q" = q6 ] || [ "$q" = q9 ]; then
 		RESULT_ONGPU[$q]=no
 		RESULT_LABEL[$q]="$q (native: not supported yet)"
 		log "$q: EXPLAIN shows no GpuHashAgg under gpuagg settings: it runs natively"
+	else
+		RESULT_ONGPU[$q]=no
+		RESULT_LABEL[$q]="$q (native: planner's choice)"
+		log "$q: the planner keeps the native plan under gpuagg settings (gpuagg.force is off on the GPU)"
 	fi
 	for mode in $MODES; do
 		if res=$(time_query "$q" "$mode"); then
@@ -288,6 +292,11 @@ ratio() {
 	awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.1fx", a / b; else printf "-" }'
 }
 
+# Print a/b with three decimals, or nothing when either is not a number (for the CSV).
+ratio_num() {
+	awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.3f", a / b }'
+}
+
 # Print the results table; write demo.csv to GPUAGG_DEMO_OUT when set.
 print_results() {
 	local q s p g fmt csv=""
@@ -302,7 +311,7 @@ print_results() {
 		# shellcheck disable=SC2059
 		printf "$fmt" "${RESULT_LABEL[$q]}" "${RESULT_GROUPS[$q]:--}" "$s" "$p" "$g" \
 			"$(ratio "$s" "$g")" "$(ratio "$p" "$g")" "${RESULT_MATCH[$q]:--}"
-		csv="$csv$q,\"${RESULT_LABEL[$q]}\",$ROWS,${RESULT_GROUPS[$q]:-},$DEVICE,${RESULT_ONGPU[$q]},$s,$p,$g,$(ratio "$s" "$g"),$(ratio "$p" "$g"),\"${RESULT_MATCH[$q]:-}\"
+		csv="$csv$q,\"${RESULT_LABEL[$q]}\",$ROWS,${RESULT_GROUPS[$q]:-},$DEVICE,${RESULT_ONGPU[$q]},$s,$p,$g,$(ratio_num "$s" "$g"),$(ratio_num "$p" "$g"),\"${RESULT_MATCH[$q]:-}\"
 "
 	done
 	if [ -n "${GPUAGG_DEMO_OUT:-}" ]; then
