@@ -221,7 +221,8 @@ run_regress() {
 	set +e
 	# shellcheck disable=SC2086  # $tests is a word list
 	as_pguser timeout -k 10 "$STEP_TIMEOUT" "$PG_REGRESS" --inputdir="$inputdir" --outputdir="$outdir" --bindir="$PG_BINDIR" \
-		--host="$CLUSTER_DIR" --port="$PGPORT_CLUSTER" --dbname=contrib_regression $tests 2>&1 |
+		--host="$CLUSTER_DIR" --port="$PGPORT_CLUSTER" --dbname=contrib_regression \
+		--no-locale --encoding=UTF8 $tests 2>&1 |
 		tee "$CLUSTER_DIR/pg_regress.out"
 	rc=${PIPESTATUS[0]}
 	set -e
