@@ -200,6 +200,20 @@ agg_plan_output(GpuAggState *state, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	}
 }
 
+/*
+ * Rows per batch: gpuagg.batch_rows, but no more than twice the rows the
+ * planner expects (at least 64K), so that a small input, or one rescanned
+ * for every outer row, does not allocate large pinned buffers.  A low
+ * estimate only means more batches.
+ */
+static int64
+agg_batch_capacity(PlanState *child)
+{
+	double		expected = 2.0 * child->plan->plan_rows;
+
+	return (int64) Min((double) gpuagg_batch_rows, Max(expected, 65536.0));
+}
+
 /* Build the device request: key columns, then aggregate inputs. */
 static void
 agg_build_request(GpuAggState *state)
@@ -240,7 +254,7 @@ agg_build_request(GpuAggState *state)
 	state->request.key_columns = state->key_columns;
 	state->request.naggs = state->nops;
 	state->request.aggs = state->ops;
-	state->request.batch_rows = gpuagg_batch_rows;
+	state->request.batch_rows = agg_batch_capacity(state->child);
 	state->request.estimated_groups = (int64) Min(Max(desc->est_groups, 1.0), 1e9);
 	state->request.strategy = (GaStrategy) gpuagg_strategy;
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
