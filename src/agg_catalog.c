@@ -136,14 +136,12 @@ GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why)
 	}
 }
 
-/* How a group key of this type is encoded in a batch. */
-GpuAggEncoding
-GpuAggKeyEncoding(Oid type)
+/* The encoding of integer-like types (also dates, timestamps); NONE otherwise. */
+static GpuAggEncoding
+integer_encoding(Oid base_type)
 {
-	switch (getBaseType(type))
+	switch (base_type)
 	{
-		case BOOLOID:
-			return GPUAGG_ENC_BOOL;
 		case INT2OID:
 			return GPUAGG_ENC_INT16;
 		case INT4OID:
@@ -152,37 +150,47 @@ GpuAggKeyEncoding(Oid type)
 		case INT8OID:
 		case TIMESTAMPOID:
 			return GPUAGG_ENC_INT64;
+	}
+	return GPUAGG_ENC_NONE;
+}
+
+/* How a group key of this type is encoded in a batch. */
+GpuAggEncoding
+GpuAggKeyEncoding(Oid type)
+{
+	Oid			base = getBaseType(type);
+
+	switch (base)
+	{
+		case BOOLOID:
+			return GPUAGG_ENC_BOOL;
 		case FLOAT8OID:
 			return GPUAGG_ENC_FLOAT8_KEY;
 		case TEXTOID:
 		case VARCHAROID:
 			return GPUAGG_ENC_TEXT_KEY;
 	}
-	elog(ERROR, "gpuagg: no key encoding for type %u", type);
-	return GPUAGG_ENC_NONE;		/* keep compiler quiet */
+	if (integer_encoding(base) == GPUAGG_ENC_NONE)
+		elog(ERROR, "gpuagg: no key encoding for type %u", type);
+	return integer_encoding(base);
 }
 
 /* How an aggregate input of this type is encoded in a batch. */
 GpuAggEncoding
 GpuAggInputEncoding(Oid type)
 {
-	switch (getBaseType(type))
+	Oid			base = getBaseType(type);
+
+	switch (base)
 	{
-		case INT2OID:
-			return GPUAGG_ENC_INT16;
-		case INT4OID:
-		case DATEOID:
-			return GPUAGG_ENC_INT32;
-		case INT8OID:
-		case TIMESTAMPOID:
-			return GPUAGG_ENC_INT64;
 		case FLOAT4OID:
 			return GPUAGG_ENC_FLOAT4;
 		case FLOAT8OID:
 			return GPUAGG_ENC_FLOAT8;
 	}
-	elog(ERROR, "gpuagg: no input encoding for type %u", type);
-	return GPUAGG_ENC_NONE;		/* keep compiler quiet */
+	if (integer_encoding(base) == GPUAGG_ENC_NONE)
+		elog(ERROR, "gpuagg: no input encoding for type %u", type);
+	return integer_encoding(base);
 }
 
 /* The device column type that carries an encoding. */
