@@ -30,15 +30,7 @@ struct GpuAggState
 	GpuAggDesc *desc;
 	PlanState  *child;
 
-	/* batch columns and device operations derived from desc */
-	int			ncolumns;
-	GpuAggColumnSource *sources;
-	GaValueType *column_types;
-	int		   *key_columns;
-	int		   *key_sign_ops;	/* MIN over ZERO_SIGN for float8 keys, or -1 */
-	int			nops;
-	GaAggSpec  *ops;
-	GpuAggOutput *outputs;		/* one per aggregate of desc */
+	GpuAggLayout *layout;		/* batch columns and device operations */
 	GaAggRequest request;
 
 	/* running */
@@ -110,97 +102,6 @@ agg_release(void *arg)
 }
 
 /*
- * The batch column for (attno, filter, encoding), added when new.  A
- * validity-only column (count(x)) reuses any column of the same source.
- */
-static int
-agg_column(GpuAggState *state, AttrNumber attno, AttrNumber filter,
-		   GpuAggEncoding encoding)
-{
-	int			i;
-
-	for (i = 0; i < state->ncolumns; i++)
-	{
-		GpuAggColumnSource *src = &state->sources[i];
-
-		if (src->attno == attno && src->filter_attno == filter &&
-			(src->encoding == encoding || encoding == GPUAGG_ENC_NONE))
-			return i;
-	}
-	state->sources[i].attno = attno;
-	state->sources[i].filter_attno = filter;
-	state->sources[i].encoding = encoding;
-	state->column_types[i] = GpuAggEncodingType(encoding);
-	return state->ncolumns++;
-}
-
-/* The device operation (op, column), added when new. */
-static int
-agg_op(GpuAggState *state, GaAggOp op, int column)
-{
-	int			i;
-
-	for (i = 0; i < state->nops; i++)
-		if (state->ops[i].op == op && state->ops[i].column == column)
-			return i;
-	state->ops[i].op = op;
-	state->ops[i].column = column;
-	return state->nops++;
-}
-
-/* Map one SQL aggregate onto device operations (see agg_finalize.c). */
-static void
-agg_plan_output(GpuAggState *state, const GpuAggAggDesc *agg, GpuAggOutput *out)
-{
-	int			col;
-	bool		is_float = agg->input_type == FLOAT4OID || agg->input_type == FLOAT8OID;
-
-	out->kind = agg->kind;
-	out->input_type = agg->input_type;
-	out->result_type = agg->result_type;
-	out->op_value = -1;
-	out->op_inf = -1;
-
-	if (agg->kind == GPUAGG_COUNT_STAR && agg->filter_attno == 0)
-	{
-		out->op_count = agg_op(state, GA_AGG_COUNT_ROWS, -1);
-		return;
-	}
-	if (agg->kind == GPUAGG_COUNT_STAR || agg->kind == GPUAGG_COUNT)
-	{
-		col = agg_column(state, agg->arg_attno, agg->filter_attno, GPUAGG_ENC_NONE);
-		out->op_count = agg_op(state, GA_AGG_COUNT, col);
-		return;
-	}
-
-	col = agg_column(state, agg->arg_attno, agg->filter_attno,
-					 GpuAggInputEncoding(agg->input_type));
-	out->op_count = agg_op(state, GA_AGG_COUNT, col);
-	switch (agg->kind)
-	{
-		case GPUAGG_SUM:
-		case GPUAGG_AVG:
-			if (agg->kind == GPUAGG_SUM && agg->input_type == FLOAT4OID)
-				out->op_value = agg_op(state, GA_AGG_SUM_FLOAT32, col);
-			else if (is_float)
-				out->op_value = agg_op(state, GA_AGG_SUM_FLOAT64, col);
-			else
-				out->op_value = agg_op(state, GA_AGG_SUM_INT, col);
-			if (is_float)
-				out->op_inf = agg_op(state, GA_AGG_COUNT_INF, col);
-			break;
-		case GPUAGG_MIN:
-			out->op_value = agg_op(state, GA_AGG_MIN, col);
-			break;
-		case GPUAGG_MAX:
-			out->op_value = agg_op(state, GA_AGG_MAX, col);
-			break;
-		default:
-			elog(ERROR, "gpuagg: unexpected aggregate kind %d", (int) agg->kind);
-	}
-}
-
-/*
  * Rows per batch: gpuagg.batch_rows, but no more than twice the rows the
  * planner expects (at least 64K), so that a small input, or one rescanned
  * for every outer row, does not allocate large pinned buffers.  A low
@@ -214,48 +115,21 @@ agg_batch_capacity(PlanState *child)
 	return (int64) Min((double) gpuagg_batch_rows, Max(expected, 65536.0));
 }
 
-/* Build the device request: key columns, then aggregate inputs. */
+/* Build the device request from the layout of desc. */
 static void
 agg_build_request(GpuAggState *state)
 {
-	GpuAggDesc *desc = state->desc;
-	int			maxcols = 2 * desc->nkeys + desc->naggs + 1;
-	int			i;
+	GpuAggLayout *layout = GpuAggLayoutBuild(state->desc);
 
-	state->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
-	state->column_types = palloc0(sizeof(GaValueType) * maxcols);
-	state->key_columns = palloc0(sizeof(int) * Max(desc->nkeys, 1));
-	state->key_sign_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
-	state->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * 3 + desc->nkeys + 1));
-	state->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
-
-	for (i = 0; i < desc->nkeys; i++)
-		state->key_columns[i] = agg_column(state, desc->keys[i].child_attno, 0,
-										   GpuAggKeyEncoding(desc->keys[i].type));
-	for (i = 0; i < desc->nkeys; i++)
-	{
-		state->key_sign_ops[i] = -1;
-		if (GpuAggKeyEncoding(desc->keys[i].type) == GPUAGG_ENC_FLOAT8_KEY)
-			state->key_sign_ops[i] =
-				agg_op(state, GA_AGG_MIN,
-					   agg_column(state, desc->keys[i].child_attno, 0, GPUAGG_ENC_ZERO_SIGN));
-	}
-	/* typed inputs first, so that count(x) can share their columns */
-	for (i = 0; i < desc->naggs; i++)
-		if (desc->aggs[i].kind != GPUAGG_COUNT && desc->aggs[i].kind != GPUAGG_COUNT_STAR)
-			agg_plan_output(state, &desc->aggs[i], &state->outputs[i]);
-	for (i = 0; i < desc->naggs; i++)
-		if (desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR)
-			agg_plan_output(state, &desc->aggs[i], &state->outputs[i]);
-
-	state->request.ncolumns = state->ncolumns;
-	state->request.column_types = state->column_types;
-	state->request.nkeys = desc->nkeys;
-	state->request.key_columns = state->key_columns;
-	state->request.naggs = state->nops;
-	state->request.aggs = state->ops;
+	state->layout = layout;
+	state->request.ncolumns = layout->ncolumns;
+	state->request.column_types = layout->column_types;
+	state->request.nkeys = state->desc->nkeys;
+	state->request.key_columns = layout->key_columns;
+	state->request.naggs = layout->nops;
+	state->request.aggs = layout->ops;
 	state->request.batch_rows = agg_batch_capacity(state->child);
-	state->request.estimated_groups = (int64) Min(Max(desc->est_groups, 1.0), 1e9);
+	state->request.estimated_groups = (int64) Min(Max(state->desc->est_groups, 1.0), 1e9);
 	state->request.strategy = (GaStrategy) gpuagg_strategy;
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
 }
@@ -321,8 +195,8 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	bool		eof = false;
 
 	MemoryContextReset(state->run_cxt);
-	state->builder = GpuAggBatchBuilderCreate(state->ncolumns, state->sources,
-											  state->run_cxt);
+	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
+											  state->layout->sources, state->run_cxt);
 	state->agg = ga_agg_create(state->device, &state->request, status);
 	if (state->agg == NULL)
 		return false;
@@ -440,10 +314,10 @@ agg_next(ScanState *ss)
 		int64		first_sign = 0;
 
 		slot->tts_isnull[i] = result->key_isnull[i][group] != 0;
-		if (state->key_sign_ops[i] >= 0)
-			first_sign = ((const int64 *) result->values[state->key_sign_ops[i]])[group];
+		if (state->layout->key_sign_ops[i] >= 0)
+			first_sign = ((const int64 *) result->values[state->layout->key_sign_ops[i]])[group];
 		slot->tts_values[i] = slot->tts_isnull[i] ? (Datum) 0 :
-			GpuAggDecodeKey(state->builder, state->key_columns[i],
+			GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
 							state->desc->keys[i].type, result->key_values[i][group],
 							first_sign);
 	}
@@ -451,7 +325,7 @@ agg_next(ScanState *ss)
 	{
 		int			att = state->desc->nkeys + i;
 
-		slot->tts_values[att] = GpuAggFinalize(&state->outputs[i], result, group,
+		slot->tts_values[att] = GpuAggFinalize(&state->layout->outputs[i], result, group,
 											   &slot->tts_isnull[att]);
 	}
 	MemoryContextSwitchTo(old);

@@ -161,15 +161,6 @@ typedef struct GpuAggColumnSource
 	GpuAggEncoding encoding;
 } GpuAggColumnSource;
 
-extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
-													const GpuAggColumnSource *sources,
-													MemoryContext cxt);
-extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
-extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
-							  TupleTableSlot *slot);
-extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
-							 Oid type, int64 value, int64 first_sign);
-
 /* How one SQL aggregate is computed from device operations. */
 typedef struct GpuAggOutput
 {
@@ -180,6 +171,31 @@ typedef struct GpuAggOutput
 	int			op_count;		/* COUNT / COUNT_ROWS result */
 	int			op_inf;			/* COUNT_INF result, or -1 */
 } GpuAggOutput;
+
+/* agg_layout.c: batch columns and device operations of a description */
+typedef struct GpuAggLayout
+{
+	int			ncolumns;
+	GpuAggColumnSource *sources;
+	GaValueType *column_types;
+	int		   *key_columns;	/* batch column of each key */
+	int		   *key_sign_ops;	/* MIN over ZERO_SIGN for float8 keys, or -1 */
+	int			nops;
+	GaAggSpec  *ops;
+	GpuAggOutput *outputs;		/* one per aggregate of the description */
+} GpuAggLayout;
+
+extern GpuAggLayout *GpuAggLayoutBuild(const GpuAggDesc *desc);
+
+extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
+													const GpuAggColumnSource *sources,
+													MemoryContext cxt);
+extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
+extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
+							  TupleTableSlot *slot);
+extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
+							 Oid type, int64 value, int64 first_sign);
+
 
 extern Datum GpuAggFinalize(const GpuAggOutput *output,
 							const GaAggResult *result, int64 group,

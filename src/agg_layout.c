@@ -1,0 +1,149 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_layout.c
+ *	  Derives, from a GpuHashAgg description, the columns of its batches
+ *	  and the device operations that compute its aggregates.
+ *
+ * Both the node that aggregates and the GpuAggPack nodes that pack batches
+ * in parallel workers build the layout from the same description, so that
+ * they agree on every column without shipping the layout around.
+ *
+ * Columns: one per group key (in key order), then one per distinct
+ * (argument, FILTER, encoding) of the aggregates; count(x) shares a column
+ * of the same source when there is one.  Operations are deduplicated, so
+ * sum(x) and avg(x) share one SUM and one COUNT.  A float8 key adds a
+ * ZERO_SIGN column and a MIN over it (see batch.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "catalog/pg_type.h"
+
+/*
+ * The batch column for (attno, filter, encoding), added when new.  A
+ * validity-only column (count(x)) reuses any column of the same source.
+ */
+static int
+layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
+			  GpuAggEncoding encoding)
+{
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		GpuAggColumnSource *src = &layout->sources[i];
+
+		if (src->attno == attno && src->filter_attno == filter &&
+			(src->encoding == encoding || encoding == GPUAGG_ENC_NONE))
+			return i;
+	}
+	layout->sources[i].attno = attno;
+	layout->sources[i].filter_attno = filter;
+	layout->sources[i].encoding = encoding;
+	layout->column_types[i] = GpuAggEncodingType(encoding);
+	return layout->ncolumns++;
+}
+
+/* The device operation (op, column), added when new. */
+static int
+layout_op(GpuAggLayout *layout, GaAggOp op, int column)
+{
+	int			i;
+
+	for (i = 0; i < layout->nops; i++)
+		if (layout->ops[i].op == op && layout->ops[i].column == column)
+			return i;
+	layout->ops[i].op = op;
+	layout->ops[i].column = column;
+	return layout->nops++;
+}
+
+/* Map one SQL aggregate onto device operations (see agg_finalize.c). */
+static void
+layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
+{
+	int			col;
+	bool		is_float = agg->input_type == FLOAT4OID || agg->input_type == FLOAT8OID;
+
+	out->kind = agg->kind;
+	out->input_type = agg->input_type;
+	out->result_type = agg->result_type;
+	out->op_value = -1;
+	out->op_inf = -1;
+
+	if (agg->kind == GPUAGG_COUNT_STAR && agg->filter_attno == 0)
+	{
+		out->op_count = layout_op(layout, GA_AGG_COUNT_ROWS, -1);
+		return;
+	}
+	if (agg->kind == GPUAGG_COUNT_STAR || agg->kind == GPUAGG_COUNT)
+	{
+		col = layout_column(layout, agg->arg_attno, agg->filter_attno, GPUAGG_ENC_NONE);
+		out->op_count = layout_op(layout, GA_AGG_COUNT, col);
+		return;
+	}
+
+	col = layout_column(layout, agg->arg_attno, agg->filter_attno,
+						GpuAggInputEncoding(agg->input_type));
+	out->op_count = layout_op(layout, GA_AGG_COUNT, col);
+	switch (agg->kind)
+	{
+		case GPUAGG_SUM:
+		case GPUAGG_AVG:
+			if (agg->kind == GPUAGG_SUM && agg->input_type == FLOAT4OID)
+				out->op_value = layout_op(layout, GA_AGG_SUM_FLOAT32, col);
+			else if (is_float)
+				out->op_value = layout_op(layout, GA_AGG_SUM_FLOAT64, col);
+			else
+				out->op_value = layout_op(layout, GA_AGG_SUM_INT, col);
+			if (is_float)
+				out->op_inf = layout_op(layout, GA_AGG_COUNT_INF, col);
+			break;
+		case GPUAGG_MIN:
+			out->op_value = layout_op(layout, GA_AGG_MIN, col);
+			break;
+		case GPUAGG_MAX:
+			out->op_value = layout_op(layout, GA_AGG_MAX, col);
+			break;
+		default:
+			elog(ERROR, "gpuagg: unexpected aggregate kind %d", (int) agg->kind);
+	}
+}
+
+/* Build the layout of a description, in the current memory context. */
+GpuAggLayout *
+GpuAggLayoutBuild(const GpuAggDesc *desc)
+{
+	GpuAggLayout *layout = palloc0(sizeof(GpuAggLayout));
+	int			maxcols = 2 * desc->nkeys + desc->naggs + 1;
+	int			i;
+
+	layout->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
+	layout->column_types = palloc0(sizeof(GaValueType) * maxcols);
+	layout->key_columns = palloc0(sizeof(int) * Max(desc->nkeys, 1));
+	layout->key_sign_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
+	layout->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * 3 + desc->nkeys + 1));
+	layout->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
+
+	for (i = 0; i < desc->nkeys; i++)
+		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,
+											   GpuAggKeyEncoding(desc->keys[i].type));
+	for (i = 0; i < desc->nkeys; i++)
+	{
+		layout->key_sign_ops[i] = -1;
+		if (GpuAggKeyEncoding(desc->keys[i].type) == GPUAGG_ENC_FLOAT8_KEY)
+			layout->key_sign_ops[i] =
+				layout_op(layout, GA_AGG_MIN,
+						  layout_column(layout, desc->keys[i].child_attno, 0,
+										GPUAGG_ENC_ZERO_SIGN));
+	}
+	/* typed inputs first, so that count(x) can share their columns */
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].kind != GPUAGG_COUNT && desc->aggs[i].kind != GPUAGG_COUNT_STAR)
+			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR)
+			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
+	return layout;
+}
