@@ -19,5 +19,15 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuagg_devices'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
+-- The output of GpuAggPack, the node that packs batches in parallel workers
+-- (see EXPLAIN VERBOSE); an internal marker that cannot be called.
+CREATE FUNCTION gpuagg_batch()
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpuagg_batch'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpuagg_batch() IS
+  'internal: marks the batches GpuAggPack sends to GpuHashAgg; cannot be called';
+
 COMMENT ON FUNCTION gpuagg_devices() IS
   'GPUs gpuagg can use (found at server start), or one row saying why there is none';

@@ -39,6 +39,8 @@ struct GpuAggState
 	GaAgg	   *agg;
 	MemoryContext run_cxt;		/* builder and dictionaries of one run */
 	GpuAggBatchBuilder *builder;
+	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
+	bytea	   *pending;		/* parallel: a message for the next batch */
 	const GaAggResult *result;
 	int64		current;		/* last returned group; -1 before the first */
 	MemoryContextCallback cleanup;
@@ -108,9 +110,9 @@ agg_release(void *arg)
  * estimate only means more batches.
  */
 static int64
-agg_batch_capacity(PlanState *child)
+agg_batch_capacity(const GpuAggDesc *desc)
 {
-	double		expected = 2.0 * child->plan->plan_rows;
+	double		expected = 2.0 * desc->input_rows;
 
 	return (int64) Min((double) gpuagg_batch_rows, Max(expected, 65536.0));
 }
@@ -128,7 +130,7 @@ agg_build_request(GpuAggState *state)
 	state->request.key_columns = layout->key_columns;
 	state->request.naggs = layout->nops;
 	state->request.aggs = layout->ops;
-	state->request.batch_rows = agg_batch_capacity(state->child);
+	state->request.batch_rows = Max(agg_batch_capacity(state->desc), GpuAggMessageCapacity());
 	state->request.estimated_groups = (int64) Min(Max(state->desc->est_groups, 1.0), 1e9);
 	state->request.strategy = (GaStrategy) gpuagg_strategy;
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
@@ -185,6 +187,52 @@ agg_add_stats(GpuAggState *state)
 }
 
 /*
+ * Fill a batch from the child: its rows (serial), or the batch messages that
+ * GpuAggPack nodes send through a Gather (parallel; a message that does not
+ * fit waits for the next batch).  Returns true at the end of the input.
+ */
+static bool
+agg_fill_batch(GpuAggState *state, GaBatch *batch)
+{
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		bool		isnull;
+		Datum		message;
+
+		if (!state->desc->parallel)
+		{
+			if (batch->nrows >= batch->capacity)
+				return false;
+			slot = ExecProcNode(state->child);
+			if (TupIsNull(slot))
+				return true;
+			GpuAggBatchAppend(state->builder, batch, slot);
+			continue;
+		}
+
+		if (state->pending == NULL)
+		{
+			slot = ExecProcNode(state->child);
+			if (TupIsNull(slot))
+				return true;
+			message = slot_getattr(slot, 1, &isnull);
+			if (isnull)
+				elog(ERROR, "gpuagg: empty batch message");
+			state->pending = DatumGetByteaPP(message);
+		}
+		if (GpuAggMessageRows(state->pending) > batch->capacity - batch->nrows)
+		{
+			if (batch->nrows == 0)
+				elog(ERROR, "gpuagg: batch message larger than a batch");
+			return false;
+		}
+		GpuAggMessageAppend(state->receiver, state->builder, batch, state->pending);
+		state->pending = NULL;
+	}
+}
+
+/*
  * One attempt at the whole aggregation on state->device.  Returns false
  * with status set when the device fails; errors of PostgreSQL's own (in the
  * child plan, say) are raised as usual.
@@ -201,6 +249,8 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	if (state->agg == NULL)
 		return false;
 
+	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
+	state->pending = NULL;
 	while (!eof)
 	{
 		GaBatch    *batch = ga_agg_next_batch(state->agg, gpuagg_wait_callback, NULL, status);
@@ -208,17 +258,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		if (batch == NULL)
 			return false;
 		GpuAggBatchBuilderStart(state->builder, batch);
-		while (batch->nrows < batch->capacity)
-		{
-			TupleTableSlot *slot = ExecProcNode(state->child);
-
-			if (TupIsNull(slot))
-			{
-				eof = true;
-				break;
-			}
-			GpuAggBatchAppend(state->builder, batch, slot);
-		}
+		eof = agg_fill_batch(state, batch);
 		if (batch->nrows > 0 &&
 			!ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status))
 			return false;

@@ -20,6 +20,8 @@
  */
 #include "gpuagg.h"
 
+#include <math.h>
+
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -144,23 +146,26 @@ agg_child_target(PlannerInfo *root, TargetCheck *check)
 }
 
 /*
- * Cost the node: the child, copying every value into batches, and either
- * the GPU's startup and per-row work or the CPU device's hashing; then
- * finalizing and emitting the groups.  gpuagg.force makes it free.
+ * Cost the node: the child; copying every value into batches (in the leader
+ * for a serial child; for a parallel child the workers packed and the
+ * leader only copies messages, a tenth of it); the GPU's startup and
+ * per-row work, or the CPU device's hashing; finalizing and emitting the
+ * groups.  gpuagg.force makes it free (the serial variant almost, so that
+ * force prefers a parallel variant where there is one).
  */
 static void
-agg_cost_path(CustomPath *cpath, Path *child, GaDeviceKind device,
-			  int nkeys, int naggs, int ncolumns, double groups, List *having)
+agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
+			  GaDeviceKind device, int nkeys, int naggs, int ncolumns,
+			  double groups, List *having)
 {
-	double		rows = child->rows;
 	QualCost	having_cost;
 	Cost		startup = child->total_cost;
 
-	startup += rows * ncolumns * gpuagg_batch_value_cost;
+	startup += input_rows * ncolumns * gpuagg_batch_value_cost * (parallel ? 0.1 : 1.0);
 	if (device == GA_DEVICE_GPU)
-		startup += gpuagg_gpu_startup_cost + rows * gpuagg_gpu_tuple_cost;
+		startup += gpuagg_gpu_startup_cost + input_rows * gpuagg_gpu_tuple_cost;
 	else
-		startup += rows * cpu_operator_cost * (nkeys + naggs + 1);
+		startup += input_rows * cpu_operator_cost * (nkeys + naggs + 1);
 	startup += groups * cpu_operator_cost * naggs;
 
 	cost_qual_eval(&having_cost, having, NULL);
@@ -172,11 +177,69 @@ agg_cost_path(CustomPath *cpath, Path *child, GaDeviceKind device,
 	if (gpuagg_force)
 	{
 		cpath->path.startup_cost = 0;
-		cpath->path.total_cost = 0;
+		cpath->path.total_cost = parallel ? 0 : 1e-6;
 	}
 }
 
-/* Try to add a GpuHashAgg path to output_rel; logs why not when it can't. */
+/* A GpuHashAgg path over child, not yet costed. */
+static CustomPath *
+agg_make_path(RelOptInfo *output_rel, Path *child, List *path_private, double groups)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = output_rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = groups;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	cpath->custom_paths = list_make1(child);
+	cpath->custom_private = path_private;
+	cpath->methods = &gpuagg_path_methods;
+	return cpath;
+}
+
+/*
+ * The parallel variant's child: a Gather of GpuAggPack nodes over the
+ * cheapest partial path of the input, or NULL when there is none or the
+ * child's expressions are not parallel safe.
+ */
+static Path *
+agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
+				   PathTarget *child_target, List *path_private, double input_rows)
+{
+	Path	   *partial;
+	Path	   *projected;
+	Path	   *pack;
+	PathTarget *pack_target;
+	Expr	   *marker;
+	double		messages;
+
+	if (input_rel->partial_pathlist == NIL ||
+		!is_parallel_safe(root, (Node *) child_target->exprs))
+		return NULL;
+	marker = GpuAggBatchMarker();
+	if (marker == NULL)
+		return NULL;
+	partial = linitial(input_rel->partial_pathlist);
+	projected = (Path *) create_projection_path(root, input_rel, partial, child_target);
+	if (!projected->parallel_safe)
+		return NULL;
+
+	pack_target = create_empty_pathtarget();
+	add_column_to_pathtarget(pack_target, marker, 0);
+	pack_target->width = (int) Min(GpuAggMessageCapacity() * 8, 1024 * 1024);
+	pack = GpuAggPackPath(input_rel, projected, pack_target, path_private,
+						  list_length(child_target->exprs));
+	messages = Max(1.0, ceil(input_rows / (double) GpuAggMessageCapacity()));
+	return (Path *) create_gather_path(root, input_rel, pack, pack_target, NULL, &messages);
+}
+
+/* Try to add GpuHashAgg paths to output_rel; logs why not when it can't. */
 static bool
 agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 				 RelOptInfo *output_rel, GroupPathExtraData *extra)
@@ -191,6 +254,9 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	GaDeviceKind device;
 	bool		usable;
 	double		groups;
+	double		input_rows;
+	List	   *path_private;
+	int			ncolumns;
 	ListCell   *lc;
 
 	if (parse->groupingSets != NIL)
@@ -231,41 +297,43 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		return agg_reject("too many group keys or aggregates for one device request");
 
 	child_target = agg_child_target(root, &check);
-	child_path = (Path *) create_projection_path(root, input_rel, input_path,
-												 child_target);
-
+	ncolumns = list_length(child_target->exprs);
+	input_rows = input_path->rows;
 	groups = 1;
 	if (check.keys != NIL)
-		groups = estimate_num_groups(root, check.keys, input_path->rows, NULL, NULL);
+		groups = estimate_num_groups(root, check.keys, input_rows, NULL, NULL);
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = output_rel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = groups;
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
-	cpath->custom_paths = list_make1(child_path);
 	/*
 	 * A device failure is recovered by running the child again on the CPU
 	 * device; that is only the same input when nothing in the query is
 	 * volatile.
 	 */
-	cpath->custom_private = list_make5(check.keys, check.aggrefs,
-									   child_target->exprs, having,
-									   makeFloat(psprintf("%.0f", groups)));
-	cpath->custom_private = lappend(cpath->custom_private,
-									makeInteger(!contain_volatile_functions((Node *) parse)));
-	cpath->methods = &gpuagg_path_methods;
+	path_private = list_make5(check.keys, check.aggrefs, child_target->exprs, having,
+							  makeFloat(psprintf("%.1f", groups)));
+	path_private = lappend(path_private,
+						   makeInteger(!contain_volatile_functions((Node *) parse)));
+	path_private = lappend(path_private, makeFloat(psprintf("%.1f", input_rows)));
 
-	agg_cost_path(cpath, child_path, device, list_length(check.keys),
-				  list_length(check.aggrefs), list_length(child_target->exprs),
+	/* serial: the projection of the input's cheapest path */
+	child_path = (Path *) create_projection_path(root, input_rel, input_path, child_target);
+	cpath = agg_make_path(output_rel, child_path,
+						  lappend(list_copy(path_private), makeInteger(0)), groups);
+	agg_cost_path(cpath, child_path, input_rows, false, device,
+				  list_length(check.keys), list_length(check.aggrefs), ncolumns,
 				  groups, having);
 	add_path(output_rel, &cpath->path);
+
+	/* parallel: workers pack batches, the leader aggregates them */
+	path_private = lappend(path_private, makeInteger(1));
+	child_path = agg_parallel_child(root, input_rel, child_target, path_private, input_rows);
+	if (child_path != NULL)
+	{
+		cpath = agg_make_path(output_rel, child_path, path_private, groups);
+		agg_cost_path(cpath, child_path, input_rows, true, device,
+					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
+					  groups, having);
+		add_path(output_rel, &cpath->path);
+	}
 	return true;
 }
 

@@ -25,7 +25,11 @@ static const CustomScanMethods gpuagg_scan_methods = {
 	.CreateCustomScanState = GpuAggCreateScanState,
 };
 
-/* Serialize the executor's description into plain nodes. */
+/*
+ * Serialize the executor's description into plain nodes.  Floats are
+ * printed with a decimal point: readfuncs.c turns a token without one into
+ * an Integer, and plans are serialized for parallel workers.
+ */
 List *
 GpuAggDescToList(const GpuAggDesc *desc)
 {
@@ -44,8 +48,10 @@ GpuAggDescToList(const GpuAggDesc *desc)
 											(int) agg->result_type, agg->arg_attno,
 											agg->filter_attno));
 	}
-	return list_make4(keys, aggs, makeFloat(psprintf("%.0f", desc->est_groups)),
-					  makeInteger(desc->rescan_safe));
+	return list_make5(keys, aggs, makeFloat(psprintf("%.1f", desc->est_groups)),
+					  makeInteger(desc->rescan_safe),
+					  list_make2(makeFloat(psprintf("%.1f", desc->input_rows)),
+								 makeInteger(desc->parallel)));
 }
 
 /* Rebuild the description from custom_private. */
@@ -85,6 +91,8 @@ GpuAggDescFromList(List *list)
 	}
 	desc->est_groups = floatVal(lthird(list));
 	desc->rescan_safe = intVal(lfourth(list)) != 0;
+	desc->input_rows = floatVal(linitial(list_nth(list, 4)));
+	desc->parallel = intVal(lsecond(list_nth(list, 4))) != 0;
 	return desc;
 }
 
@@ -106,50 +114,42 @@ child_attno(List *child_exprs, Node *expr)
 }
 
 /*
- * PlanCustomPath: build the CustomScan.  custom_private of the path holds
- * (keys, aggrefs, child expressions, HAVING quals, groups, rescan-safe).
+ * The executor's description of a GpuHashAgg or GpuAggPack path, from its
+ * custom_private (see GpuAggPathPrivate in agg_path.c); with scan_tlist
+ * non-NULL, also the node's scan tuple: keys, then Aggrefs.
  */
-Plan *
-GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-			   List *tlist, List *clauses, List *custom_plans)
+GpuAggDesc *
+GpuAggDescFromPath(List *path_private, List **scan_tlist)
 {
-	List	   *keys = list_nth(best_path->custom_private, 0);
-	List	   *aggrefs = list_nth(best_path->custom_private, 1);
-	List	   *child_exprs = list_nth(best_path->custom_private, 2);
-	List	   *having = list_nth(best_path->custom_private, 3);
-	Plan	   *child = linitial(custom_plans);
-	CustomScan *cscan = makeNode(CustomScan);
-	GpuAggDesc	desc = {0};
-	List	   *scan_tlist = NIL;
+	List	   *keys = list_nth(path_private, GPUAGG_PRIVATE_KEYS);
+	List	   *aggrefs = list_nth(path_private, GPUAGG_PRIVATE_AGGREFS);
+	List	   *child_exprs = list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS);
+	GpuAggDesc *desc = palloc0(sizeof(GpuAggDesc));
+	List	   *tlist = NIL;
 	ListCell   *lc;
 	int			i;
 
-	if (list_length(child->targetlist) != list_length(child_exprs))
-		elog(ERROR, "gpuagg: child plan has %d columns, expected %d",
-			 list_length(child->targetlist), list_length(child_exprs));
-
-	desc.nkeys = list_length(keys);
-	desc.keys = palloc0(sizeof(GpuAggKeyDesc) * Max(desc.nkeys, 1));
+	desc->nkeys = list_length(keys);
+	desc->keys = palloc0(sizeof(GpuAggKeyDesc) * Max(desc->nkeys, 1));
 	i = 0;
 	foreach(lc, keys)
 	{
 		Node	   *key = lfirst(lc);
 
-		desc.keys[i].child_attno = child_attno(child_exprs, key);
-		desc.keys[i].type = getBaseType(exprType(key));
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) key, list_length(scan_tlist) + 1,
-											 NULL, false));
+		desc->keys[i].child_attno = child_attno(child_exprs, key);
+		desc->keys[i].type = getBaseType(exprType(key));
+		tlist = lappend(tlist, makeTargetEntry((Expr *) key, list_length(tlist) + 1,
+											   NULL, false));
 		i++;
 	}
 
-	desc.naggs = list_length(aggrefs);
-	desc.aggs = palloc0(sizeof(GpuAggAggDesc) * Max(desc.naggs, 1));
+	desc->naggs = list_length(aggrefs);
+	desc->aggs = palloc0(sizeof(GpuAggAggDesc) * Max(desc->naggs, 1));
 	i = 0;
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
-		GpuAggAggDesc *agg = &desc.aggs[i];
+		GpuAggAggDesc *agg = &desc->aggs[i];
 		const char *why;
 
 		if (!GpuAggClassifyAggref(aggref, &agg->kind, &agg->input_type, &why))
@@ -160,21 +160,45 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 										 (Node *) linitial_node(TargetEntry, aggref->args)->expr);
 		if (aggref->aggfilter != NULL)
 			agg->filter_attno = child_attno(child_exprs, (Node *) aggref->aggfilter);
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) aggref, list_length(scan_tlist) + 1,
-											 NULL, false));
+		tlist = lappend(tlist, makeTargetEntry((Expr *) aggref, list_length(tlist) + 1,
+											   NULL, false));
 		i++;
 	}
-	desc.est_groups = floatVal(list_nth(best_path->custom_private, 4));
-	desc.rescan_safe = intVal(list_nth(best_path->custom_private, 5)) != 0;
+	desc->est_groups = floatVal(list_nth(path_private, GPUAGG_PRIVATE_GROUPS));
+	desc->rescan_safe = intVal(list_nth(path_private, GPUAGG_PRIVATE_RESCAN_SAFE)) != 0;
+	desc->input_rows = floatVal(list_nth(path_private, GPUAGG_PRIVATE_INPUT_ROWS));
+	desc->parallel = intVal(list_nth(path_private, GPUAGG_PRIVATE_PARALLEL)) != 0;
+	if (scan_tlist != NULL)
+		*scan_tlist = tlist;
+	return desc;
+}
+
+/*
+ * PlanCustomPath of GpuHashAgg: the scan tuple is keys then Aggrefs, HAVING
+ * is the qual.  The child is the projection of the input (serial), or a
+ * Gather of GpuAggPack nodes sending batch messages (parallel).
+ */
+Plan *
+GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	List	   *child_exprs = list_nth(best_path->custom_private, GPUAGG_PRIVATE_CHILD_EXPRS);
+	Plan	   *child = linitial(custom_plans);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *scan_tlist;
+	GpuAggDesc *desc = GpuAggDescFromPath(best_path->custom_private, &scan_tlist);
+
+	if (!desc->parallel && list_length(child->targetlist) != list_length(child_exprs))
+		elog(ERROR, "gpuagg: child plan has %d columns, expected %d",
+			 list_length(child->targetlist), list_length(child_exprs));
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = having;
+	cscan->scan.plan.qual = list_nth(best_path->custom_private, GPUAGG_PRIVATE_HAVING);
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = GpuAggDescToList(&desc);
+	cscan->custom_private = GpuAggDescToList(desc);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = &gpuagg_scan_methods;
 	return &cscan->scan.plan;

@@ -268,6 +268,72 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 }
 
 /*
+ * Intern a text value into the dictionary of text key column `column` and
+ * return its id (the leader does this for dictionary entries that parallel
+ * workers send, see batch_message.c).
+ */
+int32
+GpuAggBatchInternText(GpuAggBatchBuilder *builder, int column, const char *data, int len)
+{
+	return dict_lookup(builder, builder->dicts[column], data, len);
+}
+
+/* Number of values in the dictionary of text key column `column`. */
+int32
+GpuAggBatchDictSize(GpuAggBatchBuilder *builder, int column)
+{
+	return builder->dicts[column]->count;
+}
+
+/* Value `id` of the dictionary of text key column `column` (4-byte header). */
+const text *
+GpuAggBatchDictEntry(GpuAggBatchBuilder *builder, int column, int32 id)
+{
+	return builder->dicts[column]->entries[id];
+}
+
+/*
+ * A batch in backend-local memory, for packing nodes that send batches as
+ * messages instead of to a device; same shape as the device's batches.
+ */
+GaBatch *
+GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types, int64 capacity,
+					   MemoryContext cxt)
+{
+	GaBatch    *batch = MemoryContextAllocZero(cxt, sizeof(GaBatch));
+	int			c;
+
+	batch->capacity = capacity;
+	batch->ncolumns = ncolumns;
+	batch->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * Max(ncolumns, 1));
+	for (c = 0; c < ncolumns; c++)
+	{
+		GaColumn   *col = &batch->columns[c];
+
+		col->type = types[c];
+		if (ga_type_width(types[c]) > 0)
+			col->values = MemoryContextAllocHuge(cxt, ga_type_width(types[c]) * capacity);
+		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
+	}
+	GpuAggLocalBatchReset(batch);
+	return batch;
+}
+
+/* Empty a local batch: no rows, every validity bit set. */
+void
+GpuAggLocalBatchReset(GaBatch *batch)
+{
+	int			c;
+
+	batch->nrows = 0;
+	for (c = 0; c < batch->ncolumns; c++)
+	{
+		memset(batch->columns[c].validity, 0xFF, (batch->capacity + 7) / 8);
+		batch->columns[c].has_nulls = 0;
+	}
+}
+
+/*
  * Turn an encoded key of batch column `column` back into a datum of `type`.
  * first_sign is the group's ZERO_SIGN minimum for float8 keys (see above).
  */

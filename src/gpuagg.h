@@ -20,6 +20,8 @@
 
 #include "postgres.h"
 
+
+#include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
@@ -27,6 +29,7 @@
 #include "gpuagg_device.h"
 
 #define GPUAGG_NODE_NAME "GpuHashAgg"
+#define GPUAGG_PACK_NAME "GpuAggPack"
 
 /* ------------------------------------------------------------------------
  * guc.c: settings
@@ -132,20 +135,42 @@ typedef struct GpuAggDesc
 	GpuAggAggDesc *aggs;
 	double		est_groups;
 	bool		rescan_safe;	/* child can be re-run for a CPU fallback */
+	double		input_rows;		/* rows the planner expects from the input */
+	bool		parallel;		/* the child is a Gather of GpuAggPack nodes */
 } GpuAggDesc;
+
+/*
+ * What a GpuHashAgg or GpuAggPack path keeps in custom_private, by position:
+ * group keys, Aggrefs, the child's expressions, HAVING, estimated groups
+ * (Float), rescan-safe (Integer), input rows (Float), parallel (Integer).
+ */
+#define GPUAGG_PRIVATE_KEYS 0
+#define GPUAGG_PRIVATE_AGGREFS 1
+#define GPUAGG_PRIVATE_CHILD_EXPRS 2
+#define GPUAGG_PRIVATE_HAVING 3
+#define GPUAGG_PRIVATE_GROUPS 4
+#define GPUAGG_PRIVATE_RESCAN_SAFE 5
+#define GPUAGG_PRIVATE_INPUT_ROWS 6
+#define GPUAGG_PRIVATE_PARALLEL 7
 
 extern List *GpuAggDescToList(const GpuAggDesc *desc);
 extern GpuAggDesc *GpuAggDescFromList(List *list);
+extern GpuAggDesc *GpuAggDescFromPath(List *path_private, List **scan_tlist);
 extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);
 extern void GpuAggPlanInit(void);
 
 /* ------------------------------------------------------------------------
- * agg_path.c
+ * agg_path.c, agg_pack.c
  * ------------------------------------------------------------------------
  */
 extern void GpuAggPathInit(void);
+extern int64 GpuAggMessageCapacity(void);
+extern Expr *GpuAggBatchMarker(void);
+extern Path *GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
+							List *path_private, int ncolumns);
+extern void GpuAggPackInit(void);
 
 /* ------------------------------------------------------------------------
  * agg_exec.c, batch.c, agg_finalize.c, explain.c
@@ -195,6 +220,26 @@ extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
 							  TupleTableSlot *slot);
 extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
 							 Oid type, int64 value, int64 first_sign);
+extern int32 GpuAggBatchInternText(GpuAggBatchBuilder *builder, int column,
+								   const char *data, int len);
+extern int32 GpuAggBatchDictSize(GpuAggBatchBuilder *builder, int column);
+extern const text *GpuAggBatchDictEntry(GpuAggBatchBuilder *builder, int column,
+										int32 id);
+extern GaBatch *GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types,
+									   int64 capacity, MemoryContext cxt);
+extern void GpuAggLocalBatchReset(GaBatch *batch);
+
+/* batch_message.c: batches sent by parallel workers as bytea messages */
+typedef struct GpuAggMessageReceiver GpuAggMessageReceiver;
+
+extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
+								 uint64 sender, int32 *dict_sent, StringInfo buf);
+extern int64 GpuAggMessageRows(bytea *message);
+extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
+														  MemoryContext cxt);
+extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,
+								GpuAggBatchBuilder *builder, GaBatch *batch,
+								bytea *message);
 
 
 extern Datum GpuAggFinalize(const GpuAggOutput *output,

@@ -1,0 +1,48 @@
+--
+-- hashagg_parallel: parallel workers pack batches (GpuAggPack under a
+-- Gather) and one GpuHashAgg aggregates them
+--
+SET gpuagg.force = on;
+SET gpuagg.explain_device_details = off;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+
+EXPLAIN (COSTS OFF)
+SELECT k_text, count(*), sum(v_int4) FROM agg_data GROUP BY k_text;
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT k_int2, sum(v_int8) FROM agg_data GROUP BY k_int2;
+
+-- small messages: every worker sends many, with text ids mapped by the leader
+SET gpuagg.batch_rows = 512;
+SELECT gpuagg_check('SELECT k_text, count(*), sum(v_int4), avg(v_float8) FROM agg_data GROUP BY k_text');
+SELECT gpuagg_check('SELECT k_varchar, k_text, k_int2, count(*), max(v_int8) FROM agg_data GROUP BY k_varchar, k_text, k_int2');
+SELECT gpuagg_check('SELECT k_float8, k_bool, count(*), sum(v_float4), min(v_date), max(v_ts) FROM agg_data GROUP BY k_float8, k_bool');
+SELECT gpuagg_check('SELECT id, k_text, sum(v_int4) FROM agg_data GROUP BY id, k_text');
+SELECT gpuagg_check('SELECT count(*), count(v_int4), sum(v_int8), avg(v_int2), min(k_date) FROM agg_data');
+SELECT gpuagg_check('SELECT k_int2, count(*) FILTER (WHERE v_int4 > 0), sum(v_int4) FILTER (WHERE k_bool) FROM agg_data GROUP BY k_int2 HAVING count(*) > 100');
+SELECT gpuagg_check('SELECT k_int4 % 10, count(*), sum(v_int4) FROM agg_data WHERE id % 3 = 0 GROUP BY 1');
+SELECT k_text, count(*), sum(v_int4) FROM agg_data GROUP BY k_text ORDER BY k_text LIMIT 5;
+-- the leader only aggregates; workers do all the packing
+SET parallel_leader_participation = off;
+SELECT gpuagg_check('SELECT k_text, k_int2, count(*), sum(v_int8) FROM agg_data GROUP BY k_text, k_int2');
+RESET parallel_leader_participation;
+-- no worker available: the leader packs alone
+SET max_parallel_workers = 0;
+SELECT gpuagg_check('SELECT k_text, count(*), sum(v_int4) FROM agg_data GROUP BY k_text');
+RESET max_parallel_workers;
+RESET gpuagg.batch_rows;
+
+-- rescans: a correlated subquery runs the parallel plan once per outer row
+SELECT gpuagg_check('SELECT d, (SELECT sum(v_int4) FROM agg_data a WHERE a.k_int4 = d) FROM generate_series(1, 3) d');
+
+-- a device failure in the middle: workers run again, the CPU finishes
+SET gpuagg.batch_rows = 1000;
+SET gpuagg.debug_fail_at_batch = 3;
+SELECT k_int2, count(*), sum(v_int4) FROM agg_data GROUP BY k_int2 ORDER BY k_int2;
+RESET gpuagg.debug_fail_at_batch;
+RESET gpuagg.batch_rows;
+
+-- the marker cannot be called
+SELECT gpuagg_batch();

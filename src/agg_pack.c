@@ -1,0 +1,316 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_pack.c
+ *	  GpuAggPack: the node that parallel workers run under a Gather to feed
+ *	  one GpuHashAgg.  Each participant scans its share of the input, packs
+ *	  the rows into the GpuHashAgg's batch layout and emits every batch as a
+ *	  single bytea tuple (a message, see batch_message.c):
+ *
+ *		Custom Scan (GpuHashAgg)			leader: one CUDA context
+ *		  ->  Gather
+ *				->  Custom Scan (GpuAggPack)	every participant
+ *					  ->  Parallel Seq Scan ...
+ *
+ * Reusing Gather gives the worker launch, the shared-memory tuple queues,
+ * parameters and rescans for free; the leader receives a few large tuples
+ * instead of one per row, and only copies columns.  (Per-worker GPU
+ * aggregation would need a CUDA context per worker and query, 100-300 ms
+ * each, and a second combining step.)
+ *
+ * The node's only output column is the expression gpuagg_batch(), a marker
+ * function of the extension (it is never called: setrefs matches it to the
+ * scan tuple), so the parallel plan exists only where CREATE EXTENSION
+ * gpuagg was run.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include <math.h>
+
+#include "catalog/dependency.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(gpuagg_batch);
+
+/* Executor state of one GpuAggPack. */
+typedef struct GpuAggPackState
+{
+	CustomScanState css;
+	GpuAggDesc *desc;
+	GpuAggLayout *layout;
+	PlanState  *child;
+	MemoryContext run_cxt;		/* builder, batch, message of one run */
+	GpuAggBatchBuilder *builder;
+	GaBatch    *batch;
+	int32	   *dict_sent;		/* per column: entries sent, -1 if not text */
+	StringInfoData message;
+	uint64		sender;
+	bool		done;
+} GpuAggPackState;
+
+static Plan *pack_plan_path(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+static Node *pack_create_state(CustomScan *cscan);
+static void pack_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *pack_exec(CustomScanState *node);
+static void pack_end(CustomScanState *node);
+static void pack_rescan(CustomScanState *node);
+
+static const CustomPathMethods pack_path_methods = {
+	.CustomName = GPUAGG_PACK_NAME,
+	.PlanCustomPath = pack_plan_path,
+};
+
+static const CustomScanMethods pack_scan_methods = {
+	.CustomName = GPUAGG_PACK_NAME,
+	.CreateCustomScanState = pack_create_state,
+};
+
+static const CustomExecMethods pack_exec_methods = {
+	.CustomName = GPUAGG_PACK_NAME,
+	.BeginCustomScan = pack_begin,
+	.ExecCustomScan = pack_exec,
+	.EndCustomScan = pack_end,
+	.ReScanCustomScan = pack_rescan,
+};
+
+/* gpuagg_batch(): the marker of GpuAggPack's output; never meant to run. */
+Datum
+gpuagg_batch(PG_FUNCTION_ARGS)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("gpuagg_batch() is an internal marker of GpuAggPack and cannot be called")));
+	PG_RETURN_NULL();
+}
+
+/* Rows per message: a batch, but at most 64K so that workers stream. */
+int64
+GpuAggMessageCapacity(void)
+{
+	return Min(gpuagg_batch_rows, 65536);
+}
+
+/*
+ * The marker expression gpuagg_batch(), or NULL when the extension is not
+ * installed in this database (then no parallel plan is offered).
+ */
+Expr *
+GpuAggBatchMarker(void)
+{
+	Oid			extension = get_extension_oid("gpuagg", true);
+	Oid			func = InvalidOid;
+	CatCList   *candidates;
+	int			i;
+
+	if (!OidIsValid(extension))
+		return NULL;
+	/* the extension's own gpuagg_batch(), whatever its schema */
+	candidates = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum("gpuagg_batch"));
+	for (i = 0; i < candidates->n_members; i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&candidates->members[i]->tuple);
+
+		if (proc->pronargs == 0 &&
+			getExtensionOfObject(ProcedureRelationId, proc->oid) == extension)
+		{
+			func = proc->oid;
+			break;
+		}
+	}
+	ReleaseSysCacheList(candidates);
+	if (!OidIsValid(func))
+		return NULL;
+	return (Expr *) makeFuncExpr(func, BYTEAOID, NIL, InvalidOid, InvalidOid,
+								 COERCE_EXPLICIT_CALL);
+}
+
+/*
+ * A GpuAggPack path over a partial path of rel whose output is the
+ * GpuHashAgg's child expressions; target holds the marker expression.
+ * Cost: the child, plus copying every value into a batch, per worker.
+ */
+Path *
+GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
+			   List *path_private, int ncolumns)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = true;
+	cpath->path.parallel_workers = child->parallel_workers;
+	cpath->path.rows = Max(1.0, ceil(child->rows / (double) GpuAggMessageCapacity()));
+	cpath->path.startup_cost = child->startup_cost;
+	cpath->path.total_cost = child->total_cost +
+		child->rows * ncolumns * gpuagg_batch_value_cost;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(child);
+	cpath->custom_private = path_private;
+	cpath->methods = &pack_path_methods;
+	return &cpath->path;
+}
+
+/* PlanCustomPath of GpuAggPack: one output column, the marker. */
+static Plan *
+pack_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	GpuAggDesc *desc = GpuAggDescFromPath(best_path->custom_private, NULL);
+	Expr	   *marker = linitial(best_path->path.pathtarget->exprs);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = GpuAggDescToList(desc);
+	cscan->custom_scan_tlist = list_make1(makeTargetEntry(marker, 1, NULL, false));
+	cscan->methods = &pack_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* CreateCustomScanState of GpuAggPack. */
+static Node *
+pack_create_state(CustomScan *cscan)
+{
+	GpuAggPackState *state = palloc0(sizeof(GpuAggPackState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.flags = cscan->flags;
+	state->css.methods = &pack_exec_methods;
+	state->desc = GpuAggDescFromList(cscan->custom_private);
+	return (Node *) state;
+}
+
+/* Start packing afresh: new builder, batch, dictionary and sender id. */
+static void
+pack_reset(GpuAggPackState *state)
+{
+	static uint32 runs = 0;
+	GpuAggLayout *layout = state->layout;
+	MemoryContext old;
+	int			c;
+
+	MemoryContextReset(state->run_cxt);
+	old = MemoryContextSwitchTo(state->run_cxt);
+	state->builder = GpuAggBatchBuilderCreate(layout->ncolumns, layout->sources,
+											  state->run_cxt);
+	state->batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
+										  GpuAggMessageCapacity(), state->run_cxt);
+	state->dict_sent = palloc(sizeof(int32) * Max(layout->ncolumns, 1));
+	for (c = 0; c < layout->ncolumns; c++)
+		state->dict_sent[c] = layout->sources[c].encoding == GPUAGG_ENC_TEXT_KEY ? 0 : -1;
+	initStringInfo(&state->message);
+	MemoryContextSwitchTo(old);
+	state->sender = ((uint64) MyProcPid << 32) | ++runs;
+	state->done = false;
+}
+
+/* BeginCustomScan of GpuAggPack. */
+static void
+pack_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	state->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(state->child);
+	state->layout = GpuAggLayoutBuild(state->desc);
+	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg pack",
+										   ALLOCSET_DEFAULT_SIZES);
+	pack_reset(state);
+}
+
+/* ExecScan access method: the next batch of this participant, as a message. */
+static TupleTableSlot *
+pack_next(ScanState *ss)
+{
+	GpuAggPackState *state = (GpuAggPackState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	GaBatch    *batch = state->batch;
+
+	ExecClearTuple(slot);
+	if (state->done)
+		return slot;
+	GpuAggLocalBatchReset(batch);
+	GpuAggBatchBuilderStart(state->builder, batch);
+	while (batch->nrows < batch->capacity)
+	{
+		TupleTableSlot *row = ExecProcNode(state->child);
+
+		if (TupIsNull(row))
+		{
+			state->done = true;
+			break;
+		}
+		GpuAggBatchAppend(state->builder, batch, row);
+	}
+	if (batch->nrows == 0)
+		return slot;
+	slot->tts_values[0] = PointerGetDatum(GpuAggMessageBuild(state->builder, batch,
+															 state->sender,
+															 state->dict_sent,
+															 &state->message));
+	slot->tts_isnull[0] = false;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* ExecScan recheck method: messages need none. */
+static bool
+pack_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+/* ExecCustomScan of GpuAggPack. */
+static TupleTableSlot *
+pack_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, pack_next, pack_recheck);
+}
+
+/* EndCustomScan of GpuAggPack. */
+static void
+pack_end(CustomScanState *node)
+{
+	ExecEndNode(((GpuAggPackState *) node)->child);
+}
+
+/* ReScanCustomScan of GpuAggPack: start over with the (new) input. */
+static void
+pack_rescan(CustomScanState *node)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
+	if (state->child->chgParam == NULL)
+		ExecReScan(state->child);
+	pack_reset(state);
+}
+
+/* Register GpuAggPack's scan methods, for plans copied to workers. */
+void
+GpuAggPackInit(void)
+{
+	RegisterCustomScanMethods(&pack_scan_methods);
+}
