@@ -11,7 +11,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-GPUAGG_MODULE_MAGIC;
+PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
