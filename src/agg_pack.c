@@ -28,6 +28,7 @@
 
 #include <math.h>
 
+#include "access/parallel.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -96,11 +97,23 @@ gpuagg_batch(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();
 }
 
-/* Rows per message: a batch, but at most 64K so that workers stream. */
+/* Rows per message from a worker: a batch, but at most 64K so that workers stream. */
 int64
 GpuAggMessageCapacity(void)
 {
 	return Min(gpuagg_batch_rows, 65536);
+}
+
+/*
+ * Rows per message packed by this process.  The leader packs only while no
+ * worker's message is ready (Gather runs the local copy of the plan then),
+ * so its messages are small: a long local batch would leave every worker
+ * blocked on a full tuple queue meanwhile.
+ */
+static int64
+pack_message_capacity(void)
+{
+	return IsParallelWorker() ? GpuAggMessageCapacity() : Min(GpuAggMessageCapacity(), 1024);
 }
 
 /*
@@ -215,7 +228,7 @@ pack_reset(GpuAggPackState *state)
 	state->builder = GpuAggBatchBuilderCreate(layout->ncolumns, layout->sources,
 											  state->run_cxt);
 	state->batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
-										  GpuAggMessageCapacity(), state->run_cxt);
+										  pack_message_capacity(), state->run_cxt);
 	state->dict_sent = palloc(sizeof(int32) * Max(layout->ncolumns, 1));
 	for (c = 0; c < layout->ncolumns; c++)
 		state->dict_sent[c] = layout->sources[c].encoding == GPUAGG_ENC_TEXT_KEY ? 0 : -1;
