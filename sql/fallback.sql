@@ -12,8 +12,8 @@ SELECT gpuagg_used('SELECT k_int2, count(DISTINCT v_int4) FROM agg_data GROUP BY
        gpuagg_used('SELECT k_int2, k_bool, count(*) FROM agg_data GROUP BY GROUPING SETS ((k_int2), (k_bool))') AS grouping_sets,
        gpuagg_used('SELECT k_int2, stddev(v_int4) FROM agg_data GROUP BY k_int2') AS stddev,
        gpuagg_used('SELECT k_int2, sum(v_int4::numeric) FROM agg_data GROUP BY k_int2') AS numeric_sum,
-       gpuagg_used('SELECT k_float8::float4, count(*) FROM agg_data GROUP BY 1') AS float4_key,
-       gpuagg_used('SELECT k_int4::numeric, count(*) FROM agg_data GROUP BY 1') AS numeric_key;
+       gpuagg_used('SELECT ARRAY[k_int4], count(*) FROM agg_data GROUP BY 1') AS array_key,
+       gpuagg_used('SELECT to_jsonb(k_int4), count(*) FROM agg_data GROUP BY 1') AS jsonb_key;
 SELECT gpuagg_used('SELECT (random() * 3)::int, count(*) FROM agg_data GROUP BY 1') AS volatile_key,
        gpuagg_used('SELECT k_int2, sum((random() * 3)::int) FROM agg_data GROUP BY 1') AS volatile_arg,
        gpuagg_used('SELECT k_int2, generate_series(1, 2), count(*) FROM agg_data GROUP BY k_int2') AS srf,

@@ -3,7 +3,9 @@
  * agg_catalog.c
  *	  The table of what GpuHashAgg supports: aggregates (by name, argument
  *	  type and result type, all in pg_catalog) and group key types, and how
- *	  each value is encoded into a batch column.
+ *	  each value is encoded into a batch column: integers, dates, times and
+ *	  timestamps as integers, floats as canonical bits, bool as 0/1, text,
+ *	  varchar, bpchar, numeric, uuid and interval through dictionaries.
  *
  * Anything not listed keeps PostgreSQL's plan.  Results must equal
  * PostgreSQL's, so each entry also states the result type PostgreSQL
@@ -55,6 +57,13 @@ static const SupportedAggregate supported_aggregates[] = {
 	{"max", GPUAGG_MAX, FLOAT8OID, InvalidOid},
 	{"max", GPUAGG_MAX, DATEOID, InvalidOid},
 	{"max", GPUAGG_MAX, TIMESTAMPOID, InvalidOid},
+	{"min", GPUAGG_MIN, TIMESTAMPTZOID, InvalidOid},
+	{"max", GPUAGG_MAX, TIMESTAMPTZOID, InvalidOid},
+	{"min", GPUAGG_MIN, TIMEOID, InvalidOid},
+	{"max", GPUAGG_MAX, TIMEOID, InvalidOid},
+	{"bool_and", GPUAGG_BOOL_AND, BOOLOID, BOOLOID},
+	{"every", GPUAGG_BOOL_AND, BOOLOID, BOOLOID},
+	{"bool_or", GPUAGG_BOOL_OR, BOOLOID, BOOLOID},
 };
 
 /*
@@ -111,29 +120,31 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 	return (*why = "unsupported aggregate or argument type", false);
 }
 
+static GpuAggEncoding integer_encoding(Oid base_type);
+
 /* Whether a group key of this type (and collation) can go to a device. */
 bool
 GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why)
 {
-	switch (getBaseType(type))
+	Oid			base = getBaseType(type);
+
+	switch (base)
 	{
 		case BOOLOID:
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
+		case FLOAT4OID:
 		case FLOAT8OID:
-		case DATEOID:
-		case TIMESTAMPOID:
 			return true;
 		case TEXTOID:
 		case VARCHAROID:
+		case BPCHAROID:
 			/* equal bytes are equal values only under deterministic collations */
 			if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
 				return (*why = "text key under a nondeterministic collation", false);
 			return true;
-		default:
-			return (*why = "unsupported group key type", false);
 	}
+	if (integer_encoding(base) != GPUAGG_ENC_NONE || KeyDictTypeSupported(base))
+		return true;
+	return (*why = "unsupported group key type", false);
 }
 
 /* The encoding of integer-like types (also dates, timestamps); NONE otherwise. */
@@ -149,6 +160,8 @@ integer_encoding(Oid base_type)
 			return GPUAGG_ENC_INT32;
 		case INT8OID:
 		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case TIMEOID:
 			return GPUAGG_ENC_INT64;
 	}
 	return GPUAGG_ENC_NONE;
@@ -166,10 +179,11 @@ GpuAggKeyEncoding(Oid type)
 			return GPUAGG_ENC_BOOL;
 		case FLOAT8OID:
 			return GPUAGG_ENC_FLOAT8_KEY;
-		case TEXTOID:
-		case VARCHAROID:
-			return GPUAGG_ENC_TEXT_KEY;
+		case FLOAT4OID:
+			return GPUAGG_ENC_FLOAT4_KEY;
 	}
+	if (KeyDictTypeSupported(base))
+		return GPUAGG_ENC_DICT_KEY;
 	if (integer_encoding(base) == GPUAGG_ENC_NONE)
 		elog(ERROR, "gpuagg: no key encoding for type %u", type);
 	return integer_encoding(base);
@@ -183,6 +197,8 @@ GpuAggInputEncoding(Oid type)
 
 	switch (base)
 	{
+		case BOOLOID:
+			return GPUAGG_ENC_BOOL;
 		case FLOAT4OID:
 			return GPUAGG_ENC_FLOAT4;
 		case FLOAT8OID:
@@ -206,11 +222,13 @@ GpuAggEncodingType(GpuAggEncoding encoding)
 		case GPUAGG_ENC_INT16:
 			return GA_TYPE_INT16;
 		case GPUAGG_ENC_INT32:
-		case GPUAGG_ENC_TEXT_KEY:
+		case GPUAGG_ENC_FLOAT4_KEY:
+		case GPUAGG_ENC_DICT_KEY:
 			return GA_TYPE_INT32;
 		case GPUAGG_ENC_INT64:
 		case GPUAGG_ENC_FLOAT8_KEY:
 		case GPUAGG_ENC_ZERO_SIGN:
+		case GPUAGG_ENC_SPELLING:
 			return GA_TYPE_INT64;
 		case GPUAGG_ENC_FLOAT4:
 			return GA_TYPE_FLOAT32;

@@ -351,15 +351,15 @@ agg_next(ScanState *ss)
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (i = 0; i < state->desc->nkeys; i++)
 	{
-		int64		first_sign = 0;
+		int64		first = 0;
 
 		slot->tts_isnull[i] = result->key_isnull[i][group] != 0;
-		if (state->layout->key_sign_ops[i] >= 0)
-			first_sign = ((const int64 *) result->values[state->layout->key_sign_ops[i]])[group];
+		if (state->layout->key_first_ops[i] >= 0)
+			first = ((const int64 *) result->values[state->layout->key_first_ops[i]])[group];
 		slot->tts_values[i] = slot->tts_isnull[i] ? (Datum) 0 :
 			GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
 							state->desc->keys[i].type, result->key_values[i][group],
-							first_sign);
+							first);
 	}
 	for (i = 0; i < state->desc->naggs; i++)
 	{

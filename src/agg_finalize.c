@@ -12,6 +12,7 @@
  *						"value out of range: overflow" when the sum became
  *						infinite though no input was (float_overflow_error)
  *	min, max			the input type
+ *	bool_and, every, bool_or	bool
  * and everything but count is NULL when the group had no non-null input.
  *
  *-------------------------------------------------------------------------
@@ -83,6 +84,10 @@ extreme_to_datum(Oid type, const void *values, int64 group)
 			return Int64GetDatum(i);
 		case TIMESTAMPOID:
 			return TimestampGetDatum((Timestamp) i);
+		case TIMESTAMPTZOID:
+			return TimestampTzGetDatum((TimestampTz) i);
+		case TIMEOID:
+			return TimeADTGetDatum((TimeADT) i);
 		case FLOAT4OID:
 			return Float4GetDatum((float4) d);
 		case FLOAT8OID:
@@ -159,6 +164,9 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 		case GPUAGG_MIN:
 		case GPUAGG_MAX:
 			return extreme_to_datum(output->input_type, values, group);
+		case GPUAGG_BOOL_AND:
+		case GPUAGG_BOOL_OR:
+			return BoolGetDatum(((const int64 *) values)[group] != 0);
 		default:
 			break;
 	}

@@ -11,8 +11,9 @@
  * Columns: one per group key (in key order), then one per distinct
  * (argument, FILTER, encoding) of the aggregates; count(x) shares a column
  * of the same source when there is one.  Operations are deduplicated, so
- * sum(x) and avg(x) share one SUM and one COUNT.  A float8 key adds a
- * ZERO_SIGN column and a MIN over it (see batch.c).
+ * sum(x) and avg(x) share one SUM and one COUNT.  A float key adds a
+ * ZERO_SIGN column and a MIN over it, a bpchar, numeric or interval key a
+ * SPELLING column and a MIN over it (see batch.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -26,7 +27,7 @@
  */
 static int
 layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
-			  GpuAggEncoding encoding)
+			  GpuAggEncoding encoding, Oid type)
 {
 	int			i;
 
@@ -41,6 +42,7 @@ layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 	layout->sources[i].attno = attno;
 	layout->sources[i].filter_attno = filter;
 	layout->sources[i].encoding = encoding;
+	layout->sources[i].type = type;
 	layout->column_types[i] = GpuAggEncodingType(encoding);
 	return layout->ncolumns++;
 }
@@ -79,13 +81,14 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	}
 	if (agg->kind == GPUAGG_COUNT_STAR || agg->kind == GPUAGG_COUNT)
 	{
-		col = layout_column(layout, agg->arg_attno, agg->filter_attno, GPUAGG_ENC_NONE);
+		col = layout_column(layout, agg->arg_attno, agg->filter_attno, GPUAGG_ENC_NONE,
+							agg->input_type);
 		out->op_count = layout_op(layout, GA_AGG_COUNT, col);
 		return;
 	}
 
 	col = layout_column(layout, agg->arg_attno, agg->filter_attno,
-						GpuAggInputEncoding(agg->input_type));
+						GpuAggInputEncoding(agg->input_type), agg->input_type);
 	out->op_count = layout_op(layout, GA_AGG_COUNT, col);
 	switch (agg->kind)
 	{
@@ -101,9 +104,11 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 				out->op_inf = layout_op(layout, GA_AGG_COUNT_INF, col);
 			break;
 		case GPUAGG_MIN:
+		case GPUAGG_BOOL_AND:
 			out->op_value = layout_op(layout, GA_AGG_MIN, col);
 			break;
 		case GPUAGG_MAX:
+		case GPUAGG_BOOL_OR:
 			out->op_value = layout_op(layout, GA_AGG_MAX, col);
 			break;
 		default:
@@ -122,21 +127,30 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	layout->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
 	layout->column_types = palloc0(sizeof(GaValueType) * maxcols);
 	layout->key_columns = palloc0(sizeof(int) * Max(desc->nkeys, 1));
-	layout->key_sign_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
+	layout->key_first_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
 	layout->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * 3 + desc->nkeys + 1));
 	layout->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
 
 	for (i = 0; i < desc->nkeys; i++)
 		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,
-											   GpuAggKeyEncoding(desc->keys[i].type));
+											   GpuAggKeyEncoding(desc->keys[i].type),
+											   desc->keys[i].type);
 	for (i = 0; i < desc->nkeys; i++)
 	{
-		layout->key_sign_ops[i] = -1;
-		if (GpuAggKeyEncoding(desc->keys[i].type) == GPUAGG_ENC_FLOAT8_KEY)
-			layout->key_sign_ops[i] =
+		GpuAggEncoding encoding = GpuAggKeyEncoding(desc->keys[i].type);
+
+		GpuAggEncoding first = GPUAGG_ENC_NONE;
+
+		if (encoding == GPUAGG_ENC_FLOAT8_KEY || encoding == GPUAGG_ENC_FLOAT4_KEY)
+			first = GPUAGG_ENC_ZERO_SIGN;
+		else if (encoding == GPUAGG_ENC_DICT_KEY && KeyDictHasSpellings(desc->keys[i].type))
+			first = GPUAGG_ENC_SPELLING;
+		layout->key_first_ops[i] = -1;
+		if (first != GPUAGG_ENC_NONE)
+			layout->key_first_ops[i] =
 				layout_op(layout, GA_AGG_MIN,
 						  layout_column(layout, desc->keys[i].child_attno, 0,
-										GPUAGG_ENC_ZERO_SIGN));
+										first, desc->keys[i].type));
 	}
 	/* typed inputs first, so that count(x) can share their columns */
 	for (i = 0; i < desc->naggs; i++)

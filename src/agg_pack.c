@@ -227,11 +227,12 @@ pack_reset(GpuAggPackState *state)
 	old = MemoryContextSwitchTo(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(layout->ncolumns, layout->sources,
 											  state->run_cxt);
+	GpuAggBatchBuilderSetSender(state->builder);
 	state->batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
 										  pack_message_capacity(), state->run_cxt);
 	state->dict_sent = palloc(sizeof(int32) * Max(layout->ncolumns, 1));
 	for (c = 0; c < layout->ncolumns; c++)
-		state->dict_sent[c] = layout->sources[c].encoding == GPUAGG_ENC_TEXT_KEY ? 0 : -1;
+		state->dict_sent[c] = layout->sources[c].encoding == GPUAGG_ENC_DICT_KEY ? 0 : -1;
 	initStringInfo(&state->message);
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;

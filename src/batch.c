@@ -7,15 +7,23 @@
  * Each batch column has a source (a child column, optionally masked by a
  * FILTER column: a row whose filter is not true counts as null for that
  * aggregate) and an encoding.  Keys travel as integers whose equality is
- * the SQL type's equality: float8 keys as canonical bits (-0 becomes 0, every
- * NaN one NaN, as float8 hashing does), text keys as ids from a per-column
- * dictionary kept for the life of the node, so that ids are stable across
- * batches and decoding needs no device.
+ * the SQL type's equality: float keys as canonical bits (-0 becomes 0, every
+ * NaN one NaN, as float hashing does), text, bpchar, numeric, uuid and
+ * interval keys as ids from a per-column dictionary (key_dict.c) kept for
+ * the life of the node, so that ids are stable across batches and decoding
+ * needs no device.
  *
- * A float8 key of zero groups -0 with 0, yet PostgreSQL shows the group as
+ * A float key of zero groups -0 with 0, yet PostgreSQL shows the group as
  * the value of its first row.  A ZERO_SIGN column carries, per row, its
  * number in the input times two plus one if the value is -0; the minimum of
- * that over a group says whether the group's first row was -0.
+ * that over a group says whether the group's first row was -0.  Likewise a
+ * SPELLING column carries the row number shifted left by
+ * GPUAGG_SPELLING_BITS plus the rank of the row's spelling of a dictionary
+ * key ('1.50' or '1.5'), so that a group shows its first row's spelling.
+ *
+ * A builder in a parallel worker (a sender) writes spelling ids instead of
+ * key ids and leaves ranks at 0: the leader's dictionary decides both (see
+ * batch_message.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -23,31 +31,22 @@
 
 #include <math.h>
 
-#include "common/hashfn.h"
+#include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
-#include "utils/date.h"
 #include "utils/memutils.h"
-#include "utils/timestamp.h"
-
-/* Distinct text values of one key column, by dense id. */
-typedef struct TextDict
-{
-	int32		count;
-	int32		entries_size;
-	text	  **entries;		/* by id; 4-byte header copies */
-	uint32	   *entry_hash;		/* by id */
-	int32	   *slots;			/* open addressing: id + 1, 0 = empty */
-	uint32		slot_mask;
-} TextDict;
 
 struct GpuAggBatchBuilder
 {
 	int			ncolumns;
 	GpuAggColumnSource *sources;
-	TextDict  **dicts;			/* per column; NULL unless a text key */
+	KeyDict   **dicts;			/* per column; NULL unless a dictionary key */
 	AttrNumber	max_attno;
-	int64		rows_seen;		/* rows appended so far, for ZERO_SIGN */
+	int64		rows_seen;		/* rows appended so far, for ZERO_SIGN/SPELLING */
+	bool		sender;			/* packing for a leader: spelling ids, no ranks */
+	int		   *spelling_source;	/* per column: the DICT_KEY column a
+									 * SPELLING column describes, or -1 */
+	int32	   *row_spelling;	/* per DICT_KEY column: the current row's spelling */
 	MemoryContext cxt;			/* dictionaries: life of the node */
 	MemoryContext batch_cxt;	/* detoasted values: one batch */
 };
@@ -66,23 +65,29 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 	builder->batch_cxt = AllocSetContextCreate(cxt, "gpuagg batch",
 											   ALLOCSET_DEFAULT_SIZES);
 	builder->sources = MemoryContextAlloc(cxt, sizeof(GpuAggColumnSource) * Max(ncolumns, 1));
-	builder->dicts = MemoryContextAllocZero(cxt, sizeof(TextDict *) * Max(ncolumns, 1));
+	builder->dicts = MemoryContextAllocZero(cxt, sizeof(KeyDict *) * Max(ncolumns, 1));
 	for (i = 0; i < ncolumns; i++)
 	{
 		builder->sources[i] = sources[i];
 		builder->max_attno = Max(builder->max_attno,
 								 Max(sources[i].attno, sources[i].filter_attno));
-		if (sources[i].encoding == GPUAGG_ENC_TEXT_KEY)
-		{
-			TextDict   *dict = MemoryContextAllocZero(cxt, sizeof(TextDict));
+		if (sources[i].encoding == GPUAGG_ENC_DICT_KEY)
+			builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);
+	}
+	builder->spelling_source = MemoryContextAlloc(cxt, sizeof(int) * Max(ncolumns, 1));
+	builder->row_spelling = MemoryContextAllocZero(cxt, sizeof(int32) * Max(ncolumns, 1));
+	for (i = 0; i < ncolumns; i++)
+	{
+		int			j;
 
-			dict->entries_size = 64;
-			dict->entries = MemoryContextAlloc(cxt, sizeof(text *) * dict->entries_size);
-			dict->entry_hash = MemoryContextAlloc(cxt, sizeof(uint32) * dict->entries_size);
-			dict->slot_mask = 127;
-			dict->slots = MemoryContextAllocZero(cxt, sizeof(int32) * (dict->slot_mask + 1));
-			builder->dicts[i] = dict;
-		}
+		builder->spelling_source[i] = -1;
+		if (sources[i].encoding != GPUAGG_ENC_SPELLING)
+			continue;
+		for (j = 0; j < ncolumns; j++)
+			if (sources[j].encoding == GPUAGG_ENC_DICT_KEY && sources[j].attno == sources[i].attno)
+				builder->spelling_source[i] = j;
+		if (builder->spelling_source[i] < 0 || builder->spelling_source[i] > i)
+			elog(ERROR, "gpuagg: spelling column %d has no key column before it", i);
 	}
 	return builder;
 }
@@ -97,87 +102,18 @@ GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch)
 			 batch->ncolumns, builder->ncolumns);
 }
 
-/* Double the slot array of a dictionary and re-insert every id. */
-static void
-dict_grow_slots(GpuAggBatchBuilder *builder, TextDict *dict)
-{
-	uint32		mask = dict->slot_mask * 2 + 1;
-	int32	   *slots = MemoryContextAllocZero(builder->cxt, sizeof(int32) * ((Size) mask + 1));
-	int32		id;
-
-	for (id = 0; id < dict->count; id++)
-	{
-		uint32		slot = dict->entry_hash[id] & mask;
-
-		while (slots[slot] != 0)
-			slot = (slot + 1) & mask;
-		slots[slot] = id + 1;
-	}
-	pfree(dict->slots);
-	dict->slots = slots;
-	dict->slot_mask = mask;
-}
-
-/* The id of a text value, adding it to the dictionary when new. */
+/* Canonical bits of a float4 key: equal values, equal bits. */
 static int32
-dict_lookup(GpuAggBatchBuilder *builder, TextDict *dict, const char *data, int len)
+encode_float4_key(float4 value)
 {
-	uint32		hash = hash_bytes((const unsigned char *) data, len);
-	uint32		slot = hash & dict->slot_mask;
-	int32		id;
-	text	   *copy;
+	int32		bits;
 
-	for (;;)
-	{
-		int32		entry = dict->slots[slot];
-		text	   *value;
-
-		if (entry == 0)
-			break;
-		value = dict->entries[entry - 1];
-		if (dict->entry_hash[entry - 1] == hash &&
-			VARSIZE(value) - VARHDRSZ == len &&
-			memcmp(VARDATA(value), data, len) == 0)
-			return entry - 1;
-		slot = (slot + 1) & dict->slot_mask;
-	}
-
-	if (dict->count == PG_INT32_MAX - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gpuagg: too many distinct text group keys")));
-	if (dict->count == dict->entries_size)
-	{
-		dict->entries_size *= 2;
-		dict->entries = repalloc_huge(dict->entries, sizeof(text *) * dict->entries_size);
-		dict->entry_hash = repalloc_huge(dict->entry_hash, sizeof(uint32) * dict->entries_size);
-	}
-	id = dict->count++;
-	copy = MemoryContextAlloc(builder->cxt, VARHDRSZ + len);
-	SET_VARSIZE(copy, VARHDRSZ + len);
-	memcpy(VARDATA(copy), data, len);
-	dict->entries[id] = copy;
-	dict->entry_hash[id] = hash;
-	dict->slots[slot] = id + 1;
-	if ((uint32) dict->count * 2 > dict->slot_mask)
-		dict_grow_slots(builder, dict);
-	return id;
-}
-
-/* Encode a text datum as its dictionary id. */
-static int32
-encode_text(GpuAggBatchBuilder *builder, TextDict *dict, Datum datum)
-{
-	struct varlena *value = (struct varlena *) DatumGetPointer(datum);
-
-	if (VARATT_IS_COMPRESSED(value) || VARATT_IS_EXTERNAL(value))
-	{
-		MemoryContext old = MemoryContextSwitchTo(builder->batch_cxt);
-
-		value = pg_detoast_datum_packed(value);
-		MemoryContextSwitchTo(old);
-	}
-	return dict_lookup(builder, dict, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+	if (isnan(value))
+		return 0x7fc00000;
+	if (value == 0)
+		value = 0.0f;			/* -0 groups with 0 */
+	memcpy(&bits, &value, sizeof(bits));
+	return bits;
 }
 
 /* Canonical bits of a float8 key: equal values, equal bits. */
@@ -253,13 +189,40 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 			case GPUAGG_ENC_FLOAT8_KEY:
 				((int64 *) col->values)[row] = null ? 0 : encode_float8_key(DatumGetFloat8(datum));
 				break;
-			case GPUAGG_ENC_TEXT_KEY:
-				((int32 *) col->values)[row] = null ? 0 :
-					encode_text(builder, builder->dicts[c], datum);
+			case GPUAGG_ENC_FLOAT4_KEY:
+				((int32 *) col->values)[row] = null ? 0 : encode_float4_key(DatumGetFloat4(datum));
+				break;
+			case GPUAGG_ENC_DICT_KEY:
+				if (null)
+					((int32 *) col->values)[row] = 0;
+				else
+				{
+					KeyDict    *dict = builder->dicts[c];
+					int32		spelling = KeyDictIntern(dict, datum, builder->batch_cxt);
+
+					builder->row_spelling[c] = spelling;
+					((int32 *) col->values)[row] =
+						builder->sender ? spelling : KeyDictKey(dict, spelling);
+				}
+				break;
+			case GPUAGG_ENC_SPELLING:
+				{
+					int			key_col = builder->spelling_source[c];
+					int64		rank = (null || builder->sender) ? 0 :
+						KeyDictRank(builder->dicts[key_col], builder->row_spelling[key_col]);
+
+					((int64 *) col->values)[row] =
+						(builder->rows_seen << GPUAGG_SPELLING_BITS) | rank;
+				}
 				break;
 			case GPUAGG_ENC_ZERO_SIGN:
-				((int64 *) col->values)[row] = builder->rows_seen * 2 +
-					(!null && DatumGetFloat8(datum) == 0 && signbit(DatumGetFloat8(datum)) ? 1 : 0);
+				{
+					double		v = null ? 1 : src->type == FLOAT4OID ?
+						(double) DatumGetFloat4(datum) : DatumGetFloat8(datum);
+
+					((int64 *) col->values)[row] = builder->rows_seen * 2 +
+						(v == 0 && signbit(v) ? 1 : 0);
+				}
 				break;
 		}
 	}
@@ -268,28 +231,42 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 }
 
 /*
- * Intern a text value into the dictionary of text key column `column` and
- * return its id (the leader does this for dictionary entries that parallel
- * workers send, see batch_message.c).
+ * Intern a key value into the dictionary of key column `column` and return
+ * its id (the leader does this for dictionary entries that parallel workers
+ * send, see batch_message.c).
  */
 int32
-GpuAggBatchInternText(GpuAggBatchBuilder *builder, int column, const char *data, int len)
+GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column, Datum value)
 {
-	return dict_lookup(builder, builder->dicts[column], data, len);
+	return KeyDictIntern(builder->dicts[column], value, builder->batch_cxt);
 }
 
-/* Number of values in the dictionary of text key column `column`. */
-int32
-GpuAggBatchDictSize(GpuAggBatchBuilder *builder, int column)
+/* Make the builder a sender's: spelling ids, no ranks (see above). */
+void
+GpuAggBatchBuilderSetSender(GpuAggBatchBuilder *builder)
 {
-	return builder->dicts[column]->count;
+	builder->sender = true;
 }
 
-/* Value `id` of the dictionary of text key column `column` (4-byte header). */
-const text *
-GpuAggBatchDictEntry(GpuAggBatchBuilder *builder, int column, int32 id)
+/* For a SPELLING column, the DICT_KEY column it describes; else -1. */
+int
+GpuAggBatchSpellingSource(GpuAggBatchBuilder *builder, int column)
 {
-	return builder->dicts[column]->entries[id];
+	return builder->spelling_source[column];
+}
+
+/* The dictionary of key column `column`, or NULL when it has none. */
+KeyDict *
+GpuAggBatchDict(GpuAggBatchBuilder *builder, int column)
+{
+	return builder->dicts[column];
+}
+
+/* Per-batch memory of the builder, for temporary values. */
+MemoryContext
+GpuAggBatchScratch(GpuAggBatchBuilder *builder)
+{
+	return builder->batch_cxt;
 }
 
 /*
@@ -335,11 +312,11 @@ GpuAggLocalBatchReset(GaBatch *batch)
 
 /*
  * Turn an encoded key of batch column `column` back into a datum of `type`.
- * first_sign is the group's ZERO_SIGN minimum for float8 keys (see above).
+ * first is the group's ZERO_SIGN or SPELLING minimum (see above), if any.
  */
 Datum
 GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column, Oid type, int64 value,
-				int64 first_sign)
+				int64 first)
 {
 	switch (builder->sources[column].encoding)
 	{
@@ -356,18 +333,23 @@ GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column, Oid type, int64 value,
 				float8		d;
 
 				memcpy(&d, &value, sizeof(d));
-				if (d == 0 && (first_sign & 1))
+				if (d == 0 && (first & 1))
 					d = -0.0;
 				return Float8GetDatum(d);
 			}
-		case GPUAGG_ENC_TEXT_KEY:
+		case GPUAGG_ENC_FLOAT4_KEY:
 			{
-				TextDict   *dict = builder->dicts[column];
+				int32		bits = (int32) value;
+				float4		f;
 
-				if (value < 0 || value >= dict->count)
-					elog(ERROR, "gpuagg: device returned unknown text key id " INT64_FORMAT, value);
-				return PointerGetDatum(dict->entries[value]);
+				memcpy(&f, &bits, sizeof(f));
+				if (f == 0 && (first & 1))
+					f = -0.0f;
+				return Float4GetDatum(f);
 			}
+		case GPUAGG_ENC_DICT_KEY:
+			return KeyDictKeyValue(builder->dicts[column], (int32) value,
+								   (int32) (first & GPUAGG_SPELLING_MASK));
 		default:
 			break;
 	}

@@ -14,10 +14,11 @@
  *				ndelta dictionary entries (length, bytes) for text keys,
  *				nrows values, then the validity bitmap if has_nulls
  *
- * every part padded to 4 bytes.  Text keys travel as ids of the sender's own
- * dictionary; each message carries the entries added since the sender's
- * previous message, and the leader maps them onto its dictionary, so that
- * it hashes each distinct string of each sender once instead of every row.
+ * every part padded to 4 bytes.  Dictionary keys (text, numeric, ...) travel
+ * as ids of the sender's own dictionary; each message carries the values
+ * added since the sender's previous message, and the leader maps them onto
+ * its dictionary, so that it hashes each distinct value of each sender once
+ * instead of every row.
  *
  *-------------------------------------------------------------------------
  */
@@ -97,20 +98,22 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 		ColumnHeader ch = {0};
 		int32		id;
 
+		KeyDict    *dict = GpuAggBatchDict(builder, c);
+
 		ch.has_nulls = col->has_nulls;
-		if (dict_sent != NULL && dict_sent[c] >= 0)
+		if (dict != NULL && dict_sent != NULL && dict_sent[c] >= 0)
 		{
 			ch.delta_first = dict_sent[c];
-			ch.ndelta = GpuAggBatchDictSize(builder, c) - dict_sent[c];
+			ch.ndelta = KeyDictSize(dict) - dict_sent[c];
 		}
 		append_padded(buf, &ch, sizeof(ch));
 		for (id = ch.delta_first; id < ch.delta_first + ch.ndelta; id++)
 		{
-			const text *value = GpuAggBatchDictEntry(builder, c, id);
-			int32		len = VARSIZE(value) - VARHDRSZ;
+			/* dictionary types are all passed by reference */
+			int32		len = (int32) KeyDictValueSize(dict, id);
 
 			appendBinaryStringInfo(buf, (const char *) &len, sizeof(len));
-			append_padded(buf, VARDATA(value), len);
+			append_padded(buf, DatumGetPointer(KeyDictValue(dict, id)), len);
 		}
 		if (ch.ndelta > 0)
 			dict_sent[c] += ch.ndelta;
@@ -203,8 +206,9 @@ remap_set(GpuAggMessageReceiver *receiver, SenderMap *map, int c, int32 id, int3
 
 /*
  * Append a message's rows to a device batch, which must have room: values
- * are copied, text ids mapped to the leader's dictionary (builder), null
- * bits cleared where the message has nulls.
+ * are copied, the sender's spelling ids of dictionary keys become the
+ * leader's key ids (and spelling ranks), null bits are cleared where the
+ * message has nulls.
  */
 void
 GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder,
@@ -214,6 +218,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 	const char *p;
 	int64		off = batch->nrows;
 	SenderMap  *map;
+	int32	  **spellings;		/* per dictionary column: each row's spelling */
 	int			c;
 
 	read_header(message, &header);
@@ -221,6 +226,8 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 		elog(ERROR, "gpuagg: batch message of %d columns and " INT64_FORMAT " rows does not fit",
 			 header.ncolumns, header.nrows);
 	map = receiver_sender(receiver, header.sender);
+	spellings = MemoryContextAllocZero(GpuAggBatchScratch(builder),
+									   sizeof(int32 *) * Max(batch->ncolumns, 1));
 	p = VARDATA_ANY(message) + TYPEALIGN(4, sizeof(MessageHeader));
 
 	for (c = 0; c < batch->ncolumns; c++)
@@ -234,29 +241,57 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 		p += TYPEALIGN(4, sizeof(ch));
 		for (i = 0; i < ch.ndelta; i++)
 		{
+			KeyDict    *dict = GpuAggBatchDict(builder, c);
 			int32		len;
+			Datum		value;
 
 			memcpy(&len, p, sizeof(len));
 			p += sizeof(len);
+			value = KeyDictValueFromBytes(dict, p, len, GpuAggBatchScratch(builder));
 			remap_set(receiver, map, c, ch.delta_first + i,
-					  GpuAggBatchInternText(builder, c, p, len));
+					  GpuAggBatchInternKey(builder, c, value));
 			p += TYPEALIGN(4, len);
 		}
 
-		if (width > 0 && map->remap[c] != NULL)
+		if (width > 0 && GpuAggBatchDict(builder, c) != NULL)
 		{
-			/* a text key: sender ids become leader ids */
+			/* a dictionary key: the sender's spellings, the leader's keys */
+			KeyDict    *dict = GpuAggBatchDict(builder, c);
 			int32	   *dst = (int32 *) col->values + off;
 			const int32 *remap = map->remap[c];
 			int32		size = map->remap_size[c];
 			int64		r;
 
+			spellings[c] = MemoryContextAlloc(GpuAggBatchScratch(builder),
+											  sizeof(int32) * Max(header.nrows, 1));
 			for (r = 0; r < header.nrows; r++)
 			{
 				int32		id;
+				int32		spelling;
 
 				memcpy(&id, p + r * sizeof(int32), sizeof(id));
-				dst[r] = (id >= 0 && id < size) ? remap[id] : 0;
+				/* ids out of range are those of null rows */
+				spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
+				spellings[c][r] = spelling;
+				dst[r] = spelling >= 0 ? KeyDictKey(dict, spelling) : 0;
+			}
+		}
+		else if (width > 0 && GpuAggBatchSpellingSource(builder, c) >= 0)
+		{
+			/* the row number the sender wrote, with the leader's rank */
+			int			key_col = GpuAggBatchSpellingSource(builder, c);
+			KeyDict    *dict = GpuAggBatchDict(builder, key_col);
+			int64	   *dst = (int64 *) col->values + off;
+			int64		r;
+
+			for (r = 0; r < header.nrows; r++)
+			{
+				int64		v;
+				int32		spelling = spellings[key_col][r];
+
+				memcpy(&v, p + r * sizeof(int64), sizeof(v));
+				dst[r] = (v & ~GPUAGG_SPELLING_MASK) |
+					(spelling >= 0 ? KeyDictRank(dict, spelling) : 0);
 			}
 		}
 		else if (width > 0)

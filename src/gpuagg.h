@@ -79,7 +79,9 @@ typedef enum GpuAggKind
 	GPUAGG_SUM,
 	GPUAGG_AVG,
 	GPUAGG_MIN,
-	GPUAGG_MAX
+	GPUAGG_MAX,
+	GPUAGG_BOOL_AND,			/* bool_and, every: MIN over 0/1 */
+	GPUAGG_BOOL_OR				/* bool_or: MAX over 0/1 */
 } GpuAggKind;
 
 /* How one value travels in a batch column. */
@@ -93,8 +95,10 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_FLOAT4,
 	GPUAGG_ENC_FLOAT8,
 	GPUAGG_ENC_FLOAT8_KEY,		/* canonical bits of a float8 key as int64 */
+	GPUAGG_ENC_FLOAT4_KEY,		/* canonical bits of a float4 key as int32 */
 	GPUAGG_ENC_ZERO_SIGN,		/* row number * 2 + (value is -0): see batch.c */
-	GPUAGG_ENC_TEXT_KEY			/* dictionary id of a text key as int32 */
+	GPUAGG_ENC_SPELLING,		/* row number << 24 | spelling rank: batch.c */
+	GPUAGG_ENC_DICT_KEY			/* dictionary id (key_dict.c) as int32 */
 } GpuAggEncoding;
 
 extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why);
@@ -178,12 +182,33 @@ extern void GpuAggPackInit(void);
  */
 typedef struct GpuAggBatchBuilder GpuAggBatchBuilder;
 
+/* key_dict.c: dictionaries of keys with no fixed-width integer form */
+typedef struct KeyDict KeyDict;
+
+#define GPUAGG_SPELLING_BITS 24
+#define GPUAGG_SPELLING_MASK ((INT64CONST(1) << GPUAGG_SPELLING_BITS) - 1)
+#define GPUAGG_MAX_SPELLINGS (1 << GPUAGG_SPELLING_BITS)
+
+extern KeyDict *KeyDictCreate(Oid type, MemoryContext cxt);
+extern bool KeyDictTypeSupported(Oid type);
+extern bool KeyDictHasSpellings(Oid type);
+extern int32 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch);
+extern int32 KeyDictKey(KeyDict *dict, int32 spelling);
+extern int32 KeyDictRank(KeyDict *dict, int32 spelling);
+extern int32 KeyDictSize(KeyDict *dict);
+extern Datum KeyDictValue(KeyDict *dict, int32 spelling);
+extern Datum KeyDictKeyValue(KeyDict *dict, int32 key, int32 rank);
+extern Size KeyDictValueSize(KeyDict *dict, int32 id);
+extern Datum KeyDictValueFromBytes(KeyDict *dict, const char *bytes, Size len,
+								   MemoryContext scratch);
+
 /* One batch column: where its values come from and how they travel. */
 typedef struct GpuAggColumnSource
 {
 	AttrNumber	attno;			/* child column, 0 for none (count(*)) */
 	AttrNumber	filter_attno;	/* FILTER column, 0 for none */
 	GpuAggEncoding encoding;
+	Oid			type;			/* base type of the child column */
 } GpuAggColumnSource;
 
 /* How one SQL aggregate is computed from device operations. */
@@ -204,7 +229,7 @@ typedef struct GpuAggLayout
 	GpuAggColumnSource *sources;
 	GaValueType *column_types;
 	int		   *key_columns;	/* batch column of each key */
-	int		   *key_sign_ops;	/* MIN over ZERO_SIGN for float8 keys, or -1 */
+	int		   *key_first_ops;	/* MIN over a key's ZERO_SIGN or SPELLING, or -1 */
 	int			nops;
 	GaAggSpec  *ops;
 	GpuAggOutput *outputs;		/* one per aggregate of the description */
@@ -219,12 +244,13 @@ extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch)
 extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
 							  TupleTableSlot *slot);
 extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
-							 Oid type, int64 value, int64 first_sign);
-extern int32 GpuAggBatchInternText(GpuAggBatchBuilder *builder, int column,
-								   const char *data, int len);
-extern int32 GpuAggBatchDictSize(GpuAggBatchBuilder *builder, int column);
-extern const text *GpuAggBatchDictEntry(GpuAggBatchBuilder *builder, int column,
-										int32 id);
+							 Oid type, int64 value, int64 first);
+extern int32 GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column,
+								  Datum value);
+extern KeyDict *GpuAggBatchDict(GpuAggBatchBuilder *builder, int column);
+extern void GpuAggBatchBuilderSetSender(GpuAggBatchBuilder *builder);
+extern int	GpuAggBatchSpellingSource(GpuAggBatchBuilder *builder, int column);
+extern MemoryContext GpuAggBatchScratch(GpuAggBatchBuilder *builder);
 extern GaBatch *GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types,
 									   int64 capacity, MemoryContext cxt);
 extern void GpuAggLocalBatchReset(GaBatch *batch);

@@ -1,0 +1,447 @@
+/*-------------------------------------------------------------------------
+ *
+ * key_dict.c
+ *	  Dictionaries that turn group keys of types with no fixed-width
+ *	  integer form into dense ids: text, varchar, bpchar, numeric, uuid,
+ *	  interval.
+ *
+ * Two levels.  A *spelling* is a value exactly as stored; each distinct
+ * spelling gets an id, looked up by its bytes (one probe per row).  A
+ * *key* is a class of equal spellings, looked up by canonical bytes whose
+ * equality is the type's equality under a deterministic collation:
+ *	text, varchar, uuid	the bytes (one spelling per key)
+ *	bpchar				the bytes without trailing blanks ('a' = 'a  ')
+ *	numeric				numeric_normalize(): no trailing zeros (1.0 = 1.00)
+ *	interval			the 128-bit span PostgreSQL compares ('1 mon' = '30 days')
+ * The device groups by key id.  PostgreSQL shows a group with the spelling
+ * of its first row, so where a key can have several spellings the batch
+ * also carries each row's spelling *rank* (its index among its key's
+ * spellings) in a column whose per-group minimum finds the first row (see
+ * batch.c).  Canonical bytes are computed once per new spelling, not per row.
+ *
+ * Probe arrays hold hash and id in one word, so that a miss costs one cache
+ * line and a hit one more for the bytes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+/* An open-addressing table of byte strings with dense ids. */
+typedef struct ByteTable
+{
+	int32		count;
+	int32		size;			/* allocated ids */
+	const char **bytes;			/* by id */
+	int32	   *lens;			/* by id */
+	uint64	   *slots;			/* hash << 32 | (id + 1); 0 = empty */
+	uint32		mask;
+} ByteTable;
+
+struct KeyDict
+{
+	Oid			type;			/* base type */
+	int16		typlen;
+	bool		typbyval;
+	bool		spellings;		/* can equal keys be spelt differently? */
+	MemoryContext cxt;
+
+	ByteTable	spelt;			/* spellings, by their exact bytes */
+	Datum	   *values;			/* by spelling: the value */
+	int32	   *spelling_key;	/* by spelling: its key id */
+	int32	   *spelling_rank;	/* by spelling: index among its key's spellings */
+	int32	   *spelling_next;	/* by spelling: next spelling of its key, -1 */
+
+	ByteTable	keys;			/* keys, by canonical bytes (if spellings) */
+	int32	   *key_first;		/* by key: first spelling */
+	int32	   *key_last;		/* by key: last spelling */
+	int32	   *key_spellings;	/* by key: number of spellings */
+};
+
+/* Initialise an empty byte table. */
+static void
+table_init(ByteTable *table, MemoryContext cxt)
+{
+	table->size = 64;
+	table->bytes = MemoryContextAlloc(cxt, sizeof(char *) * table->size);
+	table->lens = MemoryContextAlloc(cxt, sizeof(int32) * table->size);
+	table->mask = 127;
+	table->slots = MemoryContextAllocZero(cxt, sizeof(uint64) * (table->mask + 1));
+}
+
+/*
+ * Find bytes in a table: their id, or -1 with *slot where to insert them.
+ */
+static int32
+table_find(ByteTable *table, uint32 hash, const char *bytes, int len, uint32 *slot)
+{
+	uint32		s = hash & table->mask;
+
+	for (;;)
+	{
+		uint64		entry = table->slots[s];
+
+		if (entry == 0)
+		{
+			*slot = s;
+			return -1;
+		}
+		if ((uint32) (entry >> 32) == hash)
+		{
+			int32		id = (int32) (entry & 0xFFFFFFFF) - 1;
+
+			if (table->lens[id] == len && memcmp(table->bytes[id], bytes, len) == 0)
+				return id;
+		}
+		s = (s + 1) & table->mask;
+	}
+}
+
+/* Double a table's probe array and re-insert every id. */
+static void
+table_grow_slots(ByteTable *table, MemoryContext cxt)
+{
+	uint32		mask = table->mask * 2 + 1;
+	uint64	   *slots = MemoryContextAllocHuge(cxt, sizeof(uint64) * ((Size) mask + 1));
+	uint32		i;
+
+	memset(slots, 0, sizeof(uint64) * ((Size) mask + 1));
+	for (i = 0; i <= table->mask; i++)
+	{
+		uint64		entry = table->slots[i];
+		uint32		s;
+
+		if (entry == 0)
+			continue;
+		s = (uint32) (entry >> 32) & mask;
+		while (slots[s] != 0)
+			s = (s + 1) & mask;
+		slots[s] = entry;
+	}
+	pfree(table->slots);
+	table->slots = slots;
+	table->mask = mask;
+}
+
+/*
+ * Add bytes (already stored by the caller) at the slot table_find gave;
+ * returns the new id.  *grown tells the caller to grow its own arrays.
+ */
+static int32
+table_add(ByteTable *table, MemoryContext cxt, uint32 hash, uint32 slot,
+		  const char *bytes, int len, bool *grown)
+{
+	int32		id;
+
+	if (table->count == PG_INT32_MAX - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpuagg: too many distinct group keys")));
+	*grown = false;
+	if (table->count == table->size)
+	{
+		table->size *= 2;
+		table->bytes = repalloc_huge(table->bytes, sizeof(char *) * table->size);
+		table->lens = repalloc_huge(table->lens, sizeof(int32) * table->size);
+		*grown = true;
+	}
+	id = table->count++;
+	table->bytes[id] = bytes;
+	table->lens[id] = len;
+	table->slots[slot] = ((uint64) hash << 32) | (uint64) (id + 1);
+	if ((uint32) table->count * 2 > table->mask)
+		table_grow_slots(table, cxt);
+	return id;
+}
+
+/* Whether keys of this base type go through a dictionary. */
+bool
+KeyDictTypeSupported(Oid type)
+{
+	switch (type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case NUMERICOID:
+		case UUIDOID:
+		case INTERVALOID:
+			return true;
+	}
+	return false;
+}
+
+/* Whether equal keys of this base type can be spelt differently. */
+bool
+KeyDictHasSpellings(Oid type)
+{
+	return type == BPCHAROID || type == NUMERICOID || type == INTERVALOID;
+}
+
+/* A dictionary for keys of base type `type`; memory lives in cxt. */
+KeyDict *
+KeyDictCreate(Oid type, MemoryContext cxt)
+{
+	KeyDict    *dict = MemoryContextAllocZero(cxt, sizeof(KeyDict));
+
+	dict->type = type;
+	get_typlenbyval(type, &dict->typlen, &dict->typbyval);
+	dict->spellings = KeyDictHasSpellings(type);
+	dict->cxt = cxt;
+	table_init(&dict->spelt, cxt);
+	dict->values = MemoryContextAlloc(cxt, sizeof(Datum) * dict->spelt.size);
+	dict->spelling_key = MemoryContextAlloc(cxt, sizeof(int32) * dict->spelt.size);
+	dict->spelling_rank = MemoryContextAlloc(cxt, sizeof(int32) * dict->spelt.size);
+	dict->spelling_next = MemoryContextAlloc(cxt, sizeof(int32) * dict->spelt.size);
+	if (dict->spellings)
+	{
+		table_init(&dict->keys, cxt);
+		dict->key_first = MemoryContextAlloc(cxt, sizeof(int32) * dict->keys.size);
+		dict->key_last = MemoryContextAlloc(cxt, sizeof(int32) * dict->keys.size);
+		dict->key_spellings = MemoryContextAlloc(cxt, sizeof(int32) * dict->keys.size);
+	}
+	return dict;
+}
+
+/*
+ * The exact bytes of a value (detoasting into scratch when needed), and the
+ * value in plain form for storing (*plain).
+ */
+static const char *
+exact_bytes(KeyDict *dict, Datum value, int *len, Datum *plain, MemoryContext scratch)
+{
+	if (dict->typlen == -1)
+	{
+		struct varlena *v = (struct varlena *) DatumGetPointer(value);
+
+		if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		{
+			MemoryContext old = MemoryContextSwitchTo(scratch);
+
+			v = pg_detoast_datum_packed(v);
+			MemoryContextSwitchTo(old);
+		}
+		*plain = PointerGetDatum(v);
+		*len = VARSIZE_ANY_EXHDR(v);
+		return VARDATA_ANY(v);
+	}
+	*plain = value;
+	*len = dict->typlen;
+	return DatumGetPointer(value);
+}
+
+/* The canonical bytes of a stored value (into buf or scratch). */
+static const char *
+canonical_bytes(KeyDict *dict, Datum value, const char *exact, int exact_len,
+				int *len, char *buf, MemoryContext scratch)
+{
+	switch (dict->type)
+	{
+		case BPCHAROID:
+			*len = exact_len;
+			while (*len > 0 && exact[*len - 1] == ' ')
+				(*len)--;
+			return exact;
+		case NUMERICOID:
+			{
+				MemoryContext old = MemoryContextSwitchTo(scratch);
+				char	   *normal = numeric_normalize(DatumGetNumeric(value));
+
+				MemoryContextSwitchTo(old);
+				*len = strlen(normal);
+				return normal;
+			}
+		case INTERVALOID:
+			{
+				Interval   *iv = DatumGetIntervalP(value);
+				int128		span;
+
+				/* interval_cmp_value(): what interval equality compares */
+				span = (int128) iv->time +
+					((int128) iv->day + (int128) iv->month * DAYS_PER_MONTH) * USECS_PER_DAY;
+				memcpy(buf, &span, sizeof(span));
+				*len = sizeof(span);
+				return buf;
+			}
+	}
+	elog(ERROR, "gpuagg: no canonical key for type %u", dict->type);
+	return NULL;				/* keep compiler quiet */
+}
+
+/* Grow the per-spelling arrays after the spelling table grew. */
+static void
+grow_spelling_arrays(KeyDict *dict)
+{
+	int32		size = dict->spelt.size;
+
+	dict->values = repalloc_huge(dict->values, sizeof(Datum) * size);
+	dict->spelling_key = repalloc_huge(dict->spelling_key, sizeof(int32) * size);
+	dict->spelling_rank = repalloc_huge(dict->spelling_rank, sizeof(int32) * size);
+	dict->spelling_next = repalloc_huge(dict->spelling_next, sizeof(int32) * size);
+}
+
+/* The key id of a new spelling, adding the key when new. */
+static int32
+key_of_new_spelling(KeyDict *dict, int32 spelling, const char *exact, int exact_len,
+					MemoryContext scratch)
+{
+	char		buf[16];
+	int			len;
+	const char *canon = canonical_bytes(dict, dict->values[spelling], exact, exact_len,
+										&len, buf, scratch);
+	uint32		hash = hash_bytes((const unsigned char *) canon, len);
+	uint32		slot;
+	int32		key = table_find(&dict->keys, hash, canon, len, &slot);
+
+	if (key >= 0)
+	{
+		if (dict->key_spellings[key] >= GPUAGG_MAX_SPELLINGS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("gpuagg: a group key has more than %d spellings", GPUAGG_MAX_SPELLINGS)));
+		dict->spelling_rank[spelling] = dict->key_spellings[key]++;
+		dict->spelling_next[dict->key_last[key]] = spelling;
+		dict->key_last[key] = spelling;
+		return key;
+	}
+	else
+	{
+		char	   *copy = MemoryContextAlloc(dict->cxt, Max(len, 1));
+		bool		grown;
+
+		memcpy(copy, canon, len);
+		key = table_add(&dict->keys, dict->cxt, hash, slot, copy, len, &grown);
+		if (grown)
+		{
+			dict->key_first = repalloc_huge(dict->key_first, sizeof(int32) * dict->keys.size);
+			dict->key_last = repalloc_huge(dict->key_last, sizeof(int32) * dict->keys.size);
+			dict->key_spellings = repalloc_huge(dict->key_spellings, sizeof(int32) * dict->keys.size);
+		}
+		dict->key_first[key] = dict->key_last[key] = spelling;
+		dict->key_spellings[key] = 1;
+		dict->spelling_rank[spelling] = 0;
+		return key;
+	}
+}
+
+/*
+ * The spelling id of a value, adding it (and its key) when new.  Temporary
+ * memory goes to scratch.
+ */
+int32
+KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch)
+{
+	Datum		plain;
+	int			len;
+	const char *exact = exact_bytes(dict, value, &len, &plain, scratch);
+	uint32		hash = hash_bytes((const unsigned char *) exact, len);
+	uint32		slot;
+	int32		spelling = table_find(&dict->spelt, hash, exact, len, &slot);
+	const char *stored;
+	bool		grown;
+
+	if (spelling >= 0)
+		return spelling;
+
+	/* a new spelling: keep a plain copy, the bytes point into it */
+	if (dict->typlen == -1)
+	{
+		struct varlena *copy = MemoryContextAlloc(dict->cxt, VARHDRSZ + len);
+
+		SET_VARSIZE(copy, VARHDRSZ + len);
+		memcpy(VARDATA(copy), exact, len);
+		plain = PointerGetDatum(copy);
+		stored = VARDATA(copy);
+	}
+	else
+	{
+		plain = datumCopy(plain, dict->typbyval, dict->typlen);
+		stored = DatumGetPointer(plain);
+	}
+	spelling = table_add(&dict->spelt, dict->cxt, hash, slot, stored, len, &grown);
+	if (grown)
+		grow_spelling_arrays(dict);
+	dict->values[spelling] = plain;
+	dict->spelling_next[spelling] = -1;
+	if (dict->spellings)
+		dict->spelling_key[spelling] = key_of_new_spelling(dict, spelling, stored, len, scratch);
+	else
+	{
+		dict->spelling_key[spelling] = spelling;
+		dict->spelling_rank[spelling] = 0;
+	}
+	return spelling;
+}
+
+/* The key id of a spelling: what the device groups by. */
+int32
+KeyDictKey(KeyDict *dict, int32 spelling)
+{
+	return dict->spelling_key[spelling];
+}
+
+/* The rank of a spelling among its key's spellings (0 for the first). */
+int32
+KeyDictRank(KeyDict *dict, int32 spelling)
+{
+	return dict->spelling_rank[spelling];
+}
+
+/* Number of spellings (ids that batch messages send). */
+int32
+KeyDictSize(KeyDict *dict)
+{
+	return dict->spelt.count;
+}
+
+/* The value of a spelling. */
+Datum
+KeyDictValue(KeyDict *dict, int32 spelling)
+{
+	return dict->values[spelling];
+}
+
+/* The value shown for key id `key` whose first row had spelling rank `rank`. */
+Datum
+KeyDictKeyValue(KeyDict *dict, int32 key, int32 rank)
+{
+	int32		spelling;
+
+	if (!dict->spellings)
+	{
+		if (key < 0 || key >= dict->spelt.count)
+			elog(ERROR, "gpuagg: device returned unknown key id %d", key);
+		return dict->values[key];
+	}
+	if (key < 0 || key >= dict->keys.count || rank < 0 || rank >= dict->key_spellings[key])
+		elog(ERROR, "gpuagg: device returned unknown key id %d (rank %d)", key, rank);
+	for (spelling = dict->key_first[key]; rank > 0; rank--)
+		spelling = dict->spelling_next[spelling];
+	return dict->values[spelling];
+}
+
+/* Bytes of a spelling's value as sent in a batch message (see batch_message.c). */
+Size
+KeyDictValueSize(KeyDict *dict, int32 spelling)
+{
+	return dict->typlen == -1 ? VARSIZE(DatumGetPointer(dict->values[spelling])) : dict->typlen;
+}
+
+/* Make a value received as bytes (from KeyDictValueSize) into a datum. */
+Datum
+KeyDictValueFromBytes(KeyDict *dict, const char *bytes, Size len, MemoryContext scratch)
+{
+	char	   *copy = MemoryContextAlloc(scratch, MAXALIGN(len));
+
+	memcpy(copy, bytes, len);
+	return PointerGetDatum(copy);
+}
