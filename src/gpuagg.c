@@ -11,7 +11,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-PG_MODULE_MAGIC;
+GPUAGG_MODULE_MAGIC;
 
 void		_PG_init(void);
 

@@ -20,6 +20,7 @@
 
 #include "postgres.h"
 
+#include "compat.h"
 
 #include "lib/stringinfo.h"
 #include "nodes/execnodes.h"

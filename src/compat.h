@@ -1,0 +1,61 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *	  Every difference between the PostgreSQL major versions gpuagg builds
+ *	  against (15, 16, 17, 18), in one place.  Included by gpuagg.h right
+ *	  after postgres.h; no other file tests PG_VERSION_NUM.
+ *
+ * How each version is checked: test/versions.sh compiles src/ and the C
+ * files of cuda/ with -Werror against the server headers of every version
+ * it can fetch from Debian's archive (15 installed, 17 from trixie, 18 from
+ * sid; no Debian suite ships 16).  README.md, "Supported PostgreSQL
+ * versions", says what ran where.
+ *
+ * Differences that need no code, checked against the headers:
+ *	- GROUP BY: 16+ keeps a trimmed copy of the grouping clause in
+ *	  root->processed_groupClause (keys proven redundant by equivalence
+ *	  classes removed, e.g. y in "WHERE x = y GROUP BY x, y", and all keys
+ *	  removed when each equals a constant).  gpuagg keeps grouping by
+ *	  root->parse->groupClause on every version: a redundant key gives the
+ *	  same groups, and an empty processed list would otherwise turn a
+ *	  grouped query (no row on empty input) into a plain aggregate (one
+ *	  row).  The only visible difference is that EXPLAIN's "Group Key" of
+ *	  GpuHashAgg can list a redundant key that native 16+ plans omit.
+ *	- CustomPath.custom_restrictinfo (17+) is for joins; makeNode() zeroes
+ *	  it, which is right for an upper-relation path.
+ *	- MarkGUCPrefixReserved, InitMaterializedSRF, float_overflow_error,
+ *	  create_projection_path, estimate_num_groups, makeFloat/floatVal and
+ *	  makeInteger/intVal have the same signatures in 15 .. 18.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_COMPAT_H
+#define GPUAGG_COMPAT_H
+
+#if PG_VERSION_NUM < 150000
+#error "gpuagg needs PostgreSQL 15 or later"
+#endif
+
+/*
+ * EXPLAIN: 18 moved ExplainPropertyText/Integer/Float/List out of
+ * commands/explain.h into commands/explain_format.h (and ExplainState into
+ * commands/explain_state.h, which nodes/extensible.h includes).
+ */
+#include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
+
+/*
+ * Module magic: 18 can record the module's name and version, shown by
+ * pg_get_loaded_modules().  Use as "GPUAGG_MODULE_MAGIC;" in gpuagg.c.
+ */
+#define GPUAGG_MODULE_VERSION "0.1"
+#if PG_VERSION_NUM >= 180000
+#define GPUAGG_MODULE_MAGIC \
+	PG_MODULE_MAGIC_EXT(.name = "gpuagg", .version = GPUAGG_MODULE_VERSION)
+#else
+#define GPUAGG_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
+#endif							/* GPUAGG_COMPAT_H */
