@@ -38,13 +38,30 @@
 
 /*
  * EXPLAIN: 18 moved ExplainPropertyText/Integer/Float/List out of
- * commands/explain.h into commands/explain_format.h (and ExplainState into
- * commands/explain_state.h, which nodes/extensible.h includes).
+ * commands/explain.h into commands/explain_format.h, and ExplainState into
+ * commands/explain_state.h.
  */
 #include "commands/explain.h"
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"
+#include "commands/explain_state.h"
 #endif
+
+/*
+ * EXPLAIN qualifies column names with their table when the plan reads more
+ * than one range table entry.  18 adds an RTE_GROUP entry to every grouped
+ * query and keeps the count without it in ExplainState.rtable_size; use it,
+ * as PostgreSQL's own Agg does, or every "Group Key" would be qualified.
+ */
+static inline int
+GpuAggExplainRtableSize(ExplainState *es)
+{
+#if PG_VERSION_NUM >= 180000
+	return es->rtable_size;
+#else
+	return list_length(es->rtable);
+#endif
+}
 
 /*
  * Module magic: 18 can record the module's name and version, shown by

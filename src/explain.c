@@ -32,7 +32,7 @@ explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context;
 	List	   *keys = NIL;
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = GpuAggExplainRtableSize(es) > 1 || es->verbose;
 	int			i;
 
 	if (desc->nkeys == 0)

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # test/check.sh - set everything up and run every gpuagg test.
 #
-#   bash test/check.sh [--only regress|conformance|t] [--keep]
+#   bash test/check.sh [--only regress|conformance|t|versions] [--keep]
 #
-# As root on a fresh Debian 12: installs PostgreSQL 15 + headers + a C toolchain if
-# missing, builds and installs gpuagg, starts a throwaway cluster as an unprivileged
-# user, then runs the pg_regress suite, the device conformance test and test/t/*.sh,
-# and prints a summary (exit status nonzero if any step failed).
+# As root on a fresh Debian 12: installs PostgreSQL 15 (GPUAGG_PG_MAJOR) + headers + a C
+# toolchain if missing, builds and installs gpuagg, starts a throwaway cluster as an
+# unprivileged user, then runs the pg_regress suite, the device conformance test and
+# test/t/*.sh, builds gpuagg against the other PostgreSQL versions (test/versions.sh:
+# 15 16 17 18 with -Werror, headers fetched from Debian's archive; a version whose headers
+# cannot be had is SKIPPED with the reason, a compile error or warning FAILS), and prints a
+# summary (exit status nonzero if any step failed).
 # With PG_CONFIG=/path/to/pg_config it uses that PostgreSQL instead (no apt).
 #
 # Environment:
@@ -14,11 +17,14 @@
 #                       lists a usable GPU, else cpu); set cluster-wide as gpuagg.device
 #   GPUAGG_REGRESS      space-separated pg_regress tests to run instead of the full list
 #   GPUAGG_TEST_OUT     directory that receives summary.txt, regression.out (pg_regress's
-#                       output), conformance.log, t.log, and on failure regression.diffs,
-#                       results.tar.gz and server.log: at most 8 files, no subfolders
+#                       output), conformance.log, t.log, versions.log, and on failure
+#                       regression.diffs, results.tar.gz and server.log: at most 8 files,
+#                       no subfolders
 #   GPUAGG_STEP_TIMEOUT seconds each test step (pg_regress, conformance, one t script)
 #                       may run before it is stopped and failed (default 1800)
-#   KEEP_CLUSTER=1      same as --keep; see also test/lib/common.sh
+#   GPUAGG_PG_VERSIONS  versions test/versions.sh builds against (default "15 16 17 18";
+#                       "none" skips that step, e.g. on a machine with no network)
+#   KEEP_CLUSTER=1      same as --keep; see also test/lib/common.sh and test/versions.sh
 #
 # test/t/*.sh scripts run as the invoking user with PG_CONFIG, PG_BINDIR, PGHOST,
 # PGPORT, PGUSER, PGDATABASE=postgres, GPUAGG_RUN_USER and GPUAGG_DEVICE exported
@@ -47,7 +53,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 			--only)
-				[ $# -ge 2 ] || die "--only needs regress, conformance or t"
+				[ $# -ge 2 ] || die "--only needs regress, conformance, t or versions"
 				ONLY=$2
 				shift 2
 				;;
@@ -58,8 +64,8 @@ parse_args() {
 		esac
 	done
 	case "$ONLY" in
-		"" | regress | conformance | t) ;;
-		*) die "--only takes regress, conformance or t, not '$ONLY'" ;;
+		"" | regress | conformance | t | versions) ;;
+		*) die "--only takes regress, conformance, t or versions, not '$ONLY'" ;;
 	esac
 	export KEEP_CLUSTER=${KEEP_CLUSTER:-0}
 }
@@ -270,6 +276,42 @@ run_t_script() {
 	fi
 }
 
+# Build against the other PostgreSQL versions (test/versions.sh); one summary row per version.
+run_versions() {
+	local results rc v r secs detail
+	section "build against PostgreSQL ${GPUAGG_PG_VERSIONS-15 16 17 18}"
+	if [ "${GPUAGG_PG_VERSIONS-}" = none ]; then
+		log "SKIPPED: GPUAGG_PG_VERSIONS=none"
+		record_step "versions" SKIP 0
+		return 0
+	fi
+	results=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-versions.XXXXXX")
+	set +e
+	if [ -n "${GPUAGG_TEST_OUT:-}" ]; then
+		mkdir -p "$GPUAGG_TEST_OUT"
+		GPUAGG_VERSIONS_RESULTS=$results timeout -k 10 "$STEP_TIMEOUT" bash test/versions.sh 2>&1 |
+			tee "$GPUAGG_TEST_OUT/versions.log"
+		rc=${PIPESTATUS[0]}
+	else
+		GPUAGG_VERSIONS_RESULTS=$results timeout -k 10 "$STEP_TIMEOUT" bash test/versions.sh
+		rc=$?
+	fi
+	set -e
+	if [ ! -s "$results" ]; then
+		log "test/versions.sh FAILED (exit status $rc) before reporting any version"
+		record_step "versions" FAIL 0
+	else
+		while read -r v r secs detail; do
+			record_step "build with PostgreSQL $v -Werror" "$r" "$secs"
+		done <"$results"
+		if [ "$rc" -ne 0 ] && ! grep -q ' FAIL ' "$results"; then
+			log "test/versions.sh exited with status $rc"
+			record_step "versions" FAIL 0
+		fi
+	fi
+	rm -f "$results"
+}
+
 # Set up, run the selected steps, and let the EXIT hook print the summary.
 main() {
 	local t found=0
@@ -278,8 +320,10 @@ main() {
 	log "gpuagg check in $GA_ROOT${ONLY:+ (only: $ONLY)}"
 	setup_step "packages" ensure_packages
 	setup_step "build+install" build_and_install
-	setup_step "cluster" start_cluster test
-	setup_step "device" choose_device
+	if [ "$ONLY" != versions ]; then
+		setup_step "cluster" start_cluster test
+		setup_step "device" choose_device
+	fi
 
 	if wanted regress; then
 		test_step "regress" run_regress
@@ -300,6 +344,9 @@ main() {
 			test_step "$t" run_t_script "$t"
 		done
 		[ "$found" = 1 ] || log "no test/t/*.sh scripts"
+	fi
+	if wanted versions; then
+		run_versions
 	fi
 }
 

@@ -5,8 +5,8 @@
 #
 #   bash test/demo.sh
 #
-# As root on a fresh Debian 12: installs PostgreSQL 15 + headers + a C toolchain if
-# missing, builds and installs gpuagg, starts a throwaway cluster as an unprivileged
+# As root on a fresh Debian 12: installs PostgreSQL 15 (GPUAGG_PG_MAJOR) + headers + a C
+# toolchain if missing, builds and installs gpuagg, starts a throwaway cluster as an unprivileged
 # user, generates table x, times each query, prints a table and two EXPLAIN ANALYZEs.
 # With PG_CONFIG=/path/to/pg_config it uses that PostgreSQL instead (no apt).
 #

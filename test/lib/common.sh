@@ -8,7 +8,10 @@
 # user, since PostgreSQL refuses to run as root.
 #
 # Environment understood here:
-#   PG_CONFIG          pg_config of an existing PostgreSQL 15; given => no apt at all
+#   PG_CONFIG          pg_config of an existing PostgreSQL 15 or later (15, 16, 17 and 18 are
+#                      supported); given => no apt at all
+#   GPUAGG_PG_MAJOR    major version apt installs when PG_CONFIG is not given (default 15:
+#                      Debian 12's; 17 on Debian 13)
 #   GPUAGG_USER        OS user that runs the server when invoked as root
 #                      (default: postgres if it exists, else gpuagg, created on demand)
 #   GPUAGG_SKIP_BUILD  1 => use the gpuagg already installed, do not run make
@@ -17,7 +20,8 @@
 #   KEEP_CLUSTER       1 => leave the cluster running and its directory in place
 
 GA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-GA_DEBIAN_PACKAGES=(postgresql-15 postgresql-server-dev-15 build-essential)
+GA_PG_MAJOR=${GPUAGG_PG_MAJOR:-15}
+GA_DEBIAN_PACKAGES=(postgresql-$GA_PG_MAJOR postgresql-server-dev-$GA_PG_MAJOR build-essential)
 GA_BG_PIDS=()
 CLUSTER_DIR=""
 CLUSTER_RUNNING=0
@@ -69,9 +73,9 @@ ensure_packages() {
 	if [ -n "${PG_CONFIG:-}" ]; then
 		log "PG_CONFIG=$PG_CONFIG given: using that PostgreSQL, no package installation"
 	elif ! is_root; then
-		log "not root: no package installation, looking for an installed PostgreSQL 15"
+		log "not root: no package installation, looking for an installed PostgreSQL"
 	elif ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
-		log "no apt-get here: no package installation, looking for an installed PostgreSQL 15"
+		log "no apt-get here: no package installation, looking for an installed PostgreSQL"
 	else
 		missing=$(missing_debian_packages | tr '\n' ' ')
 		missing=${missing% }
@@ -91,17 +95,21 @@ ensure_packages() {
 	check_pg_tools
 }
 
-# Set and export PG_CONFIG (given, else PostgreSQL 15's, else the one on PATH).
+# Set and export PG_CONFIG (given, else GA_PG_MAJOR's, else the newest Debian-style one, else the one on PATH).
 resolve_pg_config() {
+	local newest
 	if [ -z "${PG_CONFIG:-}" ]; then
-		if [ -x /usr/lib/postgresql/15/bin/pg_config ]; then
-			PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+		newest=$(ls -d /usr/lib/postgresql/*/bin/pg_config 2>/dev/null | sort -V | tail -n 1)
+		if [ -x "/usr/lib/postgresql/$GA_PG_MAJOR/bin/pg_config" ]; then
+			PG_CONFIG=/usr/lib/postgresql/$GA_PG_MAJOR/bin/pg_config
+		elif [ -n "$newest" ]; then
+			PG_CONFIG=$newest
 		elif command -v pg_config >/dev/null 2>&1; then
 			PG_CONFIG=$(command -v pg_config)
 		else
-			die "no pg_config found. Install PostgreSQL 15 with its server headers
-  (Debian/Ubuntu, as root: apt-get install postgresql-15 postgresql-server-dev-15 build-essential)
-  or point PG_CONFIG at an existing one, e.g. PG_CONFIG=/opt/pg/usr/lib/postgresql/15/bin/pg_config"
+			die "no pg_config found. Install PostgreSQL 15 or later with its server headers
+  (Debian/Ubuntu, as root: apt-get install postgresql-$GA_PG_MAJOR postgresql-server-dev-$GA_PG_MAJOR build-essential)
+  or point PG_CONFIG at an existing one, e.g. PG_CONFIG=/opt/pg/usr/lib/postgresql/$GA_PG_MAJOR/bin/pg_config"
 		fi
 	fi
 	export PG_CONFIG
@@ -109,8 +117,8 @@ resolve_pg_config() {
 
 # Check that pg_config, the server programs, PGXS, pg_regress and a C toolchain work; set PG_* paths.
 check_pg_tools() {
-	local version t hint
-	hint="install postgresql-15 postgresql-server-dev-15 build-essential, or set PG_CONFIG to the pg_config of a complete PostgreSQL 15 (server, client, PGXS, pg_regress)"
+	local version t hint major
+	hint="install postgresql-$GA_PG_MAJOR postgresql-server-dev-$GA_PG_MAJOR build-essential, or set PG_CONFIG to the pg_config of a complete PostgreSQL 15 or later (server, client, PGXS, pg_regress)"
 	version=$("$PG_CONFIG" --version 2>&1) || die "'$PG_CONFIG --version' failed: $version
   ($hint; a relocated PostgreSQL may also need LD_LIBRARY_PATH)"
 	PG_BINDIR=$("$PG_CONFIG" --bindir)
@@ -125,10 +133,14 @@ check_pg_tools() {
 	for t in make cc; do
 		command -v "$t" >/dev/null 2>&1 || die "'$t' not found ($hint)"
 	done
-	case "$version" in
-		"PostgreSQL 15"*) ;;
-		*) warn "gpuagg targets PostgreSQL 15; $PG_CONFIG reports '$version'" ;;
-	esac
+	major=$(sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p' <<<"$version")
+	if [ -z "$major" ]; then
+		warn "cannot tell the major version of '$version' ($PG_CONFIG)"
+	elif [ "$major" -lt 15 ]; then
+		die "gpuagg needs PostgreSQL 15 or later; $PG_CONFIG reports '$version'"
+	elif [ "$major" -gt 18 ]; then
+		warn "gpuagg is built and tested with PostgreSQL 15 to 18; $PG_CONFIG reports '$version'"
+	fi
 	log "using $version ($PG_CONFIG)"
 	export PG_BINDIR PG_PKGLIBDIR PG_SHAREDIR PG_REGRESS
 }
