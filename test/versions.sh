@@ -160,7 +160,7 @@ EOF
 
 # Build against version $1; records the result.
 build_version() {
-	local v=$1 t0 root dir mg cc cflags keep="" dropped="" f shim="" notes=() rc srcs
+	local v=$1 t0 root dir mg cc keep dropped f shim="" notes=() rc srcs
 	t0=$(date +%s.%N)
 	if ! find_tree "$v"; then
 		record "$v" SKIP "$(since "$t0")" "$PGD_ERROR"
@@ -176,23 +176,12 @@ build_version() {
 	mg=$root/usr/lib/postgresql/$v/lib/pgxs/src/Makefile.global
 
 	# that version's compiler and flags, less what this compiler does not know
-	cc=${CC:-$(sed -n 's/^CC = //p' "$mg")}
-	command -v "${cc%% *}" >/dev/null 2>&1 || cc=cc
-	cflags=$(sed -n 's/^CFLAGS = //p' "$mg")
-	for f in $cflags; do
-		if echo 'int x;' | $cc -Wall -Wformat -Werror "$f" -x c -c -o /dev/null - >/dev/null 2>&1; then
-			keep="$keep $f"
-		else
-			dropped="$dropped $f"
-		fi
-	done
-	if grep -q '^#define HAVE_DECL_STRLCPY 1' "$root/usr/include/postgresql/$v/server/pg_config.h" &&
-		! printf '#include <string.h>\nint f(char *b);\nint f(char *b) { return (int) strlcpy(b, "x", 2); }\n' |
-		$cc -Werror=implicit-function-declaration -x c -c -o /dev/null - >/dev/null 2>&1; then
+	cc=$(pgd_host_cc "$mg")
+	pgd_split_cflags "$mg" "$cc"
+	keep=$PGD_CFLAGS_KEPT
+	dropped=$PGD_CFLAGS_DROPPED
+	if pgd_libc_shim "$root/usr/include/postgresql/$v/server" "$cc" "$dir/host-libc-shim.h"; then
 		shim=$dir/host-libc-shim.h
-		printf '%s\n' '/* headers configured for glibc 2.38+, built with an older one (test/versions.sh) */' \
-			'#include <stddef.h>' 'extern size_t strlcpy(char *dst, const char *src, size_t siz);' \
-			'extern size_t strlcat(char *dst, const char *src, size_t siz);' >"$shim"
 		notes+=("strlcpy/strlcat declared for this machine's older glibc")
 	fi
 

@@ -111,3 +111,42 @@ pgd_deb_depends() {
 	dpkg-deb -f "$1" Depends Pre-Depends 2>/dev/null | sed -e 's/^[A-Za-z-]*: //' | tr ',' '\n' |
 		sed -e 's/|.*//' -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g' | grep -v '^$' | sort -u
 }
+
+# ---------------------------------------------------------------- building with a newer version's headers
+
+# Print the C compiler to build with the PGXS Makefile.global $1: its own when this machine has it, else cc.
+pgd_host_cc() {
+	local cc
+	cc=${CC:-$(sed -n 's/^CC = //p' "$1")}
+	if ! command -v "${cc%% *}" >/dev/null 2>&1; then cc=cc; fi
+	echo "$cc"
+}
+
+# Split the CFLAGS of Makefile.global $1 into what compiler $2 knows (PGD_CFLAGS_KEPT) and
+# what it does not (PGD_CFLAGS_DROPPED): 18's are gcc 14's, this machine may have gcc 12.
+pgd_split_cflags() {
+	local f
+	PGD_CFLAGS_KEPT=""
+	PGD_CFLAGS_DROPPED=""
+	for f in $(sed -n 's/^CFLAGS = //p' "$1"); do
+		if echo 'int x;' | $2 -Wall -Wformat -Werror "$f" -x c -c -o /dev/null - >/dev/null 2>&1; then
+			PGD_CFLAGS_KEPT="$PGD_CFLAGS_KEPT $f"
+		else
+			PGD_CFLAGS_DROPPED="$PGD_CFLAGS_DROPPED $f"
+		fi
+	done
+}
+
+# Write to $3 a header declaring strlcpy/strlcat when the server headers in $1 were configured
+# for a C library that has them (glibc 2.38+, so port.h does not declare them) and compiler $2's
+# has not; false when none is needed. Only for compiling: the real server provides them.
+pgd_libc_shim() {
+	grep -q '^#define HAVE_DECL_STRLCPY 1' "$1/pg_config.h" || return 1
+	if printf '#include <string.h>\nint f(char *b);\nint f(char *b) { return (int) strlcpy(b, "x", 2); }\n' |
+		$2 -Werror=implicit-function-declaration -x c -c -o /dev/null - >/dev/null 2>&1; then
+		return 1
+	fi
+	printf '%s\n' '/* server headers configured for glibc 2.38+, compiled with an older one (test/lib/pgdebian.sh) */' \
+		'#include <stddef.h>' 'extern size_t strlcpy(char *dst, const char *src, size_t siz);' \
+		'extern size_t strlcat(char *dst, const char *src, size_t siz);' >"$3"
+}
