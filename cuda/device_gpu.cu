@@ -1057,11 +1057,7 @@ estimate_groups(const GaDevProbe *probe, int64_t nrows)
 		distinct = 1;
 	if (sampled >= (double) nrows)
 		return (int64_t) ceil(distinct);
-	/*
-	 * Almost all distinct: g is at least ~5 times the sample, and the
-	 * sketch's few percent of error make the inversion unstable; say nrows.
-	 */
-	if (distinct >= 0.9 * sampled)
+	if (distinct >= 0.995 * sampled)
 		return nrows;
 
 	/* the expected distinct draws grow with g: bisect */
