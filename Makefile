@@ -27,8 +27,7 @@ NVCC_FLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall $(NVCC_GENCODE)
 DEVICE_OBJS = cuda/device.o cuda/device_cpu.o
 ifneq ($(strip $(NVCC)),)
 CUDA_LIBDIR := $(dir $(NVCC))../lib64
-GPU_OBJS = cuda/device_gpu.o cuda/hashagg_kernels.o cuda/hashagg_fused.o \
-	cuda/hashagg_partition.o
+GPU_OBJS = cuda/device_gpu.o cuda/hashagg_kernels.o
 SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
 GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC)
 else

@@ -5,7 +5,7 @@
 #
 # cuda/device.c and cuda/device_cpu.c are plain C and are compiled here from
 # source; the GPU device comes from the objects a top-level `make` produced:
-# cuda/device_gpu.o + cuda/hashagg_*.o (built with nvcc, linked with
+# cuda/device_gpu.o + cuda/hashagg_kernels.o (built with nvcc, linked with
 # the static CUDA runtime) or cuda/device_gpu_none.o (built without nvcc).
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
@@ -34,13 +34,8 @@ $CC $CFLAGS -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
 $CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
 
 libs=""
-# every GPU object the Makefile builds: device_gpu.o and the hashagg_*.o
-gpu_cu_objs="cuda/device_gpu.o $(ls cuda/hashagg_*.cu 2>/dev/null | sed 's/\.cu$/.o/' | tr '\n' ' ')"
-gpu_built=1
-for o in $gpu_cu_objs; do
-	[ -f "$o" ] || gpu_built=0
-done
-if [ "$gpu_built" = 1 ] && ! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; then
+if [ -f cuda/device_gpu.o ] && [ -f cuda/hashagg_kernels.o ] &&
+	! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; then
 	if [ -z "${CUDA_HOME:-}" ]; then
 		nvcc=$(command -v nvcc 2>/dev/null || true)
 		if [ -n "$nvcc" ]; then
@@ -49,9 +44,9 @@ if [ "$gpu_built" = 1 ] && ! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; t
 			CUDA_HOME=/usr/local/cuda
 		fi
 	fi
-	gpu_objs=$gpu_cu_objs
+	gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o"
 	libs="-L$CUDA_HOME/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread"
-	echo "conformance: linking the GPU device ($gpu_objs)"
+	echo "conformance: linking the GPU device (cuda/device_gpu.o, cuda/hashagg_kernels.o)"
 elif [ -f cuda/device_gpu_none.o ]; then
 	gpu_objs=cuda/device_gpu_none.o
 	echo "conformance: linking cuda/device_gpu_none.o (a build without the GPU device)"
