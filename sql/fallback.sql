@@ -22,10 +22,12 @@ SELECT gpuagg_used('SELECT (random() * 3)::int, count(*) FROM agg_data GROUP BY 
 -- the native plan still answers
 SELECT k_int2, count(DISTINCT v_int4) FROM agg_data GROUP BY k_int2 ORDER BY 1;
 
--- a column functionally dependent on a primary key stays native (for now)
-CREATE TEMP TABLE pk (id int PRIMARY KEY, name text);
-INSERT INTO pk SELECT i, 'n' || i FROM generate_series(1, 10) i;
-SELECT gpuagg_used('SELECT id, name, count(*) FROM pk GROUP BY id');
+-- a column functionally dependent on a primary key becomes a key: one of a
+-- type that cannot be a key keeps the native plan
+CREATE TEMP TABLE pk (id int PRIMARY KEY, name text, doc jsonb);
+INSERT INTO pk SELECT i, 'n' || i, jsonb_build_object('i', i) FROM generate_series(1, 10) i;
+SELECT gpuagg_used('SELECT id, name, count(*) FROM pk GROUP BY id') AS text_dependent,
+       gpuagg_used('SELECT id, doc, count(*) FROM pk GROUP BY id') AS jsonb_dependent;
 
 -- gpuagg.enabled and gpuagg.enable_hashagg switch it off
 SET gpuagg.enabled = off;

@@ -85,3 +85,27 @@ SELECT count(*), sum(s) FROM totals2;
 SET gpuagg.enabled = off;
 SELECT count(*), sum(v_int4) FROM agg_data;
 SELECT sum(v_int8) FROM agg_data;
+RESET gpuagg.enabled;
+
+-- columns functionally dependent on a primary key become extra keys
+CREATE TEMP TABLE customers (id int PRIMARY KEY, name text, city varchar(20), since date);
+INSERT INTO customers SELECT i, 'c' || i, 'city' || (i % 3), DATE '2020-01-01' + i FROM generate_series(1, 50) i;
+CREATE TEMP TABLE orders AS SELECT i AS oid, 1 + i % 50 AS cid, i % 7 AS amount FROM generate_series(1, 3000) i;
+ANALYZE customers;
+ANALYZE orders;
+EXPLAIN (COSTS OFF)
+SELECT c.id, c.name, c.city, count(*), sum(o.amount) FROM customers c JOIN orders o ON o.cid = c.id GROUP BY c.id;
+SELECT gpuagg_check('SELECT c.id, c.name, c.city, c.since, count(*), sum(o.amount) FROM customers c JOIN orders o ON o.cid = c.id GROUP BY c.id');
+SELECT c.id, c.name, sum(o.amount) FROM customers c JOIN orders o ON o.cid = c.id GROUP BY c.id HAVING c.name < 'c12' ORDER BY c.id;
+
+-- partitionwise aggregation allowed: forced, one GpuHashAgg over the Append
+-- is cheapest
+CREATE TEMP TABLE parted (k int, v int) PARTITION BY HASH (k);
+CREATE TEMP TABLE parted_0 PARTITION OF parted FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TEMP TABLE parted_1 PARTITION OF parted FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO parted SELECT i % 100, i FROM generate_series(1, 10000) i;
+ANALYZE parted;
+SET enable_partitionwise_aggregate = on;
+EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM parted GROUP BY k;
+SELECT gpuagg_check('SELECT k, count(*), sum(v) FROM parted GROUP BY k');
+RESET enable_partitionwise_aggregate;

@@ -85,8 +85,16 @@ agg_check_walker(Node *node, TargetCheck *check)
 	}
 	if (IsA(node, Var))
 	{
-		check->why = "output column that is not a group key (functionally dependent column)";
-		return true;
+		/*
+		 * Outside aggregates, PostgreSQL accepts only group keys and columns
+		 * functionally dependent on them (GROUP BY a primary key).  Such a
+		 * column is constant within a group, so grouping by it too changes
+		 * nothing: it becomes one more key.
+		 */
+		if (!GpuAggKeyTypeSupported(exprType(node), exprCollation(node), &check->why))
+			return true;
+		check->keys = lappend(check->keys, node);
+		return false;
 	}
 	if (IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
 		IsA(node, WindowFunc))
