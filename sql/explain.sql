@@ -7,7 +7,7 @@ SET gpuagg.explain_device_details = off;
 EXPLAIN (COSTS OFF) SELECT k_text, k_int4 % 3, sum(v_int4) FROM agg_data GROUP BY k_text, k_int4 % 3;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT k_text, k_int4 % 3, sum(v_int4), avg(v_int2) FILTER (WHERE k_bool)
 FROM agg_data GROUP BY k_text, k_int4 % 3 HAVING count(*) > 1;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k_int2, count(*) FROM agg_data GROUP BY k_int2;
 EXPLAIN (COSTS OFF, FORMAT JSON) SELECT k_int2, count(*) FROM agg_data GROUP BY k_int2;
 
@@ -15,9 +15,9 @@ EXPLAIN (COSTS OFF, FORMAT JSON) SELECT k_int2, count(*) FROM agg_data GROUP BY 
 SET gpuagg.device = cpu;
 SET gpuagg.explain_device_details = on;
 EXPLAIN (COSTS OFF) SELECT k_int2, count(*) FROM agg_data GROUP BY k_int2;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k_int2, count(*), sum(v_int4) FROM agg_data GROUP BY k_int2;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT YAML)
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT YAML)
 SELECT count(*) FROM agg_data;
 RESET gpuagg.device;
 

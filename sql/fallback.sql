@@ -42,7 +42,7 @@ RESET gpuagg.enable_hashagg;
 SET gpuagg.batch_rows = 1000;
 SET gpuagg.debug_fail_at_batch = 3;
 SELECT k_int2, count(*), sum(v_int4), sum(v_int8) FROM agg_data GROUP BY k_int2 ORDER BY k_int2;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k_int2, count(*) FROM agg_data GROUP BY k_int2;
 -- with something volatile in the query it cannot be re-run: a clear error
 SELECT k_int2, count(*), sum(v_int4) FROM agg_data WHERE random() >= 0 GROUP BY k_int2;

@@ -8,7 +8,7 @@ SET gpuagg.explain_device_details = off;
 SET gpuagg.batch_rows = 128;
 SELECT gpuagg_check('SELECT k_int4, count(*), sum(v_int8), min(v_float8) FROM agg_data GROUP BY k_int4');
 SELECT gpuagg_check('SELECT id, k_text, count(*), sum(v_int4) FROM agg_data GROUP BY id, k_text');
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k_int4, count(*) FROM agg_data GROUP BY k_int4;
 
 -- the planner believes in 1 group, there are 20000: the device's table
