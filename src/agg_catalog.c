@@ -64,6 +64,10 @@ static const SupportedAggregate supported_aggregates[] = {
 	{"bool_and", GPUAGG_BOOL_AND, BOOLOID, BOOLOID},
 	{"every", GPUAGG_BOOL_AND, BOOLOID, BOOLOID},
 	{"bool_or", GPUAGG_BOOL_OR, BOOLOID, BOOLOID},
+	{"sum", GPUAGG_SUM, NUMERICOID, NUMERICOID},
+	{"avg", GPUAGG_AVG, NUMERICOID, NUMERICOID},
+	{"min", GPUAGG_MIN, NUMERICOID, NUMERICOID},
+	{"max", GPUAGG_MAX, NUMERICOID, NUMERICOID},
 };
 
 /*
@@ -72,12 +76,13 @@ static const SupportedAggregate supported_aggregates[] = {
  */
 bool
 GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
-					 const char **why)
+					 int *numeric_scale, const char **why)
 {
 	const char *name;
 	Oid			argtype = InvalidOid;
 	int			i;
 
+	*numeric_scale = 0;
 	if (aggref->aggdistinct != NIL || aggref->aggorder != NIL)
 		return (*why = "aggregate with DISTINCT or ORDER BY", false);
 	if (aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 ||
@@ -115,12 +120,31 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 			continue;
 		*kind = entry->kind;
 		*input_type = OidIsValid(entry->input_type) ? argtype : InvalidOid;
+		if (*input_type == NUMERICOID &&
+			!GpuAggNumericSupported(entry->kind,
+									(Node *) linitial_node(TargetEntry, aggref->args)->expr,
+									numeric_scale, why))
+			return false;
 		return true;
 	}
 	return (*why = "unsupported aggregate or argument type", false);
 }
 
 static GpuAggEncoding integer_encoding(Oid base_type);
+
+/*
+ * How many device operations an aggregate takes (see agg_layout.c), so that
+ * the planner keeps a request within GA_MAX_AGG_OPS.
+ */
+int
+GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type)
+{
+	if (input_type == NUMERICOID)
+		return (kind == GPUAGG_SUM || kind == GPUAGG_AVG) ? GPUAGG_NUMERIC_LIMBS + 4 : 5;
+	if (input_type == FLOAT4OID || input_type == FLOAT8OID)
+		return 3;
+	return 2;
+}
 
 /* Whether a group key of this type (and collation) can go to a device. */
 bool
@@ -216,7 +240,11 @@ GpuAggEncodingType(GpuAggEncoding encoding)
 	switch (encoding)
 	{
 		case GPUAGG_ENC_NONE:
+		case GPUAGG_ENC_NUMERIC_FLAG:
 			return GA_TYPE_NONE;
+		case GPUAGG_ENC_NUMERIC_LIMB:
+		case GPUAGG_ENC_NUMERIC_INT64:
+			return GA_TYPE_INT64;
 		case GPUAGG_ENC_BOOL:
 			return GA_TYPE_INT8;
 		case GPUAGG_ENC_INT16:

@@ -13,6 +13,7 @@
  *						infinite though no input was (float_overflow_error)
  *	min, max			the input type
  *	bool_and, every, bool_or	bool
+ *	sum, avg, min, max(numeric)	numeric, see finalize_numeric()
  * and everything but count is NULL when the group had no non-null input.
  *
  *-------------------------------------------------------------------------
@@ -37,8 +38,8 @@ int128_from_device(const GaInt128 *value)
 }
 
 /* A numeric datum holding an int128, through its decimal text. */
-static Datum
-int128_to_numeric(int128 value)
+Datum
+GpuAggInt128ToNumeric(int128 value)
 {
 	char		buf[64];
 	char	   *p = buf + sizeof(buf) - 1;
@@ -97,6 +98,79 @@ extreme_to_datum(Oid type, const void *values, int64 group)
 	return (Datum) 0;			/* keep compiler quiet */
 }
 
+/* Element `group` of the int64 result array of device operation op. */
+static int64
+op_int64(const GaAggResult *result, int op, int64 group)
+{
+	return ((const int64 *) result->values[op])[group];
+}
+
+/*
+ * sum, avg, min, max over numeric (agg_numeric.c): PostgreSQL's rules for
+ * NaN and the infinities, else the exact finite result at the argument's
+ * scale.
+ */
+static Datum
+finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,
+				 int64 group, bool *isnull)
+{
+	int64		finite = op_int64(result, output->op_count, group);
+	int64		nan = op_int64(result, output->op_nan, group);
+	int64		pinf = op_int64(result, output->op_pinf, group);
+	int64		ninf = op_int64(result, output->op_ninf, group);
+
+	*isnull = false;
+	if (finite + nan + pinf + ninf == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	switch (output->kind)
+	{
+		case GPUAGG_SUM:
+		case GPUAGG_AVG:
+			{
+				const GaInt128 *limbs[GPUAGG_NUMERIC_LIMBS];
+				Datum		sum;
+				int			k;
+
+				if (nan > 0 || (pinf > 0 && ninf > 0))
+					return GpuAggNumericSpecial("NaN");
+				if (pinf > 0)
+					return GpuAggNumericSpecial("Infinity");
+				if (ninf > 0)
+					return GpuAggNumericSpecial("-Infinity");
+				for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+					limbs[k] = (const GaInt128 *) result->values[output->op_limbs[k]];
+				sum = GpuAggNumericFromLimbs(limbs, group, output->numeric_scale);
+				if (output->kind == GPUAGG_SUM)
+					return sum;
+				return DirectFunctionCall2(numeric_div, sum,
+										   NumericGetDatum(int64_to_numeric(finite)));
+			}
+		case GPUAGG_MIN:
+			if (ninf > 0)
+				return GpuAggNumericSpecial("-Infinity");
+			if (finite > 0)
+				return GpuAggNumericFromInt64(op_int64(result, output->op_value, group),
+											  output->numeric_scale);
+			return GpuAggNumericSpecial(pinf > 0 ? "Infinity" : "NaN");
+		case GPUAGG_MAX:
+			if (nan > 0)
+				return GpuAggNumericSpecial("NaN");
+			if (pinf > 0)
+				return GpuAggNumericSpecial("Infinity");
+			if (finite > 0)
+				return GpuAggNumericFromInt64(op_int64(result, output->op_value, group),
+											  output->numeric_scale);
+			return GpuAggNumericSpecial("-Infinity");
+		default:
+			break;
+	}
+	elog(ERROR, "gpuagg: unexpected numeric aggregate kind %d", (int) output->kind);
+	return (Datum) 0;			/* keep compiler quiet */
+}
+
 /* The final value of one SQL aggregate for one group. */
 Datum
 GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
@@ -110,6 +184,8 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 	*isnull = false;
 	if (output->kind == GPUAGG_COUNT || output->kind == GPUAGG_COUNT_STAR)
 		return Int64GetDatum(count);
+	if (output->input_type == NUMERICOID)
+		return finalize_numeric(output, result, group, isnull);
 	if (count == 0)
 	{
 		*isnull = true;
@@ -138,7 +214,7 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 				int128		sum = int128_from_device(&((const GaInt128 *) values)[group]);
 
 				if (output->result_type == NUMERICOID)
-					return int128_to_numeric(sum);
+					return GpuAggInt128ToNumeric(sum);
 				if (sum < PG_INT64_MIN || sum > PG_INT64_MAX)
 					ereport(ERROR,
 							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -158,7 +234,7 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 			{
 				int128		sum = int128_from_device(&((const GaInt128 *) values)[group]);
 
-				return DirectFunctionCall2(numeric_div, int128_to_numeric(sum),
+				return DirectFunctionCall2(numeric_div, GpuAggInt128ToNumeric(sum),
 										   NumericGetDatum(int64_to_numeric(count)));
 			}
 		case GPUAGG_MIN:

@@ -26,8 +26,8 @@
  * validity-only column (count(x)) reuses any column of the same source.
  */
 static int
-layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
-			  GpuAggEncoding encoding, Oid type)
+layout_column_part(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
+				   GpuAggEncoding encoding, Oid type, int scale, int part)
 {
 	int			i;
 
@@ -35,16 +35,70 @@ layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 	{
 		GpuAggColumnSource *src = &layout->sources[i];
 
-		if (src->attno == attno && src->filter_attno == filter &&
-			(src->encoding == encoding || encoding == GPUAGG_ENC_NONE))
+		if (src->attno != attno || src->filter_attno != filter)
+			continue;
+		if (encoding == GPUAGG_ENC_NONE && src->encoding != GPUAGG_ENC_NUMERIC_FLAG &&
+			src->encoding != GPUAGG_ENC_NUMERIC_LIMB &&
+			src->encoding != GPUAGG_ENC_NUMERIC_INT64)
+			return i;			/* a column null exactly where x is serves count(x) */
+		if (src->encoding == encoding && src->part == part && src->scale == scale)
 			return i;
 	}
+	if (i >= layout->maxcolumns)
+		elog(ERROR, "gpuagg: too many batch columns");
 	layout->sources[i].attno = attno;
 	layout->sources[i].filter_attno = filter;
 	layout->sources[i].encoding = encoding;
 	layout->sources[i].type = type;
+	layout->sources[i].scale = scale;
+	layout->sources[i].part = part;
 	layout->column_types[i] = GpuAggEncodingType(encoding);
 	return layout->ncolumns++;
+}
+
+static int	layout_op(GpuAggLayout *layout, GaAggOp op, int column);
+
+/* The batch column for (attno, filter, encoding), added when new. */
+static int
+layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
+			  GpuAggEncoding encoding, Oid type)
+{
+	return layout_column_part(layout, attno, filter, encoding, type, 0, 0);
+}
+
+/*
+ * A numeric aggregate: limbs (sum, avg) or a scaled int64 (min, max), and
+ * counts of finite values, NaN, +Infinity and -Infinity (agg_numeric.c).
+ */
+static void
+layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
+{
+	int			k;
+	int			col;
+
+#define NUMERIC_COLUMN(enc, part) \
+	layout_column_part(layout, agg->arg_attno, agg->filter_attno, (enc), NUMERICOID, \
+					   agg->numeric_scale, (part))
+
+	out->numeric_scale = agg->numeric_scale;
+	out->op_count = layout_op(layout, GA_AGG_COUNT,
+							  NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_FINITE));
+	out->op_nan = layout_op(layout, GA_AGG_COUNT,
+							NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_NAN));
+	out->op_pinf = layout_op(layout, GA_AGG_COUNT,
+							 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_PINF));
+	out->op_ninf = layout_op(layout, GA_AGG_COUNT,
+							 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_NINF));
+	if (agg->kind == GPUAGG_SUM || agg->kind == GPUAGG_AVG)
+	{
+		for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+			out->op_limbs[k] = layout_op(layout, GA_AGG_SUM_INT,
+										 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_LIMB, k));
+		return;
+	}
+	col = NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_INT64, 0);
+	out->op_value = layout_op(layout, agg->kind == GPUAGG_MIN ? GA_AGG_MIN : GA_AGG_MAX, col);
+#undef NUMERIC_COLUMN
 }
 
 /* The device operation (op, column), added when new. */
@@ -86,6 +140,11 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 		out->op_count = layout_op(layout, GA_AGG_COUNT, col);
 		return;
 	}
+	if (agg->input_type == NUMERICOID)
+	{
+		layout_numeric_output(layout, agg, out);
+		return;
+	}
 
 	col = layout_column(layout, agg->arg_attno, agg->filter_attno,
 						GpuAggInputEncoding(agg->input_type), agg->input_type);
@@ -121,14 +180,16 @@ GpuAggLayout *
 GpuAggLayoutBuild(const GpuAggDesc *desc)
 {
 	GpuAggLayout *layout = palloc0(sizeof(GpuAggLayout));
-	int			maxcols = 2 * desc->nkeys + desc->naggs + 1;
+	int			maxcols = 2 * desc->nkeys + desc->naggs * (GPUAGG_NUMERIC_LIMBS + 4) + 1;
 	int			i;
 
+	layout->maxcolumns = maxcols;
 	layout->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
 	layout->column_types = palloc0(sizeof(GaValueType) * maxcols);
 	layout->key_columns = palloc0(sizeof(int) * Max(desc->nkeys, 1));
 	layout->key_first_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
-	layout->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * 3 + desc->nkeys + 1));
+	layout->ops = palloc0(sizeof(GaAggSpec) *
+						  (desc->naggs * (GPUAGG_NUMERIC_LIMBS + 4) + desc->nkeys + 1));
 	layout->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
 
 	for (i = 0; i < desc->nkeys; i++)

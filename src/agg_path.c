@@ -45,6 +45,7 @@ typedef struct TargetCheck
 {
 	List	   *keys;			/* group key expressions */
 	List	   *aggrefs;		/* distinct supported Aggrefs */
+	int			device_ops;		/* device operations they need, at most */
 	const char *why;			/* set when something is unsupported */
 } TargetCheck;
 
@@ -76,11 +77,16 @@ agg_check_walker(Node *node, TargetCheck *check)
 	{
 		GpuAggKind	kind;
 		Oid			input_type;
+		int			numeric_scale;
 
-		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &check->why))
+		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &numeric_scale,
+								  &check->why))
 			return true;
 		if (!list_member(check->aggrefs, node))
+		{
 			check->aggrefs = lappend(check->aggrefs, node);
+			check->device_ops += GpuAggDeviceOpsNeeded(kind, input_type);
+		}
 		return false;
 	}
 	if (IsA(node, Var))
@@ -301,7 +307,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 			return agg_reject("volatile aggregate argument");
 	}
 	if (list_length(check.keys) > GA_MAX_KEYS ||
-		list_length(check.aggrefs) * 3 + list_length(check.keys) > GA_MAX_AGG_OPS)
+		check.device_ops + list_length(check.keys) > GA_MAX_AGG_OPS)
 		return agg_reject("too many group keys or aggregates for one device request");
 
 	child_target = agg_child_target(root, &check);

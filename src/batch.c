@@ -205,6 +205,20 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 						builder->sender ? spelling : KeyDictKey(dict, spelling);
 				}
 				break;
+			case GPUAGG_ENC_NUMERIC_LIMB:
+			case GPUAGG_ENC_NUMERIC_FLAG:
+			case GPUAGG_ENC_NUMERIC_INT64:
+				{
+					bool		absent = false;
+					int64		v = null ? 0 :
+						GpuAggNumericEncode(datum, src->scale, src->encoding, src->part, &absent);
+
+					if (absent && !null)
+						ga_column_set_null(col, row);
+					if (src->encoding != GPUAGG_ENC_NUMERIC_FLAG)
+						((int64 *) col->values)[row] = v;
+				}
+				break;
 			case GPUAGG_ENC_SPELLING:
 				{
 					int			key_col = builder->spelling_source[c];

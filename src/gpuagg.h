@@ -99,6 +99,9 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_FLOAT4_KEY,		/* canonical bits of a float4 key as int32 */
 	GPUAGG_ENC_ZERO_SIGN,		/* row number * 2 + (value is -0): see batch.c */
 	GPUAGG_ENC_SPELLING,		/* row number << 24 | spelling rank: batch.c */
+	GPUAGG_ENC_NUMERIC_LIMB,	/* limb `part` of numeric * 10^scale, int64 */
+	GPUAGG_ENC_NUMERIC_FLAG,	/* validity only: numeric is finite/NaN/+inf/-inf */
+	GPUAGG_ENC_NUMERIC_INT64,	/* numeric * 10^scale as int64 (min/max) */
 	GPUAGG_ENC_DICT_KEY			/* dictionary id (key_dict.c) as int32 */
 } GpuAggEncoding;
 
@@ -107,7 +110,9 @@ extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
 extern GpuAggEncoding GpuAggInputEncoding(Oid type);
 extern GaValueType GpuAggEncodingType(GpuAggEncoding encoding);
 extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
-								 Oid *input_type, const char **why);
+								 Oid *input_type, int *numeric_scale,
+								 const char **why);
+extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type);
 
 /* ------------------------------------------------------------------------
  * agg_plan.c: the plan and its description in custom_private
@@ -126,6 +131,7 @@ typedef struct GpuAggAggDesc
 	Oid			result_type;
 	AttrNumber	arg_attno;		/* child column of the argument, 0 if none */
 	AttrNumber	filter_attno;	/* child column of FILTER, 0 if none */
+	int			numeric_scale;	/* numeric argument: its scale, else 0 */
 } GpuAggAggDesc;
 
 /*
@@ -210,7 +216,32 @@ typedef struct GpuAggColumnSource
 	AttrNumber	filter_attno;	/* FILTER column, 0 for none */
 	GpuAggEncoding encoding;
 	Oid			type;			/* base type of the child column */
+	int16		scale;			/* numeric encodings: the value's scale */
+	int16		part;			/* numeric: limb number or GpuAggNumericPart */
 } GpuAggColumnSource;
+
+/* agg_numeric.c: numeric arguments as limbs, flags or int64 */
+#define GPUAGG_NUMERIC_LIMBS 4
+#define GPUAGG_NUMERIC_LIMB_BITS 42
+
+typedef enum GpuAggNumericPart
+{
+	GPUAGG_NUMERIC_FINITE,
+	GPUAGG_NUMERIC_NAN,
+	GPUAGG_NUMERIC_PINF,
+	GPUAGG_NUMERIC_NINF
+} GpuAggNumericPart;
+
+extern bool GpuAggNumericBounds(Node *expr, int *precision, int *scale);
+extern bool GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale,
+								   const char **why);
+extern int64 GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding,
+								 int part, bool *isnull);
+extern Datum GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int64 group,
+									int scale);
+extern Datum GpuAggNumericFromInt64(int64 value, int scale);
+extern Datum GpuAggNumericSpecial(const char *name);
+extern Datum GpuAggInt128ToNumeric(int128 value);
 
 /* How one SQL aggregate is computed from device operations. */
 typedef struct GpuAggOutput
@@ -219,14 +250,21 @@ typedef struct GpuAggOutput
 	Oid			input_type;
 	Oid			result_type;
 	int			op_value;		/* SUM/MIN/MAX result, or -1 */
-	int			op_count;		/* COUNT / COUNT_ROWS result */
+	int			op_count;		/* COUNT / COUNT_ROWS result (numeric: finite) */
 	int			op_inf;			/* COUNT_INF result, or -1 */
+	/* numeric arguments (agg_numeric.c) */
+	int			numeric_scale;
+	int			op_limbs[GPUAGG_NUMERIC_LIMBS]; /* SUM_INT of each limb */
+	int			op_nan;			/* COUNT of NaN, +Infinity, -Infinity */
+	int			op_pinf;
+	int			op_ninf;
 } GpuAggOutput;
 
 /* agg_layout.c: batch columns and device operations of a description */
 typedef struct GpuAggLayout
 {
 	int			ncolumns;
+	int			maxcolumns;
 	GpuAggColumnSource *sources;
 	GaValueType *column_types;
 	int		   *key_columns;	/* batch column of each key */

@@ -1,0 +1,427 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_numeric.c
+ *	  sum, avg, min and max over numeric on the devices, exactly.
+ *
+ * The planner accepts a numeric argument only when its digits are bounded:
+ * a column of type numeric(p, s), an integer cast to numeric, a constant,
+ * or +, -, * of those.  PostgreSQL's numeric arithmetic gives such a value
+ * exactly s fractional digits (a sum has the larger scale, a product the sum
+ * of the scales), so every non-special value of the argument has the same
+ * display scale s and at most p digits.  Each value then travels as the
+ * integer value * 10^s:
+ *	sum, avg	split into GPUAGG_NUMERIC_LIMBS signed limbs of
+ *				GPUAGG_NUMERIC_LIMB_BITS bits, each summed exactly in 128 bits
+ *				by the device (p <= 50 digits fit);
+ *	min, max	as one int64 (p <= 18).
+ * NaN, +Infinity and -Infinity are counted per group through validity-only
+ * columns, and the results follow PostgreSQL's rules for them.  A value is
+ * never converted through float8.
+ *
+ * The values are read from numeric's on-disk form (a varlena of base-10000
+ * digits with a sign, a weight and a display scale, in a short or a long
+ * header), the same form numeric_send() describes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+/* numeric's on-disk header bits */
+#define NUM_SIGN_MASK		0xC000
+#define NUM_NEG				0x4000
+#define NUM_SHORT			0x8000
+#define NUM_SPECIAL			0xC000
+#define NUM_EXT_SIGN_MASK	0xF000
+#define NUM_NAN				0xC000
+#define NUM_PINF			0xD000
+#define NUM_NINF			0xF000
+#define NUM_SHORT_SIGN		0x2000
+#define NUM_SHORT_DSCALE	0x1F80
+#define NUM_SHORT_DSCALE_SHIFT 7
+#define NUM_SHORT_WEIGHT_SIGN 0x0040
+#define NUM_SHORT_WEIGHT	0x003F
+#define NUM_DSCALE_MASK		0x3FFF
+#define NUM_BASE			10000
+#define NUM_DIGITS_PER_WORD 4
+
+/* Longest value a limb split holds: 4 limbs of 42 bits, 168 bits, 50 digits. */
+#define NUMERIC_SUM_MAX_DIGITS 50
+#define NUMERIC_MINMAX_MAX_DIGITS 18
+
+/* A numeric value as read from its on-disk form. */
+typedef struct NumericParts
+{
+	int			special;		/* 0, or NUM_NAN / NUM_PINF / NUM_NINF */
+	bool		negative;
+	int			weight;			/* of the first base-10000 digit */
+	int			dscale;
+	int			ndigits;
+	const uint16 *digits;
+} NumericParts;
+
+/* Read sign, weight, scale and digits of a numeric value. */
+static void
+numeric_parts(struct varlena *value, NumericParts *parts)
+{
+	const char *data = VARDATA_ANY(value);
+	int			len = VARSIZE_ANY_EXHDR(value);
+	uint16		header;
+
+	memcpy(&header, data, sizeof(header));
+	memset(parts, 0, sizeof(*parts));
+	if ((header & NUM_SIGN_MASK) == NUM_SPECIAL)
+	{
+		parts->special = header & NUM_EXT_SIGN_MASK;
+		return;
+	}
+	if ((header & NUM_SIGN_MASK) == NUM_SHORT)
+	{
+		parts->negative = (header & NUM_SHORT_SIGN) != 0;
+		parts->dscale = (header & NUM_SHORT_DSCALE) >> NUM_SHORT_DSCALE_SHIFT;
+		parts->weight = (header & NUM_SHORT_WEIGHT) |
+			((header & NUM_SHORT_WEIGHT_SIGN) ? ~NUM_SHORT_WEIGHT : 0);
+		parts->digits = (const uint16 *) (data + sizeof(uint16));
+		parts->ndigits = (len - (int) sizeof(uint16)) / (int) sizeof(uint16);
+	}
+	else
+	{
+		int16		weight;
+
+		memcpy(&weight, data + sizeof(uint16), sizeof(weight));
+		parts->negative = (header & NUM_SIGN_MASK) == NUM_NEG;
+		parts->dscale = header & NUM_DSCALE_MASK;
+		parts->weight = weight;
+		parts->digits = (const uint16 *) (data + 2 * sizeof(uint16));
+		parts->ndigits = (len - 2 * (int) sizeof(uint16)) / (int) sizeof(uint16);
+	}
+}
+
+/*
+ * value * 10^scale as a 192-bit magnitude (three little-endian 64-bit
+ * words); false when it has more fractional digits than scale or does not
+ * fit.  Digits are read with memcpy: a packed varlena is not aligned.
+ */
+static bool
+scaled_magnitude(const NumericParts *parts, int scale, uint64 *words)
+{
+	int			i;
+	int			exponent;		/* of the last digit read, in base 10 */
+
+	words[0] = words[1] = words[2] = 0;
+	if (parts->dscale > scale)
+		return false;
+	for (i = 0; i < parts->ndigits; i++)
+	{
+		uint16		digit;
+		unsigned __int128 carry;
+		int			w;
+
+		memcpy(&digit, parts->digits + i, sizeof(digit));
+		/* words = words * 10000 + digit */
+		carry = digit;
+		for (w = 0; w < 3; w++)
+		{
+			unsigned __int128 t = (unsigned __int128) words[w] * NUM_BASE + carry;
+
+			words[w] = (uint64) t;
+			carry = t >> 64;
+		}
+		if (carry != 0)
+			return false;
+	}
+	/* the last digit has weight (weight - ndigits + 1); move to 10^-scale */
+	exponent = NUM_DIGITS_PER_WORD * (parts->weight - parts->ndigits + 1) + scale;
+	for (; exponent > 0; exponent--)
+	{
+		unsigned __int128 carry = 0;
+		int			w;
+
+		for (w = 0; w < 3; w++)
+		{
+			unsigned __int128 t = (unsigned __int128) words[w] * 10 + carry;
+
+			words[w] = (uint64) t;
+			carry = t >> 64;
+		}
+		if (carry != 0)
+			return false;
+	}
+	for (; exponent < 0; exponent++)
+	{
+		/* trailing digits beyond the scale are zero (dscale <= scale) */
+		unsigned __int128 rem = 0;
+		int			w;
+
+		for (w = 2; w >= 0; w--)
+		{
+			unsigned __int128 cur = (rem << 64) | words[w];
+
+			words[w] = (uint64) (cur / 10);
+			rem = cur % 10;
+		}
+		if (rem != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Encode a numeric argument for a batch column of the given part (see
+ * GpuAggNumericPart): *isnull is set when the row has no value for this
+ * column (specials have no limbs; only the matching flag is valid).
+ */
+int64
+GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding, int part,
+					bool *isnull)
+{
+	NumericParts parts;
+	uint64		words[3];
+
+	numeric_parts((struct varlena *) DatumGetPointer(value), &parts);
+	*isnull = false;
+	if (encoding == GPUAGG_ENC_NUMERIC_FLAG)
+	{
+		switch (part)
+		{
+			case GPUAGG_NUMERIC_FINITE:
+				*isnull = parts.special != 0;
+				break;
+			case GPUAGG_NUMERIC_NAN:
+				*isnull = parts.special != NUM_NAN;
+				break;
+			case GPUAGG_NUMERIC_PINF:
+				*isnull = parts.special != NUM_PINF;
+				break;
+			case GPUAGG_NUMERIC_NINF:
+				*isnull = parts.special != NUM_NINF;
+				break;
+		}
+		return 0;
+	}
+	if (parts.special != 0)
+	{
+		*isnull = true;
+		return 0;
+	}
+	if (!scaled_magnitude(&parts, scale, words))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuagg: numeric value outside the bounds the planner derived"),
+				 errhint("Set gpuagg.enabled = off and report this as a bug.")));
+	if (encoding == GPUAGG_ENC_NUMERIC_INT64)
+	{
+		if (words[1] != 0 || words[2] != 0 || words[0] > (uint64) PG_INT64_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpuagg: numeric value outside the bounds the planner derived")));
+		return parts.negative ? -(int64) words[0] : (int64) words[0];
+	}
+	else
+	{
+		/* limb `part` of the magnitude: bits [42 * part, 42 * part + 42) */
+		int			bit = GPUAGG_NUMERIC_LIMB_BITS * part;
+		int			w = bit / 64;
+		int			shift = bit % 64;
+		uint64		limb = words[w] >> shift;
+
+		if (shift > 64 - GPUAGG_NUMERIC_LIMB_BITS && w < 2)
+			limb |= words[w + 1] << (64 - shift);
+		limb &= (UINT64CONST(1) << GPUAGG_NUMERIC_LIMB_BITS) - 1;
+		return parts.negative ? -(int64) limb : (int64) limb;
+	}
+}
+
+/* The precision and scale of a numeric constant; false for NaN/Infinity. */
+static bool
+const_bounds(Const *c, int *precision, int *scale)
+{
+	NumericParts parts;
+	int			integer_digits;
+
+	if (c->constisnull)
+	{
+		*precision = 1;
+		*scale = 0;
+		return true;
+	}
+	numeric_parts((struct varlena *) DatumGetPointer(c->constvalue), &parts);
+	if (parts.special != 0)
+		return false;
+	integer_digits = parts.ndigits > 0 ? NUM_DIGITS_PER_WORD * (parts.weight + 1) : 1;
+	*scale = parts.dscale;
+	*precision = Max(integer_digits, 1) + parts.dscale;
+	return true;
+}
+
+/*
+ * Bounds of a numeric expression: every non-special value has exactly
+ * *scale fractional digits and at most *precision digits in all.  False when
+ * they cannot be known.
+ */
+bool
+GpuAggNumericBounds(Node *expr, int *precision, int *scale)
+{
+	int			p1,
+				s1,
+				p2,
+				s2;
+	int32		typmod;
+
+	if (expr == NULL)
+		return false;
+	if (IsA(expr, RelabelType))
+		return GpuAggNumericBounds((Node *) ((RelabelType *) expr)->arg, precision, scale);
+	if (exprType(expr) == NUMERICOID && IsA(expr, Const))
+		return const_bounds((Const *) expr, precision, scale);
+
+	if (IsA(expr, FuncExpr) || IsA(expr, OpExpr))
+	{
+		Oid			func = IsA(expr, FuncExpr) ? ((FuncExpr *) expr)->funcid : ((OpExpr *) expr)->opfuncid;
+		List	   *args = IsA(expr, FuncExpr) ? ((FuncExpr *) expr)->args : ((OpExpr *) expr)->args;
+
+		if (!OidIsValid(func) && IsA(expr, OpExpr))
+			func = get_opcode(((OpExpr *) expr)->opno);
+		switch (func)
+		{
+			case F_NUMERIC_INT2:
+				*precision = 5;
+				*scale = 0;
+				return true;
+			case F_NUMERIC_INT4:
+				*precision = 10;
+				*scale = 0;
+				return true;
+			case F_NUMERIC_INT8:
+				*precision = 19;
+				*scale = 0;
+				return true;
+			case F_NUMERIC_UMINUS:
+			case F_NUMERIC_UPLUS:
+				return GpuAggNumericBounds(linitial(args), precision, scale);
+			case F_NUMERIC_ADD:
+			case F_NUMERIC_SUB:
+				if (!GpuAggNumericBounds(linitial(args), &p1, &s1) ||
+					!GpuAggNumericBounds(lsecond(args), &p2, &s2))
+					return false;
+				*scale = Max(s1, s2);
+				*precision = Max(p1 - s1, p2 - s2) + 1 + *scale;
+				return true;
+			case F_NUMERIC_MUL:
+				if (!GpuAggNumericBounds(linitial(args), &p1, &s1) ||
+					!GpuAggNumericBounds(lsecond(args), &p2, &s2))
+					return false;
+				*scale = s1 + s2;
+				*precision = p1 + p2;
+				return true;
+		}
+	}
+
+	/* anything else: only the declared type modifier tells */
+	if (exprType(expr) != NUMERICOID)
+		return false;
+	typmod = exprTypmod(expr);
+	if (typmod < (int32) VARHDRSZ)
+		return false;
+	*precision = ((typmod - VARHDRSZ) >> 16) & 0xFFFF;
+	*scale = (((typmod - VARHDRSZ) & 0x7FF) ^ 1024) - 1024;
+	if (*scale < 0)
+	{
+		/* numeric(p, -s): multiples of 10^s, no fractional digits */
+		*precision -= *scale;
+		*scale = 0;
+	}
+	return true;
+}
+
+/*
+ * Whether a numeric aggregate of this kind over expr can run on a device,
+ * and at which scale its values travel.
+ */
+bool
+GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale, const char **why)
+{
+	int			precision;
+
+	if (!GpuAggNumericBounds(expr, &precision, scale))
+		return (*why = "numeric argument of unknown precision (no type modifier)", false);
+	if ((kind == GPUAGG_SUM || kind == GPUAGG_AVG) && precision > NUMERIC_SUM_MAX_DIGITS)
+		return (*why = "numeric argument of more than 50 digits", false);
+	if ((kind == GPUAGG_MIN || kind == GPUAGG_MAX) && precision > NUMERIC_MINMAX_MAX_DIGITS)
+		return (*why = "numeric min/max argument of more than 18 digits", false);
+	return true;
+}
+
+/* A numeric datum of an int128 times 2^shift. */
+static Datum
+int128_shifted(int128 value, int shift)
+{
+	Datum		result = GpuAggInt128ToNumeric(value);
+
+	if (shift > 0)
+	{
+		Datum		factor = GpuAggInt128ToNumeric((int128) 1 << shift);
+
+		result = DirectFunctionCall2(numeric_mul, result, factor);
+	}
+	return result;
+}
+
+/* 10^-scale as a numeric of display scale `scale` ("0.001"). */
+static Datum
+unit_of_scale(int scale)
+{
+	char	   *text;
+
+	if (scale <= 0)
+		return DirectFunctionCall3(numeric_in, CStringGetDatum("1"),
+								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	text = palloc(scale + 3);
+	text[0] = '0';
+	text[1] = '.';
+	memset(text + 2, '0', scale - 1);
+	text[scale + 1] = '1';
+	text[scale + 2] = '\0';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(text),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* The exact sum of a group from its limb sums, as numeric of scale `scale`. */
+Datum
+GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int64 group, int scale)
+{
+	Datum		total = (Datum) 0;
+	int			k;
+
+	for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+	{
+		const GaInt128 *s = &limb_sums[k][group];
+		int128		v = (int128) (((uint128) (uint64) s->hi << 64) | (uint128) s->lo);
+		Datum		part = int128_shifted(v, GPUAGG_NUMERIC_LIMB_BITS * k);
+
+		total = k == 0 ? part : DirectFunctionCall2(numeric_add, total, part);
+	}
+	return DirectFunctionCall2(numeric_mul, total, unit_of_scale(scale));
+}
+
+/* A scaled int64 (min/max) as numeric of scale `scale`. */
+Datum
+GpuAggNumericFromInt64(int64 value, int scale)
+{
+	return DirectFunctionCall2(numeric_mul, GpuAggInt128ToNumeric(value),
+							   unit_of_scale(scale));
+}
+
+/* NaN, Infinity or -Infinity as numeric. */
+Datum
+GpuAggNumericSpecial(const char *name)
+{
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(name),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
