@@ -6,7 +6,7 @@ SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
 
 -- each of these is planned natively even when forced
-SELECT gpuagg_used('SELECT k_int2, count(DISTINCT v_int4) FROM agg_data GROUP BY k_int2') AS distinct_agg,
+SELECT gpuagg_used('SELECT k_int2, count(DISTINCT (v_int4, v_int2)) FROM agg_data GROUP BY k_int2') AS distinct_row,
        gpuagg_used('SELECT k_int2, string_agg(k_text, '','' ORDER BY id) FROM agg_data GROUP BY k_int2') AS ordered_agg,
        gpuagg_used('SELECT k_int2, percentile_cont(0.5) WITHIN GROUP (ORDER BY v_float8) FROM agg_data GROUP BY k_int2') AS ordered_set,
        gpuagg_used('SELECT k_int2, k_bool, count(*) FROM agg_data GROUP BY GROUPING SETS ((k_int2), (k_bool))') AS grouping_sets,

@@ -71,20 +71,59 @@ static const SupportedAggregate supported_aggregates[] = {
 };
 
 /*
- * Decide whether an Aggref can run on a device; on success set its kind and
- * the argument's type.  *why says what is unsupported otherwise.
+ * Whether an aggregate over DISTINCT values can run on a device (see
+ * agg_distinct.c): count of any key type, sum and avg of integers and floats;
+ * min, max, bool_and and bool_or do not care about duplicates.
+ */
+static bool
+distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
+				   const char **why)
+{
+	switch (kind)
+	{
+		case GPUAGG_MIN:
+		case GPUAGG_MAX:
+		case GPUAGG_BOOL_AND:
+		case GPUAGG_BOOL_OR:
+			*distinct = false;	/* the same result without DISTINCT */
+			return true;
+		case GPUAGG_COUNT:
+			break;
+		case GPUAGG_SUM:
+		case GPUAGG_AVG:
+			if (argtype != INT2OID && argtype != INT4OID && argtype != INT8OID &&
+				argtype != FLOAT4OID && argtype != FLOAT8OID)
+				return (*why = "sum or avg of DISTINCT values of this type", false);
+			break;
+		default:
+			return (*why = "unsupported DISTINCT aggregate", false);
+	}
+	if (!GpuAggKeyTypeSupported(argtype, collation, why))
+		return false;
+	*distinct = true;
+	return true;
+}
+
+/*
+ * Decide whether an Aggref can run on a device; on success set its kind,
+ * the argument's type, the scale of a numeric argument and whether it
+ * aggregates DISTINCT values.  *why says what is unsupported otherwise.
  */
 bool
 GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
-					 int *numeric_scale, const char **why)
+					 int *numeric_scale, bool *distinct, const char **why)
 {
 	const char *name;
 	Oid			argtype = InvalidOid;
+	Node	   *arg;
 	int			i;
 
 	*numeric_scale = 0;
-	if (aggref->aggdistinct != NIL || aggref->aggorder != NIL)
-		return (*why = "aggregate with DISTINCT or ORDER BY", false);
+	*distinct = false;
+	if (aggref->aggorder != NIL)
+		return (*why = "aggregate with ORDER BY", false);
+	if (aggref->aggdistinct != NIL && list_length(aggref->args) != 1)
+		return (*why = "DISTINCT over several arguments", false);
 	if (aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 ||
 		aggref->aggsplit != AGGSPLIT_SIMPLE || aggref->aggvariadic)
 		return (*why = "ordered-set, outer-level or partial aggregate", false);
@@ -104,7 +143,8 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 	}
 	if (list_length(aggref->args) != 1)
 		return (*why = "aggregate with several arguments", false);
-	argtype = getBaseType(exprType((Node *) ((TargetEntry *) linitial(aggref->args))->expr));
+	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+	argtype = getBaseType(exprType(arg));
 
 	for (i = 0; i < lengthof(supported_aggregates); i++)
 	{
@@ -120,10 +160,15 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 			continue;
 		*kind = entry->kind;
 		*input_type = OidIsValid(entry->input_type) ? argtype : InvalidOid;
-		if (*input_type == NUMERICOID &&
-			!GpuAggNumericSupported(entry->kind,
-									(Node *) linitial_node(TargetEntry, aggref->args)->expr,
-									numeric_scale, why))
+		if (aggref->aggdistinct != NIL)
+		{
+			if (!distinct_supported(entry->kind, argtype, exprCollation(arg), distinct, why))
+				return false;
+			if (*distinct)
+				*input_type = argtype;	/* count(DISTINCT x) needs x's type */
+		}
+		if (*input_type == NUMERICOID && !*distinct &&
+			!GpuAggNumericSupported(entry->kind, arg, numeric_scale, why))
 			return false;
 		return true;
 	}

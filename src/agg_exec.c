@@ -32,16 +32,20 @@ struct GpuAggState
 
 	GpuAggLayout *layout;		/* batch columns and device operations */
 	GaAggRequest request;
+	GaAggRequest *distinct_requests;	/* per DISTINCT set: keys + argument */
 
 	/* running */
 	GaDeviceKind device_kind;
 	GaDevice   *device;
 	GaAgg	   *agg;
+	GaAgg	  **distinct_aggs;	/* per DISTINCT set, see agg_distinct.c */
 	MemoryContext run_cxt;		/* builder and dictionaries of one run */
 	GpuAggBatchBuilder *builder;
 	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
 	bytea	   *pending;		/* parallel: a message for the next batch */
 	const GaAggResult *result;
+	const GaAggResult **distinct_results;
+	GpuAggDistinctSums *distinct_sums;
 	int64		current;		/* last returned group; -1 before the first */
 	MemoryContextCallback cleanup;
 
@@ -87,19 +91,28 @@ gpuagg_wait_callback(void *arg)
 	return InterruptPending && (QueryCancelPending || ProcDiePending);
 }
 
-/* Free the device's aggregation, if any; safe to call repeatedly. */
+/* Free the device's aggregations, if any; safe to call repeatedly. */
 static void
 agg_release(void *arg)
 {
 	GpuAggState *state = (GpuAggState *) arg;
+	int			d;
 
+	state->result = NULL;
 	if (state->agg != NULL)
 	{
 		GaAgg	   *agg = state->agg;
 
 		state->agg = NULL;
-		state->result = NULL;
 		ga_agg_destroy(agg);
+	}
+	for (d = 0; state->distinct_aggs != NULL && d < state->layout->ndistinct; d++)
+	{
+		GaAgg	   *agg = state->distinct_aggs[d];
+
+		state->distinct_aggs[d] = NULL;
+		if (agg != NULL)
+			ga_agg_destroy(agg);
 	}
 }
 
@@ -134,6 +147,31 @@ agg_build_request(GpuAggState *state)
 	state->request.estimated_groups = (int64) Min(Max(state->desc->est_groups, 1.0), 1e9);
 	state->request.strategy = (GaStrategy) gpuagg_strategy;
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
+
+	/* DISTINCT sets: the same batches grouped by the keys and the argument */
+	if (layout->ndistinct > 0)
+	{
+		int			d;
+
+		state->distinct_requests = palloc0(sizeof(GaAggRequest) * layout->ndistinct);
+		state->distinct_aggs = palloc0(sizeof(GaAgg *) * layout->ndistinct);
+		state->distinct_results = palloc0(sizeof(GaAggResult *) * layout->ndistinct);
+		for (d = 0; d < layout->ndistinct; d++)
+		{
+			GaAggRequest *r = &state->distinct_requests[d];
+			int		   *keys = palloc(sizeof(int) * (state->desc->nkeys + 1));
+
+			*r = state->request;
+			memcpy(keys, layout->key_columns, sizeof(int) * state->desc->nkeys);
+			keys[state->desc->nkeys] = layout->distinct_sets[d].column;
+			r->nkeys = state->desc->nkeys + 1;
+			r->key_columns = keys;
+			r->naggs = 0;
+			r->aggs = NULL;
+			r->fail_at_batch = 0;	/* only the main aggregation injects */
+			r->estimated_groups = Min(r->estimated_groups * 16, (int64) 1000000000);
+		}
+	}
 }
 
 /* BeginCustomScan: start the child, derive the request; no device yet. */
@@ -166,18 +204,45 @@ agg_raise_cancel(void)
 			 errmsg("canceling statement while the gpuagg device was busy")));
 }
 
-/* Add the finished run's statistics to the node's totals (all loops). */
+/* Copy a filled batch into another batch of the same layout. */
 static void
-agg_add_stats(GpuAggState *state)
+agg_copy_batch(const GaBatch *from, GaBatch *to)
+{
+	int			c;
+
+	if (to->ncolumns != from->ncolumns || to->capacity < from->nrows)
+		elog(ERROR, "gpuagg: DISTINCT batch does not match the main batch");
+	for (c = 0; c < from->ncolumns; c++)
+	{
+		const GaColumn *src = &from->columns[c];
+		GaColumn   *dst = &to->columns[c];
+		int			width = ga_type_width(src->type);
+
+		if (width > 0)
+			memcpy(dst->values, src->values, width * from->nrows);
+		dst->has_nulls = src->has_nulls;
+		if (src->has_nulls)
+			memcpy(dst->validity, src->validity, (from->nrows + 7) / 8);
+	}
+	to->nrows = from->nrows;
+}
+
+/* Add a finished aggregation's statistics to the node's totals (all loops). */
+static void
+agg_add_stats(GpuAggState *state, const GaAgg *agg)
 {
 	GaAggStats	run;
 	GaAggStats *total = &state->stats;
 	int			i;
 
-	ga_agg_get_stats(state->agg, &run);
-	total->batches += run.batches;
-	total->input_rows += run.input_rows;
-	total->groups += run.groups;
+	ga_agg_get_stats(agg, &run);
+	if (agg == state->agg)
+	{
+		/* rows and groups are the main aggregation's */
+		total->batches += run.batches;
+		total->input_rows += run.input_rows;
+		total->groups += run.groups;
+	}
 	total->bytes_sent += run.bytes_sent;
 	total->table_growths += run.table_growths;
 	for (i = 0; i < GA_NUM_STRATEGIES; i++)
@@ -241,6 +306,7 @@ static bool
 agg_try_run(GpuAggState *state, GaStatus *status)
 {
 	bool		eof = false;
+	int			d;
 
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
@@ -248,6 +314,13 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	state->agg = ga_agg_create(state->device, &state->request, status);
 	if (state->agg == NULL)
 		return false;
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
+												status);
+		if (state->distinct_aggs[d] == NULL)
+			return false;
+	}
 
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
 	state->pending = NULL;
@@ -259,15 +332,47 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			return false;
 		GpuAggBatchBuilderStart(state->builder, batch);
 		eof = agg_fill_batch(state, batch);
-		if (batch->nrows > 0 &&
-			!ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status))
-			return false;
+		if (batch->nrows > 0)
+		{
+			/* the DISTINCT sets get a copy first: submit hands batch over */
+			for (d = 0; d < state->layout->ndistinct; d++)
+			{
+				GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
+													 gpuagg_wait_callback, NULL, status);
+
+				if (copy == NULL)
+					return false;
+				agg_copy_batch(batch, copy);
+				if (!ga_agg_submit(state->distinct_aggs[d], copy, gpuagg_wait_callback,
+								   NULL, status))
+					return false;
+			}
+			if (!ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status))
+				return false;
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	state->result = ga_agg_finish(state->agg, gpuagg_wait_callback, NULL, status);
 	if (state->result == NULL)
 		return false;
-	agg_add_stats(state);
+	agg_add_stats(state, state->agg);
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
+												   gpuagg_wait_callback, NULL, status);
+		if (state->distinct_results[d] == NULL)
+			return false;
+		agg_add_stats(state, state->distinct_aggs[d]);
+	}
+	if (state->layout->ndistinct > 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
+
+		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
+													 state->desc->nkeys, state->result,
+													 state->distinct_results);
+		MemoryContextSwitchTo(old);
+	}
 	return true;
 }
 
@@ -364,9 +469,14 @@ agg_next(ScanState *ss)
 	for (i = 0; i < state->desc->naggs; i++)
 	{
 		int			att = state->desc->nkeys + i;
+		const GpuAggOutput *out = &state->layout->outputs[i];
 
-		slot->tts_values[att] = GpuAggFinalize(&state->layout->outputs[i], result, group,
-											   &slot->tts_isnull[att]);
+		if (out->distinct_set >= 0)
+			slot->tts_values[att] = GpuAggDistinctFinalize(state->distinct_sums, out, i, group,
+														   &slot->tts_isnull[att]);
+		else
+			slot->tts_values[att] = GpuAggFinalize(out, result, group,
+												   &slot->tts_isnull[att]);
 	}
 	MemoryContextSwitchTo(old);
 	return ExecStoreVirtualTuple(slot);

@@ -127,6 +127,27 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	out->result_type = agg->result_type;
 	out->op_value = -1;
 	out->op_inf = -1;
+	out->distinct_set = -1;
+
+	if (agg->distinct)
+	{
+		GpuAggEncoding encoding = GpuAggKeyEncoding(agg->input_type);
+		int			column = layout_column(layout, agg->arg_attno, agg->filter_attno,
+										   encoding, agg->input_type);
+		int			d;
+
+		for (d = 0; d < layout->ndistinct; d++)
+			if (layout->distinct_sets[d].column == column)
+				break;
+		if (d == layout->ndistinct)
+		{
+			layout->distinct_sets[d].column = column;
+			layout->distinct_sets[d].encoding = encoding;
+			layout->ndistinct++;
+		}
+		out->distinct_set = d;
+		return;
+	}
 
 	if (agg->kind == GPUAGG_COUNT_STAR && agg->filter_attno == 0)
 	{
@@ -191,6 +212,7 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	layout->ops = palloc0(sizeof(GaAggSpec) *
 						  (desc->naggs * (GPUAGG_NUMERIC_LIMBS + 4) + desc->nkeys + 1));
 	layout->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
+	layout->distinct_sets = palloc0(sizeof(GpuAggDistinctSet) * Max(desc->naggs, 1));
 
 	for (i = 0; i < desc->nkeys; i++)
 		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,
@@ -215,10 +237,12 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	}
 	/* typed inputs first, so that count(x) can share their columns */
 	for (i = 0; i < desc->naggs; i++)
-		if (desc->aggs[i].kind != GPUAGG_COUNT && desc->aggs[i].kind != GPUAGG_COUNT_STAR)
+		if ((desc->aggs[i].kind != GPUAGG_COUNT && desc->aggs[i].kind != GPUAGG_COUNT_STAR) ||
+			desc->aggs[i].distinct)
 			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
 	for (i = 0; i < desc->naggs; i++)
-		if (desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR)
+		if ((desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR) &&
+			!desc->aggs[i].distinct)
 			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
 	return layout;
 }

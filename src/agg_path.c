@@ -78,14 +78,16 @@ agg_check_walker(Node *node, TargetCheck *check)
 		GpuAggKind	kind;
 		Oid			input_type;
 		int			numeric_scale;
+		bool		distinct;
 
 		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &numeric_scale,
-								  &check->why))
+								  &distinct, &check->why))
 			return true;
 		if (!list_member(check->aggrefs, node))
 		{
 			check->aggrefs = lappend(check->aggrefs, node);
-			check->device_ops += GpuAggDeviceOpsNeeded(kind, input_type);
+			if (!distinct)
+				check->device_ops += GpuAggDeviceOpsNeeded(kind, input_type);
 		}
 		return false;
 	}
@@ -275,8 +277,6 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 
 	if (parse->groupingSets != NIL)
 		return agg_reject("grouping sets");
-	if (root->numOrderedAggs > 0)
-		return agg_reject("aggregate with DISTINCT, ORDER BY or WITHIN GROUP");
 	if (parse->hasTargetSRFs)
 		return agg_reject("set-returning function in the target list");
 	if (extra->patype == PARTITIONWISE_AGGREGATE_PARTIAL)
@@ -306,7 +306,8 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 			contain_volatile_functions((Node *) aggref->aggfilter))
 			return agg_reject("volatile aggregate argument");
 	}
-	if (list_length(check.keys) > GA_MAX_KEYS ||
+	/* + 1: a DISTINCT aggregate groups by the keys and its argument */
+	if (list_length(check.keys) + 1 > GA_MAX_KEYS ||
 		check.device_ops + list_length(check.keys) > GA_MAX_AGG_OPS)
 		return agg_reject("too many group keys or aggregates for one device request");
 

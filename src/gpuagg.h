@@ -111,7 +111,7 @@ extern GpuAggEncoding GpuAggInputEncoding(Oid type);
 extern GaValueType GpuAggEncodingType(GpuAggEncoding encoding);
 extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
 								 Oid *input_type, int *numeric_scale,
-								 const char **why);
+								 bool *distinct, const char **why);
 extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type);
 
 /* ------------------------------------------------------------------------
@@ -132,6 +132,7 @@ typedef struct GpuAggAggDesc
 	AttrNumber	arg_attno;		/* child column of the argument, 0 if none */
 	AttrNumber	filter_attno;	/* child column of FILTER, 0 if none */
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
+	bool		distinct;		/* over DISTINCT values (agg_distinct.c) */
 } GpuAggAggDesc;
 
 /*
@@ -258,7 +259,19 @@ typedef struct GpuAggOutput
 	int			op_nan;			/* COUNT of NaN, +Infinity, -Infinity */
 	int			op_pinf;
 	int			op_ninf;
+	int			distinct_set;	/* DISTINCT aggregate: its set, else -1 */
 } GpuAggOutput;
+
+/*
+ * A DISTINCT argument: the device groups by the keys plus this column (a
+ * second request), and the host counts or sums the distinct values per group
+ * (agg_distinct.c).
+ */
+typedef struct GpuAggDistinctSet
+{
+	int			column;			/* batch column of the argument, key-encoded */
+	GpuAggEncoding encoding;
+} GpuAggDistinctSet;
 
 /* agg_layout.c: batch columns and device operations of a description */
 typedef struct GpuAggLayout
@@ -272,9 +285,22 @@ typedef struct GpuAggLayout
 	int			nops;
 	GaAggSpec  *ops;
 	GpuAggOutput *outputs;		/* one per aggregate of the description */
+	int			ndistinct;
+	GpuAggDistinctSet *distinct_sets;
 } GpuAggLayout;
 
 extern GpuAggLayout *GpuAggLayoutBuild(const GpuAggDesc *desc);
+
+/* agg_distinct.c */
+typedef struct GpuAggDistinctSums GpuAggDistinctSums;
+
+extern GpuAggDistinctSums *GpuAggDistinctCombine(const GpuAggLayout *layout,
+												 int noutputs, int nkeys,
+												 const GaAggResult *main,
+												 const GaAggResult *const *sets);
+extern Datum GpuAggDistinctFinalize(const GpuAggDistinctSums *sums,
+									const GpuAggOutput *out, int o,
+									int64 group, bool *isnull);
 
 extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
 													const GpuAggColumnSource *sources,
