@@ -21,6 +21,8 @@
 #include "gpuagg.h"
 
 #include "executor/executor.h"
+#include "executor/instrument.h"
+#include "portability/instr_time.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -50,10 +52,7 @@ struct GpuAggState
 	MemoryContextCallback cleanup;
 
 	/* what happened, for EXPLAIN ANALYZE */
-	bool		executed;
-	GaAggStats	stats;
-	double		setup_ms;
-	char	   *fallback;
+	GpuAggRunInfo info;
 };
 
 static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
@@ -232,7 +231,7 @@ static void
 agg_add_stats(GpuAggState *state, const GaAgg *agg)
 {
 	GaAggStats	run;
-	GaAggStats *total = &state->stats;
+	GaAggStats *total = &state->info.stats;
 	int			i;
 
 	ga_agg_get_stats(agg, &run);
@@ -297,61 +296,46 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 	}
 }
 
+/* Milliseconds since start. */
+static double
+elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
 /*
- * One attempt at the whole aggregation on state->device.  Returns false
- * with status set when the device fails; errors of PostgreSQL's own (in the
- * child plan, say) are raised as usual.
+ * Submit a filled batch to the main aggregation, after a copy of it to each
+ * DISTINCT set's aggregation (submit hands the batch over).
  */
 static bool
-agg_try_run(GpuAggState *state, GaStatus *status)
+agg_submit_batch(GpuAggState *state, GaBatch *batch, GaStatus *status)
 {
-	bool		eof = false;
 	int			d;
 
-	MemoryContextReset(state->run_cxt);
-	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
-											  state->layout->sources, state->run_cxt);
-	state->agg = ga_agg_create(state->device, &state->request, status);
-	if (state->agg == NULL)
-		return false;
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
-		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
-												status);
-		if (state->distinct_aggs[d] == NULL)
+		GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
+											 gpuagg_wait_callback, NULL, status);
+
+		if (copy == NULL)
+			return false;
+		agg_copy_batch(batch, copy);
+		if (!ga_agg_submit(state->distinct_aggs[d], copy, gpuagg_wait_callback, NULL, status))
 			return false;
 	}
+	return ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status);
+}
 
-	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
-	state->pending = NULL;
-	while (!eof)
-	{
-		GaBatch    *batch = ga_agg_next_batch(state->agg, gpuagg_wait_callback, NULL, status);
+/* Collect the groups of every aggregation and combine the DISTINCT sets. */
+static bool
+agg_finish_all(GpuAggState *state, GaStatus *status)
+{
+	int			d;
 
-		if (batch == NULL)
-			return false;
-		GpuAggBatchBuilderStart(state->builder, batch);
-		eof = agg_fill_batch(state, batch);
-		if (batch->nrows > 0)
-		{
-			/* the DISTINCT sets get a copy first: submit hands batch over */
-			for (d = 0; d < state->layout->ndistinct; d++)
-			{
-				GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
-													 gpuagg_wait_callback, NULL, status);
-
-				if (copy == NULL)
-					return false;
-				agg_copy_batch(batch, copy);
-				if (!ga_agg_submit(state->distinct_aggs[d], copy, gpuagg_wait_callback,
-								   NULL, status))
-					return false;
-			}
-			if (!ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status))
-				return false;
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
 	state->result = ga_agg_finish(state->agg, gpuagg_wait_callback, NULL, status);
 	if (state->result == NULL)
 		return false;
@@ -377,6 +361,64 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 }
 
 /*
+ * One attempt at the whole aggregation on state->device.  Returns false
+ * with status set when the device fails; errors of PostgreSQL's own (in the
+ * child plan, say) are raised as usual.  Times the input and the device
+ * calls for EXPLAIN ANALYZE.
+ */
+static bool
+agg_try_run(GpuAggState *state, GaStatus *status)
+{
+	bool		eof = false;
+	instr_time	start;
+	int			d;
+
+	MemoryContextReset(state->run_cxt);
+	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
+											  state->layout->sources, state->run_cxt);
+	state->agg = ga_agg_create(state->device, &state->request, status);
+	if (state->agg == NULL)
+		return false;
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
+												status);
+		if (state->distinct_aggs[d] == NULL)
+			return false;
+	}
+
+	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
+	state->pending = NULL;
+	while (!eof)
+	{
+		GaBatch    *batch;
+		bool		ok;
+
+		INSTR_TIME_SET_CURRENT(start);
+		batch = ga_agg_next_batch(state->agg, gpuagg_wait_callback, NULL, status);
+		state->info.wait_ms += elapsed_ms(start);
+		if (batch == NULL)
+			return false;
+
+		INSTR_TIME_SET_CURRENT(start);
+		GpuAggBatchBuilderStart(state->builder, batch);
+		eof = agg_fill_batch(state, batch);
+		state->info.input_ms += elapsed_ms(start);
+
+		INSTR_TIME_SET_CURRENT(start);
+		ok = batch->nrows == 0 || agg_submit_batch(state, batch, status);
+		state->info.wait_ms += elapsed_ms(start);
+		if (!ok)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+	INSTR_TIME_SET_CURRENT(start);
+	eof = agg_finish_all(state, status);
+	state->info.wait_ms += elapsed_ms(start);
+	return eof;
+}
+
+/*
  * Aggregate all input.  On a device failure, retry once on the CPU device
  * when the child can be run again, else fail with the device's message.
  */
@@ -385,8 +427,8 @@ agg_run(GpuAggState *state)
 {
 	GaStatus	status;
 
-	state->executed = true;
-	state->device = GpuAggOpenDevice(state->device_kind, &state->setup_ms);
+	state->info.executed = true;
+	state->device = GpuAggOpenDevice(state->device_kind, &state->info.setup_ms);
 	for (;;)
 	{
 		bool		recoverable;
@@ -399,7 +441,7 @@ agg_run(GpuAggState *state)
 
 		recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
 					   status.code == GA_ERR_INJECTED) &&
-			status.code != GA_ERR_INVALID && state->fallback == NULL;
+			status.code != GA_ERR_INVALID && state->info.fallback == NULL;
 		if (!recoverable || !state->desc->rescan_safe)
 			ereport(ERROR,
 					(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
@@ -413,9 +455,9 @@ agg_run(GpuAggState *state)
 		ereport(NOTICE,
 				(errmsg("gpuagg: the device failed; finishing the query on the CPU"),
 				 errdetail("%s", status.message)));
-		state->fallback = pstrdup(status.message);
+		state->info.fallback = pstrdup(status.message);
 		state->request.fail_at_batch = 0;
-		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->setup_ms);
+		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
 		ExecReScan(state->child);
 	}
 }
@@ -429,6 +471,8 @@ agg_next(ScanState *ss)
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	const GaAggResult *result;
 	MemoryContext old;
+	instr_time	start;
+	bool		timed;
 	int64		group;
 	int			i;
 
@@ -453,6 +497,9 @@ agg_next(ScanState *ss)
 	}
 	group = state->current;
 
+	timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
+	if (timed)
+		INSTR_TIME_SET_CURRENT(start);
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (i = 0; i < state->desc->nkeys; i++)
 	{
@@ -479,6 +526,8 @@ agg_next(ScanState *ss)
 												   &slot->tts_isnull[att]);
 	}
 	MemoryContextSwitchTo(old);
+	if (timed)
+		state->info.result_ms += elapsed_ms(start);
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -521,7 +570,7 @@ gpuagg_rescan(CustomScanState *node)
 	if (state->result != NULL && state->child->chgParam == NULL)
 		return;
 	agg_release(state);
-	state->fallback = NULL;
+	state->info.fallback = NULL;
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
 	if (state->child->chgParam == NULL)
 		ExecReScan(state->child);
@@ -530,16 +579,12 @@ gpuagg_rescan(CustomScanState *node)
 /* What EXPLAIN shows about the node. */
 void
 GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
-				  GaAggRequest **request, GaAggStats **stats, bool *executed,
-				  const char **device_name, double *setup_ms,
-				  const char **fallback)
+				  GaAggRequest **request, const GpuAggRunInfo **info,
+				  const char **device_name)
 {
 	*desc = state->desc;
 	*request = &state->request;
-	*stats = &state->stats;
-	*executed = state->executed;
-	*setup_ms = state->setup_ms;
-	*fallback = state->fallback;
+	*info = &state->info;
 	if (state->device != NULL)
 		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";
 	else

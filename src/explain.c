@@ -6,7 +6,10 @@
  *	EXPLAIN				Group Key; with gpuagg.explain_device_details also
  *						Device and Strategy (with the estimated groups)
  *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
- *						CPU finished the query; with device details also
+ *						CPU finished the query; with TIMING, Host Time: pulling
+ *						child rows into batches (the child's own time
+ *						included), inside device calls, finalizing groups;
+ *						with device details also
  *						Bytes Sent, Table Growths, batches per strategy and,
  *						with TIMING, Device Time, Transfer Time and the CUDA
  *						context's creation time when this query paid it
@@ -104,26 +107,34 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	const GpuAggDesc *desc;
 	GaAggRequest *request;
-	GaAggStats *stats;
-	bool		executed;
+	const GpuAggRunInfo *info;
+	const GaAggStats *stats;
 	const char *device_name;
-	double		setup_ms;
-	const char *fallback;
 
-	GpuAggExplainInfo((GpuAggState *) node, &desc, &request, &stats, &executed,
-					  &device_name, &setup_ms, &fallback);
+	GpuAggExplainInfo((GpuAggState *) node, &desc, &request, &info, &device_name);
+	stats = &info->stats;
 
 	explain_group_keys(node, desc, ancestors, es);
 	if (gpuagg_explain_device_details)
 		explain_device(desc, request, device_name, es);
 
-	if (!es->analyze || !executed)
+	if (!es->analyze || !info->executed)
 		return;
 	ExplainPropertyInteger("Batches", NULL, stats->batches, es);
 	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
 	ExplainPropertyInteger("Groups", NULL, stats->groups, es);
-	if (fallback != NULL)
-		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", fallback), es);
+	if (info->fallback != NULL)
+		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", info->fallback), es);
+	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Host Time",
+							psprintf("input %.3f ms, device calls %.3f ms, results %.3f ms",
+									 info->input_ms, info->wait_ms, info->result_ms), es);
+	else if (es->timing)
+	{
+		ExplainPropertyFloat("Input Time", "ms", info->input_ms, 3, es);
+		ExplainPropertyFloat("Device Calls Time", "ms", info->wait_ms, 3, es);
+		ExplainPropertyFloat("Results Time", "ms", info->result_ms, 3, es);
+	}
 	if (!gpuagg_explain_device_details)
 		return;
 	ExplainPropertyInteger("Bytes Sent", "bytes", stats->bytes_sent, es);
@@ -133,7 +144,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyFloat("Device Time", "ms", stats->device_ms, 3, es);
 		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
-		if (setup_ms > 0)
-			ExplainPropertyFloat("Context Setup", "ms", setup_ms, 3, es);
+		if (info->setup_ms > 0)
+			ExplainPropertyFloat("Context Setup", "ms", info->setup_ms, 3, es);
 	}
 }

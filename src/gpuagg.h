@@ -342,10 +342,21 @@ extern Node *GpuAggCreateScanState(CustomScan *cscan);
 extern void GpuAggExplain(CustomScanState *node, List *ancestors,
 						  ExplainState *es);
 
+/* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
+typedef struct GpuAggRunInfo
+{
+	bool		executed;
+	GaAggStats	stats;			/* the device's own counts and times */
+	double		setup_ms;		/* CUDA context creation paid by this query */
+	char	   *fallback;		/* why the CPU finished the query, or NULL */
+	double		input_ms;		/* pulling child rows into batches */
+	double		wait_ms;		/* in device calls (submit, next batch, finish) */
+	double		result_ms;		/* decoding and finalizing groups (timed runs) */
+} GpuAggRunInfo;
+
 /* agg_exec.c exports what explain.c reads */
 extern void GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
-							  GaAggRequest **request, GaAggStats **stats,
-							  bool *executed, const char **device_name,
-							  double *setup_ms, const char **fallback);
+							  GaAggRequest **request, const GpuAggRunInfo **info,
+							  const char **device_name);
 
 #endif							/* GPUAGG_H */
