@@ -43,3 +43,8 @@ RESET gpuagg.batch_rows;
 SELECT gpuagg_used('SELECT k_int2, count(DISTINCT ARRAY[v_int4]) FROM agg_data GROUP BY k_int2') AS array_distinct,
        gpuagg_used('SELECT k_int2, sum(DISTINCT v_int4::numeric(12, 0)) FROM agg_data GROUP BY k_int2') AS numeric_distinct_sum,
        gpuagg_used('SELECT k_int2, string_agg(DISTINCT k_text, '','') FROM agg_data GROUP BY k_int2') AS string_agg_distinct;
+-- DISTINCT with FILTER over a key that has spellings (bpchar, numeric)
+CREATE TEMP TABLE spelt (id int, k char(4), n numeric(6, 2));
+INSERT INTO spelt VALUES (1, 'a', 1.5), (2, 'b', 1.50), (3, 'a', 2), (4, 'a ', 1.5);
+SELECT gpuagg_check('SELECT k, count(DISTINCT k) FILTER (WHERE id > 1), count(DISTINCT n) FILTER (WHERE id < 4) FROM spelt GROUP BY k');
+SELECT k, count(DISTINCT k) FILTER (WHERE id > 1), count(DISTINCT n) FROM spelt GROUP BY k ORDER BY k;

@@ -31,3 +31,8 @@ SELECT gpuagg_check('SELECT date_trunc(''day'', k_ts + id * interval ''1 minute'
 SELECT gpuagg_check('SELECT sum(v_int4) FROM agg_data GROUP BY k_int4, k_text');
 -- the same aggregate written twice is computed once and shown twice
 SELECT k_int2, sum(v_int2), sum(v_int2) + 1, sum(v_int2) FROM agg_data GROUP BY k_int2 ORDER BY 1;
+-- FILTER guards the argument: it is only computed for rows that pass
+CREATE TEMP TABLE guarded (x int, i int);
+INSERT INTO guarded VALUES (0, 2147483647), (2, 1), (NULL, 3);
+SELECT sum(10 / x) FILTER (WHERE x <> 0), avg(i * 2) FILTER (WHERE i < 100), count(10 / x) FILTER (WHERE x > 0) FROM guarded;
+SELECT gpuagg_check('SELECT x IS NULL, sum(10 / x) FILTER (WHERE x <> 0), max(i + 1) FILTER (WHERE i < 100) FROM guarded GROUP BY 1');

@@ -19,6 +19,7 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 
@@ -173,6 +174,37 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 		return true;
 	}
 	return (*why = "unsupported aggregate or argument type", false);
+}
+
+/*
+ * The expression the child plan computes for an aggregate's argument.
+ * Under FILTER it is CASE WHEN filter THEN argument END: PostgreSQL only
+ * evaluates the argument of rows that pass the filter (so 10 / x FILTER
+ * (WHERE x <> 0) raises no error), and a row that does not pass then
+ * carries NULL, which every aggregate skips.
+ */
+Expr *
+GpuAggChildArgument(Aggref *aggref)
+{
+	Expr	   *arg = linitial_node(TargetEntry, aggref->args)->expr;
+	CaseExpr   *expr;
+	CaseWhen   *when;
+
+	if (aggref->aggfilter == NULL)
+		return arg;
+	when = makeNode(CaseWhen);
+	when->expr = aggref->aggfilter;
+	when->result = arg;
+	when->location = -1;
+	expr = makeNode(CaseExpr);
+	expr->casetype = exprType((Node *) arg);
+	expr->casecollid = exprCollation((Node *) arg);
+	expr->arg = NULL;
+	expr->args = list_make1(when);
+	expr->defresult = (Expr *) makeNullConst(exprType((Node *) arg), exprTypmod((Node *) arg),
+											 exprCollation((Node *) arg));
+	expr->location = -1;
+	return (Expr *) expr;
 }
 
 static GpuAggEncoding integer_encoding(Oid base_type);

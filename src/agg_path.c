@@ -151,9 +151,9 @@ agg_child_target(PlannerInfo *root, TargetCheck *check)
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 
 		if (aggref->args != NIL)
-			add_new_column_to_pathtarget(target, linitial_node(TargetEntry, aggref->args)->expr);
-		if (aggref->aggfilter != NULL)
-			add_new_column_to_pathtarget(target, aggref->aggfilter);
+			add_new_column_to_pathtarget(target, GpuAggChildArgument(aggref));
+		else if (aggref->aggfilter != NULL)
+			add_new_column_to_pathtarget(target, aggref->aggfilter);	/* count(*) */
 	}
 	/* a plain count(*) needs no column, but a plan row must have a shape */
 	if (target->exprs == NIL)

@@ -162,10 +162,10 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 								  &agg->numeric_scale, &agg->distinct, &why))
 			elog(ERROR, "gpuagg: aggregate became unsupported: %s", why);
 		agg->result_type = getBaseType(aggref->aggtype);
+		/* a FILTER is folded into the argument (GpuAggChildArgument) */
 		if (aggref->args != NIL)
-			agg->arg_attno = child_attno(child_exprs,
-										 (Node *) linitial_node(TargetEntry, aggref->args)->expr);
-		if (aggref->aggfilter != NULL)
+			agg->arg_attno = child_attno(child_exprs, (Node *) GpuAggChildArgument(aggref));
+		else if (aggref->aggfilter != NULL)
 			agg->filter_attno = child_attno(child_exprs, (Node *) aggref->aggfilter);
 		tlist = lappend(tlist, makeTargetEntry((Expr *) aggref, list_length(tlist) + 1,
 											   NULL, false));

@@ -83,8 +83,9 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		builder->spelling_source[i] = -1;
 		if (sources[i].encoding != GPUAGG_ENC_SPELLING)
 			continue;
-		for (j = 0; j < ncolumns; j++)
-			if (sources[j].encoding == GPUAGG_ENC_DICT_KEY && sources[j].attno == sources[i].attno)
+		for (j = 0; j < ncolumns && builder->spelling_source[i] < 0; j++)
+			if (sources[j].encoding == GPUAGG_ENC_DICT_KEY && sources[j].attno == sources[i].attno &&
+				sources[j].filter_attno == sources[i].filter_attno)
 				builder->spelling_source[i] = j;
 		if (builder->spelling_source[i] < 0 || builder->spelling_source[i] > i)
 			elog(ERROR, "gpuagg: spelling column %d has no key column before it", i);

@@ -113,6 +113,7 @@ extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
 								 Oid *input_type, int *numeric_scale,
 								 bool *distinct, const char **why);
 extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type);
+extern Expr *GpuAggChildArgument(Aggref *aggref);
 
 /* ------------------------------------------------------------------------
  * agg_plan.c: the plan and its description in custom_private

@@ -78,12 +78,12 @@ QUOTE_TAG = "$gq$"
 # KNOWN BUG: GpuHashAgg evaluates an aggregate's argument also for rows its FILTER rejects,
 # so `sum(10 / x) FILTER (WHERE x <> 0)` raises division by zero; see report.
 # While True, no FILTER goes on an aggregate whose argument can raise an error.
-KNOWN_BUG_FILTER_ARGUMENT = True
+KNOWN_BUG_FILTER_ARGUMENT = False
 
 # KNOWN BUG: `SELECT k, count(DISTINCT k) FILTER (WHERE ...) ... GROUP BY k` with k of type
 # bpchar, numeric or interval fails: "gpuagg: spelling column 1 has no key column before it";
 # see report.  While True, such an aggregate loses its FILTER.
-KNOWN_BUG_DISTINCT_FILTER_SPELLED_KEY = True
+KNOWN_BUG_DISTINCT_FILTER_SPELLED_KEY = False
 
 # ---------------------------------------------------------------- columns
 
