@@ -63,7 +63,7 @@ bench_choose_device() {
 	esac
 	if [ "$BENCH_DEVICE" = cpu ]; then
 		log "gpuagg runs on the CPU device (${requested:+asked for; }$ngpu usable GPU(s) listed):" \
-			"gpuagg.force = on, since the planner would not choose the CPU device by itself"
+			"gpuagg.force = on, so that every supported query measures the CPU device (unforced, the planner chooses by cost)"
 	else
 		log "gpuagg runs on the GPU ($ngpu usable GPU(s) listed by gpuagg_devices())"
 	fi
