@@ -40,3 +40,11 @@ FROM (VALUES (1, 9223372036854775807::int8), (1, 9223372036854775807),
              (2, -9223372036854775808), (2, 1)) AS t(k, v)
 GROUP BY k ORDER BY k;
 SELECT gpuagg_check('SELECT k_int2, sum(v_int8), avg(v_int8) FROM agg_data WHERE id % 1000 IN (0, 1, 999) GROUP BY k_int2');
+
+-- var_samp, variance, var_pop of integers: exact sums of squares on the device
+SELECT k, var_samp(v), var_pop(v), variance(v)
+FROM (VALUES (1, 5), (2, 3), (2, 3), (3, 1), (3, 2), (3, NULL), (4, NULL)) t(k, v)
+GROUP BY k ORDER BY k;
+SELECT gpuagg_check('SELECT k_int2, var_samp(v_int4), var_pop(v_int4), variance(v_int2), var_samp(v_int8), var_pop(v_int8) FROM agg_data GROUP BY k_int2');
+SELECT var_samp(v), var_pop(v) FROM (VALUES (9223372036854775807::int8), (-9223372036854775808), (1)) t(v);
+SELECT gpuagg_check('SELECT k_int4 % 3, var_samp(v_int2) FILTER (WHERE v_int2 > 0), var_pop(v_int8) FROM agg_data GROUP BY 1');

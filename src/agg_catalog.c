@@ -65,6 +65,15 @@ static const SupportedAggregate supported_aggregates[] = {
 	{"bool_and", GPUAGG_BOOL_AND, BOOLOID, BOOLOID},
 	{"every", GPUAGG_BOOL_AND, BOOLOID, BOOLOID},
 	{"bool_or", GPUAGG_BOOL_OR, BOOLOID, BOOLOID},
+	{"var_samp", GPUAGG_VAR_SAMP, INT2OID, NUMERICOID},
+	{"var_samp", GPUAGG_VAR_SAMP, INT4OID, NUMERICOID},
+	{"var_samp", GPUAGG_VAR_SAMP, INT8OID, NUMERICOID},
+	{"variance", GPUAGG_VAR_SAMP, INT2OID, NUMERICOID},
+	{"variance", GPUAGG_VAR_SAMP, INT4OID, NUMERICOID},
+	{"variance", GPUAGG_VAR_SAMP, INT8OID, NUMERICOID},
+	{"var_pop", GPUAGG_VAR_POP, INT2OID, NUMERICOID},
+	{"var_pop", GPUAGG_VAR_POP, INT4OID, NUMERICOID},
+	{"var_pop", GPUAGG_VAR_POP, INT8OID, NUMERICOID},
 	{"sum", GPUAGG_SUM, NUMERICOID, NUMERICOID},
 	{"avg", GPUAGG_AVG, NUMERICOID, NUMERICOID},
 	{"min", GPUAGG_MIN, NUMERICOID, NUMERICOID},
@@ -218,6 +227,8 @@ GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type)
 {
 	if (input_type == NUMERICOID)
 		return (kind == GPUAGG_SUM || kind == GPUAGG_AVG) ? GPUAGG_NUMERIC_LIMBS + 4 : 5;
+	if (kind == GPUAGG_VAR_SAMP || kind == GPUAGG_VAR_POP)
+		return GPUAGG_NUMERIC_LIMBS + 2;
 	if (input_type == FLOAT4OID || input_type == FLOAT8OID)
 		return 3;
 	return 2;
@@ -321,6 +332,7 @@ GpuAggEncodingType(GpuAggEncoding encoding)
 			return GA_TYPE_NONE;
 		case GPUAGG_ENC_NUMERIC_LIMB:
 		case GPUAGG_ENC_NUMERIC_INT64:
+		case GPUAGG_ENC_SQUARE_LIMB:
 			return GA_TYPE_INT64;
 		case GPUAGG_ENC_BOOL:
 			return GA_TYPE_INT8;

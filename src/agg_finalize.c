@@ -13,6 +13,7 @@
  *						infinite though no input was (float_overflow_error)
  *	min, max			the input type
  *	bool_and, every, bool_or	bool
+ *	var_samp, variance, var_pop of integers	numeric, exact (finalize_variance)
  *	sum, avg, min, max(numeric)	numeric, see finalize_numeric()
  * and everything but count is NULL when the group had no non-null input.
  *
@@ -171,6 +172,45 @@ finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,
 	return (Datum) 0;			/* keep compiler quiet */
 }
 
+/*
+ * var_samp / var_pop of integers as numeric_stddev_internal() computes them
+ * from exact sums: (N * sum(x^2) - sum(x)^2) / (N * (N - 1)) or / (N * N),
+ * with numeric_div's scale, or 0 when the numerator is not positive; NULL
+ * for var_samp of one row.
+ */
+static Datum
+finalize_variance(const GpuAggOutput *output, const GaAggResult *result,
+				  int64 group, int64 count, bool *isnull)
+{
+	const GaInt128 *limbs[GPUAGG_NUMERIC_LIMBS];
+	Datum		n = NumericGetDatum(int64_to_numeric(count));
+	Datum		sum = GpuAggInt128ToNumeric(int128_from_device(
+											   &((const GaInt128 *) result->values[output->op_value])[group]));
+	Datum		sum_squares;
+	Datum		numerator;
+	Datum		denominator;
+	int			k;
+
+	if (output->kind == GPUAGG_VAR_SAMP && count <= 1)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+		limbs[k] = (const GaInt128 *) result->values[output->op_limbs[k]];
+	sum_squares = GpuAggNumericFromLimbs(limbs, group, 0);
+	numerator = DirectFunctionCall2(numeric_sub,
+									DirectFunctionCall2(numeric_mul, n, sum_squares),
+									DirectFunctionCall2(numeric_mul, sum, sum));
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, numerator,
+										  NumericGetDatum(int64_to_numeric(0)))) <= 0)
+		return NumericGetDatum(int64_to_numeric(0));
+	denominator = DirectFunctionCall2(numeric_mul, n,
+									  output->kind == GPUAGG_VAR_SAMP ?
+									  NumericGetDatum(int64_to_numeric(count - 1)) : n);
+	return DirectFunctionCall2(numeric_div, numerator, denominator);
+}
+
 /* The final value of one SQL aggregate for one group. */
 Datum
 GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
@@ -243,6 +283,9 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 		case GPUAGG_BOOL_AND:
 		case GPUAGG_BOOL_OR:
 			return BoolGetDatum(((const int64 *) values)[group] != 0);
+		case GPUAGG_VAR_SAMP:
+		case GPUAGG_VAR_POP:
+			return finalize_variance(output, result, group, count, isnull);
 		default:
 			break;
 	}

@@ -183,6 +183,21 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 			if (is_float)
 				out->op_inf = layout_op(layout, GA_AGG_COUNT_INF, col);
 			break;
+		case GPUAGG_VAR_SAMP:
+		case GPUAGG_VAR_POP:
+			/* N, the exact sum (above) and the exact sum of squares */
+			out->op_value = layout_op(layout, GA_AGG_SUM_INT, col);
+			{
+				int			k;
+
+				for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+					out->op_limbs[k] =
+						layout_op(layout, GA_AGG_SUM_INT,
+								  layout_column_part(layout, agg->arg_attno, agg->filter_attno,
+													 GPUAGG_ENC_SQUARE_LIMB, agg->input_type,
+													 0, k));
+			}
+			break;
 		case GPUAGG_MIN:
 		case GPUAGG_BOOL_AND:
 			out->op_value = layout_op(layout, GA_AGG_MIN, col);

@@ -238,6 +238,22 @@ GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding, int part,
 	}
 }
 
+/*
+ * Limb `part` of an integer's square (see GpuAggNumericEncode), so that the
+ * device sums squares exactly for var_samp and var_pop.
+ */
+int64
+GpuAggSquareLimb(int64 value, int part)
+{
+	uint64		magnitude = value < 0 ? -(uint64) value : (uint64) value;
+	unsigned __int128 square = (unsigned __int128) magnitude * magnitude;
+	int			bit = GPUAGG_NUMERIC_LIMB_BITS * part;
+
+	if (bit >= 128)
+		return 0;
+	return (int64) ((square >> bit) & ((UINT64CONST(1) << GPUAGG_NUMERIC_LIMB_BITS) - 1));
+}
+
 /* The precision and scale of a numeric constant; false for NaN/Infinity. */
 static bool
 const_bounds(Const *c, int *precision, int *scale)

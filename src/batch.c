@@ -220,6 +220,12 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 						((int64 *) col->values)[row] = v;
 				}
 				break;
+			case GPUAGG_ENC_SQUARE_LIMB:
+				((int64 *) col->values)[row] = null ? 0 :
+					GpuAggSquareLimb(src->type == INT2OID ? DatumGetInt16(datum) :
+									 src->type == INT4OID ? DatumGetInt32(datum) :
+									 DatumGetInt64(datum), src->part);
+				break;
 			case GPUAGG_ENC_SPELLING:
 				{
 					int			key_col = builder->spelling_source[c];

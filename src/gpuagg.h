@@ -82,7 +82,9 @@ typedef enum GpuAggKind
 	GPUAGG_MIN,
 	GPUAGG_MAX,
 	GPUAGG_BOOL_AND,			/* bool_and, every: MIN over 0/1 */
-	GPUAGG_BOOL_OR				/* bool_or: MAX over 0/1 */
+	GPUAGG_BOOL_OR,				/* bool_or: MAX over 0/1 */
+	GPUAGG_VAR_SAMP,			/* var_samp, variance of integers (exact) */
+	GPUAGG_VAR_POP				/* var_pop of integers (exact) */
 } GpuAggKind;
 
 /* How one value travels in a batch column. */
@@ -102,6 +104,7 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_NUMERIC_LIMB,	/* limb `part` of numeric * 10^scale, int64 */
 	GPUAGG_ENC_NUMERIC_FLAG,	/* validity only: numeric is finite/NaN/+inf/-inf */
 	GPUAGG_ENC_NUMERIC_INT64,	/* numeric * 10^scale as int64 (min/max) */
+	GPUAGG_ENC_SQUARE_LIMB,		/* limb `part` of an integer's square, int64 */
 	GPUAGG_ENC_DICT_KEY			/* dictionary id (key_dict.c) as int32 */
 } GpuAggEncoding;
 
@@ -243,6 +246,7 @@ extern Datum GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int64 grou
 									int scale);
 extern Datum GpuAggNumericFromInt64(int64 value, int scale);
 extern Datum GpuAggNumericSpecial(const char *name);
+extern int64 GpuAggSquareLimb(int64 value, int part);
 extern Datum GpuAggInt128ToNumeric(int128 value);
 
 /* How one SQL aggregate is computed from device operations. */
@@ -256,7 +260,8 @@ typedef struct GpuAggOutput
 	int			op_inf;			/* COUNT_INF result, or -1 */
 	/* numeric arguments (agg_numeric.c) */
 	int			numeric_scale;
-	int			op_limbs[GPUAGG_NUMERIC_LIMBS]; /* SUM_INT of each limb */
+	int			op_limbs[GPUAGG_NUMERIC_LIMBS]; /* SUM_INT of each limb (numeric
+												 * sums; squares for variance) */
 	int			op_nan;			/* COUNT of NaN, +Infinity, -Infinity */
 	int			op_pinf;
 	int			op_ninf;
