@@ -279,6 +279,17 @@ integer_encoding(Oid base_type)
 	return GPUAGG_ENC_NONE;
 }
 
+/* The integer encoding of a type the planner accepted; an error otherwise. */
+static GpuAggEncoding
+required_integer_encoding(Oid base_type, const char *what)
+{
+	GpuAggEncoding encoding = integer_encoding(base_type);
+
+	if (encoding == GPUAGG_ENC_NONE)
+		elog(ERROR, "gpuagg: no %s encoding for type %u", what, base_type);
+	return encoding;
+}
+
 /* How a group key of this type is encoded in a batch. */
 GpuAggEncoding
 GpuAggKeyEncoding(Oid type)
@@ -296,9 +307,7 @@ GpuAggKeyEncoding(Oid type)
 	}
 	if (KeyDictTypeSupported(base))
 		return GPUAGG_ENC_DICT_KEY;
-	if (integer_encoding(base) == GPUAGG_ENC_NONE)
-		elog(ERROR, "gpuagg: no key encoding for type %u", type);
-	return integer_encoding(base);
+	return required_integer_encoding(base, "key");
 }
 
 /* How an aggregate input of this type is encoded in a batch. */
@@ -316,9 +325,7 @@ GpuAggInputEncoding(Oid type)
 		case FLOAT8OID:
 			return GPUAGG_ENC_FLOAT8;
 	}
-	if (integer_encoding(base) == GPUAGG_ENC_NONE)
-		elog(ERROR, "gpuagg: no input encoding for type %u", type);
-	return integer_encoding(base);
+	return required_integer_encoding(base, "input");
 }
 
 /* The device column type that carries an encoding. */
