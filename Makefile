@@ -17,22 +17,36 @@ PG_CONFIG ?= pg_config
 
 # ---- the GPU device (CUDA), when nvcc is available -------------------------
 CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+# The toolkit's own nvcc first: an nvcc found on PATH may be a wrapper script
+# far from the toolkit's libraries.
+NVCC ?= $(shell if test -x $(CUDA_HOME)/bin/nvcc; then echo $(CUDA_HOME)/bin/nvcc; else command -v nvcc 2>/dev/null; fi)
 # Machine code for Turing .. Hopper, plus PTX so newer GPUs can JIT it.
 CUDA_ARCHS ?= 75 80 86 89 90
 NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	-gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
 NVCC_FLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -Wall $(NVCC_GENCODE)
 
-DEVICE_OBJS = cuda/device.o cuda/device_cpu.o
+# The static CUDA runtime (so the library loads on hosts with no GPU driver):
+# the first of these directories that holds libcudart_static.a.
+NVCC_REAL_DIR = $(dir $(realpath $(NVCC)))
+CUDA_LIB_CANDIDATES = $(CUDA_HOME)/lib64 $(NVCC_REAL_DIR)../lib64 \
+	$(NVCC_REAL_DIR)../targets/x86_64-linux/lib $(CUDA_HOME)/targets/x86_64-linux/lib \
+	/usr/lib/x86_64-linux-gnu
 ifneq ($(strip $(NVCC)),)
-CUDA_LIBDIR := $(dir $(NVCC))../lib64
+CUDA_LIBDIR ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
+endif
+
+DEVICE_OBJS = cuda/device.o cuda/device_cpu.o
+ifeq ($(strip $(NVCC)),)
+GPU_OBJS = cuda/device_gpu_none.o
+GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or CUDA_HOME, or install the CUDA toolkit); building the CPU device only
+else ifeq ($(strip $(CUDA_LIBDIR)),)
+GPU_OBJS = cuda/device_gpu_none.o
+GPUAGG_BUILD_NOTE = gpuagg: $(NVCC) found but no libcudart_static.a in $(CUDA_LIB_CANDIDATES) (set CUDA_HOME or CUDA_LIBDIR); building the CPU device only
+else
 GPU_OBJS = cuda/device_gpu.o cuda/hashagg_kernels.o
 SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
-GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC)
-else
-GPU_OBJS = cuda/device_gpu_none.o
-GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or install the CUDA toolkit); building the CPU device only
+GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC), CUDA runtime from $(CUDA_LIBDIR)
 endif
 
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c)) $(DEVICE_OBJS) $(GPU_OBJS)
@@ -45,7 +59,7 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-ifeq ($(filter regress-list clean,$(MAKECMDGOALS)),)
+ifeq ($(filter regress-list cuda-libdir clean,$(MAKECMDGOALS)),)
 $(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
 endif
 
@@ -55,8 +69,13 @@ cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h $(wildcard cuda/*.cu
 $(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/gpuagg_device.h
 $(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h
 
-.PHONY: regress-list
+.PHONY: regress-list cuda-libdir
 regress-list:
 	@echo $(REGRESS)
+
+# Where the CUDA runtime was found (empty without the GPU device); used by
+# test/conformance/run.sh to link the same way.
+cuda-libdir:
+	@echo $(CUDA_LIBDIR)
 
 EXTRA_CLEAN = test/conformance/conformance

@@ -10,8 +10,8 @@
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
 #
-# Environment: CC, CFLAGS, CUDA_HOME (default: where nvcc lives, else
-# /usr/local/cuda), SANITIZE=1 (AddressSanitizer + UBSan).
+# Environment: CC, CFLAGS, CUDA_HOME (the top-level Makefile finds the CUDA
+# runtime the same way it did for the build), SANITIZE=1 (AddressSanitizer + UBSan).
 set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,16 +36,13 @@ $CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
 libs=""
 if [ -f cuda/device_gpu.o ] && [ -f cuda/hashagg_kernels.o ] &&
 	! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; then
-	if [ -z "${CUDA_HOME:-}" ]; then
-		nvcc=$(command -v nvcc 2>/dev/null || true)
-		if [ -n "$nvcc" ]; then
-			CUDA_HOME=$(cd "$(dirname "$nvcc")/.." && pwd)
-		else
-			CUDA_HOME=/usr/local/cuda
-		fi
+	cuda_libdir=$(make -s --no-print-directory cuda-libdir 2>/dev/null || true)
+	if [ -z "$cuda_libdir" ]; then
+		echo "conformance: GPU objects exist but make finds no libcudart_static.a; set CUDA_HOME" >&2
+		exit 1
 	fi
 	gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o"
-	libs="-L$CUDA_HOME/lib64 -lcudart_static -lstdc++ -ldl -lrt -lpthread"
+	libs="-L$cuda_libdir -lcudart_static -lstdc++ -ldl -lrt -lpthread"
 	echo "conformance: linking the GPU device (cuda/device_gpu.o, cuda/hashagg_kernels.o)"
 elif [ -f cuda/device_gpu_none.o ]; then
 	gpu_objs=cuda/device_gpu_none.o
