@@ -310,6 +310,99 @@ extern void ga_agg_get_stats(const GaAgg *agg, GaAggStats *stats);
 /* Free everything the aggregation holds; safe after any failure. */
 extern void ga_agg_destroy(GaAgg *agg);
 
+/* ------------------------------------------------------------------------
+ * Hash join
+ * ------------------------------------------------------------------------
+ *
+ * The caller reduces each row's join keys to one int64 (the exact value of
+ * an integer key, or a hash of several keys or of a non-integer key, in
+ * which case the caller rechecks equality itself).  The device builds on
+ * the build (inner) side's keys and answers, for every probe row, the range
+ * of build rows whose key is equal:
+ *
+ *		sorted_rows[first[i] .. first[i] + count[i])
+ *
+ * where sorted_rows is the build rows ordered by key, rows with equal keys
+ * adjacent and in the order they were given (a stable sort; the order of
+ * different keys is the device's choice but the same on every device for
+ * the same input, so that devices can be compared).  The answer is one
+ * pair of integers per probe row, so its size is bounded by the batch
+ * however many rows a key matches (many-to-many keys, skew): the caller
+ * walks the ranges and forms the joined rows itself.  Rows with null keys
+ * are never given to the build, and a probe row whose key column is null
+ * (validity bit clear) gets count 0.
+ */
+typedef struct GaJoinRequest
+{
+	int64_t		probe_batch_rows;	/* capacity of every probe batch */
+	int64_t		fail_at_batch;	/* testing: fail this probe (1-based),
+								 * 0 = never */
+} GaJoinRequest;
+
+/* What one probe found; arrays of nrows entries. */
+typedef struct GaJoinMatches
+{
+	int64_t		nrows;			/* the probe batch's nrows */
+	const uint32_t *first;		/* index into sorted_rows; any value when
+								 * count is 0 */
+	const uint32_t *count;		/* build rows with an equal key */
+	int64_t		total;			/* sum of count */
+} GaJoinMatches;
+
+/* What one join did, for EXPLAIN ANALYZE. */
+typedef struct GaJoinStats
+{
+	int64_t		build_rows;
+	int64_t		distinct_keys;	/* distinct build keys */
+	int64_t		probe_batches;
+	int64_t		probe_rows;
+	int64_t		candidates;		/* sum of all counts */
+	int64_t		bytes_sent;		/* host to device */
+	double		device_ms;		/* kernels (build and probes) */
+	double		transfer_ms;	/* copies both ways */
+} GaJoinStats;
+
+/* Most build rows one join accepts (row numbers are 32-bit). */
+#define GA_JOIN_MAX_BUILD_ROWS ((int64_t) UINT32_MAX - 1)
+
+typedef struct GaJoin GaJoin;
+
+/* Start a join on device.  Returns NULL with status on failure. */
+extern GaJoin *ga_join_create(GaDevice *device, const GaJoinRequest *request,
+							  GaStatus *status);
+
+/*
+ * Build from n entries: keys[i] is the key of build row rows[i].  Called
+ * once, before any probe; n may be 0.  The arrays are copied.
+ */
+extern int	ga_join_build(GaJoin *join, const int64_t *keys,
+						  const uint32_t *rows, int64_t n,
+						  GaWaitCallback wait, void *arg, GaStatus *status);
+
+/* The n build rows in key order (see above); valid until ga_join_destroy. */
+extern const uint32_t *ga_join_sorted_rows(const GaJoin *join);
+
+/*
+ * An empty probe batch to fill: one GA_TYPE_INT64 column of keys, nrows 0,
+ * every validity bit set, has_nulls 0.
+ */
+extern GaBatch *ga_join_next_batch(GaJoin *join, GaWaitCallback wait,
+								   void *arg, GaStatus *status);
+
+/*
+ * Probe with a filled batch and wait for the answer.  The matches stay
+ * valid until the next ga_join_next_batch, ga_join_probe or
+ * ga_join_destroy.  Returns NULL with status on failure.
+ */
+extern const GaJoinMatches *ga_join_probe(GaJoin *join, GaBatch *batch,
+										  GaWaitCallback wait, void *arg,
+										  GaStatus *status);
+
+extern void ga_join_get_stats(const GaJoin *join, GaJoinStats *stats);
+
+/* Free everything the join holds; safe after any failure. */
+extern void ga_join_destroy(GaJoin *join);
+
 #ifdef __cplusplus
 }
 #endif
