@@ -2,12 +2,16 @@
  *
  * device.c
  *	  The public device API of gpuagg_device.h: opens devices, validates
- *	  requests and dispatches every aggregation call to the CPU or GPU
- *	  implementation behind a small table of functions.
+ *	  requests and dispatches every aggregation and join call to the CPU or
+ *	  GPU implementation behind a small table of functions.
  *
- * Testing hook: a request's fail_at_batch makes that submit fail as a
- * device error would, on either device, so that the caller's recovery path
- * (finish on the CPU, or a clear error) can be exercised without a broken GPU.
+ * Testing hook: a request's fail_at_batch makes that submit (aggregation)
+ * or that probe (join) fail as a device error would, on either device, so
+ * that the caller's recovery path (finish on the CPU, or a clear error) can
+ * be exercised without a broken GPU.
+ *
+ * The join's call order (build once, then probes) is checked here, so that
+ * both implementations see only well-formed sequences.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +37,19 @@ struct GaAgg
 	int64_t		submits;
 	int64_t		fail_at_batch;
 };
+
+struct GaJoin
+{
+	const GaDeviceOps *ops;
+	void	   *impl;
+	int			build_called;	/* ga_join_build was called (success or not) */
+	int			built;			/* ... and succeeded */
+	int64_t		probes;
+	int64_t		fail_at_batch;
+};
+
+/* Largest probe batch capacity: keeps every size computation in range. */
+#define GA_JOIN_MAX_PROBE_BATCH_ROWS (INT64_C(1) << 40)
 
 /* The CPU device handle; the CPU device has no state of its own. */
 static GaDevice cpu_device;
@@ -390,4 +407,130 @@ ga_agg_destroy(GaAgg *agg)
 		return;
 	agg->ops->agg_destroy(agg->impl);
 	free(agg);
+}
+
+/* ------------------------------------------------------------------------
+ * Hash join
+ * ------------------------------------------------------------------------
+ */
+
+/* Check a join request before any device sees it. */
+int
+ga_join_request_validate(const GaJoinRequest *request, GaStatus *status)
+{
+	if (request == NULL)
+		return ga_status_set(status, GA_ERR_INVALID, "join request is missing");
+	if (request->probe_batch_rows <= 0)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "join request has no probe batch size");
+	if (request->probe_batch_rows > GA_JOIN_MAX_PROBE_BATCH_ROWS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "probe batch size %lld is too large",
+							 (long long) request->probe_batch_rows);
+	ga_status_ok(status);
+	return 1;
+}
+
+/* Validate the request and start the join on the device's implementation. */
+GaJoin *
+ga_join_create(GaDevice *device, const GaJoinRequest *request, GaStatus *status)
+{
+	GaJoin	   *join;
+
+	if (!ga_join_request_validate(request, status))
+		return NULL;
+	join = calloc(1, sizeof(GaJoin));
+	if (join == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting a join");
+		return NULL;
+	}
+	join->ops = device->ops;
+	join->fail_at_batch = request->fail_at_batch;
+	join->impl = device->ops->join_create(device->impl, request, status);
+	if (join->impl == NULL)
+	{
+		free(join);
+		return NULL;
+	}
+	return join;
+}
+
+/* Check the build's arguments (once, n in range, arrays given), then build. */
+int
+ga_join_build(GaJoin *join, const int64_t *keys, const uint32_t *rows, int64_t n,
+			  GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	if (join->build_called)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join's build side was given twice");
+	if (n < 0 || n > GA_JOIN_MAX_BUILD_ROWS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join's build side has %lld rows; at most %lld are supported",
+							 (long long) n, (long long) GA_JOIN_MAX_BUILD_ROWS);
+	if (n > 0 && (keys == NULL || rows == NULL))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join's build side has rows but no key or row arrays");
+	join->build_called = 1;
+	if (!join->ops->join_build(join->impl, keys, rows, n, wait, arg, status))
+		return 0;
+	join->built = 1;
+	return 1;
+}
+
+const uint32_t *
+ga_join_sorted_rows(const GaJoin *join)
+{
+	if (!join->built)
+		return NULL;
+	return join->ops->join_sorted_rows(join->impl);
+}
+
+GaBatch *
+ga_join_next_batch(GaJoin *join, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	return join->ops->join_next_batch(join->impl, wait, arg, status);
+}
+
+/* Probe after a successful build; fail_at_batch counts every call. */
+const GaJoinMatches *
+ga_join_probe(GaJoin *join, GaBatch *batch, GaWaitCallback wait, void *arg,
+			  GaStatus *status)
+{
+	join->probes++;
+	if (join->fail_at_batch > 0 && join->probes == join->fail_at_batch)
+	{
+		ga_status_set(status, GA_ERR_INJECTED,
+					  "injected device failure at probe batch %lld (gpuagg.debug_fail_at_batch)",
+					  (long long) join->probes);
+		return NULL;
+	}
+	if (!join->built)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "a join was probed before its build side was built");
+		return NULL;
+	}
+	if (batch == NULL)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "a join was probed without a batch");
+		return NULL;
+	}
+	return join->ops->join_probe(join->impl, batch, wait, arg, status);
+}
+
+void
+ga_join_get_stats(const GaJoin *join, GaJoinStats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	join->ops->join_get_stats(join->impl, stats);
+}
+
+void
+ga_join_destroy(GaJoin *join)
+{
+	if (join == NULL)
+		return;
+	join->ops->join_destroy(join->impl);
+	free(join);
 }

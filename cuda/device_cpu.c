@@ -29,6 +29,9 @@
  * Without keys there is exactly one group, created with the aggregation, so
  * that a plain aggregate over no rows still yields its row.
  *
+ * The CPU device's hash join lives in join_cpu.c; its entries complete the
+ * table of functions at the end of this file.
+ *
  * Nothing here prints or aborts.  A failure (out of memory, cancel) leaves
  * the aggregation half-updated, so it is remembered and every later call
  * reports it again; ga_agg_destroy is always safe.
@@ -980,4 +983,11 @@ const GaDeviceOps ga_cpu_ops = {
 	.agg_finish = cpu_agg_finish,
 	.agg_get_stats = cpu_agg_get_stats,
 	.agg_destroy = cpu_agg_destroy,
+	.join_create = ga_cpu_join_create,
+	.join_build = ga_cpu_join_build,
+	.join_sorted_rows = ga_cpu_join_sorted_rows,
+	.join_next_batch = ga_cpu_join_next_batch,
+	.join_probe = ga_cpu_join_probe,
+	.join_get_stats = ga_cpu_join_get_stats,
+	.join_destroy = ga_cpu_join_destroy,
 };

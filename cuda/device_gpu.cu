@@ -47,9 +47,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Pause between two polls of an event while waiting for the GPU. */
-#define GPU_POLL_SLEEP_NS 50000L
-
 /* Group capacity bounds: the smallest table, the largest initial one. */
 #define GPU_MIN_CAPACITY 1024
 #define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 24)
@@ -59,9 +56,6 @@
 
 /* Largest batch capacity accepted: keeps every size computation in range. */
 #define GPU_MAX_BATCH_ROWS (INT64_C(1) << 40)
-
-/* Alignment of the arrays carved out of one allocation. */
-#define GPU_ALIGN 256
 
 static_assert(sizeof(GaDevAggs) + 64 <= 4096, "phase 2 kernel parameters exceed 4 KB");
 static_assert(sizeof(GaDevKeys) + sizeof(GaDevTable) + 64 <= 4096,
@@ -74,137 +68,6 @@ static GpuDevice *gpu_devices[GA_MAX_GPUS];
  * Small helpers
  * ------------------------------------------------------------------------
  */
-
-/* Monotonic clock in milliseconds, for the context creation time. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
-/* Round up to a multiple of GPU_ALIGN. */
-static size_t
-align_up(size_t n)
-{
-	return (n + GPU_ALIGN - 1) & ~(size_t) (GPU_ALIGN - 1);
-}
-
-/* Smallest power of two >= n (n >= 1). */
-static int64_t
-next_pow2(int64_t n)
-{
-	int64_t		p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
-/* Turn a CUDA error into a status: out of memory or a device error. */
-static int
-cuda_error(GaStatus *status, cudaError_t err, const char *what)
-{
-	GaStatusCode code = GA_ERR_DEVICE;
-
-	if (err == cudaErrorMemoryAllocation)
-		code = GA_ERR_OUT_OF_MEMORY;
-	else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
-			 err == cudaErrorDevicesUnavailable || err == cudaErrorInvalidDevice)
-		code = GA_ERR_NO_DEVICE;
-	return ga_status_set(status, code, "GPU error while %s: %s", what,
-						 cudaGetErrorString(err));
-}
-
-#define GPU_TRY(call, what) \
-	do { \
-		cudaError_t gpu_err_ = (call); \
-		if (gpu_err_ != cudaSuccess) \
-			return cuda_error(status, gpu_err_, (what)); \
-	} while (0)
-
-/* cudaMalloc with a message naming the purpose and size on failure. */
-static int
-device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
-{
-	cudaError_t err;
-
-	*ptr = NULL;
-	err = cudaMalloc(ptr, bytes > 0 ? bytes : 1);
-	if (err == cudaSuccess)
-		return 1;
-	*ptr = NULL;
-	return ga_status_set(status,
-						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
-						 "could not allocate %.1f MB of GPU memory for %s: %s",
-						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
-}
-
-/* cudaHostAlloc (pinned memory) with a message on failure. */
-static int
-pinned_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
-{
-	cudaError_t err;
-
-	*ptr = NULL;
-	err = cudaHostAlloc(ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
-	if (err == cudaSuccess)
-		return 1;
-	*ptr = NULL;
-	return ga_status_set(status,
-						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
-						 "could not allocate %.1f MB of pinned host memory for %s: %s",
-						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
-}
-
-/* Free device memory if allocated and clear the pointer. */
-static void
-device_free(void *ptr_address)
-{
-	void	  **ptr = (void **) ptr_address;
-
-	if (*ptr != NULL)
-		(void) cudaFree(*ptr);
-	*ptr = NULL;
-}
-
-/*
- * Wait until `event` has completed, polling it and calling the wait
- * callback between polls, so that a query cancel is never stuck behind the
- * GPU.
- */
-static int
-wait_event(cudaEvent_t event, GaWaitCallback wait, void *arg, const char *what,
-		   GaStatus *status)
-{
-	struct timespec pause = {0, GPU_POLL_SLEEP_NS};
-
-	for (;;)
-	{
-		cudaError_t err = cudaEventQuery(event);
-
-		if (err == cudaSuccess)
-			return 1;
-		if (err != cudaErrorNotReady)
-			return cuda_error(status, err, what);
-		if (wait != NULL && wait(arg) != 0)
-			return ga_status_set(status, GA_ERR_CANCELLED,
-								 "cancelled while %s", what);
-		nanosleep(&pause, NULL);
-	}
-}
-
-/* Add the milliseconds between two completed events to *total. */
-static void
-add_elapsed(double *total, cudaEvent_t start, cudaEvent_t end)
-{
-	float		ms = 0;
-
-	if (cudaEventElapsedTime(&ms, start, end) == cudaSuccess && ms > 0)
-		*total += ms;
-}
 
 /* Fill a GaGpuInfo from the device's properties. */
 static void
@@ -1437,5 +1300,12 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	gpu_agg_submit,
 	gpu_agg_finish,
 	gpu_agg_get_stats,
-	gpu_agg_destroy
+	gpu_agg_destroy,
+	ga_gpu_join_create,
+	ga_gpu_join_build,
+	ga_gpu_join_sorted_rows,
+	ga_gpu_join_next_batch,
+	ga_gpu_join_probe,
+	ga_gpu_join_get_stats,
+	ga_gpu_join_destroy
 };

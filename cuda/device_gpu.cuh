@@ -6,6 +6,10 @@
  *	  arrays and the aggregation object.  Kept apart from the code so that
  *	  later GPU operators (joins) can share the device and its buffers.
  *
+ * It also holds the small host helpers every GPU operator uses (errors as
+ * a GaStatus, allocation, polled waits, event timing), as static inline
+ * functions: device_gpu.cu (aggregation) and join_gpu.cu (hash join).
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUAGG_DEVICE_GPU_CUH
@@ -17,6 +21,13 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+/* Pause between two polls of an event while waiting for the GPU. */
+#define GPU_POLL_SLEEP_NS 50000L
+
+/* Alignment of the arrays carved out of one allocation. */
+#define GPU_ALIGN 256
 
 /* One opened GPU: its ordinal, stream and what discovery says about it. */
 typedef struct GpuDevice
@@ -120,5 +131,156 @@ typedef struct GpuAgg
 	int			finished;
 	GaAggResult result;
 } GpuAgg;
+
+/* ------------------------------------------------------------------------
+ * Host helpers shared by the GPU operators
+ * ------------------------------------------------------------------------
+ */
+
+/* Monotonic clock in milliseconds, for the context creation time and timings. */
+static inline double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Round up to a multiple of GPU_ALIGN. */
+static inline size_t
+align_up(size_t n)
+{
+	return (n + GPU_ALIGN - 1) & ~(size_t) (GPU_ALIGN - 1);
+}
+
+/* Smallest power of two >= n (n >= 1). */
+static inline int64_t
+next_pow2(int64_t n)
+{
+	int64_t		p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* Turn a CUDA error into a status: out of memory or a device error. */
+static inline int
+cuda_error(GaStatus *status, cudaError_t err, const char *what)
+{
+	GaStatusCode code = GA_ERR_DEVICE;
+
+	if (err == cudaErrorMemoryAllocation)
+		code = GA_ERR_OUT_OF_MEMORY;
+	else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+			 err == cudaErrorDevicesUnavailable || err == cudaErrorInvalidDevice)
+		code = GA_ERR_NO_DEVICE;
+	return ga_status_set(status, code, "GPU error while %s: %s", what,
+						 cudaGetErrorString(err));
+}
+
+#define GPU_TRY(call, what) \
+	do { \
+		cudaError_t gpu_err_ = (call); \
+		if (gpu_err_ != cudaSuccess) \
+			return cuda_error(status, gpu_err_, (what)); \
+	} while (0)
+
+/* cudaMalloc with a message naming the purpose and size on failure. */
+static inline int
+device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	err = cudaMalloc(ptr, bytes > 0 ? bytes : 1);
+	if (err == cudaSuccess)
+		return 1;
+	*ptr = NULL;
+	return ga_status_set(status,
+						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
+						 "could not allocate %.1f MB of GPU memory for %s: %s",
+						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* cudaHostAlloc (pinned memory) with a message on failure. */
+static inline int
+pinned_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	err = cudaHostAlloc(ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
+	if (err == cudaSuccess)
+		return 1;
+	*ptr = NULL;
+	return ga_status_set(status,
+						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
+						 "could not allocate %.1f MB of pinned host memory for %s: %s",
+						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* Free device memory if allocated and clear the pointer. */
+static inline void
+device_free(void *ptr_address)
+{
+	void	  **ptr = (void **) ptr_address;
+
+	if (*ptr != NULL)
+		(void) cudaFree(*ptr);
+	*ptr = NULL;
+}
+
+/*
+ * Wait until `event` has completed, polling it and calling the wait
+ * callback between polls, so that a query cancel is never stuck behind the
+ * GPU.
+ */
+static inline int
+wait_event(cudaEvent_t event, GaWaitCallback wait, void *arg, const char *what,
+		   GaStatus *status)
+{
+	struct timespec pause = {0, GPU_POLL_SLEEP_NS};
+
+	for (;;)
+	{
+		cudaError_t err = cudaEventQuery(event);
+
+		if (err == cudaSuccess)
+			return 1;
+		if (err != cudaErrorNotReady)
+			return cuda_error(status, err, what);
+		if (wait != NULL && wait(arg) != 0)
+			return ga_status_set(status, GA_ERR_CANCELLED,
+								 "cancelled while %s", what);
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Add the milliseconds between two completed events to *total. */
+static inline void
+add_elapsed(double *total, cudaEvent_t start, cudaEvent_t end)
+{
+	float		ms = 0;
+
+	if (cudaEventElapsedTime(&ms, start, end) == cudaSuccess && ms > 0)
+		*total += ms;
+}
+
+/* join_cpu.c's twin on the GPU, join_gpu.cu: the entries of ga_gpu_ops. */
+extern void *ga_gpu_join_create(void *device_impl, const GaJoinRequest *request,
+								GaStatus *status);
+extern int	ga_gpu_join_build(void *join_impl, const int64_t *keys,
+							  const uint32_t *rows, int64_t n,
+							  GaWaitCallback wait, void *arg, GaStatus *status);
+extern const uint32_t *ga_gpu_join_sorted_rows(const void *join_impl);
+extern GaBatch *ga_gpu_join_next_batch(void *join_impl, GaWaitCallback wait,
+									   void *arg, GaStatus *status);
+extern const GaJoinMatches *ga_gpu_join_probe(void *join_impl, GaBatch *batch,
+											  GaWaitCallback wait, void *arg,
+											  GaStatus *status);
+extern void ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
+extern void ga_gpu_join_destroy(void *join_impl);
 
 #endif							/* GPUAGG_DEVICE_GPU_CUH */

@@ -2,8 +2,8 @@
  *
  * device_gpu_none.c
  *	  The GPU device's symbols for a build without nvcc: discovery finds no
- *	  GPU and says why, opening fails, and every aggregation entry point
- *	  fails cleanly, so the caller uses the CPU device.
+ *	  GPU and says why, opening fails, and every aggregation and join entry
+ *	  point fails cleanly, so the caller uses the CPU device.
  *
  *-------------------------------------------------------------------------
  */
@@ -100,11 +100,89 @@ none_agg_destroy(void *agg_impl)
 	(void) agg_impl;
 }
 
+/* Refuse to start a join (unreachable: no GPU can be opened). */
+static void *
+none_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *status)
+{
+	(void) device_impl;
+	(void) request;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Build nothing. */
+static int
+none_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
+				int64_t n, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	(void) join_impl;
+	(void) keys;
+	(void) rows;
+	(void) n;
+	(void) wait;
+	(void) arg;
+	return ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+}
+
+/* No build, so no sorted rows. */
+static const uint32_t *
+none_join_sorted_rows(const void *join_impl)
+{
+	(void) join_impl;
+	return NULL;
+}
+
+/* Hand out no probe batch. */
+static GaBatch *
+none_join_next_batch(void *join_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	(void) join_impl;
+	(void) wait;
+	(void) arg;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Answer no probe. */
+static const GaJoinMatches *
+none_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+				GaStatus *status)
+{
+	(void) join_impl;
+	(void) batch;
+	(void) wait;
+	(void) arg;
+	ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+	return NULL;
+}
+
+/* Nothing happened: leave the (zeroed) statistics alone. */
+static void
+none_join_get_stats(const void *join_impl, GaJoinStats *stats)
+{
+	(void) join_impl;
+	(void) stats;
+}
+
+/* Nothing to free. */
+static void
+none_join_destroy(void *join_impl)
+{
+	(void) join_impl;
+}
+
 const GaDeviceOps ga_gpu_ops = {
 	none_agg_create,
 	none_agg_next_batch,
 	none_agg_submit,
 	none_agg_finish,
 	none_agg_get_stats,
-	none_agg_destroy
+	none_agg_destroy,
+	none_join_create,
+	none_join_build,
+	none_join_sorted_rows,
+	none_join_next_batch,
+	none_join_probe,
+	none_join_get_stats,
+	none_join_destroy
 };

@@ -30,11 +30,45 @@ typedef struct GaDeviceOps
 									  void *arg, GaStatus *status);
 	void		(*agg_get_stats) (const void *agg_impl, GaAggStats *stats);
 	void		(*agg_destroy) (void *agg_impl);
+
+	/*
+	 * Hash join.  device.c has already validated the request, the build's
+	 * arguments (once, n in range) and that a probe follows the build, and
+	 * handles fail_at_batch itself.
+	 */
+	void	   *(*join_create) (void *device_impl, const GaJoinRequest *request,
+								GaStatus *status);
+	int			(*join_build) (void *join_impl, const int64_t *keys,
+							   const uint32_t *rows, int64_t n,
+							   GaWaitCallback wait, void *arg, GaStatus *status);
+	const uint32_t *(*join_sorted_rows) (const void *join_impl);
+	GaBatch    *(*join_next_batch) (void *join_impl, GaWaitCallback wait,
+									void *arg, GaStatus *status);
+	const GaJoinMatches *(*join_probe) (void *join_impl, GaBatch *batch,
+										GaWaitCallback wait, void *arg,
+										GaStatus *status);
+	void		(*join_get_stats) (const void *join_impl, GaJoinStats *stats);
+	void		(*join_destroy) (void *join_impl);
 } GaDeviceOps;
 
 /* device_cpu.c */
 extern const GaDeviceOps ga_cpu_ops;
 extern void *ga_cpu_open(GaStatus *status);
+
+/* join_cpu.c: the CPU device's join entries (in ga_cpu_ops) */
+extern void *ga_cpu_join_create(void *device_impl, const GaJoinRequest *request,
+								GaStatus *status);
+extern int	ga_cpu_join_build(void *join_impl, const int64_t *keys,
+							  const uint32_t *rows, int64_t n,
+							  GaWaitCallback wait, void *arg, GaStatus *status);
+extern const uint32_t *ga_cpu_join_sorted_rows(const void *join_impl);
+extern GaBatch *ga_cpu_join_next_batch(void *join_impl, GaWaitCallback wait,
+									   void *arg, GaStatus *status);
+extern const GaJoinMatches *ga_cpu_join_probe(void *join_impl, GaBatch *batch,
+											  GaWaitCallback wait, void *arg,
+											  GaStatus *status);
+extern void ga_cpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
+extern void ga_cpu_join_destroy(void *join_impl);
 
 /* device_gpu.cu (or device_gpu_none.c in builds without CUDA) */
 extern const GaDeviceOps ga_gpu_ops;
@@ -49,6 +83,7 @@ extern int	ga_status_set(GaStatus *status, GaStatusCode code,
 #endif
 			;
 extern int	ga_request_validate(const GaAggRequest *request, GaStatus *status);
+extern int	ga_join_request_validate(const GaJoinRequest *request, GaStatus *status);
 extern int	ga_agg_result_type_is_float(const GaAggRequest *request, int agg);
 extern int	ga_agg_result_width(const GaAggRequest *request, int agg);
 extern int64_t ga_agg_state_bytes_per_group(const GaAggRequest *request);

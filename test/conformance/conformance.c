@@ -26,13 +26,17 @@
  * groups; on the CPU device bytes_sent and table growth too), cancellation
  * through the wait callback, fail_at_batch, and refusal of bad requests.
  *
- * Usage: conformance [--device cpu|gpu|all] [--cases N] [--seed S]
- *                    [--only I] [--max-rows R] [--timeout S] [--verbose]
+ * The hash join has its own suite in join.c, run after the aggregation's.
+ *
+ * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|all] [--cases N]
+ *                    [--join-cases N] [--seed S] [--only I] [--max-rows R]
+ *                    [--timeout S] [--verbose]
  * (build and run it with test/conformance/run.sh).
  *
  *-------------------------------------------------------------------------
  */
 #include "gpuagg_device.h"
+#include "join.h"
 
 #include <float.h>
 #include <math.h>
@@ -1956,6 +1960,15 @@ typedef struct DeviceRun
 
 /* The case being run, for the watchdog's message. */
 static volatile sig_atomic_t current_case = -1;
+static const char *volatile current_suite = "case";
+
+/* Name the case running now (join.c uses it too). */
+void
+conformance_set_current(const char *suite, int case_no)
+{
+	current_suite = suite;
+	current_case = case_no;
+}
 
 /*
  * SIGALRM handler: a case ran past --timeout, so the device hangs (or is far
@@ -1968,8 +1981,8 @@ watchdog(int sig)
 	int			n;
 
 	(void) sig;
-	n = snprintf(msg, sizeof(msg), "case %d TIMED OUT: the device hangs or is far too slow\n",
-				 (int) current_case);
+	n = snprintf(msg, sizeof(msg), "%s %d TIMED OUT: the device hangs or is far too slow\n",
+				 current_suite, (int) current_case);
 	if (n > 0 && write(STDOUT_FILENO, msg, (size_t) n) < 0)
 		_exit(3);
 	_exit(3);
@@ -1980,13 +1993,16 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s [--device cpu|gpu|all] [--cases N] [--seed S] [--only I]\n"
-			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
+			"usage: %s [--device cpu|gpu|all] [--suite agg|join|all] [--cases N]\n"
+			"          [--join-cases N] [--seed S] [--only I] [--max-rows R]\n"
+			"          [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
 			"             gpu fails when there is none)\n"
-			"  --cases    random cases after the %d fixed ones (default 300)\n"
+			"  --suite    aggregation, hash join or both (default all)\n"
+			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
+			"  --join-cases random join cases after the fixed ones (default 40)\n"
 			"  --seed     seed of the random cases (default 1)\n"
-			"  --only     run case I only (fixed cases are 0..%d)\n"
+			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case (default 1500000)\n"
 			"  --timeout  fail when one case (all devices) takes longer (default 300)\n",
 			prog, NUM_FIXED_CASES, NUM_FIXED_CASES - 1);
@@ -1997,7 +2013,9 @@ int
 main(int argc, char **argv)
 {
 	const char *device_opt = "all";
+	const char *suite_opt = "all";
 	int			ncases = 300;
+	int			njoin_cases = 40;
 	uint64_t	seed = 1;
 	int			only = -1;
 	int64_t		max_rows = 1500000;
@@ -2020,6 +2038,10 @@ main(int argc, char **argv)
 			device_opt = argv[++i];
 		else if (strcmp(argv[i], "--cases") == 0 && i + 1 < argc)
 			ncases = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
+			suite_opt = argv[++i];
+		else if (strcmp(argv[i], "--join-cases") == 0 && i + 1 < argc)
+			njoin_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -2036,8 +2058,10 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (strcmp(device_opt, "cpu") != 0 && strcmp(device_opt, "gpu") != 0 &&
-		strcmp(device_opt, "all") != 0)
+	if ((strcmp(device_opt, "cpu") != 0 && strcmp(device_opt, "gpu") != 0 &&
+		 strcmp(device_opt, "all") != 0) ||
+		(strcmp(suite_opt, "agg") != 0 && strcmp(suite_opt, "join") != 0 &&
+		 strcmp(suite_opt, "all") != 0))
 	{
 		usage(argv[0]);
 		return 2;
@@ -2095,7 +2119,7 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* API behaviour, once per device run. */
-	if (only < 0)
+	if (only < 0 && strcmp(suite_opt, "join") != 0)
 	{
 		for (j = 0; j < nruns; j++)
 		{
@@ -2115,7 +2139,7 @@ main(int argc, char **argv)
 		}
 	}
 
-	for (i = 0; i < NUM_FIXED_CASES + ncases; i++)
+	for (i = 0; i < NUM_FIXED_CASES + ncases && strcmp(suite_opt, "join") != 0; i++)
 	{
 		CaseSpec	spec;
 		Case		c;
@@ -2125,7 +2149,7 @@ main(int argc, char **argv)
 
 		if (only >= 0 && i != only)
 			continue;
-		current_case = i;
+		conformance_set_current("case", i);
 		alarm((unsigned) timeout);
 		rng_seed(&rng, seed * UINT64_C(0x100000001b3) + (uint64_t) i);
 		if (i < NUM_FIXED_CASES)
@@ -2151,6 +2175,10 @@ main(int argc, char **argv)
 		fflush(stdout);
 		free_case(&c);
 	}
+
+	/* The hash join: the CPU device and the GPU (one strategy) side by side. */
+	if (only < 0 && strcmp(suite_opt, "agg") != 0)
+		failures += conformance_join(cpu, gpu, seed, njoin_cases, timeout, verbose, &checks);
 
 	alarm(0);
 	printf("conformance: %lld checks, %lld problems, seed %llu, %.1f s: %s\n",

@@ -3,10 +3,11 @@
 #
 #   test/conformance/run.sh [--device cpu|gpu|all] [--cases N] [--seed S] [--only I] ...
 #
-# cuda/device.c and cuda/device_cpu.c are plain C and are compiled here from
-# source; the GPU device comes from the objects a top-level `make` produced:
-# cuda/device_gpu.o + cuda/hashagg_kernels.o (built with nvcc, linked with
-# the static CUDA runtime) or cuda/device_gpu_none.o (built without nvcc).
+# cuda/device.c, cuda/device_cpu.c and cuda/join_cpu.c are plain C and are
+# compiled here from source; the GPU device comes from the objects a top-level
+# `make` produced: cuda/device_gpu.o, cuda/hashagg_kernels.o, cuda/join_gpu.o
+# and cuda/hashjoin_kernels.o (built with nvcc, linked with the static CUDA
+# runtime) or cuda/device_gpu_none.o (built without nvcc).
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
 #
@@ -31,19 +32,24 @@ trap 'rm -rf "$build"' EXIT
 
 $CC $CFLAGS -Icuda -c cuda/device.c -o "$build/device.o"
 $CC $CFLAGS -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
+$CC $CFLAGS -Icuda -c cuda/join_cpu.c -o "$build/join_cpu.o"
 $CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
+$CC $CFLAGS -Icuda -c $src/join.c -o "$build/join.o"
 
 libs=""
-if [ -f cuda/device_gpu.o ] && [ -f cuda/hashagg_kernels.o ] &&
-	! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; then
+gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o"
+have_gpu_objs=1
+for o in $gpu_objs; do
+	[ -f "$o" ] || have_gpu_objs=0
+done
+if [ $have_gpu_objs = 1 ] && ! [ cuda/device_gpu_none.o -nt cuda/device_gpu.o ]; then
 	cuda_libdir=$(make -s --no-print-directory cuda-libdir 2>/dev/null || true)
 	if [ -z "$cuda_libdir" ]; then
 		echo "conformance: GPU objects exist but make finds no libcudart_static.a; set CUDA_HOME" >&2
 		exit 1
 	fi
-	gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o"
 	libs="-L$cuda_libdir -lcudart_static -lstdc++ -ldl -lrt -lpthread"
-	echo "conformance: linking the GPU device (cuda/device_gpu.o, cuda/hashagg_kernels.o)"
+	echo "conformance: linking the GPU device ($gpu_objs)"
 elif [ -f cuda/device_gpu_none.o ]; then
 	gpu_objs=cuda/device_gpu_none.o
 	echo "conformance: linking cuda/device_gpu_none.o (a build without the GPU device)"
@@ -53,8 +59,8 @@ else
 	echo "conformance: no GPU objects (run make at the top first); built cuda/device_gpu_none.c"
 fi
 
-$CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/device.o" \
-	"$build/device_cpu.o" $gpu_objs $libs -lm
+$CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/join.o" \
+	"$build/device.o" "$build/device_cpu.o" "$build/join_cpu.o" $gpu_objs $libs -lm
 cp "$build/conformance" "$src/conformance.tmp.$$"
 mv -f "$src/conformance.tmp.$$" "$src/conformance"
 "$build/conformance" "$@"

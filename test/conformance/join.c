@@ -1,0 +1,1226 @@
+/*-------------------------------------------------------------------------
+ *
+ * join.c
+ *	  Device conformance test of the hash join (the "Hash join" part of
+ *	  gpuagg_device.h): seeded random build sides and probe batches go to
+ *	  every available device, and what comes back is compared with a
+ *	  reference computed here, independently of cuda/, and across devices.
+ *
+ * The reference sorts the build's (key, row) pairs with qsort by the key's
+ * bits as uint64, ties by input position: the contract's sorted_rows order,
+ * which both devices promise.  A probe row's expected answer is found by
+ * binary search in that order: first = the key's lower bound, count = the
+ * width of its run, 0 for an absent key or a null row.  So sorted_rows,
+ * first (where count > 0), count, the batch totals and the statistics are
+ * all checked exactly.  Small cases are also checked by brute force: for
+ * every probe row, the build rows with an equal key, walked in input
+ * order, must be exactly sorted_rows[first .. first + count).  Null probe
+ * rows carry keys that do exist in the build, so a device that reads them
+ * shows.  Both devices write first = 0 where count is 0 (stronger than the
+ * contract), so the devices' answers must be identical byte for byte.
+ *
+ * Cases: an empty build, an all-null probe batch, unique keys, one key on
+ * 100k build rows (skew), extreme and negative int64 values, keys that
+ * differ only in their high bits, probe batches with nulls, empty batches
+ * and batches of a few rows, then random mixtures.  API checks: bad
+ * requests and call orders are refused with GA_ERR_INVALID, fail_at_batch
+ * fails that probe with GA_ERR_INJECTED, and a wait callback that says stop
+ * cancels a build and a probe (the CPU device must ask it).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "join.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define JOIN_MAX_REPORTS 6		/* mismatch lines printed per run */
+
+/* Brute force when build rows times probe rows stay below this. */
+#define JOIN_BRUTE_FORCE_WORK 4000000
+
+/* ------------------------------------------------------------------------
+ * Small helpers: random numbers, reports, the wait callback
+ * ------------------------------------------------------------------------
+ */
+typedef struct JoinRng
+{
+	uint64_t	state;
+} JoinRng;
+
+/* splitmix64's output function: a bijection of 64-bit integers. */
+static uint64_t
+join_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* The next 64 random bits (splitmix64). */
+static uint64_t
+jrng_next(JoinRng *rng)
+{
+	rng->state += UINT64_C(0x9e3779b97f4a7c15);
+	return join_mix(rng->state);
+}
+
+/* A uniform integer in [lo, hi]. */
+static int64_t
+jrng_range(JoinRng *rng, int64_t lo, int64_t hi)
+{
+	uint64_t	span = (uint64_t) hi - (uint64_t) lo + 1;
+
+	if (span == 0)
+		return (int64_t) jrng_next(rng);
+	return (int64_t) ((uint64_t) lo + jrng_next(rng) % span);
+}
+
+/* True with probability p. */
+static int
+jrng_chance(JoinRng *rng, double p)
+{
+	return (double) (jrng_next(rng) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
+/* An integer in [lo, hi] (lo >= 0), roughly uniform in its logarithm. */
+static int64_t
+jrng_log_range(JoinRng *rng, int64_t lo, int64_t hi)
+{
+	double		u = (double) (jrng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+	int64_t		top = lo + (int64_t) exp(u * log((double) (hi - lo) + 1.0));
+
+	if (top > hi)
+		top = hi;
+	return jrng_range(rng, lo, top);
+}
+
+typedef struct JoinReport
+{
+	int			case_no;		/* -1 for API checks */
+	const char *label;
+	int64_t		problems;
+	int			printed;
+} JoinReport;
+
+/* Print one mismatch line (the first few per run only). */
+static void
+jreport(JoinReport *rr, const char *fmt,...)
+#ifdef __GNUC__
+			__attribute__((format(printf, 2, 3)))
+#endif
+			;
+
+static void
+jreport(JoinReport *rr, const char *fmt,...)
+{
+	va_list		args;
+
+	rr->problems++;
+	if (rr->printed >= JOIN_MAX_REPORTS)
+		return;
+	rr->printed++;
+	if (rr->case_no >= 0)
+		printf("join %d [%s] MISMATCH: ", rr->case_no, rr->label);
+	else
+		printf("join api [%s] MISMATCH: ", rr->label);
+	va_start(args, fmt);
+	vprintf(fmt, args);
+	va_end(args);
+	printf("\n");
+}
+
+typedef struct JoinWait
+{
+	int64_t		calls;
+	int			cancel;			/* answer "stop" */
+	int64_t		cancels;		/* times it answered "stop" */
+} JoinWait;
+
+/* The wait callback: counts calls, and asks to stop when told to. */
+static int
+join_wait(void *arg)
+{
+	JoinWait   *w = arg;
+
+	w->calls++;
+	if (w->cancel)
+	{
+		w->cancels++;
+		return 1;
+	}
+	return 0;
+}
+
+/* Milliseconds on a monotonic clock. */
+static double
+join_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
+}
+
+/* ------------------------------------------------------------------------
+ * Cases
+ * ------------------------------------------------------------------------
+ */
+typedef enum KeyDist
+{
+	KEYS_UNIQUE,				/* distinct, spread over all 64 bits */
+	KEYS_SMALL,					/* a small range around 0 (negatives too) */
+	KEYS_SKEW,					/* one key on heavy_rows rows, the rest small */
+	KEYS_EXTREME,				/* INT64_MIN, INT64_MAX, -1, 2^31, ... and neighbours */
+	KEYS_HIGHBITS,				/* differ only above bit 40 */
+	KEYS_MIXED,					/* each row from one of the above */
+	KEYS_NDIST
+} KeyDist;
+
+static const char *const key_dist_names[] = {
+	"unique", "small", "skew", "extreme", "highbits", "mixed"
+};
+
+typedef struct JoinSpec
+{
+	const char *label;
+	int64_t		nbuild;
+	KeyDist		dist;
+	int64_t		domain;			/* SMALL/SKEW/HIGHBITS: distinct values */
+	int64_t		heavy_rows;		/* SKEW: rows of the heavy key */
+	int			random_rows;	/* build row numbers random, not 0..n-1 */
+	int64_t		nprobe;
+	double		hit_rate;		/* probe rows that take an existing key */
+	double		null_rate;
+	int			all_null;
+	int			force_has_nulls;	/* has_nulls set on batches without nulls */
+	int64_t		batch_rows;
+	int			empty_batches;	/* put empty batches in between */
+} JoinSpec;
+
+typedef struct JoinCase
+{
+	char		desc[200];
+	int64_t		nbuild;
+	int64_t    *bkeys;
+	uint32_t   *brows;
+	int64_t		nprobe;
+	int64_t    *pkeys;
+	uint8_t    *pnull;
+	int			force_has_nulls;
+	int64_t		batch_rows;
+	int			nbatches;
+	int64_t    *batch_sizes;
+
+	/* the reference */
+	uint64_t   *ref_keys;		/* sorted keys */
+	uint32_t   *ref_rows;		/* sorted rows */
+	int64_t		ref_distinct;
+	uint32_t   *ref_first;		/* per probe row; 0 when count is 0 */
+	uint32_t   *ref_count;
+	int64_t    *ref_batch_total;
+	int64_t		ref_total;
+	int64_t		ref_bytes_sent;
+} JoinCase;
+
+/* What one device answered, for the comparison across devices. */
+typedef struct JoinOutput
+{
+	int			complete;
+	uint32_t   *sorted_rows;
+	uint32_t   *first;
+	uint32_t   *count;
+	int64_t    *batch_total;
+} JoinOutput;
+
+static const int64_t extreme_keys[] = {
+	INT64_MIN, INT64_MIN + 1, INT64_MIN + 2, -2, -1, 0, 1, 2,
+	INT64_MAX - 2, INT64_MAX - 1, INT64_MAX,
+	INT32_MIN, (int64_t) INT32_MIN - 1, INT32_MAX, (int64_t) INT32_MAX + 1,
+	(int64_t) UINT32_MAX, (int64_t) UINT32_MAX + 1,
+	INT64_C(1) << 62, -(INT64_C(1) << 62), INT64_C(0x0100000000000000),
+	(int64_t) UINT64_C(0x8000000000000001), (int64_t) UINT64_C(0xff00000000000000),
+	INT64_C(0x00ff00ff00ff00ff), INT64_C(255), INT64_C(256), INT64_C(-256),
+};
+
+#define NUM_EXTREME_KEYS ((int) (sizeof(extreme_keys) / sizeof(extreme_keys[0])))
+
+/* One build key of a distribution (SKEW's heavy key is placed by the caller). */
+static int64_t
+gen_key(JoinRng *rng, KeyDist dist, int64_t domain, uint64_t unique_base, int64_t i)
+{
+	if (dist == KEYS_MIXED)
+		dist = (KeyDist) jrng_range(rng, KEYS_UNIQUE, KEYS_HIGHBITS);
+	switch (dist)
+	{
+		case KEYS_UNIQUE:
+			return (int64_t) join_mix(unique_base + (uint64_t) i);
+		case KEYS_SMALL:
+		case KEYS_SKEW:
+			return jrng_range(rng, 0, domain - 1) - domain / 2;
+		case KEYS_EXTREME:
+			{
+				int64_t		k = extreme_keys[jrng_range(rng, 0, NUM_EXTREME_KEYS - 1)];
+
+				/* a neighbour now and then, wrapping around as uint64 */
+				if (jrng_chance(rng, 0.3))
+					k = (int64_t) ((uint64_t) k + (uint64_t) jrng_range(rng, -3, 3));
+				return k;
+			}
+		case KEYS_HIGHBITS:
+			return (int64_t) ((uint64_t) jrng_range(rng, 0, domain - 1) << 40);
+		default:
+			return 0;
+	}
+}
+
+/* A probe key that is most likely in no build: random bits or an extreme. */
+static int64_t
+gen_miss_key(JoinRng *rng, KeyDist dist)
+{
+	if ((dist == KEYS_EXTREME || dist == KEYS_MIXED) && jrng_chance(rng, 0.5))
+		return extreme_keys[jrng_range(rng, 0, NUM_EXTREME_KEYS - 1)];
+	return (int64_t) jrng_next(rng);
+}
+
+/* Split the probe rows into batches (full ones, short ones, empty ones). */
+static void
+make_join_batches(JoinCase *c, const JoinSpec *s, JoinRng *rng)
+{
+	int64_t		left = c->nprobe;
+	int			cap = 16;
+
+	c->batch_sizes = malloc(sizeof(int64_t) * (size_t) cap);
+	c->nbatches = 0;
+	while (left > 0 || c->nbatches == 0)
+	{
+		int64_t		n;
+
+		if (c->nbatches + 2 > cap)
+		{
+			cap *= 2;
+			c->batch_sizes = realloc(c->batch_sizes, sizeof(int64_t) * (size_t) cap);
+		}
+		if (s->empty_batches && jrng_chance(rng, 0.15))
+			c->batch_sizes[c->nbatches++] = 0;
+		n = jrng_chance(rng, 0.7) ? c->batch_rows : jrng_range(rng, 1, c->batch_rows);
+		if (n > left)
+			n = left;
+		c->batch_sizes[c->nbatches++] = n;
+		left -= n;
+	}
+}
+
+/* Order of two build entries: key as uint64, then input position. */
+static const int64_t *sort_keys;
+
+static int
+build_entry_cmp(const void *pa, const void *pb)
+{
+	int64_t		a = *(const int64_t *) pa;
+	int64_t		b = *(const int64_t *) pb;
+	uint64_t	ka = (uint64_t) sort_keys[a];
+	uint64_t	kb = (uint64_t) sort_keys[b];
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
+/* The reference: sorted pairs, distinct keys, every probe row's answer. */
+static void
+join_reference(JoinCase *c)
+{
+	int64_t    *order = malloc(sizeof(int64_t) * (size_t) (c->nbuild + 1));
+	int64_t		i,
+				start = 0;
+	int			b;
+
+	for (i = 0; i < c->nbuild; i++)
+		order[i] = i;
+	sort_keys = c->bkeys;
+	qsort(order, (size_t) c->nbuild, sizeof(int64_t), build_entry_cmp);
+	c->ref_keys = malloc(sizeof(uint64_t) * (size_t) (c->nbuild + 1));
+	c->ref_rows = malloc(sizeof(uint32_t) * (size_t) (c->nbuild + 1));
+	c->ref_distinct = 0;
+	for (i = 0; i < c->nbuild; i++)
+	{
+		c->ref_keys[i] = (uint64_t) c->bkeys[order[i]];
+		c->ref_rows[i] = c->brows[order[i]];
+		if (i == 0 || c->ref_keys[i] != c->ref_keys[i - 1])
+			c->ref_distinct++;
+	}
+	free(order);
+
+	c->ref_first = malloc(sizeof(uint32_t) * (size_t) (c->nprobe + 1));
+	c->ref_count = malloc(sizeof(uint32_t) * (size_t) (c->nprobe + 1));
+	c->ref_batch_total = calloc((size_t) c->nbatches, sizeof(int64_t));
+	c->ref_total = 0;
+	c->ref_bytes_sent = c->nbuild * 12;
+	for (b = 0; b < c->nbatches; b++)
+	{
+		int64_t		n = c->batch_sizes[b];
+		int			nulls = c->force_has_nulls;
+
+		for (i = start; i < start + n; i++)
+		{
+			uint64_t	key = (uint64_t) c->pkeys[i];
+			int64_t		lo = 0,
+						hi = c->nbuild,
+						end;
+
+			c->ref_first[i] = 0;
+			c->ref_count[i] = 0;
+			if (c->pnull[i])
+			{
+				nulls = 1;
+				continue;
+			}
+			while (lo < hi)		/* lower bound */
+			{
+				int64_t		mid = lo + (hi - lo) / 2;
+
+				if (c->ref_keys[mid] < key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			end = lo;
+			hi = c->nbuild;
+			while (end < hi)	/* upper bound */
+			{
+				int64_t		mid = end + (hi - end) / 2;
+
+				if (c->ref_keys[mid] <= key)
+					end = mid + 1;
+				else
+					hi = mid;
+			}
+			if (end > lo)
+			{
+				c->ref_first[i] = (uint32_t) lo;
+				c->ref_count[i] = (uint32_t) (end - lo);
+				c->ref_batch_total[b] += end - lo;
+			}
+		}
+		c->ref_total += c->ref_batch_total[b];
+		c->ref_bytes_sent += n * 8 + (nulls ? (n + 7) / 8 : 0);
+		start += n;
+	}
+}
+
+/* Generate a case from its spec. */
+static void
+build_join_case(JoinCase *c, const JoinSpec *s, JoinRng *rng)
+{
+	uint64_t	unique_base = jrng_next(rng);
+	int64_t		i;
+
+	memset(c, 0, sizeof(*c));
+	c->nbuild = s->nbuild;
+	c->nprobe = s->nprobe;
+	c->batch_rows = s->batch_rows;
+	c->force_has_nulls = s->force_has_nulls;
+	c->bkeys = malloc(sizeof(int64_t) * (size_t) (c->nbuild + 1));
+	c->brows = malloc(sizeof(uint32_t) * (size_t) (c->nbuild + 1));
+	for (i = 0; i < c->nbuild; i++)
+	{
+		c->bkeys[i] = gen_key(rng, s->dist, s->domain, unique_base, i);
+		c->brows[i] = s->random_rows ? (uint32_t) jrng_next(rng) : (uint32_t) i;
+	}
+	if (s->dist == KEYS_SKEW && c->nbuild > 0)
+	{
+		/* heavy_rows rows get one key, at random positions */
+		int64_t		heavy = s->heavy_rows < c->nbuild ? s->heavy_rows : c->nbuild;
+		int64_t		heavy_key = s->domain * 7 + 12345;
+
+		for (i = 0; i < heavy; i++)
+			c->bkeys[i] = heavy_key;
+		for (i = c->nbuild - 1; i > 0; i--)
+		{
+			int64_t		j = jrng_range(rng, 0, i);
+			int64_t		t = c->bkeys[i];
+
+			c->bkeys[i] = c->bkeys[j];
+			c->bkeys[j] = t;
+		}
+	}
+
+	c->pkeys = malloc(sizeof(int64_t) * (size_t) (c->nprobe + 1));
+	c->pnull = malloc((size_t) (c->nprobe + 1));
+	for (i = 0; i < c->nprobe; i++)
+	{
+		int			isnull = s->all_null || jrng_chance(rng, s->null_rate);
+
+		c->pnull[i] = (uint8_t) isnull;
+		/* a null row's key exists in the build: a device must not look at it */
+		if (c->nbuild > 0 && (isnull || jrng_chance(rng, s->hit_rate)))
+			c->pkeys[i] = c->bkeys[jrng_range(rng, 0, c->nbuild - 1)];
+		else
+			c->pkeys[i] = gen_miss_key(rng, s->dist);
+	}
+	make_join_batches(c, s, rng);
+	join_reference(c);
+
+	snprintf(c->desc, sizeof(c->desc),
+			 "build=%lld distinct=%lld probe=%lld batches=%d cap=%lld total=%lld %s/%s%s%s%s",
+			 (long long) c->nbuild, (long long) c->ref_distinct, (long long) c->nprobe,
+			 c->nbatches, (long long) c->batch_rows, (long long) c->ref_total,
+			 s->label, key_dist_names[s->dist],
+			 s->all_null ? " all-null" : (s->null_rate > 0 ? " nulls" : ""),
+			 s->force_has_nulls ? " forced-has_nulls" : "",
+			 s->random_rows ? " random-rows" : "");
+}
+
+/* Free a case's data. */
+static void
+free_join_case(JoinCase *c)
+{
+	free(c->bkeys);
+	free(c->brows);
+	free(c->pkeys);
+	free(c->pnull);
+	free(c->batch_sizes);
+	free(c->ref_keys);
+	free(c->ref_rows);
+	free(c->ref_first);
+	free(c->ref_count);
+	free(c->ref_batch_total);
+}
+
+/* The fixed edge cases, then random ones. */
+#define NUM_FIXED_JOIN_CASES 13
+
+static void
+fixed_join_spec(int index, JoinSpec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->label = "fixed";
+	s->dist = KEYS_SMALL;
+	s->domain = 100;
+	s->batch_rows = 1024;
+	switch (index)
+	{
+		case 0:					/* empty build: nothing matches */
+			s->label = "empty-build";
+			s->nprobe = 1000;
+			s->null_rate = 0.2;
+			s->batch_rows = 256;
+			break;
+		case 1:					/* empty build, one empty batch */
+			s->label = "empty-build-no-probe";
+			break;
+		case 2:					/* every probe row null */
+			s->label = "all-null-probe";
+			s->nbuild = 5000;
+			s->nprobe = 3000;
+			s->all_null = 1;
+			break;
+		case 3:					/* primary key */
+			s->label = "unique";
+			s->dist = KEYS_UNIQUE;
+			s->nbuild = 100000;
+			s->nprobe = 100000;
+			s->hit_rate = 0.5;
+			s->batch_rows = 65536;
+			break;
+		case 4:					/* one key matches 100k build rows */
+			s->label = "skew-100k";
+			s->dist = KEYS_SKEW;
+			s->domain = 10000;
+			s->heavy_rows = 100000;
+			s->nbuild = 120000;
+			s->nprobe = 20000;
+			s->hit_rate = 0.6;
+			s->null_rate = 0.05;
+			s->batch_rows = 8192;
+			break;
+		case 5:					/* extreme and negative values */
+			s->label = "extremes";
+			s->dist = KEYS_EXTREME;
+			s->nbuild = 20000;
+			s->nprobe = 20000;
+			s->hit_rate = 0.7;
+			s->null_rate = 0.1;
+			s->batch_rows = 4096;
+			break;
+		case 6:					/* nulls, tiny batches, empty batches */
+			s->label = "tiny-batches";
+			s->nbuild = 3000;
+			s->domain = 500;
+			s->nprobe = 2000;
+			s->hit_rate = 0.8;
+			s->null_rate = 0.3;
+			s->batch_rows = 7;
+			s->empty_batches = 1;
+			break;
+		case 7:					/* keys differ only above bit 40 */
+			s->label = "high-bits";
+			s->dist = KEYS_HIGHBITS;
+			s->domain = 4096;
+			s->nbuild = 50000;
+			s->nprobe = 30000;
+			s->hit_rate = 0.5;
+			s->null_rate = 0.05;
+			s->batch_rows = 30000;
+			break;
+		case 8:					/* a single build row */
+			s->label = "one-row";
+			s->domain = 1;
+			s->nbuild = 1;
+			s->nprobe = 100;
+			s->hit_rate = 0.5;
+			s->batch_rows = 100;
+			break;
+		case 9:					/* many-to-many: ~3000 rows per key */
+			s->label = "many-to-many";
+			s->domain = 64;
+			s->nbuild = 200000;
+			s->nprobe = 50000;
+			s->hit_rate = 0.9;
+			s->batch_rows = 16384;
+			break;
+		case 10:				/* has_nulls set, no null row */
+			s->label = "forced-has_nulls";
+			s->dist = KEYS_UNIQUE;
+			s->nbuild = 10000;
+			s->nprobe = 10000;
+			s->hit_rate = 0.5;
+			s->force_has_nulls = 1;
+			s->batch_rows = 3000;
+			break;
+		case 11:				/* everything mixed, row numbers random */
+			s->label = "mixed";
+			s->dist = KEYS_MIXED;
+			s->domain = 1000;
+			s->nbuild = 60000;
+			s->random_rows = 1;
+			s->nprobe = 60000;
+			s->hit_rate = 0.6;
+			s->null_rate = 0.1;
+			s->batch_rows = 10000;
+			s->empty_batches = 1;
+			break;
+		default:				/* all build keys equal */
+			s->label = "one-key";
+			s->domain = 1;
+			s->nbuild = 30000;
+			s->nprobe = 500;
+			s->hit_rate = 0.5;
+			s->null_rate = 0.1;
+			s->batch_rows = 128;
+			break;
+	}
+}
+
+/* A random mixture. */
+static void
+random_join_spec(JoinRng *rng, JoinSpec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->label = "random";
+	s->dist = (KeyDist) jrng_range(rng, 0, KEYS_NDIST - 1);
+	s->nbuild = jrng_chance(rng, 0.05) ? 0 : jrng_log_range(rng, 1, 150000);
+	s->domain = jrng_log_range(rng, 1, 200000);
+	s->heavy_rows = jrng_range(rng, 1, s->nbuild > 0 ? s->nbuild : 1);
+	s->random_rows = jrng_chance(rng, 0.5);
+	s->nprobe = jrng_log_range(rng, 0, 100000);
+	s->hit_rate = jrng_chance(rng, 0.1) ? 1.0 : (double) jrng_range(rng, 0, 100) / 100.0;
+	s->null_rate = jrng_chance(rng, 0.4) ? 0 : (double) jrng_range(rng, 0, 50) / 100.0;
+	s->all_null = jrng_chance(rng, 0.03);
+	s->force_has_nulls = jrng_chance(rng, 0.1);
+	/* at most ~200 batches, so a case stays quick on the GPU too */
+	s->batch_rows = jrng_log_range(rng, s->nprobe / 200 + 1, 65536);
+	s->empty_batches = jrng_chance(rng, 0.2);
+}
+
+/* ------------------------------------------------------------------------
+ * Running a case on a device
+ * ------------------------------------------------------------------------
+ */
+
+/* Check that a probe batch from next_batch is empty and shaped as promised. */
+static void
+check_empty_probe_batch(const GaBatch *b, int64_t capacity, JoinReport *rr)
+{
+	const GaColumn *col;
+	int64_t		j;
+
+	if (b->nrows != 0 || b->capacity != capacity || b->ncolumns != 1 || b->columns == NULL)
+	{
+		jreport(rr, "next_batch gave nrows %lld capacity %lld ncolumns %d, expected 0, %lld, 1",
+				(long long) b->nrows, (long long) b->capacity, b->ncolumns,
+				(long long) capacity);
+		return;
+	}
+	col = &b->columns[0];
+	if (col->type != GA_TYPE_INT64 || col->has_nulls != 0 || col->values == NULL ||
+		col->validity == NULL)
+	{
+		jreport(rr, "next_batch column: type %d has_nulls %d values %p validity %p",
+				col->type, col->has_nulls, col->values, (void *) col->validity);
+		return;
+	}
+	for (j = 0; j < capacity / 8; j++)
+		if (col->validity[j] != 0xff)
+			break;
+	if (j < capacity / 8 ||
+		(capacity % 8 != 0 &&
+		 (uint8_t) (col->validity[j] | (uint8_t) (0xff << (capacity % 8))) != 0xff))
+		jreport(rr, "next_batch: validity bits not all set");
+}
+
+/*
+ * Brute force for small cases: the build rows with the probe row's key, in
+ * input order, must be exactly the answered range of sorted_rows.
+ */
+static void
+brute_force_check(const JoinCase *c, const JoinOutput *out, JoinReport *rr)
+{
+	int64_t		i,
+				j;
+
+	for (i = 0; i < c->nprobe && rr->problems == 0; i++)
+	{
+		int64_t		m = 0;
+
+		if (c->pnull[i])
+			continue;
+		for (j = 0; j < c->nbuild; j++)
+		{
+			if (c->bkeys[j] != c->pkeys[i])
+				continue;
+			if (m >= out->count[i] || out->sorted_rows[out->first[i] + m] != c->brows[j])
+			{
+				jreport(rr, "brute force: probe row %lld (key %lld) match %lld is build row %u, "
+						"not sorted_rows[%u + %lld] of %u",
+						(long long) i, (long long) c->pkeys[i], (long long) m, c->brows[j],
+						out->first[i], (long long) m, out->count[i]);
+				break;
+			}
+			m++;
+		}
+		if (rr->problems == 0 && m != out->count[i])
+			jreport(rr, "brute force: probe row %lld (key %lld) has %lld matches, count says %u",
+					(long long) i, (long long) c->pkeys[i], (long long) m, out->count[i]);
+	}
+}
+
+/*
+ * Run a case on one device, compare with the reference and keep the answer
+ * in *out.  Returns the number of problems.
+ */
+static int64_t
+run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
+			  int verbose, JoinOutput *out, char *summary, size_t summary_len)
+{
+	JoinReport	rr = {case_no, label, 0, 0};
+	JoinWait	ws = {0, 0, 0};
+	GaJoinRequest req;
+	GaJoin	   *join = NULL;
+	GaJoinStats stats;
+	GaStatus	st;
+	int64_t    *keys_copy = NULL;
+	uint32_t   *rows_copy = NULL;
+	const uint32_t *sorted;
+	int64_t		start = 0;
+	int64_t		i;
+	int			b;
+	double		t0 = join_now_ms();
+
+	memset(out, 0, sizeof(*out));
+	out->sorted_rows = calloc((size_t) c->nbuild + 1, sizeof(uint32_t));
+	out->first = calloc((size_t) c->nprobe + 1, sizeof(uint32_t));
+	out->count = calloc((size_t) c->nprobe + 1, sizeof(uint32_t));
+	out->batch_total = calloc((size_t) c->nbatches + 1, sizeof(int64_t));
+
+	memset(&req, 0, sizeof(req));
+	req.probe_batch_rows = c->batch_rows;
+	join = ga_join_create(dev, &req, &st);
+	if (join == NULL)
+	{
+		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+		goto done;
+	}
+	if (ga_join_sorted_rows(join) != NULL)
+		jreport(&rr, "sorted_rows is not NULL before the build");
+
+	/* The build's arrays are copied: scribble over ours afterwards. */
+	keys_copy = malloc(sizeof(int64_t) * (size_t) (c->nbuild + 1));
+	rows_copy = malloc(sizeof(uint32_t) * (size_t) (c->nbuild + 1));
+	if (c->nbuild > 0)
+	{
+		memcpy(keys_copy, c->bkeys, sizeof(int64_t) * (size_t) c->nbuild);
+		memcpy(rows_copy, c->brows, sizeof(uint32_t) * (size_t) c->nbuild);
+	}
+	if (!ga_join_build(join, c->nbuild > 0 ? keys_copy : NULL,
+					   c->nbuild > 0 ? rows_copy : NULL, c->nbuild, join_wait, &ws, &st))
+	{
+		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		goto done;
+	}
+	memset(keys_copy, 0x5a, sizeof(int64_t) * (size_t) (c->nbuild + 1));
+	memset(rows_copy, 0xa5, sizeof(uint32_t) * (size_t) (c->nbuild + 1));
+
+	sorted = ga_join_sorted_rows(join);
+	if (sorted == NULL)
+	{
+		jreport(&rr, "sorted_rows is NULL after the build");
+		goto done;
+	}
+	for (i = 0; i < c->nbuild; i++)
+		if (sorted[i] != c->ref_rows[i])
+		{
+			jreport(&rr, "sorted_rows[%lld] = %u, expected %u (key %lld)",
+					(long long) i, sorted[i], c->ref_rows[i], (long long) c->ref_keys[i]);
+			break;
+		}
+	if (c->nbuild > 0)
+		memcpy(out->sorted_rows, sorted, sizeof(uint32_t) * (size_t) c->nbuild);
+
+	for (b = 0; b < c->nbatches; b++)
+	{
+		int64_t		n = c->batch_sizes[b];
+		GaBatch    *batch = ga_join_next_batch(join, join_wait, &ws, &st);
+		const GaJoinMatches *m;
+		GaColumn   *col;
+		int			reported = 0;
+
+		if (batch == NULL)
+		{
+			jreport(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
+			goto done;
+		}
+		check_empty_probe_batch(batch, c->batch_rows, &rr);
+		if (rr.problems > 0)
+			goto done;
+		col = &batch->columns[0];
+		if (n > 0)
+			memcpy(col->values, c->pkeys + start, sizeof(int64_t) * (size_t) n);
+		for (i = 0; i < n; i++)
+			if (c->pnull[start + i])
+				ga_column_set_null(col, i);
+		if (c->force_has_nulls)
+			col->has_nulls = 1;
+		batch->nrows = n;
+		m = ga_join_probe(join, batch, join_wait, &ws, &st);
+		if (m == NULL)
+		{
+			jreport(&rr, "probe %d failed: code %d: %s", b + 1, st.code, st.message);
+			goto done;
+		}
+		if (m->nrows != n || (n > 0 && (m->first == NULL || m->count == NULL)))
+		{
+			jreport(&rr, "probe %d answered %lld rows (first %p count %p), expected %lld",
+					b + 1, (long long) m->nrows, (const void *) m->first,
+					(const void *) m->count, (long long) n);
+			goto done;
+		}
+		for (i = 0; i < n && reported < 2; i++)
+		{
+			int64_t		r = start + i;
+
+			if (m->count[i] != c->ref_count[r] ||
+				(c->ref_count[r] > 0 && m->first[i] != c->ref_first[r]))
+			{
+				jreport(&rr, "probe row %lld (key %lld%s): first %u count %u, expected %u %u",
+						(long long) r, (long long) c->pkeys[r], c->pnull[r] ? ", null" : "",
+						m->first[i], m->count[i], c->ref_first[r], c->ref_count[r]);
+				reported++;
+			}
+		}
+		if (m->total != c->ref_batch_total[b])
+			jreport(&rr, "probe %d total %lld, expected %lld", b + 1,
+					(long long) m->total, (long long) c->ref_batch_total[b]);
+		if (n > 0)
+		{
+			memcpy(out->first + start, m->first, sizeof(uint32_t) * (size_t) n);
+			memcpy(out->count + start, m->count, sizeof(uint32_t) * (size_t) n);
+		}
+		out->batch_total[b] = m->total;
+		start += n;
+	}
+
+	ga_join_get_stats(join, &stats);
+	if (stats.build_rows != c->nbuild || stats.distinct_keys != c->ref_distinct ||
+		stats.probe_batches != c->nbatches || stats.probe_rows != c->nprobe ||
+		stats.candidates != c->ref_total)
+		jreport(&rr, "stats: build %lld distinct %lld batches %lld rows %lld candidates %lld, "
+				"expected %lld %lld %d %lld %lld",
+				(long long) stats.build_rows, (long long) stats.distinct_keys,
+				(long long) stats.probe_batches, (long long) stats.probe_rows,
+				(long long) stats.candidates, (long long) c->nbuild,
+				(long long) c->ref_distinct, c->nbatches, (long long) c->nprobe,
+				(long long) c->ref_total);
+	if (stats.bytes_sent != c->ref_bytes_sent)
+		jreport(&rr, "stats: bytes_sent %lld, expected %lld",
+				(long long) stats.bytes_sent, (long long) c->ref_bytes_sent);
+	if (stats.device_ms < 0 || stats.transfer_ms < 0)
+		jreport(&rr, "stats: negative times");
+	if (verbose)
+		printf("join %d [%s] stats: build %lld distinct %lld batches %lld rows %lld "
+			   "candidates %lld bytes %lld device %.2f ms transfer %.2f ms\n",
+			   case_no, label, (long long) stats.build_rows, (long long) stats.distinct_keys,
+			   (long long) stats.probe_batches, (long long) stats.probe_rows,
+			   (long long) stats.candidates, (long long) stats.bytes_sent,
+			   stats.device_ms, stats.transfer_ms);
+	out->complete = rr.problems == 0;
+	if (out->complete && c->nbuild * c->nprobe <= JOIN_BRUTE_FORCE_WORK)
+		brute_force_check(c, out, &rr);
+
+done:
+	if (ws.cancels > 0)
+		jreport(&rr, "the wait callback answered stop although not told to");
+	ga_join_destroy(join);
+	free(keys_copy);
+	free(rows_copy);
+	if (rr.problems > 0)
+		out->complete = 0;
+	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.problems ? "FAIL" : "ok",
+			 join_now_ms() - t0);
+	return rr.problems;
+}
+
+/* The devices' answers must be identical. */
+static int64_t
+compare_outputs(const JoinCase *c, int case_no, const JoinOutput *a, const JoinOutput *b)
+{
+	JoinReport	rr = {case_no, "cpu vs gpu", 0, 0};
+	int64_t		i;
+	int			k;
+
+	for (i = 0; i < c->nbuild; i++)
+		if (a->sorted_rows[i] != b->sorted_rows[i])
+		{
+			jreport(&rr, "sorted_rows[%lld]: cpu %u, gpu %u", (long long) i,
+					a->sorted_rows[i], b->sorted_rows[i]);
+			break;
+		}
+	for (i = 0; i < c->nprobe; i++)
+		if (a->first[i] != b->first[i] || a->count[i] != b->count[i])
+		{
+			jreport(&rr, "probe row %lld: cpu (%u, %u), gpu (%u, %u)", (long long) i,
+					a->first[i], a->count[i], b->first[i], b->count[i]);
+			break;
+		}
+	for (k = 0; k < c->nbatches; k++)
+		if (a->batch_total[k] != b->batch_total[k])
+		{
+			jreport(&rr, "batch %d total: cpu %lld, gpu %lld", k + 1,
+					(long long) a->batch_total[k], (long long) b->batch_total[k]);
+			break;
+		}
+	return rr.problems;
+}
+
+static void
+free_output(JoinOutput *out)
+{
+	free(out->sorted_rows);
+	free(out->first);
+	free(out->count);
+	free(out->batch_total);
+}
+
+/* ------------------------------------------------------------------------
+ * API behaviour: bad requests and call orders, fail_at_batch, cancel
+ * ------------------------------------------------------------------------
+ */
+
+/* Fill the probe batch with n keys 0..n-1 (no nulls). */
+static GaBatch *
+simple_probe_batch(GaJoin *join, int64_t n, JoinWait *ws, JoinReport *rr)
+{
+	GaStatus	st;
+	GaBatch    *batch = ga_join_next_batch(join, join_wait, ws, &st);
+	int64_t		i;
+
+	if (batch == NULL)
+	{
+		jreport(rr, "next_batch failed: code %d: %s", st.code, st.message);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		((int64_t *) batch->columns[0].values)[i] = i % 1000;
+	batch->nrows = n;
+	return batch;
+}
+
+/* Malformed requests and calls out of order are refused, not crashes. */
+static int64_t
+api_join_invalid(GaDevice *dev, const char *label)
+{
+	JoinReport	rr = {-1, label, 0, 0};
+	JoinWait	ws = {0, 0, 0};
+	GaJoinRequest req;
+	GaJoin	   *join;
+	GaStatus	st;
+	GaBatch    *batch;
+	int64_t		keys[3] = {5, -5, 5};
+	uint32_t	rows[3] = {10, 11, 12};
+
+	memset(&req, 0, sizeof(req));
+	join = ga_join_create(dev, &req, &st);
+	if (join != NULL || st.code != GA_ERR_INVALID)
+		jreport(&rr, "a probe batch size of 0 was accepted (code %d)", st.code);
+	ga_join_destroy(join);
+	req.probe_batch_rows = -5;
+	join = ga_join_create(dev, &req, &st);
+	if (join != NULL || st.code != GA_ERR_INVALID)
+		jreport(&rr, "a negative probe batch size was accepted (code %d)", st.code);
+	ga_join_destroy(join);
+
+	req.probe_batch_rows = 16;
+	join = ga_join_create(dev, &req, &st);
+	if (join == NULL)
+	{
+		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+		return rr.problems;
+	}
+	batch = simple_probe_batch(join, 4, &ws, &rr);
+	if (batch != NULL &&
+		(ga_join_probe(join, batch, join_wait, &ws, &st) != NULL || st.code != GA_ERR_INVALID))
+		jreport(&rr, "a probe before the build was accepted (code %d)", st.code);
+	if (ga_join_build(join, keys, rows, -1, join_wait, &ws, &st) || st.code != GA_ERR_INVALID)
+		jreport(&rr, "a build of -1 rows was accepted (code %d)", st.code);
+	if (ga_join_build(join, keys, rows, GA_JOIN_MAX_BUILD_ROWS + 1, join_wait, &ws, &st) ||
+		st.code != GA_ERR_INVALID)
+		jreport(&rr, "a build beyond GA_JOIN_MAX_BUILD_ROWS was accepted (code %d)", st.code);
+	if (ga_join_build(join, NULL, rows, 3, join_wait, &ws, &st) || st.code != GA_ERR_INVALID)
+		jreport(&rr, "a build without keys was accepted (code %d)", st.code);
+	if (!ga_join_build(join, keys, rows, 3, join_wait, &ws, &st))
+		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+	else if (ga_join_build(join, keys, rows, 3, join_wait, &ws, &st) ||
+			 st.code != GA_ERR_INVALID)
+		jreport(&rr, "a second build was accepted (code %d)", st.code);
+	batch = simple_probe_batch(join, 8, &ws, &rr);
+	if (batch != NULL)
+	{
+		const GaJoinMatches *m;
+
+		batch->nrows = batch->capacity + 1;
+		if (ga_join_probe(join, batch, join_wait, &ws, &st) != NULL || st.code != GA_ERR_INVALID)
+			jreport(&rr, "a probe batch over its capacity was accepted (code %d)", st.code);
+		/* refused calls leave the join usable: key 5 of row 5 matches rows 10, 12 */
+		batch->nrows = 8;
+		m = ga_join_probe(join, batch, join_wait, &ws, &st);
+		if (m == NULL)
+			jreport(&rr, "probe after refused calls failed: code %d: %s", st.code, st.message);
+		else if (m->total != 2 || m->count[5] != 2 ||
+				 ga_join_sorted_rows(join)[m->first[5]] != 10 ||
+				 ga_join_sorted_rows(join)[m->first[5] + 1] != 12)
+			jreport(&rr, "probe after refused calls: total %lld count[5] %u",
+					(long long) m->total, m->count[5]);
+	}
+	ga_join_destroy(join);
+	ga_join_destroy(NULL);
+	return rr.problems;
+}
+
+/* fail_at_batch = 2: the second probe fails with GA_ERR_INJECTED. */
+static int64_t
+api_join_fail_at_batch(GaDevice *dev, const char *label)
+{
+	JoinReport	rr = {-1, label, 0, 0};
+	JoinWait	ws = {0, 0, 0};
+	GaJoinRequest req;
+	GaJoin	   *join;
+	GaStatus	st;
+	int64_t		keys[2] = {1, 2};
+	uint32_t	rows[2] = {0, 1};
+	int			p;
+
+	memset(&req, 0, sizeof(req));
+	req.probe_batch_rows = 100;
+	req.fail_at_batch = 2;
+	join = ga_join_create(dev, &req, &st);
+	if (join == NULL)
+	{
+		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+		return rr.problems;
+	}
+	if (!ga_join_build(join, keys, rows, 2, join_wait, &ws, &st))
+		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+	for (p = 1; p <= 2 && rr.problems == 0; p++)
+	{
+		GaBatch    *batch = simple_probe_batch(join, 50, &ws, &rr);
+		const GaJoinMatches *m;
+
+		if (batch == NULL)
+			break;
+		m = ga_join_probe(join, batch, join_wait, &ws, &st);
+		if (p == 1 && m == NULL)
+			jreport(&rr, "probe 1 failed: code %d: %s", st.code, st.message);
+		if (p == 2 && (m != NULL || st.code != GA_ERR_INJECTED || st.message[0] == '\0'))
+			jreport(&rr, "probe 2 should fail with GA_ERR_INJECTED, got %s code %d",
+					m != NULL ? "an answer" : "no answer", st.code);
+	}
+	ga_join_destroy(join);
+	return rr.problems;
+}
+
+/*
+ * Cancel: a wait callback that answers "stop".  A call during which it
+ * answered must fail with GA_ERR_CANCELLED; the CPU device must ask it
+ * during a build of 300K rows and during a probe of 200K rows.
+ */
+static int64_t
+api_join_cancel(GaDevice *dev, const char *label)
+{
+	JoinReport	rr = {-1, label, 0, 0};
+	JoinWait	ws = {0, 1, 0};
+	JoinWait	calm = {0, 0, 0};
+	GaJoinRequest req;
+	GaJoin	   *join;
+	GaStatus	st;
+	int64_t		n = 300000;
+	int64_t    *keys = malloc(sizeof(int64_t) * (size_t) n);
+	uint32_t   *rows = malloc(sizeof(uint32_t) * (size_t) n);
+	int64_t		i,
+				before;
+	int			phase;
+
+	for (i = 0; i < n; i++)
+	{
+		keys[i] = (int64_t) join_mix((uint64_t) i) % 5000;
+		rows[i] = (uint32_t) i;
+	}
+	memset(&req, 0, sizeof(req));
+	req.probe_batch_rows = 200000;
+	for (phase = 0; phase < 2; phase++)
+	{
+		int			cancelled = 0;
+
+		join = ga_join_create(dev, &req, &st);
+		if (join == NULL)
+		{
+			jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+			break;
+		}
+		before = ws.cancels;
+		if (phase == 0)
+		{
+			/* cancel the build */
+			if (!ga_join_build(join, keys, rows, n, join_wait, &ws, &st))
+			{
+				if (st.code != GA_ERR_CANCELLED)
+					jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+				cancelled = 1;
+			}
+			else if (ws.cancels != before)
+				jreport(&rr, "build succeeded although the callback said stop");
+		}
+		else if (!ga_join_build(join, keys, rows, n, join_wait, &calm, &st))
+			jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		else
+		{
+			/* cancel the probe */
+			GaBatch    *batch = simple_probe_batch(join, 200000, &calm, &rr);
+
+			before = ws.cancels;
+			if (batch != NULL && ga_join_probe(join, batch, join_wait, &ws, &st) == NULL)
+			{
+				if (st.code != GA_ERR_CANCELLED)
+					jreport(&rr, "probe failed: code %d: %s", st.code, st.message);
+				cancelled = 1;
+			}
+			else if (batch != NULL && ws.cancels != before)
+				jreport(&rr, "probe succeeded although the callback said stop");
+		}
+		if (ga_device_kind(dev) == GA_DEVICE_CPU && !cancelled && rr.problems == 0)
+			jreport(&rr, "the CPU device never asked the wait callback during the %s",
+					phase == 0 ? "build of 300K rows" : "probe of 200K rows");
+		ga_join_destroy(join);
+	}
+	if (calm.cancels > 0)
+		jreport(&rr, "the wait callback answered stop although not told to");
+	free(keys);
+	free(rows);
+	return rr.problems;
+}
+
+/* ------------------------------------------------------------------------
+ * The suite
+ * ------------------------------------------------------------------------
+ */
+int64_t
+conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int timeout,
+				 int verbose, int64_t *checks)
+{
+	GaDevice   *devices[2] = {cpu, gpu};
+	const char *labels[2] = {"cpu", "gpu"};
+	int64_t		failures = 0;
+	int			d,
+				i;
+
+	for (d = 0; d < 2; d++)
+	{
+		int64_t		f;
+
+		if (devices[d] == NULL)
+			continue;
+		conformance_set_current("join api", d);
+		alarm((unsigned) timeout);
+		f = api_join_invalid(devices[d], labels[d]);
+		f += api_join_fail_at_batch(devices[d], labels[d]);
+		f += api_join_cancel(devices[d], labels[d]);
+		printf("join api %-4s invalid requests, fail_at_batch, cancel: %s\n",
+			   labels[d], f ? "FAIL" : "ok");
+		failures += f;
+		(*checks)++;
+	}
+
+	for (i = 0; i < NUM_FIXED_JOIN_CASES + ncases; i++)
+	{
+		JoinSpec	spec;
+		JoinCase	c;
+		JoinRng		rng;
+		JoinOutput	out[2];
+		char		line[1024];
+		size_t		len;
+
+		conformance_set_current("join case", i);
+		alarm((unsigned) timeout);
+		rng.state = seed * UINT64_C(0x100000001b3) + UINT64_C(0x6a6f696e) + (uint64_t) i;
+		if (i < NUM_FIXED_JOIN_CASES)
+			fixed_join_spec(i, &spec);
+		else
+			random_join_spec(&rng, &spec);
+		build_join_case(&c, &spec, &rng);
+
+		len = (size_t) snprintf(line, sizeof(line), "join %3d %s", i, c.desc);
+		for (d = 0; d < 2; d++)
+		{
+			char		summary[96];
+
+			memset(&out[d], 0, sizeof(out[d]));
+			if (devices[d] == NULL)
+				continue;
+			failures += run_join_case(&c, i, devices[d], labels[d], verbose, &out[d],
+									  summary, sizeof(summary));
+			(*checks)++;
+			if (len < sizeof(line))
+				len += (size_t) snprintf(line + len, sizeof(line) - len, " | %s", summary);
+		}
+		if (out[0].complete && out[1].complete)
+		{
+			int64_t		f = compare_outputs(&c, i, &out[0], &out[1]);
+
+			failures += f;
+			(*checks)++;
+			if (len < sizeof(line))
+				snprintf(line + len, sizeof(line) - len, " | %s", f ? "DIFFER" : "same");
+		}
+		printf("%s\n", line);
+		fflush(stdout);
+		free_output(&out[0]);
+		free_output(&out[1]);
+		free_join_case(&c);
+	}
+	return failures;
+}
