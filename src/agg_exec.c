@@ -8,7 +8,7 @@
  * Device memory and pinned buffers belong to the device layer; a reset
  * callback on the query's memory context releases them, because
  * EndCustomScan does not run after an ERROR.  While the device works, its
- * wait loop asks gpuagg_wait_callback whether the query was cancelled.
+ * wait loop asks GpuAggDeviceWait whether the query was cancelled.
  *
  * A device failure (GPU out of memory, driver error) is recovered by running
  * the child again and aggregating on the CPU device, with a NOTICE, when the
@@ -81,13 +81,6 @@ GpuAggCreateScanState(CustomScan *cscan)
 	state->desc = GpuAggDescFromList(cscan->custom_private);
 	state->current = -1;
 	return (Node *) state;
-}
-
-/* Tell a device wait loop to give up when the query is being cancelled. */
-static int
-gpuagg_wait_callback(void *arg)
-{
-	return InterruptPending && (QueryCancelPending || ProcDiePending);
 }
 
 /* Free the device's aggregations, if any; safe to call repeatedly. */
@@ -319,15 +312,15 @@ agg_submit_batch(GpuAggState *state, GaBatch *batch, GaStatus *status)
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
-											 gpuagg_wait_callback, NULL, status);
+											 GpuAggDeviceWait, NULL, status);
 
 		if (copy == NULL)
 			return false;
 		agg_copy_batch(batch, copy);
-		if (!ga_agg_submit(state->distinct_aggs[d], copy, gpuagg_wait_callback, NULL, status))
+		if (!ga_agg_submit(state->distinct_aggs[d], copy, GpuAggDeviceWait, NULL, status))
 			return false;
 	}
-	return ga_agg_submit(state->agg, batch, gpuagg_wait_callback, NULL, status);
+	return ga_agg_submit(state->agg, batch, GpuAggDeviceWait, NULL, status);
 }
 
 /* Collect the groups of every aggregation and combine the DISTINCT sets. */
@@ -336,14 +329,14 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 {
 	int			d;
 
-	state->result = ga_agg_finish(state->agg, gpuagg_wait_callback, NULL, status);
+	state->result = ga_agg_finish(state->agg, GpuAggDeviceWait, NULL, status);
 	if (state->result == NULL)
 		return false;
 	agg_add_stats(state, state->agg);
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
-												   gpuagg_wait_callback, NULL, status);
+												   GpuAggDeviceWait, NULL, status);
 		if (state->distinct_results[d] == NULL)
 			return false;
 		agg_add_stats(state, state->distinct_aggs[d]);
@@ -395,7 +388,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		bool		ok;
 
 		INSTR_TIME_SET_CURRENT(start);
-		batch = ga_agg_next_batch(state->agg, gpuagg_wait_callback, NULL, status);
+		batch = ga_agg_next_batch(state->agg, GpuAggDeviceWait, NULL, status);
 		state->info.wait_ms += elapsed_ms(start);
 		if (batch == NULL)
 			return false;

@@ -270,3 +270,13 @@ gpuagg_devices(PG_FUNCTION_ARGS)
 	}
 	return (Datum) 0;
 }
+
+/*
+ * The wait callback of every device call: tells a device wait loop to give
+ * up when the query is being cancelled (the caller then raises the error).
+ */
+int
+GpuAggDeviceWait(void *arg)
+{
+	return InterruptPending && (QueryCancelPending || ProcDiePending);
+}

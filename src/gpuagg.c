@@ -33,4 +33,6 @@ _PG_init(void)
 	GpuAggPlanInit();
 	GpuAggPackInit();
 	GpuAggPathInit();
+	GpuJoinPlanInit();
+	GpuJoinPathInit();
 }

@@ -53,6 +53,7 @@ extern int	gpuagg_strategy;
 extern int	gpuagg_batch_rows;
 extern int	gpuagg_gpu_index;
 extern int	gpuagg_debug_fail_at_batch;
+extern int	gpuagg_hashjoin_build_limit;
 extern double gpuagg_gpu_startup_cost;
 extern double gpuagg_gpu_tuple_cost;
 extern double gpuagg_batch_value_cost;
@@ -68,6 +69,7 @@ extern const GaGpuInfo *GpuAggSelectedGpu(void);
 extern const char *GpuAggNoGpuReason(void);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
+extern int	GpuAggDeviceWait(void *arg);
 
 /* ------------------------------------------------------------------------
  * agg_catalog.c: which aggregates and key types the devices support
@@ -364,5 +366,81 @@ typedef struct GpuAggRunInfo
 extern void GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
 							  GaAggRequest **request, const GpuAggRunInfo **info,
 							  const char **device_name);
+
+/* ------------------------------------------------------------------------
+ * GpuHashJoin: join_path.c (planner), join_plan.c (plan), join_exec.c
+ * (executor), join_explain.c
+ * ------------------------------------------------------------------------
+ */
+#define GPUJOIN_NODE_NAME "GpuHashJoin"
+
+/* Which side of the join a value comes from. */
+#define GPUJOIN_OUTER 0
+#define GPUJOIN_INNER 1
+
+/* How one hash key becomes (part of) the device's int64 key. */
+typedef enum GpuJoinKeyKind
+{
+	GPUJOIN_KEY_EXACT,			/* integer-like value, equality is identity */
+	GPUJOIN_KEY_HASH			/* the type's hash function; rechecked */
+} GpuJoinKeyKind;
+
+/*
+ * What the executor needs, stored in CustomScan.custom_private (see
+ * GpuJoinDescToList).  Expressions reference the children's output with
+ * OUTER_VAR / INNER_VAR Vars, like a native HashJoin's.  The node's scan
+ * tuple (custom_scan_tlist) is filled column by column from one side.
+ */
+typedef struct GpuJoinDesc
+{
+	JoinType	jointype;		/* INNER, LEFT, RIGHT, FULL, SEMI or ANTI */
+	int			nkeys;
+	List	   *outer_keys;		/* key expressions over the outer child */
+	List	   *inner_keys;		/* ... and over the inner child */
+	GpuJoinKeyKind *key_kinds;
+	Oid		   *outer_hashfns;	/* hash functions (GPUJOIN_KEY_HASH) */
+	Oid		   *inner_hashfns;
+	Oid		   *collations;
+	List	   *hash_clauses;	/* the equalities, for EXPLAIN and rechecks */
+	bool		recheck;		/* device key equality is not SQL equality */
+	List	   *join_quals;		/* other join conditions */
+	int			nscan;			/* columns of the scan tuple */
+	int		   *scan_sides;		/* GPUJOIN_OUTER or GPUJOIN_INNER */
+	AttrNumber *scan_attnos;	/* column of that side's child */
+	double		inner_rows;		/* planner's estimates */
+	double		outer_rows;
+	bool		inner_unique;	/* each outer row matches at most one row */
+} GpuJoinDesc;
+
+extern List *GpuJoinDescToList(const GpuJoinDesc *desc);
+extern GpuJoinDesc *GpuJoinDescFromList(List *list);
+extern Plan *GpuJoinPlanPath(PlannerInfo *root, RelOptInfo *rel,
+							 CustomPath *best_path, List *tlist,
+							 List *clauses, List *custom_plans);
+extern void GpuJoinPlanInit(void);
+extern void GpuJoinPathInit(void);
+extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
+extern int64 GpuJoinExactKey(Datum value, Oid type);
+
+/* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
+typedef struct GpuJoinRunInfo
+{
+	bool		executed;
+	GaJoinStats stats;
+	double		setup_ms;
+	char	   *fallback;		/* why the CPU finished the join, or NULL */
+	int64		matched_rows;	/* candidate pairs that passed the join quals */
+	int64		null_key_rows;	/* rows whose key was NULL (both sides) */
+	double		build_ms;		/* reading the inner side and building */
+	double		probe_ms;		/* in probe calls */
+} GpuJoinRunInfo;
+
+typedef struct GpuJoinState GpuJoinState;
+extern Node *GpuJoinCreateScanState(CustomScan *cscan);
+extern void GpuJoinExplainInfo(GpuJoinState *state, const GpuJoinDesc **desc,
+							   const GpuJoinRunInfo **info,
+							   const char **device_name);
+extern void GpuJoinExplain(CustomScanState *node, List *ancestors,
+						   ExplainState *es);
 
 #endif							/* GPUAGG_H */

@@ -21,6 +21,7 @@ int			gpuagg_strategy = GA_STRATEGY_AUTO;
 int			gpuagg_batch_rows = 1048576;
 int			gpuagg_gpu_index = 0;
 int			gpuagg_debug_fail_at_batch = 0;
+int			gpuagg_hashjoin_build_limit = 2 * 1024 * 1024;	/* kB */
 double		gpuagg_gpu_startup_cost = 1000.0;
 double		gpuagg_gpu_tuple_cost = 0.0002;
 double		gpuagg_batch_value_cost = 0.0005;
@@ -54,7 +55,7 @@ GpuAggGucInit(void)
 							 &gpuagg_enable_hashagg, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.enable_hashjoin",
-							 "Enables GpuHashJoin in place of Hash Join (reserved: GpuHashJoin is not implemented yet).",
+							 "Enables GpuHashJoin in place of Hash Join.",
 							 NULL,
 							 &gpuagg_enable_hashjoin, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
@@ -105,8 +106,13 @@ GpuAggGucInit(void)
 							 "Turn off to get EXPLAIN output that is the same on every machine.",
 							 &gpuagg_explain_device_details, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.hashjoin_build_limit",
+							"Largest build (inner) side, as estimated by the planner, for which GpuHashJoin is offered.",
+							"GpuHashJoin holds the whole build side in memory; larger joins keep PostgreSQL's own plan.",
+							&gpuagg_hashjoin_build_limit, 2 * 1024 * 1024, 64, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_fail_at_batch",
-							"Testing: make the device fail at this batch of each aggregation (0 = never).",
+							"Testing: make the device fail at this batch of each aggregation or probe of each join (0 = never).",
 							NULL,
 							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
 							PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);

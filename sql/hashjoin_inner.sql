@@ -1,0 +1,167 @@
+--
+-- hashjoin_inner: GpuHashJoin for inner joins: key types, cross-type keys,
+-- several keys, NULL keys, duplicates and skew, extra conditions, empty
+-- sides, prepared statements, rescans, a device failure
+--
+SET gpuagg.force = on;
+SET gpuagg.explain_device_details = off;
+
+-- Runs a query with GpuHashJoin forced and with gpuagg off and compares the
+-- results as multisets of rows; says whether the forced plan really used
+-- GpuHashJoin, so that a test cannot pass by silently staying native.
+CREATE FUNCTION gpujoin_check(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    on_device boolean := false;
+    accelerated text[];
+    native text[];
+    wrapped text := 'SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'') FROM ('
+                    || query || ') r';
+BEGIN
+    PERFORM set_config('gpuagg.enabled', 'on', true);
+    PERFORM set_config('gpuagg.force', 'on', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        on_device := on_device OR line LIKE '%GpuHashJoin%';
+    END LOOP;
+    EXECUTE wrapped INTO accelerated;
+    PERFORM set_config('gpuagg.enabled', 'off', true);
+    EXECUTE wrapped INTO native;
+    PERFORM set_config('gpuagg.enabled', 'on', true);
+    IF NOT on_device THEN
+        RETURN 'NOT ON GpuHashJoin';
+    ELSIF accelerated = native THEN
+        RETURN 'same, ' || cardinality(native) || ' rows';
+    END IF;
+    RETURN 'DIFFERENT: gpuagg ' || left(accelerated::text, 400)
+        || ' native ' || left(native::text, 400);
+END
+$$;
+
+-- Whether a query's plan uses GpuHashJoin under the current settings.
+CREATE FUNCTION gpujoin_used(query text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        IF line LIKE '%GpuHashJoin%' THEN
+            RETURN true;
+        END IF;
+    END LOOP;
+    RETURN false;
+END
+$$;
+
+-- the two sides: keys of many types, NULL keys, duplicates, one heavy key
+CREATE TABLE jl AS
+SELECT id,
+       CASE WHEN id % 31 = 0 THEN NULL ELSE id % 500 END AS k4,
+       (id % 500)::int2 AS k2,
+       CASE WHEN id % 7 = 0 THEN 3 ELSE id % 700 END::int8 AS k8,
+       'key' || (id % 300) AS kt,
+       ('key' || (id % 300))::varchar(12) AS kv,
+       ('key' || (id % 300))::char(8) AS kc,
+       DATE '2024-01-01' + id % 60 AS kd,
+       TIMESTAMP '2024-01-01' + (id % 48) * INTERVAL '30 minutes' AS kts,
+       ((id % 40) / 4.0)::numeric(6,2) AS kn,
+       CASE WHEN id % 97 = 0 THEN 'NaN'::float8 WHEN id % 10 = 0 THEN '-0'::float8
+            ELSE (id % 10)::float8 END AS kf,
+       id % 3 = 0 AS kb,
+       id * 10 AS v
+FROM generate_series(1, 6000) id;
+CREATE TABLE jr AS
+SELECT id,
+       CASE WHEN id % 37 = 0 THEN NULL ELSE id % 650 END AS k4,
+       (id % 650)::int8 AS k8,
+       CASE WHEN id % 5 = 0 THEN 3 ELSE id END::int4 AS k8b,
+       'key' || (id % 350) AS kt,
+       ('key' || (id % 350))::varchar(12) AS kv,
+       ('key' || (id % 350) || '   ')::char(8) AS kc,
+       DATE '2024-01-15' + id % 60 AS kd,
+       TIMESTAMP '2024-01-01' + (id % 96) * INTERVAL '15 minutes' AS kts,
+       ((id % 80) / 8.0)::numeric(8,3) AS kn,
+       CASE WHEN id % 89 = 0 THEN 'NaN'::float8 ELSE (id % 12)::float8 END AS kf,
+       id % 2 = 0 AS kb,
+       id % 17 AS w
+FROM generate_series(1, 1500) id;
+CREATE TABLE jempty AS SELECT * FROM jr WHERE false;
+ANALYZE jl, jr, jempty;
+
+-- the plan: GpuHashJoin with its keys; exact integer keys need no recheck
+EXPLAIN (COSTS OFF) SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4;
+EXPLAIN (COSTS OFF, VERBOSE) SELECT jl.v, jr.w FROM jl JOIN jr ON jl.kt = jr.kt AND jl.k4 = jr.k4 AND jl.v > jr.w;
+
+-- integer keys, same and mixed widths
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k2 = jr.k8');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k8');
+-- text, varchar, bpchar (trailing blanks do not count), date, timestamp
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kt = jr.kt');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kv = jr.kv');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kc = jr.kc');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kd = jr.kd');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kts = jr.kts');
+-- numeric (1.5 = 1.500), float8 (-0 = 0, NaN = NaN), bool, expressions
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kn = jr.kn');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kf = jr.kf');
+SELECT count(*) FROM jl JOIN jr ON jl.kf = jr.kf WHERE jl.kf = 0 OR jl.kf <> jl.kf;
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kb = jr.kb AND jl.k4 = jr.k4');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 + 1 = jr.k4 - 1');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON lower(jl.kt) = jr.kt');
+-- several keys, and extra conditions evaluated on every matching pair
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.kt = jr.kt');
+SELECT gpujoin_check('SELECT jl.id, jr.id, jl.v, jr.w FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v % 7 > jr.w % 5');
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b AND (jl.id + jr.id) % 3 = 0');
+-- heavy skew: key 3 matches hundreds of rows on both sides
+SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b;
+SELECT gpujoin_check('SELECT jl.k8, count(*), sum(jl.v + jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b GROUP BY jl.k8');
+-- NULL keys never match
+SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4;
+SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jl.k4 IS NULL OR jr.k4 IS NULL;
+-- empty sides
+SELECT gpujoin_check('SELECT jl.id, jempty.id FROM jl JOIN jempty ON jl.k4 = jempty.k4');
+SELECT gpujoin_check('SELECT jl.id, jempty.id FROM jempty JOIN jl ON jl.k4 = jempty.k4');
+SELECT gpujoin_check('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.id < 0');
+-- three tables, and an aggregate above the joins
+SELECT gpujoin_check('SELECT a.id, b.id, c.id FROM jl a JOIN jr b ON a.k4 = b.k4 JOIN jr c ON b.kt = c.kt WHERE a.id < 500');
+SELECT gpujoin_check('SELECT jr.kt, count(*), sum(jl.v), min(jr.w) FROM jl JOIN jr ON jl.k4 = jr.k4 GROUP BY jr.kt');
+EXPLAIN (COSTS OFF) SELECT jr.kt, count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 GROUP BY jr.kt;
+
+-- prepared statements: custom and generic plans
+PREPARE jq(int) AS SELECT count(*), sum(jl.v) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.w = $1;
+SET plan_cache_mode = force_custom_plan;
+EXECUTE jq(3);
+SET plan_cache_mode = force_generic_plan;
+EXECUTE jq(3);
+EXECUTE jq(4);
+RESET plan_cache_mode;
+SET gpuagg.enabled = off;
+EXECUTE jq(3);
+EXECUTE jq(4);
+RESET gpuagg.enabled;
+DEALLOCATE jq;
+
+-- rescans: the join inside a correlated subquery and under a LATERAL
+SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.w = s.x) FROM generate_series(0, 4) s(x)');
+SELECT gpujoin_check('SELECT s.x, t.c FROM generate_series(0, 3) s(x), LATERAL (SELECT count(*) AS c FROM jl JOIN jr ON jl.k4 = jr.k4 AND jr.w = s.x) t');
+
+-- a device failure at the first probe finishes the join on the CPU
+SET gpuagg.debug_fail_at_batch = 1;
+SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k4 = jr.k4;
+RESET gpuagg.debug_fail_at_batch;
+SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k4 = jr.k4;
+
+-- small probe batches: many batches, same answer
+SET gpuagg.batch_rows = 100;
+SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b');
+RESET gpuagg.batch_rows;
+
+-- cases that keep the native join even when forced
+SELECT gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 < jr.k4 AND jl.id < 10') AS non_equi,
+       gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4 FOR UPDATE OF jl') AS row_lock,
+       gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4') AS supported;
+SET gpuagg.enable_hashjoin = off;
+SELECT gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4') AS disabled;
+RESET gpuagg.enable_hashjoin;
