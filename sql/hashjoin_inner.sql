@@ -165,3 +165,14 @@ SELECT gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 < jr.k4 AND jl.id < 1
 SET gpuagg.enable_hashjoin = off;
 SELECT gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4') AS disabled;
 RESET gpuagg.enable_hashjoin;
+
+-- statement_timeout stops a join whose one key matches everything
+CREATE TEMP TABLE wide AS SELECT 1 AS k, i AS v FROM generate_series(1, 30000) i;
+SET statement_timeout = '200ms';
+SELECT count(*) FROM wide a JOIN wide b ON a.k = b.k AND a.v + b.v < 0;
+RESET statement_timeout;
+SELECT count(*) FROM wide a JOIN wide b ON a.k = b.k AND a.v = b.v WHERE a.v <= 100;
+
+-- EXPLAIN ANALYZE: what the join did (timings and device lines hidden)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT jl.id, jr.id FROM jl LEFT JOIN jr ON jl.kt = jr.kt AND jr.w > 8;

@@ -104,6 +104,7 @@ struct GpuJoinState
 	bool		row_loaded;		/* outer_slot holds cur_row */
 	bool		outer_done;
 	int64		unmatched_next; /* RIGHT/FULL: next inner row to look at */
+	uint64		pairs_tried;	/* candidates checked, for interrupt checks */
 
 	GpuJoinRunInfo info;
 };
@@ -619,6 +620,8 @@ join_next_pair(GpuJoinState *state)
 		uint32		inner_row = state->sorted_rows[matches->first[row] + state->cur_pair];
 
 		state->cur_pair++;
+		if ((++state->pairs_tried & 0x3fff) == 0)
+			CHECK_FOR_INTERRUPTS();	/* one key may match millions of rows */
 		ExecStoreMinimalTuple(state->inner_tuples[inner_row], state->inner_slot, false);
 		ResetExprContext(econtext);
 		econtext->ecxt_outertuple = state->outer_slot;
