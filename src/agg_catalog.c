@@ -68,12 +68,27 @@ static const SupportedAggregate supported_aggregates[] = {
 	{"var_samp", GPUAGG_VAR_SAMP, INT2OID, NUMERICOID},
 	{"var_samp", GPUAGG_VAR_SAMP, INT4OID, NUMERICOID},
 	{"var_samp", GPUAGG_VAR_SAMP, INT8OID, NUMERICOID},
+	{"var_samp", GPUAGG_VAR_SAMP, NUMERICOID, NUMERICOID},
 	{"variance", GPUAGG_VAR_SAMP, INT2OID, NUMERICOID},
 	{"variance", GPUAGG_VAR_SAMP, INT4OID, NUMERICOID},
 	{"variance", GPUAGG_VAR_SAMP, INT8OID, NUMERICOID},
+	{"variance", GPUAGG_VAR_SAMP, NUMERICOID, NUMERICOID},
 	{"var_pop", GPUAGG_VAR_POP, INT2OID, NUMERICOID},
 	{"var_pop", GPUAGG_VAR_POP, INT4OID, NUMERICOID},
 	{"var_pop", GPUAGG_VAR_POP, INT8OID, NUMERICOID},
+	{"var_pop", GPUAGG_VAR_POP, NUMERICOID, NUMERICOID},
+	{"stddev_samp", GPUAGG_STDDEV_SAMP, INT2OID, NUMERICOID},
+	{"stddev_samp", GPUAGG_STDDEV_SAMP, INT4OID, NUMERICOID},
+	{"stddev_samp", GPUAGG_STDDEV_SAMP, INT8OID, NUMERICOID},
+	{"stddev_samp", GPUAGG_STDDEV_SAMP, NUMERICOID, NUMERICOID},
+	{"stddev", GPUAGG_STDDEV_SAMP, INT2OID, NUMERICOID},
+	{"stddev", GPUAGG_STDDEV_SAMP, INT4OID, NUMERICOID},
+	{"stddev", GPUAGG_STDDEV_SAMP, INT8OID, NUMERICOID},
+	{"stddev", GPUAGG_STDDEV_SAMP, NUMERICOID, NUMERICOID},
+	{"stddev_pop", GPUAGG_STDDEV_POP, INT2OID, NUMERICOID},
+	{"stddev_pop", GPUAGG_STDDEV_POP, INT4OID, NUMERICOID},
+	{"stddev_pop", GPUAGG_STDDEV_POP, INT8OID, NUMERICOID},
+	{"stddev_pop", GPUAGG_STDDEV_POP, NUMERICOID, NUMERICOID},
 	{"sum", GPUAGG_SUM, NUMERICOID, NUMERICOID},
 	{"avg", GPUAGG_AVG, NUMERICOID, NUMERICOID},
 	{"min", GPUAGG_MIN, NUMERICOID, NUMERICOID},
@@ -82,8 +97,10 @@ static const SupportedAggregate supported_aggregates[] = {
 
 /*
  * Whether an aggregate over DISTINCT values can run on a device (see
- * agg_distinct.c): count of any key type, sum and avg of integers and floats;
- * min, max, bool_and and bool_or do not care about duplicates.
+ * agg_distinct.c): count of any key type, sum and avg of integers, floats
+ * and bounded numerics (their values all have one scale, so that equal
+ * values are the same value); min, max, bool_and and bool_or do not care
+ * about duplicates.
  */
 static bool
 distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
@@ -102,7 +119,7 @@ distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
 		case GPUAGG_SUM:
 		case GPUAGG_AVG:
 			if (argtype != INT2OID && argtype != INT4OID && argtype != INT8OID &&
-				argtype != FLOAT4OID && argtype != FLOAT8OID)
+				argtype != FLOAT4OID && argtype != FLOAT8OID && argtype != NUMERICOID)
 				return (*why = "sum or avg of DISTINCT values of this type", false);
 			break;
 		default:
@@ -116,12 +133,14 @@ distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
 
 /*
  * Decide whether an Aggref can run on a device; on success set its kind,
- * the argument's type, the scale of a numeric argument and whether it
- * aggregates DISTINCT values.  *why says what is unsupported otherwise.
+ * the argument's type, the scale and precision of a numeric argument and
+ * whether it aggregates DISTINCT values.  *why says what is unsupported
+ * otherwise.
  */
 bool
 GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
-					 int *numeric_scale, bool *distinct, const char **why)
+					 int *numeric_scale, int *numeric_precision, bool *distinct,
+					 const char **why)
 {
 	const char *name;
 	Oid			argtype = InvalidOid;
@@ -129,6 +148,7 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 	int			i;
 
 	*numeric_scale = 0;
+	*numeric_precision = 0;
 	*distinct = false;
 	if (aggref->aggorder != NIL)
 		return (*why = "aggregate with ORDER BY", false);
@@ -177,8 +197,8 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 			if (*distinct)
 				*input_type = argtype;	/* count(DISTINCT x) needs x's type */
 		}
-		if (*input_type == NUMERICOID && !*distinct &&
-			!GpuAggNumericSupported(entry->kind, arg, numeric_scale, why))
+		if (*input_type == NUMERICOID && (!*distinct || entry->kind != GPUAGG_COUNT) &&
+			!GpuAggNumericSupported(entry->kind, arg, numeric_scale, numeric_precision, why))
 			return false;
 		return true;
 	}
@@ -223,12 +243,16 @@ static GpuAggEncoding integer_encoding(Oid base_type);
  * the planner keeps a request within GA_MAX_AGG_OPS.
  */
 int
-GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type)
+GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type, int numeric_precision)
 {
+	if (input_type == NUMERICOID && GPUAGG_KIND_IS_VARIANCE(kind))
+		return 4 + (numeric_precision <= GPUAGG_NUMERIC_INT64_DIGITS ? 1 :
+					GpuAggLimbsForDigits(numeric_precision)) +
+			GpuAggLimbsForDigits(2 * numeric_precision);
 	if (input_type == NUMERICOID)
 		return (kind == GPUAGG_SUM || kind == GPUAGG_AVG) ? GPUAGG_NUMERIC_LIMBS + 4 : 5;
-	if (kind == GPUAGG_VAR_SAMP || kind == GPUAGG_VAR_POP)
-		return GPUAGG_NUMERIC_LIMBS + 2;
+	if (GPUAGG_KIND_IS_VARIANCE(kind))
+		return 2 + GPUAGG_NUMERIC_LIMBS;
 	if (input_type == FLOAT4OID || input_type == FLOAT8OID)
 		return 3;
 	return 2;
@@ -340,6 +364,7 @@ GpuAggEncodingType(GpuAggEncoding encoding)
 		case GPUAGG_ENC_NUMERIC_LIMB:
 		case GPUAGG_ENC_NUMERIC_INT64:
 		case GPUAGG_ENC_SQUARE_LIMB:
+		case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
 			return GA_TYPE_INT64;
 		case GPUAGG_ENC_BOOL:
 			return GA_TYPE_INT8;

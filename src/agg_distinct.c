@@ -14,7 +14,11 @@
  * Sums follow the plain aggregates' rules: integers exactly (int128), float4
  * in float4 and float8 in float8 as PostgreSQL accumulates them (the order of
  * additions is the device's, like a parallel plan's), with PostgreSQL's
- * overflow error.
+ * overflow error.  A numeric x travels as its dictionary id (key_dict.c);
+ * the host looks each distinct value up and sums it exactly as 42-bit limbs
+ * (agg_numeric.c), at the argument's scale, which every value of a bounded
+ * argument has (so equal values are the same value, and it does not matter
+ * which of them DISTINCT keeps), and counts NaN and the infinities.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +40,8 @@ struct GpuAggDistinctSums
 	double	  **double_sum;
 	float	  **float_sum;
 	int64	  **infinite;		/* infinite inputs, for the overflow check */
+	int128	  **numeric_limbs;	/* numeric: GPUAGG_NUMERIC_LIMBS per group */
+	int64	  **specials;		/* numeric: NaN, +Infinity, -Infinity per group */
 };
 
 /* Zeroed memory of any size in the current context. */
@@ -106,13 +112,37 @@ distinct_double(GpuAggEncoding encoding, int64 value)
 	}
 }
 
+/* Add a distinct numeric value to group m of output o (see above). */
+static void
+add_numeric(GpuAggDistinctSums *sums, int o, int64 m, int scale, Datum value)
+{
+	int128	   *limbs = &sums->numeric_limbs[o][m * GPUAGG_NUMERIC_LIMBS];
+	GpuAggNumericValue v;
+	int			k;
+
+	GpuAggNumericRead(value, scale, &v);
+	if (v.part != GPUAGG_NUMERIC_FINITE)
+	{
+		sums->specials[o][m * 3 + (v.part - GPUAGG_NUMERIC_NAN)]++;
+		return;
+	}
+	for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+	{
+		bool		absent;
+
+		limbs[k] += GpuAggNumericEncodeValue(&v, GPUAGG_ENC_NUMERIC_LIMB, k, &absent);
+	}
+}
+
 /*
  * Count and sum the distinct values of every DISTINCT output per group of
- * the main result.  sets[d] is the result of distinct set d (keys + x).
+ * the main result.  sets[d] is the result of distinct set d (keys + x);
+ * builder holds the dictionaries of numeric arguments.
  */
 GpuAggDistinctSums *
 GpuAggDistinctCombine(const GpuAggLayout *layout, int noutputs, int nkeys,
-					  const GaAggResult *main, const GaAggResult *const *sets)
+					  const GaAggResult *main, const GaAggResult *const *sets,
+					  GpuAggBatchBuilder *builder)
 {
 	GpuAggDistinctSums *sums = palloc0(sizeof(GpuAggDistinctSums));
 	int64		ngroups = main->ngroups;
@@ -128,10 +158,19 @@ GpuAggDistinctCombine(const GpuAggLayout *layout, int noutputs, int nkeys,
 	sums->double_sum = palloc0(sizeof(double *) * Max(noutputs, 1));
 	sums->float_sum = palloc0(sizeof(float *) * Max(noutputs, 1));
 	sums->infinite = palloc0(sizeof(int64 *) * Max(noutputs, 1));
+	sums->numeric_limbs = palloc0(sizeof(int128 *) * Max(noutputs, 1));
+	sums->specials = palloc0(sizeof(int64 *) * Max(noutputs, 1));
 	for (o = 0; o < noutputs; o++)
 	{
 		if (layout->outputs[o].distinct_set < 0)
 			continue;
+		if (layout->outputs[o].input_type == NUMERICOID &&
+			layout->outputs[o].kind != GPUAGG_COUNT)
+		{
+			sums->numeric_limbs[o] = alloc_zeroed(sizeof(int128) * GPUAGG_NUMERIC_LIMBS *
+												  Max(ngroups, 1));
+			sums->specials[o] = alloc_zeroed(sizeof(int64) * 3 * Max(ngroups, 1));
+		}
 		sums->count[o] = alloc_zeroed(sizeof(int64) * Max(ngroups, 1));
 		sums->int_sum[o] = alloc_zeroed(sizeof(int128) * Max(ngroups, 1));
 		sums->double_sum[o] = alloc_zeroed(sizeof(double) * Max(ngroups, 1));
@@ -183,7 +222,11 @@ GpuAggDistinctCombine(const GpuAggLayout *layout, int noutputs, int nkeys,
 				if (layout->outputs[o].distinct_set != d)
 					continue;
 				sums->count[o][m]++;
-				if (ds->encoding == GPUAGG_ENC_FLOAT8_KEY || ds->encoding == GPUAGG_ENC_FLOAT4_KEY)
+				if (sums->numeric_limbs[o] != NULL)
+					add_numeric(sums, o, m, layout->outputs[o].numeric_scale,
+								KeyDictKeyValue(GpuAggBatchDict(builder, ds->column),
+												(int32) x, 0));
+				else if (ds->encoding == GPUAGG_ENC_FLOAT8_KEY || ds->encoding == GPUAGG_ENC_FLOAT4_KEY)
 				{
 					double		v = distinct_double(ds->encoding, x);
 
@@ -227,6 +270,22 @@ GpuAggDistinctFinalize(const GpuAggDistinctSums *sums, const GpuAggOutput *out, 
 		if (out->kind == GPUAGG_SUM)
 			return type == FLOAT4OID ? Float4GetDatum((float) sum) : Float8GetDatum(sum);
 		return Float8GetDatum((sum + 0.0) / (double) count);
+	}
+	if (sums->numeric_limbs[o] != NULL)
+	{
+		const int64 *specials = &sums->specials[o][group * 3];
+		int64		finite = count - specials[0] - specials[1] - specials[2];
+		Datum		result;
+
+		if (GpuAggNumericSpecialResult(finite, specials[0], specials[1], specials[2],
+									   &result, isnull))
+			return result;
+		result = GpuAggNumericFromInt128Limbs(&sums->numeric_limbs[o][group * GPUAGG_NUMERIC_LIMBS],
+											  GPUAGG_NUMERIC_LIMBS, out->numeric_scale);
+		if (out->kind == GPUAGG_SUM)
+			return result;
+		return DirectFunctionCall2(numeric_div, result,
+								   NumericGetDatum(int64_to_numeric(finite)));
 	}
 	if (out->kind == GPUAGG_SUM && out->result_type == INT8OID)
 	{

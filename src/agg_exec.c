@@ -347,7 +347,8 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 
 		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
 													 state->desc->nkeys, state->result,
-													 state->distinct_results);
+													 state->distinct_results,
+													 state->builder);
 		MemoryContextSwitchTo(old);
 	}
 	return true;

@@ -13,7 +13,9 @@
  *						infinite though no input was (float_overflow_error)
  *	min, max			the input type
  *	bool_and, every, bool_or	bool
- *	var_samp, variance, var_pop of integers	numeric, exact (finalize_variance)
+ *	var_samp, variance, var_pop, stddev_samp, stddev, stddev_pop of integers
+ *	and numerics	numeric, PostgreSQL's own final function over the exact
+ *					count, sum and sum of squares (agg_variance.c)
  *	sum, avg, min, max(numeric)	numeric, see finalize_numeric()
  * and everything but count is NULL when the group had no non-null input.
  *
@@ -107,9 +109,40 @@ op_int64(const GaAggResult *result, int op, int64 group)
 }
 
 /*
+ * The exact sum of a group's values as numeric at the argument's scale:
+ * from limb sums, or from the 128-bit sum of the (scaled) values.
+ */
+static Datum
+exact_sum(const GpuAggOutput *output, const GaAggResult *result, int64 group)
+{
+	const GaInt128 *limbs[GPUAGG_NUMERIC_LIMBS];
+	int			k;
+
+	if (output->nlimbs == 0)
+		return GpuAggInt128Scaled(int128_from_device(&((const GaInt128 *)
+														result->values[output->op_value])[group]),
+								  output->numeric_scale);
+	for (k = 0; k < output->nlimbs; k++)
+		limbs[k] = (const GaInt128 *) result->values[output->op_limbs[k]];
+	return GpuAggNumericFromLimbs(limbs, output->nlimbs, group, output->numeric_scale);
+}
+
+/* The exact sum of the squares of a group's values, at twice the scale. */
+static Datum
+exact_sum_of_squares(const GpuAggOutput *output, const GaAggResult *result, int64 group)
+{
+	const GaInt128 *limbs[GPUAGG_SQUARE_LIMBS];
+	int			k;
+
+	for (k = 0; k < output->nsquares; k++)
+		limbs[k] = (const GaInt128 *) result->values[output->op_squares[k]];
+	return GpuAggNumericFromLimbs(limbs, output->nsquares, group, 2 * output->numeric_scale);
+}
+
+/*
  * sum, avg, min, max over numeric (agg_numeric.c): PostgreSQL's rules for
  * NaN and the infinities, else the exact finite result at the argument's
- * scale.
+ * scale.  Variance and stddev: PostgreSQL's final function (agg_variance.c).
  */
 static Datum
 finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,
@@ -121,6 +154,11 @@ finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,
 	int64		ninf = op_int64(result, output->op_ninf, group);
 
 	*isnull = false;
+	if (GPUAGG_KIND_IS_VARIANCE(output->kind))
+		return GpuAggVarianceResult(output->kind, finite, nan, pinf, ninf,
+									exact_sum(output, result, group),
+									exact_sum_of_squares(output, result, group),
+									output->numeric_scale, isnull);
 	if (finite + nan + pinf + ninf == 0)
 	{
 		*isnull = true;
@@ -131,19 +169,11 @@ finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,
 		case GPUAGG_SUM:
 		case GPUAGG_AVG:
 			{
-				const GaInt128 *limbs[GPUAGG_NUMERIC_LIMBS];
 				Datum		sum;
-				int			k;
 
-				if (nan > 0 || (pinf > 0 && ninf > 0))
-					return GpuAggNumericSpecial("NaN");
-				if (pinf > 0)
-					return GpuAggNumericSpecial("Infinity");
-				if (ninf > 0)
-					return GpuAggNumericSpecial("-Infinity");
-				for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
-					limbs[k] = (const GaInt128 *) result->values[output->op_limbs[k]];
-				sum = GpuAggNumericFromLimbs(limbs, group, output->numeric_scale);
+				if (GpuAggNumericSpecialResult(finite, nan, pinf, ninf, &sum, isnull))
+					return sum;
+				sum = exact_sum(output, result, group);
 				if (output->kind == GPUAGG_SUM)
 					return sum;
 				return DirectFunctionCall2(numeric_div, sum,
@@ -170,45 +200,6 @@ finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,
 	}
 	elog(ERROR, "gpuagg: unexpected numeric aggregate kind %d", (int) output->kind);
 	return (Datum) 0;			/* keep compiler quiet */
-}
-
-/*
- * var_samp / var_pop of integers as numeric_stddev_internal() computes them
- * from exact sums: (N * sum(x^2) - sum(x)^2) / (N * (N - 1)) or / (N * N),
- * with numeric_div's scale, or 0 when the numerator is not positive; NULL
- * for var_samp of one row.
- */
-static Datum
-finalize_variance(const GpuAggOutput *output, const GaAggResult *result,
-				  int64 group, int64 count, bool *isnull)
-{
-	const GaInt128 *limbs[GPUAGG_NUMERIC_LIMBS];
-	Datum		n = NumericGetDatum(int64_to_numeric(count));
-	Datum		sum = GpuAggInt128ToNumeric(int128_from_device(
-											   &((const GaInt128 *) result->values[output->op_value])[group]));
-	Datum		sum_squares;
-	Datum		numerator;
-	Datum		denominator;
-	int			k;
-
-	if (output->kind == GPUAGG_VAR_SAMP && count <= 1)
-	{
-		*isnull = true;
-		return (Datum) 0;
-	}
-	for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
-		limbs[k] = (const GaInt128 *) result->values[output->op_limbs[k]];
-	sum_squares = GpuAggNumericFromLimbs(limbs, group, 0);
-	numerator = DirectFunctionCall2(numeric_sub,
-									DirectFunctionCall2(numeric_mul, n, sum_squares),
-									DirectFunctionCall2(numeric_mul, sum, sum));
-	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, numerator,
-										  NumericGetDatum(int64_to_numeric(0)))) <= 0)
-		return NumericGetDatum(int64_to_numeric(0));
-	denominator = DirectFunctionCall2(numeric_mul, n,
-									  output->kind == GPUAGG_VAR_SAMP ?
-									  NumericGetDatum(int64_to_numeric(count - 1)) : n);
-	return DirectFunctionCall2(numeric_div, numerator, denominator);
 }
 
 /* The final value of one SQL aggregate for one group. */
@@ -285,7 +276,12 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 			return BoolGetDatum(((const int64 *) values)[group] != 0);
 		case GPUAGG_VAR_SAMP:
 		case GPUAGG_VAR_POP:
-			return finalize_variance(output, result, group, count, isnull);
+		case GPUAGG_STDDEV_SAMP:
+		case GPUAGG_STDDEV_POP:
+			return GpuAggVarianceResult(output->kind, count, 0, 0, 0,
+										exact_sum(output, result, group),
+										exact_sum_of_squares(output, result, group),
+										0, isnull);
 		default:
 			break;
 	}

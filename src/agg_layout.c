@@ -39,7 +39,8 @@ layout_column_part(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 			continue;
 		if (encoding == GPUAGG_ENC_NONE && src->encoding != GPUAGG_ENC_NUMERIC_FLAG &&
 			src->encoding != GPUAGG_ENC_NUMERIC_LIMB &&
-			src->encoding != GPUAGG_ENC_NUMERIC_INT64)
+			src->encoding != GPUAGG_ENC_NUMERIC_INT64 &&
+			src->encoding != GPUAGG_ENC_NUMERIC_SQUARE_LIMB)
 			return i;			/* a column null exactly where x is serves count(x) */
 		if (src->encoding == encoding && src->part == part && src->scale == scale)
 			return i;
@@ -69,6 +70,9 @@ layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 /*
  * A numeric aggregate: limbs (sum, avg) or a scaled int64 (min, max), and
  * counts of finite values, NaN, +Infinity and -Infinity (agg_numeric.c).
+ * Variance and stddev: sum(x) as limbs, or as the SUM_INT of the scaled
+ * int64 when the argument has at most 18 digits, and sum(x * x) as the
+ * limbs of each value's square.
  */
 static void
 layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
@@ -91,9 +95,28 @@ layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutp
 							 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_NINF));
 	if (agg->kind == GPUAGG_SUM || agg->kind == GPUAGG_AVG)
 	{
+		out->nlimbs = GPUAGG_NUMERIC_LIMBS;
 		for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
 			out->op_limbs[k] = layout_op(layout, GA_AGG_SUM_INT,
 										 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_LIMB, k));
+		return;
+	}
+	if (GPUAGG_KIND_IS_VARIANCE(agg->kind))
+	{
+		if (agg->numeric_precision <= GPUAGG_NUMERIC_INT64_DIGITS)
+			out->op_value = layout_op(layout, GA_AGG_SUM_INT,
+									  NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_INT64, 0));
+		else
+		{
+			out->nlimbs = GpuAggLimbsForDigits(agg->numeric_precision);
+			for (k = 0; k < out->nlimbs; k++)
+				out->op_limbs[k] = layout_op(layout, GA_AGG_SUM_INT,
+											 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_LIMB, k));
+		}
+		out->nsquares = GpuAggLimbsForDigits(2 * agg->numeric_precision);
+		for (k = 0; k < out->nsquares; k++)
+			out->op_squares[k] = layout_op(layout, GA_AGG_SUM_INT,
+										   NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_SQUARE_LIMB, k));
 		return;
 	}
 	col = NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_INT64, 0);
@@ -127,6 +150,10 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	out->result_type = agg->result_type;
 	out->op_value = -1;
 	out->op_inf = -1;
+	out->op_nan = -1;
+	out->op_pinf = -1;
+	out->op_ninf = -1;
+	out->numeric_scale = agg->numeric_scale;
 	out->distinct_set = -1;
 
 	if (agg->distinct)
@@ -185,13 +212,18 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 			break;
 		case GPUAGG_VAR_SAMP:
 		case GPUAGG_VAR_POP:
-			/* N, the exact sum (above) and the exact sum of squares */
+		case GPUAGG_STDDEV_SAMP:
+		case GPUAGG_STDDEV_POP:
+			/* N (above), the exact sum and the exact sum of squares */
 			out->op_value = layout_op(layout, GA_AGG_SUM_INT, col);
+			/* squares of int2: 30 bits, int4: 62 bits, int8: up to 2^126 */
+			out->nsquares = agg->input_type == INT2OID ? 1 :
+				agg->input_type == INT4OID ? 2 : 4;
 			{
 				int			k;
 
-				for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
-					out->op_limbs[k] =
+				for (k = 0; k < out->nsquares; k++)
+					out->op_squares[k] =
 						layout_op(layout, GA_AGG_SUM_INT,
 								  layout_column_part(layout, agg->arg_attno, agg->filter_attno,
 													 GPUAGG_ENC_SQUARE_LIMB, agg->input_type,
@@ -216,7 +248,8 @@ GpuAggLayout *
 GpuAggLayoutBuild(const GpuAggDesc *desc)
 {
 	GpuAggLayout *layout = palloc0(sizeof(GpuAggLayout));
-	int			maxcols = 2 * desc->nkeys + desc->naggs * (GPUAGG_NUMERIC_LIMBS + 4) + 1;
+	int			peragg = GPUAGG_NUMERIC_LIMBS + GPUAGG_SQUARE_LIMBS + 4;
+	int			maxcols = 2 * desc->nkeys + desc->naggs * peragg + 1;
 	int			i;
 
 	layout->maxcolumns = maxcols;
@@ -224,8 +257,7 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	layout->column_types = palloc0(sizeof(GaValueType) * maxcols);
 	layout->key_columns = palloc0(sizeof(int) * Max(desc->nkeys, 1));
 	layout->key_first_ops = palloc0(sizeof(int) * Max(desc->nkeys, 1));
-	layout->ops = palloc0(sizeof(GaAggSpec) *
-						  (desc->naggs * (GPUAGG_NUMERIC_LIMBS + 4) + desc->nkeys + 1));
+	layout->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * peragg + desc->nkeys + 1));
 	layout->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
 	layout->distinct_sets = palloc0(sizeof(GpuAggDistinctSet) * Max(desc->naggs, 1));
 

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * agg_numeric.c
- *	  sum, avg, min and max over numeric on the devices, exactly.
+ *	  sum, avg, min, max, variance and stddev over numeric on the devices,
+ *	  exactly.
  *
  * The planner accepts a numeric argument only when its digits are bounded:
  * a column of type numeric(p, s), an integer cast to numeric, a constant,
@@ -14,6 +15,10 @@
  *				GPUAGG_NUMERIC_LIMB_BITS bits, each summed exactly in 128 bits
  *				by the device (p <= 50 digits fit);
  *	min, max	as one int64 (p <= 18).
+ *	var_*, stddev_*	sum(x) as one int64 (p <= 18) or limbs, and sum(x * x)
+ *				from the limbs of each value's exact square (up to 2p digits),
+ *				each summed exactly in 128 bits; agg_variance.c hands the
+ *				sums to PostgreSQL's own final functions.
  * NaN, +Infinity and -Infinity are counted per group through validity-only
  * columns, and the results follow PostgreSQL's rules for them.  A value is
  * never converted through float8.
@@ -172,70 +177,155 @@ scaled_magnitude(const NumericParts *parts, int scale, uint64 *words)
 	return true;
 }
 
+/* Whether a numeric value is finite, NaN, +Infinity or -Infinity. */
+GpuAggNumericPart
+GpuAggNumericPartOf(Datum value)
+{
+	NumericParts parts;
+
+	numeric_parts((struct varlena *) DatumGetPointer(value), &parts);
+	switch (parts.special)
+	{
+		case NUM_NAN:
+			return GPUAGG_NUMERIC_NAN;
+		case NUM_PINF:
+			return GPUAGG_NUMERIC_PINF;
+		case NUM_NINF:
+			return GPUAGG_NUMERIC_NINF;
+	}
+	return GPUAGG_NUMERIC_FINITE;
+}
+
+/* The square of a 192-bit magnitude (three little-endian words) in six words. */
+static void
+square_words(const uint64 *words, uint64 *square)
+{
+	int			i,
+				j;
+
+	memset(square, 0, 6 * sizeof(uint64));
+	for (i = 0; i < 3; i++)
+	{
+		unsigned __int128 carry = 0;
+
+		for (j = 0; j < 3; j++)
+		{
+			unsigned __int128 t = (unsigned __int128) words[i] * words[j] +
+				square[i + j] + carry;
+
+			square[i + j] = (uint64) t;
+			carry = t >> 64;
+		}
+		for (j = i + 3; carry != 0 && j < 6; j++)
+		{
+			unsigned __int128 t = (unsigned __int128) square[j] + carry;
+
+			square[j] = (uint64) t;
+			carry = t >> 64;
+		}
+	}
+}
+
+/* Bits [42 * part, 42 * part + 42) of a little-endian number of nwords words. */
+static uint64
+limb_of(const uint64 *words, int nwords, int part)
+{
+	int			bit = GPUAGG_NUMERIC_LIMB_BITS * part;
+	int			w = bit / 64;
+	int			shift = bit % 64;
+	uint64		limb;
+
+	if (w >= nwords)
+		return 0;
+	limb = words[w] >> shift;
+	if (shift > 64 - GPUAGG_NUMERIC_LIMB_BITS && w + 1 < nwords)
+		limb |= words[w + 1] << (64 - shift);
+	return limb & ((UINT64CONST(1) << GPUAGG_NUMERIC_LIMB_BITS) - 1);
+}
+
+/* Read a numeric argument for the batch columns of scale `scale`. */
+void
+GpuAggNumericRead(Datum value, int scale, GpuAggNumericValue *out)
+{
+	out->part = GpuAggNumericPartOf(value);
+	out->negative = false;
+	out->scale = scale;
+	out->datum = value;
+	out->scaled = false;
+	out->squared = false;
+}
+
 /*
  * Encode a numeric argument for a batch column of the given part (see
  * GpuAggNumericPart): *isnull is set when the row has no value for this
  * column (specials have no limbs; only the matching flag is valid).
  */
 int64
-GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding, int part,
-					bool *isnull)
+GpuAggNumericEncodeValue(GpuAggNumericValue *value, GpuAggEncoding encoding, int part,
+						 bool *isnull)
 {
-	NumericParts parts;
-	uint64		words[3];
-
-	numeric_parts((struct varlena *) DatumGetPointer(value), &parts);
 	*isnull = false;
 	if (encoding == GPUAGG_ENC_NUMERIC_FLAG)
 	{
-		switch (part)
-		{
-			case GPUAGG_NUMERIC_FINITE:
-				*isnull = parts.special != 0;
-				break;
-			case GPUAGG_NUMERIC_NAN:
-				*isnull = parts.special != NUM_NAN;
-				break;
-			case GPUAGG_NUMERIC_PINF:
-				*isnull = parts.special != NUM_PINF;
-				break;
-			case GPUAGG_NUMERIC_NINF:
-				*isnull = parts.special != NUM_NINF;
-				break;
-		}
+		*isnull = value->part != (GpuAggNumericPart) part;
 		return 0;
 	}
-	if (parts.special != 0)
+	if (value->part != GPUAGG_NUMERIC_FINITE)
 	{
 		*isnull = true;
 		return 0;
 	}
-	if (!scaled_magnitude(&parts, scale, words))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("gpuagg: numeric value outside the bounds the planner derived"),
-				 errhint("Set gpuagg.enabled = off and report this as a bug.")));
+	if (!value->scaled)
+	{
+		NumericParts parts;
+
+		numeric_parts((struct varlena *) DatumGetPointer(value->datum), &parts);
+		if (!scaled_magnitude(&parts, value->scale, value->magnitude))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpuagg: numeric value outside the bounds the planner derived"),
+					 errhint("Set gpuagg.enabled = off and report this as a bug.")));
+		value->negative = parts.negative;
+		value->scaled = true;
+	}
+	if (encoding == GPUAGG_ENC_NUMERIC_SQUARE_LIMB)
+	{
+		/* limb `part` of the square: at most 336 bits for 50 digits */
+		if (!value->squared)
+		{
+			square_words(value->magnitude, value->square);
+			value->squared = true;
+		}
+		return (int64) limb_of(value->square, 6, part);
+	}
 	if (encoding == GPUAGG_ENC_NUMERIC_INT64)
 	{
+		const uint64 *words = value->magnitude;
+
 		if (words[1] != 0 || words[2] != 0 || words[0] > (uint64) PG_INT64_MAX)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("gpuagg: numeric value outside the bounds the planner derived")));
-		return parts.negative ? -(int64) words[0] : (int64) words[0];
+		return value->negative ? -(int64) words[0] : (int64) words[0];
 	}
 	else
 	{
-		/* limb `part` of the magnitude: bits [42 * part, 42 * part + 42) */
-		int			bit = GPUAGG_NUMERIC_LIMB_BITS * part;
-		int			w = bit / 64;
-		int			shift = bit % 64;
-		uint64		limb = words[w] >> shift;
+		/* limb `part` of the magnitude, with the value's sign */
+		uint64		limb = limb_of(value->magnitude, 3, part);
 
-		if (shift > 64 - GPUAGG_NUMERIC_LIMB_BITS && w < 2)
-			limb |= words[w + 1] << (64 - shift);
-		limb &= (UINT64CONST(1) << GPUAGG_NUMERIC_LIMB_BITS) - 1;
-		return parts.negative ? -(int64) limb : (int64) limb;
+		return value->negative ? -(int64) limb : (int64) limb;
 	}
+}
+
+/* Encode a numeric argument for one batch column (see above). */
+int64
+GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding, int part,
+					bool *isnull)
+{
+	GpuAggNumericValue v;
+
+	GpuAggNumericRead(value, scale, &v);
+	return GpuAggNumericEncodeValue(&v, encoding, part, isnull);
 }
 
 /*
@@ -358,20 +448,32 @@ GpuAggNumericBounds(Node *expr, int *precision, int *scale)
 
 /*
  * Whether a numeric aggregate of this kind over expr can run on a device,
- * and at which scale its values travel.
+ * and at which scale and with how many digits its values travel.
  */
 bool
-GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale, const char **why)
+GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale, int *precision,
+					   const char **why)
 {
-	int			precision;
-
-	if (!GpuAggNumericBounds(expr, &precision, scale))
+	if (!GpuAggNumericBounds(expr, precision, scale))
 		return (*why = "numeric argument of unknown precision (no type modifier)", false);
-	if ((kind == GPUAGG_SUM || kind == GPUAGG_AVG) && precision > NUMERIC_SUM_MAX_DIGITS)
+	if ((kind == GPUAGG_SUM || kind == GPUAGG_AVG || GPUAGG_KIND_IS_VARIANCE(kind)) &&
+		*precision > NUMERIC_SUM_MAX_DIGITS)
 		return (*why = "numeric argument of more than 50 digits", false);
-	if ((kind == GPUAGG_MIN || kind == GPUAGG_MAX) && precision > NUMERIC_MINMAX_MAX_DIGITS)
+	if ((kind == GPUAGG_MIN || kind == GPUAGG_MAX) && *precision > NUMERIC_MINMAX_MAX_DIGITS)
 		return (*why = "numeric min/max argument of more than 18 digits", false);
 	return true;
+}
+
+/*
+ * How many 42-bit limbs hold the magnitude of any integer of `digits`
+ * decimal digits: bits = ceil(digits * log2(10)), rounded up generously.
+ */
+int
+GpuAggLimbsForDigits(int digits)
+{
+	int			bits = (digits * 3322 + 999) / 1000 + 1;
+
+	return (bits + GPUAGG_NUMERIC_LIMB_BITS - 1) / GPUAGG_NUMERIC_LIMB_BITS;
 }
 
 /* A numeric datum of an int128 times 2^shift. */
@@ -380,11 +482,13 @@ int128_shifted(int128 value, int shift)
 {
 	Datum		result = GpuAggInt128ToNumeric(value);
 
-	if (shift > 0)
+	while (shift > 0)
 	{
-		Datum		factor = GpuAggInt128ToNumeric((int128) 1 << shift);
+		int			step = Min(shift, 120);		/* 2^step fits in int128 */
+		Datum		factor = GpuAggInt128ToNumeric((int128) 1 << step);
 
 		result = DirectFunctionCall2(numeric_mul, result, factor);
+		shift -= step;
 	}
 	return result;
 }
@@ -408,30 +512,84 @@ unit_of_scale(int scale)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
-/* The exact sum of a group from its limb sums, as numeric of scale `scale`. */
+/*
+ * The exact sum of nlimbs limb sums (limb k weighs 2^(42 k)) times
+ * 10^-scale, as numeric of display scale `scale`.
+ */
 Datum
-GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int64 group, int scale)
+GpuAggNumericFromInt128Limbs(const int128 *limb_sums, int nlimbs, int scale)
 {
 	Datum		total = (Datum) 0;
 	int			k;
 
-	for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
+	for (k = 0; k < nlimbs; k++)
 	{
-		const GaInt128 *s = &limb_sums[k][group];
-		int128		v = (int128) (((uint128) (uint64) s->hi << 64) | (uint128) s->lo);
-		Datum		part = int128_shifted(v, GPUAGG_NUMERIC_LIMB_BITS * k);
+		Datum		part = int128_shifted(limb_sums[k], GPUAGG_NUMERIC_LIMB_BITS * k);
 
 		total = k == 0 ? part : DirectFunctionCall2(numeric_add, total, part);
 	}
 	return DirectFunctionCall2(numeric_mul, total, unit_of_scale(scale));
 }
 
+/* The exact sum of a group from its device limb sums (see above). */
+Datum
+GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int nlimbs, int64 group,
+					   int scale)
+{
+	int128		values[GPUAGG_SQUARE_LIMBS];
+	int			k;
+
+	Assert(nlimbs <= GPUAGG_SQUARE_LIMBS);
+	for (k = 0; k < nlimbs; k++)
+	{
+		const GaInt128 *s = &limb_sums[k][group];
+
+		values[k] = (int128) (((uint128) (uint64) s->hi << 64) | (uint128) s->lo);
+	}
+	return GpuAggNumericFromInt128Limbs(values, nlimbs, scale);
+}
+
+/* An int128 times 10^-scale as numeric of display scale `scale`. */
+Datum
+GpuAggInt128Scaled(int128 value, int scale)
+{
+	return DirectFunctionCall2(numeric_mul, GpuAggInt128ToNumeric(value),
+							   unit_of_scale(scale));
+}
+
+/*
+ * PostgreSQL's numeric_sum() and numeric_avg() before they look at the
+ * sum: NULL without inputs, NaN for a NaN or for both infinities, else the
+ * infinity.  True when that decided *result (or *isnull); false when the
+ * finite sum decides.
+ */
+bool
+GpuAggNumericSpecialResult(int64 finite, int64 nan, int64 pinf, int64 ninf,
+						   Datum *result, bool *isnull)
+{
+	*isnull = false;
+	if (finite + nan + pinf + ninf == 0)
+	{
+		*isnull = true;
+		*result = (Datum) 0;
+		return true;
+	}
+	if (nan > 0 || (pinf > 0 && ninf > 0))
+		*result = GpuAggNumericSpecial("NaN");
+	else if (pinf > 0)
+		*result = GpuAggNumericSpecial("Infinity");
+	else if (ninf > 0)
+		*result = GpuAggNumericSpecial("-Infinity");
+	else
+		return false;
+	return true;
+}
+
 /* A scaled int64 (min/max) as numeric of scale `scale`. */
 Datum
 GpuAggNumericFromInt64(int64 value, int scale)
 {
-	return DirectFunctionCall2(numeric_mul, GpuAggInt128ToNumeric(value),
-							   unit_of_scale(scale));
+	return GpuAggInt128Scaled(value, scale);
 }
 
 /* NaN, Infinity or -Infinity as numeric. */

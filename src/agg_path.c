@@ -45,6 +45,7 @@ typedef struct TargetCheck
 {
 	List	   *keys;			/* group key expressions */
 	List	   *aggrefs;		/* distinct supported Aggrefs */
+	List	   *variance_args;	/* (args, filter) of variance aggregates counted */
 	int			device_ops;		/* device operations they need, at most */
 	const char *why;			/* set when something is unsupported */
 } TargetCheck;
@@ -78,16 +79,29 @@ agg_check_walker(Node *node, TargetCheck *check)
 		GpuAggKind	kind;
 		Oid			input_type;
 		int			numeric_scale;
+		int			numeric_precision;
 		bool		distinct;
 
 		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &numeric_scale,
-								  &distinct, &check->why))
+								  &numeric_precision, &distinct, &check->why))
 			return true;
 		if (!list_member(check->aggrefs, node))
 		{
+			Aggref	   *aggref = (Aggref *) node;
+			List	   *variance_arg = list_make2(aggref->args, aggref->aggfilter);
+			bool		shared = false;
+
 			check->aggrefs = lappend(check->aggrefs, node);
-			if (!distinct)
-				check->device_ops += GpuAggDeviceOpsNeeded(kind, input_type);
+			/* var_samp(x), var_pop(x), stddev(x) ... share all their operations */
+			if (GPUAGG_KIND_IS_VARIANCE(kind))
+			{
+				shared = list_member(check->variance_args, variance_arg);
+				if (!shared)
+					check->variance_args = lappend(check->variance_args, variance_arg);
+			}
+			if (!distinct && !shared)
+				check->device_ops += GpuAggDeviceOpsNeeded(kind, input_type,
+														   numeric_precision);
 		}
 		return false;
 	}

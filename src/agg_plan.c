@@ -44,13 +44,13 @@ GpuAggDescToList(const GpuAggDesc *desc)
 	{
 		const GpuAggAggDesc *agg = &desc->aggs[i];
 
-		aggs = lappend(aggs, lappend_int(lappend_int(list_make5_int((int) agg->kind,
-																	(int) agg->input_type,
-																	(int) agg->result_type,
-																	agg->arg_attno,
-																	agg->filter_attno),
-													 agg->numeric_scale),
-										 agg->distinct));
+		List	   *a = list_make5_int((int) agg->kind, (int) agg->input_type,
+										   (int) agg->result_type, agg->arg_attno,
+										   agg->filter_attno);
+
+		a = lappend_int(a, agg->numeric_scale);
+		a = lappend_int(a, agg->distinct);
+		aggs = lappend(aggs, lappend_int(a, agg->numeric_precision));
 	}
 	return list_make5(keys, aggs, makeFloat(psprintf("%.1f", desc->est_groups)),
 					  makeInteger(desc->rescan_safe),
@@ -93,6 +93,7 @@ GpuAggDescFromList(List *list)
 		desc->aggs[i].filter_attno = (AttrNumber) list_nth_int(a, 4);
 		desc->aggs[i].numeric_scale = list_nth_int(a, 5);
 		desc->aggs[i].distinct = list_nth_int(a, 6) != 0;
+		desc->aggs[i].numeric_precision = list_nth_int(a, 7);
 		i++;
 	}
 	desc->est_groups = floatVal(lthird(list));
@@ -159,7 +160,8 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		const char *why;
 
 		if (!GpuAggClassifyAggref(aggref, &agg->kind, &agg->input_type,
-								  &agg->numeric_scale, &agg->distinct, &why))
+								  &agg->numeric_scale, &agg->numeric_precision,
+								  &agg->distinct, &why))
 			elog(ERROR, "gpuagg: aggregate became unsupported: %s", why);
 		agg->result_type = getBaseType(aggref->aggtype);
 		/* a FILTER is folded into the argument (GpuAggChildArgument) */

@@ -47,6 +47,8 @@ struct GpuAggBatchBuilder
 	int		   *spelling_source;	/* per column: the DICT_KEY column a
 									 * SPELLING column describes, or -1 */
 	int32	   *row_spelling;	/* per DICT_KEY column: the current row's spelling */
+	GpuAggNumericValue numeric;	/* the current row's numeric argument ... */
+	int			numeric_column; /* ... read for this column's source, or -1 */
 	MemoryContext cxt;			/* dictionaries: life of the node */
 	MemoryContext batch_cxt;	/* detoasted values: one batch */
 };
@@ -131,6 +133,23 @@ encode_float8_key(float8 value)
 	return bits;
 }
 
+/*
+ * Whether the numeric read last in this row (if any) is the value of
+ * column c: the same child column, FILTER and scale.
+ */
+static inline bool
+numeric_same_source(GpuAggBatchBuilder *builder, int c)
+{
+	const GpuAggColumnSource *a;
+	const GpuAggColumnSource *b;
+
+	if (builder->numeric_column < 0)
+		return false;
+	a = &builder->sources[builder->numeric_column];
+	b = &builder->sources[c];
+	return a->attno == b->attno && a->filter_attno == b->filter_attno && a->scale == b->scale;
+}
+
 /* Append one child tuple as the next row of the batch. */
 void
 GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *slot)
@@ -143,6 +162,7 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 	slot_getsomeattrs(slot, builder->max_attno);
 	values = slot->tts_values;
 	isnull = slot->tts_isnull;
+	builder->numeric_column = -1;
 
 	for (c = 0; c < builder->ncolumns; c++)
 	{
@@ -209,10 +229,22 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 			case GPUAGG_ENC_NUMERIC_LIMB:
 			case GPUAGG_ENC_NUMERIC_FLAG:
 			case GPUAGG_ENC_NUMERIC_INT64:
+			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
 				{
 					bool		absent = false;
-					int64		v = null ? 0 :
-						GpuAggNumericEncode(datum, src->scale, src->encoding, src->part, &absent);
+					int64		v = 0;
+
+					if (!null)
+					{
+						/* the columns of one argument read it once per row */
+						if (!numeric_same_source(builder, c))
+						{
+							GpuAggNumericRead(datum, src->scale, &builder->numeric);
+							builder->numeric_column = c;
+						}
+						v = GpuAggNumericEncodeValue(&builder->numeric, src->encoding,
+													 src->part, &absent);
+					}
 
 					if (absent && !null)
 						ga_column_set_null(col, row);

@@ -85,9 +85,16 @@ typedef enum GpuAggKind
 	GPUAGG_MAX,
 	GPUAGG_BOOL_AND,			/* bool_and, every: MIN over 0/1 */
 	GPUAGG_BOOL_OR,				/* bool_or: MAX over 0/1 */
-	GPUAGG_VAR_SAMP,			/* var_samp, variance of integers (exact) */
-	GPUAGG_VAR_POP				/* var_pop of integers (exact) */
+	GPUAGG_VAR_SAMP,			/* var_samp, variance (agg_variance.c) */
+	GPUAGG_VAR_POP,				/* var_pop */
+	GPUAGG_STDDEV_SAMP,			/* stddev_samp, stddev */
+	GPUAGG_STDDEV_POP			/* stddev_pop */
 } GpuAggKind;
+
+/* The aggregates finalized from N, sum(x) and sum(x * x) (agg_variance.c). */
+#define GPUAGG_KIND_IS_VARIANCE(kind) \
+	((kind) == GPUAGG_VAR_SAMP || (kind) == GPUAGG_VAR_POP || \
+	 (kind) == GPUAGG_STDDEV_SAMP || (kind) == GPUAGG_STDDEV_POP)
 
 /* How one value travels in a batch column. */
 typedef enum GpuAggEncoding
@@ -107,6 +114,7 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_NUMERIC_FLAG,	/* validity only: numeric is finite/NaN/+inf/-inf */
 	GPUAGG_ENC_NUMERIC_INT64,	/* numeric * 10^scale as int64 (min/max) */
 	GPUAGG_ENC_SQUARE_LIMB,		/* limb `part` of an integer's square, int64 */
+	GPUAGG_ENC_NUMERIC_SQUARE_LIMB, /* limb `part` of (numeric * 10^scale)^2 */
 	GPUAGG_ENC_DICT_KEY			/* dictionary id (key_dict.c) as int32 */
 } GpuAggEncoding;
 
@@ -116,8 +124,10 @@ extern GpuAggEncoding GpuAggInputEncoding(Oid type);
 extern GaValueType GpuAggEncodingType(GpuAggEncoding encoding);
 extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
 								 Oid *input_type, int *numeric_scale,
-								 bool *distinct, const char **why);
-extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type);
+								 int *numeric_precision, bool *distinct,
+								 const char **why);
+extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
+								  int numeric_precision);
 extern Expr *GpuAggChildArgument(Aggref *aggref);
 
 /* ------------------------------------------------------------------------
@@ -138,6 +148,7 @@ typedef struct GpuAggAggDesc
 	AttrNumber	arg_attno;		/* child column of the argument, 0 if none */
 	AttrNumber	filter_attno;	/* child column of FILTER, 0 if none */
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
+	int			numeric_precision;	/* ... and its most digits, else 0 */
 	bool		distinct;		/* over DISTINCT values (agg_distinct.c) */
 } GpuAggAggDesc;
 
@@ -230,6 +241,10 @@ typedef struct GpuAggColumnSource
 /* agg_numeric.c: numeric arguments as limbs, flags or int64 */
 #define GPUAGG_NUMERIC_LIMBS 4
 #define GPUAGG_NUMERIC_LIMB_BITS 42
+/* limbs of a square: (50 digits)^2 < 2^333 */
+#define GPUAGG_SQUARE_LIMBS 8
+/* numeric arguments of at most this many digits travel as one int64 */
+#define GPUAGG_NUMERIC_INT64_DIGITS 18
 
 typedef enum GpuAggNumericPart
 {
@@ -241,14 +256,41 @@ typedef enum GpuAggNumericPart
 
 extern bool GpuAggNumericBounds(Node *expr, int *precision, int *scale);
 extern bool GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale,
-								   const char **why);
+								   int *precision, const char **why);
+extern int	GpuAggLimbsForDigits(int digits);
+/*
+ * A numeric argument read once per row, for all its batch columns (batch.c
+ * keeps one per row); the scaled magnitude and its square are computed when
+ * a column first needs them.
+ */
+typedef struct GpuAggNumericValue
+{
+	GpuAggNumericPart part;		/* finite, NaN, +Infinity or -Infinity */
+	bool		negative;
+	int			scale;			/* the column's scale */
+	Datum		datum;
+	bool		scaled;			/* magnitude[] computed */
+	uint64		magnitude[3];	/* |value| * 10^scale, little-endian words */
+	bool		squared;		/* square[] computed */
+	uint64		square[6];		/* magnitude^2 */
+} GpuAggNumericValue;
+
+extern void GpuAggNumericRead(Datum value, int scale, GpuAggNumericValue *out);
+extern int64 GpuAggNumericEncodeValue(GpuAggNumericValue *value, GpuAggEncoding encoding,
+									  int part, bool *isnull);
 extern int64 GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding,
 								 int part, bool *isnull);
-extern Datum GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int64 group,
-									int scale);
+extern GpuAggNumericPart GpuAggNumericPartOf(Datum value);
+extern Datum GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int nlimbs,
+									int64 group, int scale);
+extern Datum GpuAggNumericFromInt128Limbs(const int128 *limb_sums, int nlimbs,
+										  int scale);
+extern bool GpuAggNumericSpecialResult(int64 finite, int64 nan, int64 pinf,
+									   int64 ninf, Datum *result, bool *isnull);
 extern Datum GpuAggNumericFromInt64(int64 value, int scale);
 extern Datum GpuAggNumericSpecial(const char *name);
 extern int64 GpuAggSquareLimb(int64 value, int part);
+extern Datum GpuAggInt128Scaled(int128 value, int scale);
 extern Datum GpuAggInt128ToNumeric(int128 value);
 
 /* How one SQL aggregate is computed from device operations. */
@@ -262,8 +304,10 @@ typedef struct GpuAggOutput
 	int			op_inf;			/* COUNT_INF result, or -1 */
 	/* numeric arguments (agg_numeric.c) */
 	int			numeric_scale;
-	int			op_limbs[GPUAGG_NUMERIC_LIMBS]; /* SUM_INT of each limb (numeric
-												 * sums; squares for variance) */
+	int			nlimbs;			/* numeric sum(x) in limbs: how many */
+	int			op_limbs[GPUAGG_NUMERIC_LIMBS]; /* SUM_INT of each limb */
+	int			nsquares;		/* variance: limbs of sum(x * x) */
+	int			op_squares[GPUAGG_SQUARE_LIMBS];	/* SUM_INT of each */
 	int			op_nan;			/* COUNT of NaN, +Infinity, -Infinity */
 	int			op_pinf;
 	int			op_ninf;
@@ -305,7 +349,8 @@ typedef struct GpuAggDistinctSums GpuAggDistinctSums;
 extern GpuAggDistinctSums *GpuAggDistinctCombine(const GpuAggLayout *layout,
 												 int noutputs, int nkeys,
 												 const GaAggResult *main,
-												 const GaAggResult *const *sets);
+												 const GaAggResult *const *sets,
+												 GpuAggBatchBuilder *builder);
 extern Datum GpuAggDistinctFinalize(const GpuAggDistinctSums *sums,
 									const GpuAggOutput *out, int o,
 									int64 group, bool *isnull);
@@ -344,6 +389,11 @@ extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,
 extern Datum GpuAggFinalize(const GpuAggOutput *output,
 							const GaAggResult *result, int64 group,
 							bool *isnull);
+
+/* agg_variance.c */
+extern Datum GpuAggVarianceResult(GpuAggKind kind, int64 n, int64 nan, int64 pinf,
+								  int64 ninf, Datum sum, Datum sum_squares,
+								  int scale, bool *isnull);
 
 typedef struct GpuAggState GpuAggState;
 extern Node *GpuAggCreateScanState(CustomScan *cscan);

@@ -134,6 +134,9 @@ FLOAT_TYPES = ("float4", "float8")
 KEY_OK = ("int2", "int4", "int8", "float4", "float8", "bool", "date", "time", "timestamp", "timestamptz",
           "text", "varchar", "bpchar", "numeric", "uuid", "interval")
 SUM_OK = ("int2", "int4", "int8", "float4", "float8", "numeric")
+# variance and stddev: exact for integers and numerics; floats keep the native plan
+VARIANCE_FNS = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
+VARIANCE_OK = ("int2", "int4", "int8", "numeric")
 MINMAX_OK = SUM_OK + ("date", "timestamp", "timestamptz", "time")
 # types whose equal values can print differently (-0 and 0, 1.5 and 1.50, ...); where
 # PostgreSQL itself may show either spelling, results are compared by value (canonical())
@@ -481,7 +484,7 @@ def agg_result_type(fn, argtype):
         return "text" if argtype == "varchar" else argtype
     if fn in ("bool_and", "bool_or", "every"):
         return "bool"
-    if fn in ("stddev", "variance"):
+    if fn in VARIANCE_FNS:
         return "float8" if argtype in ("float4", "float8") else "numeric"
     if fn == "string_agg":
         return "text"
@@ -595,7 +598,7 @@ class Gen:
     def arg(self, aliases, types, fn):
         """An aggregate argument of one of types; None if none fits."""
         cands = [n for n, _, b in COLUMNS if b in types]
-        if fn in ("avg", "stddev", "variance"):
+        if fn == "avg" or fn in VARIANCE_FNS:
             # avg(float8) of values near 1e308: PostgreSQL's sum of squares overflows (an error),
             # gpuagg keeps none (a documented difference: README, "Known differences")
             cands = [n for n in cands if n != "fbig"]
@@ -626,12 +629,14 @@ class Gen:
             forms += [(1, Expr("(NOT %s)" % s, t)), (1, Expr("(%s IS NULL)" % s, t))]
         elif t == "numeric":
             forms += [(1, Expr("%s * 2" % s, t))]
+            # more digits: numeric(12, 3) squared and cubed (24 and 36 digits) travel as limbs
+            forms += [(1, Expr("%s * %s" % (s, s), t)), (1, Expr("%s * %s * %s" % (s, s, s), t))]
         elif t in ("date",) and risky_ok:
             forms += [(1, Expr("%s + 1" % s, t, risky=True))]
         e = self.pick(*forms)
         if e.type not in types:
             e = Expr(s, t)
-        if name == "fw" and fn in ("sum", "avg", "stddev", "variance"):
+        if name == "fw" and (fn in ("sum", "avg") or fn in VARIANCE_FNS):
             e.inexact = True
         if name == "fbig" and fn == "sum":
             # positive huge values: the sum overflows in every order or in none; mixing
@@ -648,11 +653,12 @@ class Gen:
         if self.supported:
             fn = self.pick((10, "count(*)"), (10, "count"), (22, "sum"), (12, "avg"), (12, "min"),
                            (12, "max"), (2, "bool_and"), (1, "bool_or"), (1, "every"), (2, "guarded"),
-                           (2, "count_distinct"), (1, "sum_distinct"), (1, "avg_distinct"))
+                           (2, "count_distinct"), (1, "sum_distinct"), (1, "avg_distinct"),
+                           *[(1, f) for f in VARIANCE_FNS])
         else:
             fn = self.pick((10, "count(*)"), (10, "count"), (22, "sum"), (12, "avg"), (12, "min"),
-                           (12, "max"), (2, "bool_and"), (1, "bool_or"), (1, "every"), (1, "stddev"),
-                           (1, "variance"), (2, "count_distinct"), (1, "sum_distinct"),
+                           (12, "max"), (2, "bool_and"), (1, "bool_or"), (1, "every"),
+                           *[(1, f) for f in VARIANCE_FNS], (2, "count_distinct"), (1, "sum_distinct"),
                            (1, "avg_distinct"), (1, "string_agg"), (2, "guarded"))
         filt = ""
         if r.random() < 0.15:
@@ -701,8 +707,8 @@ class Gen:
         if fn in ("bool_and", "bool_or", "every"):
             e = self.arg(aliases, ("bool",), fn)
             return Expr("%s(%s)%s" % (fn, e.sql, filt), "bool")
-        if fn in ("stddev", "variance"):
-            e = self.arg(aliases, NUMERIC_TYPES, fn)
+        if fn in VARIANCE_FNS:
+            e = self.arg(aliases, VARIANCE_OK if self.supported else NUMERIC_TYPES, fn)
             if e is None or e.inexact or e.type in ("float4", "float8"):
                 # stddev of floats rounds differently in different input orders (also
                 # between PostgreSQL's own plans): take an integer argument
