@@ -51,7 +51,7 @@
 # as cores, gpuagg off; gpuagg = gpuagg.force on (so the column measures gpuagg's nodes;
 # whether the planner picks them unforced is in the plan column), the same workers, device
 # gpu if usable else cpu. A query whose gpuagg plan contains no gpuagg node runs natively
-# in all three modes, and the plan column says why (joins: GpuHashJoin does not exist yet).
+# in all three modes, and the plan column says why.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -96,7 +96,7 @@ define_queries() {
 	for j in j1 j2 j3 j4 j5; do
 		Q_SQL[$j]="SELECT ${sel[$j]} FROM ${tj[$j]}"
 		Q_KEYS[$j]="id3"
-		Q_NOTE[$j]="no GpuHashJoin yet"
+		Q_NOTE[$j]="GpuHashJoin not offered (SET client_min_messages = debug1 says why)"
 		Q_SQL[${j}agg]="SELECT count(*) AS n, sum(v1) AS v1, sum(v2) AS v2 FROM (${Q_SQL[$j]}) j"
 		Q_KEYS[${j}agg]=""
 		Q_SUITE[$j]="join"
@@ -367,12 +367,14 @@ timed_sql() { echo "SELECT * FROM (${Q_SQL[$1]}) s OFFSET $BENCH_SINK_OFFSET;"; 
 
 # Describe query $1's plan under gpuagg: set R_INPLAN (yes|forced|no) and R_PLAN (a short note).
 plan_note() {
-	local q=$1 session plan unforced n_gpu n_nat n_join why note
+	local q=$1 session plan unforced n_gpu n_agg n_gjoin n_nat n_join why note
 	session=$(session_sql "${Q_SUITE[$q]}")
 	plan=$(bench_explain gpuagg "$session" "$(timed_sql "$q")")
 	n_gpu=$(bench_plan_count "$plan" 'Custom Scan \(Gpu(HashAgg|HashJoin)\)')
 	n_nat=$(bench_plan_count "$plan" '(HashAggregate|GroupAggregate|MixedAggregate|(^|[ >])Aggregate$)')
-	n_join=$(bench_plan_count "$plan" '(Hash|Merge|Nested Loop)( (Left|Right|Full|Semi|Anti|Right Semi|Right Anti))? ?Join|Nested Loop')
+	n_agg=$(bench_plan_count "$plan" 'Custom Scan \(GpuHashAgg\)')
+	n_gjoin=$(bench_plan_count "$plan" 'Custom Scan \(GpuHashJoin\)')
+	n_join=$(bench_plan_count "$plan" '(^|[ >])(Hash|Merge)( (Left|Right|Full|Semi|Anti|Right Semi|Right Anti))? Join|Nested Loop')
 	why=$(bench_plan_reasons "$plan")
 	if printf '%s\n' "$plan" | grep -q '^ERROR'; then
 		R_INPLAN[$q]=error
@@ -380,8 +382,11 @@ plan_note() {
 		return 0
 	fi
 	if [ "$n_gpu" -gt 0 ]; then
-		note="GpuHashAgg"
-		if [ "$n_gpu" -gt 1 ]; then note="$note x$n_gpu"; fi
+		note=""
+		if [ "$n_agg" -gt 0 ]; then note="GpuHashAgg"; fi
+		if [ "$n_agg" -gt 1 ]; then note="$note x$n_agg"; fi
+		if [ "$n_gjoin" -gt 0 ]; then note="${note:+$note + }GpuHashJoin"; fi
+		if [ "$n_gjoin" -gt 1 ]; then note="$note x$n_gjoin"; fi
 		if [ "$n_nat" -gt 0 ]; then note="$note + native agg${why:+ ($why)}"; fi
 		if [ "$n_join" -gt 0 ]; then note="$note, joins native"; fi
 		unforced=$(bench_explain unforced "$session" "$(timed_sql "$q")")
