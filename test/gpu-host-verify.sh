@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# test/gpu-host-verify.sh - the GPU host's verification runs, one stage per device call
+# (each fits the GPU host's 10-minute limit), results and logs under OUTDIR.
+#
+# On the GPU host, from the repository root, after unpacking the PostgreSQL bundle:
+#   sh .gpu/tools/gpu-host-setup.sh .gpu/pg15.tar.gz >/dev/null && . /opt/pg/env.sh &&
+#     bash test/gpu-host-verify.sh STAGE "$OUT"
+# (the device tool's `run` with carry [".gpu/pg15.tar.gz", ".gpu/tools"]; see README,
+# Development).
+#
+# Stages:
+#   device    build for the host's GPU (CUDA_ARCHS, default 90), then the device
+#             conformance test on every device, aggregation and hash join; when
+#             compute-sanitizer is there, the join suite once more under its memcheck
+#             and racecheck tools (about 3 minutes)
+#   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
+#             GpuHashJoin on the GPU), conformance, test/t (no leaks, 3000 differential
+#             queries) (about 6 minutes)
+#   joinbench the db-benchmark join suite at JOIN_ROWS (default 1e7): native serial,
+#             native parallel and gpuagg, answers checked (TIME_LIMIT 480 s)
+#   groupby   the group-by suite at ROWS (default 1e8) (TIME_LIMIT 480 s)
+#
+# Each stage ends with a one-line verdict in OUTDIR/STAGE.verdict and exits nonzero on
+# failure; OUTDIR/STAGE.log holds everything it printed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+STAGE=${1:-}
+OUTDIR=${2:-}
+[ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
+	echo "usage: bash test/gpu-host-verify.sh device|check|joinbench|groupby OUTDIR" >&2
+	exit 2
+}
+mkdir -p "$OUTDIR"
+LOG=$OUTDIR/$STAGE.log
+export CUDA_ARCHS=${CUDA_ARCHS:-90}
+export GPUAGG_PG_VERSIONS=${GPUAGG_PG_VERSIONS:-none}	# the other versions build in CI
+export GPUAGG_USER=${GPUAGG_USER:-pgrun}
+
+# Record the stage's verdict and exit with its status.
+verdict() {
+	local rc=$1 text=$2
+	printf '%s: %s (exit %d)\n' "$STAGE" "$text" "$rc" | tee "$OUTDIR/$STAGE.verdict"
+	exit "$rc"
+}
+
+# Build the extension for this host (the GPU objects included).
+build() {
+	make -j"$(nproc)" >>"$LOG" 2>&1 || verdict 1 "build failed, see $STAGE.log"
+	grep -q 'building the GPU device' "$LOG" || verdict 1 "built without the GPU device, see $STAGE.log"
+}
+
+case "$STAGE" in
+	device)
+		{ nvidia-smi -L; nvcc --version | tail -1; } >>"$LOG" 2>&1
+		build
+		bash test/conformance/run.sh --device all >>"$LOG" 2>&1
+		rc=$?
+		bin=test/conformance/conformance
+		if command -v compute-sanitizer >/dev/null 2>&1 && [ -x "$bin" ]; then
+			for tool in memcheck racecheck; do
+				echo "== compute-sanitizer --tool $tool (join suite, GPU)" >>"$LOG"
+				timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+					"$bin" --device gpu --suite join >>"$LOG" 2>&1 || rc=1
+			done
+		else
+			echo "compute-sanitizer not found: skipped" >>"$LOG"
+		fi
+		[ "$rc" -eq 0 ] && verdict 0 "conformance passed on every device" ||
+			verdict 1 "conformance or sanitizer failed, see $STAGE.log"
+		;;
+	check)
+		GPUAGG_TEST_DEVICE=gpu GPUAGG_TEST_OUT=$OUTDIR/check timeout 560 \
+			bash test/check.sh >>"$LOG" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] && verdict 0 "test/check.sh passed with gpuagg.device = gpu" ||
+			verdict 1 "test/check.sh failed, see $STAGE.log and check/"
+		;;
+	joinbench)
+		JOIN_ROWS=${JOIN_ROWS:-1e7} ROWS=${JOIN_ROWS:-1e7} SUITES=join RUNS=${RUNS:-1} \
+			TIME_LIMIT=${TIME_LIMIT:-480} OUT=$OUTDIR/joinbench timeout 590 \
+			bash test/bench/run.sh >>"$LOG" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] && verdict 0 "join suite ran, answers match; table in joinbench/bench.txt" ||
+			verdict 1 "join suite failed, see $STAGE.log"
+		;;
+	groupby)
+		ROWS=${ROWS:-1e8} SUITES=groupby RUNS=${RUNS:-1} MODES=${MODES:-"parallel gpuagg"} \
+			TIME_LIMIT=${TIME_LIMIT:-480} OUT=$OUTDIR/groupby timeout 590 \
+			bash test/bench/run.sh >>"$LOG" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] && verdict 0 "group-by suite ran, answers match; table in groupby/bench.txt" ||
+			verdict 1 "group-by suite failed, see $STAGE.log"
+		;;
+	*)
+		echo "unknown stage '$STAGE': device, check, joinbench or groupby" >&2
+		exit 2
+		;;
+esac
