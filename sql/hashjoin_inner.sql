@@ -146,6 +146,10 @@ DEALLOCATE jq;
 -- rescans: the join inside a correlated subquery and under a LATERAL
 SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.w = s.x) FROM generate_series(0, 4) s(x)');
 SELECT gpujoin_check('SELECT s.x, t.c FROM generate_series(0, 3) s(x), LATERAL (SELECT count(*) AS c FROM jl JOIN jr ON jl.k4 = jr.k4 AND jr.w = s.x) t');
+-- ... with the outer value in the join filter, the outer key or the inner key
+SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v + s.x * 10000 > jr.w * 3000) FROM generate_series(0, 4) s(x)');
+SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 + s.x = jr.k4) FROM generate_series(0, 2) s(x)');
+SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl RIGHT JOIN jr ON jl.k4 = jr.k4 - s.x AND jl.v > s.x * 20000) FROM generate_series(0, 2) s(x)');
 
 -- a device failure at the first probe finishes the join on the CPU
 SET gpuagg.debug_fail_at_batch = 1;

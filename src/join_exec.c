@@ -105,6 +105,7 @@ struct GpuJoinState
 	bool		outer_done;
 	int64		unmatched_next; /* RIGHT/FULL: next inner row to look at */
 	uint64		pairs_tried;	/* candidates checked, for interrupt checks */
+	bool		inner_keys_use_params;	/* inner keys read Params */
 
 	GpuJoinRunInfo info;
 };
@@ -166,6 +167,17 @@ join_release_device(void *arg)
 	}
 }
 
+/* Whether an expression tree contains a Param. */
+static bool
+contain_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, contain_param_walker, context);
+}
+
 /* Initialise the key expressions and hash functions of one side. */
 static void
 join_init_keys(GpuJoinState *state, List *exprs, const Oid *hashfns,
@@ -210,6 +222,7 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 				   &state->outer_keys, &state->outer_types, &state->outer_hash);
 	join_init_keys(state, desc->inner_keys, desc->inner_hashfns,
 				   &state->inner_keys, &state->inner_types, &state->inner_hash);
+	state->inner_keys_use_params = contain_param_walker((Node *) desc->inner_keys, NULL);
 	pair_quals = list_concat(desc->recheck ? list_copy(desc->hash_clauses) : NIL,
 							 desc->join_quals);
 	state->pair_qual = ExecInitQual(pair_quals, &node->ss.ps);
@@ -767,8 +780,12 @@ gpujoin_rescan(CustomScanState *node)
 	state->outer_done = false;
 	state->unmatched_next = 0;
 
-	/* the device join is rebuilt from the kept keys on the next batch */
-	if (state->inner_ps->chgParam != NULL || !state->built)
+	/*
+	 * The device join is rebuilt from the kept keys on the next batch, unless
+	 * the inner rows or their keys (a key over an outer query's value) changed.
+	 */
+	if (state->inner_ps->chgParam != NULL || !state->built ||
+		(node->ss.ps.chgParam != NULL && state->inner_keys_use_params))
 	{
 		MemoryContextReset(state->build_cxt);
 		state->built = false;

@@ -307,6 +307,20 @@ describe_keys(GpuJoinDesc *desc, List *hash_clauses, List *outer_keys)
 		desc->recheck = true;
 }
 
+/* Collect every Param of an expression tree (see GpuJoinPlanPath). */
+static bool
+collect_params_walker(Node *node, List **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		*params = lappend(*params, copyObject(node));
+		return false;
+	}
+	return expression_tree_walker(node, collect_params_walker, params);
+}
+
 /*
  * PlanCustomPath of GpuHashJoin: outer child first, inner child second.
  * The filter (other_quals) and the target list reference the scan tuple;
@@ -343,7 +357,16 @@ GpuJoinPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
+	/*
+	 * The keys and join quals live in custom_private, which the planner does
+	 * not look into; their Params (a correlated subquery's outer values) are
+	 * listed in custom_exprs so that the node's changed-parameter sets include
+	 * them and a rescan with new values is not answered from stale results.
+	 */
 	cscan->custom_exprs = NIL;
+	collect_params_walker((Node *) list_make4(desc->outer_keys, desc->inner_keys,
+											  desc->hash_clauses, desc->join_quals),
+						  &cscan->custom_exprs);
 	cscan->custom_private = GpuJoinDescToList(desc);
 	cscan->methods = &gpujoin_scan_methods;
 	return &cscan->scan.plan;
