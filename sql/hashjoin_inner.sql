@@ -6,53 +6,6 @@
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
 
--- Runs a query with GpuHashJoin forced and with gpuagg off and compares the
--- results as multisets of rows; says whether the forced plan really used
--- GpuHashJoin, so that a test cannot pass by silently staying native.
-CREATE FUNCTION gpujoin_check(query text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    on_device boolean := false;
-    accelerated text[];
-    native text[];
-    wrapped text := 'SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'') FROM ('
-                    || query || ') r';
-BEGIN
-    PERFORM set_config('gpuagg.enabled', 'on', true);
-    PERFORM set_config('gpuagg.force', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        on_device := on_device OR line LIKE '%GpuHashJoin%';
-    END LOOP;
-    EXECUTE wrapped INTO accelerated;
-    PERFORM set_config('gpuagg.enabled', 'off', true);
-    EXECUTE wrapped INTO native;
-    PERFORM set_config('gpuagg.enabled', 'on', true);
-    IF NOT on_device THEN
-        RETURN 'NOT ON GpuHashJoin';
-    ELSIF accelerated = native THEN
-        RETURN 'same, ' || cardinality(native) || ' rows';
-    END IF;
-    RETURN 'DIFFERENT: gpuagg ' || left(accelerated::text, 400)
-        || ' native ' || left(native::text, 400);
-END
-$$;
-
--- Whether a query's plan uses GpuHashJoin under the current settings.
-CREATE FUNCTION gpujoin_used(query text) RETURNS boolean
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        IF line LIKE '%GpuHashJoin%' THEN
-            RETURN true;
-        END IF;
-    END LOOP;
-    RETURN false;
-END
-$$;
-
 -- the two sides: keys of many types, NULL keys, duplicates, one heavy key
 CREATE TABLE jl AS
 SELECT id,
@@ -93,40 +46,40 @@ EXPLAIN (COSTS OFF) SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT jl.v, jr.w FROM jl JOIN jr ON jl.kt = jr.kt AND jl.k4 = jr.k4 AND jl.v > jr.w;
 
 -- integer keys, same and mixed widths
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k2 = jr.k8');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k8');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k2 = jr.k8', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k8', 'GpuHashJoin');
 -- text, varchar, bpchar (trailing blanks do not count), date, timestamp
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kt = jr.kt');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kv = jr.kv');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kc = jr.kc');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kd = jr.kd');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kts = jr.kts');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kt = jr.kt', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kv = jr.kv', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kc = jr.kc', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kd = jr.kd', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kts = jr.kts', 'GpuHashJoin');
 -- numeric (1.5 = 1.500), float8 (-0 = 0, NaN = NaN), bool, expressions
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kn = jr.kn');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kf = jr.kf');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kn = jr.kn', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kf = jr.kf', 'GpuHashJoin');
 SELECT count(*) FROM jl JOIN jr ON jl.kf = jr.kf WHERE jl.kf = 0 OR jl.kf <> jl.kf;
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kb = jr.kb AND jl.k4 = jr.k4');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 + 1 = jr.k4 - 1');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON lower(jl.kt) = jr.kt');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.kb = jr.kb AND jl.k4 = jr.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 + 1 = jr.k4 - 1', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON lower(jl.kt) = jr.kt', 'GpuHashJoin');
 -- several keys, and extra conditions evaluated on every matching pair
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.kt = jr.kt');
-SELECT gpujoin_check('SELECT jl.id, jr.id, jl.v, jr.w FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v % 7 > jr.w % 5');
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b AND (jl.id + jr.id) % 3 = 0');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.kt = jr.kt', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id, jl.v, jr.w FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v % 7 > jr.w % 5', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b AND (jl.id + jr.id) % 3 = 0', 'GpuHashJoin');
 -- heavy skew: key 3 matches hundreds of rows on both sides
 SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b;
-SELECT gpujoin_check('SELECT jl.k8, count(*), sum(jl.v + jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b GROUP BY jl.k8');
+SELECT gpuagg_check('SELECT jl.k8, count(*), sum(jl.v + jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b GROUP BY jl.k8', 'GpuHashJoin');
 -- NULL keys never match
 SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4;
 SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jl.k4 IS NULL OR jr.k4 IS NULL;
 -- empty sides
-SELECT gpujoin_check('SELECT jl.id, jempty.id FROM jl JOIN jempty ON jl.k4 = jempty.k4');
-SELECT gpujoin_check('SELECT jl.id, jempty.id FROM jempty JOIN jl ON jl.k4 = jempty.k4');
-SELECT gpujoin_check('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.id < 0');
+SELECT gpuagg_check('SELECT jl.id, jempty.id FROM jl JOIN jempty ON jl.k4 = jempty.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jempty.id FROM jempty JOIN jl ON jl.k4 = jempty.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.id < 0', 'GpuHashJoin');
 -- three tables, and an aggregate above the joins
-SELECT gpujoin_check('SELECT a.id, b.id, c.id FROM jl a JOIN jr b ON a.k4 = b.k4 JOIN jr c ON b.kt = c.kt WHERE a.id < 500');
-SELECT gpujoin_check('SELECT jr.kt, count(*), sum(jl.v), min(jr.w) FROM jl JOIN jr ON jl.k4 = jr.k4 GROUP BY jr.kt');
+SELECT gpuagg_check('SELECT a.id, b.id, c.id FROM jl a JOIN jr b ON a.k4 = b.k4 JOIN jr c ON b.kt = c.kt WHERE a.id < 500', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jr.kt, count(*), sum(jl.v), min(jr.w) FROM jl JOIN jr ON jl.k4 = jr.k4 GROUP BY jr.kt', 'GpuHashJoin');
 EXPLAIN (COSTS OFF) SELECT jr.kt, count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 GROUP BY jr.kt;
 
 -- prepared statements: custom and generic plans
@@ -144,12 +97,12 @@ RESET gpuagg.enabled;
 DEALLOCATE jq;
 
 -- rescans: the join inside a correlated subquery and under a LATERAL
-SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.w = s.x) FROM generate_series(0, 4) s(x)');
-SELECT gpujoin_check('SELECT s.x, t.c FROM generate_series(0, 3) s(x), LATERAL (SELECT count(*) AS c FROM jl JOIN jr ON jl.k4 = jr.k4 AND jr.w = s.x) t');
+SELECT gpuagg_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 WHERE jr.w = s.x) FROM generate_series(0, 4) s(x)', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT s.x, t.c FROM generate_series(0, 3) s(x), LATERAL (SELECT count(*) AS c FROM jl JOIN jr ON jl.k4 = jr.k4 AND jr.w = s.x) t', 'GpuHashJoin');
 -- ... with the outer value in the join filter, the outer key or the inner key
-SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v + s.x * 10000 > jr.w * 3000) FROM generate_series(0, 4) s(x)');
-SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 + s.x = jr.k4) FROM generate_series(0, 2) s(x)');
-SELECT gpujoin_check('SELECT s.x, (SELECT count(*) FROM jl RIGHT JOIN jr ON jl.k4 = jr.k4 - s.x AND jl.v > s.x * 20000) FROM generate_series(0, 2) s(x)');
+SELECT gpuagg_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v + s.x * 10000 > jr.w * 3000) FROM generate_series(0, 4) s(x)', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT s.x, (SELECT count(*) FROM jl JOIN jr ON jl.k4 + s.x = jr.k4) FROM generate_series(0, 2) s(x)', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT s.x, (SELECT count(*) FROM jl RIGHT JOIN jr ON jl.k4 = jr.k4 - s.x AND jl.v > s.x * 20000) FROM generate_series(0, 2) s(x)', 'GpuHashJoin');
 
 -- a device failure at the first probe finishes the join on the CPU
 SET gpuagg.debug_fail_at_batch = 1;
@@ -159,15 +112,15 @@ SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k4 = jr.k4;
 
 -- small probe batches: many batches, same answer
 SET gpuagg.batch_rows = 100;
-SELECT gpujoin_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b', 'GpuHashJoin');
 RESET gpuagg.batch_rows;
 
 -- cases that keep the native join even when forced
-SELECT gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 < jr.k4 AND jl.id < 10') AS non_equi,
-       gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4 FOR UPDATE OF jl') AS row_lock,
-       gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4') AS supported;
+SELECT gpuagg_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 < jr.k4 AND jl.id < 10', 'GpuHashJoin') AS non_equi,
+       gpuagg_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4 FOR UPDATE OF jl', 'GpuHashJoin') AS row_lock,
+       gpuagg_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4', 'GpuHashJoin') AS supported;
 SET gpuagg.enable_hashjoin = off;
-SELECT gpujoin_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4') AS disabled;
+SELECT gpuagg_used('SELECT jl.id FROM jl JOIN jr ON jl.k4 = jr.k4', 'GpuHashJoin') AS disabled;
 RESET gpuagg.enable_hashjoin;
 
 -- statement_timeout stops a join whose one key matches everything

@@ -4,11 +4,11 @@
 --
 CREATE EXTENSION gpuagg;
 
--- Runs a query twice, with GpuHashAgg forced and with gpuagg off, and
--- compares the two results as multisets of rows.  Says whether the forced
--- plan really used GpuHashAgg, so a test cannot pass by silently staying
--- native.
-CREATE FUNCTION gpuagg_check(query text) RETURNS text
+-- Runs a query twice, with gpuagg forced and with gpuagg off, and compares
+-- the two results as multisets of rows.  Says whether the forced plan really
+-- used the node (GpuHashAgg, or the one named), so a test cannot pass by
+-- silently staying native.
+CREATE FUNCTION gpuagg_check(query text, node text DEFAULT 'GpuHashAgg') RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
     line text;
@@ -21,14 +21,14 @@ BEGIN
     PERFORM set_config('gpuagg.enabled', 'on', true);
     PERFORM set_config('gpuagg.force', 'on', true);
     FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        on_device := on_device OR line LIKE '%GpuHashAgg%';
+        on_device := on_device OR line LIKE '%Custom Scan (' || node || ')%';
     END LOOP;
     EXECUTE wrapped INTO accelerated;
     PERFORM set_config('gpuagg.enabled', 'off', true);
     EXECUTE wrapped INTO native;
     PERFORM set_config('gpuagg.enabled', 'on', true);
     IF NOT on_device THEN
-        RETURN 'NOT ON GpuHashAgg';
+        RETURN 'NOT ON ' || node;
     ELSIF accelerated = native THEN
         RETURN 'same, ' || cardinality(native) || ' rows';
     END IF;
@@ -37,14 +37,15 @@ BEGIN
 END
 $$;
 
--- Whether a query's plan uses GpuHashAgg under the current settings.
-CREATE FUNCTION gpuagg_used(query text) RETURNS boolean
+-- Whether a query's plan uses GpuHashAgg (or the node named) under the
+-- current settings.
+CREATE FUNCTION gpuagg_used(query text, node text DEFAULT 'GpuHashAgg') RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
     line text;
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        IF line LIKE '%GpuHashAgg%' THEN
+        IF line LIKE '%Custom Scan (' || node || ')%' THEN
             RETURN true;
         END IF;
     END LOOP;
