@@ -67,6 +67,11 @@ SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON lower(jl.kt) = jr.kt
 SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.kt = jr.kt', 'GpuHashJoin');
 SELECT gpuagg_check('SELECT jl.id, jr.id, jl.v, jr.w FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v % 7 > jr.w % 5', 'GpuHashJoin');
 SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k8 = jr.k8b AND (jl.id + jr.id) % 3 = 0', 'GpuHashJoin');
+-- extreme integers are exact keys: the int8 minimum matches only itself
+CREATE TEMP TABLE ext_a AS SELECT x FROM unnest(ARRAY[-9223372036854775808, -9223372036854775807, 9223372036854775807, 0, 1]::int8[]) x;
+CREATE TEMP TABLE ext_b AS SELECT y FROM unnest(ARRAY[-9223372036854775807, -9223372036854775808, 9223372036854775807, -1]::int8[]) y;
+SELECT gpuagg_check('SELECT x, y FROM ext_a JOIN ext_b ON x = y', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT x, y FROM ext_a FULL JOIN ext_b ON x = y', 'GpuHashJoin');
 -- heavy skew: key 3 matches hundreds of rows on both sides
 SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b;
 SELECT gpuagg_check('SELECT jl.k8, count(*), sum(jl.v + jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b GROUP BY jl.k8', 'GpuHashJoin');

@@ -470,6 +470,7 @@ extern Plan *GpuJoinPlanPath(PlannerInfo *root, RelOptInfo *rel,
 extern void GpuJoinPlanInit(void);
 extern void GpuJoinPathInit(void);
 extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
+extern bool GpuJoinExactKeyType(Oid type);
 extern int64 GpuJoinExactKey(Datum value, Oid type);
 
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */

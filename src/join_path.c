@@ -85,14 +85,33 @@ GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type)
 			return false;
 	}
 	/* the values themselves must be of the types those functions take */
-	return GpuJoinExactKey((Datum) 0, getBaseType(outer_type)) != INT64_MIN &&
-		GpuJoinExactKey((Datum) 0, getBaseType(inner_type)) != INT64_MIN;
+	return GpuJoinExactKeyType(getBaseType(outer_type)) &&
+		GpuJoinExactKeyType(getBaseType(inner_type));
+}
+
+/* Whether values of a (base) type have an exact device key. */
+bool
+GpuJoinExactKeyType(Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case BOOLOID:
+		case OIDOID:
+			return true;
+		default:
+			return false;
+	}
 }
 
 /*
- * The device key of a value of an exact key type (see GpuJoinKeyIsExact):
- * the integer itself, widened.  INT64_MIN for a type that has no exact key
- * (no value of these types maps there: int8's own minimum is shifted).
+ * The device key of a value of an exact key type (GpuJoinExactKeyType): the
+ * integer itself, widened, so that equal values of any width are equal keys.
  */
 int64
 GpuJoinExactKey(Datum value, Oid type)
@@ -107,18 +126,14 @@ GpuJoinExactKey(Datum value, Oid type)
 		case INT8OID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
-			{
-				int64		v = DatumGetInt64(value);
-
-				/* keep INT64_MIN free as the "no exact key" answer */
-				return v == INT64_MIN ? INT64_MIN + 1 : v;
-			}
+			return DatumGetInt64(value);
 		case BOOLOID:
 			return DatumGetBool(value) ? 1 : 0;
 		case OIDOID:
 			return DatumGetObjectId(value);
 		default:
-			return INT64_MIN;
+			elog(ERROR, "gpuagg: type %u has no exact join key", type);
+			return 0;			/* keep the compiler quiet */
 	}
 }
 
