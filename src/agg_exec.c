@@ -5,6 +5,14 @@
  *	  columnar batches, runs them through a device, and then returns one
  *	  scan tuple per group (ExecScan applies HAVING and the projection).
  *
+ * Grouping sets: every batch goes to one device aggregation per set (the
+ * first gets the batch, the others a copy of it, as DISTINCT sets do), each
+ * grouping by its subset of the keys; a set of no keys is a plain aggregate,
+ * one row even for no input.  The node returns the groups of every set in
+ * turn, with the keys a set leaves out NULL and each GROUPING(...) the
+ * bitmask PostgreSQL computes: one bit per argument, 1 where the set leaves
+ * that key out, the first argument the most significant.
+ *
  * Device memory and pinned buffers belong to the device layer; a reset
  * callback on the query's memory context releases them, because
  * EndCustomScan does not run after an ERROR.  While the device works, its
@@ -33,22 +41,24 @@ struct GpuAggState
 	PlanState  *child;
 
 	GpuAggLayout *layout;		/* batch columns and device operations */
-	GaAggRequest request;
+	GaAggRequest *requests;		/* per grouping set; [0] injects failures */
 	GaAggRequest *distinct_requests;	/* per DISTINCT set: keys + argument */
+	int32	  **grouping_values;	/* per set, per GROUPING(...): its value */
 
 	/* running */
 	GaDeviceKind device_kind;
 	GaDevice   *device;
-	GaAgg	   *agg;
+	GaAgg	  **aggs;			/* per grouping set */
 	GaAgg	  **distinct_aggs;	/* per DISTINCT set, see agg_distinct.c */
 	MemoryContext run_cxt;		/* builder and dictionaries of one run */
 	GpuAggBatchBuilder *builder;
 	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
 	bytea	   *pending;		/* parallel: a message for the next batch */
-	const GaAggResult *result;
+	const GaAggResult **results;	/* per grouping set; NULL until finished */
 	const GaAggResult **distinct_results;
 	GpuAggDistinctSums *distinct_sums;
-	int64		current;		/* last returned group; -1 before the first */
+	int64		current;		/* last returned row of all sets' groups in
+								 * turn; -1 before the first */
 	MemoryContextCallback cleanup;
 
 	/* what happened, for EXPLAIN ANALYZE */
@@ -90,13 +100,14 @@ agg_release(void *arg)
 	GpuAggState *state = (GpuAggState *) arg;
 	int			d;
 
-	state->result = NULL;
-	if (state->agg != NULL)
+	for (d = 0; state->aggs != NULL && d < state->desc->nsets; d++)
 	{
-		GaAgg	   *agg = state->agg;
+		GaAgg	   *agg = state->aggs[d];
 
-		state->agg = NULL;
-		ga_agg_destroy(agg);
+		state->results[d] = NULL;
+		state->aggs[d] = NULL;
+		if (agg != NULL)
+			ga_agg_destroy(agg);
 	}
 	for (d = 0; state->distinct_aggs != NULL && d < state->layout->ndistinct; d++)
 	{
@@ -112,33 +123,77 @@ agg_release(void *arg)
  * Rows per batch: gpuagg.batch_rows, but no more than twice the rows the
  * planner expects (at least 64K), so that a small input, or one rescanned
  * for every outer row, does not allocate large pinned buffers.  A low
- * estimate only means more batches.
+ * estimate only means more batches.  Grouping sets share it (down to 64K
+ * rows each), since every set's aggregation holds its own batches.
  */
 static int64
 agg_batch_capacity(const GpuAggDesc *desc)
 {
 	double		expected = 2.0 * desc->input_rows;
+	double		rows = Min((double) gpuagg_batch_rows, Max(expected, 65536.0));
 
-	return (int64) Min((double) gpuagg_batch_rows, Max(expected, 65536.0));
+	if (desc->nsets > 1)
+		rows = Max(rows / desc->nsets, Min(rows, 65536.0));
+	return (int64) rows;
 }
 
-/* Build the device request from the layout of desc. */
+/* The value of GROUPING(...) number g for grouping set s. */
+static int32
+agg_grouping_value(const GpuAggDesc *desc, int g, int s)
+{
+	const GpuAggGroupingDesc *grouping = &desc->groupings[g];
+	int32		value = 0;
+	int			a;
+
+	for (a = 0; a < grouping->nargs; a++)
+	{
+		value <<= 1;
+		if ((desc->sets[s].key_mask & ((uint32) 1 << grouping->keys[a])) == 0)
+			value |= 1;
+	}
+	return value;
+}
+
+/* Build the device requests from the layout of desc: one per grouping set. */
 static void
 agg_build_request(GpuAggState *state)
 {
-	GpuAggLayout *layout = GpuAggLayoutBuild(state->desc);
+	const GpuAggDesc *desc = state->desc;
+	GpuAggLayout *layout = GpuAggLayoutBuild(desc);
+	GaAggRequest *request;
+	int			s;
 
 	state->layout = layout;
-	state->request.ncolumns = layout->ncolumns;
-	state->request.column_types = layout->column_types;
-	state->request.nkeys = state->desc->nkeys;
-	state->request.key_columns = layout->key_columns;
-	state->request.naggs = layout->nops;
-	state->request.aggs = layout->ops;
-	state->request.batch_rows = Max(agg_batch_capacity(state->desc), GpuAggMessageCapacity());
-	state->request.estimated_groups = (int64) Min(Max(state->desc->est_groups, 1.0), 1e9);
-	state->request.strategy = (GaStrategy) gpuagg_strategy;
-	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
+	state->requests = palloc0(sizeof(GaAggRequest) * desc->nsets);
+	state->aggs = palloc0(sizeof(GaAgg *) * desc->nsets);
+	state->results = palloc0(sizeof(GaAggResult *) * desc->nsets);
+	state->grouping_values = palloc0(sizeof(int32 *) * desc->nsets);
+	for (s = 0; s < desc->nsets; s++)
+	{
+		int		   *keys = palloc(sizeof(int) * Max(desc->nkeys, 1));
+		int			nkeys = 0;
+		int			i;
+
+		request = &state->requests[s];
+		for (i = 0; i < desc->nkeys; i++)
+			if (desc->sets[s].key_mask & ((uint32) 1 << i))
+				keys[nkeys++] = layout->key_columns[i];
+		request->ncolumns = layout->ncolumns;
+		request->column_types = layout->column_types;
+		request->nkeys = nkeys;
+		request->key_columns = keys;
+		request->naggs = layout->nops;
+		request->aggs = layout->ops;
+		request->batch_rows = Max(agg_batch_capacity(desc), GpuAggMessageCapacity());
+		request->estimated_groups = (int64) Min(Max(desc->sets[s].est_groups, 1.0), 1e9);
+		request->strategy = (GaStrategy) gpuagg_strategy;
+		request->fail_at_batch = s == 0 ? gpuagg_debug_fail_at_batch : 0;
+
+		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
+		for (i = 0; i < desc->ngroupings; i++)
+			state->grouping_values[s][i] = agg_grouping_value(desc, i, s);
+	}
+	request = &state->requests[0];
 
 	/* DISTINCT sets: the same batches grouped by the keys and the argument */
 	if (layout->ndistinct > 0)
@@ -153,7 +208,7 @@ agg_build_request(GpuAggState *state)
 			GaAggRequest *r = &state->distinct_requests[d];
 			int		   *keys = palloc(sizeof(int) * (state->desc->nkeys + 1));
 
-			*r = state->request;
+			*r = *request;
 			memcpy(keys, layout->key_columns, sizeof(int) * state->desc->nkeys);
 			keys[state->desc->nkeys] = layout->distinct_sets[d].column;
 			r->nkeys = state->desc->nkeys + 1;
@@ -219,22 +274,25 @@ agg_copy_batch(const GaBatch *from, GaBatch *to)
 	to->nrows = from->nrows;
 }
 
-/* Add a finished aggregation's statistics to the node's totals (all loops). */
+/*
+ * Add a finished aggregation's statistics to the node's totals (all loops):
+ * batches and rows of the first grouping set's, the groups of every set's.
+ */
 static void
-agg_add_stats(GpuAggState *state, const GaAgg *agg)
+agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 {
 	GaAggStats	run;
 	GaAggStats *total = &state->info.stats;
 	int			i;
 
 	ga_agg_get_stats(agg, &run);
-	if (agg == state->agg)
+	if (first)
 	{
-		/* rows and groups are the main aggregation's */
 		total->batches += run.batches;
 		total->input_rows += run.input_rows;
-		total->groups += run.groups;
 	}
+	if (groups)
+		total->groups += run.groups;
 	total->bytes_sent += run.bytes_sent;
 	total->table_growths += run.table_growths;
 	for (i = 0; i < GA_NUM_STRATEGIES; i++)
@@ -301,13 +359,25 @@ elapsed_ms(instr_time start)
 }
 
 /*
- * Submit a filled batch to the main aggregation, after a copy of it to each
- * DISTINCT set's aggregation (submit hands the batch over).
+ * Submit a filled batch to the first grouping set's aggregation, after a
+ * copy of it to every other set's and each DISTINCT set's aggregation
+ * (submit hands the batch over).
  */
 static bool
 agg_submit_batch(GpuAggState *state, GaBatch *batch, GaStatus *status)
 {
 	int			d;
+
+	for (d = 1; d < state->desc->nsets; d++)
+	{
+		GaBatch    *copy = ga_agg_next_batch(state->aggs[d], GpuAggDeviceWait, NULL, status);
+
+		if (copy == NULL)
+			return false;
+		agg_copy_batch(batch, copy);
+		if (!ga_agg_submit(state->aggs[d], copy, GpuAggDeviceWait, NULL, status))
+			return false;
+	}
 
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
@@ -320,37 +390,49 @@ agg_submit_batch(GpuAggState *state, GaBatch *batch, GaStatus *status)
 		if (!ga_agg_submit(state->distinct_aggs[d], copy, GpuAggDeviceWait, NULL, status))
 			return false;
 	}
-	return ga_agg_submit(state->agg, batch, GpuAggDeviceWait, NULL, status);
+	return ga_agg_submit(state->aggs[0], batch, GpuAggDeviceWait, NULL, status);
 }
 
-/* Collect the groups of every aggregation and combine the DISTINCT sets. */
+/*
+ * Collect the groups of every aggregation and combine the DISTINCT sets.
+ * The node's results are ready when results[0] is set.
+ */
 static bool
 agg_finish_all(GpuAggState *state, GaStatus *status)
 {
+	const GaAggResult *first;
 	int			d;
 
-	state->result = ga_agg_finish(state->agg, GpuAggDeviceWait, NULL, status);
-	if (state->result == NULL)
+	for (d = state->desc->nsets - 1; d >= 1; d--)
+	{
+		state->results[d] = ga_agg_finish(state->aggs[d], GpuAggDeviceWait, NULL, status);
+		if (state->results[d] == NULL)
+			return false;
+		agg_add_stats(state, state->aggs[d], false, true);
+	}
+	first = ga_agg_finish(state->aggs[0], GpuAggDeviceWait, NULL, status);
+	if (first == NULL)
 		return false;
-	agg_add_stats(state, state->agg);
+	agg_add_stats(state, state->aggs[0], true, true);
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
 												   GpuAggDeviceWait, NULL, status);
 		if (state->distinct_results[d] == NULL)
 			return false;
-		agg_add_stats(state, state->distinct_aggs[d]);
+		agg_add_stats(state, state->distinct_aggs[d], false, false);
 	}
 	if (state->layout->ndistinct > 0)
 	{
 		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
 
 		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
-													 state->desc->nkeys, state->result,
+													 state->desc->nkeys, first,
 													 state->distinct_results,
 													 state->builder);
 		MemoryContextSwitchTo(old);
 	}
+	state->results[0] = first;
 	return true;
 }
 
@@ -370,9 +452,12 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
-	state->agg = ga_agg_create(state->device, &state->request, status);
-	if (state->agg == NULL)
-		return false;
+	for (d = 0; d < state->desc->nsets; d++)
+	{
+		state->aggs[d] = ga_agg_create(state->device, &state->requests[d], status);
+		if (state->aggs[d] == NULL)
+			return false;
+	}
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
@@ -389,7 +474,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		bool		ok;
 
 		INSTR_TIME_SET_CURRENT(start);
-		batch = ga_agg_next_batch(state->agg, GpuAggDeviceWait, NULL, status);
+		batch = ga_agg_next_batch(state->aggs[0], GpuAggDeviceWait, NULL, status);
 		state->info.wait_ms += elapsed_ms(start);
 		if (batch == NULL)
 			return false;
@@ -450,7 +535,7 @@ agg_run(GpuAggState *state)
 				(errmsg("gpuagg: the device failed; finishing the query on the CPU"),
 				 errdetail("%s", status.message)));
 		state->info.fallback = pstrdup(status.message);
-		state->request.fail_at_batch = 0;
+		state->requests[0].fail_at_batch = 0;
 		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
 		ExecReScan(state->child);
 	}
@@ -461,18 +546,23 @@ static TupleTableSlot *
 agg_next(ScanState *ss)
 {
 	GpuAggState *state = (GpuAggState *) ss;
+	const GpuAggDesc *desc = state->desc;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	const GaAggResult *result;
 	MemoryContext old;
 	instr_time	start;
 	bool		timed;
+	int64		total = 0;
 	int64		group;
+	int			set;
+	int			key;
 	int			i;
 
-	if (state->result == NULL)
+	if (state->results[0] == NULL)
 		agg_run(state);
-	result = state->result;
+	for (set = 0; set < desc->nsets; set++)
+		total += state->results[set]->ngroups;
 
 	ExecClearTuple(slot);
 	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
@@ -484,32 +574,51 @@ agg_next(ScanState *ss)
 	}
 	else
 	{
-		if (state->current < result->ngroups)
+		if (state->current < total)
 			state->current++;
-		if (state->current >= result->ngroups)
+		if (state->current >= total)
 			return slot;
 	}
+	/* the sets' groups in turn: which set, and which of its groups */
 	group = state->current;
+	for (set = 0; group >= state->results[set]->ngroups; set++)
+		group -= state->results[set]->ngroups;
+	result = state->results[set];
 
 	timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
 	if (timed)
 		INSTR_TIME_SET_CURRENT(start);
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	for (i = 0; i < state->desc->nkeys; i++)
+	key = 0;					/* the set's keys are the result's, in order */
+	for (i = 0; i < desc->nkeys; i++)
 	{
 		int64		first = 0;
 
-		slot->tts_isnull[i] = result->key_isnull[i][group] != 0;
+		if ((desc->sets[set].key_mask & ((uint32) 1 << i)) == 0)
+		{
+			slot->tts_isnull[i] = true; /* not in this set */
+			slot->tts_values[i] = (Datum) 0;
+			continue;
+		}
+		slot->tts_isnull[i] = result->key_isnull[key][group] != 0;
 		if (state->layout->key_first_ops[i] >= 0)
 			first = ((const int64 *) result->values[state->layout->key_first_ops[i]])[group];
 		slot->tts_values[i] = slot->tts_isnull[i] ? (Datum) 0 :
 			GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
-							state->desc->keys[i].type, result->key_values[i][group],
+							desc->keys[i].type, result->key_values[key][group],
 							first);
+		key++;
 	}
-	for (i = 0; i < state->desc->naggs; i++)
+	for (i = 0; i < desc->ngroupings; i++)
 	{
-		int			att = state->desc->nkeys + i;
+		int			att = desc->nkeys + desc->naggs + i;
+
+		slot->tts_isnull[att] = false;
+		slot->tts_values[att] = Int32GetDatum(state->grouping_values[set][i]);
+	}
+	for (i = 0; i < desc->naggs; i++)
+	{
+		int			att = desc->nkeys + i;
 		const GpuAggOutput *out = &state->layout->outputs[i];
 
 		if (out->distinct_set >= 0)
@@ -561,11 +670,11 @@ gpuagg_rescan(CustomScanState *node)
 	state->current = -1;
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
-	if (state->result != NULL && state->child->chgParam == NULL)
+	if (state->results[0] != NULL && state->child->chgParam == NULL)
 		return;
 	agg_release(state);
 	state->info.fallback = NULL;
-	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
+	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	if (state->child->chgParam == NULL)
 		ExecReScan(state->child);
 }
@@ -577,7 +686,7 @@ GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
 				  const char **device_name)
 {
 	*desc = state->desc;
-	*request = &state->request;
+	*request = &state->requests[0];
 	*info = &state->info;
 	if (state->device != NULL)
 		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";

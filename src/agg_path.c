@@ -12,6 +12,11 @@
  * it is added with an honest cost and the planner chooses, unless
  * gpuagg.force says otherwise.
  *
+ * GROUPING SETS, ROLLUP and CUBE: the planner has expanded them into a list
+ * of sets of group keys (parse->groupingSets); the node aggregates every
+ * set in the same pass over the input, and GROUPING(...) becomes a column
+ * of its scan tuple that it fills per set (agg_exec.c).
+ *
  * Every unsupported case returns early with a reason logged at DEBUG1, so
  * that "why isn't my query on the GPU?" has an answer:
  *	SET client_min_messages = debug1;
@@ -30,6 +35,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
+#include "parser/parse_agg.h"
 #include "parser/parse_clause.h"
 #include "utils/selfuncs.h"
 
@@ -44,9 +50,12 @@ static const CustomPathMethods gpuagg_path_methods = {
 typedef struct TargetCheck
 {
 	List	   *keys;			/* group key expressions */
+	int			ngrouped;		/* how many of them the GROUP BY names */
 	List	   *aggrefs;		/* distinct supported Aggrefs */
+	List	   *groupings;		/* distinct GROUPING(...) expressions */
 	List	   *variance_args;	/* (args, filter) of variance aggregates counted */
 	int			device_ops;		/* device operations they need, at most */
+	bool		has_distinct;	/* some aggregate is DISTINCT */
 	const char *why;			/* set when something is unsupported */
 } TargetCheck;
 
@@ -85,6 +94,7 @@ agg_check_walker(Node *node, TargetCheck *check)
 		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &numeric_scale,
 								  &numeric_precision, &distinct, &check->why))
 			return true;
+		check->has_distinct |= distinct;
 		if (!list_member(check->aggrefs, node))
 		{
 			Aggref	   *aggref = (Aggref *) node;
@@ -118,16 +128,29 @@ agg_check_walker(Node *node, TargetCheck *check)
 		check->keys = lappend(check->keys, node);
 		return false;
 	}
-	if (IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
-		IsA(node, WindowFunc))
+	if (IsA(node, GroupingFunc))
 	{
-		check->why = "placeholder, GROUPING() or window function in the output";
+		/* a column of the scan tuple, filled per grouping set */
+		if (((GroupingFunc *) node)->agglevelsup != 0)
+			return (check->why = "GROUPING() of an outer query", true);
+		if (!list_member(check->groupings, node))
+			check->groupings = lappend(check->groupings, node);
+		return false;
+	}
+	if (IsA(node, PlaceHolderVar) || IsA(node, WindowFunc))
+	{
+		check->why = "placeholder or window function in the output";
 		return true;
 	}
 	return expression_tree_walker(node, agg_check_walker, check);
 }
 
-/* Collect the group key expressions; false if any is unsupported. */
+/*
+ * Collect the group key expressions; false if any is unsupported.  With
+ * grouping sets, each key must be one GROUP BY column: the node's output
+ * finds a key by its expression, so two columns of the same expression
+ * could not be told apart where a set holds one and not the other.
+ */
 static bool
 agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check)
 {
@@ -144,8 +167,160 @@ agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *chec
 			return (check->why = "volatile group key expression", false);
 		if (!list_member(check->keys, expr))
 			check->keys = lappend(check->keys, expr);
+		else if (root->parse->groupingSets != NIL)
+			return (check->why = "the same expression in two grouping set columns", false);
 	}
+	check->ngrouped = list_length(check->keys);
 	return true;
+}
+
+/*
+ * The key expressions as the child computes them: without the marks of
+ * grouping-set nulling that 18 puts on them (compat.h).
+ */
+static List *
+agg_child_keys(List *keys, int relid)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		result = lappend(result, GpuAggWithoutGroupingNulls(lfirst(lc), relid));
+	return result;
+}
+
+/* The index in check->keys of the GROUP BY column with sortgroupref ref. */
+static int
+agg_key_of_ref(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check,
+			   Index ref)
+{
+	SortGroupClause *sgc = get_sortgroupref_clause(ref, root->parse->groupClause);
+	Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, check->keys)
+	{
+		if (equal(lfirst(lc), expr))
+			return i;
+		i++;
+	}
+	elog(ERROR, "gpuagg: grouping column %u is not a group key", ref);
+	return -1;					/* keep compiler quiet */
+}
+
+/*
+ * The grouping sets as masks of key indexes, largest sets first (so the
+ * node emits and EXPLAIN lists them as PostgreSQL's rollups do), each with
+ * the planner's estimate of its groups; *groups is their sum.  Without
+ * grouping sets, one set of every key.  Keys that only the output names
+ * (columns functionally dependent on the GROUP BY, which PostgreSQL allows
+ * only when they depend on columns common to every set) are in every set.
+ * Returns NIL, with check->why set, when there are too many sets or a set
+ * leaves out a constant key: setrefs.c never replaces a Const of the
+ * output by a reference to the scan tuple, so the node could not show it
+ * as NULL (18 wraps such keys in a PlaceHolderVar, which it does replace).
+ */
+static List *
+agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check,
+				  double input_rows, int relid, double *groups)
+{
+	List	   *gsets = root->parse->groupingSets;
+	uint32		dependent = 0;
+	List	   *masks = NIL;
+	List	   *estimates = NIL;
+	int			maxlen = 0;
+	int			len;
+	int			i;
+	ListCell   *lc;
+
+	for (i = check->ngrouped; i < list_length(check->keys); i++)
+		dependent |= (uint32) 1 << i;
+	if (gsets == NIL)
+	{
+		double		estimate = 1;
+
+		if (check->keys != NIL)
+			estimate = estimate_num_groups(root, agg_child_keys(check->keys, relid),
+										   input_rows, NULL, NULL);
+		*groups = estimate;
+		return list_make2(list_make1_int((int) (((uint32) 1 << list_length(check->keys)) - 1)),
+						  list_make1(makeFloat(psprintf("%.1f", estimate))));
+	}
+
+	/* expanded by the planner (preprocess_grouping_sets) before this hook */
+	foreach(lc, gsets)
+	{
+		if (lfirst(lc) != NIL && IsA(lfirst(lc), GroupingSet))
+		{
+			gsets = expand_grouping_sets(gsets, root->parse->groupDistinct, -1);
+			break;
+		}
+	}
+	if (list_length(gsets) > GPUAGG_MAX_GROUPING_SETS)
+	{
+		check->why = psprintf("more than %d grouping sets", GPUAGG_MAX_GROUPING_SETS);
+		return NIL;
+	}
+	foreach(lc, gsets)
+		maxlen = Max(maxlen, list_length((List *) lfirst(lc)));
+
+	*groups = 0;
+	for (len = maxlen; len >= 0; len--)
+	{
+		foreach(lc, gsets)
+		{
+			List	   *set = (List *) lfirst(lc);
+			uint32		mask = dependent;
+			List	   *exprs = NIL;
+			double		estimate = 1;
+			ListCell   *lc2;
+
+			if (list_length(set) != len)
+				continue;
+			foreach(lc2, set)
+				mask |= (uint32) 1 << agg_key_of_ref(root, extra, check, lfirst_int(lc2));
+			for (i = 0; i < list_length(check->keys); i++)
+			{
+				Node	   *key = list_nth(check->keys, i);
+
+				if (mask & ((uint32) 1 << i))
+					exprs = lappend(exprs, key);
+				else if (IsA(key, Const))
+				{
+					check->why = "a grouping set leaves out a constant key";
+					return NIL;
+				}
+			}
+			if (exprs != NIL)
+				estimate = estimate_num_groups(root, agg_child_keys(exprs, relid),
+											   input_rows, NULL, NULL);
+			masks = lappend_int(masks, (int) mask);
+			estimates = lappend(estimates, makeFloat(psprintf("%.1f", estimate)));
+			*groups += estimate;
+		}
+	}
+	return list_make2(masks, estimates);
+}
+
+/* For each GROUPING(...) of check->groupings, the keys of its arguments. */
+static List *
+agg_grouping_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, check->groupings)
+	{
+		GroupingFunc *gf = lfirst_node(GroupingFunc, lc);
+		List	   *keys = NIL;
+		ListCell   *lc2;
+
+		foreach(lc2, gf->refs)
+			keys = lappend_int(keys, agg_key_of_ref(root, extra, check, lfirst_int(lc2)));
+		result = lappend(result, keys);
+	}
+	return result;
 }
 
 /*
@@ -153,12 +328,12 @@ agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *chec
  * Only the expressions; agg_plan.c finds their positions again.
  */
 static PathTarget *
-agg_child_target(PlannerInfo *root, TargetCheck *check)
+agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
 {
 	PathTarget *target = create_empty_pathtarget();
 	ListCell   *lc;
 
-	foreach(lc, check->keys)
+	foreach(lc, agg_child_keys(check->keys, relid))
 		add_new_column_to_pathtarget(target, (Expr *) lfirst(lc));
 	foreach(lc, check->aggrefs)
 	{
@@ -179,23 +354,26 @@ agg_child_target(PlannerInfo *root, TargetCheck *check)
  * Cost the node: the child; copying every value into batches (in the leader
  * for a serial child; for a parallel child the workers packed and the
  * leader only copies messages, a tenth of it); the GPU's startup and
- * per-row work, or the CPU device's hashing; finalizing and emitting the
- * groups.  gpuagg.force makes it free (the serial variant almost, so that
- * force prefers a parallel variant where there is one).
+ * per-row work, or the CPU device's hashing, once per grouping set, and a
+ * copy of each batch for every set but the first (a tenth of packing it);
+ * finalizing and emitting the groups.  gpuagg.force makes it free (the
+ * serial variant almost, so that force prefers a parallel variant where
+ * there is one).
  */
 static void
 agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
-			  GaDeviceKind device, int nkeys, int naggs, int ncolumns,
+			  GaDeviceKind device, int nkeys, int naggs, int ncolumns, int nsets,
 			  double groups, List *having)
 {
 	QualCost	having_cost;
 	Cost		startup = child->total_cost;
 
-	startup += input_rows * ncolumns * gpuagg_batch_value_cost * (parallel ? 0.1 : 1.0);
+	startup += input_rows * ncolumns * gpuagg_batch_value_cost *
+		((parallel ? 0.1 : 1.0) + 0.1 * (nsets - 1));
 	if (device == GA_DEVICE_GPU)
-		startup += gpuagg_gpu_startup_cost + input_rows * gpuagg_gpu_tuple_cost;
+		startup += gpuagg_gpu_startup_cost + input_rows * gpuagg_gpu_tuple_cost * nsets;
 	else
-		startup += input_rows * cpu_operator_cost * (nkeys + naggs + 1);
+		startup += input_rows * cpu_operator_cost * (nkeys + naggs + 1) * nsets;
 	startup += groups * cpu_operator_cost * naggs;
 
 	cost_qual_eval(&having_cost, having, NULL);
@@ -286,11 +464,11 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	double		groups;
 	double		input_rows;
 	List	   *path_private;
+	List	   *sets;
+	int			relid = GpuAggGroupingRelid(root);
 	int			ncolumns;
 	ListCell   *lc;
 
-	if (parse->groupingSets != NIL)
-		return agg_reject("grouping sets");
 	if (parse->hasTargetSRFs)
 		return agg_reject("set-returning function in the target list");
 	if (extra->patype == PARTITIONWISE_AGGREGATE_PARTIAL)
@@ -324,13 +502,15 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	if (list_length(check.keys) + 1 > GA_MAX_KEYS ||
 		check.device_ops + list_length(check.keys) > GA_MAX_AGG_OPS)
 		return agg_reject("too many group keys or aggregates for one device request");
+	if (parse->groupingSets != NIL && check.has_distinct)
+		return agg_reject("DISTINCT aggregate with grouping sets");
 
-	child_target = agg_child_target(root, &check);
-	ncolumns = list_length(child_target->exprs);
 	input_rows = input_path->rows;
-	groups = 1;
-	if (check.keys != NIL)
-		groups = estimate_num_groups(root, check.keys, input_rows, NULL, NULL);
+	sets = agg_grouping_sets(root, extra, &check, input_rows, relid, &groups);
+	if (sets == NIL)
+		return agg_reject(check.why);
+	child_target = agg_child_target(root, &check, relid);
+	ncolumns = list_length(child_target->exprs);
 
 	/*
 	 * A device failure is recovered by running the child again on the CPU
@@ -342,6 +522,12 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	path_private = lappend(path_private,
 						   makeInteger(!contain_volatile_functions((Node *) parse)));
 	path_private = lappend(path_private, makeFloat(psprintf("%.1f", input_rows)));
+	path_private = lappend(path_private,
+						   lappend(lappend(sets, makeInteger(parse->groupingSets != NIL)),
+								   makeInteger(relid)));
+	path_private = lappend(path_private,
+						   list_make2(check.groupings,
+									  agg_grouping_keys(root, extra, &check)));
 
 	/* serial: the projection of the input's cheapest path */
 	child_path = (Path *) create_projection_path(root, input_rel, input_path, child_target);
@@ -349,7 +535,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 						  lappend(list_copy(path_private), makeInteger(0)), groups);
 	agg_cost_path(cpath, child_path, input_rows, false, device,
 				  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-				  groups, having);
+				  list_length(linitial(sets)), groups, having);
 	add_path(output_rel, &cpath->path);
 
 	/* parallel: workers pack batches, the leader aggregates them */
@@ -360,7 +546,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		cpath = agg_make_path(output_rel, child_path, path_private, groups);
 		agg_cost_path(cpath, child_path, input_rows, true, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-					  groups, having);
+					  list_length(linitial(sets)), groups, having);
 		add_path(output_rel, &cpath->path);
 	}
 	return true;

@@ -5,11 +5,13 @@
  *	  executor's description of it in custom_private.
  *
  * The plan's scan tuple (custom_scan_tlist) is the group keys followed by
- * the planner's own Aggref nodes: setrefs.c matches the node's target list
- * and HAVING (plan.qual) against those entries with equal(), so the
- * Aggrefs must be the planner's, not rebuilt ones.  custom_private holds
- * only plain nodes (Integer, Float, lists) because plans are copied and
- * serialized (plan cache, parallel query).
+ * the planner's own Aggref nodes and then its GroupingFunc nodes: setrefs.c
+ * matches the node's target list and HAVING (plan.qual) against those
+ * entries with equal(), so the Aggrefs must be the planner's, not rebuilt
+ * ones.  The node fills a GROUPING(...) column itself for each grouping set
+ * (PostgreSQL evaluates GroupingFunc only inside its own Agg node).
+ * custom_private holds only plain nodes (Integer, Float, lists) because
+ * plans are copied and serialized (plan cache, parallel query).
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +37,10 @@ GpuAggDescToList(const GpuAggDesc *desc)
 {
 	List	   *keys = NIL;
 	List	   *aggs = NIL;
+	List	   *masks = NIL;
+	List	   *estimates = NIL;
+	List	   *groupings = NIL;
+	List	   *list;
 	int			i;
 
 	for (i = 0; i < desc->nkeys; i++)
@@ -52,10 +58,61 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		a = lappend_int(a, agg->distinct);
 		aggs = lappend(aggs, lappend_int(a, agg->numeric_precision));
 	}
-	return list_make5(keys, aggs, makeFloat(psprintf("%.1f", desc->est_groups)),
+	for (i = 0; i < desc->nsets; i++)
+	{
+		masks = lappend_int(masks, (int) desc->sets[i].key_mask);
+		estimates = lappend(estimates, makeFloat(psprintf("%.1f", desc->sets[i].est_groups)));
+	}
+	for (i = 0; i < desc->ngroupings; i++)
+	{
+		List	   *args = NIL;
+		int			j;
+
+		for (j = 0; j < desc->groupings[i].nargs; j++)
+			args = lappend_int(args, desc->groupings[i].keys[j]);
+		groupings = lappend(groupings, args);
+	}
+	list = list_make5(keys, aggs, makeFloat(psprintf("%.1f", desc->est_groups)),
 					  makeInteger(desc->rescan_safe),
 					  list_make2(makeFloat(psprintf("%.1f", desc->input_rows)),
 								 makeInteger(desc->parallel)));
+	return lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
+									groupings));
+}
+
+/* The grouping sets of a description from their masks and estimates. */
+static void
+desc_set_sets(GpuAggDesc *desc, List *masks, List *estimates)
+{
+	int			i;
+
+	desc->nsets = list_length(masks);
+	desc->sets = palloc0(sizeof(GpuAggSetDesc) * Max(desc->nsets, 1));
+	for (i = 0; i < desc->nsets; i++)
+	{
+		desc->sets[i].key_mask = (uint32) list_nth_int(masks, i);
+		desc->sets[i].est_groups = floatVal(list_nth(estimates, i));
+	}
+}
+
+/* The GROUPING(...) columns of a description: a list of key lists. */
+static void
+desc_set_groupings(GpuAggDesc *desc, List *groupings)
+{
+	int			i;
+
+	desc->ngroupings = list_length(groupings);
+	desc->groupings = palloc0(sizeof(GpuAggGroupingDesc) * Max(desc->ngroupings, 1));
+	for (i = 0; i < desc->ngroupings; i++)
+	{
+		List	   *args = list_nth(groupings, i);
+		int			j;
+
+		desc->groupings[i].nargs = list_length(args);
+		desc->groupings[i].keys = palloc(sizeof(int) * Max(list_length(args), 1));
+		for (j = 0; j < list_length(args); j++)
+			desc->groupings[i].keys[j] = list_nth_int(args, j);
+	}
 }
 
 /* Rebuild the description from custom_private. */
@@ -100,6 +157,9 @@ GpuAggDescFromList(List *list)
 	desc->rescan_safe = intVal(lfourth(list)) != 0;
 	desc->input_rows = floatVal(linitial(list_nth(list, 4)));
 	desc->parallel = intVal(lsecond(list_nth(list, 4))) != 0;
+	desc_set_sets(desc, linitial(list_nth(list, 5)), lsecond(list_nth(list, 5)));
+	desc->grouping_sets = intVal(lthird(list_nth(list, 5))) != 0;
+	desc_set_groupings(desc, lfourth(list_nth(list, 5)));
 	return desc;
 }
 
@@ -122,8 +182,9 @@ child_attno(List *child_exprs, Node *expr)
 
 /*
  * The executor's description of a GpuHashAgg or GpuAggPack path, from its
- * custom_private (see GpuAggPathPrivate in agg_path.c); with scan_tlist
- * non-NULL, also the node's scan tuple: keys, then Aggrefs.
+ * custom_private (see agg_try_add_path in agg_path.c); with scan_tlist
+ * non-NULL, also the node's scan tuple: keys, then Aggrefs, then
+ * GroupingFuncs.
  */
 GpuAggDesc *
 GpuAggDescFromPath(List *path_private, List **scan_tlist)
@@ -131,6 +192,9 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 	List	   *keys = list_nth(path_private, GPUAGG_PRIVATE_KEYS);
 	List	   *aggrefs = list_nth(path_private, GPUAGG_PRIVATE_AGGREFS);
 	List	   *child_exprs = list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS);
+	List	   *sets = list_nth(path_private, GPUAGG_PRIVATE_SETS);
+	List	   *groupings = list_nth(path_private, GPUAGG_PRIVATE_GROUPINGS);
+	int			relid = intVal(lfourth(sets));
 	GpuAggDesc *desc = palloc0(sizeof(GpuAggDesc));
 	List	   *tlist = NIL;
 	ListCell   *lc;
@@ -143,7 +207,8 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 	{
 		Node	   *key = lfirst(lc);
 
-		desc->keys[i].child_attno = child_attno(child_exprs, key);
+		desc->keys[i].child_attno = child_attno(child_exprs,
+												GpuAggWithoutGroupingNulls(key, relid));
 		desc->keys[i].type = getBaseType(exprType(key));
 		tlist = lappend(tlist, makeTargetEntry((Expr *) key, list_length(tlist) + 1,
 											   NULL, false));
@@ -177,6 +242,12 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 	desc->rescan_safe = intVal(list_nth(path_private, GPUAGG_PRIVATE_RESCAN_SAFE)) != 0;
 	desc->input_rows = floatVal(list_nth(path_private, GPUAGG_PRIVATE_INPUT_ROWS));
 	desc->parallel = intVal(list_nth(path_private, GPUAGG_PRIVATE_PARALLEL)) != 0;
+	desc_set_sets(desc, linitial(sets), lsecond(sets));
+	desc->grouping_sets = intVal(lthird(sets)) != 0;
+	desc_set_groupings(desc, lsecond(groupings));
+	foreach(lc, (List *) linitial(groupings))
+		tlist = lappend(tlist, makeTargetEntry((Expr *) lfirst(lc), list_length(tlist) + 1,
+											   NULL, false));
 	if (scan_tlist != NULL)
 		*scan_tlist = tlist;
 	return desc;

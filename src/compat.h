@@ -23,6 +23,11 @@
  *	  GpuHashAgg can list a redundant key that native 16+ plans omit.
  *	- CustomPath.custom_restrictinfo (17+) is for joins; makeNode() zeroes
  *	  it, which is right for an upper-relation path.
+ *	- Grouping sets: when create_upper_paths_hook runs, the planner has
+ *	  expanded parse->groupingSets into lists of sortgrouprefs
+ *	  (preprocess_grouping_sets); agg_path.c expands them itself otherwise,
+ *	  with expand_grouping_sets, the same in 15 .. 18.  What 18 adds is
+ *	  below (GpuAggWithoutGroupingNulls).
  *	- MarkGUCPrefixReserved, InitMaterializedSRF, float_overflow_error,
  *	  create_projection_path, estimate_num_groups, makeFloat/floatVal and
  *	  makeInteger/intVal have the same signatures in 15 .. 18.
@@ -61,6 +66,40 @@ GpuAggExplainRtableSize(ExplainState *es)
 #else
 	return list_length(es->rtable);
 #endif
+}
+
+/*
+ * Grouping sets: 18 marks the grouping expressions of the output and of
+ * HAVING as nulled by the grouping step (varnullingrels holding the index
+ * of the query's RTE_GROUP entry, root->group_rtindex), since a set that
+ * leaves a key out shows it as NULL.  The node's scan tuple keeps them so
+ * marked, as setrefs.c matches the output against it exactly; the child,
+ * which computes them from the input, must not have the mark.  Earlier
+ * versions mark nothing: the relid is 0 and nothing is removed.
+ */
+#include "nodes/pathnodes.h"
+#if PG_VERSION_NUM >= 180000
+#include "rewrite/rewriteManip.h"
+#endif
+
+static inline int
+GpuAggGroupingRelid(PlannerInfo *root)
+{
+#if PG_VERSION_NUM >= 180000
+	return root->parse->hasGroupRTE ? root->group_rtindex : 0;
+#else
+	return 0;
+#endif
+}
+
+static inline Node *
+GpuAggWithoutGroupingNulls(Node *expr, int relid)
+{
+#if PG_VERSION_NUM >= 180000
+	if (relid > 0)
+		return remove_nulling_relids(expr, bms_make_singleton(relid), NULL);
+#endif
+	return expr;
 }
 
 /*

@@ -3,7 +3,10 @@
  * explain.c
  *	  What EXPLAIN shows for GpuHashAgg.
  *
- *	EXPLAIN				Group Key; with gpuagg.explain_device_details also
+ *	EXPLAIN				Group Key, or with grouping sets a Hash Key line per
+ *						set of keys and Group Key: () per empty set, as
+ *						PostgreSQL's MixedAggregate shows them; with
+ *						gpuagg.explain_device_details also
  *						Device and Strategy (with the estimated groups)
  *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
  *						CPU finished the query; with TIMING, Host Time: pulling
@@ -27,28 +30,88 @@
 #include "utils/builtins.h"
 #include "utils/ruleutils.h"
 
-/* Group Key: the keys deparsed like PostgreSQL's own Agg. */
+/* The keys of key_mask, deparsed like PostgreSQL's own Agg. */
+static List *
+explain_keys(CustomScan *cscan, const GpuAggDesc *desc, uint32 key_mask,
+			 List *context, bool useprefix)
+{
+	List	   *keys = NIL;
+	int			i;
+
+	for (i = 0; i < desc->nkeys; i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, i);
+
+		if (key_mask & ((uint32) 1 << i))
+			keys = lappend(keys, deparse_expression((Node *) tle->expr, context,
+													useprefix, false));
+	}
+	return keys;
+}
+
+/*
+ * The grouping sets, in the shape of PostgreSQL's "Grouping Sets": the sets
+ * of keys as Hash Keys (the node hashes each), then the empty sets as Group
+ * Keys (one row each, like the plain aggregate of a MixedAggregate).
+ */
+static void
+explain_grouping_sets(CustomScan *cscan, const GpuAggDesc *desc, List *context,
+					  bool useprefix, ExplainState *es)
+{
+	int			empty = 0;
+	int			s;
+
+	ExplainOpenGroup("Grouping Sets", "Grouping Sets", false, es);
+	ExplainOpenGroup("Grouping Set", NULL, true, es);
+	ExplainOpenGroup("Hash Keys", "Hash Keys", false, es);
+	for (s = 0; s < desc->nsets; s++)
+	{
+		List	   *keys = explain_keys(cscan, desc, desc->sets[s].key_mask, context,
+										useprefix);
+
+		if (keys == NIL)
+			empty++;
+		else
+			ExplainPropertyListNested("Hash Key", keys, es);
+	}
+	ExplainCloseGroup("Hash Keys", "Hash Keys", false, es);
+	ExplainCloseGroup("Grouping Set", NULL, true, es);
+	if (empty > 0)
+	{
+		ExplainOpenGroup("Grouping Set", NULL, true, es);
+		ExplainOpenGroup("Group Keys", "Group Keys", false, es);
+		for (s = 0; s < empty; s++)
+		{
+			if (es->format == EXPLAIN_FORMAT_TEXT)
+				ExplainPropertyText("Group Key", "()", es);
+			else
+				ExplainPropertyListNested("Group Key", NIL, es);
+		}
+		ExplainCloseGroup("Group Keys", "Group Keys", false, es);
+		ExplainCloseGroup("Grouping Set", NULL, true, es);
+	}
+	ExplainCloseGroup("Grouping Sets", "Grouping Sets", false, es);
+}
+
+/* Group Key, or the grouping sets. */
 static void
 explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
 				   List *ancestors, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context;
-	List	   *keys = NIL;
 	bool		useprefix = GpuAggExplainRtableSize(es) > 1 || es->verbose;
-	int			i;
 
-	if (desc->nkeys == 0)
+	if (desc->nkeys == 0 && !desc->grouping_sets)
 		return;
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
-	for (i = 0; i < desc->nkeys; i++)
-	{
-		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, i);
-
-		keys = lappend(keys, deparse_expression((Node *) tle->expr, context,
-												useprefix, false));
-	}
-	ExplainPropertyList("Group Key", keys, es);
+	if (desc->grouping_sets)
+		explain_grouping_sets(cscan, desc, context, useprefix, es);
+	else
+		ExplainPropertyList("Group Key",
+							explain_keys(cscan, desc, desc->sets[0].key_mask, context,
+										 useprefix),
+							es);
 }
 
 /* Device and planned strategy; needs no device. */

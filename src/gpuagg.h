@@ -153,8 +153,30 @@ typedef struct GpuAggAggDesc
 } GpuAggAggDesc;
 
 /*
+ * One grouping set: the keys it groups by.  A plain GROUP BY (or none) is
+ * one set of every key; GROUPING SETS, ROLLUP and CUBE give one per
+ * expanded set, and the node aggregates the input once per set.
+ */
+typedef struct GpuAggSetDesc
+{
+	uint32		key_mask;		/* bit i: keys[i] is in the set */
+	double		est_groups;		/* the planner's estimate for this set */
+} GpuAggSetDesc;
+
+/* Most grouping sets one GpuHashAgg computes (each is a device aggregation). */
+#define GPUAGG_MAX_GROUPING_SETS 16
+
+/* One GROUPING(...) of the output: the key of each argument, in order. */
+typedef struct GpuAggGroupingDesc
+{
+	int			nargs;
+	int		   *keys;			/* index into GpuAggDesc.keys */
+} GpuAggGroupingDesc;
+
+/*
  * What the executor needs, stored in CustomScan.custom_private.  The node's
- * scan tuple (custom_scan_tlist) is the keys, then the aggregates, in order.
+ * scan tuple (custom_scan_tlist) is the keys, then the aggregates, then the
+ * GROUPING(...) expressions, in order.
  */
 typedef struct GpuAggDesc
 {
@@ -162,16 +184,23 @@ typedef struct GpuAggDesc
 	GpuAggKeyDesc *keys;
 	int			naggs;
 	GpuAggAggDesc *aggs;
-	double		est_groups;
+	double		est_groups;		/* all sets together */
 	bool		rescan_safe;	/* child can be re-run for a CPU fallback */
 	double		input_rows;		/* rows the planner expects from the input */
 	bool		parallel;		/* the child is a Gather of GpuAggPack nodes */
+	int			nsets;			/* at least one */
+	GpuAggSetDesc *sets;
+	bool		grouping_sets;	/* GROUPING SETS, ROLLUP or CUBE in the query */
+	int			ngroupings;
+	GpuAggGroupingDesc *groupings;
 } GpuAggDesc;
 
 /*
  * What a GpuHashAgg or GpuAggPack path keeps in custom_private, by position:
  * group keys, Aggrefs, the child's expressions, HAVING, estimated groups
- * (Float), rescan-safe (Integer), input rows (Float), parallel (Integer).
+ * (Float), rescan-safe (Integer), input rows (Float), the grouping sets
+ * (see agg_path.c), the GROUPING(...) expressions and the keys of their
+ * arguments, parallel (Integer).
  */
 #define GPUAGG_PRIVATE_KEYS 0
 #define GPUAGG_PRIVATE_AGGREFS 1
@@ -180,7 +209,9 @@ typedef struct GpuAggDesc
 #define GPUAGG_PRIVATE_GROUPS 4
 #define GPUAGG_PRIVATE_RESCAN_SAFE 5
 #define GPUAGG_PRIVATE_INPUT_ROWS 6
-#define GPUAGG_PRIVATE_PARALLEL 7
+#define GPUAGG_PRIVATE_SETS 7
+#define GPUAGG_PRIVATE_GROUPINGS 8
+#define GPUAGG_PRIVATE_PARALLEL 9
 
 extern List *GpuAggDescToList(const GpuAggDesc *desc);
 extern GpuAggDesc *GpuAggDescFromList(List *list);
