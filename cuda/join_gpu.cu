@@ -29,8 +29,9 @@
  * answers each before the next is filled), so one batch suffices.
  *
  * Limits.  CUB's run-length encoding counts in int, so the GPU device
- * builds on at most INT_MAX rows (GA_ERR_INVALID beyond; the CPU device
- * takes up to GA_JOIN_MAX_BUILD_ROWS).
+ * builds on at most INT_MAX rows (GA_ERR_OUT_OF_MEMORY beyond, which the
+ * caller recovers from on the CPU device; that one takes up to
+ * GA_JOIN_MAX_BUILD_ROWS).
  *
  * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
  * allocation failures); nothing throws, prints or aborts.  The first
@@ -477,10 +478,21 @@ ga_gpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, in
 
 	if (!join_usable(join, status))
 		return 0;
+
+	/*
+	 * A build this large is within the contract (GA_JOIN_MAX_BUILD_ROWS), so
+	 * it is not GA_ERR_INVALID, which callers treat as a malformed request
+	 * and do not recover from: it is a capacity limit of this device, told
+	 * as GA_ERR_OUT_OF_MEMORY (it would need 24 bytes per row of GPU memory
+	 * anyway), so that the caller finishes the join on the CPU device.
+	 */
 	if (n > GPU_JOIN_MAX_BUILD_ROWS)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the GPU device builds a join on at most %lld rows, not %lld",
-							 (long long) GPU_JOIN_MAX_BUILD_ROWS, (long long) n);
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+					  "the GPU device builds a join on at most %lld rows, not %lld",
+					  (long long) GPU_JOIN_MAX_BUILD_ROWS, (long long) n);
+		return join_remember_failure(join, status);
+	}
 	if (!join_select_device(join, status))
 		return join_remember_failure(join, status);
 	if (n == 0)

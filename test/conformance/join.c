@@ -22,10 +22,19 @@
  * Cases: an empty build, an all-null probe batch, unique keys, one key on
  * 100k build rows (skew), extreme and negative int64 values, keys that
  * differ only in their high bits, probe batches with nulls, empty batches
- * and batches of a few rows, then random mixtures.  API checks: bad
- * requests and call orders are refused with GA_ERR_INVALID, fail_at_batch
- * fails that probe with GA_ERR_INJECTED, and a wait callback that says stop
- * cancels a build and a probe (the CPU device must ask it).
+ * and batches of a few rows, a probe batch of 2^20 rows on a build of over
+ * 500K distinct keys (more rows and keys than a GPU runs threads at once,
+ * so every grid-stride loop turns), keys that all hash to the table's last
+ * slot (one probe chain that wraps around, walked to its end by misses),
+ * then random mixtures.  GPUAGG_JOIN_BIG_ROWS=N in the environment adds one
+ * case of N build rows (for the GPU host: N above 2^28 reaches CUB's
+ * multi-portion sort; the GPU device takes at most INT_MAX).  API checks:
+ * bad requests and call orders are refused with GA_ERR_INVALID,
+ * fail_at_batch fails that probe with GA_ERR_INJECTED, a wait callback that
+ * says stop cancels a build and a probe (the CPU device must ask it) and
+ * the cancel is reported again by the next call, two joins live side by
+ * side without touching each other's answers or batches, and destroy is
+ * safe in every state.
  *
  *-------------------------------------------------------------------------
  */
@@ -179,11 +188,13 @@ typedef enum KeyDist
 	KEYS_EXTREME,				/* INT64_MIN, INT64_MAX, -1, 2^31, ... and neighbours */
 	KEYS_HIGHBITS,				/* differ only above bit 40 */
 	KEYS_MIXED,					/* each row from one of the above */
+	KEYS_COLLIDE,				/* every key homes to the table's last slot;
+								 * fixed cases only (probes cost O(domain)) */
 	KEYS_NDIST
 } KeyDist;
 
 static const char *const key_dist_names[] = {
-	"unique", "small", "skew", "extreme", "highbits", "mixed"
+	"unique", "small", "skew", "extreme", "highbits", "mixed", "collide"
 };
 
 typedef struct JoinSpec
@@ -250,6 +261,63 @@ static const int64_t extreme_keys[] = {
 
 #define NUM_EXTREME_KEYS ((int) (sizeof(extreme_keys) / sizeof(extreme_keys[0])))
 
+/*
+ * The devices' slot hash (MurmurHash3's fmix64, join_cpu.c and
+ * hashjoin_kernels.cu) and its inverse, to make keys whose hashes share
+ * their low 32 bits: they all start probing at the same slot of any table
+ * of up to 2^32 slots.  Should the devices change their hash, these keys
+ * become ordinary ones and the case still checks answers.
+ */
+static uint64_t
+join_fmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* The inverse of an odd number modulo 2^64 (Newton's iteration). */
+static uint64_t
+join_mul_inverse(uint64_t c)
+{
+	uint64_t	inv = c;		/* right in the low 3 bits */
+	int			i;
+
+	for (i = 0; i < 5; i++)
+		inv *= 2 - c * inv;
+	return inv;
+}
+
+/* The key whose fmix64 is h (x ^= x >> 33 is its own inverse). */
+static int64_t
+join_unfmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= join_mul_inverse(UINT64_C(0xc4ceb9fe1a85ec53));
+	h ^= h >> 33;
+	h *= join_mul_inverse(UINT64_C(0xff51afd7ed558ccd));
+	h ^= h >> 33;
+	return (int64_t) h;
+}
+
+/* The i-th key that homes to the last slot: hash = i << 32 | 0xffffffff. */
+static int64_t
+join_colliding_key(uint64_t i)
+{
+	uint64_t	h = (i << 32) | UINT64_C(0xffffffff);
+	int64_t		k = join_unfmix64(h);
+
+	if (join_fmix64((uint64_t) k) != h)
+	{
+		fprintf(stderr, "join.c: join_unfmix64 is not the inverse of join_fmix64\n");
+		abort();
+	}
+	return k;
+}
+
 /* One build key of a distribution (SKEW's heavy key is placed by the caller). */
 static int64_t
 gen_key(JoinRng *rng, KeyDist dist, int64_t domain, uint64_t unique_base, int64_t i)
@@ -274,15 +342,23 @@ gen_key(JoinRng *rng, KeyDist dist, int64_t domain, uint64_t unique_base, int64_
 			}
 		case KEYS_HIGHBITS:
 			return (int64_t) ((uint64_t) jrng_range(rng, 0, domain - 1) << 40);
+		case KEYS_COLLIDE:
+			return join_colliding_key((uint64_t) jrng_range(rng, 0, domain - 1));
 		default:
 			return 0;
 	}
 }
 
-/* A probe key that is most likely in no build: random bits or an extreme. */
+/*
+ * A probe key that is most likely in no build: random bits or an extreme;
+ * for KEYS_COLLIDE an absent key with the same home slot, whose lookup
+ * walks the whole chain to the empty slot after it.
+ */
 static int64_t
-gen_miss_key(JoinRng *rng, KeyDist dist)
+gen_miss_key(JoinRng *rng, KeyDist dist, int64_t domain)
 {
+	if (dist == KEYS_COLLIDE)
+		return join_colliding_key((uint64_t) domain + (uint64_t) jrng_range(rng, 0, 1000));
 	if ((dist == KEYS_EXTREME || dist == KEYS_MIXED) && jrng_chance(rng, 0.5))
 		return extreme_keys[jrng_range(rng, 0, NUM_EXTREME_KEYS - 1)];
 	return (int64_t) jrng_next(rng);
@@ -462,7 +538,7 @@ build_join_case(JoinCase *c, const JoinSpec *s, JoinRng *rng)
 		if (c->nbuild > 0 && (isnull || jrng_chance(rng, s->hit_rate)))
 			c->pkeys[i] = c->bkeys[jrng_range(rng, 0, c->nbuild - 1)];
 		else
-			c->pkeys[i] = gen_miss_key(rng, s->dist);
+			c->pkeys[i] = gen_miss_key(rng, s->dist, s->domain);
 	}
 	make_join_batches(c, s, rng);
 	join_reference(c);
@@ -494,7 +570,7 @@ free_join_case(JoinCase *c)
 }
 
 /* The fixed edge cases, then random ones. */
-#define NUM_FIXED_JOIN_CASES 13
+#define NUM_FIXED_JOIN_CASES 15
 
 static void
 fixed_join_spec(int index, JoinSpec *s)
@@ -606,7 +682,7 @@ fixed_join_spec(int index, JoinSpec *s)
 			s->batch_rows = 10000;
 			s->empty_batches = 1;
 			break;
-		default:				/* all build keys equal */
+		case 12:				/* all build keys equal */
 			s->label = "one-key";
 			s->domain = 1;
 			s->nbuild = 30000;
@@ -615,7 +691,60 @@ fixed_join_spec(int index, JoinSpec *s)
 			s->null_rate = 0.1;
 			s->batch_rows = 128;
 			break;
+		case 13:
+
+			/*
+			 * A probe batch of 2^20 rows on ~780K distinct keys: more rows
+			 * and keys than any GPU runs threads at once (an H100 ~270K),
+			 * so the insert and probe kernels' grid-stride loops turn, and
+			 * CUB sorts and encodes many tiles.
+			 */
+			s->label = "big-batch";
+			s->domain = 1500000;
+			s->nbuild = 1100000;
+			s->random_rows = 1;
+			s->nprobe = 1300000;
+			s->hit_rate = 0.7;
+			s->null_rate = 0.05;
+			s->batch_rows = 1 << 20;
+			break;
+		default:
+
+			/*
+			 * ~1400 distinct keys that all home to the last slot of the
+			 * table: one chain of ~1400 that wraps around to slot 0, built
+			 * by contending atomicCAS; absent keys of the same home walk
+			 * it to its end.
+			 */
+			s->label = "collide";
+			s->dist = KEYS_COLLIDE;
+			s->domain = 1500;
+			s->nbuild = 4000;
+			s->nprobe = 6000;
+			s->hit_rate = 0.5;
+			s->null_rate = 0.1;
+			s->batch_rows = 2500;
+			break;
 	}
+}
+
+/*
+ * The opt-in big case (GPUAGG_JOIN_BIG_ROWS=N): N build rows, about three
+ * per key, and 4M probe rows in batches of 2^22.  Expect minutes for
+ * N = 3e8 (the reference's qsort); raise --timeout.
+ */
+static void
+big_join_spec(int64_t nbuild, JoinSpec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->label = "big";
+	s->dist = KEYS_SMALL;
+	s->domain = nbuild / 3 + 1;
+	s->nbuild = nbuild;
+	s->nprobe = INT64_C(4) << 20;
+	s->hit_rate = 0.7;
+	s->null_rate = 0.05;
+	s->batch_rows = INT64_C(1) << 22;
 }
 
 /* A random mixture. */
@@ -624,7 +753,7 @@ random_join_spec(JoinRng *rng, JoinSpec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->label = "random";
-	s->dist = (KeyDist) jrng_range(rng, 0, KEYS_NDIST - 1);
+	s->dist = (KeyDist) jrng_range(rng, 0, KEYS_MIXED);	/* not KEYS_COLLIDE */
 	s->nbuild = jrng_chance(rng, 0.05) ? 0 : jrng_log_range(rng, 1, 150000);
 	s->domain = jrng_log_range(rng, 1, 200000);
 	s->heavy_rows = jrng_range(rng, 1, s->nbuild > 0 ? s->nbuild : 1);
@@ -825,8 +954,8 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 		{
 			int64_t		r = start + i;
 
-			if (m->count[i] != c->ref_count[r] ||
-				(c->ref_count[r] > 0 && m->first[i] != c->ref_first[r]))
+			/* first is 0 where count is 0: both devices promise it */
+			if (m->count[i] != c->ref_count[r] || m->first[i] != c->ref_first[r])
 			{
 				jreport(&rr, "probe row %lld (key %lld%s): first %u count %u, expected %u %u",
 						(long long) r, (long long) c->pkeys[r], c->pnull[r] ? ", null" : "",
@@ -1132,6 +1261,21 @@ api_join_cancel(GaDevice *dev, const char *label)
 			else if (batch != NULL && ws.cancels != before)
 				jreport(&rr, "probe succeeded although the callback said stop");
 		}
+
+		/*
+		 * A cancel is remembered: the next call reports it again (and must
+		 * not hand out the batch a cancelled probe may still be copying).
+		 * Destroy then runs with the device's work possibly in flight.
+		 */
+		if (cancelled)
+		{
+			GaBatch    *again = ga_join_next_batch(join, join_wait, &calm, &st);
+
+			if (again != NULL || st.code != GA_ERR_CANCELLED)
+				jreport(&rr, "next_batch after a cancelled %s: %s, code %d",
+						phase == 0 ? "build" : "probe",
+						again != NULL ? "a batch" : "no batch", st.code);
+		}
 		if (ga_device_kind(dev) == GA_DEVICE_CPU && !cancelled && rr.problems == 0)
 			jreport(&rr, "the CPU device never asked the wait callback during the %s",
 					phase == 0 ? "build of 300K rows" : "probe of 200K rows");
@@ -1141,6 +1285,169 @@ api_join_cancel(GaDevice *dev, const char *label)
 		jreport(&rr, "the wait callback answered stop although not told to");
 	free(keys);
 	free(rows);
+	return rr.problems;
+}
+
+/* Check one small answer: counts, firsts and the rows they point at. */
+static void
+check_small_answer(JoinReport *rr, const char *what, const GaJoinMatches *m,
+				   const uint32_t *sorted, int n, const uint32_t *want_first,
+				   const uint32_t *want_count, const uint32_t *want_row, int64_t want_total)
+{
+	int			i;
+
+	if (m == NULL)
+	{
+		jreport(rr, "%s: no answer", what);
+		return;
+	}
+	if (m->nrows != n || m->total != want_total)
+	{
+		jreport(rr, "%s: nrows %lld total %lld, expected %d %lld", what,
+				(long long) m->nrows, (long long) m->total, n, (long long) want_total);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (m->first[i] != want_first[i] || m->count[i] != want_count[i] ||
+			(want_count[i] > 0 && sorted[m->first[i]] != want_row[i]))
+		{
+			jreport(rr, "%s: row %d answered (%u, %u), expected (%u, %u)", what, i,
+					m->first[i], m->count[i], want_first[i], want_count[i]);
+			return;
+		}
+}
+
+/* Fill a probe batch with n keys. */
+static void
+fill_probe_batch(GaBatch *batch, const int64_t *keys, int n)
+{
+	memcpy(batch->columns[0].values, keys, sizeof(int64_t) * (size_t) n);
+	batch->nrows = n;
+}
+
+/*
+ * Two joins at once on one device: their builds, batches and answers are
+ * their own (a batch of one is refused by the other), and an answer stays
+ * valid while the other join probes.
+ */
+static int64_t
+api_join_two(GaDevice *dev, const char *label)
+{
+	JoinReport	rr = {-1, label, 0, 0};
+	JoinWait	ws = {0, 0, 0};
+	GaJoinRequest req;
+	GaJoin	   *a = NULL,
+			   *b = NULL;
+	GaStatus	st;
+	GaBatch    *ba,
+			   *bb;
+	const GaJoinMatches *ma,
+			   *mb;
+	static const int64_t akeys[3] = {1, 1, 2};
+	static const uint32_t arows[3] = {7, 8, 9};
+	static const int64_t bkeys[2] = {3, 2};
+	static const uint32_t brows[2] = {6, 5};
+	static const int64_t aprobe[3] = {1, 2, 3};
+	static const int64_t bprobe[3] = {2, 3, 4};
+
+	/* a: sorted rows 7 8 9; keys 1 2 3 answer (0, 2) (2, 1) (0, 0) */
+	static const uint32_t a_first[3] = {0, 2, 0},
+				a_count[3] = {2, 1, 0},
+				a_row[3] = {7, 9, 0};
+
+	/* b: sorted rows 5 6; keys 2 3 4 answer (0, 1) (1, 1) (0, 0) */
+	static const uint32_t b_first[3] = {0, 1, 0},
+				b_count[3] = {1, 1, 0},
+				b_row[3] = {5, 6, 0};
+
+	memset(&req, 0, sizeof(req));
+	req.probe_batch_rows = 64;
+	a = ga_join_create(dev, &req, &st);
+	if (a != NULL)
+	{
+		req.probe_batch_rows = 100;
+		b = ga_join_create(dev, &req, &st);
+	}
+	if (a == NULL || b == NULL)
+	{
+		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+		goto done;
+	}
+	if (!ga_join_build(a, akeys, arows, 3, join_wait, &ws, &st) ||
+		!ga_join_build(b, bkeys, brows, 2, join_wait, &ws, &st))
+	{
+		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		goto done;
+	}
+	ba = ga_join_next_batch(a, join_wait, &ws, &st);
+	bb = ga_join_next_batch(b, join_wait, &ws, &st);
+	if (ba == NULL || bb == NULL || ba == bb ||
+		ba->columns[0].values == bb->columns[0].values)
+	{
+		jreport(&rr, "next_batch of two joins: %p and %p", (void *) ba, (void *) bb);
+		goto done;
+	}
+	fill_probe_batch(ba, aprobe, 3);
+	fill_probe_batch(bb, bprobe, 3);
+	if (ga_join_probe(b, ba, join_wait, &ws, &st) != NULL || st.code != GA_ERR_INVALID)
+		jreport(&rr, "a join accepted another join's batch (code %d)", st.code);
+	ma = ga_join_probe(a, ba, join_wait, &ws, &st);
+	check_small_answer(&rr, "join a", ma, ga_join_sorted_rows(a), 3, a_first, a_count, a_row, 3);
+	mb = ga_join_probe(b, bb, join_wait, &ws, &st);
+	check_small_answer(&rr, "join b", mb, ga_join_sorted_rows(b), 3, b_first, b_count, b_row, 2);
+	/* a's answer is still a's after b probed */
+	check_small_answer(&rr, "join a after b's probe", ma, ga_join_sorted_rows(a), 3,
+					   a_first, a_count, a_row, 3);
+
+done:
+	ga_join_destroy(b);
+	ga_join_destroy(a);
+	if (ws.cancels > 0)
+		jreport(&rr, "the wait callback answered stop although not told to");
+	return rr.problems;
+}
+
+/*
+ * Destroy in every state: right after create, with a batch handed out and
+ * never probed, after an empty build, after a build with no probe, and
+ * after a probe whose answer was never read.
+ */
+static int64_t
+api_join_destroy_states(GaDevice *dev, const char *label)
+{
+	JoinReport	rr = {-1, label, 0, 0};
+	JoinWait	ws = {0, 0, 0};
+	GaJoinRequest req;
+	GaStatus	st;
+	static const int64_t keys[4] = {4, 3, 4, -9};
+	static const uint32_t rows[4] = {0, 1, 2, 3};
+	int			state;
+
+	memset(&req, 0, sizeof(req));
+	req.probe_batch_rows = 1000;
+	for (state = 0; state < 5; state++)
+	{
+		GaJoin	   *join = ga_join_create(dev, &req, &st);
+		GaBatch    *batch;
+
+		if (join == NULL)
+		{
+			jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+			continue;
+		}
+		if (state == 1)
+			(void) simple_probe_batch(join, 500, &ws, &rr);
+		if (state == 2 && !ga_join_build(join, NULL, NULL, 0, join_wait, &ws, &st))
+			jreport(&rr, "empty build failed: code %d: %s", st.code, st.message);
+		if (state >= 3 && !ga_join_build(join, keys, rows, 4, join_wait, &ws, &st))
+			jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		if (state == 4 && (batch = simple_probe_batch(join, 1000, &ws, &rr)) != NULL &&
+			ga_join_probe(join, batch, join_wait, &ws, &st) == NULL)
+			jreport(&rr, "probe failed: code %d: %s", st.code, st.message);
+		ga_join_destroy(join);
+	}
+	if (ws.cancels > 0)
+		jreport(&rr, "the wait callback answered stop although not told to");
 	return rr.problems;
 }
 
@@ -1155,6 +1462,7 @@ conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int ti
 	GaDevice   *devices[2] = {cpu, gpu};
 	const char *labels[2] = {"cpu", "gpu"};
 	int64_t		failures = 0;
+	int64_t		big_rows;
 	int			d,
 				i;
 
@@ -1169,13 +1477,17 @@ conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int ti
 		f = api_join_invalid(devices[d], labels[d]);
 		f += api_join_fail_at_batch(devices[d], labels[d]);
 		f += api_join_cancel(devices[d], labels[d]);
-		printf("join api %-4s invalid requests, fail_at_batch, cancel: %s\n",
+		f += api_join_two(devices[d], labels[d]);
+		f += api_join_destroy_states(devices[d], labels[d]);
+		printf("join api %-4s invalid requests, fail_at_batch, cancel, two joins, destroy: %s\n",
 			   labels[d], f ? "FAIL" : "ok");
 		failures += f;
 		(*checks)++;
 	}
 
-	for (i = 0; i < NUM_FIXED_JOIN_CASES + ncases; i++)
+	big_rows = getenv("GPUAGG_JOIN_BIG_ROWS") != NULL ?
+		strtoll(getenv("GPUAGG_JOIN_BIG_ROWS"), NULL, 0) : 0;
+	for (i = 0; i < NUM_FIXED_JOIN_CASES + ncases + (big_rows > 0); i++)
 	{
 		JoinSpec	spec;
 		JoinCase	c;
@@ -1189,8 +1501,10 @@ conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int ti
 		rng.state = seed * UINT64_C(0x100000001b3) + UINT64_C(0x6a6f696e) + (uint64_t) i;
 		if (i < NUM_FIXED_JOIN_CASES)
 			fixed_join_spec(i, &spec);
-		else
+		else if (i < NUM_FIXED_JOIN_CASES + ncases)
 			random_join_spec(&rng, &spec);
+		else
+			big_join_spec(big_rows, &spec);
 		build_join_case(&c, &spec, &rng);
 
 		len = (size_t) snprintf(line, sizeof(line), "join %3d %s", i, c.desc);
