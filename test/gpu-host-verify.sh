@@ -10,9 +10,9 @@
 #
 # Stages:
 #   device    build for the host's GPU (CUDA_ARCHS, default 90), then the device
-#             conformance test on every device, aggregation and hash join; when
-#             compute-sanitizer is there, the join suite once more under its memcheck
-#             and racecheck tools (about 3 minutes)
+#             conformance test on every device, aggregation and hash join, two more
+#             seeds of the join suite, and when compute-sanitizer is there the join
+#             suite under its memcheck, racecheck and synccheck tools (about 5 minutes)
 #   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
 #             GpuHashJoin on the GPU), conformance, test/t (no leaks, 3000 differential
 #             queries) (about 6 minutes)
@@ -57,11 +57,16 @@ case "$STAGE" in
 		bash test/conformance/run.sh --device all >>"$LOG" 2>&1
 		rc=$?
 		bin=test/conformance/conformance
+		for seed in 2 3; do
+			echo "== join suite, 300 random cases, seed $seed" >>"$LOG"
+			timeout 120 "$bin" --device all --suite join --join-cases 300 --seed "$seed" >>"$LOG" 2>&1 || rc=1
+		done
 		if command -v compute-sanitizer >/dev/null 2>&1 && [ -x "$bin" ]; then
-			for tool in memcheck racecheck; do
+			for tool in "memcheck --leak-check full" "racecheck --racecheck-report all" synccheck; do
 				echo "== compute-sanitizer --tool $tool (join suite, GPU)" >>"$LOG"
-				timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-					"$bin" --device gpu --suite join >>"$LOG" 2>&1 || rc=1
+				# shellcheck disable=SC2086 # $tool holds the tool and its options
+				timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 \
+					"$bin" --device gpu --suite join --join-cases 10 >>"$LOG" 2>&1 || rc=1
 			done
 		else
 			echo "compute-sanitizer not found: skipped" >>"$LOG"
