@@ -926,6 +926,10 @@ class Gen:
                     outer.append(Expr(r.choice(["sum(%s)", "max(%s)", "count(%s)", "avg(%s)"]) % col, e.type))
                     if not outer[-1].sql.startswith("count"):
                         outer[-1].canon = e.canon   # 1.5 or 1.50 in, 3.0 or 3.00 out
+                    if outer[-1].sql.startswith("max") and e.type == "numeric":
+                        # max of equal values of different scales (avg 3.0 and 3.00 of two
+                        # groups) is whichever comes last: the order of the groups decides
+                        outer[-1].canon = spelling(e.type)
                 elif e.type in ("date", "timestamp", "float8") and not e.inexact:
                     outer.append(Expr(r.choice(["min(%s)", "max(%s)"]) % col, e.type))
                     outer[-1].canon = spelling(e.type)
