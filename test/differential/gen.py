@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Differential test of GpuHashAgg: random tables, random GROUP BY queries,
-each run with gpuagg.force = on and with gpuagg.enabled = off, compared.
+"""Differential test of GpuHashAgg and GpuHashJoin: random tables, random
+GROUP BY queries and random join queries, each run with gpuagg.force = on and
+with gpuagg.enabled = off, compared.
 
     python3 test/differential/gen.py run     generate, run, compare, report
     python3 test/differential/gen.py sql     print the setup SQL and the queries
@@ -17,6 +18,15 @@ some it does not (those must simply stay native): nm, ivm and bpu hold equal
 values spelled differently (1.5 and 1.50, '1 mon' and '30 days', 'a' and
 'a ').  60% of the queries use only what GpuHashAgg supports, so that most
 reach the device; the others mix in everything.
+
+Joins.  test/differential/joins.py adds tables made for joining (keys of
+every type GpuHashJoin takes, meeting across tables and types) and its own
+join queries (GPUAGG_DIFF_JOIN_QUERIES, numbered after the GROUP BY ones):
+INNER, LEFT, RIGHT, FULL, SEMI and ANTI joins in their SQL spellings, one to
+five keys, key expressions, other conditions, filters above outer joins,
+self-joins, three tables, aggregation above and below, rescans; see its
+docstring.  Both generators draw from their own random streams, so a seed's
+GROUP BY queries do not depend on the number of join queries.
 
 Exactness.  Sums of floats depend on the order of addition, and the device
 adds in another order than PostgreSQL.  So f8 and f4 hold multiples of 1/8
@@ -45,10 +55,10 @@ generation while its KNOWN_BUG_* switch below is True; set it to False to
 check a fix (the default seed then hits it).
 
 Running.  A plpgsql function in the scratch database runs one query three
-times (EXPLAIN to see whether GpuHashAgg is in the forced plan, forced,
-native), catches errors, compares the results as sorted arrays of row
-texts (as sequences when the query orders by every output column) and
-prints one JSON line.  One long psql session runs all queries; if the
+times (EXPLAIN to see whether GpuHashAgg and GpuHashJoin are in the forced
+plan, forced, native), catches errors, compares the results as sorted
+arrays of row texts (multisets; as sequences when the query orders by every
+output column) and prints one JSON line.  One long psql session runs all queries; if the
 server crashes, the query in flight is reported and a new session goes on
 with the next one.
 
@@ -70,8 +80,11 @@ import threading
 import time
 import uuid
 
+import joins
+
 DEFAULT_SEED = 20261122
 DEFAULT_QUERIES = 3000
+DEFAULT_JOIN_QUERIES = 1000
 DATABASE = "gpuagg_diff"
 QUOTE_TAG = "$gq$"
 
@@ -370,6 +383,7 @@ DECLARE
     line text;
     setting text;
     on_device boolean := false;
+    on_join boolean := false;
     wrapped text;
     forced text[];
     native text[];
@@ -392,9 +406,11 @@ BEGIN
     BEGIN
         FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
             on_device := on_device OR line LIKE '%GpuHashAgg%';
+            on_join := on_join OR line LIKE '%GpuHashJoin%';
         END LOOP;
     EXCEPTION WHEN OTHERS THEN
         on_device := false;
+        on_join := false;
     END;
     BEGIN
         EXECUTE wrapped INTO forced;
@@ -419,12 +435,12 @@ BEGIN
         verdict := CASE WHEN forced = native THEN 'same' ELSE 'diff' END;
     END IF;
     IF verdict = 'diff' THEN
-        RETURN json_build_object('id', qid, 'dev', on_device, 'v', verdict,
+        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'v', verdict,
                                  'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                                  'ferr', forced_err, 'nerr', native_err,
                                  'f', to_json(forced), 'n', to_json(native))::text;
     END IF;
-    RETURN json_build_object('id', qid, 'dev', on_device, 'v', verdict,
+    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'v', verdict,
                              'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                              'err', native_err, 'rows', cardinality(native))::text;
 END
@@ -454,7 +470,7 @@ class Expr:
 class Query:
     """A generated query and how to compare it."""
 
-    def __init__(self, qid, sql, ordered, settings, shape, table, outputs):
+    def __init__(self, qid, sql, ordered, settings, shape, table, outputs, kind="agg"):
         # {output column: type} of the columns compared by value (Expr.canon)
         self.canon_cols = {i: e.canon for i, e in enumerate(outputs) if e.canon}
         # {output column: type} of the columns where ORDER BY sees equal values that print
@@ -468,6 +484,8 @@ class Query:
         self.settings = settings
         self.shape = shape
         self.table = table
+        # "agg": a GROUP BY query of Gen; "join": a join query of joins.JoinGen
+        self.kind = kind
 
 
 # Aggregate result types (None: the argument's type).
@@ -783,14 +801,21 @@ class Gen:
         if x < 0.62:
             return "%s a" % t, ["a"], t, "table"
         if x < 0.75:
+            # (joins of every kind are test/differential/joins.py's; these feed the aggregation)
             t2 = r.choice(SMALL_TABLES)
             if t == "t_big" or r.random() < 0.5:
-                on = "a.id = b.id"
+                # each row of b meets at most one row of a
+                on = r.choice(["a.id = b.id", "a.id = b.id", "a.id = b.id AND a.i4 > b.i4", "a.id = b.id + 1",
+                               "a.id = b.i2", "a.id = b.di", "a.id = b.id AND a.t = b.t"])
             else:
-                on = r.choice(["a.i2 = b.i2", "a.b = b.b AND a.id % 20 = b.id % 20", "a.t = b.t"])
-                if t not in SMALL_TABLES:
-                    on = "a.id = b.id"
-            join = r.choice(["JOIN", "JOIN", "LEFT JOIN"])
+                # equal values of small tables; a few values repeated hundreds of times are
+                # spread over id % 10 (or 20) so that the join stays small
+                on = r.choice(["a.i2 = b.i2", "a.b = b.b AND a.id % 20 = b.id % 20", "a.t = b.t",
+                               "a.bpu = b.bpu AND a.id % 20 = b.id % 20", "a.nm = b.nm AND a.id % 10 = b.id % 10",
+                               "a.f4 = b.f4 AND a.id % 10 = b.id % 10", "a.dt = b.t AND a.id % 10 = b.id % 10",
+                               "a.ivm = b.ivm AND a.id % 10 = b.id % 10", "a.d = b.d AND a.id % 10 = b.id % 10",
+                               "a.u = b.u AND a.id % 10 = b.id % 10"])
+            join = r.choice(["JOIN", "JOIN", "LEFT JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
             return "%s a %s %s b ON %s" % (t, join, t2, on), ["a", "b"], t, "join"
         if x < 0.85:
             if r.random() < 0.5:
@@ -999,6 +1024,20 @@ def make_queries(seed, sizes, count, strategies):
         if QUOTE_TAG in sql:
             raise RuntimeError("query contains the quote tag: " + sql)
         out.append(Query(qid, sql, ordered, g.settings(), shape, table, outputs))
+    return out
+
+
+def make_join_queries(seed, tables, count, first_qid):
+    """count random join queries (test/differential/joins.py), numbered from first_qid;
+    deterministic in seed alone."""
+    rng = random.Random("join-queries-%d" % seed)
+    out = []
+    for i in range(count):
+        g = joins.JoinGen(rng, tables)
+        sql, ordered, shape, table, outputs = g.query()
+        if QUOTE_TAG in sql:
+            raise RuntimeError("query contains the quote tag: " + sql)
+        out.append(Query(first_qid + i, sql, ordered, g.settings(), shape, table, outputs, kind="join"))
     return out
 
 
@@ -1285,11 +1324,17 @@ def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "run"
     seed = env_int("GPUAGG_DIFF_SEED", DEFAULT_SEED)
     count = env_int("GPUAGG_DIFF_QUERIES", DEFAULT_QUERIES)
+    join_count = env_int("GPUAGG_DIFF_JOIN_QUERIES", DEFAULT_JOIN_QUERIES)
     rng = random.Random(seed)
     setup, sizes = setup_sql(rng)
+    # the join tables and queries draw from their own generators: the GROUP BY queries of a
+    # seed stay what they were, whatever the number of join queries
+    join_setup, join_tables = joins.setup_sql(random.Random("join-tables-%d" % seed))
+    setup += join_setup
 
     def queries_for(strategies):
         queries = make_queries(seed, sizes, count, strategies)
+        queries += make_join_queries(seed, join_tables, join_count, count + 1)
         only = os.environ.get("GPUAGG_DIFF_ONLY", "")
         if only:
             wanted = {int(x) for x in only.replace(",", " ").split()}
@@ -1308,9 +1353,13 @@ def main():
 
     queries = queries_for(gpuagg_strategies())
     t0 = time.time()
-    print("differential: seed %d (GPUAGG_DIFF_SEED), %d queries (GPUAGG_DIFF_QUERIES), device %s"
-          % (seed, len(queries), os.environ.get("GPUAGG_DEVICE", "(server default)")))
-    print("tables: " + ", ".join("%s %d rows" % (t, n) for t, n in sizes.items()))
+    print("differential: seed %d (GPUAGG_DIFF_SEED), %d GROUP BY queries (GPUAGG_DIFF_QUERIES) and %d join "
+          "queries (GPUAGG_DIFF_JOIN_QUERIES, numbered from %d)%s, device %s"
+          % (seed, count, join_count, count + 1,
+             ", running %d of them (GPUAGG_DIFF_ONLY)" % len(queries) if os.environ.get("GPUAGG_DIFF_ONLY") else "",
+             os.environ.get("GPUAGG_DEVICE", "(server default)")))
+    print("tables: " + ", ".join("%s %d rows" % (t, n) for t, n in sizes.items()) + "; " +
+          ", ".join("%s %d rows" % (t, jt.n) for t, jt in join_tables.items()))
     rc, _, err = psql_simple("postgres", "DROP DATABASE IF EXISTS %s;\nCREATE DATABASE %s;\n" % (DATABASE, DATABASE))
     if rc != 0:
         sys.exit("gen.py: cannot create the scratch database: " + err)
@@ -1328,22 +1377,26 @@ def main():
             print("GPUAGG_DIFF_KEEP=1: kept database %s" % DATABASE)
         else:
             psql_simple("postgres", "DROP DATABASE IF EXISTS %s;" % DATABASE, on_error_stop=False)
-    return report(queries, results, seed, time.time() - t0)
+    return report(queries, results, seed, count, join_count, time.time() - t0)
 
 
-def report(queries, results, seed, secs):
+def report(queries, results, seed, count, join_count, secs):
     """Print the summary and the mismatches; return the exit status."""
     mismatches = []
-    on_device = 0
     errors = collections.Counter()
     tolerated = 0
-    by_shape = collections.defaultdict(lambda: [0, 0])
+    # shape -> [queries, on GpuHashAgg, on GpuHashJoin]
+    by_shape = collections.defaultdict(lambda: [0, 0, 0])
+    kinds = collections.defaultdict(lambda: [0, 0, 0])     # kind -> the same
+    join_shapes = set()
     for q in queries:
         rec = results.get(q.qid, {"v": "harness", "msg": "no result", "dev": None})
-        if rec.get("dev"):
-            on_device += 1
-        by_shape[q.shape][0] += 1
-        by_shape[q.shape][1] += 1 if rec.get("dev") else 0
+        for row in (by_shape[q.shape], kinds[q.kind]):
+            row[0] += 1
+            row[1] += 1 if rec.get("dev") else 0
+            row[2] += 1 if rec.get("hj") else 0
+        if q.kind == "join" or rec.get("hj"):
+            join_shapes.add(q.shape)
         v = rec["v"]
         if v == "diff" and rec.get("ferr") is None and rec.get("nerr") is None \
                 and results_match(q, rec["f"], rec["n"]):
@@ -1354,35 +1407,61 @@ def report(queries, results, seed, secs):
         elif v in ("diff", "harness"):
             mismatches.append((q, rec))
     n = len(queries)
-    pct = 100.0 * on_device / n if n else 0.0
-    print("seed %d: %d queries, %d ran on GpuHashAgg (%.1f%%), %d errored the same way on both sides, "
-          "%d equal as values (-0 = 0, 1.5 = 1.50, '1 mon' = '30 days', 'a' = 'a ', float sums "
+
+    def pct(a, b):
+        return 100.0 * a / b if b else 0.0
+
+    n_agg, agg_dev, _ = kinds["agg"]
+    n_join, _, join_hj = kinds["join"]
+    all_hj = sum(row[2] for row in kinds.values())
+    all_dev = sum(row[1] for row in kinds.values())
+    print("seed %d: %d queries: %d GROUP BY queries, %d on GpuHashAgg (%.1f%%); %d join queries, %d on "
+          "GpuHashJoin (%.1f%%); in all %d on GpuHashAgg and %d on GpuHashJoin; %d errored the same way on "
+          "both sides, %d equal as values (-0 = 0, 1.5 = 1.50, '1 mon' = '30 days', 'a' = 'a ', float sums "
           "within 1e-9), %d mismatches (%.0fs)"
-          % (seed, n, on_device, pct, sum(errors.values()), tolerated, len(mismatches), secs))
+          % (seed, n, n_agg, agg_dev, pct(agg_dev, n_agg), n_join, join_hj, pct(join_hj, n_join), all_dev,
+             all_hj, sum(errors.values()), tolerated, len(mismatches), secs))
     slow = sorted((rec.get("ms", 0), qid) for qid, rec in results.items())[-3:]
+    rows = sorted(results.get(q.qid, {}).get("rows") or 0 for q in queries if q.kind == "join")
+    if rows:
+        print("join queries' result rows: %d empty, median %d, max %d"
+              % (sum(1 for x in rows if x == 0), rows[len(rows) // 2], rows[-1]))
     print("slowest queries (both runs and EXPLAIN): " + ", ".join("%d: %d ms" % (qid, ms) for ms, qid in reversed(slow)))
     print("on GpuHashAgg by shape: " + ", ".join(
-        "%s %d/%d" % (s, d, t) for s, (t, d) in sorted(by_shape.items())))
+        "%s %d/%d" % (s, d, t) for s, (t, d, _) in sorted(by_shape.items()) if not s.startswith("j-") or d))
+    print("on GpuHashJoin by shape: " + ", ".join(
+        "%s %d/%d" % (s, hj, t) for s, (t, _, hj) in sorted(by_shape.items()) if s in join_shapes))
     for e, k in errors.most_common(10):
         print("  same error x%d: %s" % (k, e))
     for q, rec in mismatches[:20]:
-        print("---- MISMATCH query %d (%s, GpuHashAgg in forced plan: %s, settings: %s)"
-              % (q.qid, q.shape, rec.get("dev"), " ".join(q.settings) or "none"))
+        print("---- MISMATCH query %d (%s, in the forced plan: GpuHashAgg %s, GpuHashJoin %s; settings: %s)"
+              % (q.qid, q.shape, rec.get("dev"), rec.get("hj"), " ".join(q.settings) or "none"))
         print("  " + q.sql)
         if rec["v"] == "harness":
             print("  harness: " + trunc(rec.get("msg")))
             continue
         print("  forced: " + trunc(rec.get("ferr") or json.dumps(rec.get("f"))))
         print("  native: " + trunc(rec.get("nerr") or json.dumps(rec.get("n"))))
+        if rec.get("f") is not None and rec.get("n") is not None:
+            f, nat = collections.Counter(rec["f"]), collections.Counter(rec["n"])
+            print("  %d rows forced, %d native; only forced: %s; only native: %s"
+                  % (len(rec["f"]), len(rec["n"]), trunc(json.dumps(sorted((f - nat).elements())), 400),
+                     trunc(json.dumps(sorted((nat - f).elements())), 400)))
     if len(mismatches) > 20:
         print("... and %d more mismatches" % (len(mismatches) - 20))
     status = 0
     if mismatches:
-        print("rerun one: GPUAGG_DIFF_SEED=%d GPUAGG_DIFF_QUERIES=%d GPUAGG_DIFF_ONLY=%d"
-              % (seed, max(q.qid for q in queries), mismatches[0][0].qid))
+        print("rerun one: GPUAGG_DIFF_SEED=%d GPUAGG_DIFF_QUERIES=%d GPUAGG_DIFF_JOIN_QUERIES=%d GPUAGG_DIFF_ONLY=%d "
+              "bash test/t/003_differential.sh" % (seed, count, join_count, mismatches[0][0].qid))
+        print("(mismatching: %s)" % ",".join(str(q.qid) for q, _ in mismatches))
         status = 1
-    if n >= 50 and pct < 30:
-        print("coverage too low: only %.1f%% of the queries ran on GpuHashAgg (at least 30%% expected)" % pct)
+    if n_agg >= 50 and pct(agg_dev, n_agg) < 30:
+        print("coverage too low: only %.1f%% of the GROUP BY queries ran on GpuHashAgg (at least 30%% expected)"
+              % pct(agg_dev, n_agg))
+        status = 1
+    if n_join >= 50 and pct(join_hj, n_join) < 30:
+        print("coverage too low: only %.1f%% of the join queries ran on GpuHashJoin (at least 30%% expected)"
+              % pct(join_hj, n_join))
         status = 1
     return status
 
