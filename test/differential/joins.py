@@ -971,15 +971,34 @@ class JoinGen:
                 max(b, c, key=lambda s: s.n).shrink(r)
         on = [self.equality(eb, ec) for eb, ec in keys]
         where = []
+        form = r.choice(["scalar", "lateral", "lateral", "exists", "nestloop"])
+        if form == "nestloop":
+            # no parameter: a join whose only condition is no equality makes a nested loop
+            # with the GpuHashJoin of b and c on one side, maybe rescanned as it is
+            if r.random() < 0.2:
+                on.append(self.cross_condition(b, c))
+            cond = r.choice(["a.v < b.v", "a.g <> c.g", "a.kt < c.kt", "(a.v + c.v) % 3 = 0", "a.id <= b.g"])
+            inner = "%s %s %s ON %s" % (b.from_sql(r), JOIN_WORDS[jt], c.from_sql(r), " AND ".join(on))
+            if r.random() < 0.6:
+                # OFFSET 0 keeps the join of b and c together below the nested loop
+                inner = "(SELECT b.id AS bid, b.v, b.g, c.id AS cid, c.kt, c.v AS cv, c.g AS cg FROM %s OFFSET 0) s" % inner
+                cond = cond.replace("b.id", "s.bid").replace("b.", "s.").replace("c.v", "s.cv") \
+                    .replace("c.g", "s.cg").replace("c.", "s.")
+                outs = [Out("a.id", "int4"), Out("s.bid", "int4"), Out("s.cid", "int4"), Out("s.kt", "text")]
+            else:
+                inner = "(%s)" % inner
+                outs = [Out("a.id", "int4"), Out("b.id", "int4"), Out("c.id", "int4"), Out("c.kt", "text")]
+            sql = "SELECT %s FROM %s %s %s ON %s" % (
+                self.select(outs), a.from_sql(r), r.choice(["JOIN", "JOIN", "LEFT JOIN"]), inner, cond)
+            return sql, False, outs, b.table.name
         corr = r.choice(["b.g = a.g", "c.kt = a.kt", "c.v > a.v", "b.g = c.g + a.g", "b.k4 % 5 = a.g",
-                         "(c.id + a.id) % 3 = 0"])
+                         "(c.id + a.id) % 3 = 0", "coalesce(c.v, 0) > a.v", "(b.id IS NULL OR b.g <> a.g)"])
         (where if r.random() < 0.5 else on).append(corr)
         if r.random() < 0.2:
             on.append(self.cross_condition(b, c))
         inner = "FROM %s %s %s ON %s" % (b.from_sql(r), JOIN_WORDS[jt], c.from_sql(r), " AND ".join(on))
         if where:
             inner += " WHERE " + " AND ".join(where)
-        form = r.choice(["scalar", "lateral", "lateral", "exists"])
         outs = [Out("a.id", "int4")]
         if form == "scalar":
             agg, t = r.choice([("count(*)", "int8"), ("sum(b.v)", "int8"), ("max(c.kt)", "text"),
@@ -1043,6 +1062,9 @@ class JoinGen:
             s.append("enable_nestloop=off")
         if r.random() < 0.08:
             s.append("work_mem=64kB")
+        if self.shape == "rescan" and r.random() < 0.4:
+            # no Materialize above a rescanned join
+            s.append("enable_material=off")
         if parallel:
             s += ["parallel_setup_cost=0", "parallel_tuple_cost=0", "min_parallel_table_scan_size=0"]
         if "j_pa" in self.sql or "j_pb" in self.sql:
