@@ -25,8 +25,8 @@
 #   GPUAGG_DIFF_SEED          random seed (default fixed; printed)
 #   GPUAGG_DIFF_QUERIES       number of GROUP BY queries (default 3000: 35s on 2 idle cores,
 #                             2 min busy)
-#   GPUAGG_DIFF_JOIN_QUERIES  number of join queries, numbered after those (default 1000:
-#                             about 10s on 2 cores)
+#   GPUAGG_DIFF_JOIN_QUERIES  number of join queries, numbered after those (default 2000:
+#                             about 12s on 2 idle cores)
 #   GPUAGG_DIFF_ONLY          run only these query numbers (comma-separated), same seed
 #                             and counts
 #   GPUAGG_DIFF_KEEP=1        keep the scratch database for investigation
