@@ -80,7 +80,8 @@ import threading
 import time
 import uuid
 
-import joins
+sys.dont_write_bytecode = True      # no __pycache__ beside the test for importing joins.py
+import joins  # noqa: E402  (test/differential/joins.py)
 
 DEFAULT_SEED = 20261122
 DEFAULT_QUERIES = 3000
