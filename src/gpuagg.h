@@ -513,6 +513,7 @@ typedef struct GpuJoinRunInfo
 	char	   *fallback;		/* why the CPU finished the join, or NULL */
 	int64		matched_rows;	/* candidate pairs that passed the join quals */
 	int64		null_key_rows;	/* rows whose key was NULL (both sides) */
+	int64		inner_rows_read;	/* rows read from the inner side */
 	double		build_ms;		/* reading the inner side and building */
 	double		probe_ms;		/* in probe calls */
 } GpuJoinRunInfo;

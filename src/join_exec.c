@@ -351,6 +351,7 @@ join_read_inner(GpuJoinState *state)
 		if (TupIsNull(slot))
 			break;
 		CHECK_FOR_INTERRUPTS();
+		state->info.inner_rows_read++;
 		ResetExprContext(econtext);
 		econtext->ecxt_innertuple = slot;
 		has_key = join_row_key(state, GPUJOIN_INNER, econtext, &key);

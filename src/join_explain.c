@@ -7,7 +7,7 @@
  *						an outer join is PostgreSQL's own "Filter" line); with
  *						gpuagg.explain_device_details also Device and Key
  *						(exact or hashed and rechecked)
- *	EXPLAIN ANALYZE		Build Rows, Probe Batches, Probe Rows, Candidates,
+ *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe Batches, Probe Rows, Candidates,
  *						Matched Rows, and Fallback when the CPU finished the
  *						join; with TIMING, Host Time (reading the inner side
  *						and building, probing); with device details also
@@ -101,7 +101,7 @@ GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (!es->analyze || !info->executed)
 		return;
-	ExplainPropertyInteger("Build Rows", NULL, stats->build_rows, es);
+	ExplainPropertyInteger("Build Rows", NULL, info->inner_rows_read, es);
 	ExplainPropertyInteger("Probe Batches", NULL, stats->probe_batches, es);
 	ExplainPropertyInteger("Probe Rows", NULL, stats->probe_rows, es);
 	ExplainPropertyInteger("Candidates", NULL, stats->candidates, es);
