@@ -119,8 +119,7 @@ typedef struct CpuAgg
 
 	GaAggResult result;
 	int			finished;
-	int			failed;
-	GaStatus	failure;
+	GaFailure	failure;
 	GaAggStats	stats;
 } CpuAgg;
 
@@ -143,26 +142,6 @@ cpu_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
-}
-
-/* Record a failure that poisons the aggregation; returns 0 like ga_status_set. */
-static int
-cpu_fail(CpuAgg *agg, GaStatus *status, GaStatusCode code, const char *message)
-{
-	ga_status_set(status, code, "%s", message);
-	agg->failed = 1;
-	agg->failure = *status;
-	return 0;
-}
-
-/* Report an earlier failure again, so a half-updated aggregation is never used. */
-static int
-cpu_check_failed(const CpuAgg *agg, GaStatus *status)
-{
-	if (!agg->failed)
-		return 1;
-	*status = agg->failure;
-	return 0;
 }
 
 /* Allocate n elements of size bytes, NULL on overflow or exhaustion. */
@@ -812,7 +791,7 @@ cpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *sta
 
 	(void) wait;
 	(void) arg;
-	if (!cpu_check_failed(agg, status))
+	if (!ga_failure_check(&agg->failure, status))
 		return NULL;
 	if (agg->finished)
 	{
@@ -847,7 +826,7 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	int64_t		since_wait = 0;
 	int			i;
 
-	if (!cpu_check_failed(agg, status))
+	if (!ga_failure_check(&agg->failure, status))
 		return 0;
 	if (agg->finished)
 		return ga_status_set(status, GA_ERR_INVALID,
@@ -867,7 +846,7 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 		int			a;
 
 		if (agg->nkeys > 0 && !cpu_assign_groups(agg, batch, base, n))
-			return cpu_fail(agg, status, GA_ERR_OUT_OF_MEMORY,
+			return ga_failure_set(&agg->failure, status, GA_ERR_OUT_OF_MEMORY,
 							"out of host memory growing the CPU device's hash table");
 		for (a = 0; a < agg->naggs; a++)
 			cpu_accumulate(agg, batch, a, base, n);
@@ -877,7 +856,7 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 		{
 			since_wait = 0;
 			if (wait != NULL && wait(arg))
-				return cpu_fail(agg, status, GA_ERR_CANCELLED,
+				return ga_failure_set(&agg->failure, status, GA_ERR_CANCELLED,
 								"the aggregation was cancelled");
 		}
 	}
@@ -912,7 +891,7 @@ cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 
 	(void) wait;
 	(void) arg;
-	if (!cpu_check_failed(agg, status))
+	if (!ga_failure_check(&agg->failure, status))
 		return NULL;
 	if (agg->finished)
 	{

@@ -91,6 +91,37 @@ extern int64_t ga_shared_strategy_max_groups(const GaGpuInfo *info,
 											 const GaAggRequest *request);
 
 /*
+ * A failure that poisons a device object (an aggregation, a join): every
+ * later call reports it again, so a half-updated object is never used.
+ */
+typedef struct GaFailure
+{
+	int			failed;
+	GaStatus	status;
+} GaFailure;
+
+/* Record a failure in failure and status; returns 0 like ga_status_set. */
+static inline int
+ga_failure_set(GaFailure *failure, GaStatus *status, GaStatusCode code,
+			   const char *message)
+{
+	ga_status_set(status, code, "%s", message);
+	failure->failed = 1;
+	failure->status = *status;
+	return 0;
+}
+
+/* 1 when nothing failed yet; else 0 with the earlier failure in status. */
+static inline int
+ga_failure_check(const GaFailure *failure, GaStatus *status)
+{
+	if (!failure->failed)
+		return 1;
+	*status = failure->status;
+	return 0;
+}
+
+/*
  * Order-preserving map of a double to int64 (NaN above +Infinity, every NaN
  * the same), so that MIN/MAX of floats are integer MIN/MAX; and back.
  */

@@ -83,8 +83,7 @@ typedef struct CpuJoin
 	GaJoinMatches matches;
 
 	GaJoinStats stats;
-	int			failed;
-	GaStatus	failure;
+	GaFailure	failure;
 } CpuJoin;
 
 /* Milliseconds on a monotonic clock, for the stats' device_ms. */
@@ -118,26 +117,6 @@ join_alloc_array(int64_t n, size_t size)
 	if ((uint64_t) n > SIZE_MAX / size)
 		return NULL;
 	return malloc((size_t) n * size);
-}
-
-/* Record a failure that poisons the join; returns 0 like ga_status_set. */
-static int
-join_fail(CpuJoin *join, GaStatus *status, GaStatusCode code, const char *message)
-{
-	ga_status_set(status, code, "%s", message);
-	join->failed = 1;
-	join->failure = *status;
-	return 0;
-}
-
-/* Report an earlier failure again. */
-static int
-join_check_failed(const CpuJoin *join, GaStatus *status)
-{
-	if (!join->failed)
-		return 1;
-	*status = join->failure;
-	return 0;
 }
 
 /*
@@ -293,7 +272,7 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 				d;
 	int			sorted_ok;
 
-	if (!join_check_failed(join, status))
+	if (!ga_failure_check(&join->failure, status))
 		return 0;
 
 	keys_a = join_alloc_array(n, sizeof(uint64_t));
@@ -384,14 +363,14 @@ oom:
 	free(keys_b);
 	free(rows_a);
 	free(rows_b);
-	return join_fail(join, status, GA_ERR_OUT_OF_MEMORY,
+	return ga_failure_set(&join->failure, status, GA_ERR_OUT_OF_MEMORY,
 					 "out of host memory building a join on the CPU device");
 cancelled:
 	free(keys_a);
 	free(keys_b);
 	free(rows_a);
 	free(rows_b);
-	return join_fail(join, status, GA_ERR_CANCELLED, "the join's build was cancelled");
+	return ga_failure_set(&join->failure, status, GA_ERR_CANCELLED, "the join's build was cancelled");
 }
 
 /* The build rows in key order; NULL before a successful build. */
@@ -412,7 +391,7 @@ ga_cpu_join_next_batch(void *join_impl, GaWaitCallback wait, void *arg,
 
 	(void) wait;
 	(void) arg;
-	if (!join_check_failed(join, status))
+	if (!ga_failure_check(&join->failure, status))
 		return NULL;
 	join->column.type = GA_TYPE_INT64;
 	join->column.has_nulls = 0;
@@ -440,7 +419,7 @@ ga_cpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 	int64_t		base;
 	int64_t		since_wait = 0;
 
-	if (!join_check_failed(join, status))
+	if (!ga_failure_check(&join->failure, status))
 		return NULL;
 	if (batch != &join->batch || batch->columns != &join->column)
 	{
@@ -494,7 +473,7 @@ ga_cpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 		}
 		if (end < nrows && join_should_stop(&since_wait, end - base, wait, arg))
 		{
-			join_fail(join, status, GA_ERR_CANCELLED, "the join's probe was cancelled");
+			ga_failure_set(&join->failure, status, GA_ERR_CANCELLED, "the join's probe was cancelled");
 			return NULL;
 		}
 	}
