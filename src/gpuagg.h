@@ -13,6 +13,15 @@
  *					the groups, finalized by agg_finalize.c
  *	explain.c		shows what it planned and did
  *
+ * The node GpuHashJoin replaces Hash Join:
+ *	join_path.c		splits the join's conditions, adds a costed CustomPath
+ *					(set_join_pathlist_hook)
+ *	join_plan.c		builds the CustomScan; keys and join quals reference the
+ *					two children (OUTER_VAR / INNER_VAR)
+ *	join_exec.c		builds on the inner side's keys on a device, probes with
+ *					batches of outer keys and forms the joined rows
+ *	join_explain.c	shows what it planned and did
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUAGG_H
