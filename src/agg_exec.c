@@ -241,16 +241,6 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
 }
 
-/* Raise the error a cancelled device wait stands for. */
-static void
-agg_raise_cancel(void)
-{
-	CHECK_FOR_INTERRUPTS();
-	ereport(ERROR,
-			(errcode(ERRCODE_QUERY_CANCELED),
-			 errmsg("canceling statement while the gpuagg device was busy")));
-}
-
 /* Copy a filled batch into another batch of the same layout. */
 static void
 agg_copy_batch(const GaBatch *from, GaBatch *to)
@@ -345,17 +335,6 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 		GpuAggMessageAppend(state->receiver, state->builder, batch, state->pending);
 		state->pending = NULL;
 	}
-}
-
-/* Milliseconds since start. */
-static double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
 }
 
 /*
@@ -475,25 +454,25 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 
 		INSTR_TIME_SET_CURRENT(start);
 		batch = ga_agg_next_batch(state->aggs[0], GpuAggDeviceWait, NULL, status);
-		state->info.wait_ms += elapsed_ms(start);
+		state->info.wait_ms += GpuAggElapsedMs(start);
 		if (batch == NULL)
 			return false;
 
 		INSTR_TIME_SET_CURRENT(start);
 		GpuAggBatchBuilderStart(state->builder, batch);
 		eof = agg_fill_batch(state, batch);
-		state->info.input_ms += elapsed_ms(start);
+		state->info.input_ms += GpuAggElapsedMs(start);
 
 		INSTR_TIME_SET_CURRENT(start);
 		ok = batch->nrows == 0 || agg_submit_batch(state, batch, status);
-		state->info.wait_ms += elapsed_ms(start);
+		state->info.wait_ms += GpuAggElapsedMs(start);
 		if (!ok)
 			return false;
 		CHECK_FOR_INTERRUPTS();
 	}
 	INSTR_TIME_SET_CURRENT(start);
 	eof = agg_finish_all(state, status);
-	state->info.wait_ms += elapsed_ms(start);
+	state->info.wait_ms += GpuAggElapsedMs(start);
 	return eof;
 }
 
@@ -516,7 +495,7 @@ agg_run(GpuAggState *state)
 			return;
 		agg_release(state);
 		if (status.code == GA_ERR_CANCELLED)
-			agg_raise_cancel();
+			GpuAggRaiseCancel();
 
 		recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
 					   status.code == GA_ERR_INJECTED) &&
@@ -630,7 +609,7 @@ agg_next(ScanState *ss)
 	}
 	MemoryContextSwitchTo(old);
 	if (timed)
-		state->info.result_ms += elapsed_ms(start);
+		state->info.result_ms += GpuAggElapsedMs(start);
 	return ExecStoreVirtualTuple(slot);
 }
 

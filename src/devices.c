@@ -280,3 +280,24 @@ GpuAggDeviceWait(void *arg)
 {
 	return InterruptPending && (QueryCancelPending || ProcDiePending);
 }
+
+/* Raise the error a cancelled device wait stands for (the wait returned). */
+void
+GpuAggRaiseCancel(void)
+{
+	CHECK_FOR_INTERRUPTS();
+	ereport(ERROR,
+			(errcode(ERRCODE_QUERY_CANCELED),
+			 errmsg("canceling statement while the gpuagg device was busy")));
+}
+
+/* Milliseconds since start: the host-time figures of EXPLAIN ANALYZE. */
+double
+GpuAggElapsedMs(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}

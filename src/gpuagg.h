@@ -35,6 +35,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "portability/instr_time.h"
 
 #include "gpuagg_device.h"
 
@@ -79,6 +80,8 @@ extern const char *GpuAggNoGpuReason(void);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
 extern int	GpuAggDeviceWait(void *arg);
+extern void GpuAggRaiseCancel(void);
+extern double GpuAggElapsedMs(instr_time start);
 
 /* ------------------------------------------------------------------------
  * agg_catalog.c: which aggregates and key types the devices support

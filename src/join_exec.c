@@ -261,17 +261,6 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
 }
 
-/* Milliseconds since start. */
-static double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
-
 /* A 64-bit finalizer (splitmix64's) so that small integers spread out. */
 static inline uint64
 mix64(uint64 x)
@@ -396,16 +385,6 @@ join_read_inner(GpuJoinState *state)
 		memset(state->inner_matched, 0, sizeof(bool) * Max(state->ninner, 1));
 }
 
-/* Raise the error a cancelled device wait stands for. */
-static void
-join_raise_cancel(void)
-{
-	CHECK_FOR_INTERRUPTS();
-	ereport(ERROR,
-			(errcode(ERRCODE_QUERY_CANCELED),
-			 errmsg("canceling statement while the gpuagg device was busy")));
-}
-
 /* Create the device join and build it from the inner keys. */
 static bool
 join_try_build(GpuJoinState *state, GaStatus *status)
@@ -431,7 +410,7 @@ join_handle_failure(GpuJoinState *state, GaStatus *status)
 
 	join_release_device(state);
 	if (status->code == GA_ERR_CANCELLED)
-		join_raise_cancel();
+		GpuAggRaiseCancel();
 	recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
 				   status->code == GA_ERR_INJECTED) &&
 		status->code != GA_ERR_INVALID && state->info.fallback == NULL;
@@ -485,7 +464,7 @@ join_build(GpuJoinState *state)
 	while (!join_try_build(state, &status))
 		join_handle_failure(state, &status);
 	state->built = true;
-	state->info.build_ms += elapsed_ms(start);
+	state->info.build_ms += GpuAggElapsedMs(start);
 }
 
 /*
@@ -578,7 +557,7 @@ join_next_batch(GpuJoinState *state)
 		join_add_stats(state);
 		join_handle_failure(state, &status);
 	}
-	state->info.probe_ms += elapsed_ms(start);
+	state->info.probe_ms += GpuAggElapsedMs(start);
 	return true;
 }
 
