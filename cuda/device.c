@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct GaDevice
 {
@@ -76,6 +77,27 @@ ga_status_set(GaStatus *status, GaStatusCode code, const char *fmt,...)
 	vsnprintf(status->message, sizeof(status->message), fmt, args);
 	va_end(args);
 	return 0;
+}
+
+/* Allocate n elements of size bytes (at least one), NULL on overflow or exhaustion. */
+void *
+ga_alloc_array(int64_t n, size_t size)
+{
+	if (n < 1)
+		n = 1;
+	if ((uint64_t) n > SIZE_MAX / size)
+		return NULL;
+	return malloc((size_t) n * size);
+}
+
+/* Milliseconds on a monotonic clock, for the CPU device's device_ms. */
+double
+ga_cpu_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
 }
 
 /* Bytes per value of a column type. */

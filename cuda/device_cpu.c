@@ -134,27 +134,6 @@ ga_cpu_open(GaStatus *status)
 	return &cpu_device_token;
 }
 
-/* Milliseconds on a monotonic clock, for the stats' device_ms. */
-static double
-cpu_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
-}
-
-/* Allocate n elements of size bytes, NULL on overflow or exhaustion. */
-static void *
-cpu_alloc_array(int64_t n, size_t size)
-{
-	if (n < 1)
-		n = 1;
-	if ((uint64_t) n > SIZE_MAX / size)
-		return NULL;
-	return malloc((size_t) n * size);
-}
-
 /* Grow an array to n elements of size bytes, keeping *p on failure. */
 static int
 cpu_realloc_array(void **p, int64_t n, size_t size)
@@ -310,18 +289,6 @@ cpu_grow_table(CpuAgg *agg)
 	return 1;
 }
 
-/* The murmur3 finaliser: spreads every input bit over the slot index bits. */
-static inline uint64_t
-cpu_mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
 /*
  * Widen key column `key` of rows [base, base + n) into the chunk scratch
  * (null keys become 0 and are flagged) and fold it into the rows' hashes.
@@ -332,7 +299,7 @@ cpu_load_key(CpuAgg *agg, const GaColumn *col, int key, int64_t base, int64_t n)
 	int64_t    *dst = agg->chunk_keys + (int64_t) key * CPU_CHUNK_ROWS;
 	uint8_t    *nulls = agg->chunk_nulls + (int64_t) key * CPU_CHUNK_ROWS;
 	uint64_t   *hash = agg->chunk_hash;
-	uint64_t	null_tag = cpu_mix64(CPU_HASH_SEED + (uint64_t) key + 1);
+	uint64_t	null_tag = ga_mix64(CPU_HASH_SEED + (uint64_t) key + 1);
 	int64_t		i;
 
 #define CPU_WIDEN(T) \
@@ -417,7 +384,7 @@ cpu_assign_groups(CpuAgg *agg, const GaBatch *batch, int64_t base, int64_t n)
 
 	for (i = 0; i < n; i++)
 	{
-		uint64_t	h = cpu_mix64(agg->chunk_hash[i]);
+		uint64_t	h = ga_mix64(agg->chunk_hash[i]);
 		uint64_t	mask = (uint64_t) agg->nslots - 1;
 		uint64_t	pos = h & mask;
 		int64_t		g;
@@ -683,11 +650,11 @@ cpu_alloc_batch(CpuAgg *agg, int64_t capacity)
 		col->type = agg->column_types[i];
 		if (width > 0)
 		{
-			col->values = cpu_alloc_array(capacity, (size_t) width);
+			col->values = ga_alloc_array(capacity, (size_t) width);
 			if (col->values == NULL)
 				return 0;
 		}
-		col->validity = cpu_alloc_array(agg->validity_bytes, 1);
+		col->validity = ga_alloc_array(agg->validity_bytes, 1);
 		if (col->validity == NULL)
 			return 0;
 	}
@@ -717,10 +684,10 @@ cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	agg->nkeys = request->nkeys;
 	agg->naggs = request->naggs;
 
-	agg->column_types = cpu_alloc_array(request->ncolumns, sizeof(GaValueType));
-	agg->key_columns = cpu_alloc_array(request->nkeys, sizeof(int));
-	agg->aggs = cpu_alloc_array(request->naggs, sizeof(GaAggSpec));
-	agg->acc_kinds = cpu_alloc_array(request->naggs, sizeof(CpuAccKind));
+	agg->column_types = ga_alloc_array(request->ncolumns, sizeof(GaValueType));
+	agg->key_columns = ga_alloc_array(request->nkeys, sizeof(int));
+	agg->aggs = ga_alloc_array(request->naggs, sizeof(GaAggSpec));
+	agg->acc_kinds = ga_alloc_array(request->naggs, sizeof(CpuAccKind));
 	agg->keys = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(int64_t *));
 	agg->key_isnull = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(uint8_t *));
 	agg->acc = calloc(request->naggs > 0 ? request->naggs : 1, sizeof(void *));
@@ -746,9 +713,9 @@ cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	if (!cpu_alloc_batch(agg, request->batch_rows))
 		goto oom;
 
-	agg->chunk_keys = cpu_alloc_array((int64_t) agg->nkeys * CPU_CHUNK_ROWS, sizeof(int64_t));
-	agg->chunk_nulls = cpu_alloc_array((int64_t) agg->nkeys * CPU_CHUNK_ROWS, 1);
-	agg->chunk_hash = cpu_alloc_array(CPU_CHUNK_ROWS, sizeof(uint64_t));
+	agg->chunk_keys = ga_alloc_array((int64_t) agg->nkeys * CPU_CHUNK_ROWS, sizeof(int64_t));
+	agg->chunk_nulls = ga_alloc_array((int64_t) agg->nkeys * CPU_CHUNK_ROWS, 1);
+	agg->chunk_hash = ga_alloc_array(CPU_CHUNK_ROWS, sizeof(uint64_t));
 	agg->chunk_group = calloc(CPU_CHUNK_ROWS, sizeof(int64_t));
 	if (agg->chunk_keys == NULL || agg->chunk_nulls == NULL ||
 		agg->chunk_hash == NULL || agg->chunk_group == NULL)
@@ -820,7 +787,7 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 			   GaStatus *status)
 {
 	CpuAgg	   *agg = agg_impl;
-	double		start = cpu_now_ms();
+	double		start = ga_cpu_now_ms();
 	int64_t		nrows;
 	int64_t		base;
 	int64_t		since_wait = 0;
@@ -872,7 +839,7 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 		if (col->has_nulls)
 			agg->stats.bytes_sent += (nrows + 7) / 8;
 	}
-	agg->stats.device_ms += cpu_now_ms() - start;
+	agg->stats.device_ms += ga_cpu_now_ms() - start;
 	ga_status_ok(status);
 	return 1;
 }
@@ -898,7 +865,7 @@ cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 		ga_status_ok(status);
 		return &agg->result;
 	}
-	start = cpu_now_ms();
+	start = ga_cpu_now_ms();
 
 	for (a = 0; a < agg->naggs; a++)
 	{
@@ -939,7 +906,7 @@ cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 	agg->result.naggs = agg->naggs;
 	agg->result.values = agg->naggs > 0 ? agg->acc : NULL;
 	agg->finished = 1;
-	agg->stats.device_ms += cpu_now_ms() - start;
+	agg->stats.device_ms += ga_cpu_now_ms() - start;
 	ga_status_ok(status);
 	return &agg->result;
 }

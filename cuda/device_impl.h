@@ -91,6 +91,26 @@ extern int64_t ga_shared_strategy_max_groups(const GaGpuInfo *info,
 											 const GaAggRequest *request);
 
 /*
+ * The murmur3 finaliser: spreads every input bit over the low bits of a slot
+ * index (the CPU device's tables; the GPU join's slot hash is the same).
+ */
+static inline uint64_t
+ga_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* device.c: malloc of n elements (at least one), NULL on overflow or exhaustion */
+extern void *ga_alloc_array(int64_t n, size_t size);
+/* device.c: milliseconds on a monotonic clock, for the CPU device's device_ms */
+extern double ga_cpu_now_ms(void);
+
+/*
  * A failure that poisons a device object (an aggregation, a join): every
  * later call reports it again, so a half-updated object is never used.
  */

@@ -86,39 +86,6 @@ typedef struct CpuJoin
 	GaFailure	failure;
 } CpuJoin;
 
-/* Milliseconds on a monotonic clock, for the stats' device_ms. */
-static double
-join_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
-}
-
-/* The murmur3 finaliser, the GPU's slot hash too (hashjoin_kernels.cu). */
-static inline uint64_t
-join_mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
-/* Allocate n elements of size bytes (at least one), NULL on overflow or exhaustion. */
-static void *
-join_alloc_array(int64_t n, size_t size)
-{
-	if (n < 1)
-		n = 1;
-	if ((uint64_t) n > SIZE_MAX / size)
-		return NULL;
-	return malloc((size_t) n * size);
-}
-
 /*
  * Count the rows of work done and ask the wait callback every
  * CPU_JOIN_WAIT_EVERY_ROWS of them; returns nonzero when it says stop.
@@ -233,10 +200,10 @@ ga_cpu_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 		goto oom;
 	join->batch_rows = capacity;
 	join->column.type = GA_TYPE_INT64;
-	join->column.values = join_alloc_array(capacity, sizeof(int64_t));
-	join->column.validity = join_alloc_array((capacity + 7) / 8, 1);
-	join->first = join_alloc_array(capacity, sizeof(uint32_t));
-	join->count = join_alloc_array(capacity, sizeof(uint32_t));
+	join->column.values = ga_alloc_array(capacity, sizeof(int64_t));
+	join->column.validity = ga_alloc_array((capacity + 7) / 8, 1);
+	join->first = ga_alloc_array(capacity, sizeof(uint32_t));
+	join->count = ga_alloc_array(capacity, sizeof(uint32_t));
 	if (join->column.values == NULL || join->column.validity == NULL ||
 		join->first == NULL || join->count == NULL)
 		goto oom;
@@ -259,7 +226,7 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 				  int64_t n, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	CpuJoin    *join = join_impl;
-	double		start = join_now_ms();
+	double		start = ga_cpu_now_ms();
 	uint64_t   *keys_a = NULL,
 			   *keys_b = NULL,
 			   *sorted_keys;
@@ -275,10 +242,10 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 	if (!ga_failure_check(&join->failure, status))
 		return 0;
 
-	keys_a = join_alloc_array(n, sizeof(uint64_t));
-	keys_b = join_alloc_array(n, sizeof(uint64_t));
-	rows_a = join_alloc_array(n, sizeof(uint32_t));
-	rows_b = join_alloc_array(n, sizeof(uint32_t));
+	keys_a = ga_alloc_array(n, sizeof(uint64_t));
+	keys_b = ga_alloc_array(n, sizeof(uint64_t));
+	rows_a = ga_alloc_array(n, sizeof(uint32_t));
+	rows_b = ga_alloc_array(n, sizeof(uint32_t));
 	if (keys_a == NULL || keys_b == NULL || rows_a == NULL || rows_b == NULL)
 		goto oom;
 	if (n > 0)
@@ -308,9 +275,9 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 	for (i = 0; i < n; i++)
 		if (i == 0 || sorted_keys[i] != sorted_keys[i - 1])
 			join->ndistinct++;
-	join->distinct_keys = join_alloc_array(join->ndistinct, sizeof(uint64_t));
-	join->offsets = join_alloc_array(join->ndistinct, sizeof(uint32_t));
-	join->counts = join_alloc_array(join->ndistinct, sizeof(uint32_t));
+	join->distinct_keys = ga_alloc_array(join->ndistinct, sizeof(uint64_t));
+	join->offsets = ga_alloc_array(join->ndistinct, sizeof(uint32_t));
+	join->counts = ga_alloc_array(join->ndistinct, sizeof(uint32_t));
 	if (join->distinct_keys == NULL || join->offsets == NULL || join->counts == NULL)
 		goto oom;
 	d = -1;
@@ -332,7 +299,7 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 	/* The table: at least twice the distinct keys, so probes stay short. */
 	while (nslots < 2 * join->ndistinct)
 		nslots *= 2;
-	join->slots = join_alloc_array(nslots, sizeof(uint32_t));
+	join->slots = ga_alloc_array(nslots, sizeof(uint32_t));
 	if (join->slots == NULL)
 		goto oom;
 	memset(join->slots, 0xff, (size_t) nslots * sizeof(uint32_t));
@@ -340,7 +307,7 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 	for (d = 0; d < join->ndistinct; d++)
 	{
 		uint64_t	mask = (uint64_t) nslots - 1;
-		uint64_t	pos = join_mix64(join->distinct_keys[d]) & mask;
+		uint64_t	pos = ga_mix64(join->distinct_keys[d]) & mask;
 
 		while (join->slots[pos] != CPU_JOIN_EMPTY)
 			pos = (pos + 1) & mask;
@@ -354,7 +321,7 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 	join->stats.build_rows = n;
 	join->stats.distinct_keys = join->ndistinct;
 	join->stats.bytes_sent += n * (int64_t) (sizeof(int64_t) + sizeof(uint32_t));
-	join->stats.device_ms += join_now_ms() - start;
+	join->stats.device_ms += ga_cpu_now_ms() - start;
 	ga_status_ok(status);
 	return 1;
 
@@ -410,7 +377,7 @@ ga_cpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 				  GaStatus *status)
 {
 	CpuJoin    *join = join_impl;
-	double		start = join_now_ms();
+	double		start = ga_cpu_now_ms();
 	const GaColumn *col;
 	const uint64_t *keys;
 	uint64_t	mask;
@@ -453,7 +420,7 @@ ga_cpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 
 			if (!(col->has_nulls && !(col->validity[row >> 3] & (1u << (row & 7)))))
 			{
-				for (pos = join_mix64(key) & mask;; pos = (pos + 1) & mask)
+				for (pos = ga_mix64(key) & mask;; pos = (pos + 1) & mask)
 				{
 					uint32_t	d = join->slots[pos];
 
@@ -487,7 +454,7 @@ ga_cpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 	join->stats.candidates += total;
 	join->stats.bytes_sent += nrows * (int64_t) sizeof(int64_t) +
 		(col->has_nulls ? (nrows + 7) / 8 : 0);
-	join->stats.device_ms += join_now_ms() - start;
+	join->stats.device_ms += ga_cpu_now_ms() - start;
 	ga_status_ok(status);
 	return &join->matches;
 }
