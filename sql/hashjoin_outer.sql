@@ -41,3 +41,28 @@ RESET gpuagg.batch_rows;
 SET gpuagg.enabled = off;
 SELECT count(*), count(jl.id), count(jr.id), sum(jl.v), sum(jr.w) FROM jl FULL JOIN jr ON jl.k4 = jr.k4;
 RESET gpuagg.enabled;
+
+-- GpuHashAgg over GpuHashJoin, fused: the joined rows go into the
+-- aggregation's batches without being projected, for every join type
+EXPLAIN (COSTS OFF) SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w;
+SELECT gpuagg_check('SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w');
+SELECT gpuagg_check('SELECT jl.kb, count(*), count(jr.id), count(jr.kt), avg(jl.v) FROM jl FULL JOIN jr ON jl.k4 = jr.k4 AND jl.v > jr.w * 100 GROUP BY jl.kb');
+SELECT gpuagg_check('SELECT jr.kt, count(*), sum(jl.v), min(jl.kn), max(jr.kd) FROM jl RIGHT JOIN jr ON jl.kt = jr.kt WHERE jl.id IS NULL OR jl.id < 3000 GROUP BY jr.kt');
+SELECT gpuagg_check('SELECT jl.kc, count(*), sum(jl.v) FROM jl WHERE EXISTS (SELECT FROM jr WHERE jr.k8b = jl.k8) GROUP BY jl.kc');
+SELECT gpuagg_check('SELECT jl.kb, count(*), sum(jl.v) FROM jl WHERE NOT EXISTS (SELECT FROM jr WHERE jr.k4 = jl.k4) GROUP BY jl.kb');
+SELECT gpuagg_check('SELECT jr.w, jl.kb, count(*), sum(jl.v), min(jr.kd) FROM jl JOIN jr ON jl.k8 = jr.k8b GROUP BY ROLLUP (jr.w, jl.kb)');
+SELECT gpuagg_check('SELECT jr.w, count(DISTINCT jl.k4), variance(jl.v), stddev(jr.kn) FROM jl JOIN jr ON jl.kn = jr.kn GROUP BY jr.w');
+SELECT gpuagg_check('SELECT count(*), sum(jl.v), sum(jr.w) FROM jl JOIN jr ON jl.k8 = jr.k8b AND jl.id % 3 = jr.id % 3');
+-- rescans with new outer values (the join is read again each time)
+SELECT gpuagg_check('SELECT s.x, (SELECT sum(jl.v) FROM jl JOIN jr ON jl.k4 = jr.k4 AND jl.v + s.x * 10000 > jr.w * 3000) FROM generate_series(0, 3) s(x)', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT s.x, (SELECT sum(jr.w) FROM jl RIGHT JOIN jr ON jl.k4 = jr.k4 - s.x) FROM generate_series(0, 2) s(x)', 'GpuHashJoin');
+-- device failures: at the aggregation's first batch (the join is read
+-- again on the CPU), and at the join's first probe
+SET gpuagg.batch_rows = 1000;
+SET gpuagg.debug_fail_at_batch = 2;
+SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w ORDER BY jr.w;
+RESET gpuagg.debug_fail_at_batch;
+RESET gpuagg.batch_rows;
+SET gpuagg.enabled = off;
+SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w ORDER BY jr.w;
+RESET gpuagg.enabled;

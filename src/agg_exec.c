@@ -305,6 +305,8 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 		bool		isnull;
 		Datum		message;
 
+		if (state->desc->fused)
+			return GpuJoinFusedFill((CustomScanState *) state->child, state->builder, batch);
 		if (!state->desc->parallel)
 		{
 			if (batch->nrows >= batch->capacity)

@@ -538,6 +538,24 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 				  list_length(linitial(sets)), groups, having);
 	add_path(output_rel, &cpath->path);
 
+	/*
+	 * fused: the input is a GpuHashJoin and the child's columns are plain
+	 * columns of its output; its joined rows go into batches without being
+	 * projected (between the parallel and the serial variant under force)
+	 */
+	child_path = GpuJoinFusablePath(input_rel, child_target->exprs);
+	if (child_path != NULL)
+	{
+		cpath = agg_make_path(output_rel, child_path,
+							  lappend(list_copy(path_private), makeInteger(2)), groups);
+		agg_cost_path(cpath, child_path, input_rows, false, device,
+					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
+					  list_length(linitial(sets)), groups, having);
+		if (gpuagg_force)
+			cpath->path.total_cost = 0.5e-6;
+		add_path(output_rel, &cpath->path);
+	}
+
 	/* parallel: workers pack batches, the leader aggregates them */
 	path_private = lappend(path_private, makeInteger(1));
 	child_path = agg_parallel_child(root, input_rel, child_target, path_private, input_rows);

@@ -75,7 +75,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 	list = list_make5(keys, aggs, makeFloat(psprintf("%.1f", desc->est_groups)),
 					  makeInteger(desc->rescan_safe),
 					  list_make2(makeFloat(psprintf("%.1f", desc->input_rows)),
-								 makeInteger(desc->parallel)));
+								 makeInteger(desc->parallel ? 1 : desc->fused ? 2 : 0)));
 	return lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
 									groupings));
 }
@@ -156,7 +156,8 @@ GpuAggDescFromList(List *list)
 	desc->est_groups = floatVal(lthird(list));
 	desc->rescan_safe = intVal(lfourth(list)) != 0;
 	desc->input_rows = floatVal(linitial(list_nth(list, 4)));
-	desc->parallel = intVal(lsecond(list_nth(list, 4))) != 0;
+	desc->parallel = intVal(lsecond(list_nth(list, 4))) == 1;
+	desc->fused = intVal(lsecond(list_nth(list, 4))) == 2;
 	desc_set_sets(desc, linitial(list_nth(list, 5)), lsecond(list_nth(list, 5)));
 	desc->grouping_sets = intVal(lthird(list_nth(list, 5))) != 0;
 	desc_set_groupings(desc, lfourth(list_nth(list, 5)));
@@ -241,7 +242,8 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 	desc->est_groups = floatVal(list_nth(path_private, GPUAGG_PRIVATE_GROUPS));
 	desc->rescan_safe = intVal(list_nth(path_private, GPUAGG_PRIVATE_RESCAN_SAFE)) != 0;
 	desc->input_rows = floatVal(list_nth(path_private, GPUAGG_PRIVATE_INPUT_ROWS));
-	desc->parallel = intVal(list_nth(path_private, GPUAGG_PRIVATE_PARALLEL)) != 0;
+	desc->parallel = intVal(list_nth(path_private, GPUAGG_PRIVATE_PARALLEL)) == 1;
+	desc->fused = intVal(list_nth(path_private, GPUAGG_PRIVATE_PARALLEL)) == 2;
 	desc_set_sets(desc, linitial(sets), lsecond(sets));
 	desc->grouping_sets = intVal(lthird(sets)) != 0;
 	desc_set_groupings(desc, lsecond(groupings));
@@ -254,9 +256,48 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 }
 
 /*
+ * A fused child (a GpuHashJoin, join_path.c's GpuJoinFusablePath) hands over
+ * its scan tuples, not projected rows: point every key, argument and FILTER
+ * column at the scan tuple's column that holds the child expression.
+ */
+static void
+fused_child_columns(GpuAggDesc *desc, List *child_exprs, CustomScan *join)
+{
+	int			nexprs = list_length(child_exprs);
+	AttrNumber *map = palloc0(sizeof(AttrNumber) * (nexprs + 1));
+	int			i;
+
+	for (i = 0; i < nexprs; i++)
+	{
+		ListCell   *lc;
+
+		foreach(lc, join->custom_scan_tlist)
+		{
+			TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+			if (equal(tle->expr, list_nth(child_exprs, i)))
+			{
+				map[i + 1] = tle->resno;
+				break;
+			}
+		}
+		if (map[i + 1] == 0)
+			elog(ERROR, "gpuagg: fused GpuHashJoin lacks column %d of its aggregation", i + 1);
+	}
+	for (i = 0; i < desc->nkeys; i++)
+		desc->keys[i].child_attno = map[desc->keys[i].child_attno];
+	for (i = 0; i < desc->naggs; i++)
+	{
+		desc->aggs[i].arg_attno = map[desc->aggs[i].arg_attno];
+		desc->aggs[i].filter_attno = map[desc->aggs[i].filter_attno];
+	}
+}
+
+/*
  * PlanCustomPath of GpuHashAgg: the scan tuple is keys then Aggrefs, HAVING
- * is the qual.  The child is the projection of the input (serial), or a
- * Gather of GpuAggPack nodes sending batch messages (parallel).
+ * is the qual.  The child is the projection of the input (serial), a
+ * Gather of GpuAggPack nodes sending batch messages (parallel), or a
+ * GpuHashJoin whose joined rows go straight into batches (fused).
  */
 Plan *
 GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -268,7 +309,9 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *scan_tlist;
 	GpuAggDesc *desc = GpuAggDescFromPath(best_path->custom_private, &scan_tlist);
 
-	if (!desc->parallel && list_length(child->targetlist) != list_length(child_exprs))
+	if (desc->fused)
+		fused_child_columns(desc, child_exprs, (CustomScan *) child);
+	else if (!desc->parallel && list_length(child->targetlist) != list_length(child_exprs))
 		elog(ERROR, "gpuagg: child plan has %d columns, expected %d",
 			 list_length(child->targetlist), list_length(child_exprs));
 

@@ -5,7 +5,8 @@
  *
  *	EXPLAIN				Group Key, or with grouping sets a Hash Key line per
  *						set of keys and Group Key: () per empty set, as
- *						PostgreSQL's MixedAggregate shows them; with
+ *						PostgreSQL's MixedAggregate shows them; Input when
+ *						the child is a fused GpuHashJoin; with
  *						gpuagg.explain_device_details also
  *						Device and Strategy (with the estimated groups)
  *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
@@ -178,6 +179,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	stats = &info->stats;
 
 	explain_group_keys(node, desc, ancestors, es);
+	if (desc->fused)
+		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
 	if (gpuagg_explain_device_details)
 		explain_device(desc, request, device_name, es);
 

@@ -200,6 +200,9 @@ typedef struct GpuAggDesc
 	bool		rescan_safe;	/* child can be re-run for a CPU fallback */
 	double		input_rows;		/* rows the planner expects from the input */
 	bool		parallel;		/* the child is a Gather of GpuAggPack nodes */
+	bool		fused;			/* the child is a GpuHashJoin whose joined rows
+								 * go straight into batches (its scan tuple's
+								 * columns are the child_attnos) */
 	int			nsets;			/* at least one */
 	GpuAggSetDesc *sets;
 	bool		grouping_sets;	/* GROUPING SETS, ROLLUP or CUBE in the query */
@@ -212,7 +215,8 @@ typedef struct GpuAggDesc
  * group keys, Aggrefs, the child's expressions, HAVING, estimated groups
  * (Float), rescan-safe (Integer), input rows (Float), the grouping sets
  * (see agg_path.c), the GROUPING(...) expressions and the keys of their
- * arguments, parallel (Integer).
+ * arguments, the child's kind (Integer: 0 a projection, 1 a Gather of
+ * GpuAggPack nodes, 2 a GpuHashJoin, fused).
  */
 #define GPUAGG_PRIVATE_KEYS 0
 #define GPUAGG_PRIVATE_AGGREFS 1
@@ -515,6 +519,7 @@ extern void GpuJoinPathInit(void);
 extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
 extern bool GpuJoinExactKeyType(Oid type);
 extern int64 GpuJoinExactKey(Datum value, Oid type);
+extern Path *GpuJoinFusablePath(RelOptInfo *rel, List *exprs);
 
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuJoinRunInfo
@@ -537,5 +542,7 @@ extern void GpuJoinExplainInfo(GpuJoinState *state, const GpuJoinDesc **desc,
 							   const char **device_name);
 extern void GpuJoinExplain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
+extern bool GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder,
+							 GaBatch *batch);
 
 #endif							/* GPUAGG_H */

@@ -712,6 +712,40 @@ join_next(ScanState *ss)
 	return ExecClearTuple(ss->ss_ScanTupleSlot);
 }
 
+/*
+ * Fused into the GpuHashAgg above (agg_plan.c): append the joined rows that
+ * pass the node's filter to batch, as their scan tuples, through the
+ * aggregation's batch builder; no ExecProcNode, projection or result slot
+ * per row.  Returns true when the join is done, false when batch is full.
+ */
+bool
+GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder, GaBatch *batch)
+{
+	ExprState  *filter = node->ss.ps.qual;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	/* what ExecProcNode does first: a changed parameter means start over */
+	if (node->ss.ps.chgParam != NULL)
+		ExecReScan(&node->ss.ps);
+	while (batch->nrows < batch->capacity)
+	{
+		TupleTableSlot *slot;
+
+		ResetExprContext(econtext);
+		slot = join_next(&node->ss);
+		if (TupIsNull(slot))
+			return true;
+		if (filter != NULL)
+		{
+			econtext->ecxt_scantuple = slot;
+			if (!ExecQual(filter, econtext))
+				continue;
+		}
+		GpuAggBatchAppend(builder, batch, slot);
+	}
+	return false;
+}
+
 /* ExecScan recheck method: nothing to recheck. */
 static bool
 join_recheck(ScanState *ss, TupleTableSlot *slot)

@@ -394,6 +394,50 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return true;
 }
 
+/*
+ * A GpuHashJoin path of rel (also under the projection the planner puts on
+ * the scan/join relation's paths) whose output holds every expression of
+ * exprs as a plain column, so that a GpuHashAgg above can take the joined
+ * rows straight from its scan tuple (agg_path.c); the cheapest one, or NULL.
+ */
+Path *
+GpuJoinFusablePath(RelOptInfo *rel, List *exprs)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		if (!IsA(lfirst(lc), Var))
+			return NULL;
+	}
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		ListCell   *le;
+		bool		all_there = true;
+
+		/* the planner projects the join's output to the grouping's input */
+		if (IsA(path, ProjectionPath))
+			path = ((ProjectionPath *) path)->subpath;
+		if (!IsA(path, CustomPath) ||
+			((CustomPath *) path)->methods != &gpujoin_path_methods ||
+			path->param_info != NULL)
+			continue;
+		foreach(le, exprs)
+		{
+			if (!list_member(path->pathtarget->exprs, lfirst(le)))
+			{
+				all_there = false;
+				break;
+			}
+		}
+		if (all_there && (best == NULL || path->total_cost < best->total_cost))
+			best = path;
+	}
+	return best;
+}
+
 /* set_join_pathlist_hook: offer GpuHashJoin next to the native join paths. */
 static void
 gpujoin_set_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
