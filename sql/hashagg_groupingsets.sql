@@ -122,34 +122,7 @@ EXECUTE gs_stmt(5);
 RESET plan_cache_mode;
 DEALLOCATE gs_stmt;
 -- backward across the sets' groups (their order is the device's: compare)
-CREATE FUNCTION pg_temp.gs_cursor_round_trip() RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    c refcursor := 'gs_cur';
-    r record;
-    forward text[] := '{}';
-    backward text[] := '{}';
-BEGIN
-    OPEN c SCROLL FOR SELECT k_int2, k_bool, count(*) FROM agg_data GROUP BY ROLLUP (k_int2, k_bool);
-    LOOP
-        FETCH NEXT FROM c INTO r;
-        EXIT WHEN NOT FOUND;
-        forward := forward || r::text;
-    END LOOP;
-    LOOP
-        FETCH PRIOR FROM c INTO r;
-        EXIT WHEN NOT FOUND;
-        backward := r::text || backward;
-    END LOOP;
-    FETCH ABSOLUTE 19 FROM c INTO r;
-    IF r::text <> forward[19] THEN
-        RETURN 'absolute fetch differs';
-    END IF;
-    CLOSE c;
-    RETURN cardinality(forward) || ' rows, backward '
-        || CASE WHEN forward = backward THEN 'matches' ELSE 'DIFFERS' END;
-END
-$$;
-SELECT pg_temp.gs_cursor_round_trip();
+SELECT gpuagg_cursor_round_trip('SELECT k_int2, k_bool, count(*) FROM agg_data GROUP BY ROLLUP (k_int2, k_bool)', 19);
 
 -- parallel workers feeding the node, small batches
 SET max_parallel_workers_per_gather = 2;

@@ -45,36 +45,8 @@ DEALLOCATE per_key;
 
 -- scrollable cursor: fetching backward returns the groups in reverse order
 -- (group order itself is the device's, so compare rather than print)
-CREATE FUNCTION cursor_round_trip() RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    c refcursor := 'c';
-    r record;
-    forward text[] := '{}';
-    backward text[] := '{}';
-BEGIN
-    OPEN c SCROLL FOR SELECT k_int2, count(*) AS n FROM agg_data GROUP BY k_int2
-        HAVING k_int2 IS NOT NULL;
-    LOOP
-        FETCH NEXT FROM c INTO r;
-        EXIT WHEN NOT FOUND;
-        forward := forward || r::text;
-    END LOOP;
-    LOOP
-        FETCH PRIOR FROM c INTO r;
-        EXIT WHEN NOT FOUND;
-        backward := r::text || backward;
-    END LOOP;
-    FETCH ABSOLUTE 2 FROM c INTO r;
-    IF r::text <> forward[2] THEN
-        RETURN 'absolute fetch differs';
-    END IF;
-    CLOSE c;
-    RETURN cardinality(forward) || ' groups, backward '
-        || CASE WHEN forward = backward THEN 'matches' ELSE 'DIFFERS' END;
-END
-$$;
 SELECT gpuagg_used('SELECT k_int2, count(*) AS n FROM agg_data GROUP BY k_int2');
-SELECT cursor_round_trip();
+SELECT gpuagg_cursor_round_trip('SELECT k_int2, count(*) AS n FROM agg_data GROUP BY k_int2 HAVING k_int2 IS NOT NULL', 2);
 
 -- INSERT ... SELECT and CREATE TABLE AS
 CREATE TEMP TABLE totals (k int, n bigint, s bigint);

@@ -53,6 +53,39 @@ BEGIN
 END
 $$;
 
+-- Runs a query in a scrollable cursor: all rows forward, then backward,
+-- then the row at one position; says whether backward and absolute fetches
+-- agree with the forward ones (group order is the device's, so compare
+-- rather than print).
+CREATE FUNCTION gpuagg_cursor_round_trip(query text, at_row int) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    c refcursor := 'gpuagg_cursor';
+    r record;
+    forward text[] := '{}';
+    backward text[] := '{}';
+BEGIN
+    OPEN c SCROLL FOR EXECUTE query;
+    LOOP
+        FETCH NEXT FROM c INTO r;
+        EXIT WHEN NOT FOUND;
+        forward := forward || r::text;
+    END LOOP;
+    LOOP
+        FETCH PRIOR FROM c INTO r;
+        EXIT WHEN NOT FOUND;
+        backward := r::text || backward;
+    END LOOP;
+    FETCH ABSOLUTE at_row FROM c INTO r;
+    IF r::text <> forward[at_row] THEN
+        RETURN 'absolute fetch differs';
+    END IF;
+    CLOSE c;
+    RETURN cardinality(forward) || ' rows, backward '
+        || CASE WHEN forward = backward THEN 'matches' ELSE 'DIFFERS' END;
+END
+$$;
+
 -- 20000 rows of every supported type, deterministic, with NULLs.  Float
 -- values are multiples of powers of two so that sums are exact in any
 -- order (the GPU adds in a different order than the CPU).
