@@ -711,7 +711,10 @@ class Gen:
             return Expr("count(DISTINCT %s)%s" % (e.sql, filt), "int8", e.risky) if e else Expr("count(*)", "int8")
         if fn in ("sum", "avg", "sum_distinct", "avg_distinct"):
             base = fn.replace("_distinct", "")
-            e = self.arg(aliases, SUM_OK if self.supported else NUMERIC_TYPES + ("interval",), base)
+            # not avg(DISTINCT interval): which of two equal intervals ('1 mon', '30 days')
+            # DISTINCT keeps changes how the division rounds, even between native plans
+            e = self.arg(aliases, SUM_OK if self.supported or fn == "avg_distinct"
+                         else NUMERIC_TYPES + ("interval",), base)
             if e is None:
                 return Expr("count(*)", "int8")
             distinct = "DISTINCT " if fn.endswith("_distinct") else ""
