@@ -527,13 +527,7 @@ class Gen:
     # -- small helpers
     def pick(self, *weighted):
         """Pick among (weight, value) pairs."""
-        total = sum(w for w, _ in weighted)
-        x = self.rng.random() * total
-        for w, v in weighted:
-            x -= w
-            if x < 0:
-                return v
-        return weighted[-1][1]
+        return joins.pick_weighted(self.rng, weighted)
 
     def may_risk(self):
         """Whether this query may still get an expression that can raise an error."""

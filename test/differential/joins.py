@@ -277,6 +277,18 @@ def draw_ints(rng, n, dom, dist):
     return [v - shift for v in rng.choices(vals, weights=weights, k=n)]
 
 
+def pick_weighted(rng, weighted):
+    """Pick among (weight, value) pairs with probability proportional to the weight
+    (one rng.random() draw; gen.py's generator uses it too)."""
+    total = sum(w for w, _ in weighted)
+    x = rng.random() * total
+    for w, v in weighted:
+        x -= w
+        if x < 0:
+            return v
+    return weighted[-1][1]
+
+
 def pick_domain(rng, n):
     return rng.choice([1, 3, 10, 10, 40, 40, 200] + ([2000, 20000] if n > 1000 else [100]))
 
@@ -600,13 +612,8 @@ class JoinGen:
         self.sql = ""
 
     def pick(self, *weighted):
-        total = sum(w for w, _ in weighted)
-        x = self.rng.random() * total
-        for w, v in weighted:
-            x -= w
-            if x < 0:
-                return v
-        return weighted[-1][1]
+        """Pick among (weight, value) pairs."""
+        return pick_weighted(self.rng, weighted)
 
     def table(self):
         name = self.pick((4, "j_empty"), (4, "j_one"), (27, "j_a"), (27, "j_b"), (14, "j_c"), (17, "j_big"),
