@@ -47,6 +47,7 @@ struct GaJoin
 	int			built;			/* ... and succeeded */
 	int64_t		probes;
 	int64_t		fail_at_batch;
+	int64_t		probe_batch_rows;	/* capacity of every probe batch */
 };
 
 /* Largest probe batch capacity: keeps every size computation in range. */
@@ -469,6 +470,7 @@ ga_join_create(GaDevice *device, const GaJoinRequest *request, GaStatus *status)
 	}
 	join->ops = device->ops;
 	join->fail_at_batch = request->fail_at_batch;
+	join->probe_batch_rows = request->probe_batch_rows;
 	join->impl = device->ops->join_create(device->impl, request, status);
 	if (join->impl == NULL)
 	{
@@ -536,6 +538,13 @@ ga_join_probe(GaJoin *join, GaBatch *batch, GaWaitCallback wait, void *arg,
 	if (batch == NULL)
 	{
 		ga_status_set(status, GA_ERR_INVALID, "a join was probed without a batch");
+		return NULL;
+	}
+	if (batch->nrows < 0 || batch->nrows > join->probe_batch_rows)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "a probe batch holds %lld rows but has room for %lld",
+					  (long long) batch->nrows, (long long) join->probe_batch_rows);
 		return NULL;
 	}
 	return join->ops->join_probe(join->impl, batch, wait, arg, status);

@@ -573,14 +573,7 @@ ga_gpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 		ga_status_set(status, GA_ERR_INVALID, "the probe batch was not handed out by this join");
 		return NULL;
 	}
-	nrows = batch->nrows;
-	if (nrows < 0 || nrows > join->batch_rows)
-	{
-		ga_status_set(status, GA_ERR_INVALID,
-					  "a probe batch holds %lld rows but has room for %lld",
-					  (long long) nrows, (long long) join->batch_rows);
-		return NULL;
-	}
+	nrows = batch->nrows;		/* within the capacity: device.c checked */
 	join->matches.nrows = nrows;
 	join->matches.first = join->host_first;
 	join->matches.count = join->host_count;
