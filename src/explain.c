@@ -115,13 +115,14 @@ explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
 							es);
 }
 
-/* Device and planned strategy; needs no device. */
-static void
-explain_device(const GpuAggDesc *desc, GaAggRequest *request,
-			   const char *device_name, ExplainState *es)
+/*
+ * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
+ * returns the GPU's properties, or NULL for the CPU or no usable GPU.
+ */
+const GaGpuInfo *
+GpuAggExplainDevice(const char *device_name, ExplainState *es)
 {
 	const GaGpuInfo *gpu = NULL;
-	GaStrategy	strategy;
 
 	if (strcmp(device_name, "GPU") == 0)
 	{
@@ -133,6 +134,16 @@ explain_device(const GpuAggDesc *desc, GaAggRequest *request,
 	}
 	else
 		ExplainPropertyText("Device", "CPU", es);
+	return gpu;
+}
+
+/* Device and planned strategy; needs no device. */
+static void
+explain_device(const GpuAggDesc *desc, GaAggRequest *request,
+			   const char *device_name, ExplainState *es)
+{
+	const GaGpuInfo *gpu = GpuAggExplainDevice(device_name, es);
+	GaStrategy	strategy;
 
 	strategy = ga_agg_planned_strategy(gpu, request);
 	if (es->format == EXPLAIN_FORMAT_TEXT)

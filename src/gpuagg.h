@@ -446,6 +446,8 @@ typedef struct GpuAggState GpuAggState;
 extern Node *GpuAggCreateScanState(CustomScan *cscan);
 extern void GpuAggExplain(CustomScanState *node, List *ancestors,
 						  ExplainState *es);
+extern const GaGpuInfo *GpuAggExplainDevice(const char *device_name,
+											ExplainState *es);
 
 /* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuAggRunInfo

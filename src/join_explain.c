@@ -88,14 +88,7 @@ GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 							deparse_conditions(node, desc->join_quals, ancestors, es), es);
 	if (gpuagg_explain_device_details)
 	{
-		const GaGpuInfo *gpu = GpuAggSelectedGpu();
-
-		if (strcmp(device_name, "CPU") == 0)
-			ExplainPropertyText("Device", "CPU", es);
-		else if (gpu != NULL)
-			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
-		else
-			ExplainPropertyText("Device", "GPU (none usable)", es);
+		GpuAggExplainDevice(device_name, es);
 		ExplainPropertyText("Key", desc->recheck ? "hashed, rechecked" : "exact", es);
 	}
 
