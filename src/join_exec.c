@@ -616,11 +616,14 @@ join_next_pair(GpuJoinState *state)
 		if ((++state->pairs_tried & 0x3fff) == 0)
 			CHECK_FOR_INTERRUPTS();	/* one key may match millions of rows */
 		ExecStoreMinimalTuple(state->inner_tuples[inner_row], state->inner_slot, false);
-		ResetExprContext(econtext);
-		econtext->ecxt_outertuple = state->outer_slot;
-		econtext->ecxt_innertuple = state->inner_slot;
-		if (state->pair_qual != NULL && !ExecQual(state->pair_qual, econtext))
-			continue;
+		if (state->pair_qual != NULL)
+		{
+			ResetExprContext(econtext);
+			econtext->ecxt_outertuple = state->outer_slot;
+			econtext->ecxt_innertuple = state->inner_slot;
+			if (!ExecQual(state->pair_qual, econtext))
+				continue;
+		}
 
 		state->cur_matched = true;
 		state->info.matched_rows++;
