@@ -10,15 +10,15 @@
 SET client_min_messages = warning;
 CREATE SCHEMA IF NOT EXISTS bench;
 
--- Uniform integer in 1 .. n, drawn for row i and column salt s.
-CREATE OR REPLACE FUNCTION bench.rint(i int8, s int8, n int8) RETURNS int8
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	AS 'SELECT 1 + (hashint8extended(i, s) & 9223372036854775807) % n';
-
--- Uniform integer in lo .. hi.
+-- Uniform integer in lo .. hi, drawn for row i and column salt s.
 CREATE OR REPLACE FUNCTION bench.rrange(i int8, s int8, lo int8, hi int8) RETURNS int8
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	AS 'SELECT lo + (hashint8extended(i, s) & 9223372036854775807) % (hi - lo + 1)';
+
+-- Uniform integer in 1 .. n.
+CREATE OR REPLACE FUNCTION bench.rint(i int8, s int8, n int8) RETURNS int8
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS 'SELECT bench.rrange(i, s, 1, n)';
 
 -- Uniform float8 in [0, 1) (53 random bits).
 CREATE OR REPLACE FUNCTION bench.rfloat(i int8, s int8) RETURNS float8
