@@ -19,6 +19,8 @@
 #   joinbench the db-benchmark join suite at JOIN_ROWS (default 1e7): native serial,
 #             native parallel and gpuagg, answers checked (TIME_LIMIT 480 s)
 #   groupby   the group-by suite at ROWS (default 1e8) (TIME_LIMIT 480 s)
+#   profile   the group-by table at ROWS (default 1e8), then test/bench/profile.sql
+#             (scan floor, leader participation, worker counts, EXPLAIN ANALYZE)
 #
 # Each stage ends with a one-line verdict in OUTDIR/STAGE.verdict and exits nonzero on
 # failure; OUTDIR/STAGE.log holds everything it printed.
@@ -28,7 +30,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/gpu-host-verify.sh device|check|joinbench|groupby OUTDIR" >&2
+	echo "usage: bash test/gpu-host-verify.sh device|check|joinbench|groupby|profile OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -97,8 +99,22 @@ case "$STAGE" in
 		[ "$rc" -eq 0 ] && verdict 0 "group-by suite ran, answers match; table in groupby/bench.txt" ||
 			verdict 1 "group-by suite failed, see $STAGE.log"
 		;;
+	profile)
+		ROWS=${ROWS:-1e8} SUITES=groupby QUERIES=q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \
+			EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/profile timeout 300 \
+			bash test/bench/run.sh >>"$LOG" 2>&1 || verdict 1 "group-by table not made, see $STAGE.log"
+		dir=$(sed -n 's/.*pg_ctl -D \(.*\)\/data stop.*/\1/p' "$LOG" | tail -1)
+		port=$(sed -n 's/.*psql -h .* -p \([0-9]*\) postgres.*/\1/p' "$LOG" | tail -1)
+		[ -n "$dir" ] && [ -n "$port" ] || verdict 1 "kept cluster not found in $STAGE.log"
+		cp test/bench/profile.sql /tmp/gpuagg-profile.sql && chmod a+r /tmp/gpuagg-profile.sql
+		(cd /tmp && timeout 280 runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/psql" -X -h "$dir" -p "$port" \
+			-d postgres -f /tmp/gpuagg-profile.sql) >"$OUTDIR/profile.txt" 2>&1
+		rc=$?
+		runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1
+		[ "$rc" -eq 0 ] && verdict 0 "profile in profile.txt" || verdict 1 "profile.sql failed, see profile.txt"
+		;;
 	*)
-		echo "unknown stage '$STAGE': device, check, joinbench or groupby" >&2
+		echo "unknown stage '$STAGE': device, check, joinbench, groupby or profile" >&2
 		exit 2
 		;;
 esac
