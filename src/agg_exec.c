@@ -39,6 +39,7 @@ struct GpuAggState
 	CustomScanState css;
 	GpuAggDesc *desc;
 	PlanState  *child;
+	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
 
 	GpuAggLayout *layout;		/* batch columns and device operations */
 	GaAggRequest *requests;		/* per grouping set; [0] injects failures */
@@ -232,6 +233,9 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 	state->child = ExecInitNode(linitial(cscan->custom_plans), estate,
 								eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	node->custom_ps = list_make1(state->child);
+	if (!state->desc->parallel && !state->desc->fused)
+		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
+	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
@@ -307,6 +311,8 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 
 		if (state->desc->fused)
 			return GpuJoinFusedFill((CustomScanState *) state->child, state->builder, batch);
+		if (state->direct)
+			return GpuAggDirectScanFill(state->direct, state->builder, batch);
 		if (!state->desc->parallel)
 		{
 			if (batch->nrows >= batch->capacity)
@@ -478,6 +484,15 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	return eof;
 }
 
+/* Rescan the child now (and start its direct scan over). */
+static void
+agg_rescan_child(GpuAggState *state)
+{
+	ExecReScan(state->child);
+	if (state->direct)
+		GpuAggDirectScanReset(state->direct);
+}
+
 /*
  * Aggregate all input.  On a device failure, retry once on the CPU device
  * when the child can be run again, else fail with the device's message.
@@ -518,7 +533,7 @@ agg_run(GpuAggState *state)
 		state->info.fallback = pstrdup(status.message);
 		state->requests[0].fail_at_batch = 0;
 		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
-		ExecReScan(state->child);
+		agg_rescan_child(state);
 	}
 }
 
@@ -636,6 +651,8 @@ gpuagg_end(CustomScanState *node)
 	GpuAggState *state = (GpuAggState *) node;
 
 	agg_release(state);
+	if (state->direct)
+		GpuAggDirectScanEnd(state->direct);
 	ExecEndNode(state->child);
 }
 
@@ -657,7 +674,9 @@ gpuagg_rescan(CustomScanState *node)
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	if (state->child->chgParam == NULL)
-		ExecReScan(state->child);
+		agg_rescan_child(state);
+	else if (state->direct)
+		GpuAggDirectScanReset(state->direct);
 }
 
 /* What EXPLAIN shows about the node. */

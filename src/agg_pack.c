@@ -32,6 +32,7 @@
 #include "catalog/dependency.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/explain.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -51,6 +52,7 @@ typedef struct GpuAggPackState
 	GpuAggDesc *desc;
 	GpuAggLayout *layout;
 	PlanState  *child;
+	GpuAggDirectScan *direct;	/* reads the child Seq Scan's pages, or NULL */
 	MemoryContext run_cxt;		/* builder, batch, message of one run */
 	GpuAggBatchBuilder *builder;
 	GaBatch    *batch;
@@ -68,6 +70,7 @@ static void pack_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *pack_exec(CustomScanState *node);
 static void pack_end(CustomScanState *node);
 static void pack_rescan(CustomScanState *node);
+static void pack_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 static const CustomPathMethods pack_path_methods = {
 	.CustomName = GPUAGG_PACK_NAME,
@@ -85,6 +88,7 @@ static const CustomExecMethods pack_exec_methods = {
 	.ExecCustomScan = pack_exec,
 	.EndCustomScan = pack_end,
 	.ReScanCustomScan = pack_rescan,
+	.ExplainCustomScan = pack_explain,
 };
 
 /* gpuagg_batch(): the marker of GpuAggPack's output; never meant to run. */
@@ -248,6 +252,7 @@ pack_begin(CustomScanState *node, EState *estate, int eflags)
 
 	state->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(state->child);
+	state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->layout = GpuAggLayoutBuild(state->desc);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg pack",
 										   ALLOCSET_DEFAULT_SIZES);
@@ -267,7 +272,9 @@ pack_next(ScanState *ss)
 		return slot;
 	GpuAggLocalBatchReset(batch);
 	GpuAggBatchBuilderStart(state->builder, batch);
-	while (batch->nrows < batch->capacity)
+	if (state->direct)
+		state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
+	while (state->direct == NULL && batch->nrows < batch->capacity)
 	{
 		TupleTableSlot *row = ExecProcNode(state->child);
 
@@ -306,7 +313,11 @@ pack_exec(CustomScanState *node)
 static void
 pack_end(CustomScanState *node)
 {
-	ExecEndNode(((GpuAggPackState *) node)->child);
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (state->direct)
+		GpuAggDirectScanEnd(state->direct);
+	ExecEndNode(state->child);
 }
 
 /* ReScanCustomScan of GpuAggPack: start over with the (new) input. */
@@ -319,7 +330,17 @@ pack_rescan(CustomScanState *node)
 		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
 	if (state->child->chgParam == NULL)
 		ExecReScan(state->child);
+	if (state->direct)
+		GpuAggDirectScanReset(state->direct);
 	pack_reset(state);
+}
+
+/* ExplainCustomScan of GpuAggPack: how it reads its input (device details). */
+static void
+pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	if (gpuagg_explain_device_details && ((GpuAggPackState *) node)->direct != NULL)
+		ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
 }
 
 /* Register GpuAggPack's scan methods, for plans copied to workers. */

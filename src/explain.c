@@ -8,7 +8,9 @@
  *						PostgreSQL's MixedAggregate shows them; Input when
  *						the child is a fused GpuHashJoin; with
  *						gpuagg.explain_device_details also
- *						Device and Strategy (with the estimated groups)
+ *						Input when the child Seq Scan's pages are read
+ *						directly (scan_direct.c), Device and Strategy (with
+ *						the estimated groups)
  *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
  *						CPU finished the query; with TIMING, Host Time: pulling
  *						child rows into batches (the child's own time
@@ -193,7 +195,11 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (desc->fused)
 		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
 	if (gpuagg_explain_device_details)
+	{
+		if (info->direct_scan)
+			ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
 		explain_device(desc, request, device_name, es);
+	}
 
 	if (!es->analyze || !info->executed)
 		return;

@@ -58,6 +58,7 @@ extern bool gpuagg_enable_hashagg;
 extern bool gpuagg_enable_hashjoin;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;
+extern bool gpuagg_direct_scan;
 extern int	gpuagg_device;
 extern int	gpuagg_strategy;
 extern int	gpuagg_batch_rows;
@@ -459,6 +460,7 @@ typedef struct GpuAggRunInfo
 	double		input_ms;		/* pulling child rows into batches */
 	double		wait_ms;		/* in device calls (submit, next batch, finish) */
 	double		result_ms;		/* decoding and finalizing groups (timed runs) */
+	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
 } GpuAggRunInfo;
 
 /* agg_exec.c exports what explain.c reads */
@@ -546,5 +548,17 @@ extern void GpuJoinExplain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
 extern bool GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder,
 							 GaBatch *batch);
+
+/* ------------------------------------------------------------------------
+ * scan_direct.c: reading a plain Seq Scan's heap pages directly
+ * ------------------------------------------------------------------------
+ */
+typedef struct GpuAggDirectScan GpuAggDirectScan;
+#define GPUAGG_DIRECT_SCAN_TEXT "table pages read directly from the Seq Scan below"
+extern GpuAggDirectScan *GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt);
+extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,
+								 GaBatch *batch);
+extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
+extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 
 #endif							/* GPUAGG_H */

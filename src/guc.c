@@ -16,6 +16,7 @@ bool		gpuagg_enable_hashagg = true;
 bool		gpuagg_enable_hashjoin = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
+bool		gpuagg_direct_scan = true;
 int			gpuagg_device = GPUAGG_DEVICE_AUTO;
 int			gpuagg_strategy = GA_STRATEGY_AUTO;
 int			gpuagg_batch_rows = 1048576;
@@ -105,6 +106,11 @@ GpuAggGucInit(void)
 							 "Shows device-specific lines (device, strategy, bytes, times) in EXPLAIN.",
 							 "Turn off to get EXPLAIN output that is the same on every machine.",
 							 &gpuagg_explain_device_details, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.direct_scan",
+							 "Lets GpuHashAgg read heap pages itself when its input is a plain sequential scan.",
+							 "The scan's visible tuples are deformed straight into batches instead of passing one at a time through the Seq Scan node.",
+							 &gpuagg_direct_scan, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.hashjoin_build_limit",
 							"Largest build (inner) side, as estimated by the planner, for which GpuHashJoin is offered.",

@@ -1,0 +1,121 @@
+--
+-- hashagg_direct_scan: GpuHashAgg (and GpuAggPack) reading the pages of a
+-- plain Seq Scan themselves (gpuagg.direct_scan): visibility, NULLs,
+-- alignment, added and dropped columns, TOAST, rescans, parallel workers
+--
+SET gpuagg.explain_device_details = on;
+SET gpuagg.device = cpu;
+SET gpuagg.force = on;
+
+CREATE TABLE ds (a int2, t text, b int8, n numeric(10,3), f float8, c char(3),
+                 big text, d date, flag bool);
+ALTER TABLE ds SET (autovacuum_enabled = off);
+INSERT INTO ds
+SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 7)::int2 END,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE 'key' || (i % 5) END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE i::int8 * 1000003 END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE (i % 100) / 8.0 END,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE i / 3.0 END,
+       CASE WHEN i % 29 = 0 THEN NULL ELSE 'c' || (i % 3) END,
+       CASE WHEN i % 31 = 0 THEN NULL ELSE repeat('x', i % 40) END,
+       date '2020-01-01' + (i % 9),
+       i % 2 = 0
+FROM generate_series(1, 5000) i;
+
+-- the plan reads the table itself (no filter, table columns only)
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds GROUP BY a;
+-- but not through a filter or a computed column
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds WHERE b > 0 GROUP BY a;
+EXPLAIN (COSTS OFF) SELECT a + 1, count(*) FROM ds GROUP BY a + 1;
+
+-- fresh rows: pages are not all-visible, each tuple's visibility is checked
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b), avg(n), max(f), min(d) FROM ds GROUP BY a, t');
+SELECT gpuagg_check('SELECT c, flag, count(big), max(length(big)), sum(n) FROM ds GROUP BY c, flag');
+SELECT gpuagg_check('SELECT big, count(*) FROM ds GROUP BY big');
+SELECT gpuagg_check('SELECT count(*), count(a), count(t), sum(b), sum(f), bool_and(flag) FROM ds');
+
+-- deleted and updated rows (dead and HOT-updated tuples on the pages)
+DELETE FROM ds WHERE b % 3 = 0;
+UPDATE ds SET n = n + 1, t = upper(t) WHERE a = 2;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b), avg(n) FROM ds GROUP BY a, t');
+
+-- the transaction's own changes are visible, rolled-back ones are not
+BEGIN;
+INSERT INTO ds (a, t, b) SELECT 99, 'mine', i FROM generate_series(1, 300) i;
+DELETE FROM ds WHERE a = 1;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b) FROM ds GROUP BY a, t');
+SELECT a, count(*), sum(b) FROM ds WHERE a IN (1, 99) GROUP BY a ORDER BY a;
+ROLLBACK;
+SELECT gpuagg_check('SELECT a, count(*), sum(b) FROM ds GROUP BY a');
+
+-- after VACUUM the pages are all-visible: the fast path
+VACUUM (FREEZE) ds;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b), avg(n), max(f), min(d) FROM ds GROUP BY a, t');
+
+-- a column added with a default (rows that predate it take the default),
+-- one added without, a dropped column in the middle
+ALTER TABLE ds ADD COLUMN later int4 DEFAULT 7, ADD COLUMN later2 text;
+ALTER TABLE ds DROP COLUMN c;
+INSERT INTO ds (a, t, b, later, later2) VALUES (5, 'new', 1, 8, 'z'), (5, 'new', 2, NULL, NULL);
+SELECT gpuagg_check('SELECT later, later2, count(*), sum(b), max(d) FROM ds GROUP BY later, later2');
+SELECT later, later2, count(*) FROM ds GROUP BY later, later2 ORDER BY later, later2;
+
+-- compressed inline and out-of-line (TOAST) values as keys and arguments
+CREATE TABLE ds_toast (k text, v numeric(20,2));
+INSERT INTO ds_toast
+SELECT repeat(chr(65 + i % 3), 3000 + i % 2), i * 1.5
+FROM generate_series(1, 20) i;
+ALTER TABLE ds_toast ALTER k SET STORAGE EXTERNAL;	-- out of line, uncompressed
+INSERT INTO ds_toast
+SELECT string_agg(md5(j::text), '') || (i % 2), i
+FROM generate_series(1, 6) i, generate_series(1, 200) j GROUP BY i;
+SELECT gpuagg_check('SELECT k, count(*), sum(v) FROM ds_toast GROUP BY k');
+SELECT left(k, 5), length(k), count(*) FROM ds_toast GROUP BY k ORDER BY 1, 2;
+
+-- EXPLAIN ANALYZE counts the Seq Scan's rows as a native plan does
+EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT a, count(*) FROM ds GROUP BY a;
+
+-- rescans and cursors
+SELECT gpuagg_check('SELECT g, (SELECT count(*) + g FROM (SELECT a FROM ds GROUP BY a) s) FROM generate_series(1, 3) g');
+SELECT gpuagg_check('SELECT g, s.* FROM generate_series(1, 3) g, LATERAL (SELECT a, count(*) + g AS n FROM ds GROUP BY a) s');
+SELECT gpuagg_cursor_round_trip('SELECT a, t, count(*) FROM ds GROUP BY a, t', 4);
+SET gpuagg.debug_fail_at_batch = 2;
+SET gpuagg.batch_rows = 500;
+SELECT gpuagg_check('SELECT a, count(*), sum(b) FROM ds GROUP BY a');
+RESET gpuagg.debug_fail_at_batch;
+RESET gpuagg.batch_rows;
+
+-- a serializable transaction reads through the Seq Scan (predicate locks)
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds GROUP BY a;
+SELECT gpuagg_check('SELECT a, count(*) FROM ds GROUP BY a');
+COMMIT;
+
+-- off: the same plan, rows through the Seq Scan node
+SET gpuagg.direct_scan = off;
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds GROUP BY a;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b) FROM ds GROUP BY a, t');
+RESET gpuagg.direct_scan;
+
+-- parallel workers read their share of the pages
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds GROUP BY a;
+SET gpuagg.batch_rows = 256;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b), avg(n) FROM ds GROUP BY a, t');
+DELETE FROM ds WHERE a = 3;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b), avg(n) FROM ds GROUP BY a, t');
+SELECT gpuagg_check('SELECT g, (SELECT count(*) + g FROM (SELECT t FROM ds GROUP BY t) s) FROM generate_series(1, 2) g');
+RESET gpuagg.batch_rows;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+DROP TABLE ds, ds_toast;
+RESET gpuagg.force;
+RESET gpuagg.device;
+RESET gpuagg.explain_device_details;
