@@ -239,14 +239,7 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 			state->inner_natts = Max(state->inner_natts, desc->scan_attnos[i]);
 	}
 
-	/*
-	 * The GPU join kernels have not yet run on a GPU host (see README):
-	 * until they have, GpuHashJoin uses the GPU only when gpuagg.device is
-	 * "gpu", as the GPU host's test run sets it, and the CPU device otherwise.
-	 */
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
-	if (gpuagg_device != GPUAGG_DEVICE_GPU)
-		state->device_kind = GA_DEVICE_CPU;
 	state->request.probe_batch_rows =
 		(int64) Min((double) Min(gpuagg_batch_rows, JOIN_MAX_BATCH_ROWS),
 					Max(2.0 * desc->outer_rows, 1024.0));

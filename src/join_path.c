@@ -331,9 +331,6 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!usable && gpuagg_device == GPUAGG_DEVICE_AUTO)
 		return join_reject(psprintf("no usable GPU (%s); set gpuagg.device = cpu to use the CPU device",
 									GpuAggNoGpuReason()));
-	/* costed where it will run: see join_exec.c on the GPU join's status */
-	if (gpuagg_device != GPUAGG_DEVICE_GPU)
-		device = GA_DEVICE_CPU;
 	if (root->rowMarks != NIL)
 		return join_reject("row locking (FOR UPDATE/SHARE)");
 	if (root->parse->resultRelation > 0 &&
