@@ -67,6 +67,79 @@ struct KeyDict
 	int32	   *key_spellings;	/* by key: number of spellings */
 };
 
+/* An unaligned load of 8 (or 4) bytes. */
+static inline uint64
+load64(const char *p)
+{
+	uint64		v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32
+load32(const char *p)
+{
+	uint32		v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * Hash of a value's bytes for the dictionary's own tables.  Group keys are
+ * mostly short ('id042', a uuid): up to 16 bytes are read as two (possibly
+ * overlapping) words and mixed with multiply-xorshift steps (the finaliser
+ * of MurmurHash3), a few times cheaper per row than hash_bytes; longer
+ * values use hash_bytes.  Equal bytes always hash equally; collisions are
+ * resolved by comparing the bytes.
+ */
+static inline uint32
+dict_hash(const char *bytes, int len)
+{
+	uint64		a;
+	uint64		b;
+	uint64		h;
+
+	if (len > 16)
+		return hash_bytes((const unsigned char *) bytes, len);
+	if (len >= 8)
+	{
+		a = load64(bytes);
+		b = load64(bytes + len - 8);
+	}
+	else if (len >= 4)
+	{
+		a = load32(bytes);
+		b = load32(bytes + len - 4);
+	}
+	else
+	{
+		a = len > 0 ? (uint8) bytes[0] : 0;
+		b = len > 1 ? ((uint64) (uint8) bytes[len - 1] << 8 | (uint8) bytes[len / 2]) : 0;
+	}
+	h = a * UINT64CONST(0x9E3779B97F4A7C15) ^ (b + (uint64) len) * UINT64CONST(0xC2B2AE3D27D4EB4F);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xFF51AFD7ED558CCD);
+	h ^= h >> 33;
+	return (uint32) h;
+}
+
+/* Whether two byte strings of length len are equal (short ones inline). */
+static inline bool
+bytes_equal(const char *a, const char *b, int len)
+{
+	if (len > 16)
+		return memcmp(a, b, len) == 0;
+	if (len >= 8)
+		return load64(a) == load64(b) &&
+			load64(a + len - 8) == load64(b + len - 8);
+	if (len >= 4)
+		return load32(a) == load32(b) &&
+			load32(a + len - 4) == load32(b + len - 4);
+	return memcmp(a, b, len) == 0;
+}
+
 /* Initialise an empty byte table. */
 static void
 table_init(ByteTable *table, MemoryContext cxt)
@@ -99,7 +172,7 @@ table_find(ByteTable *table, uint32 hash, const char *bytes, int len, uint32 *sl
 		{
 			int32		id = (int32) (entry & 0xFFFFFFFF) - 1;
 
-			if (table->lens[id] == len && memcmp(table->bytes[id], bytes, len) == 0)
+			if (table->lens[id] == len && bytes_equal(table->bytes[id], bytes, len))
 				return id;
 		}
 		s = (s + 1) & table->mask;
@@ -298,7 +371,7 @@ key_of_new_spelling(KeyDict *dict, int32 spelling, const char *exact, int exact_
 	int			len;
 	const char *canon = canonical_bytes(dict, dict->values[spelling], exact, exact_len,
 										&len, buf, scratch);
-	uint32		hash = hash_bytes((const unsigned char *) canon, len);
+	uint32		hash = dict_hash(canon, len);
 	uint32		slot;
 	int32		key = table_find(&dict->keys, hash, canon, len, &slot);
 
@@ -343,7 +416,7 @@ KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch)
 	Datum		plain;
 	int			len;
 	const char *exact = exact_bytes(dict, value, &len, &plain, scratch);
-	uint32		hash = hash_bytes((const unsigned char *) exact, len);
+	uint32		hash = dict_hash(exact, len);
 	uint32		slot;
 	int32		spelling = table_find(&dict->spelt, hash, exact, len, &slot);
 	const char *stored;

@@ -350,6 +350,9 @@ direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
 	tup = (HeapTupleHeader) PageGetItem(page,
 										PageGetItemId(page, ds->visible[ds->next_tuple]));
 	ds->next_tuple++;
+	/* the next tuples' headers are read soon: fetch them meanwhile */
+	if (ds->next_tuple + 1 < ds->ntuples)
+		__builtin_prefetch(PageGetItem(page, PageGetItemId(page, ds->visible[ds->next_tuple + 1])));
 	if (instr)
 		instr->tuplecount += 1;	/* rows the Seq Scan returned, as EXPLAIN counts them */
 	direct_deform(ds, tup);
