@@ -33,6 +33,12 @@ RESET parallel_leader_participation;
 SET max_parallel_workers = 0;
 SELECT gpuagg_check('SELECT k_text, count(*), sum(v_int4) FROM agg_data GROUP BY k_text');
 RESET max_parallel_workers;
+-- messages whose new text keys do not fit a shared slot go through the queue
+CREATE TABLE par_long_keys AS
+SELECT repeat(md5(i::text), 32) AS k, i % 7 AS v FROM generate_series(1, 3000) i;
+SELECT gpuagg_check('SELECT k, count(*), sum(v) FROM par_long_keys GROUP BY k');
+SELECT gpuagg_check('SELECT v, count(DISTINCT k) FROM par_long_keys GROUP BY v');
+DROP TABLE par_long_keys;
 RESET gpuagg.batch_rows;
 
 -- rescans: a correlated subquery runs the parallel plan once per outer row

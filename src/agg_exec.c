@@ -55,6 +55,7 @@ struct GpuAggState
 	GpuAggBatchBuilder *builder;
 	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
 	bytea	   *pending;		/* parallel: a message for the next batch */
+	int32		pending_slot;	/* its exchange slot, or -1 (pack_exchange.c) */
 	const GaAggResult **results;	/* per grouping set; NULL until finished */
 	const GaAggResult **distinct_results;
 	GpuAggDistinctSums *distinct_sums;
@@ -333,6 +334,9 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 			if (isnull)
 				elog(ERROR, "gpuagg: empty batch message");
 			state->pending = DatumGetByteaPP(message);
+			if (GpuAggExchangeIsRef(state->pending))
+				state->pending = GpuAggExchangeGet(GpuAggPackExchange(state->child),
+												   state->pending, &state->pending_slot);
 		}
 		if (GpuAggMessageRows(state->pending) > batch->capacity - batch->nrows)
 		{
@@ -342,6 +346,9 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 		}
 		GpuAggMessageAppend(state->receiver, state->builder, batch, state->pending);
 		state->pending = NULL;
+		if (state->pending_slot >= 0)
+			GpuAggExchangeRelease(GpuAggPackExchange(state->child), state->pending_slot);
+		state->pending_slot = -1;
 	}
 }
 
@@ -455,6 +462,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
 	state->pending = NULL;
+	state->pending_slot = -1;
 	while (!eof)
 	{
 		GaBatch    *batch;

@@ -53,6 +53,9 @@ typedef struct GpuAggPackState
 	GpuAggLayout *layout;
 	PlanState  *child;
 	GpuAggDirectScan *direct;	/* reads the child Seq Scan's pages, or NULL */
+	GpuAggExchange *exchange;	/* slots for workers' messages (parallel) */
+	int			exchange_slots; /* as estimated for the DSM segment */
+	Size		exchange_slot_bytes;
 	MemoryContext run_cxt;		/* builder, batch, message of one run */
 	GpuAggBatchBuilder *builder;
 	GaBatch    *batch;
@@ -71,6 +74,13 @@ static TupleTableSlot *pack_exec(CustomScanState *node);
 static void pack_end(CustomScanState *node);
 static void pack_rescan(CustomScanState *node);
 static void pack_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								void *coordinate);
+static void pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								  void *coordinate);
+static void pack_initialize_worker(CustomScanState *node, shm_toc *toc,
+								   void *coordinate);
 
 static const CustomPathMethods pack_path_methods = {
 	.CustomName = GPUAGG_PACK_NAME,
@@ -89,6 +99,10 @@ static const CustomExecMethods pack_exec_methods = {
 	.EndCustomScan = pack_end,
 	.ReScanCustomScan = pack_rescan,
 	.ExplainCustomScan = pack_explain,
+	.EstimateDSMCustomScan = pack_estimate_dsm,
+	.InitializeDSMCustomScan = pack_initialize_dsm,
+	.ReInitializeDSMCustomScan = pack_reinitialize_dsm,
+	.InitializeWorkerCustomScan = pack_initialize_worker,
 };
 
 /* gpuagg_batch(): the marker of GpuAggPack's output; never meant to run. */
@@ -169,7 +183,7 @@ GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
 	cpath->path.parent = rel;
 	cpath->path.pathtarget = target;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
+	cpath->path.parallel_aware = true;	/* for its DSM: pack_exchange.c */
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = child->parallel_workers;
 	cpath->path.rows = Max(1.0, ceil(child->rows / (double) GpuAggMessageCapacity()));
@@ -266,6 +280,7 @@ pack_next(ScanState *ss)
 	GpuAggPackState *state = (GpuAggPackState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	GaBatch    *batch = state->batch;
+	bytea	   *message;
 
 	ExecClearTuple(slot);
 	if (state->done)
@@ -287,10 +302,17 @@ pack_next(ScanState *ss)
 	}
 	if (batch->nrows == 0)
 		return slot;
-	slot->tts_values[0] = PointerGetDatum(GpuAggMessageBuild(state->builder, batch,
-															 state->sender,
-															 state->dict_sent,
-															 &state->message));
+	message = GpuAggMessageBuild(state->builder, batch, state->sender,
+								 state->dict_sent, &state->message);
+	/* a worker's message goes through a shared slot when it fits one */
+	if (state->exchange != NULL && IsParallelWorker())
+	{
+		bytea	   *ref = GpuAggExchangePut(state->exchange, message);
+
+		if (ref != NULL)
+			message = ref;
+	}
+	slot->tts_values[0] = PointerGetDatum(message);
 	slot->tts_isnull[0] = false;
 	return ExecStoreVirtualTuple(slot);
 }
@@ -341,6 +363,77 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	if (gpuagg_explain_device_details && ((GpuAggPackState *) node)->direct != NULL)
 		ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
+}
+
+/*
+ * Room for dictionary entries in an exchange slot, on top of the columns:
+ * a message whose new text keys need more goes through the tuple queue.
+ */
+#define EXCHANGE_DICT_BYTES (256 * 1024)
+/* The most shared memory the exchange takes (fewer slots beyond it). */
+#define EXCHANGE_MAX_BYTES ((Size) 512 * 1024 * 1024)
+
+/* EstimateDSMCustomScan: two slots per worker, each a full message. */
+static Size
+pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	GpuAggLayout *layout = state->layout;
+
+	state->exchange_slot_bytes =
+		GpuAggMessageBytes(layout->ncolumns, layout->column_types,
+						   GpuAggMessageCapacity()) + EXCHANGE_DICT_BYTES;
+	state->exchange_slots = 2 * pcxt->nworkers + 2;
+	while (state->exchange_slots > pcxt->nworkers + 1 &&
+		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) >
+		   EXCHANGE_MAX_BYTES)
+		state->exchange_slots--;
+	return GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes);
+}
+
+/* InitializeDSMCustomScan (leader): lay out the exchange. */
+static void
+pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	state->exchange = GpuAggExchangeCreate(coordinate, state->exchange_slots,
+										   state->exchange_slot_bytes,
+										   node->ss.ps.state->es_query_cxt);
+}
+
+/* ReInitializeDSMCustomScan (leader, rescan): every slot free again. */
+static void
+pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (state->exchange != NULL)
+		GpuAggExchangeReset(state->exchange);
+}
+
+/* InitializeWorkerCustomScan: attach to the leader's exchange. */
+static void
+pack_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	state->exchange = GpuAggExchangeAttach(coordinate, node->ss.ps.state->es_query_cxt);
+}
+
+/*
+ * The exchange of the GpuAggPack under `gather` (the leader's copy of the
+ * node), or NULL when there is none (no parallel setup).
+ */
+GpuAggExchange *
+GpuAggPackExchange(PlanState *gather)
+{
+	PlanState  *pack = outerPlanState(gather);
+
+	if (pack == NULL || !IsA(pack, CustomScanState) ||
+		((CustomScanState *) pack)->methods != &pack_exec_methods)
+		return NULL;
+	return ((GpuAggPackState *) pack)->exchange;
 }
 
 /* Register GpuAggPack's scan methods, for plans copied to workers. */

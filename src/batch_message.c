@@ -126,6 +126,25 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 	return (bytea *) buf->data;
 }
 
+/*
+ * Bytes of a message of `rows` rows of these column types, dictionary
+ * entries not counted (they vary: see GpuAggExchange's slot size).
+ */
+Size
+GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows)
+{
+	Size		bytes = VARHDRSZ + TYPEALIGN(4, sizeof(MessageHeader));
+	int			c;
+
+	for (c = 0; c < ncolumns; c++)
+	{
+		bytes += TYPEALIGN(4, sizeof(ColumnHeader));
+		bytes += TYPEALIGN(4, (Size) ga_type_width(types[c]) * rows);
+		bytes += TYPEALIGN(4, (rows + 7) / 8);
+	}
+	return bytes;
+}
+
 /* Read the message header, checking that it is one. */
 static void
 read_header(bytea *message, MessageHeader *header)

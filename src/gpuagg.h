@@ -427,6 +427,7 @@ typedef struct GpuAggMessageReceiver GpuAggMessageReceiver;
 extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
 								 uint64 sender, int32 *dict_sent, StringInfo buf);
 extern int64 GpuAggMessageRows(bytea *message);
+extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
 extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
 														  MemoryContext cxt);
 extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,
@@ -548,6 +549,22 @@ extern void GpuJoinExplain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
 extern bool GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder,
 							 GaBatch *batch);
+
+/* ------------------------------------------------------------------------
+ * pack_exchange.c: batch messages from GpuAggPack workers in shared memory
+ * ------------------------------------------------------------------------
+ */
+typedef struct GpuAggExchange GpuAggExchange;
+extern Size GpuAggExchangeSize(int nslots, Size slot_bytes);
+extern GpuAggExchange *GpuAggExchangeCreate(void *place, int nslots, Size slot_bytes,
+											MemoryContext cxt);
+extern GpuAggExchange *GpuAggExchangeAttach(void *place, MemoryContext cxt);
+extern void GpuAggExchangeReset(GpuAggExchange *x);
+extern bytea *GpuAggExchangePut(GpuAggExchange *x, bytea *message);
+extern bool GpuAggExchangeIsRef(bytea *message);
+extern bytea *GpuAggExchangeGet(GpuAggExchange *x, bytea *ref_message, int32 *slot);
+extern void GpuAggExchangeRelease(GpuAggExchange *x, int32 slot);
+extern GpuAggExchange *GpuAggPackExchange(PlanState *gather);
 
 /* ------------------------------------------------------------------------
  * scan_direct.c: reading a plain Seq Scan's heap pages directly
