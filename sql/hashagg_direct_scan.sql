@@ -115,6 +115,18 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- short text keys (packed into one word by the key dictionary), the same
+-- values computed (4-byte headers), and longer ones, in one dictionary
+CREATE TABLE ds_short (t text, v int);
+INSERT INTO ds_short
+SELECT (ARRAY['', 'a', 'ab', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefg',
+              'abcdefgh', 'abcdefghi', 'b', 'ba', 'abd', 'abce'])[1 + i % 14], i
+FROM generate_series(1, 2000) i;
+SELECT gpuagg_check('SELECT t, count(*), sum(v) FROM ds_short GROUP BY t');
+SELECT gpuagg_check('SELECT k, count(*) FROM (SELECT t AS k FROM ds_short UNION ALL SELECT t || '''' FROM ds_short) s GROUP BY k');
+SELECT t, count(*) FROM ds_short GROUP BY t ORDER BY t;
+DROP TABLE ds_short;
+
 DROP TABLE ds, ds_toast;
 RESET gpuagg.force;
 RESET gpuagg.device;

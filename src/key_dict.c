@@ -36,6 +36,10 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+static int32 intern_bytes(KeyDict *dict, Datum value, MemoryContext scratch);
+static inline uint64 short_word(Datum value);
+static int32 intern_short(KeyDict *dict, Datum value, uint64 word, MemoryContext scratch);
+
 /* An open-addressing table of byte strings with dense ids. */
 typedef struct ByteTable
 {
@@ -60,6 +64,17 @@ struct KeyDict
 	int32	   *spelling_key;	/* by spelling: its key id */
 	int32	   *spelling_rank;	/* by spelling: index among its key's spellings */
 	int32	   *spelling_next;	/* by spelling: next spelling of its key, -1 */
+
+	/*
+	 * Text stored with a 1-byte header and at most 7 bytes ('id042'), packed
+	 * with its length into one word: a probe with no byte comparison.  A
+	 * cache in front of `spelt`, which holds them too.
+	 */
+	bool		short_cache;	/* text or varchar */
+	uint64	   *short_words;	/* packed value, 0 = empty */
+	int32	   *short_ids;		/* its spelling */
+	uint32		short_mask;
+	int32		short_count;
 
 	ByteTable	keys;			/* keys, by canonical bytes (if spellings) */
 	int32	   *key_first;		/* by key: first spelling */
@@ -270,6 +285,13 @@ KeyDictCreate(Oid type, MemoryContext cxt)
 	get_typlenbyval(type, &dict->typlen, &dict->typbyval);
 	dict->spellings = KeyDictHasSpellings(type);
 	dict->cxt = cxt;
+	dict->short_cache = (type == TEXTOID || type == VARCHAROID);
+	if (dict->short_cache)
+	{
+		dict->short_mask = 255;
+		dict->short_words = MemoryContextAllocZero(cxt, sizeof(uint64) * 256);
+		dict->short_ids = MemoryContextAlloc(cxt, sizeof(int32) * 256);
+	}
 	table_init(&dict->spelt, cxt);
 	dict->values = MemoryContextAlloc(cxt, sizeof(Datum) * dict->spelt.size);
 	dict->spelling_key = MemoryContextAlloc(cxt, sizeof(int32) * dict->spelt.size);
@@ -413,6 +435,20 @@ key_of_new_spelling(KeyDict *dict, int32 spelling, const char *exact, int exact_
 int32
 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch)
 {
+	if (dict->short_cache)
+	{
+		uint64		word = short_word(value);
+
+		if (word != 0)
+			return intern_short(dict, value, word, scratch);
+	}
+	return intern_bytes(dict, value, scratch);
+}
+
+/* KeyDictIntern through the byte table (every value). */
+static int32
+intern_bytes(KeyDict *dict, Datum value, MemoryContext scratch)
+{
 	Datum		plain;
 	int			len;
 	const char *exact = exact_bytes(dict, value, &len, &plain, scratch);
@@ -452,6 +488,117 @@ KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch)
 		dict->spelling_key[spelling] = spelling;
 		dict->spelling_rank[spelling] = 0;
 	}
+	return spelling;
+}
+
+/*
+ * The packed word of a short on-disk text value (1-byte header, at most 7
+ * bytes), or 0 when the value is not one.
+ */
+static inline uint64
+short_word(Datum value)
+{
+	const char *v = (const char *) DatumGetPointer(value);
+	const char *p;
+	uint64		word;
+	int			len;
+
+	if (!VARATT_IS_SHORT(v))
+		return 0;
+	len = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
+	if (len > 7)
+		return 0;
+	p = VARDATA_SHORT(v);
+	if (len >= 4)
+	{
+		/* two overlapping 4-byte loads: the bytes they share are equal */
+		word = (uint64) load32(p) | ((uint64) load32(p + len - 4) << (8 * (len - 4)));
+	}
+	else
+	{
+		word = 0;
+		if (len > 0)
+			word = (uint8) p[0];
+		if (len > 1)
+			word |= (uint64) (uint8) p[1] << 8;
+		if (len > 2)
+			word |= (uint64) (uint8) p[2] << 16;
+	}
+	return word | ((uint64) (len + 1) << 56);
+}
+
+/* Slot of a packed word in the short cache. */
+static inline uint32
+short_slot(KeyDict *dict, uint64 word)
+{
+	uint64		h = word * UINT64CONST(0x9E3779B97F4A7C15);
+
+	h ^= h >> 32;
+	return (uint32) h & dict->short_mask;
+}
+
+/* Remember a short value's spelling; doubles the cache when half full. */
+static void
+short_cache_add(KeyDict *dict, uint64 word, int32 spelling)
+{
+	uint32		s;
+
+	if ((uint32) (dict->short_count + 1) * 2 > dict->short_mask)
+	{
+		uint32		old_mask = dict->short_mask;
+		uint64	   *old_words = dict->short_words;
+		int32	   *old_ids = dict->short_ids;
+		uint32		i;
+
+		dict->short_mask = old_mask * 2 + 1;
+		dict->short_words = MemoryContextAllocHuge(dict->cxt,
+												   sizeof(uint64) * ((Size) dict->short_mask + 1));
+		memset(dict->short_words, 0, sizeof(uint64) * ((Size) dict->short_mask + 1));
+		dict->short_ids = MemoryContextAllocHuge(dict->cxt,
+												 sizeof(int32) * ((Size) dict->short_mask + 1));
+		for (i = 0; i <= old_mask; i++)
+		{
+			if (old_words[i] == 0)
+				continue;
+			s = short_slot(dict, old_words[i]);
+			while (dict->short_words[s] != 0)
+				s = (s + 1) & dict->short_mask;
+			dict->short_words[s] = old_words[i];
+			dict->short_ids[s] = old_ids[i];
+		}
+		pfree(old_words);
+		pfree(old_ids);
+	}
+	s = short_slot(dict, word);
+	while (dict->short_words[s] != 0)
+		s = (s + 1) & dict->short_mask;
+	dict->short_words[s] = word;
+	dict->short_ids[s] = spelling;
+	dict->short_count++;
+}
+
+/*
+ * KeyDictIntern for short text: the spelling id from the cache, else from
+ * the full dictionary (and then cached).
+ */
+static int32
+intern_short(KeyDict *dict, Datum value, uint64 word, MemoryContext scratch)
+{
+	uint32		s = short_slot(dict, word);
+	int32		spelling;
+
+	for (;;)
+	{
+		uint64		w = dict->short_words[s];
+
+		if (w == word)
+			return dict->short_ids[s];
+		if (w == 0)
+			break;
+		s = (s + 1) & dict->short_mask;
+	}
+	spelling = intern_bytes(dict, value, scratch);
+	short_cache_add(dict, word, spelling);
 	return spelling;
 }
 

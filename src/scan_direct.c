@@ -49,6 +49,9 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+/* Tuples ahead whose memory is prefetched (about a DRAM latency of work). */
+#define DIRECT_PREFETCH_DISTANCE 4
+
 struct GpuAggDirectScan
 {
 	SeqScanState *scan;
@@ -350,9 +353,15 @@ direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
 	tup = (HeapTupleHeader) PageGetItem(page,
 										PageGetItemId(page, ds->visible[ds->next_tuple]));
 	ds->next_tuple++;
-	/* the next tuples' headers are read soon: fetch them meanwhile */
-	if (ds->next_tuple + 1 < ds->ntuples)
-		__builtin_prefetch(PageGetItem(page, PageGetItemId(page, ds->visible[ds->next_tuple + 1])));
+	/* a later tuple's header is read soon: fetch it meanwhile */
+	if (ds->next_tuple + DIRECT_PREFETCH_DISTANCE < ds->ntuples)
+	{
+		char	   *ahead = PageGetItem(page, PageGetItemId(page,
+														   ds->visible[ds->next_tuple + DIRECT_PREFETCH_DISTANCE]));
+
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + 64);
+	}
 	if (instr)
 		instr->tuplecount += 1;	/* rows the Seq Scan returned, as EXPLAIN counts them */
 	direct_deform(ds, tup);

@@ -92,7 +92,7 @@ case "$STAGE" in
 			verdict 1 "join suite failed, see $STAGE.log"
 		;;
 	groupby)
-		ROWS=${ROWS:-1e8} SUITES=groupby RUNS=${RUNS:-1} MODES=${MODES:-"parallel gpuagg"} \
+		ROWS=${ROWS:-1e8} SUITES=groupby RUNS=${RUNS:-1} MODES=${MODES:-"parallel gpuagg"} NATIVE_WARMUP=${NATIVE_WARMUP:-0} \
 			TIME_LIMIT=${TIME_LIMIT:-480} OUT=$OUTDIR/groupby timeout 590 \
 			bash test/bench/run.sh >>"$LOG" 2>&1
 		rc=$?

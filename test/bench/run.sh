@@ -29,6 +29,8 @@
 #   --modes M       MODES            "serial parallel gpuagg" (default: all three)
 #   --runs N        RUNS             timed runs per query and mode (default 3; median)
 #   --warmup N      WARMUP           untimed runs before them (default 1)
+#   NATIVE_WARMUP=N  warm-up runs of the native modes (default WARMUP; the tables are
+#                    pg_prewarm'ed, so 0 saves time at 1e8 rows without changing them)
 #   --out DIR       OUT              output directory (default bench-out in the repository)
 #   --device D      DEVICE           gpuagg device, gpu|cpu (default: gpu if usable, else cpu)
 #   --time-limit S  TIME_LIMIT       seconds: start no query after S seconds from the start,
@@ -145,6 +147,7 @@ parse_args() {
 	MODES=${MODES:-serial parallel gpuagg}
 	RUNS=${RUNS:-3}
 	WARMUP=${WARMUP:-1}
+	NATIVE_WARMUP=${NATIVE_WARMUP:-$WARMUP}
 	OUT=${OUT:-$GA_ROOT/bench-out}
 	DEVICE=${DEVICE:-${GPUAGG_BENCH_DEVICE:-}}
 	TIME_LIMIT=${TIME_LIMIT:-}
@@ -181,6 +184,7 @@ parse_args() {
 		die "SF must be a number of at least 0.001, not '$SF'"
 	case "$RUNS" in '' | *[!0-9]* | 0) die "RUNS must be a positive integer, not '$RUNS'" ;; esac
 	case "$WARMUP" in '' | *[!0-9]*) die "WARMUP must be a non-negative integer, not '$WARMUP'" ;; esac
+	case "$NATIVE_WARMUP" in '' | *[!0-9]*) die "NATIVE_WARMUP must be a non-negative integer, not '$NATIVE_WARMUP'" ;; esac
 	case "$TIME_LIMIT" in '' | *[!0-9]*) [ -z "$TIME_LIMIT" ] || die "TIME_LIMIT must be whole seconds, not '$TIME_LIMIT'" ;; esac
 	case "$DEVICE" in "" | cpu | gpu) ;; *) die "DEVICE must be cpu or gpu, not '$DEVICE'" ;; esac
 	for s in $SUITES; do
@@ -429,6 +433,7 @@ run_query() {
 		fi
 		session=$(session_sql "${Q_SUITE[$q]}")
 		rc=0
+		if [ "$mode" = gpuagg ]; then BENCH_WARMUP=$WARMUP; else BENCH_WARMUP=$NATIVE_WARMUP; fi
 		res=$(bench_time "$q" "$mode" "$session" "$(timed_sql "$q")") || rc=$?
 		if [ "$rc" = 0 ]; then
 			# shellcheck disable=SC2086  # split the run times
@@ -520,6 +525,15 @@ EXPLAIN (ANALYZE, VERBOSE) ${Q_SQL[$q]};" | grep -v '^SET$') || true
 
 # ---------------------------------------------------------------- report
 
+# Print "N warm-up(s)", and the native modes' count where it differs.
+warmup_text() {
+	if [ "$NATIVE_WARMUP" = "$WARMUP" ]; then
+		echo "$WARMUP warm-up(s)"
+	else
+		echo "$WARMUP warm-up(s) (native modes: $NATIVE_WARMUP)"
+	fi
+}
+
 # Print the results table (also to OUT/bench.txt).
 print_results() {
 	local q s p g fmt out
@@ -537,13 +551,13 @@ print_results() {
 		done
 	)
 	section "results: $(scales_text); $(ncores) cores, $BENCH_WORKERS workers;" \
-		"gpuagg device $BENCH_DEVICE; median of $RUNS run(s) after $WARMUP warm-up(s), seconds"
+		"gpuagg device $BENCH_DEVICE; median of $RUNS run(s) after $(warmup_text), seconds"
 	printf '%s\n' "$out"
 	{
 		printf 'gpuagg benchmark, %s: %s; %s cores, %s MB RAM;\n' \
 			"$(date -u +%Y-%m-%dT%H:%MZ)" "$(scales_text)" "$(ncores)" "$(mem_total_mb)"
-		printf '%s; gpuagg device %s (%s); commit %s; median of %s run(s) after %s warm-up(s), seconds\n\n' \
-			"$PG_VERSION_STR" "$BENCH_DEVICE" "$DEVICE_NAME" "$(git -C "$GA_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$RUNS" "$WARMUP"
+		printf '%s; gpuagg device %s (%s); commit %s; median of %s run(s) after %s, seconds\n\n' \
+			"$PG_VERSION_STR" "$BENCH_DEVICE" "$DEVICE_NAME" "$(git -C "$GA_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$RUNS" "$(warmup_text)"
 		printf '%s\n' "$out"
 	} >"$OUT/bench.txt"
 	log "wrote $OUT/bench.txt and $OUT/bench.csv"
@@ -627,7 +641,7 @@ main() {
 	n=${#ORDER[@]}
 	est=$(estimate_s)
 	log "gpuagg benchmark: suites $SUITES; $n queries: ${ORDER[*]}"
-	log "scale: $(scales_text); modes: $MODES; $RUNS run(s) after $WARMUP warm-up(s);" \
+	log "scale: $(scales_text); modes: $MODES; $RUNS run(s) after $(warmup_text);" \
 		"$(ncores) cores, $(mem_total_mb) MB RAM; output in $OUT"
 	log "estimated run time: about $(((est + 59) / 60)) min (rough: timings of a 2-core machine with the CPU device," \
 		"scaled by rows and cores; data generation included)${TIME_LIMIT:+; TIME_LIMIT ${TIME_LIMIT}s}"
