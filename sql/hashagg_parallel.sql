@@ -11,6 +11,14 @@ SET min_parallel_table_scan_size = 0;
 
 EXPLAIN (COSTS OFF)
 SELECT k_text, count(*), sum(v_int4) FROM agg_data GROUP BY k_text;
+-- unforced, a plain aggregate that PostgreSQL can run in parallel is left to
+-- it (says why at DEBUG1); forced, or with DISTINCT, it is considered
+SET gpuagg.force = off;
+SET client_min_messages = debug1;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(v_int4) FROM agg_data;
+RESET client_min_messages;
+SET gpuagg.force = on;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(v_int4) FROM agg_data;
 EXPLAIN (COSTS OFF, VERBOSE)
 SELECT k_int2, sum(v_int8) FROM agg_data GROUP BY k_int2;
 
