@@ -271,7 +271,9 @@ direct_read_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block)
 /*
  * Deform table columns 1 .. ds->max_attno of one tuple into heap_values /
  * heap_isnull: the walk of heap_deform_tuple, stopped at the last column
- * needed; columns the tuple predates (added later) take their missing value.
+ * needed (offsets computed, not taken from attcacheoff, which PostgreSQL 18
+ * moved out of pg_attribute); columns the tuple predates (added later) take
+ * their missing value.
  */
 static void
 direct_deform(GpuAggDirectScan *ds, HeapTupleHeader tup)
@@ -282,7 +284,6 @@ direct_deform(GpuAggDirectScan *ds, HeapTupleHeader tup)
 	bits8	   *bits = tup->t_bits;
 	char	   *data = (char *) tup + tup->t_hoff;
 	uint32		off = 0;
-	bool		slow = false;	/* cached offsets no longer apply */
 	int			i;
 
 	for (i = 0; i < natts; i++)
@@ -293,23 +294,15 @@ direct_deform(GpuAggDirectScan *ds, HeapTupleHeader tup)
 		{
 			ds->heap_values[i] = (Datum) 0;
 			ds->heap_isnull[i] = true;
-			slow = true;
 			continue;
 		}
 		ds->heap_isnull[i] = false;
-		if (!slow && att->attcacheoff >= 0)
-			off = att->attcacheoff;
-		else if (att->attlen == -1)
-		{
+		if (att->attlen == -1)
 			off = att_align_pointer(off, att->attalign, -1, data + off);
-			slow = true;
-		}
 		else
 			off = att_align_nominal(off, att->attalign);
 		ds->heap_values[i] = fetchatt(att, data + off);
 		off = att_addlength_pointer(off, att->attlen, data + off);
-		if (att->attlen <= 0)
-			slow = true;
 	}
 	for (; i < ds->max_attno; i++)
 		ds->heap_values[i] = getmissingattr(tupdesc, i + 1, &ds->heap_isnull[i]);
