@@ -73,8 +73,23 @@ SELECT gpuagg_check('SELECT k, count(*), sum(v) FROM ds_toast GROUP BY k');
 SELECT left(k, 5), length(k), count(*) FROM ds_toast GROUP BY k ORDER BY 1, 2;
 
 -- EXPLAIN ANALYZE counts the Seq Scan's rows as a native plan does
-EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT a, count(*) FROM ds GROUP BY a;
+CREATE FUNCTION ds_explain_rows(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
+        INTO plan;
+    plan := plan->0->'Plan';
+    RETURN format('%s: Input %s, %s: rows %s loops %s',
+                  plan->>'Custom Plan Provider', plan->>'Input',
+                  plan->'Plans'->0->>'Node Type',
+                  (plan->'Plans'->0->>'Actual Rows')::numeric::bigint,
+                  plan->'Plans'->0->>'Actual Loops');
+END
+$$;
+SELECT ds_explain_rows('SELECT a, count(*) FROM ds GROUP BY a');
+SELECT count(*) FROM ds;
+DROP FUNCTION ds_explain_rows(text);
 
 -- rescans and cursors
 SELECT gpuagg_check('SELECT g, (SELECT count(*) + g FROM (SELECT a FROM ds GROUP BY a) s) FROM generate_series(1, 3) g');
