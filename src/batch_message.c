@@ -281,6 +281,23 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 			int32		size = map->remap_size[c];
 			int64		r;
 
+			/*
+			 * Text, varchar and uuid have one spelling per key: the spelling
+			 * is the key and no rank column reads it (one remap per row, the
+			 * leader's bound with a million keys).
+			 */
+			if (!KeyDictSpellings(dict))
+			{
+				for (r = 0; r < header.nrows; r++)
+				{
+					int32		id;
+
+					memcpy(&id, p + r * sizeof(int32), sizeof(id));
+					dst[r] = (remap != NULL && id >= 0 && id < size) ? remap[id] : 0;
+				}
+				p += TYPEALIGN(4, width * header.nrows);
+				goto validity;
+			}
 			spellings[c] = MemoryContextAlloc(GpuAggBatchScratch(builder),
 											  sizeof(int32) * Max(header.nrows, 1));
 			for (r = 0; r < header.nrows; r++)
@@ -317,6 +334,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 			memcpy((char *) col->values + off * width, p, width * header.nrows);
 		p += TYPEALIGN(4, width * header.nrows);
 
+validity:
 		if (ch.has_nulls)
 		{
 			const uint8 *bits = (const uint8 *) p;

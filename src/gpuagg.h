@@ -267,6 +267,7 @@ extern bool KeyDictTypeSupported(Oid type);
 extern bool KeyDictHasSpellings(Oid type);
 extern int32 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch);
 extern int32 KeyDictKey(KeyDict *dict, int32 spelling);
+extern bool KeyDictSpellings(KeyDict *dict);
 extern int32 KeyDictRank(KeyDict *dict, int32 spelling);
 extern int32 KeyDictSize(KeyDict *dict);
 extern Datum KeyDictValue(KeyDict *dict, int32 spelling);

@@ -602,6 +602,13 @@ intern_short(KeyDict *dict, Datum value, uint64 word, MemoryContext scratch)
 	return spelling;
 }
 
+/* Whether equal keys of this dictionary can be spelt differently. */
+bool
+KeyDictSpellings(KeyDict *dict)
+{
+	return dict->spellings;
+}
+
 /* The key id of a spelling: what the device groups by. */
 int32
 KeyDictKey(KeyDict *dict, int32 spelling)

@@ -17,7 +17,8 @@
  * aggregation, bounds an accelerated group-by.
  *
  * Reading a page follows heapam's page-at-a-time mode (heapgetpage in
- * PostgreSQL 15): pin the buffer, take its content lock in share mode,
+ * PostgreSQL 15): pin the buffer, prune it opportunistically, take its
+ * content lock in share mode,
  * collect the offsets of the tuples visible to the scan's snapshot (all of
  * them when the page is all-visible and the snapshot was not taken during
  * recovery; PostgreSQL's own visibility test otherwise, with the
@@ -236,6 +237,8 @@ direct_read_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block)
 
 	ds->buffer = ReadBufferExtended(ds->rel, MAIN_FORKNUM, block, RBM_NORMAL,
 									hscan->rs_strategy);
+	/* as heapam does: prune the page when that is cheap and worthwhile */
+	heap_page_prune_opt(ds->rel, ds->buffer);
 	LockBuffer(ds->buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(ds->buffer);
 	maxoff = PageGetMaxOffsetNumber(page);
