@@ -370,23 +370,24 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  * a message whose new text keys need more goes through the tuple queue.
  */
 #define EXCHANGE_DICT_BYTES (256 * 1024)
-/* The most shared memory the exchange takes (fewer slots beyond it). */
-#define EXCHANGE_MAX_BYTES ((Size) 512 * 1024 * 1024)
-
-/* EstimateDSMCustomScan: two slots per worker, each a full message. */
+/*
+ * EstimateDSMCustomScan: two slots per worker, each a full message, fewer
+ * (down to none: every message through the tuple queue) where shared
+ * memory is scarce (GpuAggExchangeMaxBytes).
+ */
 static Size
 pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 	GpuAggLayout *layout = state->layout;
+	Size		budget = GpuAggExchangeMaxBytes();
 
 	state->exchange_slot_bytes =
 		GpuAggMessageBytes(layout->ncolumns, layout->column_types,
 						   GpuAggMessageCapacity()) + EXCHANGE_DICT_BYTES;
 	state->exchange_slots = 2 * pcxt->nworkers + 2;
-	while (state->exchange_slots > pcxt->nworkers + 1 &&
-		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) >
-		   EXCHANGE_MAX_BYTES)
+	while (state->exchange_slots > 0 &&
+		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) > budget)
 		state->exchange_slots--;
 	return GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes);
 }

@@ -556,6 +556,7 @@ extern bool GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder,
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggExchange GpuAggExchange;
+extern Size GpuAggExchangeMaxBytes(void);
 extern Size GpuAggExchangeSize(int nslots, Size slot_bytes);
 extern GpuAggExchange *GpuAggExchangeCreate(void *place, int nslots, Size slot_bytes,
 											MemoryContext cxt);

@@ -36,10 +36,13 @@
  */
 #include "gpuagg.h"
 
+#include <sys/statvfs.h>
+
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
+#include "storage/dsm_impl.h"
 
 #define EXCHANGE_REF_MAGIC 0x4741475a	/* "GAGZ" */
 /* past a quarter of Gather's 64 kB tuple queue: flushed when sent */
@@ -82,6 +85,31 @@ static Size
 exchange_header_bytes(int nslots)
 {
 	return MAXALIGN(offsetof(ExchangeShared, state) + sizeof(pg_atomic_uint32) * nslots);
+}
+
+/* The most shared memory an exchange takes, whatever the host. */
+#define EXCHANGE_MAX_BYTES ((Size) 512 * 1024 * 1024)
+
+/*
+ * The most shared memory an exchange may take here: EXCHANGE_MAX_BYTES, but
+ * with POSIX shared memory no more than a quarter of what /dev/shm has free
+ * (containers often give it 64 MB, and a parallel query whose segment does
+ * not fit fails instead of running without workers).
+ */
+Size
+GpuAggExchangeMaxBytes(void)
+{
+	struct statvfs fs;
+	Size		limit = EXCHANGE_MAX_BYTES;
+
+	if (dynamic_shared_memory_type == DSM_IMPL_POSIX && statvfs("/dev/shm", &fs) == 0)
+	{
+		double		quarter = (double) fs.f_bavail * (double) fs.f_frsize / 4.0;
+
+		if (quarter < (double) limit)
+			limit = (Size) quarter;
+	}
+	return limit;
 }
 
 /* Shared memory an exchange of nslots slots of slot_bytes each needs. */
