@@ -362,7 +362,7 @@ direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
 		instr->tuplecount += 1;	/* rows the Seq Scan returned, as EXPLAIN counts them */
 	direct_deform(ds, tup);
 
-	ExecClearTuple(row);
+	/* the slot stays stored (see GpuAggDirectScanFill): only its values change */
 	for (c = 0; c < ds->noutputs; c++)
 	{
 		AttrNumber	attno = ds->output_attnos[c];
@@ -370,7 +370,7 @@ direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
 		row->tts_values[c] = ds->heap_values[attno - 1];
 		row->tts_isnull[c] = ds->heap_isnull[attno - 1];
 	}
-	return ExecStoreVirtualTuple(row);
+	return row;
 }
 
 /*
@@ -389,6 +389,9 @@ GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder, GaBatch 
 		GpuAggDirectScanReset(ds);
 	}
 	hscan = direct_scan_desc(ds);
+	/* a stored virtual tuple whose values direct_next overwrites per row */
+	if (TTS_EMPTY(ds->row))
+		ExecStoreVirtualTuple(ds->row);
 	while (batch->nrows < batch->capacity)
 	{
 		TupleTableSlot *row = direct_next(ds, hscan);
