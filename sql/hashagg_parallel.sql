@@ -41,6 +41,30 @@ RESET parallel_leader_participation;
 SET max_parallel_workers = 0;
 SELECT gpuagg_check('SELECT k_text, count(*), sum(v_int4) FROM agg_data GROUP BY k_text');
 RESET max_parallel_workers;
+-- EXPLAIN ANALYZE counts how the workers' batches reached the leader
+CREATE FUNCTION par_exchange(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+    pack json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
+        INTO plan;
+    pack := plan->0->'Plan'->'Plans'->0->'Plans'->0;
+    RETURN format('%s: launched %s, batches from workers %s, slots %s',
+                  pack->>'Custom Plan Provider',
+                  plan->0->'Plan'->'Plans'->0->>'Workers Launched',
+                  CASE WHEN (pack->>'Batches in Shared Memory')::int +
+                            (pack->>'Batches through Queue')::int > 0
+                       THEN 'some' ELSE 'none' END,
+                  CASE WHEN (pack->>'Exchange Slots')::int > 0 THEN 'some' ELSE 'none' END);
+END
+$$;
+SET gpuagg.explain_device_details = on;
+SET parallel_leader_participation = off;	-- so that the workers pack it all
+SELECT par_exchange('SELECT k_text, count(*) FROM agg_data GROUP BY k_text');
+RESET parallel_leader_participation;
+SET gpuagg.explain_device_details = off;
+DROP FUNCTION par_exchange(text);
 -- messages whose new text keys do not fit a shared slot go through the queue
 CREATE TABLE par_long_keys AS
 SELECT repeat(md5(i::text), 32) AS k, i % 7 AS v FROM generate_series(1, 3000) i;

@@ -56,6 +56,8 @@ typedef struct GpuAggPackState
 	GpuAggExchange *exchange;	/* slots for workers' messages (parallel) */
 	int			exchange_slots; /* as estimated for the DSM segment */
 	Size		exchange_slot_bytes;
+	GpuAggExchangeStats exchange_stats; /* copied before the DSM goes away */
+	bool		have_exchange_stats;
 	MemoryContext run_cxt;		/* builder, batch, message of one run */
 	GpuAggBatchBuilder *builder;
 	GaBatch    *batch;
@@ -81,6 +83,7 @@ static void pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 								  void *coordinate);
 static void pack_initialize_worker(CustomScanState *node, shm_toc *toc,
 								   void *coordinate);
+static void pack_shutdown(CustomScanState *node);
 
 static const CustomPathMethods pack_path_methods = {
 	.CustomName = GPUAGG_PACK_NAME,
@@ -103,6 +106,7 @@ static const CustomExecMethods pack_exec_methods = {
 	.InitializeDSMCustomScan = pack_initialize_dsm,
 	.ReInitializeDSMCustomScan = pack_reinitialize_dsm,
 	.InitializeWorkerCustomScan = pack_initialize_worker,
+	.ShutdownCustomScan = pack_shutdown,
 };
 
 /* gpuagg_batch(): the marker of GpuAggPack's output; never meant to run. */
@@ -357,12 +361,52 @@ pack_rescan(CustomScanState *node)
 	pack_reset(state);
 }
 
-/* ExplainCustomScan of GpuAggPack: how it reads its input (device details). */
+/*
+ * ExplainCustomScan of GpuAggPack, with device details: how it reads its
+ * input and, under ANALYZE, how the workers' batches reached the leader.
+ */
 static void
 pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	if (gpuagg_explain_device_details && ((GpuAggPackState *) node)->direct != NULL)
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	const GpuAggExchangeStats *x = &state->exchange_stats;
+
+	if (!gpuagg_explain_device_details)
+		return;
+	if (state->direct != NULL)
 		ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
+	if (!es->analyze || !state->have_exchange_stats)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Batch Exchange",
+							psprintf(UINT64_FORMAT " in shared memory (%d slots of %zu kB), "
+									 UINT64_FORMAT " through the Gather queue, "
+									 UINT64_FORMAT " waits for a free slot",
+									 x->through_slots, x->nslots, x->slot_bytes / 1024,
+									 x->through_queue, x->waits), es);
+	else
+	{
+		ExplainPropertyInteger("Batches in Shared Memory", NULL, (int64) x->through_slots, es);
+		ExplainPropertyInteger("Batches through Queue", NULL, (int64) x->through_queue, es);
+		ExplainPropertyInteger("Slot Waits", NULL, (int64) x->waits, es);
+		ExplainPropertyInteger("Exchange Slots", NULL, x->nslots, es);
+	}
+}
+
+/*
+ * ShutdownCustomScan (leader): keep the exchange's counters for EXPLAIN
+ * ANALYZE; the parallel query's shared memory goes away after this.
+ */
+static void
+pack_shutdown(CustomScanState *node)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (state->exchange != NULL && !IsParallelWorker())
+	{
+		GpuAggExchangeCounts(state->exchange, &state->exchange_stats);
+		state->have_exchange_stats = true;
+	}
 }
 
 /*

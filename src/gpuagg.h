@@ -556,12 +556,21 @@ extern bool GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder,
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggExchange GpuAggExchange;
+typedef struct GpuAggExchangeStats
+{
+	uint64		through_slots;	/* workers' messages handed over in a slot */
+	uint64		through_queue;	/* ... sent through Gather's queue instead */
+	uint64		waits;			/* times a worker found no free slot at first */
+	int			nslots;
+	Size		slot_bytes;
+} GpuAggExchangeStats;
 extern Size GpuAggExchangeMaxBytes(void);
 extern Size GpuAggExchangeSize(int nslots, Size slot_bytes);
 extern GpuAggExchange *GpuAggExchangeCreate(void *place, int nslots, Size slot_bytes,
 											MemoryContext cxt);
 extern GpuAggExchange *GpuAggExchangeAttach(void *place, MemoryContext cxt);
 extern void GpuAggExchangeReset(GpuAggExchange *x);
+extern void GpuAggExchangeCounts(GpuAggExchange *x, GpuAggExchangeStats *stats);
 extern bytea *GpuAggExchangePut(GpuAggExchange *x, bytea *message);
 extern bool GpuAggExchangeIsRef(bytea *message);
 extern bytea *GpuAggExchangeGet(GpuAggExchange *x, bytea *ref_message, int32 *slot);

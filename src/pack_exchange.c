@@ -62,6 +62,10 @@ typedef struct ExchangeShared
 	int32		nslots;
 	Size		slot_bytes;
 	ConditionVariable slot_freed;
+	/* what the workers did, for EXPLAIN ANALYZE */
+	pg_atomic_uint64 through_slots;	/* messages put in a slot */
+	pg_atomic_uint64 through_queue;	/* messages sent in full instead */
+	pg_atomic_uint64 waits;		/* puts that found no free slot at first */
 	pg_atomic_uint32 state[FLEXIBLE_ARRAY_MEMBER];
 } ExchangeShared;
 
@@ -144,6 +148,9 @@ GpuAggExchangeCreate(void *place, int nslots, Size slot_bytes, MemoryContext cxt
 	shared->nslots = nslots;
 	shared->slot_bytes = MAXALIGN(slot_bytes);
 	ConditionVariableInit(&shared->slot_freed);
+	pg_atomic_init_u64(&shared->through_slots, 0);
+	pg_atomic_init_u64(&shared->through_queue, 0);
+	pg_atomic_init_u64(&shared->waits, 0);
 	for (i = 0; i < nslots; i++)
 		pg_atomic_init_u32(&shared->state[i], SLOT_FREE);
 	return exchange_attach(place, cxt);
@@ -164,6 +171,17 @@ GpuAggExchangeReset(GpuAggExchange *x)
 
 	for (i = 0; i < x->shared->nslots; i++)
 		pg_atomic_write_u32(&x->shared->state[i], SLOT_FREE);
+}
+
+/* What the workers have done so far (counters kept across rescans). */
+void
+GpuAggExchangeCounts(GpuAggExchange *x, GpuAggExchangeStats *stats)
+{
+	stats->through_slots = pg_atomic_read_u64(&x->shared->through_slots);
+	stats->through_queue = pg_atomic_read_u64(&x->shared->through_queue);
+	stats->waits = pg_atomic_read_u64(&x->shared->waits);
+	stats->nslots = x->shared->nslots;
+	stats->slot_bytes = x->shared->slot_bytes;
 }
 
 /* Claim a free slot, or return -1 when none is free now. */
@@ -201,12 +219,16 @@ GpuAggExchangePut(GpuAggExchange *x, bytea *message)
 	int32		slot;
 
 	if (len > x->shared->slot_bytes || x->shared->nslots == 0)
+	{
+		pg_atomic_fetch_add_u64(&x->shared->through_queue, 1);
 		return NULL;
+	}
 	slot = exchange_claim(x);
 	if (slot < 0)
 	{
 		int			timeouts = 0;
 
+		pg_atomic_fetch_add_u64(&x->shared->waits, 1);
 		ConditionVariablePrepareToSleep(&x->shared->slot_freed);
 		while ((slot = exchange_claim(x)) < 0 && timeouts < 2)
 		{
@@ -216,8 +238,12 @@ GpuAggExchangePut(GpuAggExchange *x, bytea *message)
 		}
 		ConditionVariableCancelSleep();
 		if (slot < 0)
+		{
+			pg_atomic_fetch_add_u64(&x->shared->through_queue, 1);
 			return NULL;
+		}
 	}
+	pg_atomic_fetch_add_u64(&x->shared->through_slots, 1);
 	memcpy(x->slots + (Size) slot * x->shared->slot_bytes, message, len);
 	pg_write_barrier();
 	pg_atomic_write_u32(&x->shared->state[slot], SLOT_READY);
