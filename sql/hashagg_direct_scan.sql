@@ -22,10 +22,10 @@ SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 7)::int2 END,
        i % 2 = 0
 FROM generate_series(1, 5000) i;
 
--- the plan reads the table itself (no filter, table columns only)
+-- the plan reads the table itself (table columns only), also with a filter
 EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds GROUP BY a;
--- but not through a filter or a computed column
 EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds WHERE b > 0 GROUP BY a;
+-- but not for a computed column
 EXPLAIN (COSTS OFF) SELECT a + 1, count(*) FROM ds GROUP BY a + 1;
 
 -- fresh rows: pages are not all-visible, each tuple's visibility is checked
@@ -33,6 +33,13 @@ SELECT gpuagg_check('SELECT a, t, count(*), sum(b), avg(n), max(f), min(d) FROM 
 SELECT gpuagg_check('SELECT c, flag, count(big), max(length(big)), sum(n) FROM ds GROUP BY c, flag');
 SELECT gpuagg_check('SELECT big, count(*) FROM ds GROUP BY big');
 SELECT gpuagg_check('SELECT count(*), count(a), count(t), sum(b), sum(f), bool_and(flag) FROM ds');
+-- filters: on columns before and after text, NULLs, system columns, the whole row
+SELECT gpuagg_check('SELECT a, count(*), sum(b) FROM ds WHERE b % 5 = 1 GROUP BY a');
+SELECT gpuagg_check('SELECT t, count(*), max(d) FROM ds WHERE f > 100 AND big IS NOT NULL GROUP BY t');
+SELECT gpuagg_check('SELECT a, count(*) FROM ds WHERE n IS NULL OR c = ''c1'' GROUP BY a');
+SELECT gpuagg_check('SELECT a, count(*) FROM ds WHERE (ctid::text::point)[0] < 10 GROUP BY a');
+SELECT gpuagg_check('SELECT a, count(*) FROM ds WHERE ds IS NOT NULL GROUP BY a');
+SELECT gpuagg_check('SELECT a, count(*) FROM ds WHERE false GROUP BY a');
 
 -- deleted and updated rows (dead and HOT-updated tuples on the pages)
 DELETE FROM ds WHERE b % 3 = 0;
@@ -80,21 +87,27 @@ BEGIN
     EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
         INTO plan;
     plan := plan->0->'Plan';
-    RETURN format('%s: Input %s, %s: rows %s loops %s',
+    RETURN format('%s: Input %s, %s: rows %s loops %s removed by filter %s',
                   plan->>'Custom Plan Provider', plan->>'Input',
                   plan->'Plans'->0->>'Node Type',
                   (plan->'Plans'->0->>'Actual Rows')::numeric::bigint,
-                  plan->'Plans'->0->>'Actual Loops');
+                  plan->'Plans'->0->>'Actual Loops',
+                  coalesce((plan->'Plans'->0->>'Rows Removed by Filter')::numeric::bigint, 0));
 END
 $$;
 SELECT ds_explain_rows('SELECT a, count(*) FROM ds GROUP BY a');
 SELECT count(*) FROM ds;
+SELECT ds_explain_rows('SELECT a, count(*) FROM ds WHERE b % 2 = 0 GROUP BY a');
+SELECT count(*) FILTER (WHERE b % 2 = 0) AS kept, count(*) FILTER (WHERE b % 2 = 0 IS NOT TRUE) AS removed FROM ds;
 DROP FUNCTION ds_explain_rows(text);
 
 -- rescans and cursors
 SELECT gpuagg_check('SELECT g, (SELECT count(*) + g FROM (SELECT a FROM ds GROUP BY a) s) FROM generate_series(1, 3) g');
 SELECT gpuagg_check('SELECT g, s.* FROM generate_series(1, 3) g, LATERAL (SELECT a, count(*) + g AS n FROM ds GROUP BY a) s');
 SELECT gpuagg_cursor_round_trip('SELECT a, t, count(*) FROM ds GROUP BY a, t', 4);
+-- a filter on the outer query's value: the Seq Scan is rescanned with it
+SELECT gpuagg_check('SELECT g, (SELECT count(*) FROM (SELECT a FROM ds WHERE a = g GROUP BY a) s) FROM generate_series(0, 7) g');
+SELECT gpuagg_check('SELECT g, s.* FROM generate_series(1, 3) g, LATERAL (SELECT a, count(*) AS n FROM ds WHERE b % 3 = g % 3 GROUP BY a) s');
 SET gpuagg.debug_fail_at_batch = 2;
 SET gpuagg.batch_rows = 500;
 SELECT gpuagg_check('SELECT a, count(*), sum(b) FROM ds GROUP BY a');

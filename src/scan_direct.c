@@ -28,9 +28,17 @@
  * synchronized scans may move) around the table, or from the parallel
  * scan's shared block allocator.
  *
+ * A Seq Scan with a filter is read the same way, but each visible tuple is
+ * stored in the Seq Scan's own scan slot (the kind its filter was compiled
+ * for; the slot keeps one buffer pin per page, not per tuple) and the
+ * filter is evaluated by the executor as ExecScan would; the columns come
+ * from that slot.  Only the tuple-at-a-time node calls and the projection
+ * are saved there.
+ *
  * The Seq Scan node stays in the plan: its scan descriptor (created by it,
  * or here as SeqNext would), its rescans and its end are used as they are,
- * and its EXPLAIN ANALYZE counters are kept (rows returned, time reading pages).
+ * and its EXPLAIN ANALYZE counters are kept (rows returned, rows removed by
+ * the filter, time reading pages).
  *
  *-------------------------------------------------------------------------
  */
@@ -64,6 +72,8 @@ struct GpuAggDirectScan
 	Datum	   *heap_values;	/* the deformed table columns */
 	bool	   *heap_isnull;
 	TupleTableSlot *row;		/* virtual slot in the Seq Scan's output shape */
+	ExprState  *qual;			/* the Seq Scan's filter, or NULL */
+	HeapTupleData tuple;		/* the current tuple, when stored in its slot */
 
 	/* position */
 	bool		started;
@@ -93,8 +103,8 @@ output_table_column(TargetEntry *tle, Index scanrelid)
 
 /*
  * Set up a direct scan of `child`, or return NULL when the child is not a
- * Seq Scan this file can read (gpuagg.direct_scan off, a filter, computed
- * output columns, a table that is not heap, a serializable transaction).
+ * Seq Scan this file can read (gpuagg.direct_scan off, computed output
+ * columns, a table that is not heap, a serializable transaction).
  */
 GpuAggDirectScan *
 GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
@@ -112,7 +122,7 @@ GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
 	scan = (SeqScanState *) child;
 	plan = (Scan *) child->plan;
 	rel = scan->ss.ss_currentRelation;
-	if (child->qual != NULL || rel == NULL ||
+	if (rel == NULL ||
 		rel->rd_tableam != GetHeapamTableAmRoutine() ||
 		IsolationIsSerializable())
 		return NULL;
@@ -141,15 +151,18 @@ GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
 	ds->heap_values = palloc(sizeof(Datum) * Max(ds->max_attno, 1));
 	ds->heap_isnull = palloc(sizeof(bool) * Max(ds->max_attno, 1));
 	ds->row = MakeSingleTupleTableSlot(ExecGetResultType(child), &TTSOpsVirtual);
+	ds->qual = child->qual;
 	ds->buffer = InvalidBuffer;
 	MemoryContextSwitchTo(old);
 	return ds;
 }
 
-/* Unpin the current page, if any. */
+/* Unpin the current page, if any (and the scan slot's pin on it). */
 static void
 direct_release_page(GpuAggDirectScan *ds)
 {
+	if (ds->qual != NULL)
+		ExecClearTuple(ds->scan->ss.ss_ScanTupleSlot);
 	if (BufferIsValid(ds->buffer))
 		ReleaseBuffer(ds->buffer);
 	ds->buffer = InvalidBuffer;
@@ -312,18 +325,14 @@ direct_deform(GpuAggDirectScan *ds, HeapTupleHeader tup)
 }
 
 /*
- * The next visible tuple of the table, as a virtual slot in the Seq Scan's
- * output shape (its by-reference values point into the pinned page, valid
- * until the next call), or NULL at the end of the scan.
+ * The next tuple of the current page, reading pages as needed, or NULL at
+ * the end of the scan.  *item is its line pointer's offset.
  */
-static TupleTableSlot *
-direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
+static HeapTupleHeader
+direct_next_tuple(GpuAggDirectScan *ds, HeapScanDesc hscan, OffsetNumber *item)
 {
 	Instrumentation *instr = ds->scan->ss.ps.instrument;
-	TupleTableSlot *row = ds->row;
 	Page		page;
-	HeapTupleHeader tup;
-	int			c;
 
 	while (ds->next_tuple >= ds->ntuples)
 	{
@@ -346,8 +355,7 @@ direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
 			InstrStopNode(instr, 0);
 	}
 	page = BufferGetPage(ds->buffer);
-	tup = (HeapTupleHeader) PageGetItem(page,
-										PageGetItemId(page, ds->visible[ds->next_tuple]));
+	*item = ds->visible[ds->next_tuple];
 	ds->next_tuple++;
 	/* a later tuple's header is read soon: fetch it meanwhile */
 	if (ds->next_tuple + DIRECT_PREFETCH_DISTANCE < ds->ntuples)
@@ -358,17 +366,82 @@ direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
 		__builtin_prefetch(ahead);
 		__builtin_prefetch(ahead + 64);
 	}
+	return (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, *item));
+}
+
+/*
+ * Store a filtered scan's tuple in the Seq Scan's scan slot and evaluate the
+ * filter as ExecScan does; true when the tuple passes (its columns are then
+ * deformed up to the last one needed).
+ */
+static bool
+direct_filter(GpuAggDirectScan *ds, HeapTupleHeader tup, OffsetNumber item)
+{
+	TupleTableSlot *scanslot = ds->scan->ss.ss_ScanTupleSlot;
+	ExprContext *econtext = ds->scan->ss.ps.ps_ExprContext;
+	Page		page = BufferGetPage(ds->buffer);
+
+	ds->tuple.t_data = tup;
+	ds->tuple.t_len = ItemIdGetLength(PageGetItemId(page, item));
+	ds->tuple.t_tableOid = RelationGetRelid(ds->rel);
+	ItemPointerSet(&ds->tuple.t_self, BufferGetBlockNumber(ds->buffer), item);
+	ExecStoreBufferHeapTuple(&ds->tuple, scanslot, ds->buffer);
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = scanslot;
+	if (!ExecQual(ds->qual, econtext))
+	{
+		InstrCountFiltered1(ds->scan, 1);
+		return false;
+	}
+	slot_getsomeattrs(scanslot, ds->max_attno);
+	return true;
+}
+
+/*
+ * The next visible tuple of the table that passes the filter, as a virtual
+ * slot in the Seq Scan's output shape (its by-reference values point into
+ * the pinned page, valid until the next call), or NULL at the end.
+ */
+static TupleTableSlot *
+direct_next(GpuAggDirectScan *ds, HeapScanDesc hscan)
+{
+	Instrumentation *instr = ds->scan->ss.ps.instrument;
+	TupleTableSlot *row = ds->row;
+	const Datum *values;
+	const bool *isnull;
+	HeapTupleHeader tup;
+	OffsetNumber item;
+	int			c;
+
+	for (;;)
+	{
+		tup = direct_next_tuple(ds, hscan, &item);
+		if (tup == NULL)
+			return NULL;
+		if (ds->qual == NULL)
+		{
+			direct_deform(ds, tup);
+			values = ds->heap_values;
+			isnull = ds->heap_isnull;
+			break;
+		}
+		if (direct_filter(ds, tup, item))
+		{
+			values = ds->scan->ss.ss_ScanTupleSlot->tts_values;
+			isnull = ds->scan->ss.ss_ScanTupleSlot->tts_isnull;
+			break;
+		}
+	}
 	if (instr)
 		instr->tuplecount += 1;	/* rows the Seq Scan returned, as EXPLAIN counts them */
-	direct_deform(ds, tup);
 
 	/* the slot stays stored (see GpuAggDirectScanFill): only its values change */
 	for (c = 0; c < ds->noutputs; c++)
 	{
 		AttrNumber	attno = ds->output_attnos[c];
 
-		row->tts_values[c] = ds->heap_values[attno - 1];
-		row->tts_isnull[c] = ds->heap_isnull[attno - 1];
+		row->tts_values[c] = values[attno - 1];
+		row->tts_isnull[c] = isnull[attno - 1];
 	}
 	return row;
 }
