@@ -846,23 +846,11 @@ ref_add(RefAcc *acc, const Case *c, const GaAggSpec *spec, int64_t row)
  * Comparing one device run with the reference
  * ------------------------------------------------------------------------
  */
-typedef struct RunReport
-{
-	int			case_no;
-	const char *label;
-	int64_t		mismatches;
-	int			printed;
-} RunReport;
-
-/* Print one mismatch line (the first few per run only). */
-static void
-report(RunReport *rr, const char *fmt,...)
-#ifdef __GNUC__
-			__attribute__((format(printf, 2, 3)))
-#endif
-			;
-
-static void
+/*
+ * Print one mismatch line (the first few per run only): "case N [label]" or
+ * "api [label]", with the suite's name in front for the join suite.
+ */
+void
 report(RunReport *rr, const char *fmt,...)
 {
 	va_list		args;
@@ -872,9 +860,11 @@ report(RunReport *rr, const char *fmt,...)
 		return;
 	rr->printed++;
 	if (rr->case_no >= 0)
-		printf("case %d [%s] MISMATCH: ", rr->case_no, rr->label);
+		printf("%s %d [%s] MISMATCH: ", rr->suite ? rr->suite : "case",
+			   rr->case_no, rr->label);
 	else
-		printf("api [%s] MISMATCH: ", rr->label);
+		printf("%s%sapi [%s] MISMATCH: ", rr->suite ? rr->suite : "",
+			   rr->suite ? " " : "", rr->label);
 	va_start(args, fmt);
 	vprintf(fmt, args);
 	va_end(args);
@@ -1301,7 +1291,7 @@ static int64_t
 run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 		 const char *label, int verbose, char *summary, size_t summary_len)
 {
-	RunReport	rr = {case_no, label, 0, 0};
+	RunReport	rr = {case_no, label, 0, 0, NULL};
 	WaitState	ws = {0, 0, 0};
 	GaAggRequest req;
 	GaAgg	   *aggs[2] = {NULL, NULL};
@@ -1429,7 +1419,7 @@ done:
 static int64_t
 api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 {
-	RunReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, NULL};
 	WaitState	ws = {0, 1, 0};
 	GaValueType types[2] = {GA_TYPE_INT32, GA_TYPE_INT64};
 	int			keycol = 0;
@@ -1515,7 +1505,7 @@ api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 static int64_t
 api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 {
-	RunReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, NULL};
 	WaitState	ws = {0, 0, 0};
 	GaValueType types[1] = {GA_TYPE_INT16};
 	int			keycol = 0;
@@ -1568,7 +1558,7 @@ api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 static int64_t
 api_invalid(GaDevice *dev, const char *label)
 {
-	RunReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, NULL};
 	GaValueType types[3] = {GA_TYPE_FLOAT64, GA_TYPE_INT32, GA_TYPE_FLOAT32};
 	int			float_key = 0,
 				int_key = 1;

@@ -41,14 +41,12 @@
 #include "join.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define JOIN_MAX_REPORTS 6		/* mismatch lines printed per run */
 
 /* Brute force when build rows times probe rows stay below this. */
 #define JOIN_BRUTE_FORCE_WORK 4000000
@@ -109,40 +107,6 @@ jrng_log_range(JoinRng *rng, int64_t lo, int64_t hi)
 	return jrng_range(rng, lo, top);
 }
 
-typedef struct JoinReport
-{
-	int			case_no;		/* -1 for API checks */
-	const char *label;
-	int64_t		problems;
-	int			printed;
-} JoinReport;
-
-/* Print one mismatch line (the first few per run only). */
-static void
-jreport(JoinReport *rr, const char *fmt,...)
-#ifdef __GNUC__
-			__attribute__((format(printf, 2, 3)))
-#endif
-			;
-
-static void
-jreport(JoinReport *rr, const char *fmt,...)
-{
-	va_list		args;
-
-	rr->problems++;
-	if (rr->printed >= JOIN_MAX_REPORTS)
-		return;
-	rr->printed++;
-	if (rr->case_no >= 0)
-		printf("join %d [%s] MISMATCH: ", rr->case_no, rr->label);
-	else
-		printf("join api [%s] MISMATCH: ", rr->label);
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-	printf("\n");
-}
 
 typedef struct JoinWait
 {
@@ -775,14 +739,14 @@ random_join_spec(JoinRng *rng, JoinSpec *s)
 
 /* Check that a probe batch from next_batch is empty and shaped as promised. */
 static void
-check_empty_probe_batch(const GaBatch *b, int64_t capacity, JoinReport *rr)
+check_empty_probe_batch(const GaBatch *b, int64_t capacity, RunReport *rr)
 {
 	const GaColumn *col;
 	int64_t		j;
 
 	if (b->nrows != 0 || b->capacity != capacity || b->ncolumns != 1 || b->columns == NULL)
 	{
-		jreport(rr, "next_batch gave nrows %lld capacity %lld ncolumns %d, expected 0, %lld, 1",
+		report(rr, "next_batch gave nrows %lld capacity %lld ncolumns %d, expected 0, %lld, 1",
 				(long long) b->nrows, (long long) b->capacity, b->ncolumns,
 				(long long) capacity);
 		return;
@@ -791,7 +755,7 @@ check_empty_probe_batch(const GaBatch *b, int64_t capacity, JoinReport *rr)
 	if (col->type != GA_TYPE_INT64 || col->has_nulls != 0 || col->values == NULL ||
 		col->validity == NULL)
 	{
-		jreport(rr, "next_batch column: type %d has_nulls %d values %p validity %p",
+		report(rr, "next_batch column: type %d has_nulls %d values %p validity %p",
 				col->type, col->has_nulls, col->values, (void *) col->validity);
 		return;
 	}
@@ -801,7 +765,7 @@ check_empty_probe_batch(const GaBatch *b, int64_t capacity, JoinReport *rr)
 	if (j < capacity / 8 ||
 		(capacity % 8 != 0 &&
 		 (uint8_t) (col->validity[j] | (uint8_t) (0xff << (capacity % 8))) != 0xff))
-		jreport(rr, "next_batch: validity bits not all set");
+		report(rr, "next_batch: validity bits not all set");
 }
 
 /*
@@ -809,12 +773,12 @@ check_empty_probe_batch(const GaBatch *b, int64_t capacity, JoinReport *rr)
  * input order, must be exactly the answered range of sorted_rows.
  */
 static void
-brute_force_check(const JoinCase *c, const JoinOutput *out, JoinReport *rr)
+brute_force_check(const JoinCase *c, const JoinOutput *out, RunReport *rr)
 {
 	int64_t		i,
 				j;
 
-	for (i = 0; i < c->nprobe && rr->problems == 0; i++)
+	for (i = 0; i < c->nprobe && rr->mismatches == 0; i++)
 	{
 		int64_t		m = 0;
 
@@ -826,7 +790,7 @@ brute_force_check(const JoinCase *c, const JoinOutput *out, JoinReport *rr)
 				continue;
 			if (m >= out->count[i] || out->sorted_rows[out->first[i] + m] != c->brows[j])
 			{
-				jreport(rr, "brute force: probe row %lld (key %lld) match %lld is build row %u, "
+				report(rr, "brute force: probe row %lld (key %lld) match %lld is build row %u, "
 						"not sorted_rows[%u + %lld] of %u",
 						(long long) i, (long long) c->pkeys[i], (long long) m, c->brows[j],
 						out->first[i], (long long) m, out->count[i]);
@@ -834,8 +798,8 @@ brute_force_check(const JoinCase *c, const JoinOutput *out, JoinReport *rr)
 			}
 			m++;
 		}
-		if (rr->problems == 0 && m != out->count[i])
-			jreport(rr, "brute force: probe row %lld (key %lld) has %lld matches, count says %u",
+		if (rr->mismatches == 0 && m != out->count[i])
+			report(rr, "brute force: probe row %lld (key %lld) has %lld matches, count says %u",
 					(long long) i, (long long) c->pkeys[i], (long long) m, out->count[i]);
 	}
 }
@@ -848,7 +812,7 @@ static int64_t
 run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 			  int verbose, JoinOutput *out, char *summary, size_t summary_len)
 {
-	JoinReport	rr = {case_no, label, 0, 0};
+	RunReport	rr = {case_no, label, 0, 0, "join"};
 	JoinWait	ws = {0, 0, 0};
 	GaJoinRequest req;
 	GaJoin	   *join = NULL;
@@ -873,11 +837,11 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 	join = ga_join_create(dev, &req, &st);
 	if (join == NULL)
 	{
-		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+		report(&rr, "create failed: code %d: %s", st.code, st.message);
 		goto done;
 	}
 	if (ga_join_sorted_rows(join) != NULL)
-		jreport(&rr, "sorted_rows is not NULL before the build");
+		report(&rr, "sorted_rows is not NULL before the build");
 
 	/* The build's arrays are copied: scribble over ours afterwards. */
 	keys_copy = malloc(sizeof(int64_t) * (size_t) (c->nbuild + 1));
@@ -890,7 +854,7 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 	if (!ga_join_build(join, c->nbuild > 0 ? keys_copy : NULL,
 					   c->nbuild > 0 ? rows_copy : NULL, c->nbuild, join_wait, &ws, &st))
 	{
-		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		report(&rr, "build failed: code %d: %s", st.code, st.message);
 		goto done;
 	}
 	memset(keys_copy, 0x5a, sizeof(int64_t) * (size_t) (c->nbuild + 1));
@@ -899,13 +863,13 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 	sorted = ga_join_sorted_rows(join);
 	if (sorted == NULL)
 	{
-		jreport(&rr, "sorted_rows is NULL after the build");
+		report(&rr, "sorted_rows is NULL after the build");
 		goto done;
 	}
 	for (i = 0; i < c->nbuild; i++)
 		if (sorted[i] != c->ref_rows[i])
 		{
-			jreport(&rr, "sorted_rows[%lld] = %u, expected %u (key %lld)",
+			report(&rr, "sorted_rows[%lld] = %u, expected %u (key %lld)",
 					(long long) i, sorted[i], c->ref_rows[i], (long long) c->ref_keys[i]);
 			break;
 		}
@@ -922,11 +886,11 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 
 		if (batch == NULL)
 		{
-			jreport(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
+			report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
 			goto done;
 		}
 		check_empty_probe_batch(batch, c->batch_rows, &rr);
-		if (rr.problems > 0)
+		if (rr.mismatches > 0)
 			goto done;
 		col = &batch->columns[0];
 		if (n > 0)
@@ -940,12 +904,12 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 		m = ga_join_probe(join, batch, join_wait, &ws, &st);
 		if (m == NULL)
 		{
-			jreport(&rr, "probe %d failed: code %d: %s", b + 1, st.code, st.message);
+			report(&rr, "probe %d failed: code %d: %s", b + 1, st.code, st.message);
 			goto done;
 		}
 		if (m->nrows != n || (n > 0 && (m->first == NULL || m->count == NULL)))
 		{
-			jreport(&rr, "probe %d answered %lld rows (first %p count %p), expected %lld",
+			report(&rr, "probe %d answered %lld rows (first %p count %p), expected %lld",
 					b + 1, (long long) m->nrows, (const void *) m->first,
 					(const void *) m->count, (long long) n);
 			goto done;
@@ -957,14 +921,14 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 			/* first is 0 where count is 0: both devices promise it */
 			if (m->count[i] != c->ref_count[r] || m->first[i] != c->ref_first[r])
 			{
-				jreport(&rr, "probe row %lld (key %lld%s): first %u count %u, expected %u %u",
+				report(&rr, "probe row %lld (key %lld%s): first %u count %u, expected %u %u",
 						(long long) r, (long long) c->pkeys[r], c->pnull[r] ? ", null" : "",
 						m->first[i], m->count[i], c->ref_first[r], c->ref_count[r]);
 				reported++;
 			}
 		}
 		if (m->total != c->ref_batch_total[b])
-			jreport(&rr, "probe %d total %lld, expected %lld", b + 1,
+			report(&rr, "probe %d total %lld, expected %lld", b + 1,
 					(long long) m->total, (long long) c->ref_batch_total[b]);
 		if (n > 0)
 		{
@@ -979,7 +943,7 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 	if (stats.build_rows != c->nbuild || stats.distinct_keys != c->ref_distinct ||
 		stats.probe_batches != c->nbatches || stats.probe_rows != c->nprobe ||
 		stats.candidates != c->ref_total)
-		jreport(&rr, "stats: build %lld distinct %lld batches %lld rows %lld candidates %lld, "
+		report(&rr, "stats: build %lld distinct %lld batches %lld rows %lld candidates %lld, "
 				"expected %lld %lld %d %lld %lld",
 				(long long) stats.build_rows, (long long) stats.distinct_keys,
 				(long long) stats.probe_batches, (long long) stats.probe_rows,
@@ -987,10 +951,10 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 				(long long) c->ref_distinct, c->nbatches, (long long) c->nprobe,
 				(long long) c->ref_total);
 	if (stats.bytes_sent != c->ref_bytes_sent)
-		jreport(&rr, "stats: bytes_sent %lld, expected %lld",
+		report(&rr, "stats: bytes_sent %lld, expected %lld",
 				(long long) stats.bytes_sent, (long long) c->ref_bytes_sent);
 	if (stats.device_ms < 0 || stats.transfer_ms < 0)
-		jreport(&rr, "stats: negative times");
+		report(&rr, "stats: negative times");
 	if (verbose)
 		printf("join %d [%s] stats: build %lld distinct %lld batches %lld rows %lld "
 			   "candidates %lld bytes %lld device %.2f ms transfer %.2f ms\n",
@@ -998,53 +962,53 @@ run_join_case(const JoinCase *c, int case_no, GaDevice *dev, const char *label,
 			   (long long) stats.probe_batches, (long long) stats.probe_rows,
 			   (long long) stats.candidates, (long long) stats.bytes_sent,
 			   stats.device_ms, stats.transfer_ms);
-	out->complete = rr.problems == 0;
+	out->complete = rr.mismatches == 0;
 	if (out->complete && c->nbuild * c->nprobe <= JOIN_BRUTE_FORCE_WORK)
 		brute_force_check(c, out, &rr);
 
 done:
 	if (ws.cancels > 0)
-		jreport(&rr, "the wait callback answered stop although not told to");
+		report(&rr, "the wait callback answered stop although not told to");
 	ga_join_destroy(join);
 	free(keys_copy);
 	free(rows_copy);
-	if (rr.problems > 0)
+	if (rr.mismatches > 0)
 		out->complete = 0;
-	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.problems ? "FAIL" : "ok",
+	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.mismatches ? "FAIL" : "ok",
 			 join_now_ms() - t0);
-	return rr.problems;
+	return rr.mismatches;
 }
 
 /* The devices' answers must be identical. */
 static int64_t
 compare_outputs(const JoinCase *c, int case_no, const JoinOutput *a, const JoinOutput *b)
 {
-	JoinReport	rr = {case_no, "cpu vs gpu", 0, 0};
+	RunReport	rr = {case_no, "cpu vs gpu", 0, 0, "join"};
 	int64_t		i;
 	int			k;
 
 	for (i = 0; i < c->nbuild; i++)
 		if (a->sorted_rows[i] != b->sorted_rows[i])
 		{
-			jreport(&rr, "sorted_rows[%lld]: cpu %u, gpu %u", (long long) i,
+			report(&rr, "sorted_rows[%lld]: cpu %u, gpu %u", (long long) i,
 					a->sorted_rows[i], b->sorted_rows[i]);
 			break;
 		}
 	for (i = 0; i < c->nprobe; i++)
 		if (a->first[i] != b->first[i] || a->count[i] != b->count[i])
 		{
-			jreport(&rr, "probe row %lld: cpu (%u, %u), gpu (%u, %u)", (long long) i,
+			report(&rr, "probe row %lld: cpu (%u, %u), gpu (%u, %u)", (long long) i,
 					a->first[i], a->count[i], b->first[i], b->count[i]);
 			break;
 		}
 	for (k = 0; k < c->nbatches; k++)
 		if (a->batch_total[k] != b->batch_total[k])
 		{
-			jreport(&rr, "batch %d total: cpu %lld, gpu %lld", k + 1,
+			report(&rr, "batch %d total: cpu %lld, gpu %lld", k + 1,
 					(long long) a->batch_total[k], (long long) b->batch_total[k]);
 			break;
 		}
-	return rr.problems;
+	return rr.mismatches;
 }
 
 static void
@@ -1063,7 +1027,7 @@ free_output(JoinOutput *out)
 
 /* Fill the probe batch with n keys 0..n-1 (no nulls). */
 static GaBatch *
-simple_probe_batch(GaJoin *join, int64_t n, JoinWait *ws, JoinReport *rr)
+simple_probe_batch(GaJoin *join, int64_t n, JoinWait *ws, RunReport *rr)
 {
 	GaStatus	st;
 	GaBatch    *batch = ga_join_next_batch(join, join_wait, ws, &st);
@@ -1071,7 +1035,7 @@ simple_probe_batch(GaJoin *join, int64_t n, JoinWait *ws, JoinReport *rr)
 
 	if (batch == NULL)
 	{
-		jreport(rr, "next_batch failed: code %d: %s", st.code, st.message);
+		report(rr, "next_batch failed: code %d: %s", st.code, st.message);
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
@@ -1084,7 +1048,7 @@ simple_probe_batch(GaJoin *join, int64_t n, JoinWait *ws, JoinReport *rr)
 static int64_t
 api_join_invalid(GaDevice *dev, const char *label)
 {
-	JoinReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, "join"};
 	JoinWait	ws = {0, 0, 0};
 	GaJoinRequest req;
 	GaJoin	   *join;
@@ -1096,37 +1060,37 @@ api_join_invalid(GaDevice *dev, const char *label)
 	memset(&req, 0, sizeof(req));
 	join = ga_join_create(dev, &req, &st);
 	if (join != NULL || st.code != GA_ERR_INVALID)
-		jreport(&rr, "a probe batch size of 0 was accepted (code %d)", st.code);
+		report(&rr, "a probe batch size of 0 was accepted (code %d)", st.code);
 	ga_join_destroy(join);
 	req.probe_batch_rows = -5;
 	join = ga_join_create(dev, &req, &st);
 	if (join != NULL || st.code != GA_ERR_INVALID)
-		jreport(&rr, "a negative probe batch size was accepted (code %d)", st.code);
+		report(&rr, "a negative probe batch size was accepted (code %d)", st.code);
 	ga_join_destroy(join);
 
 	req.probe_batch_rows = 16;
 	join = ga_join_create(dev, &req, &st);
 	if (join == NULL)
 	{
-		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
-		return rr.problems;
+		report(&rr, "create failed: code %d: %s", st.code, st.message);
+		return rr.mismatches;
 	}
 	batch = simple_probe_batch(join, 4, &ws, &rr);
 	if (batch != NULL &&
 		(ga_join_probe(join, batch, join_wait, &ws, &st) != NULL || st.code != GA_ERR_INVALID))
-		jreport(&rr, "a probe before the build was accepted (code %d)", st.code);
+		report(&rr, "a probe before the build was accepted (code %d)", st.code);
 	if (ga_join_build(join, keys, rows, -1, join_wait, &ws, &st) || st.code != GA_ERR_INVALID)
-		jreport(&rr, "a build of -1 rows was accepted (code %d)", st.code);
+		report(&rr, "a build of -1 rows was accepted (code %d)", st.code);
 	if (ga_join_build(join, keys, rows, GA_JOIN_MAX_BUILD_ROWS + 1, join_wait, &ws, &st) ||
 		st.code != GA_ERR_INVALID)
-		jreport(&rr, "a build beyond GA_JOIN_MAX_BUILD_ROWS was accepted (code %d)", st.code);
+		report(&rr, "a build beyond GA_JOIN_MAX_BUILD_ROWS was accepted (code %d)", st.code);
 	if (ga_join_build(join, NULL, rows, 3, join_wait, &ws, &st) || st.code != GA_ERR_INVALID)
-		jreport(&rr, "a build without keys was accepted (code %d)", st.code);
+		report(&rr, "a build without keys was accepted (code %d)", st.code);
 	if (!ga_join_build(join, keys, rows, 3, join_wait, &ws, &st))
-		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		report(&rr, "build failed: code %d: %s", st.code, st.message);
 	else if (ga_join_build(join, keys, rows, 3, join_wait, &ws, &st) ||
 			 st.code != GA_ERR_INVALID)
-		jreport(&rr, "a second build was accepted (code %d)", st.code);
+		report(&rr, "a second build was accepted (code %d)", st.code);
 	batch = simple_probe_batch(join, 8, &ws, &rr);
 	if (batch != NULL)
 	{
@@ -1134,28 +1098,28 @@ api_join_invalid(GaDevice *dev, const char *label)
 
 		batch->nrows = batch->capacity + 1;
 		if (ga_join_probe(join, batch, join_wait, &ws, &st) != NULL || st.code != GA_ERR_INVALID)
-			jreport(&rr, "a probe batch over its capacity was accepted (code %d)", st.code);
+			report(&rr, "a probe batch over its capacity was accepted (code %d)", st.code);
 		/* refused calls leave the join usable: key 5 of row 5 matches rows 10, 12 */
 		batch->nrows = 8;
 		m = ga_join_probe(join, batch, join_wait, &ws, &st);
 		if (m == NULL)
-			jreport(&rr, "probe after refused calls failed: code %d: %s", st.code, st.message);
+			report(&rr, "probe after refused calls failed: code %d: %s", st.code, st.message);
 		else if (m->total != 2 || m->count[5] != 2 ||
 				 ga_join_sorted_rows(join)[m->first[5]] != 10 ||
 				 ga_join_sorted_rows(join)[m->first[5] + 1] != 12)
-			jreport(&rr, "probe after refused calls: total %lld count[5] %u",
+			report(&rr, "probe after refused calls: total %lld count[5] %u",
 					(long long) m->total, m->count[5]);
 	}
 	ga_join_destroy(join);
 	ga_join_destroy(NULL);
-	return rr.problems;
+	return rr.mismatches;
 }
 
 /* fail_at_batch = 2: the second probe fails with GA_ERR_INJECTED. */
 static int64_t
 api_join_fail_at_batch(GaDevice *dev, const char *label)
 {
-	JoinReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, "join"};
 	JoinWait	ws = {0, 0, 0};
 	GaJoinRequest req;
 	GaJoin	   *join;
@@ -1170,12 +1134,12 @@ api_join_fail_at_batch(GaDevice *dev, const char *label)
 	join = ga_join_create(dev, &req, &st);
 	if (join == NULL)
 	{
-		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
-		return rr.problems;
+		report(&rr, "create failed: code %d: %s", st.code, st.message);
+		return rr.mismatches;
 	}
 	if (!ga_join_build(join, keys, rows, 2, join_wait, &ws, &st))
-		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
-	for (p = 1; p <= 2 && rr.problems == 0; p++)
+		report(&rr, "build failed: code %d: %s", st.code, st.message);
+	for (p = 1; p <= 2 && rr.mismatches == 0; p++)
 	{
 		GaBatch    *batch = simple_probe_batch(join, 50, &ws, &rr);
 		const GaJoinMatches *m;
@@ -1184,13 +1148,13 @@ api_join_fail_at_batch(GaDevice *dev, const char *label)
 			break;
 		m = ga_join_probe(join, batch, join_wait, &ws, &st);
 		if (p == 1 && m == NULL)
-			jreport(&rr, "probe 1 failed: code %d: %s", st.code, st.message);
+			report(&rr, "probe 1 failed: code %d: %s", st.code, st.message);
 		if (p == 2 && (m != NULL || st.code != GA_ERR_INJECTED || st.message[0] == '\0'))
-			jreport(&rr, "probe 2 should fail with GA_ERR_INJECTED, got %s code %d",
+			report(&rr, "probe 2 should fail with GA_ERR_INJECTED, got %s code %d",
 					m != NULL ? "an answer" : "no answer", st.code);
 	}
 	ga_join_destroy(join);
-	return rr.problems;
+	return rr.mismatches;
 }
 
 /*
@@ -1201,7 +1165,7 @@ api_join_fail_at_batch(GaDevice *dev, const char *label)
 static int64_t
 api_join_cancel(GaDevice *dev, const char *label)
 {
-	JoinReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, "join"};
 	JoinWait	ws = {0, 1, 0};
 	JoinWait	calm = {0, 0, 0};
 	GaJoinRequest req;
@@ -1228,7 +1192,7 @@ api_join_cancel(GaDevice *dev, const char *label)
 		join = ga_join_create(dev, &req, &st);
 		if (join == NULL)
 		{
-			jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+			report(&rr, "create failed: code %d: %s", st.code, st.message);
 			break;
 		}
 		before = ws.cancels;
@@ -1238,14 +1202,14 @@ api_join_cancel(GaDevice *dev, const char *label)
 			if (!ga_join_build(join, keys, rows, n, join_wait, &ws, &st))
 			{
 				if (st.code != GA_ERR_CANCELLED)
-					jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+					report(&rr, "build failed: code %d: %s", st.code, st.message);
 				cancelled = 1;
 			}
 			else if (ws.cancels != before)
-				jreport(&rr, "build succeeded although the callback said stop");
+				report(&rr, "build succeeded although the callback said stop");
 		}
 		else if (!ga_join_build(join, keys, rows, n, join_wait, &calm, &st))
-			jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+			report(&rr, "build failed: code %d: %s", st.code, st.message);
 		else
 		{
 			/* cancel the probe */
@@ -1255,11 +1219,11 @@ api_join_cancel(GaDevice *dev, const char *label)
 			if (batch != NULL && ga_join_probe(join, batch, join_wait, &ws, &st) == NULL)
 			{
 				if (st.code != GA_ERR_CANCELLED)
-					jreport(&rr, "probe failed: code %d: %s", st.code, st.message);
+					report(&rr, "probe failed: code %d: %s", st.code, st.message);
 				cancelled = 1;
 			}
 			else if (batch != NULL && ws.cancels != before)
-				jreport(&rr, "probe succeeded although the callback said stop");
+				report(&rr, "probe succeeded although the callback said stop");
 		}
 
 		/*
@@ -1272,25 +1236,25 @@ api_join_cancel(GaDevice *dev, const char *label)
 			GaBatch    *again = ga_join_next_batch(join, join_wait, &calm, &st);
 
 			if (again != NULL || st.code != GA_ERR_CANCELLED)
-				jreport(&rr, "next_batch after a cancelled %s: %s, code %d",
+				report(&rr, "next_batch after a cancelled %s: %s, code %d",
 						phase == 0 ? "build" : "probe",
 						again != NULL ? "a batch" : "no batch", st.code);
 		}
-		if (ga_device_kind(dev) == GA_DEVICE_CPU && !cancelled && rr.problems == 0)
-			jreport(&rr, "the CPU device never asked the wait callback during the %s",
+		if (ga_device_kind(dev) == GA_DEVICE_CPU && !cancelled && rr.mismatches == 0)
+			report(&rr, "the CPU device never asked the wait callback during the %s",
 					phase == 0 ? "build of 300K rows" : "probe of 200K rows");
 		ga_join_destroy(join);
 	}
 	if (calm.cancels > 0)
-		jreport(&rr, "the wait callback answered stop although not told to");
+		report(&rr, "the wait callback answered stop although not told to");
 	free(keys);
 	free(rows);
-	return rr.problems;
+	return rr.mismatches;
 }
 
 /* Check one small answer: counts, firsts and the rows they point at. */
 static void
-check_small_answer(JoinReport *rr, const char *what, const GaJoinMatches *m,
+check_small_answer(RunReport *rr, const char *what, const GaJoinMatches *m,
 				   const uint32_t *sorted, int n, const uint32_t *want_first,
 				   const uint32_t *want_count, const uint32_t *want_row, int64_t want_total)
 {
@@ -1298,12 +1262,12 @@ check_small_answer(JoinReport *rr, const char *what, const GaJoinMatches *m,
 
 	if (m == NULL)
 	{
-		jreport(rr, "%s: no answer", what);
+		report(rr, "%s: no answer", what);
 		return;
 	}
 	if (m->nrows != n || m->total != want_total)
 	{
-		jreport(rr, "%s: nrows %lld total %lld, expected %d %lld", what,
+		report(rr, "%s: nrows %lld total %lld, expected %d %lld", what,
 				(long long) m->nrows, (long long) m->total, n, (long long) want_total);
 		return;
 	}
@@ -1311,7 +1275,7 @@ check_small_answer(JoinReport *rr, const char *what, const GaJoinMatches *m,
 		if (m->first[i] != want_first[i] || m->count[i] != want_count[i] ||
 			(want_count[i] > 0 && sorted[m->first[i]] != want_row[i]))
 		{
-			jreport(rr, "%s: row %d answered (%u, %u), expected (%u, %u)", what, i,
+			report(rr, "%s: row %d answered (%u, %u), expected (%u, %u)", what, i,
 					m->first[i], m->count[i], want_first[i], want_count[i]);
 			return;
 		}
@@ -1333,7 +1297,7 @@ fill_probe_batch(GaBatch *batch, const int64_t *keys, int n)
 static int64_t
 api_join_two(GaDevice *dev, const char *label)
 {
-	JoinReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, "join"};
 	JoinWait	ws = {0, 0, 0};
 	GaJoinRequest req;
 	GaJoin	   *a = NULL,
@@ -1370,13 +1334,13 @@ api_join_two(GaDevice *dev, const char *label)
 	}
 	if (a == NULL || b == NULL)
 	{
-		jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+		report(&rr, "create failed: code %d: %s", st.code, st.message);
 		goto done;
 	}
 	if (!ga_join_build(a, akeys, arows, 3, join_wait, &ws, &st) ||
 		!ga_join_build(b, bkeys, brows, 2, join_wait, &ws, &st))
 	{
-		jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+		report(&rr, "build failed: code %d: %s", st.code, st.message);
 		goto done;
 	}
 	ba = ga_join_next_batch(a, join_wait, &ws, &st);
@@ -1384,13 +1348,13 @@ api_join_two(GaDevice *dev, const char *label)
 	if (ba == NULL || bb == NULL || ba == bb ||
 		ba->columns[0].values == bb->columns[0].values)
 	{
-		jreport(&rr, "next_batch of two joins: %p and %p", (void *) ba, (void *) bb);
+		report(&rr, "next_batch of two joins: %p and %p", (void *) ba, (void *) bb);
 		goto done;
 	}
 	fill_probe_batch(ba, aprobe, 3);
 	fill_probe_batch(bb, bprobe, 3);
 	if (ga_join_probe(b, ba, join_wait, &ws, &st) != NULL || st.code != GA_ERR_INVALID)
-		jreport(&rr, "a join accepted another join's batch (code %d)", st.code);
+		report(&rr, "a join accepted another join's batch (code %d)", st.code);
 	ma = ga_join_probe(a, ba, join_wait, &ws, &st);
 	check_small_answer(&rr, "join a", ma, ga_join_sorted_rows(a), 3, a_first, a_count, a_row, 3);
 	mb = ga_join_probe(b, bb, join_wait, &ws, &st);
@@ -1403,8 +1367,8 @@ done:
 	ga_join_destroy(b);
 	ga_join_destroy(a);
 	if (ws.cancels > 0)
-		jreport(&rr, "the wait callback answered stop although not told to");
-	return rr.problems;
+		report(&rr, "the wait callback answered stop although not told to");
+	return rr.mismatches;
 }
 
 /*
@@ -1415,7 +1379,7 @@ done:
 static int64_t
 api_join_destroy_states(GaDevice *dev, const char *label)
 {
-	JoinReport	rr = {-1, label, 0, 0};
+	RunReport	rr = {-1, label, 0, 0, "join"};
 	JoinWait	ws = {0, 0, 0};
 	GaJoinRequest req;
 	GaStatus	st;
@@ -1432,23 +1396,23 @@ api_join_destroy_states(GaDevice *dev, const char *label)
 
 		if (join == NULL)
 		{
-			jreport(&rr, "create failed: code %d: %s", st.code, st.message);
+			report(&rr, "create failed: code %d: %s", st.code, st.message);
 			continue;
 		}
 		if (state == 1)
 			(void) simple_probe_batch(join, 500, &ws, &rr);
 		if (state == 2 && !ga_join_build(join, NULL, NULL, 0, join_wait, &ws, &st))
-			jreport(&rr, "empty build failed: code %d: %s", st.code, st.message);
+			report(&rr, "empty build failed: code %d: %s", st.code, st.message);
 		if (state >= 3 && !ga_join_build(join, keys, rows, 4, join_wait, &ws, &st))
-			jreport(&rr, "build failed: code %d: %s", st.code, st.message);
+			report(&rr, "build failed: code %d: %s", st.code, st.message);
 		if (state == 4 && (batch = simple_probe_batch(join, 1000, &ws, &rr)) != NULL &&
 			ga_join_probe(join, batch, join_wait, &ws, &st) == NULL)
-			jreport(&rr, "probe failed: code %d: %s", st.code, st.message);
+			report(&rr, "probe failed: code %d: %s", st.code, st.message);
 		ga_join_destroy(join);
 	}
 	if (ws.cancels > 0)
-		jreport(&rr, "the wait callback answered stop although not told to");
-	return rr.problems;
+		report(&rr, "the wait callback answered stop although not told to");
+	return rr.mismatches;
 }
 
 /* ------------------------------------------------------------------------
