@@ -293,23 +293,24 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 					int32		id;
 
 					memcpy(&id, p + r * sizeof(int32), sizeof(id));
+					/* ids out of range are those of null rows */
 					dst[r] = (remap != NULL && id >= 0 && id < size) ? remap[id] : 0;
 				}
-				p += TYPEALIGN(4, width * header.nrows);
-				goto validity;
 			}
-			spellings[c] = MemoryContextAlloc(GpuAggBatchScratch(builder),
-											  sizeof(int32) * Max(header.nrows, 1));
-			for (r = 0; r < header.nrows; r++)
+			else
 			{
-				int32		id;
-				int32		spelling;
+				spellings[c] = MemoryContextAlloc(GpuAggBatchScratch(builder),
+												  sizeof(int32) * Max(header.nrows, 1));
+				for (r = 0; r < header.nrows; r++)
+				{
+					int32		id;
+					int32		spelling;
 
-				memcpy(&id, p + r * sizeof(int32), sizeof(id));
-				/* ids out of range are those of null rows */
-				spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
-				spellings[c][r] = spelling;
-				dst[r] = spelling >= 0 ? KeyDictKey(dict, spelling) : 0;
+					memcpy(&id, p + r * sizeof(int32), sizeof(id));
+					spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
+					spellings[c][r] = spelling;
+					dst[r] = spelling >= 0 ? KeyDictKey(dict, spelling) : 0;
+				}
 			}
 		}
 		else if (width > 0 && GpuAggBatchSpellingSource(builder, c) >= 0)
@@ -334,7 +335,6 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 			memcpy((char *) col->values + off * width, p, width * header.nrows);
 		p += TYPEALIGN(4, width * header.nrows);
 
-validity:
 		if (ch.has_nulls)
 		{
 			const uint8 *bits = (const uint8 *) p;
