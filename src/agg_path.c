@@ -245,7 +245,7 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 										   input_rows, NULL, NULL);
 		*groups = estimate;
 		return list_make2(list_make1_int((int) (((uint32) 1 << list_length(check->keys)) - 1)),
-						  list_make1(makeFloat(psprintf("%.1f", estimate))));
+						  list_make1(GpuAggFloatNode(estimate)));
 	}
 
 	/* expanded by the planner (preprocess_grouping_sets) before this hook */
@@ -296,7 +296,7 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 				estimate = estimate_num_groups(root, agg_child_keys(exprs, relid),
 											   input_rows, NULL, NULL);
 			masks = lappend_int(masks, (int) mask);
-			estimates = lappend(estimates, makeFloat(psprintf("%.1f", estimate)));
+			estimates = lappend(estimates, GpuAggFloatNode(estimate));
 			*groups += estimate;
 		}
 	}
@@ -530,10 +530,10 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	 * volatile.
 	 */
 	path_private = list_make5(check.keys, check.aggrefs, child_target->exprs, having,
-							  makeFloat(psprintf("%.1f", groups)));
+							  GpuAggFloatNode(groups));
 	path_private = lappend(path_private,
 						   makeInteger(!contain_volatile_functions((Node *) parse)));
-	path_private = lappend(path_private, makeFloat(psprintf("%.1f", input_rows)));
+	path_private = lappend(path_private, GpuAggFloatNode(input_rows));
 	path_private = lappend(path_private,
 						   lappend(lappend(sets, makeInteger(parse->groupingSets != NIL)),
 								   makeInteger(relid)));

@@ -28,9 +28,8 @@ static const CustomScanMethods gpuagg_scan_methods = {
 };
 
 /*
- * Serialize the executor's description into plain nodes.  Floats are
- * printed with a decimal point: readfuncs.c turns a token without one into
- * an Integer, and plans are serialized for parallel workers.
+ * Serialize the executor's description into plain nodes (estimates as
+ * GpuAggFloatNode: plans are serialized for parallel workers).
  */
 List *
 GpuAggDescToList(const GpuAggDesc *desc)
@@ -61,7 +60,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 	for (i = 0; i < desc->nsets; i++)
 	{
 		masks = lappend_int(masks, (int) desc->sets[i].key_mask);
-		estimates = lappend(estimates, makeFloat(psprintf("%.1f", desc->sets[i].est_groups)));
+		estimates = lappend(estimates, GpuAggFloatNode(desc->sets[i].est_groups));
 	}
 	for (i = 0; i < desc->ngroupings; i++)
 	{
@@ -72,9 +71,9 @@ GpuAggDescToList(const GpuAggDesc *desc)
 			args = lappend_int(args, desc->groupings[i].keys[j]);
 		groupings = lappend(groupings, args);
 	}
-	list = list_make5(keys, aggs, makeFloat(psprintf("%.1f", desc->est_groups)),
+	list = list_make5(keys, aggs, GpuAggFloatNode(desc->est_groups),
 					  makeInteger(desc->rescan_safe),
-					  list_make2(makeFloat(psprintf("%.1f", desc->input_rows)),
+					  list_make2(GpuAggFloatNode(desc->input_rows),
 								 makeInteger(desc->parallel ? 1 : desc->fused ? 2 : 0)));
 	return lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
 									groupings));

@@ -35,11 +35,23 @@
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "nodes/value.h"
 #include "portability/instr_time.h"
 
 #include "gpuagg_device.h"
 
 #define GPUAGG_NODE_NAME "GpuHashAgg"
+
+/*
+ * A Float node for custom_private that reads back as a Float: plans are
+ * serialized for parallel workers, and readfuncs.c turns a token without a
+ * decimal point into an Integer.
+ */
+static inline Node *
+GpuAggFloatNode(double value)
+{
+	return (Node *) makeFloat(psprintf("%.1f", value));
+}
 #define GPUAGG_PACK_NAME "GpuAggPack"
 
 /* ------------------------------------------------------------------------

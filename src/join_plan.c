@@ -62,13 +62,6 @@ enum
 	PATH_PRIVATE_INNER_UNIQUE
 };
 
-/* A Float node that reads back as a Float (an integral value would not). */
-static Node *
-make_float(double value)
-{
-	return (Node *) makeFloat(psprintf("%.1f", value));
-}
-
 /* Serialize a description into plain nodes for custom_private. */
 List *
 GpuJoinDescToList(const GpuJoinDesc *desc)
@@ -106,8 +99,8 @@ GpuJoinDescToList(const GpuJoinDesc *desc)
 	list = lappend(list, desc->join_quals);
 	list = lappend(list, sides);
 	list = lappend(list, attnos);
-	list = lappend(list, make_float(desc->inner_rows));
-	list = lappend(list, make_float(desc->outer_rows));
+	list = lappend(list, GpuAggFloatNode(desc->inner_rows));
+	list = lappend(list, GpuAggFloatNode(desc->outer_rows));
 	list = lappend(list, makeInteger(desc->inner_unique ? 1 : 0));
 	Assert(list_length(list) == JOIN_PRIVATE_COUNT);
 	return list;
