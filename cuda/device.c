@@ -223,6 +223,20 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 					return ga_status_set(status, GA_ERR_INVALID,
 										 "aggregate %d needs a numeric column", i);
 				break;
+			case GA_AGG_MOMENTS:
+				if (!type_is_float(type))
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d needs a float column", i);
+				break;
+			case GA_AGG_COMOMENTS:
+				if (spec->column2 < 0 || spec->column2 >= request->ncolumns)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d has no second input column", i);
+				if (!type_is_float(type) ||
+					!type_is_float(request->column_types[spec->column2]))
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "aggregate %d needs two float columns", i);
+				break;
 			default:
 				return ga_status_set(status, GA_ERR_INVALID,
 									 "aggregate %d has an unknown operation", i);
@@ -261,6 +275,10 @@ ga_agg_result_width(const GaAggRequest *request, int agg)
 			return (int) sizeof(GaInt128);
 		case GA_AGG_SUM_FLOAT32:
 			return (int) sizeof(float);
+		case GA_AGG_MOMENTS:
+			return (int) sizeof(GaMoments);
+		case GA_AGG_COMOMENTS:
+			return (int) sizeof(GaComoments);
 		default:
 			return 8;
 	}

@@ -75,7 +75,9 @@ typedef enum CpuAccKind
 	CPU_ACC_MIN_INT,			/* int64 */
 	CPU_ACC_MAX_INT,			/* int64 */
 	CPU_ACC_MIN_FLOAT,			/* ordered int64, double in the result */
-	CPU_ACC_MAX_FLOAT			/* ordered int64, double in the result */
+	CPU_ACC_MAX_FLOAT,			/* ordered int64, double in the result */
+	CPU_ACC_MOMENTS,			/* GaMoments */
+	CPU_ACC_COMOMENTS			/* GaComoments */
 } CpuAccKind;
 
 /* One hash table slot: group + 1 (0 = empty) and the key tuple's hash. */
@@ -175,6 +177,10 @@ cpu_acc_kind(const GaAggSpec *spec, GaValueType input)
 			return is_float ? CPU_ACC_MIN_FLOAT : CPU_ACC_MIN_INT;
 		case GA_AGG_MAX:
 			return is_float ? CPU_ACC_MAX_FLOAT : CPU_ACC_MAX_INT;
+		case GA_AGG_MOMENTS:
+			return CPU_ACC_MOMENTS;
+		case GA_AGG_COMOMENTS:
+			return CPU_ACC_COMOMENTS;
 	}
 	return CPU_ACC_COUNT;		/* not reached: the request was validated */
 }
@@ -189,9 +195,37 @@ cpu_acc_width(CpuAccKind kind)
 			return sizeof(__int128);
 		case CPU_ACC_SUM_FLOAT32:
 			return sizeof(float);
+		case CPU_ACC_MOMENTS:
+			return sizeof(GaMoments);
+		case CPU_ACC_COMOMENTS:
+			return sizeof(GaComoments);
 		default:
 			return 8;
 	}
+}
+
+/* Mark a moments shift as not yet chosen (GA_MOMENTS_NO_SHIFT). */
+static void
+cpu_moments_clear_shift(double *shift)
+{
+	uint64_t	bits = GA_MOMENTS_NO_SHIFT;
+
+	memcpy(shift, &bits, sizeof(bits));
+}
+
+/*
+ * The shift of a moments accumulator, chosen from x on the group's first
+ * row (x itself when finite, else 0; see GaMoments).
+ */
+static double
+cpu_moments_shift(double *shift, double x)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, shift, sizeof(bits));
+	if (bits == GA_MOMENTS_NO_SHIFT)
+		*shift = isfinite(x) ? x : 0.0;
+	return *shift;
 }
 
 /* Set accumulators [from, to) of a kind to the operation's identity. */
@@ -224,6 +258,19 @@ cpu_acc_init(void *acc, CpuAccKind kind, int64_t from, int64_t to)
 		case CPU_ACC_MAX_FLOAT:
 			for (g = from; g < to; g++)
 				((int64_t *) acc)[g] = INT64_MIN;
+			break;
+		case CPU_ACC_MOMENTS:
+			memset((GaMoments *) acc + from, 0, (size_t) (to - from) * sizeof(GaMoments));
+			for (g = from; g < to; g++)
+				cpu_moments_clear_shift(&((GaMoments *) acc)[g].shift);
+			break;
+		case CPU_ACC_COMOMENTS:
+			memset((GaComoments *) acc + from, 0, (size_t) (to - from) * sizeof(GaComoments));
+			for (g = from; g < to; g++)
+			{
+				cpu_moments_clear_shift(&((GaComoments *) acc)[g].shift[0]);
+				cpu_moments_clear_shift(&((GaComoments *) acc)[g].shift[1]);
+			}
 			break;
 		default:
 			for (g = from; g < to; g++)
@@ -483,6 +530,50 @@ cpu_assign_groups(CpuAgg *agg, const GaBatch *batch, int64_t base, int64_t n)
 			CPU_FOR_VALID(double, BODY); \
 	} while (0)
 
+/* A float column's value at row (float32 or float64) as a double. */
+static inline double
+cpu_float_value(const GaColumn *col, int64_t row)
+{
+	return col->type == GA_TYPE_FLOAT32 ? (double) ((const float *) col->values)[row] :
+		((const double *) col->values)[row];
+}
+
+/*
+ * Update COMOMENTS accumulators with rows [base, base + n): rows where
+ * neither x (column x) nor y is null.
+ */
+static void
+cpu_accumulate_comoments(GaComoments *m, const GaColumn *x, const GaColumn *y,
+						 const int64_t *groups, int64_t base, int64_t n)
+{
+	int64_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		int64_t		row = base + i;
+		GaComoments *c = &m[groups[i]];
+		double		vx,
+					vy,
+					dx,
+					dy;
+
+		if (ga_column_is_null(x, row) || ga_column_is_null(y, row))
+			continue;
+		vx = cpu_float_value(x, row);
+		vy = cpu_float_value(y, row);
+		dx = vx - cpu_moments_shift(&c->shift[0], vx);
+		dy = vy - cpu_moments_shift(&c->shift[1], vy);
+		c->n++;
+		c->nonfinite[0] += !isfinite(vx);
+		c->nonfinite[1] += !isfinite(vy);
+		c->sum[0] += dx;
+		c->sum[1] += dy;
+		c->sumsq[0] += dx * dx;
+		c->sumsq[1] += dy * dy;
+		c->sumxy += dx * dy;
+	}
+}
+
 /* Update aggregate a's accumulators with rows [base, base + n) of the batch. */
 static void
 cpu_accumulate(CpuAgg *agg, const GaBatch *batch, int a, int64_t base, int64_t n)
@@ -585,6 +676,23 @@ cpu_accumulate(CpuAgg *agg, const GaBatch *batch, int a, int64_t base, int64_t n
 									if (o > m[g]) m[g] = o);
 				break;
 			}
+		case CPU_ACC_MOMENTS:
+			{
+				GaMoments  *m = acc;
+
+				CPU_FOR_VALID_FLOAT(
+									double x = (double) v;
+									double d = x - cpu_moments_shift(&m[g].shift, x);
+									m[g].n++;
+									m[g].nonfinite += !isfinite(x);
+									m[g].sum += d;
+									m[g].sumsq += d * d);
+				break;
+			}
+		case CPU_ACC_COMOMENTS:
+			cpu_accumulate_comoments(acc, col, &batch->columns[agg->aggs[a].column2],
+									 groups, base, n);
+			break;
 	}
 }
 

@@ -464,6 +464,11 @@ plan_layout(GpuAgg *agg)
 		agg->needs_validity[spec->column] = 1;
 		if (spec->op != GA_AGG_COUNT)
 			agg->needs_values[spec->column] = 1;
+		if (spec->op == GA_AGG_COMOMENTS)
+		{
+			agg->needs_validity[spec->column2] = 1;
+			agg->needs_values[spec->column2] = 1;
+		}
 	}
 
 	agg->validity_bytes = (size_t) (agg->batch_rows + 7) / 8;
@@ -491,16 +496,17 @@ plan_layout(GpuAgg *agg)
 
 /*
  * Place the aggregates' arrays in a block's shared table: 16-byte elements
- * first, then 8, then 4, so that every array is aligned for any number of
- * groups.  shared_unit_offset is the offset per group of the table.
+ * first, then the moments (80 and 40 bytes: multiples of 16 and of 8), then
+ * 8, then 4, so that every array is aligned for any number of groups.
+ * shared_unit_offset is the offset per group of the table.
  */
 static void
 plan_shared_layout(GpuAgg *agg)
 {
 	int64_t		offset = 0;
-	static const int widths[] = {16, 8, 4};
+	static const int widths[] = {16, (int) sizeof(GaComoments), (int) sizeof(GaMoments), 8, 4};
 
-	for (int w = 0; w < 3; w++)
+	for (int w = 0; w < (int) (sizeof(widths) / sizeof(widths[0])); w++)
 		for (int a = 0; a < agg->naggs; a++)
 			if (agg->acc_width[a] == widths[w])
 			{
@@ -770,6 +776,7 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	cudaStream_t stream = device->stream;
 	GpuAgg	   *agg;
 	int64_t		capacity;
+	int			partners;		/* entries of inflight_aggs in use */
 
 	ga_status_ok(status);
 	if (request->nkeys > GA_GPU_MAX_KEYS)
@@ -779,13 +786,18 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 					  GA_GPU_MAX_KEYS, request->nkeys);
 		return NULL;
 	}
-	if (request->naggs > GA_GPU_MAX_AGGS)
+	partners = request->naggs;
+	for (int a = 0; a < request->naggs; a++)
+		if (request->aggs[a].op == GA_AGG_COMOMENTS)
+			partners++;
+	if (partners > GA_GPU_MAX_AGGS)
 	{
 		ga_status_set(status, GA_ERR_INVALID,
-					  "the GPU device supports at most %d aggregates, not %d",
-					  GA_GPU_MAX_AGGS, request->naggs);
+					  "the GPU device supports at most %d aggregates (a COMOMENTS counts twice), not %d",
+					  GA_GPU_MAX_AGGS, partners);
 		return NULL;
 	}
+	partners = request->naggs;
 	if (request->batch_rows > GPU_MAX_BATCH_ROWS)
 	{
 		ga_status_set(status, GA_ERR_INVALID, "batch size %lld is too large",
@@ -812,6 +824,8 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 		dagg->input_is_float = spec->op != GA_AGG_COUNT_ROWS &&
 			(agg->column_types[spec->column] == GA_TYPE_FLOAT32 ||
 			 agg->column_types[spec->column] == GA_TYPE_FLOAT64);
+		if (spec->op == GA_AGG_COMOMENTS)
+			dagg->partner = (int16_t) partners++;	/* an entry past naggs */
 	}
 	agg->inflight_aggs.naggs = agg->naggs;
 	agg->inflight_keys.nkeys = agg->nkeys;
@@ -1043,8 +1057,15 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	for (int k = 0; k < agg->nkeys; k++)
 		agg->inflight_keys.columns[k] = dev_column(agg, batch, agg->key_columns[k]);
 	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+
 		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
-			agg->inflight_aggs.aggs[a].input = dev_column(agg, batch, agg->aggs[a].column);
+			dagg->input = dev_column(agg, batch, agg->aggs[a].column);
+		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
+			agg->inflight_aggs.aggs[dagg->partner].input =
+				dev_column(agg, batch, agg->aggs[a].column2);
+	}
 	agg->inflight_rows = batch->nrows;
 	agg->inflight = 1;
 	agg->inflight_copy_timed = 1;

@@ -180,6 +180,8 @@ ga_column_is_null(const GaColumn *column, int64_t row)
  *	SUM_FLOAT64						double
  *	MIN, MAX of an integer column	int64_t
  *	MIN, MAX of a float column		double (NaN is larger than every number)
+ *	MOMENTS							GaMoments
+ *	COMOMENTS						GaComoments
  * Float sums start at -0.0 (the exact additive identity, so a group of -0
  * values sums to -0) and depend on the order of additions, like
  * PostgreSQL's parallel aggregation.  For a group with no non-null input,
@@ -196,14 +198,65 @@ typedef enum GaAggOp
 	GA_AGG_SUM_FLOAT32,
 	GA_AGG_SUM_FLOAT64,
 	GA_AGG_MIN,
-	GA_AGG_MAX
+	GA_AGG_MAX,
+	GA_AGG_MOMENTS,				/* float column: see GaMoments */
+	GA_AGG_COMOMENTS			/* float columns column and column2 */
 } GaAggOp;
 
 typedef struct GaAggSpec
 {
 	GaAggOp		op;
 	int			column;			/* batch column; -1 for COUNT_ROWS */
+	int			column2;		/* COMOMENTS: the second column (y); else
+								 * unused */
 } GaAggSpec;
+
+/*
+ * MOMENTS of a float column x, for variance and standard deviation: the
+ * shifted sums of the "shifted data" algorithm (Chan, Golub and LeVeque,
+ * "Algorithms for computing the sample variance", 1983).  The shift K is a
+ * value of the group itself (whichever finite value reached the group
+ * first; 0 when that value was not finite), fixed once set, so that
+ *
+ *		N				= n
+ *		sum(x)			= n K + sum
+ *		sum((x - mean)^2) = sumsq - sum^2 / n
+ *
+ * with no catastrophic cancellation however large the values are relative to
+ * their spread: the sums are of deviations from a value of the same group.
+ * Every row adds with plain atomics whatever the order, and partial
+ * moments with different shifts merge exactly (a shift moves the sums by
+ * closed formulas).  Infinite and NaN values are counted in nonfinite and
+ * still added (so sum follows IEEE rules: +Inf and -Inf give NaN); a caller
+ * mapping onto PostgreSQL's float8_accum() makes sum((x - mean)^2) NaN then,
+ * as PostgreSQL does.  Null rows are skipped.  A group without rows has
+ * n = 0 and shift GA_MOMENTS_NO_SHIFT (a NaN pattern no shift can have).
+ *
+ * COMOMENTS of columns x (column) and y (column2), for covariance,
+ * correlation and regression: the same for both, over the rows where
+ * neither is null, plus sumxy = sum((x - Kx) (y - Ky)), so that
+ * sum((x - mean_x) (y - mean_y)) = sumxy - sum[0] sum[1] / n.
+ */
+#define GA_MOMENTS_NO_SHIFT UINT64_C(0x7ff0dead0000beef)
+
+typedef struct GaMoments
+{
+	double		shift;			/* K */
+	uint64_t	n;				/* non-null rows */
+	uint64_t	nonfinite;		/* of them infinite or NaN */
+	double		sum;			/* sum(x - K) */
+	double		sumsq;			/* sum((x - K)^2) */
+} GaMoments;
+
+typedef struct GaComoments
+{
+	double		shift[2];		/* Kx, Ky */
+	uint64_t	n;				/* rows with neither x nor y null */
+	uint64_t	nonfinite[2];	/* of them with x, with y infinite or NaN */
+	double		sum[2];			/* sum(x - Kx), sum(y - Ky) */
+	double		sumsq[2];		/* sum((x - Kx)^2), sum((y - Ky)^2) */
+	double		sumxy;			/* sum((x - Kx) (y - Ky)) */
+} GaComoments;
 
 typedef struct GaInt128
 {

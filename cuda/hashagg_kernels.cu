@@ -149,6 +149,29 @@ init_group(int op, unsigned char *acc, int64_t g)
 		case GA_AGG_MAX:
 			((long long *) acc)[g] = LLONG_MIN;
 			break;
+		case GA_AGG_MOMENTS:
+			{
+				GaMoments  *m = (GaMoments *) acc + g;
+
+				m->shift = __longlong_as_double((long long) GA_MOMENTS_NO_SHIFT);
+				m->n = m->nonfinite = 0;
+				m->sum = m->sumsq = 0.0;
+			}
+			break;
+		case GA_AGG_COMOMENTS:
+			{
+				GaComoments *m = (GaComoments *) acc + g;
+
+				for (int v = 0; v < 2; v++)
+				{
+					m->shift[v] = __longlong_as_double((long long) GA_MOMENTS_NO_SHIFT);
+					m->nonfinite[v] = 0;
+					m->sum[v] = m->sumsq[v] = 0.0;
+				}
+				m->n = 0;
+				m->sumxy = 0.0;
+			}
+			break;
 		default:				/* the counts */
 			((unsigned long long *) acc)[g] = 0;
 			break;
@@ -156,13 +179,144 @@ init_group(int op, unsigned char *acc, int64_t g)
 }
 
 /*
- * Fold row `row` into group g's accumulator of aggregate a, whose array is
- * acc (global or shared memory: the same atomics work on both).  Null
- * inputs count for COUNT_ROWS only.
+ * The shift of a moments accumulator (see GaMoments): the value already
+ * chosen, or x (0 when x is not finite) if this thread is the first to set
+ * it.  The shift is set once by compare-and-swap and never changes, so
+ * every row of the group is shifted by the same value.
+ */
+__device__ __forceinline__ double
+moments_shift(double *shift, double x)
+{
+	unsigned long long *bits = (unsigned long long *) shift;
+	unsigned long long seen = *(volatile unsigned long long *) bits;
+	double		mine;
+	unsigned long long old;
+
+	if (seen != GA_MOMENTS_NO_SHIFT)
+		return __longlong_as_double((long long) seen);
+	mine = isfinite(x) ? x : 0.0;
+	old = atomicCAS(bits, GA_MOMENTS_NO_SHIFT, (unsigned long long) __double_as_longlong(mine));
+	return old == GA_MOMENTS_NO_SHIFT ? mine : __longlong_as_double((long long) old);
+}
+
+/* Add one value x to moments of one variable (shift, n counted by caller). */
+__device__ __forceinline__ double
+moments_add(double *shift, unsigned long long *nonfinite, double *sum, double *sumsq,
+			double x)
+{
+	double		d = x - moments_shift(shift, x);
+
+	if (!isfinite(x))
+		atomicAdd(nonfinite, 1ULL);
+	atomicAdd(sum, d);
+	atomicAdd(sumsq, d * d);
+	return d;
+}
+
+/*
+ * Fold a MOMENTS or COMOMENTS row into group g of acc.  y_column is the
+ * partner entry's column (COMOMENTS only).
  */
 __device__ __forceinline__ void
-accumulate_value(const GaDevAgg &a, unsigned char *acc, int64_t g, int64_t row)
+accumulate_moments(const GaDevAgg &a, const GaDevColumn *y_column, unsigned char *acc,
+				   int64_t g, int64_t row)
 {
+	double		x = load_float(a.input.values, a.input.type, row);
+
+	if (a.op == GA_AGG_MOMENTS)
+	{
+		GaMoments  *m = (GaMoments *) acc + g;
+
+		atomicAdd((unsigned long long *) &m->n, 1ULL);
+		moments_add(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sumsq, x);
+	}
+	else
+	{
+		GaComoments *m = (GaComoments *) acc + g;
+		double		y,
+					dx,
+					dy;
+
+		if (row_is_null(y_column->validity, row))
+			return;
+		y = load_float(y_column->values, y_column->type, row);
+		atomicAdd((unsigned long long *) &m->n, 1ULL);
+		dx = moments_add(&m->shift[0], (unsigned long long *) &m->nonfinite[0],
+						 &m->sum[0], &m->sumsq[0], x);
+		dy = moments_add(&m->shift[1], (unsigned long long *) &m->nonfinite[1],
+						 &m->sum[1], &m->sumsq[1], y);
+		atomicAdd(&m->sumxy, dx * dy);
+	}
+}
+
+/*
+ * Merge one variable of a block's moments (shift kb, sum sb, sumsq qb over
+ * n rows) into global moments: the global shift is set to kb when still
+ * unset, otherwise the block's sums move by delta = kb - K:
+ *		sum(x - K)	   = sb + n delta
+ *		sum((x - K)^2) = qb + 2 delta sb + n delta^2
+ * Returns delta, which the cross sum needs.
+ */
+__device__ __forceinline__ double
+moments_merge(double *shift, unsigned long long *nonfinite, double *sum, double *sumsq,
+			  double kb, unsigned long long nfb, double sb, double qb, double n)
+{
+	double		delta = kb - moments_shift(shift, kb);
+
+	if (nfb != 0)
+		atomicAdd(nonfinite, nfb);
+	atomicAdd(sum, sb + n * delta);
+	atomicAdd(sumsq, qb + 2.0 * delta * sb + n * delta * delta);
+	return delta;
+}
+
+/* Merge group g of a block's MOMENTS or COMOMENTS into the global array. */
+__device__ __forceinline__ void
+merge_moments(const GaDevAgg &a, const unsigned char *shared, int64_t g)
+{
+	if (a.op == GA_AGG_MOMENTS)
+	{
+		const GaMoments *b = (const GaMoments *) shared + g;
+		GaMoments  *m = (GaMoments *) a.acc + g;
+
+		if (b->n == 0)
+			return;
+		atomicAdd((unsigned long long *) &m->n, (unsigned long long) b->n);
+		moments_merge(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sumsq,
+					  b->shift, b->nonfinite, b->sum, b->sumsq, (double) b->n);
+	}
+	else
+	{
+		const GaComoments *b = (const GaComoments *) shared + g;
+		GaComoments *m = (GaComoments *) a.acc + g;
+		double		n = (double) b->n;
+		double		dx,
+					dy;
+
+		if (b->n == 0)
+			return;
+		atomicAdd((unsigned long long *) &m->n, (unsigned long long) b->n);
+		dx = moments_merge(&m->shift[0], (unsigned long long *) &m->nonfinite[0],
+						   &m->sum[0], &m->sumsq[0],
+						   b->shift[0], b->nonfinite[0], b->sum[0], b->sumsq[0], n);
+		dy = moments_merge(&m->shift[1], (unsigned long long *) &m->nonfinite[1],
+						   &m->sum[1], &m->sumsq[1],
+						   b->shift[1], b->nonfinite[1], b->sum[1], b->sumsq[1], n);
+		/* sum((x - Kx)(y - Ky)) = sxy + dy sx + dx sy + n dx dy */
+		atomicAdd(&m->sumxy, b->sumxy + dy * b->sum[0] + dx * b->sum[1] + n * dx * dy);
+	}
+}
+
+/*
+ * Fold row `row` into group g's accumulator of aggregate `index` of aggs,
+ * whose array is acc (global or shared memory: the same atomics work on
+ * both).  Null inputs count for COUNT_ROWS only.
+ */
+__device__ __forceinline__ void
+accumulate_value(const GaDevAggs &aggs, int index, unsigned char *acc, int64_t g,
+				 int64_t row)
+{
+	const GaDevAgg &a = aggs.aggs[index];
 	const int	op = a.op;
 
 	if (op == GA_AGG_COUNT_ROWS)
@@ -206,6 +360,10 @@ accumulate_value(const GaDevAgg &a, unsigned char *acc, int64_t g, int64_t row)
 					  a.input_is_float ?
 					  float64_to_ordered(load_float(a.input.values, a.input.type, row)) :
 					  load_int(a.input.values, a.input.type, row));
+			break;
+		case GA_AGG_MOMENTS:
+		case GA_AGG_COMOMENTS:
+			accumulate_moments(a, &aggs.aggs[a.partner].input, acc, g, row);
 			break;
 		default:
 			break;
@@ -265,6 +423,10 @@ merge_group(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 				if (v != LLONG_MIN)
 					atomicMax((long long *) a.acc + g, v);
 			}
+			break;
+		case GA_AGG_MOMENTS:
+		case GA_AGG_COMOMENTS:
+			merge_moments(a, shared, g);
 			break;
 		default:				/* the counts */
 			{
@@ -455,7 +617,7 @@ accumulate_rows_global(const GaDevAggs &aggs, const int32_t *group_ids, int64_t 
 		if (g < 0)
 			continue;			/* cannot happen without overflow */
 		for (int a = 0; a < aggs.naggs; a++)
-			accumulate_value(aggs.aggs[a], (unsigned char *) aggs.aggs[a].acc, g, row);
+			accumulate_value(aggs, a, (unsigned char *) aggs.aggs[a].acc, g, row);
 	}
 }
 
@@ -511,7 +673,7 @@ accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 		if (g < 0 || g >= ngroups)
 			continue;			/* cannot happen without overflow */
 		for (int a = 0; a < aggs.naggs; a++)
-			accumulate_value(aggs.aggs[a],
+			accumulate_value(aggs, a,
 							 shared_acc + aggs.aggs[a].shared_unit_offset * groups_alloc,
 							 g, row);
 	}

@@ -18,7 +18,8 @@
  *				keys[(1 + k) * capacity + g].
  *	accumulators one array per aggregate, capacity elements of the result
  *				element type of gpuagg_device.h (16-byte GaInt128 for SUM_INT,
- *				float for SUM_FLOAT32, 8 bytes otherwise; float MIN/MAX hold
+ *				float for SUM_FLOAT32, GaMoments and GaComoments for the
+ *				moments, 8 bytes otherwise; float MIN/MAX hold
  *				ga_float64_to_ordered() integers).
  *	control		GaDevControl: the group counter and the overflow flag.
  *
@@ -92,11 +93,17 @@ typedef struct GaDevTable
 	GaDevControl *control;
 } GaDevTable;
 
-/* One aggregate: operation, input column and accumulator array. */
+/*
+ * One aggregate: operation, input column and accumulator array.  COMOMENTS
+ * reads its second column from the input of entry `partner` of the same
+ * GaDevAggs, an entry past naggs that only carries a column (so that every
+ * entry stays small: the whole GaDevAggs is a kernel parameter).
+ */
 typedef struct GaDevAgg
 {
 	int32_t		op;				/* GaAggOp */
-	int32_t		input_is_float; /* MIN/MAX: the column is float32/float64 */
+	int16_t		input_is_float; /* MIN/MAX: the column is float32/float64 */
+	int16_t		partner;		/* COMOMENTS: entry holding column y */
 	GaDevColumn input;			/* unused for COUNT_ROWS */
 	void	   *acc;			/* global accumulators, capacity elements */
 	int64_t		shared_unit_offset; /* bytes before this aggregate's shared

@@ -16,6 +16,11 @@
  * real error.  Inputs that could overflow a partial sum are never summed.
  * MIN/MAX of floats must be bit-exact (NaN is the largest value, every NaN
  * equal; -0 is below +0, as ga_float64_to_ordered orders them).
+ * MOMENTS and COMOMENTS: counts exact; the shift a finite value within the
+ * group's range; sum(x) = n K + sum, sum((x - mean)^2) and the co-moment
+ * checked against Welford's updates in long double, within the rounding
+ * bound of sums of n terms of the shifted values (gamma_n times the sum of
+ * their magnitudes, bounded through the reference's mean and |x|).
  *
  * Values of null rows are filled with garbage (NaN, extremes) that a device
  * must ignore.  MIN/MAX of a group without any non-null input is left
@@ -151,6 +156,13 @@ static int
 type_is_int(GaValueType type)
 {
 	return type >= GA_TYPE_INT8 && type <= GA_TYPE_INT64;
+}
+
+/* Whether a column type holds floats. */
+static int
+type_is_float(GaValueType type)
+{
+	return type == GA_TYPE_FLOAT32 || type == GA_TYPE_FLOAT64;
 }
 
 /* Smallest and largest value of an integer type. */
@@ -472,16 +484,24 @@ make_batches(Case *c, Rng *rng, SplitMode split)
 		c->batch_sizes[c->nbatches++] = 0;	/* an empty last batch */
 }
 
-/* Add one aggregate to a case. */
+/* Add one aggregate to a case (column2: COMOMENTS' second column). */
 static void
-add_agg(Case *c, GaAggOp op, int column)
+add_agg2(Case *c, GaAggOp op, int column, int column2)
 {
 	if (c->naggs < MAX_AGGS)
 	{
 		c->aggs[c->naggs].op = op;
 		c->aggs[c->naggs].column = column;
+		c->aggs[c->naggs].column2 = column2;
 		c->naggs++;
 	}
+}
+
+/* Add one single-column aggregate to a case. */
+static void
+add_agg(Case *c, GaAggOp op, int column)
+{
+	add_agg2(c, op, column, -1);
 }
 
 /*
@@ -492,7 +512,7 @@ static void
 add_column_aggs(Case *c, Rng *rng, int column, int summable, int all, double p)
 {
 	GaValueType type = c->types[column];
-	GaAggOp		ops[6];
+	GaAggOp		ops[7];
 	int			nops = 0;
 	int			i;
 
@@ -510,6 +530,8 @@ add_column_aggs(Case *c, Rng *rng, int column, int summable, int all, double p)
 		ops[nops++] = GA_AGG_MAX;
 		if (summable)
 			ops[nops++] = GA_AGG_SUM_FLOAT64;
+		if (summable)
+			ops[nops++] = GA_AGG_MOMENTS;
 		if (summable && type == GA_TYPE_FLOAT32)
 			ops[nops++] = GA_AGG_SUM_FLOAT32;
 	}
@@ -679,6 +701,18 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 		for (k = 0; k < c->nkeys; k++)
 			if (spec->all_aggs || rng_chance(rng, 0.2))
 				add_column_aggs(c, rng, c->key_columns[k], 1, spec->all_aggs, 0.5);
+		/* COMOMENTS of ordered pairs of summable float columns (x = y too) */
+		for (i = 0; i < spec->nvals; i++)
+			for (k = 0; k < spec->nvals; k++)
+			{
+				int			x = perm[c->nkeys + i];
+				int			y = perm[c->nkeys + k];
+
+				if (type_is_float(c->types[x]) && type_is_float(c->types[y]) &&
+					val_summable[x] && val_summable[y] &&
+					(spec->all_aggs || rng_chance(rng, p / 2)))
+					add_agg2(c, GA_AGG_COMOMENTS, x, y);
+			}
 		if (c->naggs == 0)
 			add_agg(c, GA_AGG_COUNT_ROWS, -1);
 	}
@@ -772,6 +806,15 @@ typedef struct RefAcc
 	int64_t		imax;
 	double		fmin;
 	double		fmax;
+	/* MOMENTS (variable 0) and COMOMENTS (x, y): Welford in long double */
+	int64_t		mn;				/* rows counted */
+	int64_t		mnonfinite[2];
+	long double mmean[2];		/* of the finite rows (all, when checked) */
+	long double mm2[2];
+	long double mcxy;
+	double		mabs[2];		/* sum of |x| */
+	double		mmin[2];		/* finite range */
+	double		mmax[2];
 } RefAcc;
 
 /* Float order of the contract: NaN above everything, -0 below +0. */
@@ -787,12 +830,64 @@ ref_float_less(double a, double b)
 	return signbit(a) && !signbit(b);
 }
 
+/*
+ * Add one row to the reference of MOMENTS (one variable) or COMOMENTS (two;
+ * rows with either null skipped): Welford's running mean and sums of
+ * squared deviations and of cross products, in long double.
+ */
+static void
+ref_add_moments(RefAcc *acc, const Case *c, const GaAggSpec *spec, int64_t row)
+{
+	int			nv = spec->op == GA_AGG_COMOMENTS ? 2 : 1;
+	long double v[2];
+	long double d[2];
+	int			i;
+
+	for (i = 0; i < nv; i++)
+	{
+		int			col = i == 0 ? spec->column : spec->column2;
+
+		if (c->isnull[col][row])
+			return;
+		v[i] = load_float(c->values[col], c->types[col], row);
+	}
+	acc->mn++;
+	for (i = 0; i < nv; i++)
+	{
+		if (!isfinite((double) v[i]))
+		{
+			acc->mnonfinite[i]++;
+			continue;
+		}
+		if (acc->mn - acc->mnonfinite[i] == 1 || (double) v[i] < acc->mmin[i])
+			acc->mmin[i] = (double) v[i];
+		if (acc->mn - acc->mnonfinite[i] == 1 || (double) v[i] > acc->mmax[i])
+			acc->mmax[i] = (double) v[i];
+		acc->mabs[i] += fabs((double) v[i]);
+	}
+	if (acc->mnonfinite[0] > 0 || acc->mnonfinite[1] > 0)
+		return;					/* only the counts are checked then */
+	for (i = 0; i < nv; i++)
+	{
+		d[i] = v[i] - acc->mmean[i];
+		acc->mmean[i] += d[i] / acc->mn;
+		acc->mm2[i] += d[i] * (v[i] - acc->mmean[i]);
+	}
+	if (nv == 2)
+		acc->mcxy += d[0] * (v[1] - acc->mmean[1]);
+}
+
 /* Add one row (of the case's row index) to the reference accumulator. */
 static void
 ref_add(RefAcc *acc, const Case *c, const GaAggSpec *spec, int64_t row)
 {
 	GaValueType type;
 
+	if (spec->op == GA_AGG_MOMENTS || spec->op == GA_AGG_COMOMENTS)
+	{
+		ref_add_moments(acc, c, spec, row);
+		return;
+	}
 	acc->rows++;
 	if (spec->op == GA_AGG_COUNT_ROWS || c->isnull[spec->column][row])
 		return;
@@ -956,6 +1051,113 @@ float_same(double a, double b)
 	return memcmp(&a, &b, sizeof(double)) == 0;
 }
 
+/*
+ * Check one variable of device moments against the reference (variable i
+ * of acc): count of non-finite values, and without any: the shift inside
+ * the group's range, sum(x) and sum((x - mean)^2).  bound (set) is the sum
+ * of squared shifted values, the scale of the co-moment's error.
+ */
+static void
+check_moment_var(RunReport *rr, const char *what, const RefAcc *acc, int i, uint64_t n,
+				 double shift, uint64_t nonfinite, double sum, double sumsq, double *bound)
+{
+	double		u = DBL_EPSILON / 2;
+	long double shifted_mean;
+
+	*bound = 0;
+	if ((int64_t) nonfinite != acc->mnonfinite[i])
+	{
+		report(rr, "%s: %llu non-finite values, expected %lld", what,
+			   (unsigned long long) nonfinite, (long long) acc->mnonfinite[i]);
+		return;
+	}
+	if (n == 0)
+		return;
+	if (acc->mnonfinite[0] > 0 || acc->mnonfinite[1] > 0)
+	{
+		if (nonfinite > 0 && isfinite(sum))
+			report(rr, "%s: sum %.17g is finite over non-finite values", what, sum);
+		return;
+	}
+	if (!isfinite(shift) || shift < acc->mmin[i] || shift > acc->mmax[i])
+	{
+		report(rr, "%s: shift %.17g outside the group's values [%.17g, %.17g]", what,
+			   shift, acc->mmin[i], acc->mmax[i]);
+		return;
+	}
+	{
+		double		total = (double) n * shift + sum;
+		long double exact = acc->mmean[i] * (long double) n;
+		double		tol = 4 * gamma_n((int64_t) n + 3, u) *
+			(acc->mabs[i] + (double) n * fabs(shift)) + 1e-300;
+
+		if (fabsl((long double) total - exact) > tol)
+			report(rr, "%s: sum(x) = n K + sum = %.17g, expected %.17Lg (tolerance %.3g)",
+				   what, total, exact, tol);
+	}
+	shifted_mean = acc->mmean[i] - shift;
+	*bound = (double) (acc->mm2[i] + (long double) n * shifted_mean * shifted_mean);
+	{
+		double		m2 = sumsq - sum * sum / (double) n;
+		double		tol = 8 * gamma_n((int64_t) n + 4, u) * *bound + 1e-300;
+
+		if (!(fabsl((long double) m2 - acc->mm2[i]) <= tol))
+			report(rr, "%s: sum((x - mean)^2) = %.17g, expected %.17Lg (tolerance %.3g)",
+				   what, m2, acc->mm2[i], tol);
+	}
+}
+
+/* Compare a group's MOMENTS or COMOMENTS (agg a, result entry g) with the reference. */
+static void
+compare_moments(const Case *c, const GaAggResult *res, int64_t g, int a,
+				const RefAcc *acc, const char *key, RunReport *rr)
+{
+	const GaAggSpec *spec = &c->aggs[a];
+	char		what[200];
+	double		bx,
+				by;
+
+	if (spec->op == GA_AGG_MOMENTS)
+	{
+		const GaMoments *m = &((const GaMoments *) res->values[a])[g];
+
+		snprintf(what, sizeof(what), "group %s agg %d (moments col %d)", key, a, spec->column);
+		if ((int64_t) m->n != acc->mn)
+			report(rr, "%s: n %llu, expected %lld", what, (unsigned long long) m->n,
+				   (long long) acc->mn);
+		else
+			check_moment_var(rr, what, acc, 0, m->n, m->shift, m->nonfinite, m->sum,
+							 m->sumsq, &bx);
+		return;
+	}
+	{
+		const GaComoments *m = &((const GaComoments *) res->values[a])[g];
+		double		u = DBL_EPSILON / 2;
+
+		snprintf(what, sizeof(what), "group %s agg %d (comoments cols %d, %d)", key, a,
+				 spec->column, spec->column2);
+		if ((int64_t) m->n != acc->mn)
+		{
+			report(rr, "%s: n %llu, expected %lld", what, (unsigned long long) m->n,
+				   (long long) acc->mn);
+			return;
+		}
+		check_moment_var(rr, what, acc, 0, m->n, m->shift[0], m->nonfinite[0], m->sum[0],
+						 m->sumsq[0], &bx);
+		check_moment_var(rr, what, acc, 1, m->n, m->shift[1], m->nonfinite[1], m->sum[1],
+						 m->sumsq[1], &by);
+		if (m->n > 0 && acc->mnonfinite[0] == 0 && acc->mnonfinite[1] == 0)
+		{
+			double		cxy = m->sumxy - m->sum[0] * m->sum[1] / (double) m->n;
+			double		tol = 8 * gamma_n((int64_t) m->n + 4, u) * sqrt(bx * by) + 1e-300;
+
+			if (!(fabsl((long double) cxy - acc->mcxy) <= tol))
+				report(rr, "%s: sum((x - mean_x)(y - mean_y)) = %.17g, expected %.17Lg (tolerance %.3g)",
+					   what, cxy, acc->mcxy, tol);
+		}
+	}
+}
+
 /* Compare aggregate results of device group g with the reference group. */
 static void
 compare_group(const Case *c, const GaAggResult *res, int64_t g,
@@ -1047,6 +1249,10 @@ compare_group(const Case *c, const GaAggResult *res, int64_t g,
 					}
 					break;
 				}
+			case GA_AGG_MOMENTS:
+			case GA_AGG_COMOMENTS:
+				compare_moments(c, res, g, a, acc, key_str(key, c->nkeys, kb), rr);
+				break;
 		}
 	}
 }
