@@ -10,7 +10,7 @@ SELECT gpuagg_used('SELECT k_int2, count(DISTINCT (v_int4, v_int2)) FROM agg_dat
        gpuagg_used('SELECT k_int2, string_agg(k_text, '','' ORDER BY id) FROM agg_data GROUP BY k_int2') AS ordered_agg,
        gpuagg_used('SELECT k_int2, percentile_cont(0.5) WITHIN GROUP (ORDER BY v_float8) FROM agg_data GROUP BY k_int2') AS ordered_set,
        gpuagg_used('SELECT k_int2, count(DISTINCT v_int4) FROM agg_data GROUP BY ROLLUP (k_int2)') AS grouping_sets_distinct,
-       gpuagg_used('SELECT k_int2, stddev(v_float8) FROM agg_data GROUP BY k_int2') AS stddev,
+       gpuagg_used('SELECT k_int2, stddev(DISTINCT v_float8) FROM agg_data GROUP BY k_int2') AS stddev,
        gpuagg_used('SELECT k_int2, sum(v_int4::numeric / 3) FROM agg_data GROUP BY k_int2') AS numeric_quotient,
        gpuagg_used('SELECT ARRAY[k_int4], count(*) FROM agg_data GROUP BY 1') AS array_key,
        gpuagg_used('SELECT to_jsonb(k_int4), count(*) FROM agg_data GROUP BY 1') AS jsonb_key;

@@ -2,7 +2,8 @@
 -- hashagg_stats: stddev, stddev_samp, stddev_pop, variance, var_samp,
 -- var_pop of integers and bounded numerics, exact (the device sums x and
 -- x * x, PostgreSQL's own final function finishes); sum and avg(DISTINCT)
--- of numerics; what stays native (floats, corr, covar, regr_*)
+-- of numerics; what stays native.  Floats, corr, covar_* and regr_* run
+-- on the device too: hashagg_float_stats
 --
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
@@ -103,15 +104,16 @@ SELECT gpuagg_check('SELECT sum(DISTINCT n0), avg(DISTINCT n0), sum(n0), avg(DIS
 SELECT gpuagg_check('SELECT k, sum(DISTINCT v), avg(DISTINCT v), count(DISTINCT v) FROM stats_nan GROUP BY k');
 SELECT gpuagg_check('SELECT k, sum(DISTINCT n2) FILTER (WHERE i4 > 0), avg(DISTINCT n6) FILTER (WHERE k = 5) FROM stats GROUP BY k');
 
--- what keeps the native plan: floats (PostgreSQL accumulates them in an order-dependent
--- way the device cannot reproduce), two-argument statistics, numerics of unknown
--- scale or more than 50 digits, variance of DISTINCT values
+-- floats and two-argument statistics use the device (hashagg_float_stats has
+-- their tests) ...
 SELECT gpuagg_used('SELECT k, stddev(i4::float8) FROM stats GROUP BY k') AS stddev_float8,
        gpuagg_used('SELECT k, variance(i2::float4) FROM stats GROUP BY k') AS variance_float4,
        gpuagg_used('SELECT k, var_pop(i4::float8), stddev_pop(i4::float8), var_samp(i4::float8), stddev_samp(i4::float8) FROM stats GROUP BY k') AS float8_all,
        gpuagg_used('SELECT k, corr(i4, i8) FROM stats GROUP BY k') AS corr,
        gpuagg_used('SELECT k, covar_pop(i4, i2), covar_samp(i4, i2) FROM stats GROUP BY k') AS covar,
        gpuagg_used('SELECT k, regr_slope(i4, i2), regr_intercept(i4, i2), regr_count(i4, i2), regr_r2(i4, i2) FROM stats GROUP BY k') AS regr;
+-- ... numerics of unknown scale or more than 50 digits and variance of
+-- DISTINCT values keep the native plan
 SELECT gpuagg_used('SELECT k, stddev(n2 / 3) FROM stats GROUP BY k') AS unknown_scale,
        gpuagg_used('SELECT k, var_pop(n50 * 10) FROM stats GROUP BY k') AS digits_51,
        gpuagg_used('SELECT k, var_samp(DISTINCT i4) FROM stats GROUP BY k') AS distinct_variance,

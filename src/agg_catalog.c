@@ -22,6 +22,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 /* One supported aggregate: name(input) returns result. */
 typedef struct SupportedAggregate
@@ -93,7 +94,69 @@ static const SupportedAggregate supported_aggregates[] = {
 	{"avg", GPUAGG_AVG, NUMERICOID, NUMERICOID},
 	{"min", GPUAGG_MIN, NUMERICOID, NUMERICOID},
 	{"max", GPUAGG_MAX, NUMERICOID, NUMERICOID},
+	{"var_samp", GPUAGG_FLOAT_MOMENTS, FLOAT4OID, FLOAT8OID},
+	{"var_samp", GPUAGG_FLOAT_MOMENTS, FLOAT8OID, FLOAT8OID},
+	{"variance", GPUAGG_FLOAT_MOMENTS, FLOAT4OID, FLOAT8OID},
+	{"variance", GPUAGG_FLOAT_MOMENTS, FLOAT8OID, FLOAT8OID},
+	{"var_pop", GPUAGG_FLOAT_MOMENTS, FLOAT4OID, FLOAT8OID},
+	{"var_pop", GPUAGG_FLOAT_MOMENTS, FLOAT8OID, FLOAT8OID},
+	{"stddev_samp", GPUAGG_FLOAT_MOMENTS, FLOAT4OID, FLOAT8OID},
+	{"stddev_samp", GPUAGG_FLOAT_MOMENTS, FLOAT8OID, FLOAT8OID},
+	{"stddev", GPUAGG_FLOAT_MOMENTS, FLOAT4OID, FLOAT8OID},
+	{"stddev", GPUAGG_FLOAT_MOMENTS, FLOAT8OID, FLOAT8OID},
+	{"stddev_pop", GPUAGG_FLOAT_MOMENTS, FLOAT4OID, FLOAT8OID},
+	{"stddev_pop", GPUAGG_FLOAT_MOMENTS, FLOAT8OID, FLOAT8OID},
 };
+
+/*
+ * The aggregates of two float8 arguments (y, x), all with the transition
+ * float8_regr_accum() (regr_count: a count of the same rows), computed
+ * from device COMOMENTS (agg_moments.c).
+ */
+static const SupportedAggregate supported_float8_pairs[] = {
+	{"corr", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"covar_pop", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"covar_samp", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_avgx", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_avgy", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_intercept", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_r2", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_slope", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_sxx", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_sxy", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_syy", GPUAGG_FLOAT_COMOMENTS, FLOAT8OID, FLOAT8OID},
+	{"regr_count", GPUAGG_REGR_COUNT, FLOAT8OID, INT8OID},
+};
+
+/*
+ * Classify an aggregate of two arguments: one of supported_float8_pairs
+ * over two float8 expressions.
+ */
+static bool
+classify_float8_pair(Aggref *aggref, const char *name, GpuAggKind *kind, Oid *input_type,
+					 const char **why)
+{
+	int			i;
+	ListCell   *lc;
+
+	foreach(lc, aggref->args)
+	{
+		Node	   *arg = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (getBaseType(exprType(arg)) != FLOAT8OID)
+			return (*why = "aggregate of two arguments that are not float8", false);
+	}
+	for (i = 0; i < lengthof(supported_float8_pairs); i++)
+	{
+		if (strcmp(supported_float8_pairs[i].name, name) != 0 ||
+			getBaseType(aggref->aggtype) != supported_float8_pairs[i].result_type)
+			continue;
+		*kind = supported_float8_pairs[i].kind;
+		*input_type = FLOAT8OID;
+		return true;
+	}
+	return (*why = "unsupported aggregate of two arguments", false);
+}
 
 /*
  * Whether an aggregate over DISTINCT values can run on a device (see
@@ -171,6 +234,8 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 		*input_type = InvalidOid;
 		return true;
 	}
+	if (list_length(aggref->args) == 2)
+		return classify_float8_pair(aggref, name, kind, input_type, why);
 	if (list_length(aggref->args) != 1)
 		return (*why = "aggregate with several arguments", false);
 	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
@@ -206,16 +271,17 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 }
 
 /*
- * The expression the child plan computes for an aggregate's argument.
- * Under FILTER it is CASE WHEN filter THEN argument END: PostgreSQL only
- * evaluates the argument of rows that pass the filter (so 10 / x FILTER
- * (WHERE x <> 0) raises no error), and a row that does not pass then
- * carries NULL, which every aggregate skips.
+ * The expression the child plan computes for argument argno (0-based) of an
+ * aggregate.  Under FILTER it is CASE WHEN filter THEN argument END:
+ * PostgreSQL only evaluates the arguments of rows that pass the filter (so
+ * 10 / x FILTER (WHERE x <> 0) raises no error), and a row that does not
+ * pass then carries NULL, which every aggregate we run skips (all are
+ * strict).
  */
 Expr *
-GpuAggChildArgument(Aggref *aggref)
+GpuAggChildArgument(Aggref *aggref, int argno)
 {
-	Expr	   *arg = linitial_node(TargetEntry, aggref->args)->expr;
+	Expr	   *arg = list_nth_node(TargetEntry, aggref->args, argno)->expr;
 	CaseExpr   *expr;
 	CaseWhen   *when;
 
@@ -236,6 +302,24 @@ GpuAggChildArgument(Aggref *aggref)
 	return (Expr *) expr;
 }
 
+/*
+ * The final function of an aggregate (pg_aggregate.aggfinalfn): the
+ * moments aggregates are finalized by PostgreSQL's own final functions
+ * (agg_moments.c).
+ */
+Oid
+GpuAggFinalFunction(Oid aggfnoid)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Oid			finalfn;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	finalfn = ((Form_pg_aggregate) GETSTRUCT(tuple))->aggfinalfn;
+	ReleaseSysCache(tuple);
+	return finalfn;
+}
+
 static GpuAggEncoding integer_encoding(Oid base_type);
 
 /*
@@ -245,6 +329,10 @@ static GpuAggEncoding integer_encoding(Oid base_type);
 int
 GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type, int numeric_precision)
 {
+	if (kind == GPUAGG_FLOAT_MOMENTS)
+		return 1;
+	if (GPUAGG_KIND_IS_COMOMENTS(kind))
+		return 2;				/* the GPU device carries y in a second entry */
 	if (input_type == NUMERICOID && GPUAGG_KIND_IS_VARIANCE(kind))
 		return 4 + (numeric_precision <= GPUAGG_NUMERIC_INT64_DIGITS ? 1 :
 					GpuAggLimbsForDigits(numeric_precision)) +

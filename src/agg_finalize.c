@@ -17,6 +17,9 @@
  *	and numerics	numeric, PostgreSQL's own final function over the exact
  *					count, sum and sum of squares (agg_variance.c)
  *	sum, avg, min, max(numeric)	numeric, see finalize_numeric()
+ *	variance and stddev of floats, corr, covar_*, regr_*	PostgreSQL's final
+ *					functions over the state rebuilt from device moments
+ *					(agg_moments.c)
  * and everything but count is NULL when the group had no non-null input.
  *
  *-------------------------------------------------------------------------
@@ -207,12 +210,15 @@ Datum
 GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 			   int64 group, bool *isnull)
 {
-	int64		count = ((const int64 *) result->values[output->op_count])[group];
+	int64		count;
 	const void *values = output->op_value >= 0 ? result->values[output->op_value] : NULL;
 	int64		infinite = output->op_inf >= 0 ?
 		((const int64 *) result->values[output->op_inf])[group] : 0;
 
 	*isnull = false;
+	if (output->kind == GPUAGG_FLOAT_MOMENTS || GPUAGG_KIND_IS_COMOMENTS(output->kind))
+		return GpuAggMomentsResult(output, result, group, isnull);
+	count = ((const int64 *) result->values[output->op_count])[group];
 	if (output->kind == GPUAGG_COUNT || output->kind == GPUAGG_COUNT_STAR)
 		return Int64GetDatum(count);
 	if (output->input_type == NUMERICOID)

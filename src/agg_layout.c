@@ -13,7 +13,9 @@
  * of the same source when there is one.  Operations are deduplicated, so
  * sum(x) and avg(x) share one SUM and one COUNT.  A float key adds a
  * ZERO_SIGN column and a MIN over it, a bpchar, numeric or interval key a
- * SPELLING column and a MIN over it (see batch.c).
+ * SPELLING column and a MIN over it (see batch.c).  Variance and stddev of
+ * floats are one MOMENTS; corr, covar_* and regr_* one COMOMENTS over the
+ * columns of x (the second argument) and y (the first).
  *
  *-------------------------------------------------------------------------
  */
@@ -58,6 +60,7 @@ layout_column_part(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 }
 
 static int	layout_op(GpuAggLayout *layout, GaAggOp op, int column);
+static int	layout_op2(GpuAggLayout *layout, GaAggOp op, int column, int column2);
 
 /* The batch column for (attno, filter, encoding), added when new. */
 static int
@@ -124,18 +127,27 @@ layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutp
 #undef NUMERIC_COLUMN
 }
 
-/* The device operation (op, column), added when new. */
+/* The device operation (op, column, column2 for COMOMENTS), added when new. */
 static int
-layout_op(GpuAggLayout *layout, GaAggOp op, int column)
+layout_op2(GpuAggLayout *layout, GaAggOp op, int column, int column2)
 {
 	int			i;
 
 	for (i = 0; i < layout->nops; i++)
-		if (layout->ops[i].op == op && layout->ops[i].column == column)
+		if (layout->ops[i].op == op && layout->ops[i].column == column &&
+			(op != GA_AGG_COMOMENTS || layout->ops[i].column2 == column2))
 			return i;
 	layout->ops[i].op = op;
 	layout->ops[i].column = column;
+	layout->ops[i].column2 = column2;
 	return layout->nops++;
+}
+
+/* The device operation (op, column), added when new. */
+static int
+layout_op(GpuAggLayout *layout, GaAggOp op, int column)
+{
+	return layout_op2(layout, op, column, -1);
 }
 
 /* Map one SQL aggregate onto device operations (see agg_finalize.c). */
@@ -191,6 +203,25 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	if (agg->input_type == NUMERICOID)
 	{
 		layout_numeric_output(layout, agg, out);
+		return;
+	}
+	out->final_fn = agg->final_fn;
+	if (agg->kind == GPUAGG_FLOAT_MOMENTS)
+	{
+		col = layout_column(layout, agg->arg_attno, agg->filter_attno,
+							GpuAggInputEncoding(agg->input_type), agg->input_type);
+		out->op_value = layout_op(layout, GA_AGG_MOMENTS, col);
+		return;
+	}
+	if (GPUAGG_KIND_IS_COMOMENTS(agg->kind))
+	{
+		/* corr(y, x): float8_regr_accum()'s x is the second argument */
+		int			x = layout_column(layout, agg->arg2_attno, agg->filter_attno,
+									  GPUAGG_ENC_FLOAT8, FLOAT8OID);
+		int			y = layout_column(layout, agg->arg_attno, agg->filter_attno,
+									  GPUAGG_ENC_FLOAT8, FLOAT8OID);
+
+		out->op_value = layout_op2(layout, GA_AGG_COMOMENTS, x, y);
 		return;
 	}
 

@@ -338,10 +338,11 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
 	foreach(lc, check->aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		int			argno;
 
-		if (aggref->args != NIL)
-			add_new_column_to_pathtarget(target, GpuAggChildArgument(aggref));
-		else if (aggref->aggfilter != NULL)
+		for (argno = 0; argno < list_length(aggref->args); argno++)
+			add_new_column_to_pathtarget(target, GpuAggChildArgument(aggref, argno));
+		if (aggref->args == NIL && aggref->aggfilter != NULL)
 			add_new_column_to_pathtarget(target, aggref->aggfilter);	/* count(*) */
 	}
 	/* a plain count(*) needs no column, but a plan row must have a shape */

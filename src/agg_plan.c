@@ -55,7 +55,9 @@ GpuAggDescToList(const GpuAggDesc *desc)
 
 		a = lappend_int(a, agg->numeric_scale);
 		a = lappend_int(a, agg->distinct);
-		aggs = lappend(aggs, lappend_int(a, agg->numeric_precision));
+		a = lappend_int(a, agg->numeric_precision);
+		a = lappend_int(a, agg->arg2_attno);
+		aggs = lappend(aggs, lappend_int(a, (int) agg->final_fn));
 	}
 	for (i = 0; i < desc->nsets; i++)
 	{
@@ -150,6 +152,8 @@ GpuAggDescFromList(List *list)
 		desc->aggs[i].numeric_scale = list_nth_int(a, 5);
 		desc->aggs[i].distinct = list_nth_int(a, 6) != 0;
 		desc->aggs[i].numeric_precision = list_nth_int(a, 7);
+		desc->aggs[i].arg2_attno = (AttrNumber) list_nth_int(a, 8);
+		desc->aggs[i].final_fn = (Oid) list_nth_int(a, 9);
 		i++;
 	}
 	desc->est_groups = floatVal(lthird(list));
@@ -231,9 +235,13 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		agg->result_type = getBaseType(aggref->aggtype);
 		/* a FILTER is folded into the argument (GpuAggChildArgument) */
 		if (aggref->args != NIL)
-			agg->arg_attno = child_attno(child_exprs, (Node *) GpuAggChildArgument(aggref));
+			agg->arg_attno = child_attno(child_exprs, (Node *) GpuAggChildArgument(aggref, 0));
 		else if (aggref->aggfilter != NULL)
 			agg->filter_attno = child_attno(child_exprs, (Node *) aggref->aggfilter);
+		if (list_length(aggref->args) > 1)
+			agg->arg2_attno = child_attno(child_exprs, (Node *) GpuAggChildArgument(aggref, 1));
+		if (agg->kind == GPUAGG_FLOAT_MOMENTS || agg->kind == GPUAGG_FLOAT_COMOMENTS)
+			agg->final_fn = GpuAggFinalFunction(aggref->aggfnoid);
 		tlist = lappend(tlist, makeTargetEntry((Expr *) aggref, list_length(tlist) + 1,
 											   NULL, false));
 		i++;
@@ -288,6 +296,7 @@ fused_child_columns(GpuAggDesc *desc, List *child_exprs, CustomScan *join)
 	for (i = 0; i < desc->naggs; i++)
 	{
 		desc->aggs[i].arg_attno = map[desc->aggs[i].arg_attno];
+		desc->aggs[i].arg2_attno = map[desc->aggs[i].arg2_attno];
 		desc->aggs[i].filter_attno = map[desc->aggs[i].filter_attno];
 	}
 }

@@ -113,13 +113,23 @@ typedef enum GpuAggKind
 	GPUAGG_VAR_SAMP,			/* var_samp, variance (agg_variance.c) */
 	GPUAGG_VAR_POP,				/* var_pop */
 	GPUAGG_STDDEV_SAMP,			/* stddev_samp, stddev */
-	GPUAGG_STDDEV_POP			/* stddev_pop */
+	GPUAGG_STDDEV_POP,			/* stddev_pop */
+	GPUAGG_FLOAT_MOMENTS,		/* variance and stddev of floats: the
+								 * aggregate's final function over device
+								 * MOMENTS (agg_moments.c) */
+	GPUAGG_FLOAT_COMOMENTS,		/* corr, covar_*, regr_* but regr_count:
+								 * the final function over COMOMENTS */
+	GPUAGG_REGR_COUNT			/* regr_count: COMOMENTS' n */
 } GpuAggKind;
 
 /* The aggregates finalized from N, sum(x) and sum(x * x) (agg_variance.c). */
 #define GPUAGG_KIND_IS_VARIANCE(kind) \
 	((kind) == GPUAGG_VAR_SAMP || (kind) == GPUAGG_VAR_POP || \
 	 (kind) == GPUAGG_STDDEV_SAMP || (kind) == GPUAGG_STDDEV_POP)
+
+/* The aggregates of two float8 arguments, over device COMOMENTS. */
+#define GPUAGG_KIND_IS_COMOMENTS(kind) \
+	((kind) == GPUAGG_FLOAT_COMOMENTS || (kind) == GPUAGG_REGR_COUNT)
 
 /* How one value travels in a batch column. */
 typedef enum GpuAggEncoding
@@ -153,7 +163,8 @@ extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
 								 const char **why);
 extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
 								  int numeric_precision);
-extern Expr *GpuAggChildArgument(Aggref *aggref);
+extern Expr *GpuAggChildArgument(Aggref *aggref, int argno);
+extern Oid	GpuAggFinalFunction(Oid aggfnoid);
 
 /* ------------------------------------------------------------------------
  * agg_plan.c: the plan and its description in custom_private
@@ -171,7 +182,11 @@ typedef struct GpuAggAggDesc
 	Oid			input_type;		/* base type of the argument, or InvalidOid */
 	Oid			result_type;
 	AttrNumber	arg_attno;		/* child column of the argument, 0 if none */
+	AttrNumber	arg2_attno;		/* ... of the second argument (corr(y, x):
+								 * x), 0 if none */
 	AttrNumber	filter_attno;	/* child column of FILTER, 0 if none */
+	Oid			final_fn;		/* FLOAT_MOMENTS, FLOAT_COMOMENTS: the
+								 * aggregate's final function */
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
 	int			numeric_precision;	/* ... and its most digits, else 0 */
 	bool		distinct;		/* over DISTINCT values (agg_distinct.c) */
@@ -373,6 +388,7 @@ typedef struct GpuAggOutput
 	int			op_pinf;
 	int			op_ninf;
 	int			distinct_set;	/* DISTINCT aggregate: its set, else -1 */
+	Oid			final_fn;		/* moments: the aggregate's final function */
 } GpuAggOutput;
 
 /*
@@ -453,6 +469,8 @@ extern Datum GpuAggFinalize(const GpuAggOutput *output,
 							bool *isnull);
 
 /* agg_variance.c */
+extern Datum GpuAggMomentsResult(const GpuAggOutput *output, const GaAggResult *result,
+								 int64 group, bool *isnull);
 extern Datum GpuAggVarianceResult(GpuAggKind kind, int64 n, int64 nan, int64 pinf,
 								  int64 ninf, Datum sum, Datum sum_squares,
 								  int scale, bool *isnull);

@@ -150,9 +150,12 @@ FLOAT_TYPES = ("float4", "float8")
 KEY_OK = ("int2", "int4", "int8", "float4", "float8", "bool", "date", "time", "timestamp", "timestamptz",
           "text", "varchar", "bpchar", "numeric", "uuid", "interval")
 SUM_OK = ("int2", "int4", "int8", "float4", "float8", "numeric")
-# variance and stddev: exact for integers and numerics; floats keep the native plan
+# variance and stddev: exact for integers and numerics; floats within a tolerance
 VARIANCE_FNS = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
-VARIANCE_OK = ("int2", "int4", "int8", "numeric")
+VARIANCE_OK = ("int2", "int4", "int8", "numeric", "float4", "float8")
+# the aggregates of two float8 arguments (float8_regr_accum); within a tolerance
+COVAR_FNS = ("corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_count",
+             "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy")
 MINMAX_OK = SUM_OK + ("date", "timestamp", "timestamptz", "time")
 # types whose equal values can print differently (-0 and 0, 1.5 and 1.50, ...); where
 # PostgreSQL itself may show either spelling, results are compared by value (canonical())
@@ -613,7 +616,7 @@ class Gen:
     def arg(self, aliases, types, fn):
         """An aggregate argument of one of types; None if none fits."""
         cands = [n for n, _, b in COLUMNS if b in types]
-        if fn == "avg" or fn in VARIANCE_FNS:
+        if fn == "avg" or fn in VARIANCE_FNS or fn in COVAR_FNS:
             # avg(float8) of values near 1e308: PostgreSQL's sum of squares overflows (an error),
             # gpuagg keeps none (a documented difference: README, "Known differences")
             cands = [n for n in cands if n != "fbig"]
@@ -651,7 +654,7 @@ class Gen:
         e = self.pick(*forms)
         if e.type not in types:
             e = Expr(s, t)
-        if name == "fw" and (fn in ("sum", "avg") or fn in VARIANCE_FNS):
+        if name == "fw" and (fn in ("sum", "avg") or fn in VARIANCE_FNS or fn in COVAR_FNS):
             e.inexact = True
         if name == "fbig" and fn == "sum":
             # positive huge values: the sum overflows in every order or in none; mixing
@@ -669,12 +672,12 @@ class Gen:
             fn = self.pick((10, "count(*)"), (10, "count"), (22, "sum"), (12, "avg"), (12, "min"),
                            (12, "max"), (2, "bool_and"), (1, "bool_or"), (1, "every"), (2, "guarded"),
                            (2, "count_distinct"), (1, "sum_distinct"), (1, "avg_distinct"),
-                           *[(1, f) for f in VARIANCE_FNS])
+                           *[(1, f) for f in VARIANCE_FNS], (3, "covar"))
         else:
             fn = self.pick((10, "count(*)"), (10, "count"), (22, "sum"), (12, "avg"), (12, "min"),
                            (12, "max"), (2, "bool_and"), (1, "bool_or"), (1, "every"),
                            *[(1, f) for f in VARIANCE_FNS], (2, "count_distinct"), (1, "sum_distinct"),
-                           (1, "avg_distinct"), (1, "string_agg"), (2, "guarded"))
+                           (1, "avg_distinct"), (1, "string_agg"), (2, "guarded"), (2, "covar"))
         filt = ""
         if r.random() < 0.15:
             filt = " FILTER (WHERE %s)" % self.condition(aliases, allow_subquery=False)
@@ -727,11 +730,29 @@ class Gen:
             return Expr("%s(%s)%s" % (fn, e.sql, filt), "bool")
         if fn in VARIANCE_FNS:
             e = self.arg(aliases, VARIANCE_OK if self.supported else NUMERIC_TYPES, fn)
-            if e is None or e.inexact or e.type in ("float4", "float8"):
-                # stddev of floats rounds differently in different input orders (also
-                # between PostgreSQL's own plans): take an integer argument
+            if e is None:
                 e = Expr("%s.i4" % aliases[0], "int4")
-            return Expr("%s(%s)%s" % (fn, e.sql, filt), agg_result_type(fn, e.type), e.risky)
+            # of floats: rounds differently in different input orders (also between
+            # PostgreSQL's own plans), so compared within a tolerance
+            return Expr("%s(%s)%s" % (fn, e.sql, filt), agg_result_type(fn, e.type), e.risky,
+                        e.inexact or e.type in FLOAT_TYPES)
+        if fn == "covar":
+            # corr(y, x) and its family over float8 arguments (integers cast, f8, fw, f4)
+            # (not over a group key's column: in a group of equal values PostgreSQL's
+            # Youngs-Cramer updates may leave a rounding residue in Sxx where gpuagg
+            # has exactly 0, so that regr_slope is 1 on one side and NULL on the other)
+            fn = r.choice(COVAR_FNS)
+            keys = getattr(self, "group_keys", [])
+            args = []
+            for _ in range(2):
+                e = self.arg(aliases, ("float8",), fn)
+                columns = set(re.findall(r"\b[a-z]\.[a-z0-9_]+", e.sql)) if e else set()
+                if e is None or e.risky or any(c in k.sql for c in columns for k in keys):
+                    e = Expr("%s.i4::float8" % r.choice(aliases), "float8")
+                args.append(e)
+            return Expr("%s(%s, %s)%s" % (fn, args[0].sql, args[1].sql, filt),
+                        "int8" if fn == "regr_count" else "float8",
+                        False, fn != "regr_count")
         if fn == "string_agg":
             c, _ = self.column(aliases, ("text",))
             return Expr("string_agg(%s, ',' ORDER BY %s COLLATE \"C\")" % (c.sql, c.sql), "text")
@@ -844,7 +865,9 @@ class Gen:
         for k in keys:
             if r.random() < 0.85:
                 items.append(k)
+        self.group_keys = keys
         aggs = [self.use(self.over_aggregate(self.aggregate(aliases))) for _ in range(naggs)]
+        self.group_keys = []
         if KNOWN_BUG_DISTINCT_FILTER_SPELLED_KEY:
             spelled = {k.sql for k in keys if k.type in ("bpchar", "numeric", "interval")}
             for a in aggs:
