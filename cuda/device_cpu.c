@@ -228,6 +228,48 @@ cpu_moments_shift(double *shift, double x)
 	return *shift;
 }
 
+/* Add x to the compensated sum (sum, err): Knuth's TwoSum keeps the error. */
+static inline void
+cpu_add_compensated(double *sum, double *err, double x)
+{
+	double		old = *sum;
+	double		s = old + x;
+	double		bp = s - old;
+	double		e = (old - (s - bp)) + (x - bp);
+
+	*sum = s;
+	if (isfinite(e))
+		*err += e;
+}
+
+/* Add a * b to a compensated sum, with the product's own error (fma). */
+static inline void
+cpu_add_product_compensated(double *sum, double *err, double a, double b)
+{
+	double		p = a * b;
+	double		pe = fma(a, b, -p);
+
+	cpu_add_compensated(sum, err, p);
+	if (isfinite(pe))
+		*err += pe;
+}
+
+/*
+ * Add one value x to the moments of one variable (n counted by the
+ * caller); returns x - K for the cross product.
+ */
+static inline double
+cpu_moments_add(double *shift, uint64_t *nonfinite, double *sum, double *sum_err,
+				double *sumsq, double *sumsq_err, double x)
+{
+	double		d = x - cpu_moments_shift(shift, x);
+
+	*nonfinite += !isfinite(x);
+	cpu_add_compensated(sum, sum_err, d);
+	cpu_add_product_compensated(sumsq, sumsq_err, d, d);
+	return d;
+}
+
 /* Set accumulators [from, to) of a kind to the operation's identity. */
 static void
 cpu_acc_init(void *acc, CpuAccKind kind, int64_t from, int64_t to)
@@ -561,16 +603,12 @@ cpu_accumulate_comoments(GaComoments *m, const GaColumn *x, const GaColumn *y,
 			continue;
 		vx = cpu_float_value(x, row);
 		vy = cpu_float_value(y, row);
-		dx = vx - cpu_moments_shift(&c->shift[0], vx);
-		dy = vy - cpu_moments_shift(&c->shift[1], vy);
 		c->n++;
-		c->nonfinite[0] += !isfinite(vx);
-		c->nonfinite[1] += !isfinite(vy);
-		c->sum[0] += dx;
-		c->sum[1] += dy;
-		c->sumsq[0] += dx * dx;
-		c->sumsq[1] += dy * dy;
-		c->sumxy += dx * dy;
+		dx = cpu_moments_add(&c->shift[0], &c->nonfinite[0], &c->sum[0], &c->sum_err[0],
+							 &c->sumsq[0], &c->sumsq_err[0], vx);
+		dy = cpu_moments_add(&c->shift[1], &c->nonfinite[1], &c->sum[1], &c->sum_err[1],
+							 &c->sumsq[1], &c->sumsq_err[1], vy);
+		cpu_add_product_compensated(&c->sumxy, &c->sumxy_err, dx, dy);
 	}
 }
 
@@ -681,12 +719,10 @@ cpu_accumulate(CpuAgg *agg, const GaBatch *batch, int a, int64_t base, int64_t n
 				GaMoments  *m = acc;
 
 				CPU_FOR_VALID_FLOAT(
-									double x = (double) v;
-									double d = x - cpu_moments_shift(&m[g].shift, x);
 									m[g].n++;
-									m[g].nonfinite += !isfinite(x);
-									m[g].sum += d;
-									m[g].sumsq += d * d);
+									cpu_moments_add(&m[g].shift, &m[g].nonfinite, &m[g].sum,
+													&m[g].sum_err, &m[g].sumsq,
+													&m[g].sumsq_err, (double) v));
 				break;
 			}
 		case CPU_ACC_COMOMENTS:

@@ -224,9 +224,14 @@ typedef struct GaAggSpec
  *
  * with no catastrophic cancellation however large the values are relative to
  * their spread: the sums are of deviations from a value of the same group.
- * Every row adds with plain atomics whatever the order, and partial
- * moments with different shifts merge exactly (a shift moves the sums by
- * closed formulas).  Infinite and NaN values are counted in nonfinite and
+ * Each sum is compensated: next to it, its *_err word collects the exact
+ * rounding error of every addition (Knuth's TwoSum of the value an atomic
+ * add returned and the addend; a product's own error through fma), so the
+ * sum is sum + sum_err to about twice double precision, whatever the order
+ * of the additions and however far the shift is from the mean (which
+ * matters for covariances near zero).  Every row adds with atomics in any
+ * order, and partial moments with different shifts merge exactly (a shift
+ * moves the sums by closed formulas).  Infinite and NaN values are counted in nonfinite and
  * still added (so sum follows IEEE rules: +Inf and -Inf give NaN); a caller
  * mapping onto PostgreSQL's float8_accum() makes sum((x - mean)^2) NaN then,
  * as PostgreSQL does.  Null rows are skipped.  A group without rows has
@@ -244,8 +249,10 @@ typedef struct GaMoments
 	double		shift;			/* K */
 	uint64_t	n;				/* non-null rows */
 	uint64_t	nonfinite;		/* of them infinite or NaN */
-	double		sum;			/* sum(x - K) */
-	double		sumsq;			/* sum((x - K)^2) */
+	double		sum;			/* sum(x - K) = sum + sum_err */
+	double		sum_err;
+	double		sumsq;			/* sum((x - K)^2) = sumsq + sumsq_err */
+	double		sumsq_err;
 } GaMoments;
 
 typedef struct GaComoments
@@ -253,9 +260,12 @@ typedef struct GaComoments
 	double		shift[2];		/* Kx, Ky */
 	uint64_t	n;				/* rows with neither x nor y null */
 	uint64_t	nonfinite[2];	/* of them with x, with y infinite or NaN */
-	double		sum[2];			/* sum(x - Kx), sum(y - Ky) */
-	double		sumsq[2];		/* sum((x - Kx)^2), sum((y - Ky)^2) */
-	double		sumxy;			/* sum((x - Kx) (y - Ky)) */
+	double		sum[2];			/* sum(x - Kx), sum(y - Ky) (+ sum_err) */
+	double		sum_err[2];
+	double		sumsq[2];		/* sum((x - Kx)^2), sum((y - Ky)^2) (+ err) */
+	double		sumsq_err[2];
+	double		sumxy;			/* sum((x - Kx) (y - Ky)) (+ sumxy_err) */
+	double		sumxy_err;
 } GaComoments;
 
 typedef struct GaInt128

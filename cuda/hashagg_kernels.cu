@@ -155,7 +155,7 @@ init_group(int op, unsigned char *acc, int64_t g)
 
 				m->shift = __longlong_as_double((long long) GA_MOMENTS_NO_SHIFT);
 				m->n = m->nonfinite = 0;
-				m->sum = m->sumsq = 0.0;
+				m->sum = m->sum_err = m->sumsq = m->sumsq_err = 0.0;
 			}
 			break;
 		case GA_AGG_COMOMENTS:
@@ -166,10 +166,10 @@ init_group(int op, unsigned char *acc, int64_t g)
 				{
 					m->shift[v] = __longlong_as_double((long long) GA_MOMENTS_NO_SHIFT);
 					m->nonfinite[v] = 0;
-					m->sum[v] = m->sumsq[v] = 0.0;
+					m->sum[v] = m->sum_err[v] = m->sumsq[v] = m->sumsq_err[v] = 0.0;
 				}
 				m->n = 0;
-				m->sumxy = 0.0;
+				m->sumxy = m->sumxy_err = 0.0;
 			}
 			break;
 		default:				/* the counts */
@@ -199,17 +199,50 @@ moments_shift(double *shift, double x)
 	return old == GA_MOMENTS_NO_SHIFT ? mine : __longlong_as_double((long long) old);
 }
 
-/* Add one value x to moments of one variable (shift, n counted by caller). */
-__device__ __forceinline__ double
-moments_add(double *shift, unsigned long long *nonfinite, double *sum, double *sumsq,
-			double x)
+/*
+ * Add x to the compensated sum (sum, err): atomicAdd returns the value it
+ * added x to, so the rounding error of exactly that addition follows from
+ * Knuth's TwoSum and goes into err.  __dadd_rn/__dsub_rn keep the compiler
+ * from fusing or reordering the error-free transformation.
+ */
+__device__ __forceinline__ void
+add_compensated(double *sum, double *err, double x)
 {
-	double		d = x - moments_shift(shift, x);
+	double		old = atomicAdd(sum, x);
+	double		s = __dadd_rn(old, x);
+	double		bp = __dsub_rn(s, old);
+	double		e = __dadd_rn(__dsub_rn(old, __dsub_rn(s, bp)), __dsub_rn(x, bp));
+
+	if (e != 0.0 && isfinite(e))
+		atomicAdd(err, e);
+}
+
+/* Add the product a * b to a compensated sum, with the product's own error. */
+__device__ __forceinline__ void
+add_product_compensated(double *sum, double *err, double a, double b)
+{
+	double		p = __dmul_rn(a, b);
+	double		pe = __fma_rn(a, b, -p);	/* exact: a * b = p + pe */
+
+	add_compensated(sum, err, p);
+	if (pe != 0.0 && isfinite(pe))
+		atomicAdd(err, pe);
+}
+
+/*
+ * Add one value x to the moments of one variable (n counted by the
+ * caller); returns x - K for the cross product.
+ */
+__device__ __forceinline__ double
+moments_add(double *shift, unsigned long long *nonfinite, double *sum, double *sum_err,
+			double *sumsq, double *sumsq_err, double x)
+{
+	double		d = __dsub_rn(x, moments_shift(shift, x));
 
 	if (!isfinite(x))
 		atomicAdd(nonfinite, 1ULL);
-	atomicAdd(sum, d);
-	atomicAdd(sumsq, d * d);
+	add_compensated(sum, sum_err, d);
+	add_product_compensated(sumsq, sumsq_err, d, d);
 	return d;
 }
 
@@ -228,7 +261,8 @@ accumulate_moments(const GaDevAgg &a, const GaDevColumn *y_column, unsigned char
 		GaMoments  *m = (GaMoments *) acc + g;
 
 		atomicAdd((unsigned long long *) &m->n, 1ULL);
-		moments_add(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sumsq, x);
+		moments_add(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sum_err,
+					&m->sumsq, &m->sumsq_err, x);
 	}
 	else
 	{
@@ -241,32 +275,42 @@ accumulate_moments(const GaDevAgg &a, const GaDevColumn *y_column, unsigned char
 			return;
 		y = load_float(y_column->values, y_column->type, row);
 		atomicAdd((unsigned long long *) &m->n, 1ULL);
-		dx = moments_add(&m->shift[0], (unsigned long long *) &m->nonfinite[0],
-						 &m->sum[0], &m->sumsq[0], x);
-		dy = moments_add(&m->shift[1], (unsigned long long *) &m->nonfinite[1],
-						 &m->sum[1], &m->sumsq[1], y);
-		atomicAdd(&m->sumxy, dx * dy);
+		dx = moments_add(&m->shift[0], (unsigned long long *) &m->nonfinite[0], &m->sum[0],
+						 &m->sum_err[0], &m->sumsq[0], &m->sumsq_err[0], x);
+		dy = moments_add(&m->shift[1], (unsigned long long *) &m->nonfinite[1], &m->sum[1],
+						 &m->sum_err[1], &m->sumsq[1], &m->sumsq_err[1], y);
+		add_product_compensated(&m->sumxy, &m->sumxy_err, dx, dy);
 	}
 }
 
 /*
- * Merge one variable of a block's moments (shift kb, sum sb, sumsq qb over
- * n rows) into global moments: the global shift is set to kb when still
- * unset, otherwise the block's sums move by delta = kb - K:
- *		sum(x - K)	   = sb + n delta
- *		sum((x - K)^2) = qb + 2 delta sb + n delta^2
+ * Merge one variable of a block's moments (shift kb, compensated sum
+ * sb + sbe and sum of squares qb + qbe over n rows) into global moments:
+ * the global shift is set to kb when still unset, otherwise the block's sums
+ * move by delta = kb - K:
+ *		sum(x - K)	   = s + n delta
+ *		sum((x - K)^2) = q + 2 delta s + n delta^2
  * Returns delta, which the cross sum needs.
  */
 __device__ __forceinline__ double
-moments_merge(double *shift, unsigned long long *nonfinite, double *sum, double *sumsq,
-			  double kb, unsigned long long nfb, double sb, double qb, double n)
+moments_merge(double *shift, unsigned long long *nonfinite, double *sum, double *sum_err,
+			  double *sumsq, double *sumsq_err, double kb, unsigned long long nfb,
+			  double sb, double sbe, double qb, double qbe, double n)
 {
-	double		delta = kb - moments_shift(shift, kb);
+	double		delta = __dsub_rn(kb, moments_shift(shift, kb));
 
 	if (nfb != 0)
 		atomicAdd(nonfinite, nfb);
-	atomicAdd(sum, sb + n * delta);
-	atomicAdd(sumsq, qb + 2.0 * delta * sb + n * delta * delta);
+	add_compensated(sum, sum_err, sb);
+	atomicAdd(sum_err, sbe);
+	add_compensated(sumsq, sumsq_err, qb);
+	atomicAdd(sumsq_err, qbe);
+	if (delta != 0.0)
+	{
+		add_product_compensated(sum, sum_err, n, delta);
+		add_product_compensated(sumsq, sumsq_err, 2.0 * delta, sb + sbe);
+		add_product_compensated(sumsq, sumsq_err, n * delta, delta);
+	}
 	return delta;
 }
 
@@ -282,8 +326,9 @@ merge_moments(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 		if (b->n == 0)
 			return;
 		atomicAdd((unsigned long long *) &m->n, (unsigned long long) b->n);
-		moments_merge(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sumsq,
-					  b->shift, b->nonfinite, b->sum, b->sumsq, (double) b->n);
+		moments_merge(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sum_err,
+					  &m->sumsq, &m->sumsq_err, b->shift, b->nonfinite, b->sum, b->sum_err,
+					  b->sumsq, b->sumsq_err, (double) b->n);
 	}
 	else
 	{
@@ -297,13 +342,22 @@ merge_moments(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 			return;
 		atomicAdd((unsigned long long *) &m->n, (unsigned long long) b->n);
 		dx = moments_merge(&m->shift[0], (unsigned long long *) &m->nonfinite[0],
-						   &m->sum[0], &m->sumsq[0],
-						   b->shift[0], b->nonfinite[0], b->sum[0], b->sumsq[0], n);
+						   &m->sum[0], &m->sum_err[0], &m->sumsq[0], &m->sumsq_err[0],
+						   b->shift[0], b->nonfinite[0], b->sum[0], b->sum_err[0],
+						   b->sumsq[0], b->sumsq_err[0], n);
 		dy = moments_merge(&m->shift[1], (unsigned long long *) &m->nonfinite[1],
-						   &m->sum[1], &m->sumsq[1],
-						   b->shift[1], b->nonfinite[1], b->sum[1], b->sumsq[1], n);
+						   &m->sum[1], &m->sum_err[1], &m->sumsq[1], &m->sumsq_err[1],
+						   b->shift[1], b->nonfinite[1], b->sum[1], b->sum_err[1],
+						   b->sumsq[1], b->sumsq_err[1], n);
 		/* sum((x - Kx)(y - Ky)) = sxy + dy sx + dx sy + n dx dy */
-		atomicAdd(&m->sumxy, b->sumxy + dy * b->sum[0] + dx * b->sum[1] + n * dx * dy);
+		add_compensated(&m->sumxy, &m->sumxy_err, b->sumxy);
+		atomicAdd(&m->sumxy_err, b->sumxy_err);
+		if (dx != 0.0 || dy != 0.0)
+		{
+			add_product_compensated(&m->sumxy, &m->sumxy_err, dy, b->sum[0] + b->sum_err[0]);
+			add_product_compensated(&m->sumxy, &m->sumxy_err, dx, b->sum[1] + b->sum_err[1]);
+			add_product_compensated(&m->sumxy, &m->sumxy_err, n * dx, dy);
+		}
 	}
 }
 

@@ -1126,8 +1126,8 @@ compare_moments(const Case *c, const GaAggResult *res, int64_t g, int a,
 			report(rr, "%s: n %llu, expected %lld", what, (unsigned long long) m->n,
 				   (long long) acc->mn);
 		else
-			check_moment_var(rr, what, acc, 0, m->n, m->shift, m->nonfinite, m->sum,
-							 m->sumsq, &bx);
+			check_moment_var(rr, what, acc, 0, m->n, m->shift, m->nonfinite,
+							 m->sum + m->sum_err, m->sumsq + m->sumsq_err, &bx);
 		return;
 	}
 	{
@@ -1142,13 +1142,15 @@ compare_moments(const Case *c, const GaAggResult *res, int64_t g, int a,
 				   (long long) acc->mn);
 			return;
 		}
-		check_moment_var(rr, what, acc, 0, m->n, m->shift[0], m->nonfinite[0], m->sum[0],
-						 m->sumsq[0], &bx);
-		check_moment_var(rr, what, acc, 1, m->n, m->shift[1], m->nonfinite[1], m->sum[1],
-						 m->sumsq[1], &by);
+		check_moment_var(rr, what, acc, 0, m->n, m->shift[0], m->nonfinite[0],
+						 m->sum[0] + m->sum_err[0], m->sumsq[0] + m->sumsq_err[0], &bx);
+		check_moment_var(rr, what, acc, 1, m->n, m->shift[1], m->nonfinite[1],
+						 m->sum[1] + m->sum_err[1], m->sumsq[1] + m->sumsq_err[1], &by);
 		if (m->n > 0 && acc->mnonfinite[0] == 0 && acc->mnonfinite[1] == 0)
 		{
-			double		cxy = m->sumxy - m->sum[0] * m->sum[1] / (double) m->n;
+			long double sx = (long double) m->sum[0] + m->sum_err[0];
+			long double sy = (long double) m->sum[1] + m->sum_err[1];
+			double		cxy = (double) ((long double) m->sumxy + m->sumxy_err - sx * sy / m->n);
 			double		tol = 8 * gamma_n((int64_t) m->n + 4, u) * sqrt(bx * by) + 1e-300;
 
 			if (!(fabsl((long double) cxy - acc->mcxy) <= tol))
