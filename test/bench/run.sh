@@ -41,7 +41,7 @@
 #                                    explain.txt (default "q1 q3 j5agg Q1 Q18"; "" for none)
 #   --no-check      CHECK=0          do not compare answers (saves two runs per query)
 #   SKIP_NATIVE_GPUAGG=1   do not time gpuagg mode for queries whose gpuagg plan has no
-#                          gpuagg node (plain joins, q6, q9: the same plan as native)
+#                          gpuagg node (plain joins, q6: the same plan as native)
 #   BENCH_GEN_JOBS=N       concurrent data generation sessions (default: cores)
 #   GPUAGG_SKIP_BUILD, PG_CONFIG, GPUAGG_USER, SHARED_BUFFERS_MB, WORK_MEM_MB,
 #   GPUAGG_EXTRA_CONF, KEEP_CLUSTER=1 (also keeps the tables): see test/lib/common.sh
@@ -79,8 +79,7 @@ define_queries() {
 	bench_groupby_queries
 	for q in q1 q2 q3 q4 q5 q6 q7 q9 q10; do Q_SUITE[$q]=groupby; done
 	SUITE_QUERIES[groupby]="q1 q2 q3 q4 q5 q6 q7 q9 q10"
-	Q_NOTE[q6]="percentile_cont, stddev not supported yet"
-	Q_NOTE[q9]="corr not supported yet"
+	Q_NOTE[q6]="percentile_cont (an ordered-set aggregate) not supported"
 
 	# db-benchmark's join queries: every column of x and the right table's other columns
 	declare -A sel tj
