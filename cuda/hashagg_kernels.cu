@@ -182,20 +182,17 @@ init_group(int op, unsigned char *acc, int64_t g)
  * The shift of a moments accumulator (see GaMoments): the value already
  * chosen, or x (0 when x is not finite) if this thread is the first to set
  * it.  The shift is set once by compare-and-swap and never changes, so
- * every row of the group is shifted by the same value.
+ * every row of the group is shifted by the same value.  Always through the
+ * atomic (it returns the value already there): a plain read beside other
+ * threads' compare-and-swap would be a race in shared memory.
  */
 __device__ __forceinline__ double
 moments_shift(double *shift, double x)
 {
-	unsigned long long *bits = (unsigned long long *) shift;
-	unsigned long long seen = *(volatile unsigned long long *) bits;
-	double		mine;
-	unsigned long long old;
+	double		mine = isfinite(x) ? x : 0.0;
+	unsigned long long old = atomicCAS((unsigned long long *) shift, GA_MOMENTS_NO_SHIFT,
+									   (unsigned long long) __double_as_longlong(mine));
 
-	if (seen != GA_MOMENTS_NO_SHIFT)
-		return __longlong_as_double((long long) seen);
-	mine = isfinite(x) ? x : 0.0;
-	old = atomicCAS(bits, GA_MOMENTS_NO_SHIFT, (unsigned long long) __double_as_longlong(mine));
 	return old == GA_MOMENTS_NO_SHIFT ? mine : __longlong_as_double((long long) old);
 }
 
