@@ -602,6 +602,67 @@ intern_short(KeyDict *dict, Datum value, uint64 word, MemoryContext scratch)
 	return spelling;
 }
 
+/*
+ * KeyDictIntern for n values of one batch column: the spelling id of each
+ * goes to ids (0 for a row that isnull, when given, says is null).  One call
+ * per column and page instead of one per row, with the short-text cache's
+ * hit (the common case: few distinct keys) probed inline.
+ */
+void
+KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull, int n,
+				  int32 *ids, MemoryContext scratch)
+{
+	int			r;
+
+	for (r = 0; r < n; r++)
+	{
+		Datum		value = values[r];
+
+		if (isnull != NULL && isnull[r])
+		{
+			ids[r] = 0;
+			continue;
+		}
+		if (dict->short_cache)
+		{
+			uint64		word = short_word(value);
+
+			if (word != 0)
+			{
+				uint32		s = short_slot(dict, word);
+
+				if (likely(dict->short_words[s] == word))
+					ids[r] = dict->short_ids[s];
+				else
+					ids[r] = intern_short(dict, value, word, scratch);
+				continue;
+			}
+		}
+		ids[r] = intern_bytes(dict, value, scratch);
+	}
+}
+
+/*
+ * The key ids of n spellings (KeyDictKey of each) into keys; rows that
+ * isnull (when given) says are null get 0.
+ */
+void
+KeyDictKeysOf(KeyDict *dict, const int32 *spellings, const bool *isnull, int n,
+			  int32 *keys)
+{
+	int			r;
+
+	if (!dict->spellings)
+	{
+		/* one spelling per key: the ids are the same (see intern_bytes) */
+		for (r = 0; r < n; r++)
+			keys[r] = (isnull != NULL && isnull[r]) ? 0 : spellings[r];
+		return;
+	}
+	for (r = 0; r < n; r++)
+		keys[r] = (isnull != NULL && isnull[r]) ? 0 : dict->spelling_key[spellings[r]];
+}
+
 /* Whether equal keys of this dictionary can be spelt differently. */
 bool
 KeyDictSpellings(KeyDict *dict)
