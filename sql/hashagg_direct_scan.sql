@@ -208,6 +208,16 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 DROP TABLE ds_col;
+-- values with 4-byte headers after an odd offset (padding before them), and
+-- columns of wider alignment after narrower ones
+CREATE TABLE ds_pad (flag bool, t text, k int2, w int8, x char(1), y float8);
+INSERT INTO ds_pad
+SELECT i % 2 = 0, repeat(chr(97 + i % 3), 200 + i % 4), (i % 5)::int2, i,
+       chr(65 + i % 2), i / 4.0
+FROM generate_series(1, 1000) i;
+SELECT gpuagg_check('SELECT t, k, x, count(*), sum(w), sum(y) FROM ds_pad GROUP BY t, k, x');
+SELECT gpuagg_check('SELECT flag, x, count(*), max(w), min(k) FROM ds_pad GROUP BY flag, x');
+DROP TABLE ds_pad;
 
 DROP TABLE ds, ds_toast;
 RESET gpuagg.force;

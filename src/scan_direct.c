@@ -76,6 +76,33 @@ typedef struct DirectColumn
 	int			dest;			/* its deformed column, or -1 if not needed */
 } DirectColumn;
 
+/* A needed fixed-width column at a constant offset in its run (DirectStep). */
+typedef struct DirectFetch
+{
+	int16		reloff;			/* bytes from the run's aligned start */
+	int16		attlen;
+	bool		byval;
+	Datum	   *values;			/* its deformed column */
+} DirectFetch;
+
+/*
+ * One step of the walk over a tuple with no nulls and every column needed:
+ * a varlena or cstring column, or a run of fixed-width columns whose
+ * alignments are at most the first one's.  Once the run's start is aligned
+ * for its first column it is aligned for all of them, so their offsets from
+ * it are constants (heap_deform_tuple's attcacheoff, from any start).
+ */
+typedef struct DirectStep
+{
+	int16		attlen;			/* -1 or -2; 1 for a run of fixed-width ones */
+	uint8		alignby;
+	int			runlen;			/* a run: its bytes */
+	int			first_fetch;	/* a run: its needed columns' fetches */
+	int			nfetch;
+	Datum	   *values;			/* varlena, cstring: its deformed column, or
+								 * NULL if not needed */
+} DirectStep;
+
 struct GpuAggDirectScan
 {
 	SeqScanState *scan;
@@ -97,6 +124,9 @@ struct GpuAggDirectScan
 	bool	   *deformed_isnull;
 	bool	   *deformed_hasnull;
 	GpuAggInputColumn *input;
+	int			nsteps;			/* the walk of a tuple with no nulls */
+	DirectStep *steps;
+	DirectFetch *fetches;
 
 	TupleTableSlot *row;		/* virtual slot in the Seq Scan's output shape */
 	ExprState  *qual;			/* the Seq Scan's filter, or NULL */
@@ -145,6 +175,58 @@ direct_alignby(char attalign)
 	}
 	elog(ERROR, "gpuagg: unknown attribute alignment '%c'", attalign);
 	return 1;					/* keep compiler quiet */
+}
+
+/*
+ * Compile the walk over table columns 1 .. max_attno of a tuple with no
+ * nulls into steps (see DirectStep); needs ds->columns and the deformed
+ * columns.
+ */
+static void
+direct_plan_steps(GpuAggDirectScan *ds)
+{
+	int			i = 0;
+
+	ds->steps = palloc0(sizeof(DirectStep) * Max(ds->max_attno, 1));
+	ds->fetches = palloc0(sizeof(DirectFetch) * Max(ds->max_attno, 1));
+	ds->nsteps = 0;
+	while (i < ds->max_attno)
+	{
+		const DirectColumn *col = &ds->columns[i];
+		DirectStep *step = &ds->steps[ds->nsteps++];
+		int			nfetches = step - ds->steps > 0 ?
+			step[-1].first_fetch + step[-1].nfetch : 0;
+		int			off = 0;
+
+		step->alignby = col->alignby;
+		step->first_fetch = nfetches;
+		if (col->attlen < 0)
+		{
+			step->attlen = col->attlen;
+			if (col->dest >= 0)
+				step->values = &ds->deformed_values[col->dest * MaxHeapTuplesPerPage];
+			i++;
+			continue;
+		}
+		step->attlen = 1;
+		for (; i < ds->max_attno && ds->columns[i].attlen > 0 &&
+			 ds->columns[i].alignby <= step->alignby; i++)
+		{
+			col = &ds->columns[i];
+			off = TYPEALIGN(col->alignby, off);
+			if (col->dest >= 0)
+			{
+				DirectFetch *f = &ds->fetches[step->first_fetch + step->nfetch++];
+
+				f->reloff = off;
+				f->attlen = col->attlen;
+				f->byval = col->byval;
+				f->values = &ds->deformed_values[col->dest * MaxHeapTuplesPerPage];
+			}
+			off += col->attlen;
+		}
+		step->runlen = off;
+	}
 }
 
 /*
@@ -215,6 +297,7 @@ GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
 	ds->deformed_values = palloc0(sizeof(Datum) * MaxHeapTuplesPerPage * Max(ds->ndeformed, 1));
 	ds->deformed_isnull = palloc0(sizeof(bool) * MaxHeapTuplesPerPage * Max(ds->ndeformed, 1));
 	ds->deformed_hasnull = palloc0(sizeof(bool) * Max(ds->ndeformed, 1));
+	direct_plan_steps(ds);
 	ds->input = palloc0(sizeof(GpuAggInputColumn) * Max(ds->noutputs, 1));
 	for (i = 0; i < ds->noutputs; i++)
 	{
@@ -397,34 +480,112 @@ direct_tuple(GpuAggDirectScan *ds, Page page, int i)
 }
 
 /*
- * Deform the next n visible tuples of the current page, table columns 1 ..
- * ds->max_attno, into the deformed columns (row r of the run at index r):
- * the walk of heap_deform_tuple, stopped at the last column needed, with
- * only the needed columns stored (offsets computed, not taken from
- * attcacheoff, which PostgreSQL 18 moved out of pg_attribute); columns the
- * tuple predates (added later) take their missing value.  A null's value is
- * 0.  By-reference values point into the pinned page.
+ * Deform table columns 1 .. ds->max_attno of one tuple as row r of the
+ * deformed columns, any tuple: the walk of heap_deform_tuple, stopped at the
+ * last column needed (offsets computed, not taken from attcacheoff, which
+ * PostgreSQL 18 moved out of pg_attribute); columns the tuple predates
+ * (added later) take their missing value.  The rows' null flags must have
+ * been cleared.
+ */
+static void
+direct_deform_tuple(GpuAggDirectScan *ds, HeapTupleHeader tup, int r)
+{
+	const DirectColumn *columns = ds->columns;
+	Datum	   *values = ds->deformed_values;
+	bool	   *isnull = ds->deformed_isnull;
+	int			natts = Min((int) HeapTupleHeaderGetNatts(tup), ds->max_attno);
+	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
+	bits8	   *bits = tup->t_bits;
+	char	   *data = (char *) tup + tup->t_hoff;
+	uint32		off = 0;
+	int			i;
+
+	for (i = 0; i < natts; i++)
+	{
+		const DirectColumn *col = &columns[i];
+		char	   *p;
+
+		if (hasnulls && att_isnull(i, bits))
+		{
+			if (col->dest >= 0)
+			{
+				values[col->dest * MaxHeapTuplesPerPage + r] = (Datum) 0;
+				isnull[col->dest * MaxHeapTuplesPerPage + r] = true;
+				ds->deformed_hasnull[col->dest] = true;
+			}
+			continue;
+		}
+		if (col->attlen > 0)
+		{
+			off = TYPEALIGN(col->alignby, off);
+			p = data + off;
+			off += col->attlen;
+		}
+		else if (col->attlen == -1)
+		{
+			/* att_align_pointer: a 1-byte header is never padded */
+			if (!VARATT_NOT_PAD_BYTE(data + off))
+				off = TYPEALIGN(col->alignby, off);
+			p = data + off;
+			off += VARSIZE_ANY(p);
+		}
+		else
+		{
+			off = TYPEALIGN(col->alignby, off);
+			p = data + off;
+			off += strlen(p) + 1;
+		}
+		if (col->dest >= 0)
+			values[col->dest * MaxHeapTuplesPerPage + r] =
+				fetch_att(p, col->byval, col->attlen);
+	}
+	for (; i < ds->max_attno; i++)
+	{
+		int			dest = columns[i].dest;
+		bool		null;
+
+		if (dest < 0)
+			continue;
+		values[dest * MaxHeapTuplesPerPage + r] =
+			getmissingattr(ds->tupdesc, i + 1, &null);
+		if (null)
+		{
+			values[dest * MaxHeapTuplesPerPage + r] = (Datum) 0;
+			isnull[dest * MaxHeapTuplesPerPage + r] = true;
+			ds->deformed_hasnull[dest] = true;
+		}
+	}
+}
+
+/*
+ * Deform the next n visible tuples of the current page into the deformed
+ * columns (row r of the run at index r).  A tuple with no nulls and all the
+ * columns needed (the common case) is walked by the precompiled steps; any
+ * other by direct_deform_tuple.  A null's value is 0; by-reference values
+ * point into the pinned page.
  */
 static void
 direct_deform_run(GpuAggDirectScan *ds, int n)
 {
 	Page		page = BufferGetPage(ds->buffer);
-	const DirectColumn *columns = ds->columns;
-	Datum	   *values = ds->deformed_values;
-	bool	   *isnull = ds->deformed_isnull;
+	const DirectStep *steps = ds->steps;
+	const DirectStep *steps_end = ds->steps + ds->nsteps;
+	const DirectFetch *fetches = ds->fetches;
 	int			first = ds->next_tuple;
 	int			r;
+	int			d;
 
-	memset(ds->deformed_hasnull, 0, sizeof(bool) * Max(ds->ndeformed, 1));
+	for (d = 0; d < ds->ndeformed; d++)
+	{
+		memset(&ds->deformed_isnull[d * MaxHeapTuplesPerPage], 0, n);
+		ds->deformed_hasnull[d] = false;
+	}
 	for (r = 0; r < n; r++)
 	{
 		HeapTupleHeader tup = direct_tuple(ds, page, first + r);
-		int			natts = Min((int) HeapTupleHeaderGetNatts(tup), ds->max_attno);
-		bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
-		bits8	   *bits = tup->t_bits;
-		char	   *data = (char *) tup + tup->t_hoff;
+		char	   *data;
+		const DirectStep *step;
 		uint32		off = 0;
-		int			i;
 
 		/* a later tuple's header is read soon: fetch it meanwhile */
 		if (first + r + DIRECT_PREFETCH_DISTANCE < ds->ntuples)
@@ -436,67 +597,54 @@ direct_deform_run(GpuAggDirectScan *ds, int n)
 			__builtin_prefetch(ahead + 64);
 		}
 
-		for (i = 0; i < natts; i++)
+		if (unlikely((tup->t_infomask & HEAP_HASNULL) != 0 ||
+					 HeapTupleHeaderGetNatts(tup) < ds->max_attno))
 		{
-			const DirectColumn *col = &columns[i];
-			char	   *p;
+			direct_deform_tuple(ds, tup, r);
+			continue;
+		}
+		data = (char *) tup + tup->t_hoff;
+		for (step = steps; step < steps_end; step++)
+		{
+			if (step->attlen > 0)
+			{
+				const DirectFetch *f = &fetches[step->first_fetch];
+				const DirectFetch *fend = f + step->nfetch;
+				char	   *run;
 
-			if (hasnulls && att_isnull(i, bits))
-			{
-				if (col->dest >= 0)
-				{
-					values[col->dest * MaxHeapTuplesPerPage + r] = (Datum) 0;
-					isnull[col->dest * MaxHeapTuplesPerPage + r] = true;
-					ds->deformed_hasnull[col->dest] = true;
-				}
-				continue;
+				off = TYPEALIGN(step->alignby, off);
+				run = data + off;
+				for (; f < fend; f++)
+					f->values[r] = fetch_att(run + f->reloff, f->byval, f->attlen);
+				off += step->runlen;
 			}
-			if (col->attlen > 0)
+			else if (step->attlen == -1)
 			{
-				off = TYPEALIGN(col->alignby, off);
-				p = data + off;
-				off += col->attlen;
-			}
-			else if (col->attlen == -1)
-			{
+				char	   *p;
+
 				/* att_align_pointer: a 1-byte header is never padded */
 				if (!VARATT_NOT_PAD_BYTE(data + off))
-					off = TYPEALIGN(col->alignby, off);
+					off = TYPEALIGN(step->alignby, off);
 				p = data + off;
+				if (step->values != NULL)
+					step->values[r] = PointerGetDatum(p);
 				off += VARSIZE_ANY(p);
 			}
 			else
 			{
-				off = TYPEALIGN(col->alignby, off);
-				p = data + off;
-				off += strlen(p) + 1;
-			}
-			if (col->dest < 0)
-				continue;
-			values[col->dest * MaxHeapTuplesPerPage + r] =
-				col->byval ? fetch_att(p, true, col->attlen) : PointerGetDatum(p);
-			isnull[col->dest * MaxHeapTuplesPerPage + r] = false;
-		}
-		for (; i < ds->max_attno; i++)
-		{
-			int			dest = columns[i].dest;
-			bool		null;
+				char	   *p;
 
-			if (dest < 0)
-				continue;
-			values[dest * MaxHeapTuplesPerPage + r] =
-				getmissingattr(ds->tupdesc, i + 1, &null);
-			isnull[dest * MaxHeapTuplesPerPage + r] = null;
-			if (null)
-			{
-				values[dest * MaxHeapTuplesPerPage + r] = (Datum) 0;
-				ds->deformed_hasnull[dest] = true;
+				off = TYPEALIGN(step->alignby, off);
+				p = data + off;
+				if (step->values != NULL)
+					step->values[r] = PointerGetDatum(p);
+				off += strlen(p) + 1;
 			}
 		}
 	}
 	for (r = 0; r < ds->noutputs; r++)
 		ds->input[r].hasnull =
-			ds->deformed_hasnull[columns[ds->output_attnos[r] - 1].dest];
+			ds->deformed_hasnull[ds->columns[ds->output_attnos[r] - 1].dest];
 }
 
 /*
