@@ -219,6 +219,13 @@ SELECT gpuagg_check('SELECT t, k, x, count(*), sum(w), sum(y) FROM ds_pad GROUP 
 SELECT gpuagg_check('SELECT flag, x, count(*), max(w), min(k) FROM ds_pad GROUP BY flag, x');
 DROP TABLE ds_pad;
 
+-- pages found in the buffer after the previous page's (ReadRecentBuffer), or
+-- not; and a temporary table's local buffers, where no buffer is guessed
+CREATE TEMP TABLE ds_temp AS SELECT * FROM ds;
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds_temp GROUP BY a;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b) FROM ds_temp GROUP BY a, t');
+DROP TABLE ds_temp;
+
 DROP TABLE ds, ds_toast;
 RESET gpuagg.force;
 RESET gpuagg.device;
