@@ -153,6 +153,10 @@ FROM generate_series(1, 2000) i;
 SELECT gpuagg_check('SELECT t, count(*), sum(v) FROM ds_short GROUP BY t');
 SELECT gpuagg_check('SELECT k, count(*) FROM (SELECT t AS k FROM ds_short UNION ALL SELECT t || '''' FROM ds_short) s GROUP BY k');
 SELECT t, count(*) FROM ds_short GROUP BY t ORDER BY t;
+-- enough distinct short values that the short-value cache grows past the
+-- size where it may become half full
+INSERT INTO ds_short SELECT 'k' || (i % 20000), i FROM generate_series(1, 40000) i;
+SELECT gpuagg_check('SELECT t, count(*), sum(v) FROM ds_short GROUP BY t');
 DROP TABLE ds_short;
 
 -- with no numeric argument, a page's rows are appended column by column:

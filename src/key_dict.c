@@ -537,13 +537,22 @@ short_slot(KeyDict *dict, uint64 word)
 	return (uint32) h & dict->short_mask;
 }
 
-/* Remember a short value's spelling; doubles the cache when half full. */
+/*
+ * How full the short cache may get: at most 1/8 while it has up to 64K
+ * slots, so that a lookup almost always finds its value in its first or
+ * second slot (KeyDictInternMany tests both with one branch: a collision
+ * there cost a mispredicted branch per row); half full when larger.
+ */
+#define SHORT_CACHE_LOAD(mask) ((mask) < 65535 ? 8 : 2)
+
+/* Remember a short value's spelling; doubles the cache when too full. */
 static void
 short_cache_add(KeyDict *dict, uint64 word, int32 spelling)
 {
 	uint32		s;
 
-	if ((uint32) (dict->short_count + 1) * 2 > dict->short_mask)
+	if ((uint32) (dict->short_count + 1) * SHORT_CACHE_LOAD(dict->short_mask) >
+		dict->short_mask + 1)
 	{
 		uint32		old_mask = dict->short_mask;
 		uint64	   *old_words = dict->short_words;
@@ -630,9 +639,12 @@ KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull, int n,
 			if (word != 0)
 			{
 				uint32		s = short_slot(dict, word);
+				uint32		s1 = (s + 1) & dict->short_mask;
+				bool		in_s = dict->short_words[s] == word;
 
-				if (likely(dict->short_words[s] == word))
-					ids[r] = dict->short_ids[s];
+				/* the first two slots with one branch (| rather than ||) */
+				if (likely(in_s | (dict->short_words[s1] == word)))
+					ids[r] = dict->short_ids[in_s ? s : s1];
 				else
 					ids[r] = intern_short(dict, value, word, scratch);
 				continue;
