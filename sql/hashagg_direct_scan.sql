@@ -153,7 +153,82 @@ FROM generate_series(1, 2000) i;
 SELECT gpuagg_check('SELECT t, count(*), sum(v) FROM ds_short GROUP BY t');
 SELECT gpuagg_check('SELECT k, count(*) FROM (SELECT t AS k FROM ds_short UNION ALL SELECT t || '''' FROM ds_short) s GROUP BY k');
 SELECT t, count(*) FROM ds_short GROUP BY t ORDER BY t;
+-- enough distinct short values that the short-value cache grows past the
+-- size where it may become half full
+INSERT INTO ds_short SELECT 'k' || (i % 20000), i FROM generate_series(1, 40000) i;
+SELECT gpuagg_check('SELECT t, count(*), sum(v) FROM ds_short GROUP BY t');
 DROP TABLE ds_short;
+
+-- with no numeric argument, a page's rows are appended column by column:
+-- every key encoding (bpchar, numeric and interval spellings, -0), NULLs,
+-- FILTER, sender spelling ids, batches that end in the middle of a page;
+-- and with a numeric argument, row by row from the deformed columns.
+-- (No min or max over floats here: with both 0 and -0 in a group, which
+-- one the device returns need not be the one PostgreSQL returns.)
+CREATE TABLE ds_col (i int4, s int2, b bool, d date, c bpchar, f8 float8,
+                     f4 float4, n numeric, t text, iv interval, u uuid,
+                     m numeric(10,2));
+ALTER TABLE ds_col SET (autovacuum_enabled = off);
+INSERT INTO ds_col
+SELECT i,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE (i % 5)::int2 END,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE i % 3 = 0 END,
+       date '2024-02-27' + i % 4,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE rpad('c' || i % 3, 2 + i % 3)::bpchar END,
+       CASE WHEN i % 17 = 0 THEN NULL WHEN i % 4 = 0 THEN '-0'::float8 ELSE (i % 3)::float8 END,
+       CASE WHEN i % 23 = 0 THEN NULL WHEN i % 5 = 0 THEN '-0'::float4 ELSE (i % 6) / 2.0::float4 END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE round((i % 4) / 2.0, i % 3) END,
+       CASE WHEN i % 29 = 0 THEN NULL WHEN i % 31 = 0 THEN repeat('long', 10 + i % 2)
+            ELSE 't' || i % 10 END,
+       CASE WHEN i % 2 = 0 THEN make_interval(months => i % 3) ELSE make_interval(days => 30 * (i % 3)) END,
+       CASE WHEN i % 37 = 0 THEN NULL ELSE md5((i % 5)::text)::uuid END,
+       CASE WHEN i % 41 = 0 THEN NULL ELSE i / 8.0 END
+FROM generate_series(1, 3000) i;
+VACUUM (FREEZE) ds_col;
+EXPLAIN (COSTS OFF) SELECT s, b, d, count(*), sum(i) FROM ds_col GROUP BY s, b, d;
+SELECT gpuagg_check('SELECT s, b, d, count(*), count(f8), sum(i), min(s), max(d), bool_or(b) FROM ds_col GROUP BY s, b, d');
+SELECT gpuagg_check('SELECT c, count(*), sum(i) FROM ds_col GROUP BY c');
+SELECT gpuagg_check('SELECT f8, f4, count(*), sum(s) FROM ds_col GROUP BY f8, f4');
+SELECT gpuagg_check('SELECT n, iv, count(*), min(i) FROM ds_col GROUP BY n, iv');
+SELECT gpuagg_check('SELECT t, u, count(*) FILTER (WHERE b), sum(i) FILTER (WHERE b), max(s) FILTER (WHERE NOT b) FROM ds_col GROUP BY t, u');
+SELECT gpuagg_check('SELECT s, variance(s), stddev_pop(i), count(c) FROM ds_col GROUP BY s');
+SELECT gpuagg_check('SELECT t, count(*), sum(m), avg(m) FILTER (WHERE b) FROM ds_col GROUP BY t');
+SELECT c, f8, count(*) FROM ds_col WHERE i < 40 GROUP BY c, f8 ORDER BY c, f8;
+SET gpuagg.batch_rows = 50;
+SELECT gpuagg_check('SELECT c, n, f8, count(*), sum(i) FILTER (WHERE b) FROM ds_col GROUP BY c, n, f8');
+SELECT gpuagg_check('SELECT t, count(*), sum(m) FROM ds_col GROUP BY t');
+RESET gpuagg.batch_rows;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuagg.batch_rows = 100;
+-- (which spelling a group shows depends on which worker read its first row:
+-- shown here in one spelling)
+SELECT gpuagg_check('SELECT c::text, t, round(n, 2), count(*), sum(i) FILTER (WHERE b), min(s), count(f8) FROM ds_col GROUP BY c, t, n');
+RESET gpuagg.batch_rows;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+DROP TABLE ds_col;
+-- values with 4-byte headers after an odd offset (padding before them), and
+-- columns of wider alignment after narrower ones
+CREATE TABLE ds_pad (flag bool, t text, k int2, w int8, x char(1), y float8);
+INSERT INTO ds_pad
+SELECT i % 2 = 0, repeat(chr(97 + i % 3), 200 + i % 4), (i % 5)::int2, i,
+       chr(65 + i % 2), i / 4.0
+FROM generate_series(1, 1000) i;
+SELECT gpuagg_check('SELECT t, k, x, count(*), sum(w), sum(y) FROM ds_pad GROUP BY t, k, x');
+SELECT gpuagg_check('SELECT flag, x, count(*), max(w), min(k) FROM ds_pad GROUP BY flag, x');
+DROP TABLE ds_pad;
+
+-- pages found in the buffer after the previous page's (ReadRecentBuffer), or
+-- not; and a temporary table's local buffers, where no buffer is guessed
+CREATE TEMP TABLE ds_temp AS SELECT * FROM ds;
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds_temp GROUP BY a;
+SELECT gpuagg_check('SELECT a, t, count(*), sum(b) FROM ds_temp GROUP BY a, t');
+DROP TABLE ds_temp;
 
 DROP TABLE ds, ds_toast;
 RESET gpuagg.force;

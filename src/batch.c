@@ -51,6 +51,14 @@ struct GpuAggBatchBuilder
 	int			numeric_column; /* ... read for this column's source, or -1 */
 	MemoryContext cxt;			/* dictionaries: life of the node */
 	MemoryContext batch_cxt;	/* detoasted values: one batch */
+
+	/* GpuAggBatchAppendColumns */
+	bool		columnar;		/* no column needs the row at a time */
+	int			chunk_size;		/* rows the arrays below hold */
+	int32	  **chunk_spellings;	/* per DICT_KEY column: rows' spellings */
+	Datum	   *chunk_values;	/* values masked by a FILTER */
+	bool	   *chunk_nulls;	/* nulls of a column with a FILTER */
+	Datum	   *chunk_zeros;	/* the values of a column with no source */
 };
 
 /* Create a builder for the given columns; memory lives in cxt. */
@@ -76,6 +84,23 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		if (sources[i].encoding == GPUAGG_ENC_DICT_KEY)
 			builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);
 	}
+	builder->columnar = true;
+	for (i = 0; i < ncolumns; i++)
+	{
+		switch (sources[i].encoding)
+		{
+			case GPUAGG_ENC_NUMERIC_LIMB:
+			case GPUAGG_ENC_NUMERIC_FLAG:
+			case GPUAGG_ENC_NUMERIC_INT64:
+			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
+				/* columns of one numeric argument share its reading per row */
+				builder->columnar = false;
+				break;
+			default:
+				break;
+		}
+	}
+	builder->chunk_spellings = MemoryContextAllocZero(cxt, sizeof(int32 *) * Max(ncolumns, 1));
 	builder->spelling_source = MemoryContextAlloc(cxt, sizeof(int) * Max(ncolumns, 1));
 	builder->row_spelling = MemoryContextAllocZero(cxt, sizeof(int32) * Max(ncolumns, 1));
 	for (i = 0; i < ncolumns; i++)
@@ -281,6 +306,239 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 	}
 	builder->rows_seen++;
 	batch->nrows = row + 1;
+}
+
+/*
+ * Whether GpuAggBatchAppendColumns can take this builder's rows: every
+ * column but a numeric argument's (whose columns read it once per row).
+ */
+bool
+GpuAggBatchBuilderColumnar(GpuAggBatchBuilder *builder)
+{
+	return builder->columnar;
+}
+
+/* Make the builder's per-chunk arrays hold at least nrows rows. */
+static void
+chunk_reserve(GpuAggBatchBuilder *builder, int nrows)
+{
+	int			size = Max(builder->chunk_size, 256);
+	int			c;
+
+	if (nrows <= builder->chunk_size)
+		return;
+	while (size < nrows)
+		size *= 2;
+	for (c = 0; c < builder->ncolumns; c++)
+	{
+		if (builder->sources[c].encoding != GPUAGG_ENC_DICT_KEY)
+			continue;
+		if (builder->chunk_spellings[c] != NULL)
+			pfree(builder->chunk_spellings[c]);
+		builder->chunk_spellings[c] = MemoryContextAlloc(builder->cxt, sizeof(int32) * size);
+	}
+	if (builder->chunk_values != NULL)
+	{
+		pfree(builder->chunk_values);
+		pfree(builder->chunk_nulls);
+		pfree(builder->chunk_zeros);
+	}
+	builder->chunk_values = MemoryContextAlloc(builder->cxt, sizeof(Datum) * size);
+	builder->chunk_nulls = MemoryContextAlloc(builder->cxt, sizeof(bool) * size);
+	builder->chunk_zeros = MemoryContextAllocZero(builder->cxt, sizeof(Datum) * size);
+	builder->chunk_size = size;
+}
+
+/*
+ * Append nrows rows given column by column (see GpuAggInputColumn): each
+ * batch column is encoded in one loop over the rows, with no per-row switch
+ * on its encoding.  The same encodings as GpuAggBatchAppend, which this must
+ * match value for value; the builder must be columnar.
+ */
+void
+GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
+						 const GpuAggInputColumn *input)
+{
+	int64		row0 = batch->nrows;
+	int			c;
+	int			r;
+
+	if (!builder->columnar)
+		elog(ERROR, "gpuagg: batch columns cannot be appended column by column");
+	Assert(row0 + nrows <= batch->capacity);
+	chunk_reserve(builder, nrows);
+
+	for (c = 0; c < builder->ncolumns; c++)
+	{
+		const GpuAggColumnSource *src = &builder->sources[c];
+		GaColumn   *col = &batch->columns[c];
+		const Datum *v = builder->chunk_zeros;
+		const bool *nulls = NULL;	/* NULL: no row is null */
+
+		if (src->attno > 0)
+		{
+			v = input[src->attno - 1].values;
+			if (input[src->attno - 1].hasnull)
+				nulls = input[src->attno - 1].isnull;
+		}
+		if (src->filter_attno > 0)
+		{
+			/* a row whose FILTER is not true is null for this column */
+			const GpuAggInputColumn *f = &input[src->filter_attno - 1];
+			Datum	   *masked = builder->chunk_values;
+			bool	   *masked_nulls = builder->chunk_nulls;
+
+			for (r = 0; r < nrows; r++)
+			{
+				bool		null = (nulls != NULL && nulls[r]) ||
+					(f->hasnull && f->isnull[r]) || !DatumGetBool(f->values[r]);
+
+				masked_nulls[r] = null;
+				masked[r] = null ? (Datum) 0 : v[r];
+			}
+			v = masked;
+			nulls = masked_nulls;
+		}
+		if (nulls != NULL)
+		{
+			for (r = 0; r < nrows; r++)
+				if (nulls[r])
+					ga_column_set_null(col, row0 + r);
+		}
+
+		/*
+		 * A null row's value is 0, so the loops below need no null test but
+		 * where a null is not encoded as f(0): dictionary keys and spellings.
+		 */
+		switch (src->encoding)
+		{
+			case GPUAGG_ENC_NONE:
+				break;
+			case GPUAGG_ENC_BOOL:
+				{
+					int8	   *dst = (int8 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = DatumGetBool(v[r]) ? 1 : 0;
+				}
+				break;
+			case GPUAGG_ENC_INT16:
+				{
+					int16	   *dst = (int16 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = DatumGetInt16(v[r]);
+				}
+				break;
+			case GPUAGG_ENC_INT32:
+				{
+					int32	   *dst = (int32 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = DatumGetInt32(v[r]);
+				}
+				break;
+			case GPUAGG_ENC_INT64:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = DatumGetInt64(v[r]);
+				}
+				break;
+			case GPUAGG_ENC_FLOAT4:
+				{
+					float4	   *dst = (float4 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = DatumGetFloat4(v[r]);
+				}
+				break;
+			case GPUAGG_ENC_FLOAT8:
+				{
+					float8	   *dst = (float8 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = DatumGetFloat8(v[r]);
+				}
+				break;
+			case GPUAGG_ENC_FLOAT8_KEY:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = encode_float8_key(DatumGetFloat8(v[r]));
+				}
+				break;
+			case GPUAGG_ENC_FLOAT4_KEY:
+				{
+					int32	   *dst = (int32 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = encode_float4_key(DatumGetFloat4(v[r]));
+				}
+				break;
+			case GPUAGG_ENC_DICT_KEY:
+				{
+					int32	   *dst = (int32 *) col->values + row0;
+					int32	   *spellings = builder->chunk_spellings[c];
+
+					KeyDictInternMany(builder->dicts[c], v, nulls, nrows, spellings,
+									  builder->batch_cxt);
+					if (builder->sender)
+						memcpy(dst, spellings, sizeof(int32) * nrows);
+					else
+						KeyDictKeysOf(builder->dicts[c], spellings, nulls, nrows, dst);
+				}
+				break;
+			case GPUAGG_ENC_SQUARE_LIMB:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = GpuAggSquareLimb(src->type == INT2OID ? DatumGetInt16(v[r]) :
+												  src->type == INT4OID ? DatumGetInt32(v[r]) :
+												  DatumGetInt64(v[r]), src->part);
+				}
+				break;
+			case GPUAGG_ENC_SPELLING:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+					int			key_col = builder->spelling_source[c];
+					const int32 *spellings = builder->chunk_spellings[key_col];
+
+					for (r = 0; r < nrows; r++)
+					{
+						int64		rank = ((nulls != NULL && nulls[r]) || builder->sender) ? 0 :
+							KeyDictRank(builder->dicts[key_col], spellings[r]);
+
+						dst[r] = ((builder->rows_seen + r) << GPUAGG_SPELLING_BITS) | rank;
+					}
+				}
+				break;
+			case GPUAGG_ENC_ZERO_SIGN:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+					{
+						double		x = src->type == FLOAT4OID ?
+							(double) DatumGetFloat4(v[r]) : DatumGetFloat8(v[r]);
+
+						dst[r] = (builder->rows_seen + r) * 2 + (x == 0 && signbit(x) ? 1 : 0);
+					}
+				}
+				break;
+			case GPUAGG_ENC_NUMERIC_LIMB:
+			case GPUAGG_ENC_NUMERIC_FLAG:
+			case GPUAGG_ENC_NUMERIC_INT64:
+			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
+				elog(ERROR, "gpuagg: numeric batch column %d appended column by column", c);
+				break;
+		}
+	}
+	builder->rows_seen += nrows;
+	batch->nrows = row0 + nrows;
 }
 
 /*

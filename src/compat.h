@@ -103,6 +103,16 @@ GpuAggWithoutGroupingNulls(Node *expr, int relid)
 }
 
 /*
+ * Buffers: 16 renamed RelFileNode (Relation.rd_node) to RelFileLocator
+ * (rd_locator); ReadRecentBuffer takes whichever the version has.
+ */
+#if PG_VERSION_NUM >= 160000
+#define GpuAggRelFileLocator(rel) ((rel)->rd_locator)
+#else
+#define GpuAggRelFileLocator(rel) ((rel)->rd_node)
+#endif
+
+/*
  * Module magic: 18 can record the module's name and version, shown by
  * pg_get_loaded_modules().  Use as "GPUAGG_MODULE_MAGIC;" in gpuagg.c.
  */

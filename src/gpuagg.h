@@ -293,6 +293,10 @@ extern KeyDict *KeyDictCreate(Oid type, MemoryContext cxt);
 extern bool KeyDictTypeSupported(Oid type);
 extern bool KeyDictHasSpellings(Oid type);
 extern int32 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch);
+extern void KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull,
+							  int n, int32 *ids, MemoryContext scratch);
+extern void KeyDictKeysOf(KeyDict *dict, const int32 *spellings, const bool *isnull,
+						  int n, int32 *keys);
 extern int32 KeyDictKey(KeyDict *dict, int32 spelling);
 extern bool KeyDictSpellings(KeyDict *dict);
 extern int32 KeyDictRank(KeyDict *dict, int32 spelling);
@@ -438,6 +442,21 @@ extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
 extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
 extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
 							  TupleTableSlot *slot);
+
+/*
+ * Rows given column by column (GpuAggBatchAppendColumns): per child output
+ * column, nrows values and null flags; the value of a null row is 0.
+ */
+typedef struct GpuAggInputColumn
+{
+	const Datum *values;
+	const bool *isnull;
+	bool		hasnull;		/* whether any of the rows is null */
+} GpuAggInputColumn;
+
+extern bool GpuAggBatchBuilderColumnar(GpuAggBatchBuilder *builder);
+extern void GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch,
+									 int nrows, const GpuAggInputColumn *input);
 extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
 							 Oid type, int64 value, int64 first);
 extern int32 GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column,

@@ -537,13 +537,22 @@ short_slot(KeyDict *dict, uint64 word)
 	return (uint32) h & dict->short_mask;
 }
 
-/* Remember a short value's spelling; doubles the cache when half full. */
+/*
+ * How full the short cache may get: at most 1/8 while it has up to 64K
+ * slots, so that a lookup almost always finds its value in its first or
+ * second slot (KeyDictInternMany tests both with one branch: a collision
+ * there cost a mispredicted branch per row); half full when larger.
+ */
+#define SHORT_CACHE_LOAD(mask) ((mask) < 65535 ? 8 : 2)
+
+/* Remember a short value's spelling; doubles the cache when too full. */
 static void
 short_cache_add(KeyDict *dict, uint64 word, int32 spelling)
 {
 	uint32		s;
 
-	if ((uint32) (dict->short_count + 1) * 2 > dict->short_mask)
+	if ((uint32) (dict->short_count + 1) * SHORT_CACHE_LOAD(dict->short_mask) >
+		dict->short_mask + 1)
 	{
 		uint32		old_mask = dict->short_mask;
 		uint64	   *old_words = dict->short_words;
@@ -600,6 +609,70 @@ intern_short(KeyDict *dict, Datum value, uint64 word, MemoryContext scratch)
 	spelling = intern_bytes(dict, value, scratch);
 	short_cache_add(dict, word, spelling);
 	return spelling;
+}
+
+/*
+ * KeyDictIntern for n values of one batch column: the spelling id of each
+ * goes to ids (0 for a row that isnull, when given, says is null).  One call
+ * per column and page instead of one per row, with the short-text cache's
+ * hit (the common case: few distinct keys) probed inline.
+ */
+void
+KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull, int n,
+				  int32 *ids, MemoryContext scratch)
+{
+	int			r;
+
+	for (r = 0; r < n; r++)
+	{
+		Datum		value = values[r];
+
+		if (isnull != NULL && isnull[r])
+		{
+			ids[r] = 0;
+			continue;
+		}
+		if (dict->short_cache)
+		{
+			uint64		word = short_word(value);
+
+			if (word != 0)
+			{
+				uint32		s = short_slot(dict, word);
+				uint32		s1 = (s + 1) & dict->short_mask;
+				bool		in_s = dict->short_words[s] == word;
+
+				/* the first two slots with one branch (| rather than ||) */
+				if (likely(in_s | (dict->short_words[s1] == word)))
+					ids[r] = dict->short_ids[in_s ? s : s1];
+				else
+					ids[r] = intern_short(dict, value, word, scratch);
+				continue;
+			}
+		}
+		ids[r] = intern_bytes(dict, value, scratch);
+	}
+}
+
+/*
+ * The key ids of n spellings (KeyDictKey of each) into keys; rows that
+ * isnull (when given) says are null get 0.
+ */
+void
+KeyDictKeysOf(KeyDict *dict, const int32 *spellings, const bool *isnull, int n,
+			  int32 *keys)
+{
+	int			r;
+
+	if (!dict->spellings)
+	{
+		/* one spelling per key: the ids are the same (see intern_bytes) */
+		for (r = 0; r < n; r++)
+			keys[r] = (isnull != NULL && isnull[r]) ? 0 : spellings[r];
+		return;
+	}
+	for (r = 0; r < n; r++)
+		keys[r] = (isnull != NULL && isnull[r]) ? 0 : dict->spelling_key[spellings[r]];
 }
 
 /* Whether equal keys of this dictionary can be spelt differently. */
