@@ -230,8 +230,8 @@ typedef struct GaAggSpec
  * sum is sum + sum_err to about twice double precision, whatever the order
  * of the additions and however far the shift is from the mean (which
  * matters for covariances near zero).  Every row adds with atomics in any
- * order, and partial moments with different shifts merge exactly (a shift
- * moves the sums by closed formulas).  Infinite and NaN values are counted in nonfinite and
+ * order; on the GPU, a block's shared-memory partial moments use the
+ * group's global shift, so that they merge by plain addition.  Infinite and NaN values are counted in nonfinite and
  * still added (so sum follows IEEE rules: +Inf and -Inf give NaN); a caller
  * mapping onto PostgreSQL's float8_accum() makes sum((x - mean)^2) NaN then,
  * as PostgreSQL does.  Null rows are skipped.  A group without rows has

@@ -227,14 +227,34 @@ add_product_compensated(double *sum, double *err, double a, double b)
 }
 
 /*
+ * The shift for a row of value x of the accumulator whose shift is at
+ * `shift`: in a block's shared-memory table, the global table's shift for the
+ * group (global_shift; chosen there first if need be), so that every block
+ * shifts a group by the same value and the blocks' partial sums merge by
+ * plain (compensated) addition, with no re-shifting and its rounding.
+ */
+__device__ __forceinline__ double
+moments_shift_for(double *shift, double *global_shift, double x)
+{
+	unsigned long long seen;
+
+	if (shift == global_shift)
+		return moments_shift(shift, x);
+	seen = atomicCAS((unsigned long long *) shift, GA_MOMENTS_NO_SHIFT, GA_MOMENTS_NO_SHIFT);
+	if (seen != GA_MOMENTS_NO_SHIFT)
+		return __longlong_as_double((long long) seen);
+	return moments_shift(shift, moments_shift(global_shift, x));
+}
+
+/*
  * Add one value x to the moments of one variable (n counted by the
  * caller); returns x - K for the cross product.
  */
 __device__ __forceinline__ double
-moments_add(double *shift, unsigned long long *nonfinite, double *sum, double *sum_err,
-			double *sumsq, double *sumsq_err, double x)
+moments_add(double *shift, double *global_shift, unsigned long long *nonfinite,
+			double *sum, double *sum_err, double *sumsq, double *sumsq_err, double x)
 {
-	double		d = __dsub_rn(x, moments_shift(shift, x));
+	double		d = __dsub_rn(x, moments_shift_for(shift, global_shift, x));
 
 	if (!isfinite(x))
 		atomicAdd(nonfinite, 1ULL);
@@ -244,8 +264,9 @@ moments_add(double *shift, unsigned long long *nonfinite, double *sum, double *s
 }
 
 /*
- * Fold a MOMENTS or COMOMENTS row into group g of acc.  y_column is the
- * partner entry's column (COMOMENTS only).
+ * Fold a MOMENTS or COMOMENTS row into group g of acc (the global array
+ * a.acc, or a block's shared copy).  y_column is the partner entry's column
+ * (COMOMENTS only).
  */
 __device__ __forceinline__ void
 accumulate_moments(const GaDevAgg &a, const GaDevColumn *y_column, unsigned char *acc,
@@ -256,14 +277,16 @@ accumulate_moments(const GaDevAgg &a, const GaDevColumn *y_column, unsigned char
 	if (a.op == GA_AGG_MOMENTS)
 	{
 		GaMoments  *m = (GaMoments *) acc + g;
+		GaMoments  *global = (GaMoments *) a.acc + g;
 
 		atomicAdd((unsigned long long *) &m->n, 1ULL);
-		moments_add(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sum_err,
-					&m->sumsq, &m->sumsq_err, x);
+		moments_add(&m->shift, &global->shift, (unsigned long long *) &m->nonfinite,
+					&m->sum, &m->sum_err, &m->sumsq, &m->sumsq_err, x);
 	}
 	else
 	{
 		GaComoments *m = (GaComoments *) acc + g;
+		GaComoments *global = (GaComoments *) a.acc + g;
 		double		y,
 					dx,
 					dy;
@@ -272,46 +295,28 @@ accumulate_moments(const GaDevAgg &a, const GaDevColumn *y_column, unsigned char
 			return;
 		y = load_float(y_column->values, y_column->type, row);
 		atomicAdd((unsigned long long *) &m->n, 1ULL);
-		dx = moments_add(&m->shift[0], (unsigned long long *) &m->nonfinite[0], &m->sum[0],
-						 &m->sum_err[0], &m->sumsq[0], &m->sumsq_err[0], x);
-		dy = moments_add(&m->shift[1], (unsigned long long *) &m->nonfinite[1], &m->sum[1],
-						 &m->sum_err[1], &m->sumsq[1], &m->sumsq_err[1], y);
+		dx = moments_add(&m->shift[0], &global->shift[0], (unsigned long long *) &m->nonfinite[0],
+						 &m->sum[0], &m->sum_err[0], &m->sumsq[0], &m->sumsq_err[0], x);
+		dy = moments_add(&m->shift[1], &global->shift[1], (unsigned long long *) &m->nonfinite[1],
+						 &m->sum[1], &m->sum_err[1], &m->sumsq[1], &m->sumsq_err[1], y);
 		add_product_compensated(&m->sumxy, &m->sumxy_err, dx, dy);
 	}
 }
 
-/*
- * Merge one variable of a block's moments (shift kb, compensated sum
- * sb + sbe and sum of squares qb + qbe over n rows) into global moments:
- * the global shift is set to kb when still unset, otherwise the block's sums
- * move by delta = kb - K:
- *		sum(x - K)	   = s + n delta
- *		sum((x - K)^2) = q + 2 delta s + n delta^2
- * Returns delta, which the cross sum needs.
- */
-__device__ __forceinline__ double
-moments_merge(double *shift, unsigned long long *nonfinite, double *sum, double *sum_err,
-			  double *sumsq, double *sumsq_err, double kb, unsigned long long nfb,
-			  double sb, double sbe, double qb, double qbe, double n)
+/* Merge one compensated sum of a block (value v, error e) into a global one. */
+__device__ __forceinline__ void
+merge_compensated(double *sum, double *err, double v, double e)
 {
-	double		delta = __dsub_rn(kb, moments_shift(shift, kb));
-
-	if (nfb != 0)
-		atomicAdd(nonfinite, nfb);
-	add_compensated(sum, sum_err, sb);
-	atomicAdd(sum_err, sbe);
-	add_compensated(sumsq, sumsq_err, qb);
-	atomicAdd(sumsq_err, qbe);
-	if (delta != 0.0)
-	{
-		add_product_compensated(sum, sum_err, n, delta);
-		add_product_compensated(sumsq, sumsq_err, 2.0 * delta, sb + sbe);
-		add_product_compensated(sumsq, sumsq_err, n * delta, delta);
-	}
-	return delta;
+	add_compensated(sum, err, v);
+	if (e != 0.0)
+		atomicAdd(err, e);
 }
 
-/* Merge group g of a block's MOMENTS or COMOMENTS into the global array. */
+/*
+ * Merge group g of a block's MOMENTS or COMOMENTS into the global array.
+ * The block shifted by the global shift (moments_shift_for), so the sums
+ * add as they are.
+ */
 __device__ __forceinline__ void
 merge_moments(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 {
@@ -323,38 +328,28 @@ merge_moments(const GaDevAgg &a, const unsigned char *shared, int64_t g)
 		if (b->n == 0)
 			return;
 		atomicAdd((unsigned long long *) &m->n, (unsigned long long) b->n);
-		moments_merge(&m->shift, (unsigned long long *) &m->nonfinite, &m->sum, &m->sum_err,
-					  &m->sumsq, &m->sumsq_err, b->shift, b->nonfinite, b->sum, b->sum_err,
-					  b->sumsq, b->sumsq_err, (double) b->n);
+		if (b->nonfinite != 0)
+			atomicAdd((unsigned long long *) &m->nonfinite, (unsigned long long) b->nonfinite);
+		merge_compensated(&m->sum, &m->sum_err, b->sum, b->sum_err);
+		merge_compensated(&m->sumsq, &m->sumsq_err, b->sumsq, b->sumsq_err);
 	}
 	else
 	{
 		const GaComoments *b = (const GaComoments *) shared + g;
 		GaComoments *m = (GaComoments *) a.acc + g;
-		double		n = (double) b->n;
-		double		dx,
-					dy;
 
 		if (b->n == 0)
 			return;
 		atomicAdd((unsigned long long *) &m->n, (unsigned long long) b->n);
-		dx = moments_merge(&m->shift[0], (unsigned long long *) &m->nonfinite[0],
-						   &m->sum[0], &m->sum_err[0], &m->sumsq[0], &m->sumsq_err[0],
-						   b->shift[0], b->nonfinite[0], b->sum[0], b->sum_err[0],
-						   b->sumsq[0], b->sumsq_err[0], n);
-		dy = moments_merge(&m->shift[1], (unsigned long long *) &m->nonfinite[1],
-						   &m->sum[1], &m->sum_err[1], &m->sumsq[1], &m->sumsq_err[1],
-						   b->shift[1], b->nonfinite[1], b->sum[1], b->sum_err[1],
-						   b->sumsq[1], b->sumsq_err[1], n);
-		/* sum((x - Kx)(y - Ky)) = sxy + dy sx + dx sy + n dx dy */
-		add_compensated(&m->sumxy, &m->sumxy_err, b->sumxy);
-		atomicAdd(&m->sumxy_err, b->sumxy_err);
-		if (dx != 0.0 || dy != 0.0)
+		for (int v = 0; v < 2; v++)
 		{
-			add_product_compensated(&m->sumxy, &m->sumxy_err, dy, b->sum[0] + b->sum_err[0]);
-			add_product_compensated(&m->sumxy, &m->sumxy_err, dx, b->sum[1] + b->sum_err[1]);
-			add_product_compensated(&m->sumxy, &m->sumxy_err, n * dx, dy);
+			if (b->nonfinite[v] != 0)
+				atomicAdd((unsigned long long *) &m->nonfinite[v],
+						  (unsigned long long) b->nonfinite[v]);
+			merge_compensated(&m->sum[v], &m->sum_err[v], b->sum[v], b->sum_err[v]);
+			merge_compensated(&m->sumsq[v], &m->sumsq_err[v], b->sumsq[v], b->sumsq_err[v]);
 		}
+		merge_compensated(&m->sumxy, &m->sumxy_err, b->sumxy, b->sumxy_err);
 	}
 }
 

@@ -74,8 +74,8 @@ case "$STAGE" in
 			for tool in "memcheck --leak-check full" "racecheck --racecheck-report all"; do
 				echo "== compute-sanitizer --tool $tool (aggregation suite, GPU, small cases)" >>"$LOG"
 				# shellcheck disable=SC2086
-				timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 \
-					"$bin" --device gpu --suite agg --cases 12 --max-rows 20000 >>"$LOG" 2>&1 || rc=1
+				timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \
+					"$bin" --device gpu --suite agg --cases 4 --max-rows 2000 >>"$LOG" 2>&1 || rc=1
 			done
 		else
 			echo "compute-sanitizer not found: skipped" >>"$LOG"
