@@ -179,6 +179,23 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- a float8 aggregate over an integer or float4 column (corr(int, int), sum(i::float8)):
+-- the child outputs the column itself, the batch builder converts it, and the
+-- direct scan reads the table (exact conversions; int8's rounds like the cast)
+CREATE TEMP TABLE fs_conv AS
+SELECT i % 7 AS k, (i % 301 - 150)::int2 AS s, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 1003 END AS n,
+       (i::int8 * 1000000007 * (CASE WHEN i % 2 = 0 THEN 1 ELSE -1 END)) AS b,
+       ((i % 97) / 4.0)::float4 AS r
+FROM generate_series(1, 5000) i;
+SET gpuagg.explain_device_details = on;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT k, corr(n, s), sum(s::float8), max(b::float8), avg(r::float8), stddev(n::float8) FROM fs_conv GROUP BY k;
+RESET gpuagg.explain_device_details;
+SELECT gpuagg_check('SELECT k, sum(s::float8), sum(n::float8), min(b::float8), max(b::float8), avg(r::float8), sum(r::float8) FILTER (WHERE n > 500), count(n::float8) FROM fs_conv GROUP BY k');
+SELECT float_check('SELECT k, ARRAY[corr(n, s), regr_slope(b, n), covar_pop(r, s), stddev(n::float8), var_pop(b::float8), avg(b::float8)] AS vals FROM fs_conv GROUP BY k');
+-- (DISTINCT keeps the conversion in the child: its values are keys)
+SELECT gpuagg_check('SELECT k, sum(DISTINCT s::float8), count(DISTINCT n::float8) FROM fs_conv GROUP BY k');
+
 -- what keeps the native plan: DISTINCT, ORDER BY inside the aggregate,
 -- two-argument aggregates over other types than float8
 SELECT gpuagg_used('SELECT k, stddev(DISTINCT x) FROM fs GROUP BY k') AS distinct_stddev,

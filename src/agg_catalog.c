@@ -21,6 +21,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -271,8 +272,33 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 }
 
 /*
+ * For an argument that converts a plain column to float8 (int2, int4, int8
+ * or float4 to float8, implicitly as in corr(int_column, ...) or by a cast):
+ * the column itself, so that the child plan outputs table columns (which
+ * the direct scan reads without projecting) and batch.c converts the value
+ * while encoding it, exactly as those casts do (a C conversion to double;
+ * all but int8's are exact, and int8's rounds the same way).  Only for
+ * aggregates that read the argument as a float8 column (not DISTINCT, whose
+ * values are keys); any other argument is returned unchanged.
+ */
+static Expr *
+float8_source_column(Aggref *aggref, Expr *arg)
+{
+	FuncExpr   *cast = (FuncExpr *) arg;
+
+	if (aggref->aggdistinct != NIL || !IsA(arg, FuncExpr) || list_length(cast->args) != 1 ||
+		!IsA(linitial(cast->args), Var))
+		return arg;
+	if (cast->funcid != F_FLOAT8_INT2 && cast->funcid != F_FLOAT8_INT4 &&
+		cast->funcid != F_FLOAT8_INT8 && cast->funcid != F_FLOAT8_FLOAT4)
+		return arg;
+	return (Expr *) linitial(cast->args);
+}
+
+/*
  * The expression the child plan computes for argument argno (0-based) of an
- * aggregate.  Under FILTER it is CASE WHEN filter THEN argument END:
+ * aggregate.  A conversion of a column to float8 is left to batch.c
+ * (float8_source_column).  Under FILTER it is CASE WHEN filter THEN argument END:
  * PostgreSQL only evaluates the arguments of rows that pass the filter (so
  * 10 / x FILTER (WHERE x <> 0) raises no error), and a row that does not
  * pass then carries NULL, which every aggregate we run skips (all are
@@ -281,7 +307,8 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 Expr *
 GpuAggChildArgument(Aggref *aggref, int argno)
 {
-	Expr	   *arg = list_nth_node(TargetEntry, aggref->args, argno)->expr;
+	Expr	   *arg = float8_source_column(aggref,
+										   list_nth_node(TargetEntry, aggref->args, argno)->expr);
 	CaseExpr   *expr;
 	CaseWhen   *when;
 

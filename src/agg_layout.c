@@ -209,7 +209,7 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	if (agg->kind == GPUAGG_FLOAT_MOMENTS)
 	{
 		col = layout_column(layout, agg->arg_attno, agg->filter_attno,
-							GpuAggInputEncoding(agg->input_type), agg->input_type);
+							GpuAggInputEncoding(agg->input_type), agg->arg_source_type);
 		out->op_value = layout_op(layout, GA_AGG_MOMENTS, col);
 		return;
 	}
@@ -217,16 +217,18 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	{
 		/* corr(y, x): float8_regr_accum()'s x is the second argument */
 		int			x = layout_column(layout, agg->arg2_attno, agg->filter_attno,
-									  GPUAGG_ENC_FLOAT8, FLOAT8OID);
+									  GPUAGG_ENC_FLOAT8, agg->arg2_source_type);
 		int			y = layout_column(layout, agg->arg_attno, agg->filter_attno,
-									  GPUAGG_ENC_FLOAT8, FLOAT8OID);
+									  GPUAGG_ENC_FLOAT8, agg->arg_source_type);
 
 		out->op_value = layout_op2(layout, GA_AGG_COMOMENTS, x, y);
 		return;
 	}
 
+	/* (a float8 argument's column may hold integers or float4: batch.c converts) */
 	col = layout_column(layout, agg->arg_attno, agg->filter_attno,
-						GpuAggInputEncoding(agg->input_type), agg->input_type);
+						GpuAggInputEncoding(agg->input_type),
+						agg->input_type == FLOAT8OID ? agg->arg_source_type : agg->input_type);
 	out->op_count = layout_op(layout, GA_AGG_COUNT, col);
 	switch (agg->kind)
 	{

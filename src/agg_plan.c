@@ -57,7 +57,9 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		a = lappend_int(a, agg->distinct);
 		a = lappend_int(a, agg->numeric_precision);
 		a = lappend_int(a, agg->arg2_attno);
-		aggs = lappend(aggs, lappend_int(a, (int) agg->final_fn));
+		a = lappend_int(a, (int) agg->final_fn);
+		a = lappend_int(a, (int) agg->arg_source_type);
+		aggs = lappend(aggs, lappend_int(a, (int) agg->arg2_source_type));
 	}
 	for (i = 0; i < desc->nsets; i++)
 	{
@@ -154,6 +156,8 @@ GpuAggDescFromList(List *list)
 		desc->aggs[i].numeric_precision = list_nth_int(a, 7);
 		desc->aggs[i].arg2_attno = (AttrNumber) list_nth_int(a, 8);
 		desc->aggs[i].final_fn = (Oid) list_nth_int(a, 9);
+		desc->aggs[i].arg_source_type = (Oid) list_nth_int(a, 10);
+		desc->aggs[i].arg2_source_type = (Oid) list_nth_int(a, 11);
 		i++;
 	}
 	desc->est_groups = floatVal(lthird(list));
@@ -235,11 +239,21 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		agg->result_type = getBaseType(aggref->aggtype);
 		/* a FILTER is folded into the argument (GpuAggChildArgument) */
 		if (aggref->args != NIL)
-			agg->arg_attno = child_attno(child_exprs, (Node *) GpuAggChildArgument(aggref, 0));
+		{
+			Expr	   *arg = GpuAggChildArgument(aggref, 0);
+
+			agg->arg_attno = child_attno(child_exprs, (Node *) arg);
+			agg->arg_source_type = getBaseType(exprType((Node *) arg));
+		}
 		else if (aggref->aggfilter != NULL)
 			agg->filter_attno = child_attno(child_exprs, (Node *) aggref->aggfilter);
 		if (list_length(aggref->args) > 1)
-			agg->arg2_attno = child_attno(child_exprs, (Node *) GpuAggChildArgument(aggref, 1));
+		{
+			Expr	   *arg = GpuAggChildArgument(aggref, 1);
+
+			agg->arg2_attno = child_attno(child_exprs, (Node *) arg);
+			agg->arg2_source_type = getBaseType(exprType((Node *) arg));
+		}
 		if (agg->kind == GPUAGG_FLOAT_MOMENTS || agg->kind == GPUAGG_FLOAT_COMOMENTS)
 			agg->final_fn = GpuAggFinalFunction(aggref->aggfnoid);
 		tlist = lappend(tlist, makeTargetEntry((Expr *) aggref, list_length(tlist) + 1,

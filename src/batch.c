@@ -175,6 +175,29 @@ numeric_same_source(GpuAggBatchBuilder *builder, int c)
 	return a->attno == b->attno && a->filter_attno == b->filter_attno && a->scale == b->scale;
 }
 
+/*
+ * A float8 column's value from a child column of type `type`: float8
+ * itself, or int2, int4, int8 or float4 converted as PostgreSQL's casts to
+ * float8 convert them (agg_catalog.c's float8_source_column).
+ */
+static inline float8
+float8_from_datum(Datum value, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return (float8) DatumGetInt16(value);
+		case INT4OID:
+			return (float8) DatumGetInt32(value);
+		case INT8OID:
+			return (float8) DatumGetInt64(value);
+		case FLOAT4OID:
+			return (float8) DatumGetFloat4(value);
+		default:
+			return DatumGetFloat8(value);
+	}
+}
+
 /* Append one child tuple as the next row of the batch. */
 void
 GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *slot)
@@ -230,7 +253,7 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 				((float4 *) col->values)[row] = null ? 0 : DatumGetFloat4(datum);
 				break;
 			case GPUAGG_ENC_FLOAT8:
-				((float8 *) col->values)[row] = null ? 0 : DatumGetFloat8(datum);
+				((float8 *) col->values)[row] = null ? 0 : float8_from_datum(datum, src->type);
 				break;
 			case GPUAGG_ENC_FLOAT8_KEY:
 				((int64 *) col->values)[row] = null ? 0 : encode_float8_key(DatumGetFloat8(datum));
@@ -458,8 +481,30 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 				{
 					float8	   *dst = (float8 *) col->values + row0;
 
-					for (r = 0; r < nrows; r++)
-						dst[r] = DatumGetFloat8(v[r]);
+					/* a float8 argument's column may hold another type */
+					switch (src->type)
+					{
+						case INT2OID:
+							for (r = 0; r < nrows; r++)
+								dst[r] = (float8) DatumGetInt16(v[r]);
+							break;
+						case INT4OID:
+							for (r = 0; r < nrows; r++)
+								dst[r] = (float8) DatumGetInt32(v[r]);
+							break;
+						case INT8OID:
+							for (r = 0; r < nrows; r++)
+								dst[r] = (float8) DatumGetInt64(v[r]);
+							break;
+						case FLOAT4OID:
+							for (r = 0; r < nrows; r++)
+								dst[r] = (float8) DatumGetFloat4(v[r]);
+							break;
+						default:
+							for (r = 0; r < nrows; r++)
+								dst[r] = DatumGetFloat8(v[r]);
+							break;
+					}
 				}
 				break;
 			case GPUAGG_ENC_FLOAT8_KEY:

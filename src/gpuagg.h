@@ -187,6 +187,10 @@ typedef struct GpuAggAggDesc
 	AttrNumber	filter_attno;	/* child column of FILTER, 0 if none */
 	Oid			final_fn;		/* FLOAT_MOMENTS, FLOAT_COMOMENTS: the
 								 * aggregate's final function */
+	Oid			arg_source_type;	/* base type of the child columns of the
+									 * arguments: input_type, or a type that
+									 * batch.c converts to float8 */
+	Oid			arg2_source_type;
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
 	int			numeric_precision;	/* ... and its most digits, else 0 */
 	bool		distinct;		/* over DISTINCT values (agg_distinct.c) */
