@@ -79,6 +79,9 @@ struct GpuJoinState
 	MemoryContext build_cxt;
 	bool		built;
 	MinimalTuple *inner_tuples;
+	Datum	   *inner_values;	/* inner_natts per inner row, deformed once
+								 * (join_deform_inner), or NULL */
+	bool	   *inner_isnull;
 	int64		ninner;
 	int64		inner_capacity;
 	int64	   *build_keys;
@@ -317,6 +320,42 @@ join_grow(GpuJoinState *state, void *array, int64 *capacity, Size element)
 }
 
 /* Read every inner row: copy it and compute its device key. */
+/*
+ * Deform the columns the scan tuple needs of every inner row once, so that
+ * emitting a pair copies them from an array instead of storing and
+ * deforming the inner tuple again for each of its matches (a small build
+ * side is matched millions of times).  By-reference values point into the
+ * stored tuples, which live as long.  Skipped for a build side of more than
+ * GPUJOIN_DEFORM_MAX values (memory), which keeps the per-pair path.
+ */
+#define GPUJOIN_DEFORM_MAX (INT64CONST(4) * 1024 * 1024)
+
+static void
+join_deform_inner(GpuJoinState *state)
+{
+	int			natts = state->inner_natts;
+	int64		row;
+
+	state->inner_values = NULL;
+	state->inner_isnull = NULL;
+	if (natts <= 0 || state->ninner == 0 || state->ninner > GPUJOIN_DEFORM_MAX / natts)
+		return;
+	state->inner_values = MemoryContextAllocHuge(state->build_cxt,
+												 sizeof(Datum) * state->ninner * natts);
+	state->inner_isnull = MemoryContextAllocHuge(state->build_cxt,
+												 sizeof(bool) * state->ninner * natts);
+	for (row = 0; row < state->ninner; row++)
+	{
+		ExecStoreMinimalTuple(state->inner_tuples[row], state->inner_slot, false);
+		slot_getsomeattrs(state->inner_slot, natts);
+		memcpy(&state->inner_values[row * natts], state->inner_slot->tts_values,
+			   sizeof(Datum) * natts);
+		memcpy(&state->inner_isnull[row * natts], state->inner_slot->tts_isnull,
+			   sizeof(bool) * natts);
+	}
+	ExecClearTuple(state->inner_slot);
+}
+
 static void
 join_read_inner(GpuJoinState *state)
 {
@@ -376,6 +415,7 @@ join_read_inner(GpuJoinState *state)
 													  sizeof(bool) * Max(state->ninner, 1));
 	if (state->inner_matched != NULL)
 		memset(state->inner_matched, 0, sizeof(bool) * Max(state->ninner, 1));
+	join_deform_inner(state);
 }
 
 /* Create the device join and build it from the inner keys. */
@@ -554,29 +594,52 @@ join_next_batch(GpuJoinState *state)
 	return true;
 }
 
-/* Fill the scan tuple from the stored rows; NULLs for an absent side. */
+/*
+ * Fill the scan tuple from the stored outer row and inner row inner_row
+ * (from the deformed inner values, or from inner_slot where the caller
+ * stored it); NULLs for an absent side (with_outer false, inner_row < 0).
+ */
 static TupleTableSlot *
-join_emit(GpuJoinState *state, bool with_outer, bool with_inner)
+join_emit(GpuJoinState *state, bool with_outer, int64 inner_row)
 {
 	GpuJoinDesc *desc = state->desc;
 	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
+	bool		with_inner = inner_row >= 0;
+	const Datum *inner_values = NULL;
+	const bool *inner_isnull = NULL;
 	int			i;
 
 	ExecClearTuple(scan);
 	if (with_outer && state->outer_natts > 0)
 		slot_getsomeattrs(state->outer_slot, state->outer_natts);
 	if (with_inner && state->inner_natts > 0)
-		slot_getsomeattrs(state->inner_slot, state->inner_natts);
+	{
+		if (state->inner_values != NULL)
+		{
+			inner_values = &state->inner_values[inner_row * state->inner_natts];
+			inner_isnull = &state->inner_isnull[inner_row * state->inner_natts];
+		}
+		else
+		{
+			slot_getsomeattrs(state->inner_slot, state->inner_natts);
+			inner_values = state->inner_slot->tts_values;
+			inner_isnull = state->inner_slot->tts_isnull;
+		}
+	}
 	for (i = 0; i < desc->nscan; i++)
 	{
 		bool		outer = desc->scan_sides[i] == GPUJOIN_OUTER;
-		TupleTableSlot *from = outer ? state->outer_slot : state->inner_slot;
 		int			column = desc->scan_attnos[i] - 1;
 
-		if (outer ? with_outer : with_inner)
+		if (outer && with_outer)
 		{
-			scan->tts_values[i] = from->tts_values[column];
-			scan->tts_isnull[i] = from->tts_isnull[column];
+			scan->tts_values[i] = state->outer_slot->tts_values[column];
+			scan->tts_isnull[i] = state->outer_slot->tts_isnull[column];
+		}
+		else if (!outer && with_inner)
+		{
+			scan->tts_values[i] = inner_values[column];
+			scan->tts_isnull[i] = inner_isnull[column];
 		}
 		else
 		{
@@ -608,7 +671,8 @@ join_next_pair(GpuJoinState *state)
 		state->cur_pair++;
 		if ((++state->pairs_tried & 0x3fff) == 0)
 			CHECK_FOR_INTERRUPTS();	/* one key may match millions of rows */
-		ExecStoreMinimalTuple(state->inner_tuples[inner_row], state->inner_slot, false);
+		if (state->pair_qual != NULL || state->inner_values == NULL)
+			ExecStoreMinimalTuple(state->inner_tuples[inner_row], state->inner_slot, false);
 		if (state->pair_qual != NULL)
 		{
 			ResetExprContext(econtext);
@@ -629,11 +693,11 @@ join_next_pair(GpuJoinState *state)
 				return NULL;
 			case JOIN_SEMI:
 				state->cur_pair = count;	/* once is enough */
-				return join_emit(state, true, false);
+				return join_emit(state, true, -1);
 			default:
 				if (desc->inner_unique)
 					state->cur_pair = count;	/* no other pair can pass */
-				return join_emit(state, true, true);
+				return join_emit(state, true, inner_row);
 		}
 	}
 	return NULL;
@@ -649,8 +713,9 @@ join_next_unmatched_inner(GpuJoinState *state)
 
 		if (state->inner_matched[row])
 			continue;
-		ExecStoreMinimalTuple(state->inner_tuples[row], state->inner_slot, false);
-		return join_emit(state, false, true);
+		if (state->inner_values == NULL)
+			ExecStoreMinimalTuple(state->inner_tuples[row], state->inner_slot, false);
+		return join_emit(state, false, row);
 	}
 	return NULL;
 }
@@ -691,7 +756,7 @@ join_next(ScanState *ss)
 		if (!state->cur_matched && join_keeps_outer(jointype))
 		{
 			state->cur_matched = false;
-			return join_emit(state, true, false);
+			return join_emit(state, true, -1);
 		}
 		state->cur_matched = false;
 	}
