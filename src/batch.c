@@ -482,28 +482,15 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 					float8	   *dst = (float8 *) col->values + row0;
 
 					/* a float8 argument's column may hold another type */
-					switch (src->type)
+					if (src->type == FLOAT8OID)
 					{
-						case INT2OID:
-							for (r = 0; r < nrows; r++)
-								dst[r] = (float8) DatumGetInt16(v[r]);
-							break;
-						case INT4OID:
-							for (r = 0; r < nrows; r++)
-								dst[r] = (float8) DatumGetInt32(v[r]);
-							break;
-						case INT8OID:
-							for (r = 0; r < nrows; r++)
-								dst[r] = (float8) DatumGetInt64(v[r]);
-							break;
-						case FLOAT4OID:
-							for (r = 0; r < nrows; r++)
-								dst[r] = (float8) DatumGetFloat4(v[r]);
-							break;
-						default:
-							for (r = 0; r < nrows; r++)
-								dst[r] = DatumGetFloat8(v[r]);
-							break;
+						for (r = 0; r < nrows; r++)
+							dst[r] = DatumGetFloat8(v[r]);
+					}
+					else
+					{
+						for (r = 0; r < nrows; r++)
+							dst[r] = float8_from_datum(v[r], src->type);
 					}
 				}
 				break;
