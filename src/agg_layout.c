@@ -205,7 +205,11 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 		layout_numeric_output(layout, agg, out);
 		return;
 	}
-	out->final_fn = agg->final_fn;
+	if (OidIsValid(agg->final_fn))
+	{
+		out->final_fn = palloc(sizeof(FmgrInfo));
+		fmgr_info(agg->final_fn, out->final_fn);
+	}
 	if (agg->kind == GPUAGG_FLOAT_MOMENTS)
 	{
 		col = layout_column(layout, agg->arg_attno, agg->filter_attno,
@@ -227,8 +231,7 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 
 	/* (a float8 argument's column may hold integers or float4: batch.c converts) */
 	col = layout_column(layout, agg->arg_attno, agg->filter_attno,
-						GpuAggInputEncoding(agg->input_type),
-						agg->input_type == FLOAT8OID ? agg->arg_source_type : agg->input_type);
+						GpuAggInputEncoding(agg->input_type), agg->arg_source_type);
 	out->op_count = layout_op(layout, GA_AGG_COUNT, col);
 	switch (agg->kind)
 	{

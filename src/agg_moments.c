@@ -72,11 +72,10 @@ moments_sx_sxx(double n, double shift, uint64 nonfinite, double sum, double sum_
  * as nodeAgg.c would at the end of a group; NULL results pass through.
  */
 static Datum
-call_final_function(Oid fn, const double *values, int nvalues, bool *isnull)
+call_final_function(FmgrInfo *fn, const double *values, int nvalues, bool *isnull)
 {
 	Datum		elems[6];
 	ArrayType  *array;
-	FmgrInfo	flinfo;
 	LOCAL_FCINFO(fcinfo, 1);
 	Datum		result;
 	int			i;
@@ -85,8 +84,7 @@ call_final_function(Oid fn, const double *values, int nvalues, bool *isnull)
 		elems[i] = Float8GetDatum(values[i]);
 	array = construct_array(elems, nvalues, FLOAT8OID, sizeof(float8),
 							FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	fmgr_info(fn, &flinfo);
-	InitFunctionCallInfoData(*fcinfo, &flinfo, 1, InvalidOid, NULL, NULL);
+	InitFunctionCallInfoData(*fcinfo, fn, 1, InvalidOid, NULL, NULL);
 	fcinfo->args[0].value = PointerGetDatum(array);
 	fcinfo->args[0].isnull = false;
 	result = FunctionCallInvoke(fcinfo);

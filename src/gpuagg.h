@@ -396,7 +396,8 @@ typedef struct GpuAggOutput
 	int			op_pinf;
 	int			op_ninf;
 	int			distinct_set;	/* DISTINCT aggregate: its set, else -1 */
-	Oid			final_fn;		/* moments: the aggregate's final function */
+	FmgrInfo   *final_fn;		/* moments: the aggregate's final function,
+								 * looked up once with the layout */
 } GpuAggOutput;
 
 /*
