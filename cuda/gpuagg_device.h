@@ -308,6 +308,8 @@ typedef struct GaAggRequest
 	int64_t		estimated_groups;	/* initial table size; may be wrong */
 	GaStrategy	strategy;		/* GPU only; AUTO chooses per batch */
 	int64_t		fail_at_batch;	/* testing: fail this submit (1-based), 0 = never */
+	const struct GaAggJoinSpec *join;	/* join-fed (below); NULL: the
+										 * batches are the rows */
 } GaAggRequest;
 
 /*
@@ -335,6 +337,10 @@ typedef struct GaAggStats
 	int64_t		batches_by_strategy[GA_NUM_STRATEGIES];
 	double		device_ms;		/* kernels */
 	double		transfer_ms;	/* copies both ways */
+	int64_t		join_build_rows;	/* join-fed: build rows with a key */
+	int64_t		joined_rows;	/* join-fed: rows the join produced and the
+								 * aggregation took (input_rows counts the
+								 * probe rows) */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;
@@ -372,6 +378,66 @@ extern void ga_agg_get_stats(const GaAgg *agg, GaAggStats *stats);
 
 /* Free everything the aggregation holds; safe after any failure. */
 extern void ga_agg_destroy(GaAgg *agg);
+
+/* ------------------------------------------------------------------------
+ * Aggregation fed by a hash join
+ * ------------------------------------------------------------------------
+ *
+ * An aggregation whose request has a join spec aggregates the rows of an
+ * equi-join instead of the submitted rows themselves, and the joined rows
+ * never leave the device: the build (inner) side is given once, with its
+ * payload columns, by ga_agg_join_build; every submitted batch is a probe
+ * (outer) batch.  Only groups come back.  (He et al., "Relational joins on
+ * graphics processors", and the GFTR paper's join-then-aggregate pipeline.)
+ *
+ * The request's columns split in two.  Probe columns (from_build[c] = 0)
+ * are filled by the caller in every submitted batch, as usual; one of them,
+ * probe_key_column (GA_TYPE_INT64), is the join key: equal int64 values are
+ * equal keys (the caller encodes keys exactly, so no recheck is needed), a
+ * null key never matches.  Build columns (from_build[c] = 1) are not
+ * filled in submitted batches (their contents are ignored): their values
+ * come from the build side's payload.
+ *
+ * Each probe row r joined with the build rows b whose key equals r's gives
+ * one joined row per b: probe columns from r, build columns from b (many to
+ * many: every pair; a probe row matching a million build rows gives a
+ * million joined rows, processed in pieces of at most batch_rows).  With
+ * GA_AGG_JOIN_LEFT a probe row without any match (also one with a null
+ * key) gives one joined row whose build columns are null.  The joined rows
+ * are aggregated exactly as if they had been submitted as batches: same
+ * keys, operations, results, table growth and statistics (but input_rows
+ * counts probe rows and joined_rows the joined ones).
+ */
+typedef enum GaAggJoinType
+{
+	GA_AGG_JOIN_INNER = 0,
+	GA_AGG_JOIN_LEFT
+} GaAggJoinType;
+
+typedef struct GaAggJoinSpec
+{
+	GaAggJoinType type;
+	int			probe_key_column;	/* a probe column of GA_TYPE_INT64 */
+	const uint8_t *from_build;	/* ncolumns entries: 1 = a build column;
+								 * copied by ga_agg_create */
+} GaAggJoinSpec;
+
+/*
+ * Give a join-fed aggregation its build side, once, after ga_agg_create and
+ * before the first ga_agg_next_batch.  payload has the request's ncolumns
+ * columns of the request's types; its build columns hold the build rows
+ * 0 .. payload->nrows - 1 (values and validity as in any batch; its probe
+ * columns are not read; capacity >= nrows).  keys[i] is the join key of
+ * build row rows[i], for the n <= payload->nrows build rows that have a key
+ * (rows with a null key are left out: they never match); rows are distinct.
+ * Everything is copied: the caller may free keys, rows and payload
+ * afterwards.  At most GA_JOIN_MAX_BUILD_ROWS rows; a build the device
+ * cannot hold fails with GA_ERR_OUT_OF_MEMORY (the caller then uses the CPU
+ * device).
+ */
+extern int	ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows,
+							  int64_t n, const GaBatch *payload,
+							  GaWaitCallback wait, void *arg, GaStatus *status);
 
 /* ------------------------------------------------------------------------
  * Hash join
