@@ -38,7 +38,8 @@ struct GpuAggState
 {
 	CustomScanState css;
 	GpuAggDesc *desc;
-	PlanState  *child;
+	PlanState  *child;			/* join-fed: the join's outer side */
+	PlanState  *inner;			/* join-fed: the join's inner side, else NULL */
 	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
 
 	GpuAggLayout *layout;		/* batch columns and device operations */
@@ -190,6 +191,7 @@ agg_build_request(GpuAggState *state)
 		request->estimated_groups = (int64) Min(Max(desc->sets[s].est_groups, 1.0), 1e9);
 		request->strategy = (GaStrategy) gpuagg_strategy;
 		request->fail_at_batch = s == 0 ? gpuagg_debug_fail_at_batch : 0;
+		request->join = desc->join_type >= 0 ? &layout->join_spec : NULL;
 
 		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
 		for (i = 0; i < desc->ngroupings; i++)
@@ -234,6 +236,12 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 	state->child = ExecInitNode(linitial(cscan->custom_plans), estate,
 								eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	node->custom_ps = list_make1(state->child);
+	if (state->desc->join_type >= 0)
+	{
+		state->inner = ExecInitNode(lsecond(cscan->custom_plans), estate,
+									eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		node->custom_ps = lappend(node->custom_ps, state->inner);
+	}
 	if (!state->desc->parallel && !state->desc->fused)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
@@ -288,6 +296,8 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 	}
 	if (groups)
 		total->groups += run.groups;
+	total->join_build_rows += run.join_build_rows;
+	total->joined_rows += run.joined_rows;
 	total->bytes_sent += run.bytes_sent;
 	total->table_growths += run.table_growths;
 	for (i = 0; i < GA_NUM_STRATEGIES; i++)
@@ -452,6 +462,20 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		if (state->aggs[d] == NULL)
 			return false;
 	}
+	if (state->inner != NULL)
+	{
+		/* join-fed: the inner side into the build; then probe batches */
+		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
+		bool		built;
+
+		INSTR_TIME_SET_CURRENT(start);
+		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, state->builder,
+								state->inner, status);
+		state->info.build_ms += GpuAggElapsedMs(start);
+		MemoryContextSwitchTo(old);
+		if (!built)
+			return false;
+	}
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
@@ -492,10 +516,12 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	return eof;
 }
 
-/* Rescan the child now (and start its direct scan over). */
+/* Rescan the child (children) now (and start its direct scan over). */
 static void
 agg_rescan_child(GpuAggState *state)
 {
+	if (state->inner != NULL && state->inner->chgParam == NULL)
+		ExecReScan(state->inner);
 	ExecReScan(state->child);
 	if (state->direct)
 		GpuAggDirectScanReset(state->direct);
@@ -662,6 +688,8 @@ gpuagg_end(CustomScanState *node)
 	if (state->direct)
 		GpuAggDirectScanEnd(state->direct);
 	ExecEndNode(state->child);
+	if (state->inner != NULL)
+		ExecEndNode(state->inner);
 }
 
 /*
@@ -675,14 +703,25 @@ gpuagg_rescan(CustomScanState *node)
 
 	state->current = -1;
 	if (node->ss.ps.chgParam != NULL)
+	{
 		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
-	if (state->results[0] != NULL && state->child->chgParam == NULL)
+		if (state->inner != NULL)
+			UpdateChangedParamSet(state->inner, node->ss.ps.chgParam);
+	}
+	if (state->results[0] != NULL && state->child->chgParam == NULL &&
+		(state->inner == NULL || state->inner->chgParam == NULL))
 		return;
 	agg_release(state);
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
+	if (state->inner != NULL && state->inner->chgParam == NULL)
+		ExecReScan(state->inner);
 	if (state->child->chgParam == NULL)
-		agg_rescan_child(state);
+	{
+		ExecReScan(state->child);
+		if (state->direct)
+			GpuAggDirectScanReset(state->direct);
+	}
 	else if (state->direct)
 		GpuAggDirectScanReset(state->direct);
 }

@@ -17,6 +17,9 @@
  * floats are one MOMENTS; corr, covar_* and regr_* one COMOMENTS over the
  * columns of x (the second argument) and y (the first).
  *
+ * A join-fed aggregation's columns are then split by the side of the join
+ * that computes them, with the join key between (layout_split_join).
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuagg.h"
@@ -279,6 +282,85 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	}
 }
 
+/* Whether child column attno (0: none) is computed by the build side. */
+static bool
+layout_from_build(const GpuAggDesc *desc, AttrNumber attno)
+{
+	return attno > 0 && desc->child_from_build[attno - 1];
+}
+
+/*
+ * Join-fed (agg_join.c): reorder the columns as the device's join spec
+ * wants them: the probe columns (those of the outer side's expressions, and
+ * those of no expression), then the join key, then the build columns; point
+ * each column's source at its side's child, and every key, operation and
+ * DISTINCT set at the column's new place.
+ */
+static void
+layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
+{
+	int			ncolumns = layout->ncolumns + 1;
+	GpuAggColumnSource *sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
+	GaValueType *types = palloc0(sizeof(GaValueType) * ncolumns);
+	uint8	   *from_build = palloc0(ncolumns);
+	int		   *moved = palloc(sizeof(int) * Max(layout->ncolumns, 1));
+	int			next = 0;
+	int			pass;
+	int			c;
+
+	for (pass = 0; pass < 2; pass++)
+	{
+		if (pass == 1)
+		{
+			/* the join key, last of the probe columns */
+			sources[next].attno = desc->probe_key_attno;
+			sources[next].encoding = GPUAGG_ENC_JOIN_KEY;
+			sources[next].type = desc->probe_key_type;
+			types[next] = GA_TYPE_INT64;
+			layout->nprobe_columns = ++next;
+		}
+		for (c = 0; c < layout->ncolumns; c++)
+		{
+			GpuAggColumnSource *src = &layout->sources[c];
+			bool		build = layout_from_build(desc, src->attno) ||
+				layout_from_build(desc, src->filter_attno);
+
+			if (build != (pass == 1))
+				continue;
+			if ((src->attno > 0 && layout_from_build(desc, src->attno) != build) ||
+				(src->filter_attno > 0 && layout_from_build(desc, src->filter_attno) != build))
+				elog(ERROR, "gpuagg: a batch column mixes both sides of its join");
+			sources[next] = *src;
+			if (src->attno > 0)
+				sources[next].attno = desc->child_side_attno[src->attno - 1];
+			if (src->filter_attno > 0)
+				sources[next].filter_attno = desc->child_side_attno[src->filter_attno - 1];
+			types[next] = layout->column_types[c];
+			from_build[next] = build ? 1 : 0;
+			moved[c] = next++;
+		}
+	}
+
+	for (c = 0; c < desc->nkeys; c++)
+		layout->key_columns[c] = moved[layout->key_columns[c]];
+	for (c = 0; c < layout->nops; c++)
+	{
+		if (layout->ops[c].column >= 0)
+			layout->ops[c].column = moved[layout->ops[c].column];
+		if (layout->ops[c].op == GA_AGG_COMOMENTS)
+			layout->ops[c].column2 = moved[layout->ops[c].column2];
+	}
+	for (c = 0; c < layout->ndistinct; c++)
+		layout->distinct_sets[c].column = moved[layout->distinct_sets[c].column];
+	layout->ncolumns = layout->maxcolumns = ncolumns;
+	layout->sources = sources;
+	layout->column_types = types;
+	layout->from_build = from_build;
+	layout->join_spec.type = (GaAggJoinType) desc->join_type;
+	layout->join_spec.probe_key_column = layout->nprobe_columns - 1;
+	layout->join_spec.from_build = from_build;
+}
+
 /* Build the layout of a description, in the current memory context. */
 GpuAggLayout *
 GpuAggLayoutBuild(const GpuAggDesc *desc)
@@ -327,5 +409,8 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 		if ((desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR) &&
 			!desc->aggs[i].distinct)
 			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
+	layout->nprobe_columns = layout->ncolumns;
+	if (desc->join_type >= 0)
+		layout_split_join(layout, desc);
 	return layout;
 }

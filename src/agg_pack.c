@@ -247,13 +247,14 @@ pack_reset(GpuAggPackState *state)
 
 	MemoryContextReset(state->run_cxt);
 	old = MemoryContextSwitchTo(state->run_cxt);
-	state->builder = GpuAggBatchBuilderCreate(layout->ncolumns, layout->sources,
+	/* a join-fed aggregation's workers pack its probe columns only */
+	state->builder = GpuAggBatchBuilderCreate(layout->nprobe_columns, layout->sources,
 											  state->run_cxt);
 	GpuAggBatchBuilderSetSender(state->builder);
-	state->batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
+	state->batch = GpuAggLocalBatchCreate(layout->nprobe_columns, layout->column_types,
 										  pack_message_capacity(), state->run_cxt);
-	state->dict_sent = palloc(sizeof(int32) * Max(layout->ncolumns, 1));
-	for (c = 0; c < layout->ncolumns; c++)
+	state->dict_sent = palloc(sizeof(int32) * Max(layout->nprobe_columns, 1));
+	for (c = 0; c < layout->nprobe_columns; c++)
 		state->dict_sent[c] = layout->sources[c].encoding == GPUAGG_ENC_DICT_KEY ? 0 : -1;
 	initStringInfo(&state->message);
 	MemoryContextSwitchTo(old);

@@ -448,6 +448,64 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 	return (Path *) create_gather_path(root, input_rel, pack, pack_target, NULL, &messages);
 }
 
+/*
+ * Add the join-fed GpuHashAgg paths (agg_join.c) when the input is a join
+ * the device can compute: the node reads the outer side itself (serial), or
+ * parallel workers pack it; the inner side is read into the device's build.
+ * Under gpuagg.force they are preferred to the other GpuHashAgg paths.
+ */
+static bool
+agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					   TargetCheck *check, PathTarget *child_target, List *path_private,
+					   GaDeviceKind device, double groups, List *having, int nsetkeys,
+					   bool grouping_sets)
+{
+	GpuAggJoinSides sides;
+	Path	   *inner;
+	int			parallel;
+	int			ncolumns = list_length(child_target->exprs) + 1;
+
+	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
+							check->aggrefs, grouping_sets, &sides))
+		return false;
+	inner = (Path *) create_projection_path(root, sides.inner_rel, sides.inner_path,
+											sides.inner_target);
+	for (parallel = 0; parallel <= 1; parallel++)
+	{
+		List	   *priv = lappend(lappend(list_copy(path_private), makeInteger(parallel)),
+								   sides.join_private);
+		double		outer_rows = sides.outer_path->rows;
+		Path	   *outer;
+		CustomPath *cpath;
+
+		if (parallel)
+			outer = agg_parallel_child(root, sides.outer_rel, sides.outer_target, priv,
+									   outer_rows);
+		else
+			outer = (Path *) create_projection_path(root, sides.outer_rel, sides.outer_path,
+													sides.outer_target);
+		if (outer == NULL)
+			continue;
+		cpath = agg_make_path(output_rel, outer, priv, groups);
+		cpath->custom_paths = lappend(cpath->custom_paths, inner);
+		agg_cost_path(cpath, outer, outer_rows, parallel, device,
+					  list_length(check->keys), list_length(check->aggrefs), ncolumns,
+					  nsetkeys, groups, having);
+		/* the build: reading the inner side, one copy of each row */
+		cpath->path.startup_cost += inner->total_cost +
+			inner->rows * ncolumns * gpuagg_batch_value_cost;
+		cpath->path.total_cost += inner->total_cost +
+			inner->rows * ncolumns * gpuagg_batch_value_cost;
+		if (gpuagg_force)
+		{
+			cpath->path.startup_cost = 0;
+			cpath->path.total_cost = parallel ? 0 : 0.25e-6;
+		}
+		add_path(output_rel, &cpath->path);
+	}
+	return true;
+}
+
 /* Try to add GpuHashAgg paths to output_rel; logs why not when it can't. */
 static bool
 agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
@@ -462,6 +520,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	CustomPath *cpath;
 	GaDeviceKind device;
 	bool		usable;
+	bool		plain_parallel;
 	double		groups;
 	double		input_rows;
 	List	   *path_private;
@@ -514,9 +573,8 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	 * PostgreSQL can aggregate in parallel, a plain aggregate without
 	 * DISTINCT (which the device de-duplicates) is left to it unless forced.
 	 */
-	if (!gpuagg_force && check.keys == NIL && parse->groupingSets == NIL &&
-		!check.has_distinct && input_rel->partial_pathlist != NIL)
-		return agg_reject("plain aggregate that PostgreSQL can run in parallel (as fast; gpuagg.force plans it anyway)");
+	plain_parallel = !gpuagg_force && check.keys == NIL && parse->groupingSets == NIL &&
+		!check.has_distinct && input_rel->partial_pathlist != NIL;
 
 	input_rows = input_path->rows;
 	sets = agg_grouping_sets(root, extra, &check, input_rows, relid, &groups);
@@ -541,6 +599,21 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	path_private = lappend(path_private,
 						   list_make2(check.groupings,
 									  agg_grouping_keys(root, extra, &check)));
+
+	/*
+	 * join-fed: the device joins the input's two sides itself.  That is not
+	 * what the measurement above was about, so a plain aggregate over a join
+	 * keeps only these paths.
+	 */
+	if (agg_add_join_fed_paths(root, input_rel, output_rel, &check, child_target,
+							   path_private, device, groups, having,
+							   list_length(linitial(sets)), parse->groupingSets != NIL))
+	{
+		if (plain_parallel)
+			return true;
+	}
+	else if (plain_parallel)
+		return agg_reject("plain aggregate that PostgreSQL can run in parallel (as fast; gpuagg.force plans it anyway)");
 
 	/* serial: the projection of the input's cheapest path */
 	child_path = (Path *) create_projection_path(root, input_rel, input_path, child_target);

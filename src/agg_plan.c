@@ -79,8 +79,9 @@ GpuAggDescToList(const GpuAggDesc *desc)
 					  makeInteger(desc->rescan_safe),
 					  list_make2(GpuAggFloatNode(desc->input_rows),
 								 makeInteger(desc->parallel ? 1 : desc->fused ? 2 : 0)));
-	return lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
+	list = lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
 									groupings));
+	return lappend(list, GpuAggJoinDescToList(desc));
 }
 
 /* The grouping sets of a description from their masks and estimates. */
@@ -168,6 +169,7 @@ GpuAggDescFromList(List *list)
 	desc_set_sets(desc, linitial(list_nth(list, 5)), lsecond(list_nth(list, 5)));
 	desc->grouping_sets = intVal(lthird(list_nth(list, 5))) != 0;
 	desc_set_groupings(desc, lfourth(list_nth(list, 5)));
+	GpuAggJoinDescFromList(desc, list_nth(list, 6));
 	return desc;
 }
 
@@ -268,6 +270,7 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 	desc_set_sets(desc, linitial(sets), lsecond(sets));
 	desc->grouping_sets = intVal(lthird(sets)) != 0;
 	desc_set_groupings(desc, lsecond(groupings));
+	GpuAggJoinDescFromPath(desc, path_private);
 	foreach(lc, (List *) linitial(groupings))
 		tlist = lappend(tlist, makeTargetEntry((Expr *) lfirst(lc), list_length(tlist) + 1,
 											   NULL, false));
@@ -319,7 +322,9 @@ fused_child_columns(GpuAggDesc *desc, List *child_exprs, CustomScan *join)
  * PlanCustomPath of GpuHashAgg: the scan tuple is keys then Aggrefs, HAVING
  * is the qual.  The child is the projection of the input (serial), a
  * Gather of GpuAggPack nodes sending batch messages (parallel), or a
- * GpuHashJoin whose joined rows go straight into batches (fused).
+ * GpuHashJoin whose joined rows go straight into batches (fused).  A
+ * join-fed aggregation (agg_join.c) has two children: the join's outer side
+ * (serial or parallel as above) and its inner side.
  */
 Plan *
 GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -333,6 +338,13 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 	if (desc->fused)
 		fused_child_columns(desc, child_exprs, (CustomScan *) child);
+	else if (desc->join_type >= 0)
+	{
+		/* join-fed (agg_join.c): each side's expressions, then its key */
+		if ((!desc->parallel && list_length(child->targetlist) != desc->probe_key_attno) ||
+			list_length(((Plan *) lsecond(custom_plans))->targetlist) != desc->build_key_attno)
+			elog(ERROR, "gpuagg: the sides of a join-fed aggregation have unexpected columns");
+	}
 	else if (!desc->parallel && list_length(child->targetlist) != list_length(child_exprs))
 		elog(ERROR, "gpuagg: child plan has %d columns, expected %d",
 			 list_length(child->targetlist), list_length(child_exprs));

@@ -41,7 +41,9 @@ struct GpuAggBatchBuilder
 	int			ncolumns;
 	GpuAggColumnSource *sources;
 	KeyDict   **dicts;			/* per column; NULL unless a dictionary key */
-	AttrNumber	max_attno;
+	int			first_column;	/* appends fill columns [first, end) */
+	int			end_column;
+	AttrNumber	max_attno;		/* of those columns */
 	int64		rows_seen;		/* rows appended so far, for ZERO_SIGN/SPELLING */
 	bool		sender;			/* packing for a leader: spelling ids, no ranks */
 	int		   *spelling_source;	/* per column: the DICT_KEY column a
@@ -79,11 +81,10 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 	for (i = 0; i < ncolumns; i++)
 	{
 		builder->sources[i] = sources[i];
-		builder->max_attno = Max(builder->max_attno,
-								 Max(sources[i].attno, sources[i].filter_attno));
 		if (sources[i].encoding == GPUAGG_ENC_DICT_KEY)
 			builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);
 	}
+	GpuAggBatchBuilderSetColumns(builder, 0, ncolumns);
 	builder->columnar = true;
 	for (i = 0; i < ncolumns; i++)
 	{
@@ -118,6 +119,25 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 			elog(ERROR, "gpuagg: spelling column %d has no key column before it", i);
 	}
 	return builder;
+}
+
+/*
+ * Make appends fill only the columns [first, end): a join-fed aggregation
+ * (agg_join.c) fills its probe columns from outer rows and its build columns
+ * from inner rows, with one builder so that both share its dictionaries.
+ */
+void
+GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end)
+{
+	int			c;
+
+	Assert(first >= 0 && first <= end && end <= builder->ncolumns);
+	builder->first_column = first;
+	builder->end_column = end;
+	builder->max_attno = 0;
+	for (c = first; c < end; c++)
+		builder->max_attno = Max(builder->max_attno,
+								 Max(builder->sources[c].attno, builder->sources[c].filter_attno));
 }
 
 /* Begin filling a batch: per-batch memory is released. */
@@ -212,7 +232,7 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 	isnull = slot->tts_isnull;
 	builder->numeric_column = -1;
 
-	for (c = 0; c < builder->ncolumns; c++)
+	for (c = builder->first_column; c < builder->end_column; c++)
 	{
 		const GpuAggColumnSource *src = &builder->sources[c];
 		GaColumn   *col = &batch->columns[c];
@@ -257,6 +277,9 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 				break;
 			case GPUAGG_ENC_FLOAT8_KEY:
 				((int64 *) col->values)[row] = null ? 0 : encode_float8_key(DatumGetFloat8(datum));
+				break;
+			case GPUAGG_ENC_JOIN_KEY:
+				((int64 *) col->values)[row] = null ? 0 : GpuJoinExactKey(datum, src->type);
 				break;
 			case GPUAGG_ENC_FLOAT4_KEY:
 				((int32 *) col->values)[row] = null ? 0 : encode_float4_key(DatumGetFloat4(datum));
@@ -391,7 +414,7 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 	Assert(row0 + nrows <= batch->capacity);
 	chunk_reserve(builder, nrows);
 
-	for (c = 0; c < builder->ncolumns; c++)
+	for (c = builder->first_column; c < builder->end_column; c++)
 	{
 		const GpuAggColumnSource *src = &builder->sources[c];
 		GaColumn   *col = &batch->columns[c];
@@ -500,6 +523,14 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 
 					for (r = 0; r < nrows; r++)
 						dst[r] = encode_float8_key(DatumGetFloat8(v[r]));
+				}
+				break;
+			case GPUAGG_ENC_JOIN_KEY:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = GpuJoinExactKey(v[r], src->type);
 				}
 				break;
 			case GPUAGG_ENC_FLOAT4_KEY:

@@ -241,7 +241,8 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 	int			c;
 
 	read_header(message, &header);
-	if (header.ncolumns != batch->ncolumns || header.nrows > batch->capacity - off)
+	/* a join-fed aggregation's messages fill only its first (probe) columns */
+	if (header.ncolumns > batch->ncolumns || header.nrows > batch->capacity - off)
 		elog(ERROR, "gpuagg: batch message of %d columns and " INT64_FORMAT " rows does not fit",
 			 header.ncolumns, header.nrows);
 	map = receiver_sender(receiver, header.sender);
@@ -249,7 +250,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 									   sizeof(int32 *) * Max(batch->ncolumns, 1));
 	p = VARDATA_ANY(message) + TYPEALIGN(4, sizeof(MessageHeader));
 
-	for (c = 0; c < batch->ncolumns; c++)
+	for (c = 0; c < header.ncolumns; c++)
 	{
 		GaColumn   *col = &batch->columns[c];
 		int			width = ga_type_width(col->type);

@@ -194,6 +194,11 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	explain_group_keys(node, desc, ancestors, es);
 	if (desc->fused)
 		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
+	if (desc->join_type >= 0)
+		ExplainPropertyText("Input",
+							psprintf("%s join of its two children on the device (first: probe side, second: build side)",
+									 desc->join_type == GA_AGG_JOIN_LEFT ? "left" : "inner"),
+							es);
 	if (gpuagg_explain_device_details)
 	{
 		if (info->direct_scan)
@@ -205,15 +210,24 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	ExplainPropertyInteger("Batches", NULL, stats->batches, es);
 	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
+	if (desc->join_type >= 0)
+	{
+		ExplainPropertyInteger("Build Rows", NULL, stats->join_build_rows, es);
+		ExplainPropertyInteger("Joined Rows", NULL, stats->joined_rows, es);
+	}
 	ExplainPropertyInteger("Groups", NULL, stats->groups, es);
 	if (info->fallback != NULL)
 		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", info->fallback), es);
 	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyText("Host Time",
-							psprintf("input %.3f ms, device calls %.3f ms, results %.3f ms",
+							psprintf("%sinput %.3f ms, device calls %.3f ms, results %.3f ms",
+									 desc->join_type >= 0 ?
+									 psprintf("build %.3f ms, ", info->build_ms) : "",
 									 info->input_ms, info->wait_ms, info->result_ms), es);
 	else if (es->timing)
 	{
+		if (desc->join_type >= 0)
+			ExplainPropertyFloat("Build Time", "ms", info->build_ms, 3, es);
 		ExplainPropertyFloat("Input Time", "ms", info->input_ms, 3, es);
 		ExplainPropertyFloat("Device Calls Time", "ms", info->wait_ms, 3, es);
 		ExplainPropertyFloat("Results Time", "ms", info->result_ms, 3, es);

@@ -150,7 +150,8 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_NUMERIC_INT64,	/* numeric * 10^scale as int64 (min/max) */
 	GPUAGG_ENC_SQUARE_LIMB,		/* limb `part` of an integer's square, int64 */
 	GPUAGG_ENC_NUMERIC_SQUARE_LIMB, /* limb `part` of (numeric * 10^scale)^2 */
-	GPUAGG_ENC_DICT_KEY			/* dictionary id (key_dict.c) as int32 */
+	GPUAGG_ENC_DICT_KEY,		/* dictionary id (key_dict.c) as int32 */
+	GPUAGG_ENC_JOIN_KEY			/* join key: GpuJoinExactKey() as int64 */
 } GpuAggEncoding;
 
 extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why);
@@ -240,6 +241,22 @@ typedef struct GpuAggDesc
 	bool		grouping_sets;	/* GROUPING SETS, ROLLUP or CUBE in the query */
 	int			ngroupings;
 	GpuAggGroupingDesc *groupings;
+
+	/*
+	 * Join-fed (agg_join.c): the input is an equi-join computed on the device.
+	 * The child expressions split between the join's two sides: each is
+	 * computed by the outer (probe) child or the inner (build) child, as its
+	 * column child_side_attno there; each side's child also outputs the join
+	 * key, after its expressions.
+	 */
+	int			join_type;		/* GaAggJoinType, or -1: not join-fed */
+	int			nchild;			/* child expressions */
+	bool	   *child_from_build;	/* per child column (attno - 1) */
+	AttrNumber *child_side_attno;	/* ... its column in its side's child */
+	AttrNumber	probe_key_attno;	/* the outer child's join key column */
+	AttrNumber	build_key_attno;	/* the inner child's */
+	Oid			probe_key_type; /* base types of the keys */
+	Oid			build_key_type;
 } GpuAggDesc;
 
 /*
@@ -260,6 +277,7 @@ typedef struct GpuAggDesc
 #define GPUAGG_PRIVATE_SETS 7
 #define GPUAGG_PRIVATE_GROUPINGS 8
 #define GPUAGG_PRIVATE_PARALLEL 9
+#define GPUAGG_PRIVATE_JOIN 10	/* join-fed only: see agg_join.c */
 
 extern List *GpuAggDescToList(const GpuAggDesc *desc);
 extern GpuAggDesc *GpuAggDescFromList(List *list);
@@ -268,6 +286,28 @@ extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);
 extern void GpuAggPlanInit(void);
+
+/* ------------------------------------------------------------------------
+ * agg_join.c: GpuHashAgg fed by a join computed on the device
+ * ------------------------------------------------------------------------
+ */
+typedef struct GpuAggJoinSides
+{
+	RelOptInfo *outer_rel;		/* the probe side */
+	RelOptInfo *inner_rel;		/* the build side */
+	Path	   *outer_path;		/* their cheapest unparameterized paths */
+	Path	   *inner_path;
+	PathTarget *outer_target;	/* each side's child expressions, then its key */
+	PathTarget *inner_target;
+	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
+} GpuAggJoinSides;
+
+extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
+							   List *child_exprs, List *keys, List *aggrefs,
+							   bool grouping_sets, GpuAggJoinSides *sides);
+extern void GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private);
+extern List *GpuAggJoinDescToList(const GpuAggDesc *desc);
+extern void GpuAggJoinDescFromList(GpuAggDesc *desc, List *list);
 
 /* ------------------------------------------------------------------------
  * agg_path.c, agg_pack.c
@@ -425,6 +465,15 @@ typedef struct GpuAggLayout
 	GpuAggOutput *outputs;		/* one per aggregate of the description */
 	int			ndistinct;
 	GpuAggDistinctSet *distinct_sets;
+
+	/*
+	 * Join-fed: columns [0, nprobe_columns) are the probe columns (the last
+	 * of them the join key), the rest build columns; sources' attnos are
+	 * columns of that side's child.  Otherwise nprobe_columns = ncolumns.
+	 */
+	int			nprobe_columns;
+	uint8	   *from_build;		/* per column */
+	GaAggJoinSpec join_spec;
 } GpuAggLayout;
 
 extern GpuAggLayout *GpuAggLayoutBuild(const GpuAggDesc *desc);
@@ -445,6 +494,7 @@ extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
 													const GpuAggColumnSource *sources,
 													MemoryContext cxt);
 extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
+extern void GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end);
 extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
 							  TupleTableSlot *slot);
 
@@ -513,6 +563,7 @@ typedef struct GpuAggRunInfo
 	GaAggStats	stats;			/* the device's own counts and times */
 	double		setup_ms;		/* CUDA context creation paid by this query */
 	char	   *fallback;		/* why the CPU finished the query, or NULL */
+	double		build_ms;		/* join-fed: reading the inner side, building */
 	double		input_ms;		/* pulling child rows into batches */
 	double		wait_ms;		/* in device calls (submit, next batch, finish) */
 	double		result_ms;		/* decoding and finalizing groups (timed runs) */
@@ -580,6 +631,7 @@ extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
 extern bool GpuJoinExactKeyType(Oid type);
 extern int64 GpuJoinExactKey(Datum value, Oid type);
 extern Path *GpuJoinFusablePath(RelOptInfo *rel, List *exprs);
+extern CustomPath *GpuJoinDevicePath(RelOptInfo *rel);
 
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuJoinRunInfo
@@ -642,5 +694,10 @@ extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *build
 								 GaBatch *batch);
 extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
 extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
+
+/* agg_join.c: reading a join-fed aggregation's build side */
+extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
+							const GpuAggLayout *layout, GpuAggBatchBuilder *builder,
+							PlanState *inner, GaStatus *status);
 
 #endif							/* GPUAGG_H */

@@ -435,6 +435,33 @@ GpuJoinFusablePath(RelOptInfo *rel, List *exprs)
 	return best;
 }
 
+/*
+ * The cheapest unparameterized GpuHashJoin path of rel (also under the
+ * projection the planner puts on the scan/join relation's paths), or NULL:
+ * what a join-fed GpuHashAgg (agg_join.c) takes its join from.
+ */
+CustomPath *
+GpuJoinDevicePath(RelOptInfo *rel)
+{
+	CustomPath *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (IsA(path, ProjectionPath))
+			path = ((ProjectionPath *) path)->subpath;
+		if (!IsA(path, CustomPath) ||
+			((CustomPath *) path)->methods != &gpujoin_path_methods ||
+			path->param_info != NULL)
+			continue;
+		if (best == NULL || path->total_cost < best->path.total_cost)
+			best = (CustomPath *) path;
+	}
+	return best;
+}
+
 /* set_join_pathlist_hook: offer GpuHashJoin next to the native join paths. */
 static void
 gpujoin_set_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,

@@ -1,0 +1,169 @@
+--
+-- hashagg_join_fed: GpuHashAgg over a join that the device computes itself
+-- (the joined rows never reach the host): INNER and LEFT joins, NULL keys,
+-- duplicates and skew on both sides, cross-type keys, empty sides, group
+-- keys and aggregates from either side, parallel workers packing the probe
+-- side, a device failure, rescans; and what stays on other plans
+--
+SET gpuagg.force = on;
+SET gpuagg.explain_device_details = off;
+
+-- fact: probe side, NULL keys, one heavy key; dim: unique keys (the
+-- primary-key side of a star join); multi: duplicate keys (many to many)
+CREATE TABLE jf_fact AS
+SELECT id,
+       CASE WHEN id % 29 = 0 THEN NULL WHEN id % 5 = 0 THEN 7 ELSE id % 400 END AS k,
+       (id % 400)::int2 AS k2,
+       DATE '2024-01-01' + id % 90 AS d,
+       id % 13 AS g,
+       'grp' || (id % 6) AS gt,
+       CASE WHEN id % 11 = 0 THEN NULL ELSE id * 3 END AS v,
+       (id % 100) / 8.0 AS f,
+       ((id % 1000) / 100.0)::numeric(8,2) AS n
+FROM generate_series(1, 12000) id;
+CREATE TABLE jf_dim AS
+SELECT id AS k, id::int8 AS k8, DATE '2024-01-15' + id AS d,
+       'name' || (id % 17) AS name,
+       CASE WHEN id % 9 = 0 THEN NULL ELSE id % 50 END AS w,
+       id / 7.0 AS x,
+       (id / 3.0)::numeric(10,3) AS m
+FROM generate_series(1, 300) id;
+CREATE TABLE jf_multi AS
+SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE i % 120 END AS k,
+       i AS w, 'm' || (i % 4) AS tag
+FROM generate_series(1, 900) i
+UNION ALL SELECT 7, i, 'heavy' FROM generate_series(1, 500) i;
+CREATE TABLE jf_empty AS SELECT * FROM jf_dim WHERE false;
+ANALYZE jf_fact, jf_dim, jf_multi, jf_empty;
+
+-- whether the plan is a join-fed GpuHashAgg, and the answers equal native's
+CREATE FUNCTION jf_check(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    fed boolean := false;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        fed := fed OR line LIKE '%join of its two children on the device%';
+    END LOOP;
+    IF NOT fed THEN
+        RETURN 'NOT JOIN-FED';
+    END IF;
+    RETURN gpuagg_check(query);
+END
+$$;
+
+-- the plans: no GpuHashJoin node, the aggregation has both sides as children
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(jf_fact.v), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k);
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT jf_dim.name, count(*), avg(jf_fact.f) FROM jf_fact LEFT JOIN jf_dim USING (k)
+GROUP BY jf_dim.name;
+
+-- INNER: plain and grouped, keys and aggregates from either side
+SELECT jf_check('SELECT count(*), sum(jf_fact.v), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), min(jf_dim.x), max(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_dim.name, jf_fact.gt, count(jf_dim.w), avg(jf_fact.v), sum(jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
+SELECT jf_check('SELECT jf_dim.w, count(*), stddev(jf_dim.x), variance(jf_fact.n), corr(jf_fact.f, jf_fact.g) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_dim.w');
+SELECT jf_check('SELECT jf_fact.gt, sum(jf_fact.n), count(*) FILTER (WHERE jf_fact.v > 100), bool_and(jf_dim.w > 3) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.gt');
+-- an expression of one side is computed by that side
+SELECT jf_check('SELECT jf_fact.g % 3, sum(jf_dim.w * 2 + 1), max(upper(jf_dim.name)) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g % 3');
+-- LEFT: rows without a match (NULL keys too) count, with the inner side NULL
+SELECT jf_check('SELECT count(*), count(jf_dim.w), sum(jf_dim.w), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k)');
+SELECT jf_check('SELECT jf_dim.name, count(*), max(jf_dim.x), min(jf_fact.f) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name');
+-- many to many, with one key matching 500 rows of the build side
+SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w), sum(jf_fact.v) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
+SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi USING (k) GROUP BY jf_fact.g');
+-- cross-type keys (int2 = int4, int4 = int8) and date keys
+SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k2 = jf_dim.k');
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.d = jf_dim.d GROUP BY jf_dim.name');
+-- filters below the join stay with their side
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
+-- empty sides: no groups, or one row of a plain aggregate
+SELECT jf_check('SELECT count(*), sum(jf_fact.v), max(jf_empty.w) FROM jf_fact JOIN jf_empty USING (k)');
+SELECT jf_check('SELECT count(*), count(jf_empty.w) FROM jf_fact LEFT JOIN jf_empty USING (k)');
+SELECT jf_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_empty USING (k) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.id < 0');
+-- small batches: every batch joined and aggregated on its own
+SET gpuagg.batch_rows = 700;
+SELECT jf_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag, jf_fact.g');
+RESET gpuagg.batch_rows;
+
+-- what is not join-fed: GpuHashAgg over other inputs, or the native plan
+-- (an aggregate over both sides, a LEFT join's inner expression, a text key,
+-- two keys, a join condition besides the key, DISTINCT, grouping sets)
+SELECT jf_check('SELECT sum(jf_fact.v * jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT jf_check('SELECT sum(coalesce(jf_dim.w, 0)) FROM jf_fact LEFT JOIN jf_dim USING (k)');
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_multi ON jf_fact.gt = jf_multi.tag');
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.g = jf_dim.w');
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
+SELECT jf_check('SELECT jf_fact.g, count(DISTINCT jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_fact.g, jf_fact.gt, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY ROLLUP (jf_fact.g, jf_fact.gt)');
+-- ... and with gpuagg.enable_hashjoin off, no device join at all
+SET gpuagg.enable_hashjoin = off;
+SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+RESET gpuagg.enable_hashjoin;
+
+-- EXPLAIN ANALYZE: probe rows in, build rows, joined rows
+CREATE FUNCTION jf_analyze(query text) RETURNS TABLE (property text, value text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
+        INTO plan;
+    plan := plan->0->'Plan';
+    RETURN QUERY SELECT k, plan->>k FROM unnest(ARRAY['Custom Plan Provider', 'Input',
+        'Input Rows', 'Build Rows', 'Joined Rows', 'Groups']) k WHERE plan ? k;
+END
+$$;
+SELECT * FROM jf_analyze('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT * FROM jf_analyze('SELECT count(*) FROM jf_fact LEFT JOIN jf_multi USING (k)');
+
+-- parallel workers pack the probe side, the leader builds and aggregates
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF)
+SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g;
+SET gpuagg.batch_rows = 512;
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
+SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
+RESET gpuagg.batch_rows;
+-- unforced, a plain aggregate over a join the device can compute is offered
+-- (the rule that leaves plain aggregates to parallel PostgreSQL is about
+-- aggregating rows, not joining them); the cost decides
+SET gpuagg.force = off;
+SELECT gpuagg_used('SELECT count(*), sum(jf_fact.v), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SET gpuagg.force = on;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- a device failure in the middle: finished on the CPU (both sides read again)
+SET gpuagg.batch_rows = 1000;
+SET gpuagg.debug_fail_at_batch = 3;
+SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g ORDER BY jf_fact.g;
+RESET gpuagg.debug_fail_at_batch;
+SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g ORDER BY jf_fact.g;
+RESET gpuagg.batch_rows;
+
+-- rescans: a correlated subquery runs the join-fed aggregation per outer row
+-- (the outer row's value changes the probe side; the build side is the same)
+SELECT jf_check('SELECT t.x, (SELECT count(*) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.g = t.x) FROM generate_series(0, 4) t(x)');
+-- prepared, with a generic plan
+PREPARE jf_prep(int) AS
+SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)
+WHERE jf_fact.v > $1 GROUP BY jf_fact.g ORDER BY jf_fact.g;
+SET plan_cache_mode = force_generic_plan;
+EXECUTE jf_prep(20000);
+EXECUTE jf_prep(30000);
+RESET plan_cache_mode;
+DEALLOCATE jf_prep;
+
+DROP FUNCTION jf_check(text);
+DROP FUNCTION jf_analyze(text);
+DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty;

@@ -1,0 +1,364 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join.c
+ *	  GpuHashAgg fed by a join that the device computes: the joined rows
+ *	  never reach the host, only the groups come back (issue 4 item 3).
+ *
+ * When the aggregation's input is an equi-join that GpuHashJoin could run
+ * (join_path.c offered a path for it), the aggregation can take the join's
+ * two inputs itself: the inner side's rows are read once into the device's
+ * build (the join key and the columns the aggregation needs from that
+ * side), and the outer side's rows arrive in batches (read by the node
+ * itself, or packed by parallel workers' GpuAggPack nodes) that the device
+ * probes, joins and aggregates in one go (cuda/gpuagg_device.h, "Aggregation
+ * fed by a hash join").
+ *
+ * What qualifies (otherwise the other GpuHashAgg paths and the native plan
+ * remain):
+ *	- an INNER or LEFT join on one equality whose device key is exact (the
+ *	  integer-like types of GpuJoinKeyIsExact), with no other join condition
+ *	  and, for LEFT, no condition above the join;
+ *	- every group key, aggregate argument and FILTER computed from one side
+ *	  (a LEFT join's inner side only by plain columns, since an expression
+ *	  over a null-extended row is not the expression's value null-extended);
+ *	- no DISTINCT aggregate and no grouping sets; no float, numeric or
+ *	  other key with a first-row spelling taken from the inner side.
+ *
+ * The child expressions of the description are split by side: each side's
+ * child computes its own expressions, then the join key (agg_layout.c
+ * orders the batch columns the same way).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/cost.h"
+#include "optimizer/tlist.h"
+#include "utils/lsyscache.h"
+
+/* Log why a join-fed GpuHashAgg is not offered; always returns false. */
+static bool
+join_fed_reject(const char *why)
+{
+	elog(DEBUG1, "gpuagg: join-fed GpuHashAgg not used: %s", why);
+	return false;
+}
+
+/* Whether node contains a PlaceHolderVar. */
+static bool
+has_placeholder_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, has_placeholder_walker, context);
+}
+
+/*
+ * Which side of the join computes expr: false the outer, true the inner;
+ * false with *why set when it needs both (or a placeholder).
+ */
+static bool
+expr_from_inner(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides,
+				const char **why)
+{
+	Relids		varnos = pull_varnos(root, expr);
+
+	if (has_placeholder_walker(expr, NULL))
+	{
+		*why = "an expression over a placeholder";
+		return false;
+	}
+	if (bms_is_subset(varnos, sides->outer_rel->relids))
+		return false;
+	if (bms_is_subset(varnos, sides->inner_rel->relids))
+		return true;
+	*why = "an aggregate input or group key over both sides of the join";
+	return false;
+}
+
+/*
+ * Whether the aggregation over input_rel can be fed by the device's join of
+ * input_rel's two inputs; fills sides (the inputs, each side's target: its
+ * expressions of child_exprs, then the join key; the join's description for
+ * path_private[GPUAGG_PRIVATE_JOIN]).  keys and aggrefs are the grouping's.
+ */
+bool
+GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
+				   List *keys, List *aggrefs, bool grouping_sets,
+				   GpuAggJoinSides *sides)
+{
+	CustomPath *join = GpuJoinDevicePath(input_rel);
+	JoinType	jointype;
+	OpExpr	   *clause;
+	Expr	   *outer_key;
+	Expr	   *inner_key;
+	List	   *from_build = NIL;
+	const char *why = NULL;
+	ListCell   *lc;
+
+	memset(sides, 0, sizeof(*sides));
+	if (join == NULL)
+		return join_fed_reject("the input is not a join GpuHashJoin can compute");
+	if (grouping_sets)
+		return join_fed_reject("grouping sets");
+	jointype = (JoinType) intVal(linitial(join->custom_private));
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT)
+		return join_fed_reject("join type other than INNER and LEFT");
+	if (list_length(lfourth(join->custom_private)) != 1)
+		return join_fed_reject("more than one join key");
+	if (list_nth(join->custom_private, 4) != NIL || list_nth(join->custom_private, 5) != NIL)
+		return join_fed_reject("join conditions other than the key's equality");
+	clause = linitial_node(OpExpr, lfourth(join->custom_private));
+	outer_key = linitial(lsecond(join->custom_private));
+	inner_key = linitial(lthird(join->custom_private));
+	if (!GpuJoinKeyIsExact(clause->opno, exprType((Node *) outer_key),
+						   exprType((Node *) inner_key)))
+		return join_fed_reject("a join key without an exact device value");
+
+	sides->outer_path = linitial(join->custom_paths);
+	sides->inner_path = lsecond(join->custom_paths);
+	sides->outer_rel = sides->outer_path->parent;
+	sides->inner_rel = sides->inner_path->parent;
+	sides->outer_target = create_empty_pathtarget();
+	sides->inner_target = create_empty_pathtarget();
+	foreach(lc, child_exprs)
+	{
+		Node	   *expr = lfirst(lc);
+		bool		inner = expr_from_inner(root, expr, sides, &why);
+
+		if (why != NULL)
+			return join_fed_reject(why);
+		if (inner && jointype == JOIN_LEFT && !IsA(expr, Var))
+			return join_fed_reject("an expression over the nullable side of a LEFT join");
+		if (contain_volatile_functions(expr))
+			return join_fed_reject("a volatile expression");
+		add_column_to_pathtarget(inner ? sides->inner_target : sides->outer_target,
+								 (Expr *) expr, 0);
+		from_build = lappend_int(from_build, inner ? 1 : 0);
+	}
+
+	/* a key whose first row's spelling is kept must come from the probe rows */
+	foreach(lc, keys)
+	{
+		Node	   *key = lfirst(lc);
+		Oid			type = getBaseType(exprType(key));
+		bool		inner = expr_from_inner(root, key, sides, &why);
+
+		if (inner && (type == FLOAT4OID || type == FLOAT8OID ||
+					  (KeyDictTypeSupported(type) && KeyDictHasSpellings(type))))
+			return join_fed_reject("a group key of the inner side with several spellings of one value");
+	}
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		int			inner = -1;
+		int			i;
+
+		if (aggref->aggdistinct != NIL)
+			return join_fed_reject("a DISTINCT aggregate");
+		/* every column of one aggregate comes from the same side */
+		for (i = 0; i < list_length(aggref->args) || (i == 0 && aggref->aggfilter); i++)
+		{
+			Node	   *arg = aggref->args != NIL ?
+				(Node *) GpuAggChildArgument(aggref, i) : (Node *) aggref->aggfilter;
+			int			side = expr_from_inner(root, arg, sides, &why) ? 1 : 0;
+
+			if (inner >= 0 && side != inner)
+				return join_fed_reject("an aggregate over both sides of the join");
+			inner = side;
+		}
+	}
+
+	add_column_to_pathtarget(sides->outer_target, outer_key, 0);
+	add_column_to_pathtarget(sides->inner_target, inner_key, 0);
+	set_pathtarget_cost_width(root, sides->outer_target);
+	set_pathtarget_cost_width(root, sides->inner_target);
+	sides->join_private = list_make4(makeInteger(jointype), from_build, outer_key, inner_key);
+	return true;
+}
+
+/*
+ * Fill desc's join fields from path_private[GPUAGG_PRIVATE_JOIN] (absent or
+ * NIL: not join-fed).
+ */
+void
+GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
+{
+	List	   *join;
+	List	   *from_build;
+	AttrNumber	next[2] = {1, 1};
+	int			i;
+
+	desc->join_type = -1;
+	if (list_length(path_private) <= GPUAGG_PRIVATE_JOIN ||
+		list_nth(path_private, GPUAGG_PRIVATE_JOIN) == NIL)
+		return;
+	join = list_nth(path_private, GPUAGG_PRIVATE_JOIN);
+	from_build = lsecond(join);
+	desc->join_type = intVal(linitial(join)) == JOIN_LEFT ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER;
+	desc->nchild = list_length(from_build);
+	desc->child_from_build = palloc0(sizeof(bool) * Max(desc->nchild, 1));
+	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(desc->nchild, 1));
+	for (i = 0; i < desc->nchild; i++)
+	{
+		int			side = list_nth_int(from_build, i);
+
+		desc->child_from_build[i] = side != 0;
+		desc->child_side_attno[i] = next[side]++;
+	}
+	desc->probe_key_attno = next[0];
+	desc->build_key_attno = next[1];
+	desc->probe_key_type = getBaseType(exprType(lthird(join)));
+	desc->build_key_type = getBaseType(exprType(lfourth(join)));
+}
+
+/* The join fields of desc as plain nodes for custom_private (see below). */
+List *
+GpuAggJoinDescToList(const GpuAggDesc *desc)
+{
+	List	   *list = list_make1_int(desc->join_type);
+	int			i;
+
+	if (desc->join_type < 0)
+		return list;
+	list = lappend_int(list, desc->probe_key_attno);
+	list = lappend_int(list, desc->build_key_attno);
+	list = lappend_int(list, (int) desc->probe_key_type);
+	list = lappend_int(list, (int) desc->build_key_type);
+	for (i = 0; i < desc->nchild; i++)
+	{
+		list = lappend_int(list, desc->child_from_build[i] ? 1 : 0);
+		list = lappend_int(list, desc->child_side_attno[i]);
+	}
+	return list;
+}
+
+/* Read back what GpuAggJoinDescToList wrote. */
+void
+GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
+{
+	int			i;
+
+	desc->join_type = linitial_int(list);
+	if (desc->join_type < 0)
+		return;
+	desc->probe_key_attno = (AttrNumber) list_nth_int(list, 1);
+	desc->build_key_attno = (AttrNumber) list_nth_int(list, 2);
+	desc->probe_key_type = (Oid) list_nth_int(list, 3);
+	desc->build_key_type = (Oid) list_nth_int(list, 4);
+	desc->nchild = (list_length(list) - 5) / 2;
+	desc->child_from_build = palloc0(sizeof(bool) * Max(desc->nchild, 1));
+	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(desc->nchild, 1));
+	for (i = 0; i < desc->nchild; i++)
+	{
+		desc->child_from_build[i] = list_nth_int(list, 5 + 2 * i) != 0;
+		desc->child_side_attno[i] = (AttrNumber) list_nth_int(list, 6 + 2 * i);
+	}
+}
+
+/* Make room for at least want rows in the build columns of payload. */
+static void
+payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want)
+{
+	int64		capacity = Max(payload->capacity, 1024);
+	int			c;
+
+	if (want <= payload->capacity)
+		return;
+	while (capacity < want)
+		capacity *= 2;
+	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
+	{
+		GaColumn   *col = &payload->columns[c];
+		int			width = ga_type_width(col->type);
+		int64		old_bytes = (payload->capacity + 7) / 8;
+
+		if (width > 0)
+			col->values = col->values == NULL ?
+				palloc_extended(width * capacity, MCXT_ALLOC_HUGE) :
+				repalloc_huge(col->values, width * capacity);
+		col->validity = col->validity == NULL ?
+			palloc_extended((capacity + 7) / 8, MCXT_ALLOC_HUGE) :
+			repalloc_huge(col->validity, (capacity + 7) / 8);
+		memset(col->validity + old_bytes, 0xff, (capacity + 7) / 8 - old_bytes);
+	}
+	payload->capacity = capacity;
+}
+
+/*
+ * Read every row of the inner child into agg's build: the build columns
+ * through builder (which then fills the probe columns again), and the join
+ * key of each row.  Allocates in the current memory context.  Returns false
+ * with status set when the device fails.
+ */
+bool
+GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
+				GpuAggBatchBuilder *builder, PlanState *inner, GaStatus *status)
+{
+	GaBatch    *payload = palloc0(sizeof(GaBatch));
+	int64	   *keys = NULL;
+	uint32	   *rows = NULL;
+	int64		nkeys = 0;
+	bool		ok;
+	int			c;
+
+	payload->ncolumns = layout->ncolumns;
+	payload->columns = palloc0(sizeof(GaColumn) * layout->ncolumns);
+	for (c = 0; c < layout->ncolumns; c++)
+		payload->columns[c].type = layout->column_types[c];
+	GpuAggBatchBuilderSetColumns(builder, layout->nprobe_columns, layout->ncolumns);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(inner);
+		bool		isnull;
+		Datum		key;
+
+		if (TupIsNull(slot))
+			break;
+		if (payload->nrows >= GA_JOIN_MAX_BUILD_ROWS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the inner side of a join-fed GpuHashAgg has more than " INT64_FORMAT " rows",
+							(int64) GA_JOIN_MAX_BUILD_ROWS),
+					 errhint("Set gpuagg.enable_hashjoin = off to run the join natively.")));
+		if (payload->nrows >= payload->capacity)
+		{
+			payload_reserve(payload, layout, payload->nrows + 1);
+			keys = keys == NULL ? palloc_extended(sizeof(int64) * payload->capacity, MCXT_ALLOC_HUGE) :
+				repalloc_huge(keys, sizeof(int64) * payload->capacity);
+			rows = rows == NULL ? palloc_extended(sizeof(uint32) * payload->capacity, MCXT_ALLOC_HUGE) :
+				repalloc_huge(rows, sizeof(uint32) * payload->capacity);
+		}
+		key = slot_getattr(slot, desc->build_key_attno, &isnull);
+		if (!isnull)
+		{
+			keys[nkeys] = GpuJoinExactKey(key, desc->build_key_type);
+			rows[nkeys++] = (uint32) payload->nrows;
+		}
+		GpuAggBatchAppend(builder, payload, slot);
+		CHECK_FOR_INTERRUPTS();
+	}
+	GpuAggBatchBuilderSetColumns(builder, 0, layout->nprobe_columns);
+	ok = ga_agg_join_build(agg, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL, status);
+	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
+	{
+		if (payload->columns[c].values != NULL)
+			pfree(payload->columns[c].values);
+		if (payload->columns[c].validity != NULL)
+			pfree(payload->columns[c].validity);
+	}
+	if (keys != NULL)
+	{
+		pfree(keys);
+		pfree(rows);
+	}
+	return ok;
+}
