@@ -95,33 +95,58 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 				   List *keys, List *aggrefs, bool grouping_sets,
 				   GpuAggJoinSides *sides)
 {
-	CustomPath *join = GpuJoinDevicePath(input_rel);
-	JoinType	jointype;
-	OpExpr	   *clause;
-	Expr	   *outer_key;
-	Expr	   *inner_key;
+	CustomPath *join = NULL;
+	JoinType	jointype = JOIN_INNER;
+	Expr	   *outer_key = NULL;
+	Expr	   *inner_key = NULL;
 	List	   *from_build = NIL;
-	const char *why = NULL;
+	const char *why = "the input is not a join GpuHashJoin can compute";
 	ListCell   *lc;
 
 	memset(sides, 0, sizeof(*sides));
-	if (join == NULL)
-		return join_fed_reject("the input is not a join GpuHashJoin can compute");
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
-	jointype = (JoinType) intVal(linitial(join->custom_private));
-	if (jointype != JOIN_INNER && jointype != JOIN_LEFT)
-		return join_fed_reject("join type other than INNER and LEFT");
-	if (list_length(lfourth(join->custom_private)) != 1)
-		return join_fed_reject("more than one join key");
-	if (list_nth(join->custom_private, 4) != NIL || list_nth(join->custom_private, 5) != NIL)
-		return join_fed_reject("join conditions other than the key's equality");
-	clause = linitial_node(OpExpr, lfourth(join->custom_private));
-	outer_key = linitial(lsecond(join->custom_private));
-	inner_key = linitial(lthird(join->custom_private));
-	if (!GpuJoinKeyIsExact(clause->opno, exprType((Node *) outer_key),
-						   exprType((Node *) inner_key)))
-		return join_fed_reject("a join key without an exact device value");
+	/* the cheapest GpuHashJoin path of the input that qualifies */
+	foreach(lc, GpuJoinDevicePaths(input_rel))
+	{
+		CustomPath *path = lfirst(lc);
+		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
+		OpExpr	   *clause;
+
+		if (type != JOIN_INNER && type != JOIN_LEFT)
+		{
+			why = "join type other than INNER and LEFT";
+			continue;
+		}
+		if (list_length(lfourth(path->custom_private)) != 1)
+		{
+			why = "more than one join key";
+			continue;
+		}
+		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
+		{
+			why = "join conditions other than the key's equality";
+			continue;
+		}
+		clause = linitial_node(OpExpr, lfourth(path->custom_private));
+		if (!GpuJoinKeyIsExact(clause->opno,
+							   exprType(linitial(lsecond(path->custom_private))),
+							   exprType(linitial(lthird(path->custom_private)))))
+		{
+			why = "a join key without an exact device value";
+			continue;
+		}
+		if (join == NULL || path->path.total_cost < join->path.total_cost)
+		{
+			join = path;
+			jointype = type;
+			outer_key = linitial(lsecond(path->custom_private));
+			inner_key = linitial(lthird(path->custom_private));
+		}
+	}
+	if (join == NULL)
+		return join_fed_reject(why);
+	why = NULL;
 
 	sides->outer_path = linitial(join->custom_paths);
 	sides->inner_path = lsecond(join->custom_paths);

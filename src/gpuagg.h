@@ -631,7 +631,7 @@ extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
 extern bool GpuJoinExactKeyType(Oid type);
 extern int64 GpuJoinExactKey(Datum value, Oid type);
 extern Path *GpuJoinFusablePath(RelOptInfo *rel, List *exprs);
-extern CustomPath *GpuJoinDevicePath(RelOptInfo *rel);
+extern List *GpuJoinDevicePaths(RelOptInfo *rel);
 
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuJoinRunInfo

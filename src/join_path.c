@@ -38,6 +38,25 @@ static const CustomPathMethods gpujoin_path_methods = {
 	.PlanCustomPath = GpuJoinPlanPath,
 };
 
+/*
+ * GpuHashJoin paths kept aside for a join-fed GpuHashAgg (agg_join.c): add_path
+ * drops a GpuHashJoin path that a native join path beats, yet the aggregation
+ * above may still take the join over.  Each entry lives in the planner's
+ * memory, which unlinks it when reset or deleted.
+ */
+typedef struct KeptJoinPath
+{
+	RelOptInfo *rel;
+	CustomPath *path;
+	MemoryContextCallback forget;
+	struct KeptJoinPath *prev;
+	struct KeptJoinPath *next;
+} KeptJoinPath;
+
+static KeptJoinPath *kept_paths = NULL;
+
+static void keep_join_path(CustomPath *path);
+
 /* The join's conditions, split like create_hashjoin_plan() splits them. */
 typedef struct JoinClauses
 {
@@ -387,6 +406,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cpath->custom_private = path_private;
 	cpath->methods = &gpujoin_path_methods;
 	join_cost_path(cpath, outer_path, inner_path, device, &clauses, joinrel->rows);
+	keep_join_path(cpath);
 	add_path(joinrel, &cpath->path);
 	return true;
 }
@@ -435,31 +455,57 @@ GpuJoinFusablePath(RelOptInfo *rel, List *exprs)
 	return best;
 }
 
+/* Unlink a kept path whose planner memory goes away (reset callback). */
+static void
+kept_path_forget(void *arg)
+{
+	KeptJoinPath *kept = (KeptJoinPath *) arg;
+
+	if (kept->prev != NULL)
+		kept->prev->next = kept->next;
+	else
+		kept_paths = kept->next;
+	if (kept->next != NULL)
+		kept->next->prev = kept->prev;
+}
+
 /*
- * The cheapest unparameterized GpuHashJoin path of rel (also under the
- * projection the planner puts on the scan/join relation's paths), or NULL:
+ * Keep a copy of path aside for a join-fed aggregation above (see
+ * KeptJoinPath); a copy, since add_path frees the paths it rejects (not
+ * what they point to).
+ */
+static void
+keep_join_path(CustomPath *path)
+{
+	MemoryContext cxt = GetMemoryChunkContext(path);
+	KeptJoinPath *kept = MemoryContextAllocZero(cxt, sizeof(KeptJoinPath));
+
+	kept->rel = path->path.parent;
+	kept->path = MemoryContextAlloc(cxt, sizeof(CustomPath));
+	memcpy(kept->path, path, sizeof(CustomPath));
+	kept->next = kept_paths;
+	if (kept_paths != NULL)
+		kept_paths->prev = kept;
+	kept_paths = kept;
+	kept->forget.func = kept_path_forget;
+	kept->forget.arg = kept;
+	MemoryContextRegisterResetCallback(cxt, &kept->forget);
+}
+
+/*
+ * The GpuHashJoin paths offered for rel, whether or not add_path kept them:
  * what a join-fed GpuHashAgg (agg_join.c) takes its join from.
  */
-CustomPath *
-GpuJoinDevicePath(RelOptInfo *rel)
+List *
+GpuJoinDevicePaths(RelOptInfo *rel)
 {
-	CustomPath *best = NULL;
-	ListCell   *lc;
+	List	   *paths = NIL;
+	KeptJoinPath *kept;
 
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (IsA(path, ProjectionPath))
-			path = ((ProjectionPath *) path)->subpath;
-		if (!IsA(path, CustomPath) ||
-			((CustomPath *) path)->methods != &gpujoin_path_methods ||
-			path->param_info != NULL)
-			continue;
-		if (best == NULL || path->total_cost < best->path.total_cost)
-			best = (CustomPath *) path;
-	}
-	return best;
+	for (kept = kept_paths; kept != NULL; kept = kept->next)
+		if (kept->rel == rel)
+			paths = lappend(paths, kept->path);
+	return paths;
 }
 
 /* set_join_pathlist_hook: offer GpuHashJoin next to the native join paths. */
