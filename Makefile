@@ -36,7 +36,7 @@ ifneq ($(strip $(NVCC)),)
 CUDA_LIBDIR ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
 endif
 
-DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o
+DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o cuda/aggjoin_cpu.o
 ifeq ($(strip $(NVCC)),)
 GPU_OBJS = cuda/device_gpu_none.o
 GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or CUDA_HOME, or install the CUDA toolkit); building the CPU device only
