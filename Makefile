@@ -36,7 +36,7 @@ ifneq ($(strip $(NVCC)),)
 CUDA_LIBDIR ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
 endif
 
-DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o
+DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o cuda/aggjoin_cpu.o
 ifeq ($(strip $(NVCC)),)
 GPU_OBJS = cuda/device_gpu_none.o
 GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or CUDA_HOME, or install the CUDA toolkit); building the CPU device only
@@ -44,7 +44,8 @@ else ifeq ($(strip $(CUDA_LIBDIR)),)
 GPU_OBJS = cuda/device_gpu_none.o
 GPUAGG_BUILD_NOTE = gpuagg: $(NVCC) found but no libcudart_static.a in $(CUDA_LIB_CANDIDATES) (set CUDA_HOME or CUDA_LIBDIR); building the CPU device only
 else
-GPU_OBJS = cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o
+GPU_OBJS = cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o \
+	cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o
 SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
 GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC), CUDA runtime from $(CUDA_LIBDIR)
 endif

@@ -11,7 +11,9 @@
  * be exercised without a broken GPU.
  *
  * The join's call order (build once, then probes) is checked here, so that
- * both implementations see only well-formed sequences.
+ * both implementations see only well-formed sequences; so is a join-fed
+ * aggregation's (its build once, before the first batch; no batch, submit
+ * or finish before a successful build), with the build's arguments.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,6 +39,14 @@ struct GaAgg
 	void	   *impl;
 	int64_t		submits;
 	int64_t		fail_at_batch;
+
+	/* join-fed aggregations only */
+	int			join_fed;
+	int			ncolumns;
+	GaValueType *column_types;	/* copied, to check the build's payload */
+	int			join_build_called;	/* ga_agg_join_build was called */
+	int			join_built;		/* ... and succeeded */
+	int			batch_handed_out;	/* ga_agg_next_batch was called */
 };
 
 struct GaJoin
@@ -156,6 +166,44 @@ type_is_float(GaValueType type)
 }
 
 /*
+ * Check a request's join spec: a known join type, a from_build entry (0 or
+ * 1) per column, and a probe key that is a probe column of GA_TYPE_INT64.
+ */
+static int
+join_spec_validate(const GaAggRequest *request, GaStatus *status)
+{
+	const GaAggJoinSpec *join = request->join;
+	int			key = join->probe_key_column;
+	int			i;
+
+	if (join->type != GA_AGG_JOIN_INNER && join->type != GA_AGG_JOIN_LEFT)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join-fed aggregation has an unknown join type %d",
+							 (int) join->type);
+	if (join->from_build == NULL && request->ncolumns > 0)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join-fed aggregation does not say which columns come from the build side");
+	for (i = 0; i < request->ncolumns; i++)
+		if (join->from_build[i] > 1)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "column %d of the join-fed aggregation has from_build %d, which is neither 0 nor 1",
+								 i, (int) join->from_build[i]);
+	if (key < 0 || key >= request->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join-fed aggregation's probe key column %d does not exist",
+							 key);
+	if (join->from_build[key])
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join-fed aggregation's probe key column %d is a build column",
+							 key);
+	if (request->column_types[key] != GA_TYPE_INT64)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join-fed aggregation's probe key column %d is not of type int64",
+							 key);
+	return 1;
+}
+
+/*
  * Check that a request makes sense before any device sees it, so that the
  * implementations can trust it.
  */
@@ -242,6 +290,8 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 									 "aggregate %d has an unknown operation", i);
 		}
 	}
+	if (request->join != NULL && !join_spec_validate(request, status))
+		return 0;
 	ga_status_ok(status);
 	return 1;
 }
@@ -385,6 +435,14 @@ ga_device_setup_ms(const GaDevice *device)
 	return device->setup_ms;
 }
 
+/* Free the dispatcher's aggregation handle (not the implementation's). */
+static void
+agg_free(GaAgg *agg)
+{
+	free(agg->column_types);
+	free(agg);
+}
+
 /* Validate the request and start it on the device's implementation. */
 GaAgg *
 ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
@@ -401,25 +459,131 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 	}
 	agg->ops = device->ops;
 	agg->fail_at_batch = request->fail_at_batch;
+	if (request->join != NULL)
+	{
+		agg->join_fed = 1;
+		agg->ncolumns = request->ncolumns;
+		agg->column_types = ga_alloc_array(request->ncolumns, sizeof(GaValueType));
+		if (agg->column_types == NULL)
+		{
+			agg_free(agg);
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting an aggregation");
+			return NULL;
+		}
+		if (request->ncolumns > 0)
+			memcpy(agg->column_types, request->column_types,
+				   sizeof(GaValueType) * request->ncolumns);
+	}
 	agg->impl = device->ops->agg_create(device->impl, request, status);
 	if (agg->impl == NULL)
 	{
-		free(agg);
+		agg_free(agg);
 		return NULL;
 	}
 	return agg;
 }
 
+/*
+ * Check the build side's payload: the request's columns and types, a row
+ * count within its capacity and the limit, and arrays where rows need them.
+ */
+static int
+join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status)
+{
+	int			c;
+
+	if (payload == NULL || (payload->ncolumns > 0 && payload->columns == NULL))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's build side has no payload");
+	if (payload->ncolumns != agg->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's payload has %d columns, but the request has %d",
+							 payload->ncolumns, agg->ncolumns);
+	if (payload->nrows < 0 || payload->nrows > payload->capacity ||
+		payload->nrows > GA_JOIN_MAX_BUILD_ROWS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's payload holds %lld rows, with room for %lld and a limit of %lld",
+							 (long long) payload->nrows, (long long) payload->capacity,
+							 (long long) GA_JOIN_MAX_BUILD_ROWS);
+	for (c = 0; c < payload->ncolumns; c++)
+	{
+		const GaColumn *col = &payload->columns[c];
+
+		if (col->type != agg->column_types[c])
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "column %d of a join-fed aggregation's payload has type %d, but the request says %d",
+								 c, (int) col->type, (int) agg->column_types[c]);
+	}
+	return 1;
+}
+
+/*
+ * Check the build's arguments and call order (a join-fed aggregation, the
+ * first call, before any batch; n and every row in range), then build.
+ */
+int
+ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows, int64_t n,
+				  const GaBatch *payload, GaWaitCallback wait, void *arg,
+				  GaStatus *status)
+{
+	int64_t		i;
+
+	if (!agg->join_fed)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a build side was given to an aggregation that is not fed by a join");
+	if (agg->join_build_called)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's build side was given twice");
+	if (agg->batch_handed_out)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's build side was given after its first batch");
+	if (!join_payload_validate(agg, payload, status))
+		return 0;
+	if (n < 0 || n > payload->nrows || n > GA_JOIN_MAX_BUILD_ROWS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's build side has %lld keyed rows, but its payload has %lld rows (at most %lld are supported)",
+							 (long long) n, (long long) payload->nrows,
+							 (long long) GA_JOIN_MAX_BUILD_ROWS);
+	if (n > 0 && (keys == NULL || rows == NULL))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's build side has rows but no key or row arrays");
+	for (i = 0; i < n; i++)
+		if ((int64_t) rows[i] >= payload->nrows)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "build row %lld of a join-fed aggregation is %u, beyond the payload's %lld rows",
+								 (long long) i, rows[i], (long long) payload->nrows);
+	agg->join_build_called = 1;
+	if (!agg->ops->agg_join_build(agg->impl, keys, rows, n, payload, wait, arg, status))
+		return 0;
+	agg->join_built = 1;
+	return 1;
+}
+
+/* Hand out a batch; a join-fed aggregation needs its build side first. */
 GaBatch *
 ga_agg_next_batch(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
+	if (agg->join_fed && !agg->join_built)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "a join-fed aggregation's batch was requested before its build side was given");
+		return NULL;
+	}
+	agg->batch_handed_out = 1;
 	return agg->ops->agg_next_batch(agg->impl, wait, arg, status);
 }
 
+/*
+ * Submit a batch (a probe batch when join-fed, after the build);
+ * fail_at_batch counts every submit that reaches the device.
+ */
 int
 ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait, void *arg,
 			  GaStatus *status)
 {
+	if (agg->join_fed && !agg->join_built)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's batch was submitted before its build side was given");
 	agg->submits++;
 	if (agg->fail_at_batch > 0 && agg->submits == agg->fail_at_batch)
 		return ga_status_set(status, GA_ERR_INJECTED,
@@ -447,7 +611,7 @@ ga_agg_destroy(GaAgg *agg)
 	if (agg == NULL)
 		return;
 	agg->ops->agg_destroy(agg->impl);
-	free(agg);
+	agg_free(agg);
 }
 
 /* ------------------------------------------------------------------------

@@ -30,7 +30,9 @@
  * that a plain aggregate over no rows still yields its row.
  *
  * The CPU device's hash join lives in join_cpu.c; its entries complete the
- * table of functions at the end of this file.
+ * table of functions at the end of this file.  A join-fed aggregation
+ * (aggjoin_cpu.c) forms the joined rows of every probe batch in pieces and
+ * hands each piece to cpu_aggregate, the path every submitted batch takes.
  *
  * Nothing here prints or aborts.  A failure (out of memory, cancel) leaves
  * the aggregation half-updated, so it is remembered and every later call
@@ -118,6 +120,9 @@ typedef struct CpuAgg
 	uint8_t    *chunk_nulls;	/* [nkeys][CPU_CHUNK_ROWS] */
 	uint64_t   *chunk_hash;		/* [CPU_CHUNK_ROWS] */
 	int64_t    *chunk_group;	/* [CPU_CHUNK_ROWS] */
+
+	/* join-fed aggregations: the build side and the joined pieces */
+	CpuAggJoin *join;
 
 	GaAggResult result;
 	int			finished;
@@ -741,6 +746,7 @@ cpu_agg_destroy(void *agg_impl)
 
 	if (agg == NULL)
 		return;
+	ga_cpu_aggjoin_destroy(agg->join);
 	if (agg->batch.columns != NULL)
 	{
 		for (i = 0; i < agg->batch.ncolumns; i++)
@@ -883,6 +889,16 @@ cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	if (agg->nkeys == 0)
 		agg->ngroups = 1;
 
+	if (request->join != NULL)
+	{
+		agg->join = ga_cpu_aggjoin_create(request, status);
+		if (agg->join == NULL)
+		{
+			cpu_agg_destroy(agg);
+			return NULL;
+		}
+	}
+
 	ga_status_ok(status);
 	return agg;
 
@@ -923,33 +939,18 @@ cpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *sta
 }
 
 /*
- * Aggregate a filled batch before returning, a chunk at a time, asking the
- * wait callback every CPU_WAIT_EVERY_ROWS rows whether to give up.
+ * Aggregate the rows of a batch, a chunk at a time, asking the wait
+ * callback every CPU_WAIT_EVERY_ROWS rows whether to give up; counts the
+ * batch.  Every submitted batch and every piece of joined rows comes here.
  */
 static int
-cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
-			   GaStatus *status)
+cpu_aggregate(void *agg_impl, const GaBatch *batch, GaWaitCallback wait, void *arg,
+			  GaStatus *status)
 {
 	CpuAgg	   *agg = agg_impl;
-	double		start = ga_cpu_now_ms();
-	int64_t		nrows;
+	int64_t		nrows = batch->nrows;
 	int64_t		base;
 	int64_t		since_wait = 0;
-	int			i;
-
-	if (!ga_failure_check(&agg->failure, status))
-		return 0;
-	if (agg->finished)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "a batch was submitted after the aggregation finished");
-	if (batch != &agg->batch)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the submitted batch does not belong to this aggregation");
-	nrows = batch->nrows;
-	if (nrows < 0 || nrows > batch->capacity)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "a batch holds %lld rows but has room for %lld",
-							 (long long) nrows, (long long) batch->capacity);
 
 	for (base = 0; base < nrows; base += CPU_CHUNK_ROWS)
 	{
@@ -971,9 +972,57 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 								"the aggregation was cancelled");
 		}
 	}
-
 	agg->stats.batches++;
 	agg->stats.batches_by_strategy[GA_STRATEGY_CPU]++;
+	return 1;
+}
+
+/*
+ * Aggregate a filled batch before returning: its rows, or, when the
+ * aggregation is join-fed, the rows of its join with the build side.
+ */
+static int
+cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+			   GaStatus *status)
+{
+	CpuAgg	   *agg = agg_impl;
+	double		start = ga_cpu_now_ms();
+	int64_t		nrows;
+	int			i;
+
+	if (!ga_failure_check(&agg->failure, status))
+		return 0;
+	if (agg->finished)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a batch was submitted after the aggregation finished");
+	if (batch != &agg->batch)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the submitted batch does not belong to this aggregation");
+	nrows = batch->nrows;
+	if (nrows < 0 || nrows > batch->capacity)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a batch holds %lld rows but has room for %lld",
+							 (long long) nrows, (long long) batch->capacity);
+
+	if (agg->join != NULL)
+	{
+		/* Any failure leaves groups half-updated: remember it. */
+		if (!ga_cpu_aggjoin_submit(agg->join, batch, cpu_aggregate, agg, &agg->stats,
+								   wait, arg, status))
+		{
+			if (!agg->failure.failed)
+			{
+				agg->failure.failed = 1;
+				agg->failure.status = *status;
+			}
+			return 0;
+		}
+		agg->stats.device_ms += ga_cpu_now_ms() - start;
+		return 1;
+	}
+
+	if (!cpu_aggregate(agg, batch, wait, arg, status))
+		return 0;
 	agg->stats.input_rows += nrows;
 	for (i = 0; i < batch->ncolumns; i++)
 	{
@@ -985,6 +1034,34 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	}
 	agg->stats.device_ms += ga_cpu_now_ms() - start;
 	ga_status_ok(status);
+	return 1;
+}
+
+/*
+ * Take a join-fed aggregation's build side (aggjoin_cpu.c); a failure is
+ * remembered, as the aggregation cannot run without it.
+ */
+static int
+cpu_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows, int64_t n,
+				   const GaBatch *payload, GaWaitCallback wait, void *arg,
+				   GaStatus *status)
+{
+	CpuAgg	   *agg = agg_impl;
+	double		start = ga_cpu_now_ms();
+
+	if (!ga_failure_check(&agg->failure, status))
+		return 0;
+	if (agg->join == NULL)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a build side was given to an aggregation that is not fed by a join");
+	if (!ga_cpu_aggjoin_build(agg->join, keys, rows, n, payload, &agg->stats, wait, arg,
+							  status))
+	{
+		agg->failure.failed = 1;
+		agg->failure.status = *status;
+		return 0;
+	}
+	agg->stats.device_ms += ga_cpu_now_ms() - start;
 	return 1;
 }
 
@@ -1073,6 +1150,7 @@ const GaDeviceOps ga_cpu_ops = {
 	.agg_finish = cpu_agg_finish,
 	.agg_get_stats = cpu_agg_get_stats,
 	.agg_destroy = cpu_agg_destroy,
+	.agg_join_build = cpu_agg_join_build,
 	.join_create = ga_cpu_join_create,
 	.join_build = ga_cpu_join_build,
 	.join_sorted_rows = ga_cpu_join_sorted_rows,

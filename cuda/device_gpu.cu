@@ -31,6 +31,10 @@
  * groups than its shared table holds, and reports it so the statistics
  * stay honest.
  *
+ * Join-fed aggregations (aggjoin_gpu.cu) put the joined rows of each probe
+ * batch into the same device input buffer, a piece of at most batch_rows
+ * at a time, and run the same kernels on it; see gpu_agg_submit_joined.
+ *
  * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
  * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
  * aborts.  The first failure is remembered and reported again by every
@@ -517,9 +521,12 @@ plan_shared_layout(GpuAgg *agg)
 	agg->max_shared_groups = ga_shared_strategy_max_groups(&agg->device->info, &agg->request);
 }
 
-/* The kernels' view of column c of the batch now on the device. */
+/*
+ * The kernels' view of column c of the rows now in the device input buffer
+ * (column_has_nulls tells whether their validity must be read).
+ */
 static GaDevColumn
-dev_column(const GpuAgg *agg, const GaBatch *batch, int c)
+dev_column(const GpuAgg *agg, int c)
 {
 	GaDevColumn column;
 
@@ -527,9 +534,27 @@ dev_column(const GpuAgg *agg, const GaBatch *batch, int c)
 	column.type = agg->column_types[c];
 	if (agg->needs_values[c])
 		column.values = agg->dev_input + agg->dev_values_offset[c];
-	if (agg->needs_validity[c] && batch->columns[c].has_nulls)
+	if (agg->needs_validity[c] && agg->column_has_nulls[c])
 		column.validity = agg->dev_input + agg->dev_validity_offset[c];
 	return column;
+}
+
+/* Point the in-flight keys and aggregates at the device input buffer. */
+static void
+set_inflight_columns(GpuAgg *agg)
+{
+	for (int k = 0; k < agg->nkeys; k++)
+		agg->inflight_keys.columns[k] = dev_column(agg, agg->key_columns[k]);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+
+		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
+			dagg->input = dev_column(agg, agg->aggs[a].column);
+		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
+			agg->inflight_aggs.aggs[dagg->partner].input =
+				dev_column(agg, agg->aggs[a].column2);
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -698,6 +723,9 @@ settle_inflight(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 		if (agg->inflight_copy_timed)
 			add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
 		agg->inflight_copy_timed = 0;
+		if (agg->inflight_gather_timed)
+			add_elapsed(&agg->stats.device_ms, agg->ev_gather_start, agg->ev_gather_end);
+		agg->inflight_gather_timed = 0;
 		add_elapsed(&agg->stats.device_ms, agg->ev_kernel_start, agg->ev_done);
 
 		memcpy(&control, agg->host_control, sizeof(control));
@@ -746,10 +774,12 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->host_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->dev_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->dev_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->column_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	if (agg->column_types == NULL || agg->key_columns == NULL || agg->aggs == NULL ||
 		agg->needs_values == NULL || agg->needs_validity == NULL ||
 		agg->host_values_offset == NULL || agg->host_validity_offset == NULL ||
-		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL)
+		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL ||
+		agg->column_has_nulls == NULL)
 		return 0;
 	if (agg->ncolumns > 0)
 		memcpy(agg->column_types, request->column_types, sizeof(GaValueType) * agg->ncolumns);
@@ -761,6 +791,7 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->request.column_types = agg->column_types;
 	agg->request.key_columns = agg->key_columns;
 	agg->request.aggs = agg->aggs;
+	agg->request.join = NULL;	/* the join spec is aggjoin_gpu.cu's copy */
 	return 1;
 }
 
@@ -866,9 +897,9 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 
 	{
 		cudaEvent_t *events[] = {&agg->ev_copy_start, &agg->ev_copy_end,
-		&agg->ev_kernel_start, &agg->ev_done};
+		&agg->ev_kernel_start, &agg->ev_done, &agg->ev_gather_start, &agg->ev_gather_end};
 
-		for (int e = 0; e < 4; e++)
+		for (int e = 0; e < 6; e++)
 			if (cudaEventCreate(events[e]) != cudaSuccess)
 			{
 				*events[e] = NULL;
@@ -926,6 +957,8 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 		}
 		agg->host_control->ngroups = 1;
 	}
+	if (request->join != NULL && !ga_gpu_aggjoin_create(agg, request, status))
+		goto fail;
 	ga_status_ok(status);
 	return agg;
 
@@ -1007,6 +1040,54 @@ enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 }
 
 /*
+ * Take a filled probe batch of a join-fed aggregation (the join's side in
+ * aggjoin_gpu.cu): settle the batch on the device, probe and count the
+ * pairs (waiting for their number: one small copy back per submit), then
+ * gather and aggregate them a piece of at most batch_rows at a time in the
+ * device input buffer.  Each piece is settled (its overflow redone on the
+ * same gathered rows) before the next is gathered into the same buffer;
+ * the last stays in flight, as a plain batch does.  An empty join counts
+ * as one empty batch.
+ */
+static int
+gpu_agg_submit_joined(GpuAgg *agg, GpuHostBatch *hb, int index, GaWaitCallback wait,
+					  void *arg, GaStatus *status)
+{
+	int64_t		npairs = 0;
+	int64_t		groups_alloc;
+
+	if (!select_device(agg, status) ||
+		!settle_inflight(agg, wait, arg, status) ||
+		!ga_gpu_aggjoin_probe(agg, hb, &npairs, wait, arg, status))
+		return remember_failure(agg, status);
+	hb->state = HOST_BATCH_IN_FLIGHT;
+	agg->next_host = 1 - index;
+	if (npairs == 0)
+	{
+		agg->stats.batches++;
+		agg->stats.batches_by_strategy[choose_strategy(agg, &groups_alloc)]++;
+		return 1;
+	}
+	for (int64_t start = 0; start < npairs; start += agg->batch_rows)
+	{
+		int64_t		n = npairs - start < agg->batch_rows ? npairs - start : agg->batch_rows;
+
+		if ((start > 0 && !settle_inflight(agg, wait, arg, status)) ||
+			!ga_gpu_aggjoin_gather(agg, &hb->batch, start, n, status))
+			return remember_failure(agg, status);
+		set_inflight_columns(agg);
+		agg->inflight_rows = n;
+		agg->inflight = 1;
+		agg->inflight_copy_timed = 0;
+		agg->inflight_gather_timed = 1;
+		agg->stats.batches++;
+		if (!enqueue_kernels(agg, status))
+			return remember_failure(agg, status);
+	}
+	return 1;
+}
+
+/*
  * Take a filled batch: wait for the previous one and settle its overflow
  * (its input must stay on the device until then), then enqueue this one's
  * copies and kernels and return without waiting for them.
@@ -1047,6 +1128,9 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 		return 1;
 	}
 
+	if (agg->join != NULL)
+		return gpu_agg_submit_joined(agg, hb, index, wait, arg, status);
+
 	if (!select_device(agg, status) ||
 		!settle_inflight(agg, wait, arg, status) ||
 		!enqueue_copies(agg, hb, status))
@@ -1054,18 +1138,9 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	hb->state = HOST_BATCH_IN_FLIGHT;
 	agg->next_host = 1 - index;
 
-	for (int k = 0; k < agg->nkeys; k++)
-		agg->inflight_keys.columns[k] = dev_column(agg, batch, agg->key_columns[k]);
-	for (int a = 0; a < agg->naggs; a++)
-	{
-		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
-
-		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
-			dagg->input = dev_column(agg, batch, agg->aggs[a].column);
-		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
-			agg->inflight_aggs.aggs[dagg->partner].input =
-				dev_column(agg, batch, agg->aggs[a].column2);
-	}
+	for (int c = 0; c < agg->ncolumns; c++)
+		agg->column_has_nulls[c] = (uint8_t) (batch->columns[c].has_nulls != 0);
+	set_inflight_columns(agg);
 	agg->inflight_rows = batch->nrows;
 	agg->inflight = 1;
 	agg->inflight_copy_timed = 1;
@@ -1074,6 +1149,29 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 
 	if (!enqueue_kernels(agg, status))
 		return remember_failure(agg, status);
+	return 1;
+}
+
+/*
+ * Take a join-fed aggregation's build side (aggjoin_gpu.cu): it waits for
+ * the device, so nothing is in flight afterwards.  A failure, out of GPU
+ * memory included, is remembered: the caller restarts on the CPU device.
+ */
+static int
+gpu_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows, int64_t n,
+				   const GaBatch *payload, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	if (agg->join == NULL)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a build side was given to an aggregation that is not fed by a join");
+	if (!select_device(agg, status) ||
+		!ga_gpu_aggjoin_build(agg, keys, rows, n, payload, wait, arg, status))
+		return remember_failure(agg, status);
+	ga_status_ok(status);
 	return 1;
 }
 
@@ -1277,6 +1375,7 @@ gpu_agg_destroy(void *agg_impl)
 		(void) cudaSetDevice(agg->device->ordinal);
 		(void) cudaStreamSynchronize(agg->device->stream);
 	}
+	ga_gpu_aggjoin_destroy(agg);
 	table_free(agg, &agg->table);
 	table_free(agg, &agg->retired);
 	device_free(&agg->dev_input);
@@ -1294,9 +1393,9 @@ gpu_agg_destroy(void *agg_impl)
 		(void) cudaFreeHost(agg->host_control);
 	{
 		cudaEvent_t events[] = {agg->ev_copy_start, agg->ev_copy_end,
-		agg->ev_kernel_start, agg->ev_done};
+		agg->ev_kernel_start, agg->ev_done, agg->ev_gather_start, agg->ev_gather_end};
 
-		for (int e = 0; e < 4; e++)
+		for (int e = 0; e < 6; e++)
 			if (events[e] != NULL)
 				(void) cudaEventDestroy(events[e]);
 	}
@@ -1312,6 +1411,7 @@ gpu_agg_destroy(void *agg_impl)
 	free(agg->host_validity_offset);
 	free(agg->dev_values_offset);
 	free(agg->dev_validity_offset);
+	free(agg->column_has_nulls);
 	free(agg);
 }
 
@@ -1322,6 +1422,7 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	gpu_agg_finish,
 	gpu_agg_get_stats,
 	gpu_agg_destroy,
+	gpu_agg_join_build,
 	ga_gpu_join_create,
 	ga_gpu_join_build,
 	ga_gpu_join_sorted_rows,

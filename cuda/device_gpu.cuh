@@ -7,8 +7,9 @@
  *	  later GPU operators (joins) can share the device and its buffers.
  *
  * It also holds the small host helpers every GPU operator uses (errors as
- * a GaStatus, allocation, polled waits, event timing), as static inline
- * functions: device_gpu.cu (aggregation) and join_gpu.cu (hash join).
+ * a GaStatus, allocation, polled waits, event timing, chunked copies), as
+ * static inline functions: device_gpu.cu (aggregation), join_gpu.cu (hash
+ * join) and aggjoin_gpu.cu (join-fed aggregation).
  *
  *-------------------------------------------------------------------------
  */
@@ -17,6 +18,7 @@
 
 #include "device_impl.h"
 #include "hashagg_kernels.cuh"
+#include "hashjoin_kernels.cuh"
 
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -28,6 +30,9 @@
 
 /* Alignment of the arrays carved out of one allocation. */
 #define GPU_ALIGN 256
+
+/* Bytes of one chunk of a copy between pageable host memory and the GPU. */
+#define GPU_COPY_CHUNK_BYTES ((size_t) 32 << 20)
 
 /* One opened GPU: its ordinal, stream and what discovery says about it. */
 typedef struct GpuDevice
@@ -63,6 +68,9 @@ typedef struct GpuTable
 	long long  *keys;			/* (nkeys + 1) * capacity words; NULL without keys */
 	void	   *acc[GA_GPU_MAX_AGGS];	/* per aggregate, capacity elements */
 } GpuTable;
+
+/* The join-fed part of an aggregation (aggjoin_gpu.cu). */
+typedef struct GpuAggJoin GpuAggJoin;
 
 /* One aggregation on the GPU. */
 typedef struct GpuAgg
@@ -109,6 +117,7 @@ typedef struct GpuAgg
 	/* The batch on the device, if any. */
 	int			inflight;
 	int			inflight_copy_timed;
+	int			inflight_gather_timed;	/* join-fed: ev_gather_* to add */
 	int64_t		inflight_rows;
 	GaStrategy	inflight_strategy;
 	GaDevKeys	inflight_keys;
@@ -122,6 +131,12 @@ typedef struct GpuAgg
 	cudaEvent_t ev_copy_end;
 	cudaEvent_t ev_kernel_start;
 	cudaEvent_t ev_done;
+	cudaEvent_t ev_gather_start;	/* join-fed: around a piece's gather */
+	cudaEvent_t ev_gather_end;
+
+	/* Join-fed aggregations: the build side, the probe, the gather. */
+	GpuAggJoin *join;
+	uint8_t    *column_has_nulls;	/* per column, for the batch on the device */
 
 	GaAggStats	stats;
 
@@ -268,6 +283,30 @@ add_elapsed(double *total, cudaEvent_t start, cudaEvent_t end)
 		*total += ms;
 }
 
+/*
+ * Copy `bytes` between pageable host memory and the device a chunk at a
+ * time, asking the wait callback between chunks.  The stream must be idle:
+ * such copies are synchronous for the host.
+ */
+static inline int
+gpu_copy_chunked(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+				 cudaStream_t stream, GaWaitCallback wait, void *arg,
+				 const char *what, GaStatus *status)
+{
+	for (size_t done = 0; done < bytes; done += GPU_COPY_CHUNK_BYTES)
+	{
+		size_t		n = bytes - done < GPU_COPY_CHUNK_BYTES ?
+			bytes - done : GPU_COPY_CHUNK_BYTES;
+
+		if (done > 0 && wait != NULL && wait(arg) != 0)
+			return ga_status_set(status, GA_ERR_CANCELLED, "cancelled while %s", what);
+		GPU_TRY(cudaMemcpyAsync((char *) dst + done, (const char *) src + done, n, kind,
+								stream),
+				what);
+	}
+	return 1;
+}
+
 /* join_cpu.c's twin on the GPU, join_gpu.cu: the entries of ga_gpu_ops. */
 extern void *ga_gpu_join_create(void *device_impl, const GaJoinRequest *request,
 								GaStatus *status);
@@ -282,5 +321,30 @@ extern const GaJoinMatches *ga_gpu_join_probe(void *join_impl, GaBatch *batch,
 											  GaStatus *status);
 extern void ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
 extern void ga_gpu_join_destroy(void *join_impl);
+
+/* join_gpu.cu: the build the join-fed aggregation shares. */
+extern int	ga_gpu_join_build_on_device(void *join_impl, const int64_t *keys,
+										const uint32_t *rows, int64_t n,
+										GaWaitCallback wait, void *arg,
+										GaStatus *status);
+extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table,
+									const uint32_t **sorted_rows);
+
+/*
+ * aggjoin_gpu.cu: the join-fed aggregation, driven by device_gpu.cu.
+ * create runs after the aggregation's layout is planned and its device
+ * input buffer allocated; the rest after select_device; none of them
+ * remembers a failure (device_gpu.cu does).
+ */
+extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
+								  GaStatus *status);
+extern int	ga_gpu_aggjoin_build(GpuAgg *agg, const int64_t *keys, const uint32_t *rows,
+								 int64_t n, const GaBatch *payload, GaWaitCallback wait,
+								 void *arg, GaStatus *status);
+extern int	ga_gpu_aggjoin_probe(GpuAgg *agg, GpuHostBatch *hb, int64_t *npairs,
+								 GaWaitCallback wait, void *arg, GaStatus *status);
+extern int	ga_gpu_aggjoin_gather(GpuAgg *agg, const GaBatch *probe, int64_t start,
+								  int64_t n, GaStatus *status);
+extern void ga_gpu_aggjoin_destroy(GpuAgg *agg);
 
 #endif							/* GPUAGG_DEVICE_GPU_CUH */

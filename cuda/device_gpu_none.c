@@ -100,6 +100,22 @@ none_agg_destroy(void *agg_impl)
 	(void) agg_impl;
 }
 
+/* Build nothing (unreachable: no aggregation can be started). */
+static int
+none_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows,
+					int64_t n, const GaBatch *payload, GaWaitCallback wait,
+					void *arg, GaStatus *status)
+{
+	(void) agg_impl;
+	(void) keys;
+	(void) rows;
+	(void) n;
+	(void) payload;
+	(void) wait;
+	(void) arg;
+	return ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+}
+
 /* Refuse to start a join (unreachable: no GPU can be opened). */
 static void *
 none_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *status)
@@ -178,6 +194,7 @@ const GaDeviceOps ga_gpu_ops = {
 	none_agg_finish,
 	none_agg_get_stats,
 	none_agg_destroy,
+	none_agg_join_build,
 	none_join_create,
 	none_join_build,
 	none_join_sorted_rows,

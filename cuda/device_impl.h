@@ -32,6 +32,18 @@ typedef struct GaDeviceOps
 	void		(*agg_destroy) (void *agg_impl);
 
 	/*
+	 * Join-fed aggregation: the build side.  device.c has already checked
+	 * that the request has a join spec, that this is the first call and
+	 * comes before any batch, and the arguments (n in range, every row
+	 * below payload->nrows, the payload's shape and types); submits of a
+	 * join-fed aggregation reach agg_submit only after a successful build.
+	 */
+	int			(*agg_join_build) (void *agg_impl, const int64_t *keys,
+								   const uint32_t *rows, int64_t n,
+								   const GaBatch *payload, GaWaitCallback wait,
+								   void *arg, GaStatus *status);
+
+	/*
 	 * Hash join.  device.c has already validated the request, the build's
 	 * arguments (once, n in range) and that a probe follows the build, and
 	 * handles fail_at_batch itself.
@@ -69,6 +81,27 @@ extern const GaJoinMatches *ga_cpu_join_probe(void *join_impl, GaBatch *batch,
 											  GaStatus *status);
 extern void ga_cpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
 extern void ga_cpu_join_destroy(void *join_impl);
+
+/*
+ * aggjoin_cpu.c: the CPU device's join-fed aggregation.  It forms the joined
+ * rows of each probe batch in host batches of the request's layout and
+ * hands them, a piece at a time, to the CPU aggregation through `aggregate`.
+ */
+typedef struct CpuAggJoin CpuAggJoin;
+typedef int (*CpuAggregateFn) (void *agg, const GaBatch *batch,
+							   GaWaitCallback wait, void *arg, GaStatus *status);
+
+extern CpuAggJoin *ga_cpu_aggjoin_create(const GaAggRequest *request,
+										 GaStatus *status);
+extern int	ga_cpu_aggjoin_build(CpuAggJoin *aj, const int64_t *keys,
+								 const uint32_t *rows, int64_t n,
+								 const GaBatch *payload, GaAggStats *stats,
+								 GaWaitCallback wait, void *arg, GaStatus *status);
+extern int	ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe,
+								  CpuAggregateFn aggregate, void *agg,
+								  GaAggStats *stats, GaWaitCallback wait,
+								  void *arg, GaStatus *status);
+extern void ga_cpu_aggjoin_destroy(CpuAggJoin *aj);
 
 /* device_gpu.cu (or device_gpu_none.c in builds without CUDA) */
 extern const GaDeviceOps ga_gpu_ops;

@@ -340,7 +340,9 @@ typedef struct GaAggStats
 	int64_t		join_build_rows;	/* join-fed: build rows with a key */
 	int64_t		joined_rows;	/* join-fed: rows the join produced and the
 								 * aggregation took (input_rows counts the
-								 * probe rows) */
+								 * probe rows; batches the pieces of at most
+								 * batch_rows joined rows aggregated, at
+								 * least one per submit) */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;
@@ -406,7 +408,13 @@ extern void ga_agg_destroy(GaAgg *agg);
  * key) gives one joined row whose build columns are null.  The joined rows
  * are aggregated exactly as if they had been submitted as batches: same
  * keys, operations, results, table growth and statistics (but input_rows
- * counts probe rows and joined_rows the joined ones).
+ * counts probe rows and joined_rows the joined ones; each submit counts as
+ * the batches its joined rows fill, one when the join is empty).
+ *
+ * Call order: ga_agg_create, ga_agg_join_build, then batches as usual;
+ * ga_agg_next_batch and ga_agg_submit before a successful build fail with
+ * GA_ERR_INVALID (or report the build's failure), and fail_at_batch counts
+ * the submits.
  */
 typedef enum GaAggJoinType
 {

@@ -16,7 +16,10 @@
  * the GPU hash-join report of Gupta and Murugavel for build/probe with
  * counted matches).  The sorted rows are then copied back once, in chunks,
  * for ga_join_sorted_rows; the sort's scratch buffers are freed and only
- * the table and its three arrays stay on the device.  This is the CPU
+ * the table and its three arrays stay on the device.  The join-fed
+ * aggregation (aggjoin_gpu.cu) builds through the same steps but keeps the
+ * sorted rows on the device instead (ga_gpu_join_build_on_device), since
+ * its joined rows are formed there.  This is the CPU
  * device's algorithm (join_cpu.c) step for step, so both order the build
  * rows identically: by the key's bits as uint64, ties in input order.
  *
@@ -48,9 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of one chunk of a copy between pageable host memory and the GPU. */
-#define GPU_JOIN_COPY_CHUNK_BYTES ((size_t) 32 << 20)
-
 /* Smallest table of the build. */
 #define GPU_JOIN_MIN_SLOTS 16
 
@@ -71,7 +71,10 @@ typedef struct GpuJoin
 	unsigned long long *dev_keys;
 	uint32_t   *dev_offsets;
 	uint32_t   *dev_counts;
-	uint32_t   *sorted_rows;	/* malloc'd, nbuild entries (at least one) */
+	uint32_t   *sorted_rows;	/* malloc'd, nbuild entries (at least one);
+								 * NULL when kept on the device */
+	int			keep_on_device; /* the join-fed aggregation's build */
+	uint32_t   *dev_sorted_rows;	/* ... keeps the sorted rows here */
 
 	/* The build's scratch, freed when the build is done (or by destroy). */
 	unsigned long long *scratch_keys[2];
@@ -167,30 +170,6 @@ join_reserve_temp(GpuJoin *join, size_t bytes, GaStatus *status)
 	if (!device_alloc(&join->dev_temp, bytes, "the join's sort scratch", status))
 		return 0;
 	join->temp_bytes = bytes;
-	return 1;
-}
-
-/*
- * Copy `bytes` between pageable host memory and the device a chunk at a
- * time, asking the wait callback between chunks.  The stream must be idle:
- * such copies are synchronous for the host.
- */
-static int
-join_copy_chunked(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
-				  cudaStream_t stream, GaWaitCallback wait, void *arg,
-				  const char *what, GaStatus *status)
-{
-	for (size_t done = 0; done < bytes; done += GPU_JOIN_COPY_CHUNK_BYTES)
-	{
-		size_t		n = bytes - done < GPU_JOIN_COPY_CHUNK_BYTES ?
-			bytes - done : GPU_JOIN_COPY_CHUNK_BYTES;
-
-		if (done > 0 && wait != NULL && wait(arg) != 0)
-			return ga_status_set(status, GA_ERR_CANCELLED, "cancelled while %s", what);
-		GPU_TRY(cudaMemcpyAsync((char *) dst + done, (const char *) src + done, n, kind,
-								stream),
-				what);
-	}
 	return 1;
 }
 
@@ -355,10 +334,10 @@ join_sort_and_count(GpuJoin *join, const int64_t *keys, const uint32_t *rows, in
 	/* The stream must be idle before synchronous chunked copies start. */
 	GPU_TRY(cudaEventRecord(join->ev_copy_start, stream), "recording an event");
 	if (!wait_event(join->ev_copy_start, wait, arg, "waiting for the GPU", status) ||
-		!join_copy_chunked(join->scratch_keys[0], keys, (size_t) n * sizeof(int64_t),
+		!gpu_copy_chunked(join->scratch_keys[0], keys, (size_t) n * sizeof(int64_t),
 						   cudaMemcpyHostToDevice, stream, wait, arg,
 						   "copying the join's build keys to the GPU", status) ||
-		!join_copy_chunked(join->scratch_rows[0], rows, (size_t) n * sizeof(uint32_t),
+		!gpu_copy_chunked(join->scratch_rows[0], rows, (size_t) n * sizeof(uint32_t),
 						   cudaMemcpyHostToDevice, stream, wait, arg,
 						   "copying the join's build rows to the GPU", status))
 		return 0;
@@ -421,11 +400,14 @@ join_make_table(GpuJoin *join, int64_t n, int key_current, int row_current,
 			"sizing the join's offsets");
 	if (!join_reserve_temp(join, scan_bytes, status))
 		return 0;
-	join->sorted_rows = (uint32_t *) malloc((size_t) n * sizeof(uint32_t));
-	if (join->sorted_rows == NULL)
-		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-							 "out of host memory for the %lld sorted rows of a join",
-							 (long long) n);
+	if (!join->keep_on_device)
+	{
+		join->sorted_rows = (uint32_t *) malloc((size_t) n * sizeof(uint32_t));
+		if (join->sorted_rows == NULL)
+			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+								 "out of host memory for the %lld sorted rows of a join",
+								 (long long) n);
+	}
 
 	GPU_TRY(cudaEventRecord(join->ev_kernel_start, stream), "recording an event");
 	GPU_TRY(cudaMemcpyAsync(join->dev_keys, join->scratch_keys[1 - key_current],
@@ -450,9 +432,17 @@ join_make_table(GpuJoin *join, int64_t n, int key_current, int row_current,
 		return 0;
 	add_elapsed(&join->stats.device_ms, join->ev_kernel_start, join->ev_kernel_end);
 
+	/* Kept on the device: take the sorted rows out of the scratch. */
+	if (join->keep_on_device)
+	{
+		join->dev_sorted_rows = join->scratch_rows[row_current];
+		join->scratch_rows[row_current] = NULL;
+		return 1;
+	}
+
 	/* The stream is idle: bring the sorted rows back, a chunk at a time. */
 	GPU_TRY(cudaEventRecord(join->ev_copy_start, stream), "recording an event");
-	if (!join_copy_chunked(join->sorted_rows, join->scratch_rows[row_current],
+	if (!gpu_copy_chunked(join->sorted_rows, join->scratch_rows[row_current],
 						   (size_t) n * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream,
 						   wait, arg, "copying the join's sorted rows from the GPU", status))
 		return 0;
@@ -514,6 +504,35 @@ ga_gpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, in
 	join->stats.distinct_keys = join->ndistinct;
 	ga_status_ok(status);
 	return 1;
+}
+
+/*
+ * Build for the join-fed aggregation (aggjoin_gpu.cu): the same steps, but
+ * the key-sorted rows stay on the device, where the joined rows are formed,
+ * and nothing comes back to the host.
+ */
+int
+ga_gpu_join_build_on_device(void *join_impl, const int64_t *keys, const uint32_t *rows,
+							int64_t n, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuJoin    *join = (GpuJoin *) join_impl;
+
+	join->keep_on_device = 1;
+	return ga_gpu_join_build(join_impl, keys, rows, n, wait, arg, status);
+}
+
+/*
+ * The table of a build on the device and its sorted rows on the device
+ * (NULL for an empty build, whose probes never match).
+ */
+void
+ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table,
+						const uint32_t **sorted_rows)
+{
+	const GpuJoin *join = (const GpuJoin *) join_impl;
+
+	*table = join_dev_table(join);
+	*sorted_rows = join->dev_sorted_rows;
 }
 
 /* The build rows in key order; NULL before a successful build. */
@@ -680,6 +699,7 @@ ga_gpu_join_destroy(void *join_impl)
 	device_free(&join->dev_keys);
 	device_free(&join->dev_offsets);
 	device_free(&join->dev_counts);
+	device_free(&join->dev_sorted_rows);
 	device_free(&join->dev_probe);
 	if (join->pinned != NULL)
 		(void) cudaFreeHost(join->pinned);

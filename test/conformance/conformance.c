@@ -31,17 +31,19 @@
  * groups; on the CPU device bytes_sent and table growth too), cancellation
  * through the wait callback, fail_at_batch, and refusal of bad requests.
  *
- * The hash join has its own suite in join.c, run after the aggregation's.
+ * The hash join has its own suite in join.c, run after the aggregation's;
+ * the join-fed aggregation (aggjoin.c) comes last, and checks its groups
+ * with this file's reference (conformance.h).
  *
- * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|all] [--cases N]
- *                    [--join-cases N] [--seed S] [--only I] [--max-rows R]
- *                    [--timeout S] [--verbose]
+ * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|all]
+ *                    [--cases N] [--join-cases N] [--aggjoin-cases N]
+ *                    [--seed S] [--only I] [--max-rows R] [--timeout S]
+ *                    [--verbose]
  * (build and run it with test/conformance/run.sh).
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg_device.h"
-#include "join.h"
+#include "conformance.h"
 
 #include <float.h>
 #include <math.h>
@@ -53,21 +55,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_KEYS 3
-#define MAX_VALS 6
-#define MAX_COLUMNS (MAX_KEYS + MAX_VALS)
-#define MAX_AGGS 40
 #define MAX_REPORTS 6			/* mismatch lines printed per run */
 
 /* ------------------------------------------------------------------------
  * Random numbers: xoshiro256** seeded through splitmix64
  * ------------------------------------------------------------------------
  */
-typedef struct Rng
-{
-	uint64_t	s[4];
-} Rng;
-
 /* One splitmix64 step: spreads a seed into well-mixed state words. */
 static uint64_t
 splitmix64(uint64_t *x)
@@ -80,7 +73,7 @@ splitmix64(uint64_t *x)
 }
 
 /* Seed a generator; every case gets its own, so one case can be rerun alone. */
-static void
+void
 rng_seed(Rng *rng, uint64_t seed)
 {
 	int			i;
@@ -90,7 +83,7 @@ rng_seed(Rng *rng, uint64_t seed)
 }
 
 /* The next 64 random bits (xoshiro256**). */
-static uint64_t
+uint64_t
 rng_next(Rng *rng)
 {
 	uint64_t   *s = rng->s;
@@ -107,14 +100,14 @@ rng_next(Rng *rng)
 }
 
 /* A uniform double in [0, 1). */
-static double
+double
 rng_unit(Rng *rng)
 {
 	return (double) (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* A uniform integer in [lo, hi]. */
-static int64_t
+int64_t
 rng_range(Rng *rng, int64_t lo, int64_t hi)
 {
 	uint64_t	span = (uint64_t) hi - (uint64_t) lo + 1;
@@ -125,14 +118,14 @@ rng_range(Rng *rng, int64_t lo, int64_t hi)
 }
 
 /* True with probability p. */
-static int
+int
 rng_chance(Rng *rng, double p)
 {
 	return rng_unit(rng) < p;
 }
 
 /* One of n doubles, uniformly. */
-static double
+double
 rng_pick(Rng *rng, const double *choices, int n)
 {
 	return choices[rng_range(rng, 0, n - 1)];
@@ -144,7 +137,7 @@ rng_pick(Rng *rng, const double *choices, int n)
  */
 
 /* Short name of a column type, for the case lines. */
-static const char *
+const char *
 type_name(GaValueType type)
 {
 	static const char *const names[] = {"none", "i8", "i16", "i32", "i64", "f32", "f64"};
@@ -152,21 +145,21 @@ type_name(GaValueType type)
 	return (type >= GA_TYPE_NONE && type <= GA_TYPE_FLOAT64) ? names[type] : "?";
 }
 
-static int
+int
 type_is_int(GaValueType type)
 {
 	return type >= GA_TYPE_INT8 && type <= GA_TYPE_INT64;
 }
 
 /* Whether a column type holds floats. */
-static int
+int
 type_is_float(GaValueType type)
 {
 	return type == GA_TYPE_FLOAT32 || type == GA_TYPE_FLOAT64;
 }
 
 /* Smallest and largest value of an integer type. */
-static void
+void
 int_type_range(GaValueType type, int64_t *lo, int64_t *hi)
 {
 	switch (type)
@@ -187,7 +180,7 @@ int_type_range(GaValueType type, int64_t *lo, int64_t *hi)
 }
 
 /* Store an integer into element i of a column of an integer type. */
-static void
+void
 store_int(void *values, GaValueType type, int64_t i, int64_t v)
 {
 	switch (type)
@@ -208,7 +201,7 @@ store_int(void *values, GaValueType type, int64_t i, int64_t v)
 }
 
 /* Element i of an integer column, widened. */
-static int64_t
+int64_t
 load_int(const void *values, GaValueType type, int64_t i)
 {
 	switch (type)
@@ -225,7 +218,7 @@ load_int(const void *values, GaValueType type, int64_t i)
 }
 
 /* Element i of a float column, widened. */
-static double
+double
 load_float(const void *values, GaValueType type, int64_t i)
 {
 	if (type == GA_TYPE_FLOAT32)
@@ -237,98 +230,6 @@ load_float(const void *values, GaValueType type, int64_t i)
  * Cases: what to generate (CaseSpec) and the generated data (Case)
  * ------------------------------------------------------------------------
  */
-typedef enum KeyDist
-{
-	DIST_UNIFORM,
-	DIST_ZIPF,					/* P(j) roughly 1/(j+1) */
-	DIST_HOT,					/* half the rows on one key */
-	DIST_SEQUENTIAL				/* row % domain: every key appears */
-} KeyDist;
-
-typedef enum ValMode
-{
-	VAL_SMALL,					/* integers in [-100, 100], floats in +-1000 */
-	VAL_FULL,					/* integers over the whole type range */
-	VAL_EXTREME,				/* integers at the type's ends */
-	VAL_MAGNITUDES,				/* floats from 2^-60 to 2^60, both signs */
-	VAL_SPECIAL,				/* floats with many NaN, +-Inf, -0 */
-	VAL_CANCEL,					/* floats +-1e15 and small ones: cancellation */
-	VAL_EXTREME_FINITE			/* floats at FLT_MAX/DBL_MAX, denormals: not summed */
-} ValMode;
-
-typedef struct KeySpec
-{
-	GaValueType type;
-	int64_t		domain;			/* distinct key values drawn from */
-	KeyDist		dist;
-	int			scattered;		/* values spread over the range (incl. ends) */
-	double		null_rate;
-} KeySpec;
-
-typedef struct ValSpec
-{
-	GaValueType type;
-	ValMode		mode;
-	double		null_rate;
-} ValSpec;
-
-typedef enum SplitMode
-{
-	SPLIT_FULL,					/* full batches, the last one partial */
-	SPLIT_RANDOM,				/* random fill levels */
-	SPLIT_WITH_EMPTY,			/* random, with empty batches mixed in */
-	SPLIT_NONE					/* no batch at all (only for 0 rows) */
-} SplitMode;
-
-typedef struct CaseSpec
-{
-	const char *label;
-	int			nkeys;
-	KeySpec		keys[MAX_KEYS];
-	int			nvals;
-	ValSpec		vals[MAX_VALS];
-	int64_t		nrows;
-	int64_t		batch_rows;
-	int64_t		estimated_groups;
-	SplitMode	split;
-	int			all_aggs;		/* every valid op on every column */
-	int			no_aggs;
-	int			interleave;		/* feed two aggregations alternately */
-	int			force_has_nulls;	/* has_nulls set on columns without nulls */
-} CaseSpec;
-
-typedef struct Case
-{
-	char		desc[512];
-	int			ncolumns;
-	GaValueType types[MAX_COLUMNS];
-	int			has_nulls[MAX_COLUMNS];
-	void	   *values[MAX_COLUMNS];
-	uint8_t    *isnull[MAX_COLUMNS];
-	int			nkeys;
-	int			key_columns[MAX_KEYS];
-	int			naggs;
-	GaAggSpec	aggs[MAX_AGGS];
-	int64_t		nrows;
-	int64_t		batch_rows;
-	int64_t		estimated_groups;
-	int			nbatches;
-	int64_t    *batch_sizes;
-	int			interleave;
-	int			force_has_nulls;
-	/* the reference's rows, sorted by key */
-	struct RowKey *sorted;
-	int64_t		ngroups;		/* distinct key tuples */
-} Case;
-
-/* A row's (or a device group's) key tuple, for sorting. */
-typedef struct RowKey
-{
-	int64_t		v[MAX_KEYS];
-	uint8_t		n[MAX_KEYS];
-	int64_t		index;
-} RowKey;
-
 static int	sort_nkeys;
 
 /* Order key tuples: per key, non-null values ascending, then null. */
@@ -352,7 +253,7 @@ rowkey_cmp(const void *pa, const void *pb)
 }
 
 /* Fill an integer value of the column's mode into element i. */
-static void
+void
 gen_int_value(Rng *rng, void *values, GaValueType type, ValMode mode, int64_t i)
 {
 	int64_t		lo,
@@ -380,7 +281,7 @@ gen_int_value(Rng *rng, void *values, GaValueType type, ValMode mode, int64_t i)
 }
 
 /* A float of the column's mode (double; narrowed by the caller for f32). */
-static double
+double
 gen_float_value(Rng *rng, GaValueType type, ValMode mode)
 {
 	double		sign = rng_chance(rng, 0.5) ? -1.0 : 1.0;
@@ -441,7 +342,7 @@ gen_float_value(Rng *rng, GaValueType type, ValMode mode)
 }
 
 /* Whether sums over a column of this mode are well defined (no overflow). */
-static int
+int
 mode_summable(ValMode mode)
 {
 	return mode != VAL_EXTREME_FINITE;
@@ -485,7 +386,7 @@ make_batches(Case *c, Rng *rng, SplitMode split)
 }
 
 /* Add one aggregate to a case (column2: COMOMENTS' second column). */
-static void
+void
 add_agg2(Case *c, GaAggOp op, int column, int column2)
 {
 	if (c->naggs < MAX_AGGS)
@@ -498,7 +399,7 @@ add_agg2(Case *c, GaAggOp op, int column, int column2)
 }
 
 /* Add one single-column aggregate to a case. */
-static void
+void
 add_agg(Case *c, GaAggOp op, int column)
 {
 	add_agg2(c, op, column, -1);
@@ -508,7 +409,7 @@ add_agg(Case *c, GaAggOp op, int column)
  * Add the aggregates valid over one column (all of them, or a random
  * subset); summable says whether its sums cannot overflow.
  */
-static void
+void
 add_column_aggs(Case *c, Rng *rng, int column, int summable, int all, double p)
 {
 	GaValueType type = c->types[column];
@@ -737,7 +638,7 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 }
 
 /* Sort the case's rows by key tuple for the reference, and count groups. */
-static void
+void
 sort_reference(Case *c)
 {
 	int64_t		r;
@@ -772,7 +673,7 @@ sort_reference(Case *c)
 }
 
 /* Free a case's data. */
-static void
+void
 free_case(Case *c)
 {
 	int			i;
@@ -1263,7 +1164,7 @@ compare_group(const Case *c, const GaAggResult *res, int64_t g,
  * Check a finished aggregation's groups against the reference: sort the
  * device's groups by key, then merge them with the sorted reference rows.
  */
-static void
+void
 check_result(const Case *c, const GaAggResult *res, RunReport *rr)
 {
 	RowKey	   *dev;
@@ -1356,15 +1257,8 @@ check_result(const Case *c, const GaAggResult *res, RunReport *rr)
  * Driving a device
  * ------------------------------------------------------------------------
  */
-typedef struct WaitState
-{
-	int64_t		calls;
-	int			cancel;			/* answer "stop" */
-	int64_t		cancels;		/* times it answered "stop" */
-} WaitState;
-
 /* The wait callback: counts calls, and asks to stop when told to. */
-static int
+int
 test_wait(void *arg)
 {
 	WaitState  *w = arg;
@@ -1379,7 +1273,7 @@ test_wait(void *arg)
 }
 
 /* Milliseconds on a monotonic clock. */
-static double
+double
 now_ms(void)
 {
 	struct timespec ts;
@@ -1405,7 +1299,7 @@ case_request(const Case *c, GaStrategy strategy, GaAggRequest *req)
 }
 
 /* Check that a batch from next_batch is empty and shaped as requested. */
-static void
+void
 check_empty_batch(const Case *c, const GaBatch *b, RunReport *rr)
 {
 	int			i;
@@ -2191,17 +2085,20 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s [--device cpu|gpu|all] [--suite agg|join|all] [--cases N]\n"
-			"          [--join-cases N] [--seed S] [--only I] [--max-rows R]\n"
-			"          [--timeout SECONDS] [--verbose]\n"
+			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|all] [--cases N]\n"
+			"          [--join-cases N] [--aggjoin-cases N] [--seed S] [--only I]\n"
+			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
 			"             gpu fails when there is none)\n"
-			"  --suite    aggregation, hash join or both (default all)\n"
+			"  --suite    aggregation, hash join, join-fed aggregation or all (default all)\n"
 			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
 			"  --join-cases random join cases after the fixed ones (default 40)\n"
+			"  --aggjoin-cases random join-fed aggregation cases after the fixed ones\n"
+			"             (default 40)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
-			"  --max-rows cap on the rows of a random case (default 1500000)\n"
+			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
+			"             a join-fed one (default 1500000)\n"
 			"  --timeout  fail when one case (all devices) takes longer (default 300)\n",
 			prog, NUM_FIXED_CASES, NUM_FIXED_CASES - 1);
 }
@@ -2214,6 +2111,7 @@ main(int argc, char **argv)
 	const char *suite_opt = "all";
 	int			ncases = 300;
 	int			njoin_cases = 40;
+	int			naggjoin_cases = 40;
 	uint64_t	seed = 1;
 	int			only = -1;
 	int64_t		max_rows = 1500000;
@@ -2240,6 +2138,8 @@ main(int argc, char **argv)
 			suite_opt = argv[++i];
 		else if (strcmp(argv[i], "--join-cases") == 0 && i + 1 < argc)
 			njoin_cases = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--aggjoin-cases") == 0 && i + 1 < argc)
+			naggjoin_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -2259,7 +2159,7 @@ main(int argc, char **argv)
 	if ((strcmp(device_opt, "cpu") != 0 && strcmp(device_opt, "gpu") != 0 &&
 		 strcmp(device_opt, "all") != 0) ||
 		(strcmp(suite_opt, "agg") != 0 && strcmp(suite_opt, "join") != 0 &&
-		 strcmp(suite_opt, "all") != 0))
+		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "all") != 0))
 	{
 		usage(argv[0]);
 		return 2;
@@ -2317,7 +2217,7 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* API behaviour, once per device run. */
-	if (only < 0 && strcmp(suite_opt, "join") != 0)
+	if (only < 0 && (strcmp(suite_opt, "agg") == 0 || strcmp(suite_opt, "all") == 0))
 	{
 		for (j = 0; j < nruns; j++)
 		{
@@ -2337,7 +2237,8 @@ main(int argc, char **argv)
 		}
 	}
 
-	for (i = 0; i < NUM_FIXED_CASES + ncases && strcmp(suite_opt, "join") != 0; i++)
+	for (i = 0; i < NUM_FIXED_CASES + ncases &&
+		 (strcmp(suite_opt, "agg") == 0 || strcmp(suite_opt, "all") == 0); i++)
 	{
 		CaseSpec	spec;
 		Case		c;
@@ -2375,8 +2276,25 @@ main(int argc, char **argv)
 	}
 
 	/* The hash join: the CPU device and the GPU (one strategy) side by side. */
-	if (only < 0 && strcmp(suite_opt, "agg") != 0)
+	if (only < 0 && (strcmp(suite_opt, "join") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_join(cpu, gpu, seed, njoin_cases, timeout, verbose, &checks);
+
+	/* The join-fed aggregation: every device run, as the aggregation's cases. */
+	if (only < 0 && (strcmp(suite_opt, "aggjoin") == 0 || strcmp(suite_opt, "all") == 0))
+	{
+		GaDevice   *devices[8];
+		GaStrategy	strategies[8];
+		const char *labels[8];
+
+		for (j = 0; j < nruns; j++)
+		{
+			devices[j] = runs[j].device;
+			strategies[j] = runs[j].strategy;
+			labels[j] = runs[j].label;
+		}
+		failures += conformance_aggjoin(devices, strategies, labels, nruns, seed,
+										naggjoin_cases, max_rows, timeout, verbose, &checks);
+	}
 
 	alarm(0);
 	printf("conformance: %lld checks, %lld problems, seed %llu, %.1f s: %s\n",

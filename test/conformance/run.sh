@@ -3,11 +3,13 @@
 #
 #   test/conformance/run.sh [--device cpu|gpu|all] [--cases N] [--seed S] [--only I] ...
 #
-# cuda/device.c, cuda/device_cpu.c and cuda/join_cpu.c are plain C and are
-# compiled here from source; the GPU device comes from the objects a top-level
-# `make` produced: cuda/device_gpu.o, cuda/hashagg_kernels.o, cuda/join_gpu.o
-# and cuda/hashjoin_kernels.o (built with nvcc, linked with the static CUDA
-# runtime) or cuda/device_gpu_none.o (built without nvcc).
+# cuda/device.c, cuda/device_cpu.c, cuda/join_cpu.c and cuda/aggjoin_cpu.c
+# are plain C and are compiled here from source; the GPU device comes from
+# the objects a top-level `make` produced: cuda/device_gpu.o,
+# cuda/hashagg_kernels.o, cuda/join_gpu.o, cuda/hashjoin_kernels.o,
+# cuda/aggjoin_gpu.o and cuda/aggjoin_kernels.o (built with nvcc, linked with
+# the static CUDA runtime) or cuda/device_gpu_none.o (built without nvcc).
+# Suites: --suite agg|join|aggjoin|all (conformance.c's usage tells the rest).
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
 #
@@ -33,11 +35,13 @@ trap 'rm -rf "$build"' EXIT
 $CC $CFLAGS -Icuda -c cuda/device.c -o "$build/device.o"
 $CC $CFLAGS -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
 $CC $CFLAGS -Icuda -c cuda/join_cpu.c -o "$build/join_cpu.o"
+$CC $CFLAGS -Icuda -c cuda/aggjoin_cpu.c -o "$build/aggjoin_cpu.o"
 $CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
 $CC $CFLAGS -Icuda -c $src/join.c -o "$build/join.o"
+$CC $CFLAGS -Icuda -c $src/aggjoin.c -o "$build/aggjoin.o"
 
 libs=""
-gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o"
+gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o"
 have_gpu_objs=1
 for o in $gpu_objs; do
 	[ -f "$o" ] || have_gpu_objs=0
@@ -60,7 +64,8 @@ else
 fi
 
 $CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/join.o" \
-	"$build/device.o" "$build/device_cpu.o" "$build/join_cpu.o" $gpu_objs $libs -lm
+	"$build/aggjoin.o" "$build/device.o" "$build/device_cpu.o" "$build/join_cpu.o" \
+	"$build/aggjoin_cpu.o" $gpu_objs $libs -lm
 cp "$build/conformance" "$src/conformance.tmp.$$"
 mv -f "$src/conformance.tmp.$$" "$src/conformance"
 "$build/conformance" "$@"

@@ -1,0 +1,175 @@
+/*-------------------------------------------------------------------------
+ *
+ * conformance.h
+ *	  What conformance.c shares with the suites that reuse its cases: the
+ *	  seeded random numbers, the case (columns, rows, aggregates) and the
+ *	  reference check of a finished aggregation's groups.  The join-fed
+ *	  aggregation suite (aggjoin.c) forms a join's rows on the host into a
+ *	  Case and checks the device's groups against it with check_result, so
+ *	  there is one reference for every aggregation.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_CONFORMANCE_H
+#define GPUAGG_CONFORMANCE_H
+
+#include "gpuagg_device.h"
+#include "join.h"
+
+#define MAX_KEYS 3
+#define MAX_VALS 6
+#define MAX_COLUMNS 16			/* the aggregation suite uses MAX_KEYS + MAX_VALS */
+#define MAX_AGGS 40
+
+/* xoshiro256** state, seeded through splitmix64. */
+typedef struct Rng
+{
+	uint64_t	s[4];
+} Rng;
+
+typedef enum KeyDist
+{
+	DIST_UNIFORM,
+	DIST_ZIPF,					/* P(j) roughly 1/(j+1) */
+	DIST_HOT,					/* half the rows on one key */
+	DIST_SEQUENTIAL				/* row % domain: every key appears */
+} KeyDist;
+
+typedef enum ValMode
+{
+	VAL_SMALL,					/* integers in [-100, 100], floats in +-1000 */
+	VAL_FULL,					/* integers over the whole type range */
+	VAL_EXTREME,				/* integers at the type's ends */
+	VAL_MAGNITUDES,				/* floats from 2^-60 to 2^60, both signs */
+	VAL_SPECIAL,				/* floats with many NaN, +-Inf, -0 */
+	VAL_CANCEL,					/* floats +-1e15 and small ones: cancellation */
+	VAL_EXTREME_FINITE			/* floats at FLT_MAX/DBL_MAX, denormals: not summed */
+} ValMode;
+
+typedef struct KeySpec
+{
+	GaValueType type;
+	int64_t		domain;			/* distinct key values drawn from */
+	KeyDist		dist;
+	int			scattered;		/* values spread over the range (incl. ends) */
+	double		null_rate;
+} KeySpec;
+
+typedef struct ValSpec
+{
+	GaValueType type;
+	ValMode		mode;
+	double		null_rate;
+} ValSpec;
+
+typedef enum SplitMode
+{
+	SPLIT_FULL,					/* full batches, the last one partial */
+	SPLIT_RANDOM,				/* random fill levels */
+	SPLIT_WITH_EMPTY,			/* random, with empty batches mixed in */
+	SPLIT_NONE					/* no batch at all (only for 0 rows) */
+} SplitMode;
+
+typedef struct CaseSpec
+{
+	const char *label;
+	int			nkeys;
+	KeySpec		keys[MAX_KEYS];
+	int			nvals;
+	ValSpec		vals[MAX_VALS];
+	int64_t		nrows;
+	int64_t		batch_rows;
+	int64_t		estimated_groups;
+	SplitMode	split;
+	int			all_aggs;		/* every valid op on every column */
+	int			no_aggs;
+	int			interleave;		/* feed two aggregations alternately */
+	int			force_has_nulls;	/* has_nulls set on columns without nulls */
+} CaseSpec;
+
+typedef struct Case
+{
+	char		desc[512];
+	int			ncolumns;
+	GaValueType types[MAX_COLUMNS];
+	int			has_nulls[MAX_COLUMNS];
+	void	   *values[MAX_COLUMNS];
+	uint8_t    *isnull[MAX_COLUMNS];
+	int			nkeys;
+	int			key_columns[MAX_KEYS];
+	int			naggs;
+	GaAggSpec	aggs[MAX_AGGS];
+	int64_t		nrows;
+	int64_t		batch_rows;
+	int64_t		estimated_groups;
+	int			nbatches;
+	int64_t    *batch_sizes;
+	int			interleave;
+	int			force_has_nulls;
+	/* the reference's rows, sorted by key */
+	struct RowKey *sorted;
+	int64_t		ngroups;		/* distinct key tuples */
+} Case;
+
+/* A row's (or a device group's) key tuple, for sorting. */
+typedef struct RowKey
+{
+	int64_t		v[MAX_KEYS];
+	uint8_t		n[MAX_KEYS];
+	int64_t		index;
+} RowKey;
+
+
+typedef struct WaitState
+{
+	int64_t		calls;
+	int			cancel;			/* answer "stop" */
+	int64_t		cancels;		/* times it answered "stop" */
+} WaitState;
+
+/* conformance.c: random numbers */
+extern void rng_seed(Rng *rng, uint64_t seed);
+extern uint64_t rng_next(Rng *rng);
+extern double rng_unit(Rng *rng);
+extern int64_t rng_range(Rng *rng, int64_t lo, int64_t hi);
+extern int	rng_chance(Rng *rng, double p);
+extern double rng_pick(Rng *rng, const double *choices, int n);
+
+/* conformance.c: value types */
+extern const char *type_name(GaValueType type);
+extern int	type_is_int(GaValueType type);
+extern int	type_is_float(GaValueType type);
+extern void int_type_range(GaValueType type, int64_t *lo, int64_t *hi);
+extern void store_int(void *values, GaValueType type, int64_t i, int64_t v);
+extern int64_t load_int(const void *values, GaValueType type, int64_t i);
+extern double load_float(const void *values, GaValueType type, int64_t i);
+
+/* conformance.c: cases and the reference */
+extern void gen_int_value(Rng *rng, void *values, GaValueType type, ValMode mode,
+						  int64_t i);
+extern double gen_float_value(Rng *rng, GaValueType type, ValMode mode);
+extern int	mode_summable(ValMode mode);
+extern void add_agg2(Case *c, GaAggOp op, int column, int column2);
+extern void add_agg(Case *c, GaAggOp op, int column);
+extern void add_column_aggs(Case *c, Rng *rng, int column, int summable, int all,
+							double p);
+extern void sort_reference(Case *c);
+extern void free_case(Case *c);
+extern void check_result(const Case *c, const GaAggResult *res, RunReport *rr);
+extern void check_empty_batch(const Case *c, const GaBatch *b, RunReport *rr);
+extern int	test_wait(void *arg);
+extern double now_ms(void);
+
+/* aggjoin.c */
+
+/*
+ * Run the join-fed aggregation's API checks and cases on each device run
+ * (device, strategy, label) and compare every result with the reference.
+ * Adds to *checks; returns the problems found.
+ */
+extern int64_t conformance_aggjoin(GaDevice *const *devices, const GaStrategy *strategies,
+								   const char *const *labels, int nruns, uint64_t seed,
+								   int ncases, int64_t max_rows, int timeout,
+								   int verbose, int64_t *checks);
+
+#endif							/* GPUAGG_CONFORMANCE_H */
