@@ -465,14 +465,12 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	if (state->inner != NULL)
 	{
 		/* join-fed: the inner side into the build; then probe batches */
-		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
 		bool		built;
 
 		INSTR_TIME_SET_CURRENT(start);
 		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, state->builder,
-								state->inner, status);
+								state->inner, state->run_cxt, status);
 		state->info.build_ms += GpuAggElapsedMs(start);
-		MemoryContextSwitchTo(old);
 		if (!built)
 			return false;
 	}

@@ -106,7 +106,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	memset(sides, 0, sizeof(*sides));
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
-	/* the cheapest GpuHashJoin path of the input that qualifies */
+	/* the GpuHashJoin path of the input that qualifies, smallest build first */
 	foreach(lc, GpuJoinDevicePaths(input_rel))
 	{
 		CustomPath *path = lfirst(lc);
@@ -136,7 +136,13 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 			why = "a join key without an exact device value";
 			continue;
 		}
-		if (join == NULL || path->path.total_cost < join->path.total_cost)
+		/* the smaller build side: it is read by one process and held whole */
+		if (join == NULL ||
+			((Path *) lsecond(path->custom_paths))->rows <
+			((Path *) lsecond(join->custom_paths))->rows ||
+			(((Path *) lsecond(path->custom_paths))->rows ==
+			 ((Path *) lsecond(join->custom_paths))->rows &&
+			 path->path.total_cost < join->path.total_cost))
 		{
 			join = path;
 			jointype = type;
@@ -289,9 +295,12 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 	}
 }
 
-/* Make room for at least want rows in the build columns of payload. */
+/*
+ * Make room for at least want rows in the build columns of payload, whose
+ * memory is in cxt.
+ */
 static void
-payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want)
+payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want, MemoryContext cxt)
 {
 	int64		capacity = Max(payload->capacity, 1024);
 	int			c;
@@ -308,10 +317,10 @@ payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want)
 
 		if (width > 0)
 			col->values = col->values == NULL ?
-				palloc_extended(width * capacity, MCXT_ALLOC_HUGE) :
+				MemoryContextAllocExtended(cxt, width * capacity, MCXT_ALLOC_HUGE) :
 				repalloc_huge(col->values, width * capacity);
 		col->validity = col->validity == NULL ?
-			palloc_extended((capacity + 7) / 8, MCXT_ALLOC_HUGE) :
+			MemoryContextAllocExtended(cxt, (capacity + 7) / 8, MCXT_ALLOC_HUGE) :
 			repalloc_huge(col->validity, (capacity + 7) / 8);
 		memset(col->validity + old_bytes, 0xff, (capacity + 7) / 8 - old_bytes);
 	}
@@ -321,14 +330,16 @@ payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want)
 /*
  * Read every row of the inner child into agg's build: the build columns
  * through builder (which then fills the probe columns again), and the join
- * key of each row.  Allocates in the current memory context.  Returns false
- * with status set when the device fails.
+ * key of each row; the rows are held in cxt until the device has them (the
+ * child itself runs in the executor's memory).  Returns false with status
+ * set when the device fails.
  */
 bool
 GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
-				GpuAggBatchBuilder *builder, PlanState *inner, GaStatus *status)
+				GpuAggBatchBuilder *builder, PlanState *inner, MemoryContext cxt,
+				GaStatus *status)
 {
-	GaBatch    *payload = palloc0(sizeof(GaBatch));
+	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
 	int64	   *keys = NULL;
 	uint32	   *rows = NULL;
 	int64		nkeys = 0;
@@ -336,7 +347,7 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 	int			c;
 
 	payload->ncolumns = layout->ncolumns;
-	payload->columns = palloc0(sizeof(GaColumn) * layout->ncolumns);
+	payload->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * layout->ncolumns);
 	for (c = 0; c < layout->ncolumns; c++)
 		payload->columns[c].type = layout->column_types[c];
 	GpuAggBatchBuilderSetColumns(builder, layout->nprobe_columns, layout->ncolumns);
@@ -356,10 +367,12 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 					 errhint("Set gpuagg.enable_hashjoin = off to run the join natively.")));
 		if (payload->nrows >= payload->capacity)
 		{
-			payload_reserve(payload, layout, payload->nrows + 1);
-			keys = keys == NULL ? palloc_extended(sizeof(int64) * payload->capacity, MCXT_ALLOC_HUGE) :
+			payload_reserve(payload, layout, payload->nrows + 1, cxt);
+			keys = keys == NULL ?
+				MemoryContextAllocExtended(cxt, sizeof(int64) * payload->capacity, MCXT_ALLOC_HUGE) :
 				repalloc_huge(keys, sizeof(int64) * payload->capacity);
-			rows = rows == NULL ? palloc_extended(sizeof(uint32) * payload->capacity, MCXT_ALLOC_HUGE) :
+			rows = rows == NULL ?
+				MemoryContextAllocExtended(cxt, sizeof(uint32) * payload->capacity, MCXT_ALLOC_HUGE) :
 				repalloc_huge(rows, sizeof(uint32) * payload->capacity);
 		}
 		key = slot_getattr(slot, desc->build_key_attno, &isnull);
@@ -368,6 +381,9 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 			keys[nkeys] = GpuJoinExactKey(key, desc->build_key_type);
 			rows[nkeys++] = (uint32) payload->nrows;
 		}
+		/* detoasted values of the build columns: one batch's worth at a time */
+		if (payload->nrows % 65536 == 0)
+			GpuAggBatchBuilderStart(builder, payload);
 		GpuAggBatchAppend(builder, payload, slot);
 		CHECK_FOR_INTERRUPTS();
 	}

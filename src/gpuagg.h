@@ -698,6 +698,6 @@ extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 /* agg_join.c: reading a join-fed aggregation's build side */
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
 							const GpuAggLayout *layout, GpuAggBatchBuilder *builder,
-							PlanState *inner, GaStatus *status);
+							PlanState *inner, MemoryContext cxt, GaStatus *status);
 
 #endif							/* GPUAGG_H */
