@@ -104,6 +104,10 @@ SELECT jf_check('SELECT jf_fact.g, jf_fact.gt, count(*) FROM jf_fact JOIN jf_dim
 SET gpuagg.enable_hashjoin = off;
 SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 RESET gpuagg.enable_hashjoin;
+SET gpuagg.enable_join_fed_agg = off;
+SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+EXPLAIN (COSTS OFF) SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k);
+RESET gpuagg.enable_join_fed_agg;
 
 -- EXPLAIN ANALYZE: probe rows in, build rows, joined rows
 CREATE FUNCTION jf_analyze(query text) RETURNS TABLE (property text, value text)

@@ -4,6 +4,9 @@
 --
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
+-- about GpuHashJoin itself: an aggregation above does not take the join over
+-- (hashagg_join_fed tests that)
+SET gpuagg.enable_join_fed_agg = off;
 
 EXPLAIN (COSTS OFF) SELECT jl.id, jr.id FROM jl LEFT JOIN jr ON jl.k4 = jr.k4;
 EXPLAIN (COSTS OFF) SELECT jl.id, jr.id FROM jl FULL JOIN jr ON jl.k4 = jr.k4 AND jl.v > jr.w WHERE jr.w IS DISTINCT FROM 3;

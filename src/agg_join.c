@@ -104,6 +104,8 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	ListCell   *lc;
 
 	memset(sides, 0, sizeof(*sides));
+	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_join_fed_agg)
+		return false;
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
 	/* the GpuHashJoin path of the input that qualifies, smallest build first */

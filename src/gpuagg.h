@@ -68,6 +68,7 @@ typedef enum GpuAggDeviceSetting
 extern bool gpuagg_enabled;
 extern bool gpuagg_enable_hashagg;
 extern bool gpuagg_enable_hashjoin;
+extern bool gpuagg_enable_join_fed_agg;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;
 extern bool gpuagg_direct_scan;

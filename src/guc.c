@@ -14,6 +14,7 @@
 bool		gpuagg_enabled = true;
 bool		gpuagg_enable_hashagg = true;
 bool		gpuagg_enable_hashjoin = true;
+bool		gpuagg_enable_join_fed_agg = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
 bool		gpuagg_direct_scan = true;
@@ -59,6 +60,11 @@ GpuAggGucInit(void)
 							 "Enables GpuHashJoin in place of Hash Join.",
 							 NULL,
 							 &gpuagg_enable_hashjoin, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.enable_join_fed_agg",
+							 "Enables GpuHashAgg computing the equi-join below it on the device.",
+							 "The joined rows then never reach the host; needs gpuagg.enable_hashjoin too.",
+							 &gpuagg_enable_join_fed_agg, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuagg.device",
 							 "Where the gpuagg nodes run: auto, gpu or cpu.",
