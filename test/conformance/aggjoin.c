@@ -183,7 +183,7 @@ aj_gen_value(Rng *rng, const AjColSpec *cs, void *values, uint8_t *isnull, int64
 		int64_t		v = rng_range(rng, 0, cs->domain - 1) - cs->domain / 2;
 
 		if (cs->type == GA_TYPE_INT64 && cs->domain > 2)
-			v *= INT64_C(0x9e3779b97f4a7c1);	/* spread over int64 */
+			v = (int64_t) ((uint64_t) v * UINT64_C(0x9e3779b97f4a7c1));	/* spread over int64 */
 		store_int(values, cs->type, i, v);
 	}
 	else if (type_is_int(cs->type))
@@ -1556,6 +1556,13 @@ conformance_aggjoin(GaDevice *const *devices, const GaStrategy *strategies,
 			aj_fixed_spec(i, &spec, max_rows);
 		else
 			aj_random_spec(&rng, &spec, max_rows);
+		/* --max-rows caps both sides too (small runs under a sanitizer) */
+		if (spec.nprobe > max_rows)
+			spec.nprobe = max_rows;
+		if (spec.nbuild > max_rows)
+			spec.nbuild = max_rows;
+		if (spec.key_domain > spec.nbuild && spec.nbuild > 0)
+			spec.key_domain = spec.nbuild;
 		aj_build_case(&jc, &spec, &rng);
 
 		len = (size_t) snprintf(line, sizeof(line), "aggjoin %3d groups=%lld %s",
