@@ -173,8 +173,8 @@ ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
 	int64_t		blocks;
 	cudaError_t err;
 
-	if (npairs <= 0)
-		return cudaSuccess;
+	if (npairs <= 0 || ncolumns <= 0)
+		return cudaSuccess;		/* nothing to write (COUNT_ROWS only) */
 	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, aggjoin_gather_kernel,
 														 GA_AGGJOIN_BLOCK_THREADS, shared);
 	if (err != cudaSuccess)

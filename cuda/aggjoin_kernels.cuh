@@ -57,8 +57,8 @@ extern cudaError_t ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes,
 /*
  * Write pairs [start, start + npairs) of a probed batch of nprobe rows as
  * rows [0, npairs) of the aggregation's input: every column of `columns`
- * (ncolumns of them, in device memory).  sorted_rows may be NULL when no
- * probe row has a match.
+ * (ncolumns of them, in device memory; none: nothing is launched).
+ * sorted_rows may be NULL when no probe row has a match.
  */
 extern cudaError_t ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
 											const unsigned long long *pair_ends,

@@ -559,11 +559,14 @@ ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows, int64_t
 	return 1;
 }
 
-/* Hand out a batch; a join-fed aggregation needs its build side first. */
+/*
+ * Hand out a batch; a join-fed aggregation needs its build side first (after
+ * a failed build, the implementation reports the failure it remembers).
+ */
 GaBatch *
 ga_agg_next_batch(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	if (agg->join_fed && !agg->join_built)
+	if (agg->join_fed && !agg->join_built && !agg->join_build_called)
 	{
 		ga_status_set(status, GA_ERR_INVALID,
 					  "a join-fed aggregation's batch was requested before its build side was given");
@@ -581,7 +584,7 @@ int
 ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait, void *arg,
 			  GaStatus *status)
 {
-	if (agg->join_fed && !agg->join_built)
+	if (agg->join_fed && !agg->join_built && !agg->join_build_called)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a join-fed aggregation's batch was submitted before its build side was given");
 	agg->submits++;

@@ -16,12 +16,12 @@
  * the GPU hash-join report of Gupta and Murugavel for build/probe with
  * counted matches).  The sorted rows are then copied back once, in chunks,
  * for ga_join_sorted_rows; the sort's scratch buffers are freed and only
- * the table and its three arrays stay on the device.  The join-fed
- * aggregation (aggjoin_gpu.cu) builds through the same steps but keeps the
- * sorted rows on the device instead (ga_gpu_join_build_on_device), since
- * its joined rows are formed there.  This is the CPU
+ * the table and its three arrays stay on the device.  This is the CPU
  * device's algorithm (join_cpu.c) step for step, so both order the build
- * rows identically: by the key's bits as uint64, ties in input order.
+ * rows identically: by the key's bits as uint64, ties in input order.  The
+ * join-fed aggregation (aggjoin_gpu.cu) builds through the same steps but
+ * keeps the sorted rows on the device instead (ga_gpu_join_build_on_device),
+ * since its joined rows are formed there.
  *
  * Probe.  One pinned batch (an int64 key column and its validity bitmap)
  * is handed out; a probe copies its keys (and the bitmap when it has
@@ -335,11 +335,11 @@ join_sort_and_count(GpuJoin *join, const int64_t *keys, const uint32_t *rows, in
 	GPU_TRY(cudaEventRecord(join->ev_copy_start, stream), "recording an event");
 	if (!wait_event(join->ev_copy_start, wait, arg, "waiting for the GPU", status) ||
 		!gpu_copy_chunked(join->scratch_keys[0], keys, (size_t) n * sizeof(int64_t),
-						   cudaMemcpyHostToDevice, stream, wait, arg,
-						   "copying the join's build keys to the GPU", status) ||
+						  cudaMemcpyHostToDevice, stream, wait, arg,
+						  "copying the join's build keys to the GPU", status) ||
 		!gpu_copy_chunked(join->scratch_rows[0], rows, (size_t) n * sizeof(uint32_t),
-						   cudaMemcpyHostToDevice, stream, wait, arg,
-						   "copying the join's build rows to the GPU", status))
+						  cudaMemcpyHostToDevice, stream, wait, arg,
+						  "copying the join's build rows to the GPU", status))
 		return 0;
 	GPU_TRY(cudaEventRecord(join->ev_copy_end, stream), "recording an event");
 	join->stats.bytes_sent += n * (int64_t) (sizeof(int64_t) + sizeof(uint32_t));
@@ -443,8 +443,8 @@ join_make_table(GpuJoin *join, int64_t n, int key_current, int row_current,
 	/* The stream is idle: bring the sorted rows back, a chunk at a time. */
 	GPU_TRY(cudaEventRecord(join->ev_copy_start, stream), "recording an event");
 	if (!gpu_copy_chunked(join->sorted_rows, join->scratch_rows[row_current],
-						   (size_t) n * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream,
-						   wait, arg, "copying the join's sorted rows from the GPU", status))
+						  (size_t) n * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream,
+						  wait, arg, "copying the join's sorted rows from the GPU", status))
 		return 0;
 	GPU_TRY(cudaEventRecord(join->ev_copy_end, stream), "recording an event");
 	if (!wait_event(join->ev_copy_end, wait, arg, "copying the join's sorted rows from the GPU",

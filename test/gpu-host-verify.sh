@@ -10,10 +10,12 @@
 #
 # Stages:
 #   device    build for the host's GPU (CUDA_ARCHS, default 90), then the device
-#             conformance test on every device, aggregation and hash join, two more
-#             seeds of the join suite, and when compute-sanitizer is there the join
-#             suite under its memcheck, racecheck and synccheck tools and small
-#             aggregation cases under memcheck and racecheck (about 6 minutes)
+#             conformance test on every device (aggregation, hash join, join-fed
+#             aggregation), two more seeds of the join suite, and when
+#             compute-sanitizer is there the join suite under its memcheck,
+#             racecheck and synccheck tools, small join-fed aggregation cases
+#             under memcheck and racecheck, and small aggregation cases under
+#             memcheck and racecheck (about 7 minutes)
 #   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
 #             GpuHashJoin on the GPU), conformance, test/t (no leaks, 3000 differential
 #             queries) (about 6 minutes)
@@ -76,6 +78,12 @@ case "$STAGE" in
 				# shellcheck disable=SC2086
 				timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 \
 					"$bin" --device gpu --suite agg --cases 4 --max-rows 2000 >>"$LOG" 2>&1 || rc=1
+			done
+			for tool in "memcheck --leak-check full" "racecheck --racecheck-report all"; do
+				echo "== compute-sanitizer --tool $tool (join-fed aggregation suite, GPU, small cases)" >>"$LOG"
+				# shellcheck disable=SC2086
+				timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
+					"$bin" --device gpu --suite aggjoin --aggjoin-cases 2 --max-rows 20000 >>"$LOG" 2>&1 || rc=1
 			done
 		else
 			echo "compute-sanitizer not found: skipped" >>"$LOG"

@@ -172,4 +172,7 @@ extern int64_t conformance_aggjoin(GaDevice *const *devices, const GaStrategy *s
 								   int ncases, int64_t max_rows, int timeout,
 								   int verbose, int64_t *checks);
 
+/* aggjoin_api.c: the join-fed aggregation's API checks on one device run */
+extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label);
+
 #endif							/* GPUAGG_CONFORMANCE_H */
