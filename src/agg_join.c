@@ -19,8 +19,10 @@
  *	  integer-like types of GpuJoinKeyIsExact), with no other join condition
  *	  and, for LEFT, no condition above the join;
  *	- every group key, aggregate argument and FILTER computed from one side
- *	  (a LEFT join's inner side only by plain columns, since an expression
- *	  over a null-extended row is not the expression's value null-extended);
+ *	  by an expression that cannot fail (plain columns, leakproof functions:
+ *	  each side computes it also for rows the join drops), a LEFT join's
+ *	  inner side only by plain columns (an expression over a null-extended
+ *	  row is not the expression's value null-extended);
  *	- no DISTINCT aggregate and no grouping sets; no float, numeric or
  *	  other key with a first-row spelling taken from the inner side.
  *
@@ -38,6 +40,7 @@
 #include "nodes/nodeFuncs.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
@@ -173,6 +176,14 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 			return join_fed_reject("an expression over the nullable side of a LEFT join");
 		if (contain_volatile_functions(expr))
 			return join_fed_reject("a volatile expression");
+		/*
+		 * Each side computes its expressions for all of its rows, also those
+		 * the join then drops, where PostgreSQL computes them for joined rows
+		 * only: so only expressions that cannot fail on a value (plain
+		 * columns, leakproof functions: no overflow, no division by zero).
+		 */
+		if (contain_leaked_vars(expr))
+			return join_fed_reject("an expression that may fail on rows the join drops");
 		add_column_to_pathtarget(inner ? sides->inner_target : sides->outer_target,
 								 (Expr *) expr, 0);
 		from_build = lappend_int(from_build, inner ? 1 : 0);
