@@ -20,14 +20,17 @@ SELECT id,
        CASE WHEN id % 11 = 0 THEN NULL ELSE id * 3 END AS v,
        ((id % 100) / 8.0)::float8 AS f,
        ((id % 1000) / 100.0)::numeric(8,2) AS n,
-       CASE WHEN id % 29 = 0 THEN 2000000000 ELSE id END AS big
+       CASE WHEN id % 29 = 0 THEN 2000000000 ELSE id END AS big,
+       CASE WHEN id % 31 = 0 THEN NULL WHEN id % 7 = 0 THEN 'NAME1' ELSE 'name' || (id % 20) END AS t,
+       ('c' || (id % 40))::char(6) AS c
 FROM generate_series(1, 12000) id;
 CREATE TABLE jf_dim AS
 SELECT id AS k, id::int8 AS k8, DATE '2024-01-15' + id AS d,
        'name' || (id % 17) AS name,
        CASE WHEN id % 9 = 0 THEN NULL ELSE id % 50 END AS w,
        (id / 7.0)::float8 AS x,
-       (id / 3.0)::numeric(10,3) AS m
+       (id / 3.0)::numeric(10,3) AS m,
+       ('c' || (id % 50) || '  ')::char(8) AS c
 FROM generate_series(1, 300) id;
 CREATE TABLE jf_multi AS
 SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE i % 120 END AS k,
@@ -84,6 +87,20 @@ SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_multi.w), sum(jf_multi.w) 
 SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k2 = jf_dim.k');
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 GROUP BY jf_fact.g');
 SELECT jf_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.d = jf_dim.d GROUP BY jf_dim.name');
+-- dictionary keys: text (and varchar), bpchar ('a' = 'a  '), numeric (1.5 =
+-- 1.50): both sides' values become ids of one key dictionary
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_fact.g');
+SELECT jf_check('SELECT count(*), count(jf_dim.w), sum(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.t = jf_dim.name');
+SELECT jf_check('SELECT jf_fact.gt, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.t::varchar(12) = jf_dim.name::varchar(12) GROUP BY jf_fact.gt');
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_fact.g, count(*), min(jf_dim.x) FROM jf_fact JOIN jf_dim ON jf_fact.n = jf_dim.m GROUP BY jf_fact.g');
+-- (bpchar = text compares the bpchar's text: its blanks stripped)
+SELECT jf_check('SELECT count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.c = jf_dim.c::text');
+-- ... not under a nondeterministic collation
+CREATE COLLATION jf_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
+SELECT gpuagg_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
+DROP COLLATION jf_ci;
 -- filters below the join stay with their side
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
@@ -97,11 +114,11 @@ SELECT jf_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM 
 RESET gpuagg.batch_rows;
 
 -- what is not join-fed: GpuHashAgg over other inputs, or the native plan
--- (an aggregate over both sides, a LEFT join's inner expression, a text key,
--- two keys, a join condition besides the key, DISTINCT, grouping sets)
+-- (an aggregate over both sides, a LEFT join's inner expression, a float
+-- key, two keys, a join condition besides the key, DISTINCT, grouping sets)
 SELECT jf_check('SELECT sum(jf_fact.v * jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 SELECT jf_check('SELECT sum(coalesce(jf_dim.w, 0)) FROM jf_fact LEFT JOIN jf_dim USING (k)');
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_multi ON jf_fact.gt = jf_multi.tag');
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.f = jf_dim.x');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.g = jf_dim.w');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
 SELECT jf_check('SELECT jf_fact.g, count(DISTINCT jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
@@ -142,6 +159,9 @@ SET gpuagg.batch_rows = 512;
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 SELECT jf_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
 SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
+-- text and bpchar keys: the workers' dictionary ids mapped to the leader's
+SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');
+SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
 RESET gpuagg.batch_rows;
 -- unforced, a plain aggregate over a join the device can compute is offered
 -- (the rule that leaves plain aggregates to parallel PostgreSQL is about

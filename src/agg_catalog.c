@@ -492,6 +492,7 @@ GpuAggEncodingType(GpuAggEncoding encoding)
 		case GPUAGG_ENC_INT64:
 		case GPUAGG_ENC_FLOAT8_KEY:
 		case GPUAGG_ENC_JOIN_KEY:
+		case GPUAGG_ENC_DICT_JOIN_KEY:
 		case GPUAGG_ENC_ZERO_SIGN:
 		case GPUAGG_ENC_SPELLING:
 			return GA_TYPE_INT64;

@@ -16,8 +16,10 @@
  * What qualifies (otherwise the other GpuHashAgg paths and the native plan
  * remain):
  *	- an INNER or LEFT join on one equality whose device key is exact (the
- *	  integer-like types of GpuJoinKeyIsExact), with no other join condition
- *	  and, for LEFT, no condition above the join;
+ *	  integer-like types of GpuJoinKeyIsExact), or the id of one key
+ *	  dictionary for both sides (text and the other key_dict.c types, under a
+ *	  deterministic collation), with no other join condition and, for LEFT,
+ *	  no condition above the join;
  *	- every group key, aggregate argument and FILTER computed from one side
  *	  by an expression that cannot fail (plain columns, leakproof functions:
  *	  each side computes it also for rows the join drops), a LEFT join's
@@ -44,6 +46,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 /* Log why a join-fed GpuHashAgg is not offered; always returns false. */
 static bool
@@ -85,6 +88,23 @@ expr_from_inner(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides,
 		return true;
 	*why = "an aggregate input or group key over both sides of the join";
 	return false;
+}
+
+/*
+ * Whether a join key can travel as the id of one key dictionary for both
+ * sides (key_dict.c: text, varchar, bpchar, numeric, uuid, interval): the
+ * same type on both sides, compared with that type's own equality under a
+ * deterministic collation, whose classes are the dictionary's keys.
+ */
+static bool
+join_key_is_dictionary(OpExpr *clause, Oid outer_type, Oid inner_type)
+{
+	Oid			type = getBaseType(outer_type);
+	const char *why;
+
+	return type == getBaseType(inner_type) && KeyDictTypeSupported(type) &&
+		clause->opno == lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr &&
+		GpuAggKeyTypeSupported(type, clause->inputcollid, &why);
 }
 
 /*
@@ -136,9 +156,12 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		clause = linitial_node(OpExpr, lfourth(path->custom_private));
 		if (!GpuJoinKeyIsExact(clause->opno,
 							   exprType(linitial(lsecond(path->custom_private))),
-							   exprType(linitial(lthird(path->custom_private)))))
+							   exprType(linitial(lthird(path->custom_private)))) &&
+			!join_key_is_dictionary(clause,
+									exprType(linitial(lsecond(path->custom_private))),
+									exprType(linitial(lthird(path->custom_private)))))
 		{
-			why = "a join key without an exact device value";
+			why = "a join key that is neither exact nor a dictionary key";
 			continue;
 		}
 		/* the smaller build side: it is read by one process and held whole */
@@ -356,6 +379,7 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 	int64	   *keys = NULL;
 	uint32	   *rows = NULL;
 	int64		nkeys = 0;
+	KeyDict    *dict = GpuAggBatchDict(builder, layout->nprobe_columns - 1);
 	bool		ok;
 	int			c;
 
@@ -391,7 +415,9 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 		key = slot_getattr(slot, desc->build_key_attno, &isnull);
 		if (!isnull)
 		{
-			keys[nkeys] = GpuJoinExactKey(key, desc->build_key_type);
+			/* a dictionary key: the id of the probe key column's dictionary */
+			keys[nkeys] = dict == NULL ? GpuJoinExactKey(key, desc->build_key_type) :
+				KeyDictKey(dict, KeyDictIntern(dict, key, GpuAggBatchScratch(builder)));
 			rows[nkeys++] = (uint32) payload->nrows;
 		}
 		/* detoasted values of the build columns: one batch's worth at a time */

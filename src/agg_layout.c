@@ -314,7 +314,8 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 		{
 			/* the join key, last of the probe columns */
 			sources[next].attno = desc->probe_key_attno;
-			sources[next].encoding = GPUAGG_ENC_JOIN_KEY;
+			sources[next].encoding = KeyDictTypeSupported(desc->probe_key_type) ?
+				GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
 			sources[next].type = desc->probe_key_type;
 			types[next] = GA_TYPE_INT64;
 			layout->nprobe_columns = ++next;

@@ -255,7 +255,7 @@ pack_reset(GpuAggPackState *state)
 										  pack_message_capacity(), state->run_cxt);
 	state->dict_sent = palloc(sizeof(int32) * Max(layout->nprobe_columns, 1));
 	for (c = 0; c < layout->nprobe_columns; c++)
-		state->dict_sent[c] = layout->sources[c].encoding == GPUAGG_ENC_DICT_KEY ? 0 : -1;
+		state->dict_sent[c] = GPUAGG_ENC_IS_DICT(layout->sources[c].encoding) ? 0 : -1;
 	initStringInfo(&state->message);
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;

@@ -81,7 +81,7 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 	for (i = 0; i < ncolumns; i++)
 	{
 		builder->sources[i] = sources[i];
-		if (sources[i].encoding == GPUAGG_ENC_DICT_KEY)
+		if (GPUAGG_ENC_IS_DICT(sources[i].encoding))
 			builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);
 	}
 	GpuAggBatchBuilderSetColumns(builder, 0, ncolumns);
@@ -281,6 +281,18 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 			case GPUAGG_ENC_JOIN_KEY:
 				((int64 *) col->values)[row] = null ? 0 : GpuJoinExactKey(datum, src->type);
 				break;
+			case GPUAGG_ENC_DICT_JOIN_KEY:
+				if (null)
+					((int64 *) col->values)[row] = 0;
+				else
+				{
+					int32		spelling = KeyDictIntern(builder->dicts[c], datum,
+														 builder->batch_cxt);
+
+					((int64 *) col->values)[row] =
+						builder->sender ? spelling : KeyDictKey(builder->dicts[c], spelling);
+				}
+				break;
 			case GPUAGG_ENC_FLOAT4_KEY:
 				((int32 *) col->values)[row] = null ? 0 : encode_float4_key(DatumGetFloat4(datum));
 				break;
@@ -377,7 +389,7 @@ chunk_reserve(GpuAggBatchBuilder *builder, int nrows)
 		size *= 2;
 	for (c = 0; c < builder->ncolumns; c++)
 	{
-		if (builder->sources[c].encoding != GPUAGG_ENC_DICT_KEY)
+		if (!GPUAGG_ENC_IS_DICT(builder->sources[c].encoding))
 			continue;
 		if (builder->chunk_spellings[c] != NULL)
 			pfree(builder->chunk_spellings[c]);
@@ -552,6 +564,19 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 						memcpy(dst, spellings, sizeof(int32) * nrows);
 					else
 						KeyDictKeysOf(builder->dicts[c], spellings, nulls, nrows, dst);
+				}
+				break;
+			case GPUAGG_ENC_DICT_JOIN_KEY:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+					int32	   *ids = builder->chunk_spellings[c];
+
+					KeyDictInternMany(builder->dicts[c], v, nulls, nrows, ids,
+									  builder->batch_cxt);
+					if (!builder->sender)
+						KeyDictKeysOf(builder->dicts[c], ids, nulls, nrows, ids);
+					for (r = 0; r < nrows; r++)
+						dst[r] = (nulls != NULL && nulls[r]) ? 0 : ids[r];
 				}
 				break;
 			case GPUAGG_ENC_SQUARE_LIMB:

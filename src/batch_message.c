@@ -273,7 +273,27 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 			p += TYPEALIGN(4, len);
 		}
 
-		if (width > 0 && GpuAggBatchDict(builder, c) != NULL)
+		if (width == 8 && GpuAggBatchDict(builder, c) != NULL)
+		{
+			/* a join key's dictionary id (as int64): the leader's key id */
+			KeyDict    *dict = GpuAggBatchDict(builder, c);
+			int64	   *dst = (int64 *) col->values + off;
+			const int32 *remap = map->remap[c];
+			int32		size = map->remap_size[c];
+			int64		r;
+
+			for (r = 0; r < header.nrows; r++)
+			{
+				int64		id;
+				int32		spelling;
+
+				memcpy(&id, p + r * sizeof(int64), sizeof(id));
+				spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
+				dst[r] = spelling < 0 ? 0 : KeyDictSpellings(dict) ?
+					KeyDictKey(dict, spelling) : spelling;
+			}
+		}
+		else if (width > 0 && GpuAggBatchDict(builder, c) != NULL)
 		{
 			/* a dictionary key: the sender's spellings, the leader's keys */
 			KeyDict    *dict = GpuAggBatchDict(builder, c);

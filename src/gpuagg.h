@@ -152,8 +152,13 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_SQUARE_LIMB,		/* limb `part` of an integer's square, int64 */
 	GPUAGG_ENC_NUMERIC_SQUARE_LIMB, /* limb `part` of (numeric * 10^scale)^2 */
 	GPUAGG_ENC_DICT_KEY,		/* dictionary id (key_dict.c) as int32 */
-	GPUAGG_ENC_JOIN_KEY			/* join key: GpuJoinExactKey() as int64 */
+	GPUAGG_ENC_JOIN_KEY,		/* join key: GpuJoinExactKey() as int64 */
+	GPUAGG_ENC_DICT_JOIN_KEY	/* join key: dictionary key id as int64 */
 } GpuAggEncoding;
+
+/* Whether an encoding's values are ids of a dictionary (key_dict.c). */
+#define GPUAGG_ENC_IS_DICT(enc) \
+	((enc) == GPUAGG_ENC_DICT_KEY || (enc) == GPUAGG_ENC_DICT_JOIN_KEY)
 
 extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why);
 extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
