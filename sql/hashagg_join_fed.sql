@@ -132,6 +132,13 @@ SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (
 EXPLAIN (COSTS OFF) SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k);
 RESET gpuagg.enable_join_fed_agg;
 
+-- a build side too large for GpuHashJoin's whole inner tuples may still be
+-- small enough as the few columns a join-fed aggregation holds
+SET gpuagg.hashjoin_build_limit = '64kB';
+SELECT gpuagg_used('SELECT jf_fact.g, jf_multi.tag FROM jf_fact JOIN jf_multi USING (k)', 'GpuHashJoin');
+SELECT jf_check('SELECT count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k)');
+RESET gpuagg.hashjoin_build_limit;
+
 -- EXPLAIN ANALYZE: probe rows in, build rows, joined rows
 CREATE FUNCTION jf_analyze(query text) RETURNS TABLE (property text, value text)
 LANGUAGE plpgsql AS $$
@@ -159,7 +166,8 @@ SET gpuagg.batch_rows = 512;
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 SELECT jf_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
 SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
--- text and bpchar keys: the workers' dictionary ids mapped to the leader's
+-- the build side packed by workers too, with text keys: the workers'
+-- dictionary ids mapped to the leader's, one dictionary for both sides' keys
 SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');
 SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
 RESET gpuagg.batch_rows;

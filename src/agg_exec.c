@@ -462,6 +462,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		if (state->aggs[d] == NULL)
 			return false;
 	}
+	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
 	if (state->inner != NULL)
 	{
 		/* join-fed: the inner side into the build; then probe batches */
@@ -469,7 +470,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 
 		INSTR_TIME_SET_CURRENT(start);
 		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, state->builder,
-								state->inner, state->run_cxt, status);
+								state->receiver, state->inner, state->run_cxt, status);
 		state->info.build_ms += GpuAggElapsedMs(start);
 		if (!built)
 			return false;
@@ -482,7 +483,6 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 
-	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
 	state->pending = NULL;
 	state->pending_slot = -1;
 	while (!eof)

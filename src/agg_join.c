@@ -124,6 +124,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	Expr	   *inner_key = NULL;
 	List	   *from_build = NIL;
 	const char *why = "the input is not a join GpuHashJoin can compute";
+	double		build_bytes;
 	ListCell   *lc;
 
 	memset(sides, 0, sizeof(*sides));
@@ -248,8 +249,28 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	add_column_to_pathtarget(sides->inner_target, inner_key, 0);
 	set_pathtarget_cost_width(root, sides->outer_target);
 	set_pathtarget_cost_width(root, sides->inner_target);
-	sides->join_private = list_make4(makeInteger(jointype), from_build, outer_key, inner_key);
+
+	/* the build holds the inner side's columns of the aggregation and its key */
+	build_bytes = sides->inner_path->rows * (sides->inner_target->width + 24.0);
+	if (build_bytes > (double) gpuagg_hashjoin_build_limit * 1024.0)
+		return join_fed_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit",
+										build_bytes / 1024.0));
+	sides->join_private = list_make5(makeInteger(jointype), from_build, outer_key, inner_key,
+									 list_make2_int(0, 0));
 	return true;
+}
+
+/*
+ * join_private with its last element saying whether the build side is
+ * packed by parallel workers and, for a GpuAggPack, which side it packs.
+ */
+List *
+GpuAggJoinPrivate(List *join_private, bool build_packed, int pack_side)
+{
+	List	   *copy = list_copy(join_private);
+
+	llast(copy) = list_make2_int(build_packed ? 1 : 0, pack_side);
+	return copy;
 }
 
 /*
@@ -285,6 +306,8 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 	desc->build_key_attno = next[1];
 	desc->probe_key_type = getBaseType(exprType(lthird(join)));
 	desc->build_key_type = getBaseType(exprType(lfourth(join)));
+	desc->build_packed = linitial_int(llast(join)) != 0;
+	desc->pack_side = lsecond_int(llast(join));
 }
 
 /* The join fields of desc as plain nodes for custom_private (see below). */
@@ -300,6 +323,8 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 	list = lappend_int(list, desc->build_key_attno);
 	list = lappend_int(list, (int) desc->probe_key_type);
 	list = lappend_int(list, (int) desc->build_key_type);
+	list = lappend_int(list, desc->build_packed ? 1 : 0);
+	list = lappend_int(list, desc->pack_side);
 	for (i = 0; i < desc->nchild; i++)
 	{
 		list = lappend_int(list, desc->child_from_build[i] ? 1 : 0);
@@ -321,13 +346,15 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 	desc->build_key_attno = (AttrNumber) list_nth_int(list, 2);
 	desc->probe_key_type = (Oid) list_nth_int(list, 3);
 	desc->build_key_type = (Oid) list_nth_int(list, 4);
-	desc->nchild = (list_length(list) - 5) / 2;
+	desc->build_packed = list_nth_int(list, 5) != 0;
+	desc->pack_side = list_nth_int(list, 6);
+	desc->nchild = (list_length(list) - 7) / 2;
 	desc->child_from_build = palloc0(sizeof(bool) * Max(desc->nchild, 1));
 	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(desc->nchild, 1));
 	for (i = 0; i < desc->nchild; i++)
 	{
-		desc->child_from_build[i] = list_nth_int(list, 5 + 2 * i) != 0;
-		desc->child_side_attno[i] = (AttrNumber) list_nth_int(list, 6 + 2 * i);
+		desc->child_from_build[i] = list_nth_int(list, 7 + 2 * i) != 0;
+		desc->child_side_attno[i] = (AttrNumber) list_nth_int(list, 8 + 2 * i);
 	}
 }
 
@@ -363,23 +390,67 @@ payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want, Memory
 	payload->capacity = capacity;
 }
 
+/* Fail clearly when the build side has more rows than a device join takes. */
+static void
+build_check_rows(int64 nrows)
+{
+	if (nrows > GA_JOIN_MAX_BUILD_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the inner side of a join-fed GpuHashAgg has more than " INT64_FORMAT " rows",
+						(int64) GA_JOIN_MAX_BUILD_ROWS),
+				 errhint("Set gpuagg.enable_join_fed_agg = off to join these rows another way.")));
+}
+
 /*
- * Read every row of the inner child into agg's build: the build columns
- * through builder (which then fills the probe columns again), and the join
- * key of each row; the rows are held in cxt until the device has them (the
- * child itself runs in the executor's memory).  Returns false with status
- * set when the device fails.
+ * Read the inner child's next batch message (parallel workers packing the
+ * build side) into payload; false at the end.
+ */
+static bool
+build_read_message(PlanState *inner, GaBatch *payload, const GpuAggLayout *layout,
+				   GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
+				   MemoryContext cxt)
+{
+	TupleTableSlot *slot = ExecProcNode(inner);
+	bytea	   *message;
+	int32		exchange_slot = -1;
+	bool		isnull;
+
+	if (TupIsNull(slot))
+		return false;
+	message = DatumGetByteaPP(slot_getattr(slot, 1, &isnull));
+	if (isnull)
+		elog(ERROR, "gpuagg: empty batch message");
+	if (GpuAggExchangeIsRef(message))
+		message = GpuAggExchangeGet(GpuAggPackExchange(inner), message, &exchange_slot);
+	build_check_rows(payload->nrows + GpuAggMessageRows(message));
+	payload_reserve(payload, layout, payload->nrows + GpuAggMessageRows(message), cxt);
+	GpuAggBatchBuilderStart(builder, payload);
+	GpuAggMessageAppend(receiver, builder, payload, message);
+	if (exchange_slot >= 0)
+		GpuAggExchangeRelease(GpuAggPackExchange(inner), exchange_slot);
+	return true;
+}
+
+/*
+ * Read every row of the inner child into agg's build: its build columns and
+ * build key through builder (which then fills the probe columns again),
+ * from its tuples or, packed by parallel workers, from its batch messages
+ * (receiver maps their dictionary ids); the rows are held in cxt until the
+ * device has them (the child itself runs in the executor's memory).
+ * Returns false with status set when the device fails.
  */
 bool
 GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
-				GpuAggBatchBuilder *builder, PlanState *inner, MemoryContext cxt,
-				GaStatus *status)
+				GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
+				PlanState *inner, MemoryContext cxt, GaStatus *status)
 {
 	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
-	int64	   *keys = NULL;
-	uint32	   *rows = NULL;
+	const GaColumn *key_column;
+	int64	   *keys;
+	uint32	   *rows;
 	int64		nkeys = 0;
-	KeyDict    *dict = GpuAggBatchDict(builder, layout->nprobe_columns - 1);
+	int64		r;
 	bool		ok;
 	int			c;
 
@@ -388,45 +459,41 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 	for (c = 0; c < layout->ncolumns; c++)
 		payload->columns[c].type = layout->column_types[c];
 	GpuAggBatchBuilderSetColumns(builder, layout->nprobe_columns, layout->ncolumns);
-	for (;;)
+	if (desc->build_packed)
 	{
-		TupleTableSlot *slot = ExecProcNode(inner);
-		bool		isnull;
-		Datum		key;
+		while (build_read_message(inner, payload, layout, builder, receiver, cxt))
+			CHECK_FOR_INTERRUPTS();
+	}
+	else
+	{
+		for (;;)
+		{
+			TupleTableSlot *slot = ExecProcNode(inner);
 
-		if (TupIsNull(slot))
-			break;
-		if (payload->nrows >= GA_JOIN_MAX_BUILD_ROWS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("the inner side of a join-fed GpuHashAgg has more than " INT64_FORMAT " rows",
-							(int64) GA_JOIN_MAX_BUILD_ROWS),
-					 errhint("Set gpuagg.enable_hashjoin = off to run the join natively.")));
-		if (payload->nrows >= payload->capacity)
-		{
+			if (TupIsNull(slot))
+				break;
+			build_check_rows(payload->nrows + 1);
 			payload_reserve(payload, layout, payload->nrows + 1, cxt);
-			keys = keys == NULL ?
-				MemoryContextAllocExtended(cxt, sizeof(int64) * payload->capacity, MCXT_ALLOC_HUGE) :
-				repalloc_huge(keys, sizeof(int64) * payload->capacity);
-			rows = rows == NULL ?
-				MemoryContextAllocExtended(cxt, sizeof(uint32) * payload->capacity, MCXT_ALLOC_HUGE) :
-				repalloc_huge(rows, sizeof(uint32) * payload->capacity);
+			/* detoasted values of the build columns: one batch's worth at a time */
+			if (payload->nrows % 65536 == 0)
+				GpuAggBatchBuilderStart(builder, payload);
+			GpuAggBatchAppend(builder, payload, slot);
+			CHECK_FOR_INTERRUPTS();
 		}
-		key = slot_getattr(slot, desc->build_key_attno, &isnull);
-		if (!isnull)
-		{
-			/* a dictionary key: the id of the probe key column's dictionary */
-			keys[nkeys] = dict == NULL ? GpuJoinExactKey(key, desc->build_key_type) :
-				KeyDictKey(dict, KeyDictIntern(dict, key, GpuAggBatchScratch(builder)));
-			rows[nkeys++] = (uint32) payload->nrows;
-		}
-		/* detoasted values of the build columns: one batch's worth at a time */
-		if (payload->nrows % 65536 == 0)
-			GpuAggBatchBuilderStart(builder, payload);
-		GpuAggBatchAppend(builder, payload, slot);
-		CHECK_FOR_INTERRUPTS();
 	}
 	GpuAggBatchBuilderSetColumns(builder, 0, layout->nprobe_columns);
+
+	/* the build rows with a key (a null key never matches) */
+	key_column = &payload->columns[layout->build_key_column];
+	keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
+	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
+	for (r = 0; r < payload->nrows; r++)
+	{
+		if (ga_column_is_null(key_column, r))
+			continue;
+		keys[nkeys] = ((const int64 *) key_column->values)[r];
+		rows[nkeys++] = (uint32) r;
+	}
 	ok = ga_agg_join_build(agg, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL, status);
 	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
 	{
@@ -435,10 +502,7 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 		if (payload->columns[c].validity != NULL)
 			pfree(payload->columns[c].validity);
 	}
-	if (keys != NULL)
-	{
-		pfree(keys);
-		pfree(rows);
-	}
+	pfree(keys);
+	pfree(rows);
 	return ok;
 }

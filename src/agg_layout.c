@@ -292,14 +292,17 @@ layout_from_build(const GpuAggDesc *desc, AttrNumber attno)
 /*
  * Join-fed (agg_join.c): reorder the columns as the device's join spec
  * wants them: the probe columns (those of the outer side's expressions, and
- * those of no expression), then the join key, then the build columns; point
+ * those of no expression), then the join key, then the build columns, the
+ * build side's join key last (the build reads it; no operation does); point
  * each column's source at its side's child, and every key, operation and
  * DISTINCT set at the column's new place.
  */
 static void
 layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 {
-	int			ncolumns = layout->ncolumns + 1;
+	int			ncolumns = layout->ncolumns + 2;
+	GpuAggEncoding key_encoding = KeyDictTypeSupported(desc->probe_key_type) ?
+		GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
 	GpuAggColumnSource *sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
 	GaValueType *types = palloc0(sizeof(GaValueType) * ncolumns);
 	uint8	   *from_build = palloc0(ncolumns);
@@ -314,8 +317,7 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 		{
 			/* the join key, last of the probe columns */
 			sources[next].attno = desc->probe_key_attno;
-			sources[next].encoding = KeyDictTypeSupported(desc->probe_key_type) ?
-				GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
+			sources[next].encoding = key_encoding;
 			sources[next].type = desc->probe_key_type;
 			types[next] = GA_TYPE_INT64;
 			layout->nprobe_columns = ++next;
@@ -341,6 +343,12 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 			moved[c] = next++;
 		}
 	}
+	sources[next].attno = desc->build_key_attno;
+	sources[next].encoding = key_encoding;
+	sources[next].type = desc->build_key_type;
+	types[next] = GA_TYPE_INT64;
+	from_build[next] = 1;
+	layout->build_key_column = next;
 
 	for (c = 0; c < desc->nkeys; c++)
 		layout->key_columns[c] = moved[layout->key_columns[c]];

@@ -62,6 +62,7 @@ typedef struct GpuAggPackState
 	GpuAggBatchBuilder *builder;
 	GaBatch    *batch;
 	int32	   *dict_sent;		/* per column: entries sent, -1 if not text */
+	int			first_column;	/* the layout column of the batch's first */
 	StringInfoData message;
 	uint64		sender;
 	bool		done;
@@ -243,19 +244,24 @@ pack_reset(GpuAggPackState *state)
 	static uint32 runs = 0;
 	GpuAggLayout *layout = state->layout;
 	MemoryContext old;
+	int			ncolumns;
 	int			c;
 
 	MemoryContextReset(state->run_cxt);
 	old = MemoryContextSwitchTo(state->run_cxt);
-	/* a join-fed aggregation's workers pack its probe columns only */
-	state->builder = GpuAggBatchBuilderCreate(layout->nprobe_columns, layout->sources,
+	/* a join-fed aggregation's workers pack its probe or its build columns */
+	state->first_column = state->desc->pack_side == 1 ? layout->nprobe_columns : 0;
+	ncolumns = state->desc->pack_side == 1 ? layout->ncolumns - layout->nprobe_columns :
+		layout->nprobe_columns;
+	state->builder = GpuAggBatchBuilderCreate(ncolumns, layout->sources + state->first_column,
 											  state->run_cxt);
 	GpuAggBatchBuilderSetSender(state->builder);
-	state->batch = GpuAggLocalBatchCreate(layout->nprobe_columns, layout->column_types,
+	state->batch = GpuAggLocalBatchCreate(ncolumns, layout->column_types + state->first_column,
 										  pack_message_capacity(), state->run_cxt);
-	state->dict_sent = palloc(sizeof(int32) * Max(layout->nprobe_columns, 1));
-	for (c = 0; c < layout->nprobe_columns; c++)
-		state->dict_sent[c] = GPUAGG_ENC_IS_DICT(layout->sources[c].encoding) ? 0 : -1;
+	state->dict_sent = palloc(sizeof(int32) * Max(ncolumns, 1));
+	for (c = 0; c < ncolumns; c++)
+		state->dict_sent[c] =
+			GPUAGG_ENC_IS_DICT(layout->sources[state->first_column + c].encoding) ? 0 : -1;
 	initStringInfo(&state->message);
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;
@@ -307,7 +313,7 @@ pack_next(ScanState *ss)
 	}
 	if (batch->nrows == 0)
 		return slot;
-	message = GpuAggMessageBuild(state->builder, batch, state->sender,
+	message = GpuAggMessageBuild(state->builder, batch, state->sender, state->first_column,
 								 state->dict_sent, &state->message);
 	/* a worker's message goes through a shared slot when it fits one */
 	if (state->exchange != NULL && IsParallelWorker())

@@ -461,23 +461,36 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 					   bool grouping_sets)
 {
 	GpuAggJoinSides sides;
-	Path	   *inner;
+	Path	   *inner_serial;
 	int			parallel;
-	int			ncolumns = list_length(child_target->exprs) + 1;
+	int			ncolumns = list_length(child_target->exprs) + 2;
 
 	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
 							check->aggrefs, grouping_sets, &sides))
 		return false;
-	inner = (Path *) create_projection_path(root, sides.inner_rel, sides.inner_path,
-											sides.inner_target);
+	inner_serial = (Path *) create_projection_path(root, sides.inner_rel, sides.inner_path,
+												   sides.inner_target);
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
-		List	   *priv = lappend(lappend(list_copy(path_private), makeInteger(parallel)),
-								   sides.join_private);
 		double		outer_rows = sides.outer_path->rows;
+		Path	   *inner = inner_serial;
+		Path	   *packed = NULL;
 		Path	   *outer;
 		CustomPath *cpath;
+		List	   *priv;
 
+		/* parallel: workers pack the probe side, and the build side when they can */
+		if (parallel)
+		{
+			priv = lappend(lappend(list_copy(path_private), makeInteger(1)),
+						   GpuAggJoinPrivate(sides.join_private, true, 1));
+			packed = agg_parallel_child(root, sides.inner_rel, sides.inner_target, priv,
+										sides.inner_path->rows);
+			if (packed != NULL)
+				inner = packed;
+		}
+		priv = lappend(lappend(list_copy(path_private), makeInteger(parallel)),
+					   GpuAggJoinPrivate(sides.join_private, packed != NULL, 0));
 		if (parallel)
 			outer = agg_parallel_child(root, sides.outer_rel, sides.outer_target, priv,
 									   outer_rows);

@@ -342,7 +342,8 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	{
 		/* join-fed (agg_join.c): each side's expressions, then its key */
 		if ((!desc->parallel && list_length(child->targetlist) != desc->probe_key_attno) ||
-			list_length(((Plan *) lsecond(custom_plans))->targetlist) != desc->build_key_attno)
+			(!desc->build_packed &&
+			 list_length(((Plan *) lsecond(custom_plans))->targetlist) != desc->build_key_attno))
 			elog(ERROR, "gpuagg: the sides of a join-fed aggregation have unexpected columns");
 	}
 	else if (!desc->parallel && list_length(child->targetlist) != list_length(child_exprs))

@@ -82,7 +82,17 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 	{
 		builder->sources[i] = sources[i];
 		if (GPUAGG_ENC_IS_DICT(sources[i].encoding))
-			builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);
+		{
+			int			j;
+
+			/* both sides' join keys share one dictionary: equal ids, equal keys */
+			for (j = 0; j < i; j++)
+				if (sources[i].encoding == GPUAGG_ENC_DICT_JOIN_KEY &&
+					sources[j].encoding == GPUAGG_ENC_DICT_JOIN_KEY)
+					builder->dicts[i] = builder->dicts[j];
+			if (builder->dicts[i] == NULL)
+				builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);
+		}
 	}
 	GpuAggBatchBuilderSetColumns(builder, 0, ncolumns);
 	builder->columnar = true;

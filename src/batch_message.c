@@ -35,6 +35,8 @@ typedef struct MessageHeader
 	int32		ncolumns;
 	int64		nrows;
 	uint64		sender;
+	int32		first_column;	/* the batch column of the message's first */
+	int32		unused;
 } MessageHeader;
 
 typedef struct ColumnHeader
@@ -74,12 +76,14 @@ append_padded(StringInfo buf, const void *data, Size len)
 
 /*
  * Serialize a filled local batch into buf (reset first) as a bytea message
- * from `sender`.  dict_sent[c] counts the dictionary entries of text column
- * c already sent, and is advanced.
+ * from `sender`, whose columns are the leader's batch columns from
+ * first_column on (0 but for a join-fed aggregation's build side).
+ * dict_sent[c] counts the dictionary entries of text column c already sent,
+ * and is advanced.
  */
 bytea *
 GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
-				   int32 *dict_sent, StringInfo buf)
+				   int first_column, int32 *dict_sent, StringInfo buf)
 {
 	MessageHeader header;
 	int			c;
@@ -90,6 +94,8 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 	header.ncolumns = batch->ncolumns;
 	header.nrows = batch->nrows;
 	header.sender = sender;
+	header.first_column = first_column;
+	header.unused = 0;
 	append_padded(buf, &header, sizeof(header));
 
 	for (c = 0; c < batch->ncolumns; c++)
@@ -241,8 +247,9 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 	int			c;
 
 	read_header(message, &header);
-	/* a join-fed aggregation's messages fill only its first (probe) columns */
-	if (header.ncolumns > batch->ncolumns || header.nrows > batch->capacity - off)
+	/* a join-fed aggregation's messages fill its probe or its build columns */
+	if (header.first_column < 0 || header.ncolumns > batch->ncolumns - header.first_column ||
+		header.nrows > batch->capacity - off)
 		elog(ERROR, "gpuagg: batch message of %d columns and " INT64_FORMAT " rows does not fit",
 			 header.ncolumns, header.nrows);
 	map = receiver_sender(receiver, header.sender);
@@ -250,7 +257,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 									   sizeof(int32 *) * Max(batch->ncolumns, 1));
 	p = VARDATA_ANY(message) + TYPEALIGN(4, sizeof(MessageHeader));
 
-	for (c = 0; c < header.ncolumns; c++)
+	for (c = header.first_column; c < header.first_column + header.ncolumns; c++)
 	{
 		GaColumn   *col = &batch->columns[c];
 		int			width = ga_type_width(col->type);

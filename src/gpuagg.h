@@ -263,6 +263,10 @@ typedef struct GpuAggDesc
 	AttrNumber	build_key_attno;	/* the inner child's */
 	Oid			probe_key_type; /* base types of the keys */
 	Oid			build_key_type;
+	bool		build_packed;	/* the inner child is a Gather of GpuAggPack
+								 * nodes packing the build side */
+	int			pack_side;		/* a GpuAggPack's: 0 the probe side, 1 the
+								 * build side */
 } GpuAggDesc;
 
 /*
@@ -307,6 +311,8 @@ typedef struct GpuAggJoinSides
 	PathTarget *inner_target;
 	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
 } GpuAggJoinSides;
+
+extern List *GpuAggJoinPrivate(List *join_private, bool build_packed, int pack_side);
 
 extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   List *child_exprs, List *keys, List *aggrefs,
@@ -478,6 +484,7 @@ typedef struct GpuAggLayout
 	 * columns of that side's child.  Otherwise nprobe_columns = ncolumns.
 	 */
 	int			nprobe_columns;
+	int			build_key_column;	/* the last column */
 	uint8	   *from_build;		/* per column */
 	GaAggJoinSpec join_spec;
 } GpuAggLayout;
@@ -534,7 +541,8 @@ extern void GpuAggLocalBatchReset(GaBatch *batch);
 typedef struct GpuAggMessageReceiver GpuAggMessageReceiver;
 
 extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
-								 uint64 sender, int32 *dict_sent, StringInfo buf);
+								 uint64 sender, int first_column, int32 *dict_sent,
+								 StringInfo buf);
 extern int64 GpuAggMessageRows(bytea *message);
 extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
 extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
@@ -704,6 +712,7 @@ extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 /* agg_join.c: reading a join-fed aggregation's build side */
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
 							const GpuAggLayout *layout, GpuAggBatchBuilder *builder,
-							PlanState *inner, MemoryContext cxt, GaStatus *status);
+							GpuAggMessageReceiver *receiver, PlanState *inner,
+							MemoryContext cxt, GaStatus *status);
 
 #endif							/* GPUAGG_H */
