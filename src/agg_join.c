@@ -75,7 +75,7 @@ static bool
 expr_from_inner(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides,
 				const char **why)
 {
-	Relids		varnos = pull_varnos(root, expr);
+	Relids		varnos = pull_varnos(root, GpuAggWithoutOuterJoinNulls(root, expr));
 
 	if (has_placeholder_walker(expr, NULL))
 	{
@@ -208,8 +208,9 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		 */
 		if (contain_leaked_vars(expr))
 			return join_fed_reject("an expression that may fail on rows the join drops");
+		/* computed below the join: not nulled by it */
 		add_column_to_pathtarget(inner ? sides->inner_target : sides->outer_target,
-								 (Expr *) expr, 0);
+								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr), 0);
 		from_build = lappend_int(from_build, inner ? 1 : 0);
 	}
 

@@ -78,7 +78,7 @@ GpuAggExplainRtableSize(ExplainState *es)
  * versions mark nothing: the relid is 0 and nothing is removed.
  */
 #include "nodes/pathnodes.h"
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 160000
 #include "rewrite/rewriteManip.h"
 #endif
 
@@ -100,6 +100,24 @@ GpuAggWithoutGroupingNulls(Node *expr, int relid)
 		return remove_nulling_relids(expr, bms_make_singleton(relid), NULL);
 #endif
 	return expr;
+}
+
+/*
+ * Outer joins: 16 marks a Var of an outer join's nullable side, above the
+ * join, as nulled by it (varnullingrels holding the join's relid, one of
+ * root->outer_join_rels).  A join-fed aggregation (agg_join.c) computes such
+ * an expression below the join, in that side's own child, where it must not
+ * have the mark (and its relids say which side it is on).  Earlier versions
+ * mark nothing.
+ */
+static inline Node *
+GpuAggWithoutOuterJoinNulls(PlannerInfo *root, Node *expr)
+{
+#if PG_VERSION_NUM >= 160000
+	return remove_nulling_relids(expr, root->outer_join_rels, NULL);
+#else
+	return expr;
+#endif
 }
 
 /*
