@@ -192,43 +192,6 @@ aj_gen_value(Rng *rng, const AjColSpec *cs, void *values, uint8_t *isnull, int64
 		isnull[i] = 1;
 }
 
-/* Split the probe rows into batches of at most batch_rows by the split mode. */
-static void
-aj_make_batches(AjCase *jc, Rng *rng, SplitMode split, int64_t batch_rows)
-{
-	int64_t		left = jc->nprobe;
-	int			cap = 16;
-
-	jc->nbatches = 0;
-	jc->batch_sizes = malloc(sizeof(int64_t) * cap);
-	if (split == SPLIT_NONE && left == 0)
-		return;
-	do
-	{
-		int64_t		n;
-
-		if (split == SPLIT_WITH_EMPTY && rng_chance(rng, 0.2))
-			n = 0;
-		else if (split == SPLIT_FULL)
-			n = left < batch_rows ? left : batch_rows;
-		else
-		{
-			n = rng_chance(rng, 0.5) ? batch_rows : rng_range(rng, 1, batch_rows);
-			if (n > left)
-				n = left;
-		}
-		if (jc->nbatches + 1 >= cap)
-		{
-			cap *= 2;
-			jc->batch_sizes = realloc(jc->batch_sizes, sizeof(int64_t) * cap);
-		}
-		jc->batch_sizes[jc->nbatches++] = n;
-		left -= n;
-	} while (left > 0);
-	if (split == SPLIT_WITH_EMPTY)
-		jc->batch_sizes[jc->nbatches++] = 0;	/* an empty last batch */
-}
-
 /*
  * The join keys: a table of distinct-ish values (the first key_domain for
  * the build, the rest for probe misses), sequential or scattered over int64
@@ -610,7 +573,7 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 						 jc->probe_isnull[col_of[k]], i);
 	}
 
-	aj_make_batches(jc, rng, s->split, s->batch_rows);
+	jc->nbatches = split_batches(rng, s->split, jc->nprobe, s->batch_rows, &jc->batch_sizes);
 	aj_form_joined(jc, entries);
 	aj_add_aggs(jc, s, rng, col_of);
 	sort_reference(c);

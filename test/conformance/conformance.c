@@ -348,41 +348,46 @@ mode_summable(ValMode mode)
 	return mode != VAL_EXTREME_FINITE;
 }
 
-/* Split nrows into batches of at most batch_rows by the split mode. */
-static void
-make_batches(Case *c, Rng *rng, SplitMode split)
+/*
+ * Split nrows rows into batches of at most batch_rows by the split mode;
+ * returns how many, their sizes in *sizes (malloc'd).  Both suites of
+ * aggregation cases (this file and aggjoin.c) split their input with it.
+ */
+int
+split_batches(Rng *rng, SplitMode split, int64_t nrows, int64_t batch_rows, int64_t **sizes)
 {
-	int64_t		left = c->nrows;
+	int64_t		left = nrows;
 	int			cap = 16;
+	int			n = 0;
 
-	c->nbatches = 0;
-	c->batch_sizes = malloc(sizeof(int64_t) * cap);
+	*sizes = malloc(sizeof(int64_t) * cap);
 	if (split == SPLIT_NONE && left == 0)
-		return;
+		return 0;
 	do
 	{
-		int64_t		n;
+		int64_t		rows;
 
 		if (split == SPLIT_WITH_EMPTY && rng_chance(rng, 0.2))
-			n = 0;
+			rows = 0;
 		else if (split == SPLIT_FULL)
-			n = left < c->batch_rows ? left : c->batch_rows;
+			rows = left < batch_rows ? left : batch_rows;
 		else
 		{
-			n = rng_chance(rng, 0.5) ? c->batch_rows : rng_range(rng, 1, c->batch_rows);
-			if (n > left)
-				n = left;
+			rows = rng_chance(rng, 0.5) ? batch_rows : rng_range(rng, 1, batch_rows);
+			if (rows > left)
+				rows = left;
 		}
-		if (c->nbatches == cap)
+		if (n + 1 >= cap)
 		{
 			cap *= 2;
-			c->batch_sizes = realloc(c->batch_sizes, sizeof(int64_t) * cap);
+			*sizes = realloc(*sizes, sizeof(int64_t) * cap);
 		}
-		c->batch_sizes[c->nbatches++] = n;
-		left -= n;
+		(*sizes)[n++] = rows;
+		left -= rows;
 	} while (left > 0);
-	if (split == SPLIT_WITH_EMPTY && c->nbatches < cap)
-		c->batch_sizes[c->nbatches++] = 0;	/* an empty last batch */
+	if (split == SPLIT_WITH_EMPTY)
+		(*sizes)[n++] = 0;		/* an empty last batch */
+	return n;
 }
 
 /* Add one aggregate to a case (column2: COMOMENTS' second column). */
@@ -618,7 +623,7 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 			add_agg(c, GA_AGG_COUNT_ROWS, -1);
 	}
 
-	make_batches(c, rng, spec->split);
+	c->nbatches = split_batches(rng, spec->split, c->nrows, c->batch_rows, &c->batch_sizes);
 
 	/* A short description for the case line. */
 	d = c->desc;
