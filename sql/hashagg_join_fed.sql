@@ -38,7 +38,12 @@ SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE i % 120 END AS k,
 FROM generate_series(1, 900) i
 UNION ALL SELECT 7, i, 'heavy' FROM generate_series(1, 500) i;
 CREATE TABLE jf_empty AS SELECT * FROM jf_dim WHERE false;
-ANALYZE jf_fact, jf_dim, jf_multi, jf_empty;
+-- pair: a two-column key (int4, int2), negative values, a NULL in each part
+CREATE TABLE jf_pair AS
+SELECT a, b::int2 AS b, a * 1000 + b AS val
+FROM generate_series(-8, 8) a, generate_series(0, 399, 7) b
+UNION ALL SELECT NULL, 7::int2, -1 UNION ALL SELECT 1, NULL, -2;
+ANALYZE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair;
 
 -- whether the plan is a join-fed GpuHashAgg, and the answers equal native's
 CREATE FUNCTION jf_check(query text) RETURNS text LANGUAGE plpgsql AS $$
@@ -101,6 +106,12 @@ CREATE COLLATION jf_ci (provider = icu, locale = 'und-u-ks-level2', deterministi
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
 SELECT gpuagg_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
 DROP COLLATION jf_ci;
+-- two int2/int4 keys: paired into one exact key (negative parts included)
+SELECT jf_check('SELECT jf_pair.a, count(*), sum(jf_pair.val), sum(jf_fact.v) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b GROUP BY jf_pair.a');
+SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_pair.val), sum(jf_pair.val) FROM jf_fact LEFT JOIN jf_pair ON jf_fact.k2 = jf_pair.b AND jf_fact.g - 6 = jf_pair.a GROUP BY jf_fact.g');
+-- (three keys, or an int8 among two, keep the other plans)
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
+SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');
 -- filters below the join stay with their side
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
@@ -115,11 +126,10 @@ RESET gpuagg.batch_rows;
 
 -- what is not join-fed: GpuHashAgg over other inputs, or the native plan
 -- (an aggregate over both sides, a LEFT join's inner expression, a float
--- key, two keys, a join condition besides the key, DISTINCT, grouping sets)
+-- key, a join condition besides the key, DISTINCT, grouping sets)
 SELECT jf_check('SELECT sum(jf_fact.v * jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 SELECT jf_check('SELECT sum(coalesce(jf_dim.w, 0)) FROM jf_fact LEFT JOIN jf_dim USING (k)');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.f = jf_dim.x');
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.g = jf_dim.w');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
 SELECT jf_check('SELECT jf_fact.g, count(DISTINCT jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 SELECT jf_check('SELECT jf_fact.g, jf_fact.gt, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY ROLLUP (jf_fact.g, jf_fact.gt)');
@@ -207,4 +217,4 @@ DEALLOCATE jf_prep;
 
 DROP FUNCTION jf_check(text);
 DROP FUNCTION jf_analyze(text);
-DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty;
+DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair;

@@ -18,8 +18,9 @@
  *	- an INNER or LEFT join on one equality whose device key is exact (the
  *	  integer-like types of GpuJoinKeyIsExact), or the id of one key
  *	  dictionary for both sides (text and the other key_dict.c types, under a
- *	  deterministic collation), with no other join condition and, for LEFT,
- *	  no condition above the join;
+ *	  deterministic collation), or on two equalities of int2/int4 keys (paired
+ *	  into one exact int8), with no other join condition and, for LEFT, no
+ *	  condition above the join;
  *	- every group key, aggregate argument and FILTER computed from one side
  *	  by an expression that cannot fail (plain columns, leakproof functions:
  *	  each side computes it also for rows the join drops), a LEFT join's
@@ -45,6 +46,7 @@
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/tlist.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
@@ -107,6 +109,67 @@ join_key_is_dictionary(OpExpr *clause, Oid outer_type, Oid inner_type)
 		GpuAggKeyTypeSupported(type, clause->inputcollid, &why);
 }
 
+/* expr (int2 or int4) as int8. */
+static Expr *
+int8_of(Expr *expr)
+{
+	Oid			type = getBaseType(exprType((Node *) expr));
+
+	return (Expr *) makeFuncExpr(type == INT2OID ? F_INT8_INT2 : F_INT8_INT4, INT8OID,
+								 list_make1(expr), InvalidOid, InvalidOid,
+								 COERCE_EXPLICIT_CAST);
+}
+
+/*
+ * One exact int8 key for two int2/int4 keys: (first << 32) | (second &
+ * 0xFFFFFFFF), equal exactly when both keys are equal (each fits 32 bits),
+ * NULL when either is.  None of its operations can fail.
+ */
+static Expr *
+pair_key(Expr *first, Expr *second)
+{
+	Expr	   *high = (Expr *) makeFuncExpr(F_INT8SHL, INT8OID,
+											 list_make2(int8_of(first),
+														makeConst(INT4OID, -1, InvalidOid, 4,
+																  Int32GetDatum(32), false, true)),
+											 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	Expr	   *low = (Expr *) makeFuncExpr(F_INT8AND, INT8OID,
+											list_make2(int8_of(second),
+													   makeConst(INT8OID, -1, InvalidOid, 8,
+																 Int64GetDatum(INT64CONST(0xFFFFFFFF)),
+																 false, FLOAT8PASSBYVAL)),
+											InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+
+	return (Expr *) makeFuncExpr(F_INT8OR, INT8OID, list_make2(high, low),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/* Whether a key expression is an int2 or int4 value (fits 32 bits). */
+static bool
+key_fits_32_bits(Expr *key)
+{
+	Oid			type = getBaseType(exprType((Node *) key));
+
+	return type == INT2OID || type == INT4OID;
+}
+
+/*
+ * The join's device key of one side, from its list of key expressions: the
+ * one key, or two int2/int4 keys paired into one exact int8 (pair_key); NULL
+ * when the join's keys are not of those forms.  (Every pair of keys is
+ * exact: checked by the caller.)
+ */
+static Expr *
+side_key(List *keys)
+{
+	if (list_length(keys) == 1)
+		return linitial(keys);
+	if (list_length(keys) == 2 && key_fits_32_bits(linitial(keys)) &&
+		key_fits_32_bits(lsecond(keys)))
+		return pair_key(linitial(keys), lsecond(keys));
+	return NULL;
+}
+
 /*
  * Whether the aggregation over input_rel can be fed by the device's join of
  * input_rel's two inputs; fills sides (the inputs, each side's target: its
@@ -137,32 +200,39 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	{
 		CustomPath *path = lfirst(lc);
 		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
-		OpExpr	   *clause;
+		OpExpr	   *clause = NULL;
+		ListCell   *lc_clause;
+		ListCell   *lc_outer;
+		ListCell   *lc_inner;
+		bool		exact;
 
 		if (type != JOIN_INNER && type != JOIN_LEFT)
 		{
 			why = "join type other than INNER and LEFT";
 			continue;
 		}
-		if (list_length(lfourth(path->custom_private)) != 1)
-		{
-			why = "more than one join key";
-			continue;
-		}
 		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
 		{
-			why = "join conditions other than the key's equality";
+			why = "join conditions other than the keys' equalities";
 			continue;
 		}
-		clause = linitial_node(OpExpr, lfourth(path->custom_private));
-		if (!GpuJoinKeyIsExact(clause->opno,
-							   exprType(linitial(lsecond(path->custom_private))),
-							   exprType(linitial(lthird(path->custom_private)))) &&
-			!join_key_is_dictionary(clause,
-									exprType(linitial(lsecond(path->custom_private))),
-									exprType(linitial(lthird(path->custom_private)))))
+		exact = true;
+		forthree(lc_clause, lfourth(path->custom_private),
+				 lc_outer, lsecond(path->custom_private),
+				 lc_inner, lthird(path->custom_private))
 		{
-			why = "a join key that is neither exact nor a dictionary key";
+			clause = lfirst_node(OpExpr, lc_clause);
+			exact = exact && GpuJoinKeyIsExact(clause->opno, exprType(lfirst(lc_outer)),
+											   exprType(lfirst(lc_inner)));
+		}
+		if (!(exact && side_key(lsecond(path->custom_private)) != NULL &&
+			  side_key(lthird(path->custom_private)) != NULL) &&
+			!(list_length(lfourth(path->custom_private)) == 1 &&
+			  join_key_is_dictionary(clause,
+									 exprType(linitial(lsecond(path->custom_private))),
+									 exprType(linitial(lthird(path->custom_private))))))
+		{
+			why = "join keys other than one exact or dictionary key, or two int2/int4 keys";
 			continue;
 		}
 		/* the smaller build side: it is read by one process and held whole */
@@ -175,8 +245,8 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		{
 			join = path;
 			jointype = type;
-			outer_key = linitial(lsecond(path->custom_private));
-			inner_key = linitial(lthird(path->custom_private));
+			outer_key = side_key(lsecond(path->custom_private));
+			inner_key = side_key(lthird(path->custom_private));
 		}
 	}
 	if (join == NULL)
