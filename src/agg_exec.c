@@ -514,13 +514,18 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	return eof;
 }
 
-/* Rescan the child (children) now (and start its direct scan over). */
+/*
+ * Rescan the child (and a join-fed aggregation's inner child) now, and
+ * start its direct scan over; a child whose parameters changed is rescanned
+ * by the executor when next read.
+ */
 static void
-agg_rescan_child(GpuAggState *state)
+agg_rescan_children(GpuAggState *state)
 {
 	if (state->inner != NULL && state->inner->chgParam == NULL)
 		ExecReScan(state->inner);
-	ExecReScan(state->child);
+	if (state->child->chgParam == NULL)
+		ExecReScan(state->child);
 	if (state->direct)
 		GpuAggDirectScanReset(state->direct);
 }
@@ -565,7 +570,7 @@ agg_run(GpuAggState *state)
 		state->info.fallback = pstrdup(status.message);
 		state->requests[0].fail_at_batch = 0;
 		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
-		agg_rescan_child(state);
+		agg_rescan_children(state);
 	}
 }
 
@@ -712,16 +717,7 @@ gpuagg_rescan(CustomScanState *node)
 	agg_release(state);
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
-	if (state->inner != NULL && state->inner->chgParam == NULL)
-		ExecReScan(state->inner);
-	if (state->child->chgParam == NULL)
-	{
-		ExecReScan(state->child);
-		if (state->direct)
-			GpuAggDirectScanReset(state->direct);
-	}
-	else if (state->direct)
-		GpuAggDirectScanReset(state->direct);
+	agg_rescan_children(state);
 }
 
 /* What EXPLAIN shows about the node. */
