@@ -106,6 +106,13 @@ CREATE COLLATION jf_ci (provider = icu, locale = 'und-u-ks-level2', deterministi
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
 SELECT gpuagg_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
 DROP COLLATION jf_ci;
+-- SEMI joins (EXISTS, IN): the build keeps each key once, so a probe row
+-- counts once however many inner rows match it (jf_multi has duplicates)
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT count(*), sum(jf_fact.v), max(jf_fact.f) FROM jf_fact WHERE jf_fact.k IN (SELECT k FROM jf_multi WHERE w > 100)');
+SELECT jf_check('SELECT jf_fact.gt, count(*) FROM jf_fact WHERE jf_fact.t IN (SELECT name FROM jf_dim) GROUP BY jf_fact.gt');
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k);
 -- two int2/int4 keys: paired into one exact key (negative parts included)
 SELECT jf_check('SELECT jf_pair.a, count(*), sum(jf_pair.val), sum(jf_fact.v) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b GROUP BY jf_pair.a');
 SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_pair.val), sum(jf_pair.val) FROM jf_fact LEFT JOIN jf_pair ON jf_fact.k2 = jf_pair.b AND jf_fact.g - 6 = jf_pair.a GROUP BY jf_fact.g');

@@ -15,7 +15,8 @@
  *
  * What qualifies (otherwise the other GpuHashAgg paths and the native plan
  * remain):
- *	- an INNER or LEFT join on one equality whose device key is exact (the
+ *	- an INNER, LEFT or SEMI join (EXISTS, IN: its build keeps each key
+ *	  once, and the device joins it as an inner join) on one equality whose device key is exact (the
  *	  integer-like types of GpuJoinKeyIsExact), or the id of one key
  *	  dictionary for both sides (text and the other key_dict.c types, under a
  *	  deterministic collation), or on two equalities of int2/int4 keys (paired
@@ -206,9 +207,9 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		ListCell   *lc_inner;
 		bool		exact;
 
-		if (type != JOIN_INNER && type != JOIN_LEFT)
+		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI)
 		{
-			why = "join type other than INNER and LEFT";
+			why = "join type other than INNER, LEFT and SEMI";
 			continue;
 		}
 		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
@@ -268,6 +269,8 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 			return join_fed_reject(why);
 		if (inner && jointype == JOIN_LEFT && !IsA(expr, Var))
 			return join_fed_reject("an expression over the nullable side of a LEFT join");
+		if (inner && jointype == JOIN_SEMI)
+			return join_fed_reject("a column of a SEMI join's inner side");
 		if (contain_volatile_functions(expr))
 			return join_fed_reject("a volatile expression");
 		/*
@@ -379,6 +382,7 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 	desc->build_key_type = getBaseType(exprType(lfourth(join)));
 	desc->build_packed = linitial_int(llast(join)) != 0;
 	desc->pack_side = lsecond_int(llast(join));
+	desc->build_unique = intVal(linitial(join)) == JOIN_SEMI;
 }
 
 /* The join fields of desc as plain nodes for custom_private (see below). */
@@ -396,6 +400,7 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 	list = lappend_int(list, (int) desc->build_key_type);
 	list = lappend_int(list, desc->build_packed ? 1 : 0);
 	list = lappend_int(list, desc->pack_side);
+	list = lappend_int(list, desc->build_unique ? 1 : 0);
 	for (i = 0; i < desc->nchild; i++)
 	{
 		list = lappend_int(list, desc->child_from_build[i] ? 1 : 0);
@@ -419,13 +424,14 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 	desc->build_key_type = (Oid) list_nth_int(list, 4);
 	desc->build_packed = list_nth_int(list, 5) != 0;
 	desc->pack_side = list_nth_int(list, 6);
-	desc->nchild = (list_length(list) - 7) / 2;
+	desc->build_unique = list_nth_int(list, 7) != 0;
+	desc->nchild = (list_length(list) - 8) / 2;
 	desc->child_from_build = palloc0(sizeof(bool) * Max(desc->nchild, 1));
 	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(desc->nchild, 1));
 	for (i = 0; i < desc->nchild; i++)
 	{
-		desc->child_from_build[i] = list_nth_int(list, 7 + 2 * i) != 0;
-		desc->child_side_attno[i] = (AttrNumber) list_nth_int(list, 8 + 2 * i);
+		desc->child_from_build[i] = list_nth_int(list, 8 + 2 * i) != 0;
+		desc->child_side_attno[i] = (AttrNumber) list_nth_int(list, 9 + 2 * i);
 	}
 }
 
@@ -459,6 +465,40 @@ payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want, Memory
 		memset(col->validity + old_bytes, 0xff, (capacity + 7) / 8 - old_bytes);
 	}
 	payload->capacity = capacity;
+}
+
+/* qsort comparator of int64 keys. */
+static int
+key_cmp(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * A SEMI join's build: each key once (the first row of each does; a SEMI
+ * join's aggregation reads no build column), so that the device's inner
+ * join matches each probe row at most once.  Returns the number left in
+ * keys and rows.
+ */
+static int64
+build_distinct_keys(int64 *keys, uint32 *rows, int64 n)
+{
+	int64		kept = 0;
+	int64		i;
+
+	qsort(keys, n, sizeof(int64), key_cmp);
+	for (i = 0; i < n; i++)
+	{
+		if (kept > 0 && keys[kept - 1] == keys[i])
+			continue;
+		keys[kept] = keys[i];
+		rows[kept] = rows[i];	/* any row: none of its columns is read */
+		kept++;
+	}
+	return kept;
 }
 
 /* Fail clearly when the build side has more rows than a device join takes. */
@@ -565,6 +605,8 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 		keys[nkeys] = ((const int64 *) key_column->values)[r];
 		rows[nkeys++] = (uint32) r;
 	}
+	if (desc->build_unique)
+		nkeys = build_distinct_keys(keys, rows, nkeys);
 	ok = ga_agg_join_build(agg, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL, status);
 	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
 	{

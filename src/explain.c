@@ -197,7 +197,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (desc->join_type >= 0)
 		ExplainPropertyText("Input",
 							psprintf("%s join of its two children on the device (first: probe side, second: build side)",
-									 desc->join_type == GA_AGG_JOIN_LEFT ? "left" : "inner"),
+									 desc->join_type == GA_AGG_JOIN_LEFT ? "left" :
+									 desc->build_unique ? "semi" : "inner"),
 							es);
 	if (gpuagg_explain_device_details)
 	{

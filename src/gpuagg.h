@@ -265,6 +265,8 @@ typedef struct GpuAggDesc
 	Oid			build_key_type;
 	bool		build_packed;	/* the inner child is a Gather of GpuAggPack
 								 * nodes packing the build side */
+	bool		build_unique;	/* a SEMI join: each key built once, so that
+								 * the inner join matches a row at most once */
 	int			pack_side;		/* a GpuAggPack's: 0 the probe side, 1 the
 								 * build side */
 } GpuAggDesc;
