@@ -390,6 +390,7 @@ DECLARE
     setting text;
     on_device boolean := false;
     on_join boolean := false;
+    on_fed boolean := false;
     wrapped text;
     forced text[];
     native text[];
@@ -413,6 +414,7 @@ BEGIN
         FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
             on_device := on_device OR line LIKE '%GpuHashAgg%';
             on_join := on_join OR line LIKE '%GpuHashJoin%';
+            on_fed := on_fed OR line LIKE '%join of its two children on the device%';
         END LOOP;
     EXCEPTION WHEN OTHERS THEN
         on_device := false;
@@ -441,12 +443,12 @@ BEGIN
         verdict := CASE WHEN forced = native THEN 'same' ELSE 'diff' END;
     END IF;
     IF verdict = 'diff' THEN
-        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'v', verdict,
+        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'v', verdict,
                                  'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                                  'ferr', forced_err, 'nerr', native_err,
                                  'f', to_json(forced), 'n', to_json(native))::text;
     END IF;
-    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'v', verdict,
+    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'v', verdict,
                              'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                              'err', native_err, 'rows', cardinality(native))::text;
 END
@@ -1477,6 +1479,8 @@ def report(queries, results, seed, count, join_count, secs):
         print("join queries' result rows: %d empty, median %d, max %d"
               % (sum(1 for x in rows if x == 0), rows[len(rows) // 2], rows[-1]))
     print("slowest queries (both runs and EXPLAIN): " + ", ".join("%d: %d ms" % (qid, ms) for ms, qid in reversed(slow)))
+    print("join-fed (GpuHashAgg joining both sides on the device): %d queries"
+          % sum(1 for rec in results.values() if rec.get("jf")))
     print("on GpuHashAgg by shape: " + ", ".join(
         "%s %d/%d" % (s, d, t) for s, (t, d, _) in sorted(by_shape.items()) if not s.startswith("j-") or d))
     print("on GpuHashJoin by shape: " + ", ".join(

@@ -596,7 +596,7 @@ class Out:
 SHAPES = [  # weight, shape
     (14, "inner"), (11, "left"), (7, "right"), (7, "full"), (6, "semi-exists"), (5, "semi-in"),
     (5, "anti-notexists"), (5, "anti-isnull"), (6, "self"), (8, "three"), (12, "agg"), (5, "aggbelow"),
-    (8, "rescan"),
+    (8, "rescan"), (10, "aggfed"),
 ]
 JOIN_WORDS = {"inner": "JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL JOIN"}
 
@@ -960,6 +960,47 @@ class JoinGen:
                 sql += " HAVING count(*) > 1"
         return sql, False, outs, a.table.name
 
+    def aggregated_fed(self):
+        """An aggregate over one join of the kind a join-fed GpuHashAgg takes over (the
+        device joins both sides itself): INNER, LEFT or SEMI on one or two keys, group keys
+        and aggregate arguments plain columns of one side each."""
+        r = self.rng
+        a, b = self.two_sides(self_join=r.random() < 0.1)
+        jt = self.pick((5, "inner"), (3, "left"), (2, "semi"))
+        keys = [self.key(a, b)]
+        if r.random() < 0.25:
+            # a second key: int2/int4 pairs travel as one exact key
+            col = r.choice(["k2", "k4", "g"])
+            keys.append((KeyExpr(a, col), KeyExpr(b, col)))
+        self.fit([a, b], [("left" if jt == "semi" else jt, [a], b, keys)])
+        sides = [a] if jt == "semi" else [a, b]
+        keys_out = []
+        for _ in range(self.pick((25, 0), (50, 1), (25, 2))):
+            s = r.choice(sides)
+            col = r.choice(["g", "kt", "k4", "k2", "kd", "kbo"])
+            t = JBASE[col]
+            keys_out.append(Out("%s.%s" % (s.alias, col), t, t if t in SPELLING_FREE else None))
+        aggs = []
+        for _ in range(r.randint(1, 4)):
+            x = r.choice(sides).alias
+            fn, t = r.choice([("count(*)", "int8"), ("count({x}.id)", "int8"), ("count({x}.kt)", "int8"),
+                              ("sum({x}.v)", "int8"), ("sum({x}.k4)", "int8"), ("avg({x}.v)", "numeric"),
+                              ("max({x}.kd)", "date"), ("max({x}.id)", "int4"), ("sum({x}.w)", "float8"),
+                              ("min({x}.v)", "int4"), ("sum({x}.k8)", "numeric"),
+                              ("count(*) FILTER (WHERE {x}.v > 0)", "int8")])
+            aggs.append(Out(fn.format(x=x), t))
+        outs = keys_out + aggs
+        if jt == "semi":
+            conds = " AND ".join(self.equality(ea, eb) for ea, eb in keys)
+            frm = "%s WHERE EXISTS (SELECT 1 FROM %s WHERE %s)" % (a.from_sql(r), b.from_sql(r), conds)
+        else:
+            frm = "%s %s %s ON %s" % (a.from_sql(r), JOIN_WORDS[jt], b.from_sql(r),
+                                      " AND ".join(self.equality(ea, eb) for ea, eb in keys))
+        sql = "SELECT %s FROM %s" % (self.select(outs), frm)
+        if keys_out:
+            sql += " GROUP BY " + ", ".join(k.sql for k in keys_out)
+        return sql, False, outs, a.table.name
+
     def aggregated_below(self):
         """A join with a grouped subquery (GpuHashAgg under GpuHashJoin)."""
         r = self.rng
@@ -1061,6 +1102,8 @@ class JoinGen:
             sql, ordered, outs, table = self.rescan()
         elif shape == "agg":
             sql, ordered, outs, table = self.aggregated()
+        elif shape == "aggfed":
+            sql, ordered, outs, table = self.aggregated_fed()
         else:
             sql, ordered, outs, table = self.aggregated_below()
         self.sql = sql
