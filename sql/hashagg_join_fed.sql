@@ -116,6 +116,8 @@ SELECT count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi
 -- two int2/int4 keys: paired into one exact key (negative parts included)
 SELECT jf_check('SELECT jf_pair.a, count(*), sum(jf_pair.val), sum(jf_fact.v) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b GROUP BY jf_pair.a');
 SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_pair.val), sum(jf_pair.val) FROM jf_fact LEFT JOIN jf_pair ON jf_fact.k2 = jf_pair.b AND jf_fact.g - 6 = jf_pair.a GROUP BY jf_fact.g');
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b;
 -- (three keys, or an int8 among two, keep the other plans)
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');

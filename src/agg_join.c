@@ -49,6 +49,8 @@
 #include "optimizer/tlist.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/builtins.h"
+#include "parser/parsetree.h"
 #include "utils/typcache.h"
 
 /* Log why a join-fed GpuHashAgg is not offered; always returns false. */
@@ -329,8 +331,9 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	if (build_bytes > (double) gpuagg_hashjoin_build_limit * 1024.0)
 		return join_fed_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit",
 										build_bytes / 1024.0));
-	sides->join_private = list_make5(makeInteger(jointype), from_build, outer_key, inner_key,
-									 list_make2_int(0, 0));
+	sides->join_private = lappend(list_make5(makeInteger(jointype), from_build, outer_key,
+											 inner_key, list_make2_int(0, 0)),
+								  lfourth(join->custom_private));
 	return true;
 }
 
@@ -343,8 +346,50 @@ GpuAggJoinPrivate(List *join_private, bool build_packed, int pack_side)
 {
 	List	   *copy = list_copy(join_private);
 
-	llast(copy) = list_make2_int(build_packed ? 1 : 0, pack_side);
+	lfirst(list_nth_cell(copy, 4)) = list_make2_int(build_packed ? 1 : 0, pack_side);
 	return copy;
+}
+
+/* A join key for EXPLAIN: a column as alias.column, anything else elided. */
+static const char *
+join_key_text(PlannerInfo *root, Expr *expr)
+{
+	while (IsA(expr, RelabelType))
+		expr = ((RelabelType *) expr)->arg;
+	if (IsA(expr, Var) && ((Var *) expr)->varno > 0 &&
+		((Var *) expr)->varno < root->simple_rel_array_size &&
+		((Var *) expr)->varattno > 0 && root->simple_rte_array[((Var *) expr)->varno] != NULL)
+	{
+		Var		   *var = (Var *) expr;
+		RangeTblEntry *rte = root->simple_rte_array[var->varno];
+
+		return psprintf("%s.%s", quote_identifier(rte->eref->aliasname),
+						quote_identifier(get_rte_attribute_name(rte, var->varattno)));
+	}
+	return "(expression)";
+}
+
+/*
+ * The join's condition as EXPLAIN shows it ("a.id = b.id"), made at plan
+ * time from path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute
+ * the keys, so its own expressions cannot show them.
+ */
+char *
+GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, (List *) list_nth(join_private, 5))
+	{
+		OpExpr	   *op = lfirst_node(OpExpr, lc);
+
+		appendStringInfo(&buf, "%s%s %s %s", buf.len > 0 ? " AND " : "",
+						 join_key_text(root, linitial(op->args)), get_opname(op->opno),
+						 join_key_text(root, lsecond(op->args)));
+	}
+	return buf.data;
 }
 
 /*
@@ -380,8 +425,8 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 	desc->build_key_attno = next[1];
 	desc->probe_key_type = getBaseType(exprType(lthird(join)));
 	desc->build_key_type = getBaseType(exprType(lfourth(join)));
-	desc->build_packed = linitial_int(llast(join)) != 0;
-	desc->pack_side = lsecond_int(llast(join));
+	desc->build_packed = linitial_int(list_nth(join, 4)) != 0;
+	desc->pack_side = lsecond_int(list_nth(join, 4));
 	desc->build_unique = intVal(linitial(join)) == JOIN_SEMI;
 }
 

@@ -81,7 +81,8 @@ GpuAggDescToList(const GpuAggDesc *desc)
 								 makeInteger(desc->parallel ? 1 : desc->fused ? 2 : 0)));
 	list = lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
 									groupings));
-	return lappend(list, GpuAggJoinDescToList(desc));
+	list = lappend(list, GpuAggJoinDescToList(desc));
+	return lappend(list, makeString(pstrdup(desc->join_cond != NULL ? desc->join_cond : "")));
 }
 
 /* The grouping sets of a description from their masks and estimates. */
@@ -170,6 +171,7 @@ GpuAggDescFromList(List *list)
 	desc->grouping_sets = intVal(lthird(list_nth(list, 5))) != 0;
 	desc_set_groupings(desc, lfourth(list_nth(list, 5)));
 	GpuAggJoinDescFromList(desc, list_nth(list, 6));
+	desc->join_cond = strVal(list_nth(list, 7));
 	return desc;
 }
 
@@ -340,6 +342,8 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		fused_child_columns(desc, child_exprs, (CustomScan *) child);
 	else if (desc->join_type >= 0)
 	{
+		desc->join_cond = GpuAggJoinConditionText(root, list_nth(best_path->custom_private,
+																 GPUAGG_PRIVATE_JOIN));
 		/* join-fed (agg_join.c): each side's expressions, then its key */
 		if ((!desc->parallel && list_length(child->targetlist) != desc->probe_key_attno) ||
 			(!desc->build_packed &&

@@ -200,6 +200,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 									 desc->join_type == GA_AGG_JOIN_LEFT ? "left" :
 									 desc->build_unique ? "semi" : "inner"),
 							es);
+	if (desc->join_type >= 0 && desc->join_cond[0] != '\0')
+		ExplainPropertyText("Join Cond", desc->join_cond, es);
 	if (gpuagg_explain_device_details)
 	{
 		if (info->direct_scan)

@@ -267,6 +267,7 @@ typedef struct GpuAggDesc
 								 * nodes packing the build side */
 	bool		build_unique;	/* a SEMI join: each key built once, so that
 								 * the inner join matches a row at most once */
+	char	   *join_cond;		/* for EXPLAIN: the join's keys, as text */
 	int			pack_side;		/* a GpuAggPack's: 0 the probe side, 1 the
 								 * build side */
 } GpuAggDesc;
@@ -315,6 +316,7 @@ typedef struct GpuAggJoinSides
 } GpuAggJoinSides;
 
 extern List *GpuAggJoinPrivate(List *join_private, bool build_packed, int pack_side);
+extern char *GpuAggJoinConditionText(PlannerInfo *root, List *join_private);
 
 extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   List *child_exprs, List *keys, List *aggrefs,
