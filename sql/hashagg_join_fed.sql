@@ -189,6 +189,11 @@ SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOI
 -- dictionary ids mapped to the leader's, one dictionary for both sides' keys
 SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');
 SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
+-- a device failure: both Gathers run again and the CPU finishes the query
+SET gpuagg.debug_fail_at_batch = 2;
+SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name ORDER BY jf_dim.name;
+RESET gpuagg.debug_fail_at_batch;
+SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name ORDER BY jf_dim.name;
 RESET gpuagg.batch_rows;
 -- unforced, a plain aggregate over a join the device can compute is offered
 -- (the rule that leaves plain aggregates to parallel PostgreSQL is about

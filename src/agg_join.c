@@ -40,17 +40,17 @@
 
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "miscadmin.h"
-#include "optimizer/optimizer.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/builtins.h"
-#include "parser/parsetree.h"
 #include "utils/typcache.h"
 
 /* Log why a join-fed GpuHashAgg is not offered; always returns false. */
