@@ -121,6 +121,12 @@ SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fa
 -- (three keys, or an int8 among two, keep the other plans)
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');
+-- a chain of joins: the aggregation joins the top one on the device, the
+-- joins below it run as usual (GpuHashJoin or native) in its probe side
+EXPLAIN (COSTS OFF)
+SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name;
+SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name');
+SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) LEFT JOIN jf_pair ON jf_pair.a = jf_fact.g AND jf_pair.b = jf_fact.k2 GROUP BY jf_fact.g');
 -- filters below the join stay with their side
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
