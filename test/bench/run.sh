@@ -389,7 +389,8 @@ plan_note() {
 		note=""
 		if [ "$n_agg" -gt 0 ]; then note="GpuHashAgg"; fi
 		if [ "$n_agg" -gt 1 ]; then note="$note x$n_agg"; fi
-		if [ "$n_fed" -gt 0 ]; then note="$note (joining on the device$([ "$n_fed" -gt 1 ] && echo " x$n_fed"))"; fi
+		if [ "$n_fed" -eq 1 ]; then note="$note (joining on the device)"; fi
+		if [ "$n_fed" -gt 1 ]; then note="$note (joining on the device x$n_fed)"; fi
 		if [ "$n_gjoin" -gt 0 ]; then note="${note:+$note + }GpuHashJoin"; fi
 		if [ "$n_gjoin" -gt 1 ]; then note="$note x$n_gjoin"; fi
 		if [ "$n_nat" -gt 0 ]; then note="$note + native agg${why:+ ($why)}"; fi
