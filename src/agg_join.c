@@ -279,9 +279,10 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		 * Each side computes its expressions for all of its rows, also those
 		 * the join then drops, where PostgreSQL computes them for joined rows
 		 * only: so only expressions that cannot fail on a value (plain
-		 * columns, leakproof functions: no overflow, no division by zero).
+		 * columns, leakproof functions: no overflow, no division by zero) —
+		 * but on the outer side of a LEFT join, which drops no outer row.
 		 */
-		if (contain_leaked_vars(expr))
+		if (contain_leaked_vars(expr) && (inner || jointype != JOIN_LEFT))
 			return join_fed_reject("an expression that may fail on rows the join drops");
 		/* computed below the join: not nulled by it */
 		add_column_to_pathtarget(inner ? sides->inner_target : sides->outer_target,
