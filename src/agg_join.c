@@ -15,20 +15,23 @@
  *
  * What qualifies (otherwise the other GpuHashAgg paths and the native plan
  * remain):
- *	- an INNER, LEFT or SEMI join (EXISTS, IN: its build keeps each key
- *	  once, and the device joins it as an inner join) on one equality whose device key is exact (the
- *	  integer-like types of GpuJoinKeyIsExact), or the id of one key
- *	  dictionary for both sides (text and the other key_dict.c types, under a
- *	  deterministic collation), or on two equalities of int2/int4 keys (paired
- *	  into one exact int8), with no other join condition and, for LEFT, no
- *	  condition above the join;
+ *	- an INNER, LEFT or SEMI join (EXISTS, IN: its build keeps each key once,
+ *	  and the device joins it as an inner join) with no other join condition
+ *	  and, for LEFT, no condition above the join, on one equality whose
+ *	  device key is exact (the integer-like types of GpuJoinKeyIsExact) or
+ *	  the id of one key dictionary for both sides (text and the other
+ *	  key_dict.c types, under a deterministic collation), or on two
+ *	  equalities of int2/int4 keys (paired into one exact int8);
  *	- every group key, aggregate argument and FILTER computed from one side
  *	  by an expression that cannot fail (plain columns, leakproof functions:
- *	  each side computes it also for rows the join drops), a LEFT join's
+ *	  each side computes it also for rows the join drops) — any expression
+ *	  on the outer side of a LEFT join, which drops none —, a LEFT join's
  *	  inner side only by plain columns (an expression over a null-extended
  *	  row is not the expression's value null-extended);
  *	- no DISTINCT aggregate and no grouping sets; no float, numeric or
- *	  other key with a first-row spelling taken from the inner side.
+ *	  other key with a first-row spelling taken from the inner side;
+ *	- a build (the inner side's needed columns and key) estimated within
+ *	  gpuagg.hashjoin_build_limit.
  *
  * The child expressions of the description are split by side: each side's
  * child computes its own expressions, then the join key (agg_layout.c
