@@ -487,16 +487,7 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 	c->estimated_groups = s->estimated_groups;
 
 	/* Shuffle where the probe key and the other columns sit. */
-	for (k = 0; k < c->ncolumns; k++)
-		perm[k] = k;
-	for (k = c->ncolumns - 1; k > 0; k--)
-	{
-		int			j = (int) rng_range(rng, 0, k);
-		int			t = perm[k];
-
-		perm[k] = perm[j];
-		perm[j] = t;
-	}
+	rng_permutation(rng, perm, c->ncolumns);
 	jc->key_column = perm[0];
 	c->types[jc->key_column] = GA_TYPE_INT64;
 	for (k = 0; k < s->ncols; k++)

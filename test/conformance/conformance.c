@@ -390,6 +390,24 @@ split_batches(Rng *rng, SplitMode split, int64_t nrows, int64_t batch_rows, int6
 	return n;
 }
 
+/* perm[0 .. n) = a random permutation of 0 .. n - 1 (Fisher-Yates). */
+void
+rng_permutation(Rng *rng, int *perm, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; i > 0; i--)
+	{
+		int			j = (int) rng_range(rng, 0, i);
+		int			t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
 /* Add one aggregate to a case (column2: COMOMENTS' second column). */
 void
 add_agg2(Case *c, GaAggOp op, int column, int column2)
@@ -469,16 +487,7 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 	c->force_has_nulls = spec->force_has_nulls;
 
 	/* Shuffle where keys and values sit among the columns. */
-	for (i = 0; i < c->ncolumns; i++)
-		perm[i] = i;
-	for (i = c->ncolumns - 1; i > 0; i--)
-	{
-		int			j = (int) rng_range(rng, 0, i);
-		int			t = perm[i];
-
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
+	rng_permutation(rng, perm, c->ncolumns);
 
 	/* Key columns: a table of domain values per key, rows draw from it. */
 	for (k = 0; k < c->nkeys; k++)
