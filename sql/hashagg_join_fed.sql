@@ -135,6 +135,9 @@ EXPLAIN (COSTS OFF)
 SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name;
 SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name');
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) LEFT JOIN jf_pair ON jf_pair.a = jf_fact.g AND jf_pair.b = jf_fact.k2 GROUP BY jf_fact.g');
+-- ... with an outer join below: its nullable side's columns come from the
+-- probe side as that join left them
+SELECT jf_check('SELECT jf_dim.name, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi ON jf_multi.k = jf_fact.k2 JOIN jf_dim ON jf_dim.k = jf_fact.k GROUP BY jf_dim.name');
 -- filters below the join stay with their side
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate

@@ -83,7 +83,7 @@ static bool
 expr_from_inner(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides,
 				const char **why)
 {
-	Relids		varnos = pull_varnos(root, GpuAggWithoutOuterJoinNulls(root, expr));
+	Relids		varnos = pull_varnos(root, GpuAggWithoutOuterJoinNulls(root, expr, NULL));
 
 	if (has_placeholder_walker(expr, NULL))
 	{
@@ -287,9 +287,12 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		 */
 		if (contain_leaked_vars(expr) && (inner || jointype != JOIN_LEFT))
 			return join_fed_reject("an expression that may fail on rows the join drops");
-		/* computed below the join: not nulled by it */
+		/* computed below the join: not nulled by it (by joins inside its side, yes) */
 		add_column_to_pathtarget(inner ? sides->inner_target : sides->outer_target,
-								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr), 0);
+								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr,
+																	  inner ? sides->inner_rel->relids :
+																	  sides->outer_rel->relids),
+								 0);
 		from_build = lappend_int(from_build, inner ? 1 : 0);
 	}
 

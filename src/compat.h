@@ -106,15 +106,17 @@ GpuAggWithoutGroupingNulls(Node *expr, int relid)
  * Outer joins: 16 marks a Var of an outer join's nullable side, above the
  * join, as nulled by it (varnullingrels holding the join's relid, one of
  * root->outer_join_rels).  A join-fed aggregation (agg_join.c) computes such
- * an expression below the join, in that side's own child, where it must not
- * have the mark (and its relids say which side it is on).  Earlier versions
- * mark nothing.
+ * an expression below its join, in one side's own child, where the marks of
+ * the outer joins inside that side (their relids are in `keep`, the side's
+ * relids) stay and the others must go; with keep NULL every mark goes (what
+ * is left says which side the expression is on).  Earlier versions mark
+ * nothing.
  */
 static inline Node *
-GpuAggWithoutOuterJoinNulls(PlannerInfo *root, Node *expr)
+GpuAggWithoutOuterJoinNulls(PlannerInfo *root, Node *expr, Relids keep)
 {
 #if PG_VERSION_NUM >= 160000
-	return remove_nulling_relids(expr, root->outer_join_rels, NULL);
+	return remove_nulling_relids(expr, bms_difference(root->outer_join_rels, keep), NULL);
 #else
 	return expr;
 #endif
