@@ -962,7 +962,7 @@ class JoinGen:
 
     def aggregated_fed(self):
         """An aggregate over one join of the kind a join-fed GpuHashAgg takes over (the
-        device joins both sides itself): INNER, LEFT or SEMI on one or two keys, group keys
+        device joins both sides itself): INNER, LEFT or SEMI on one or two keys (a quarter of them over a chain: a third table joined to the first), group keys
         and aggregate arguments plain columns of one side each."""
         r = self.rng
         a, b = self.two_sides(self_join=r.random() < 0.1)
@@ -972,8 +972,16 @@ class JoinGen:
             # a second key: int2/int4 pairs travel as one exact key
             col = r.choice(["k2", "k4", "g"])
             keys.append((KeyExpr(a, col), KeyExpr(b, col)))
-        self.fit([a, b], [("left" if jt == "semi" else jt, [a], b, keys)])
-        sides = [a] if jt == "semi" else [a, b]
+        joins = [("left" if jt == "semi" else jt, [a], b, keys)]
+        c = None
+        if r.random() < 0.25:
+            # a chain: a third table joined to a (the device joins the top join)
+            c = Side(self.table(), "c")
+            jt_c = self.pick((3, "inner"), (3, "left"))
+            keys_c = [self.key(a, c)]
+            joins.append((jt_c, [a], c, keys_c))
+        self.fit([a, b] + ([c] if c else []), joins)
+        sides = ([a] if jt == "semi" else [a, b]) + ([c] if c else [])
         keys_out = []
         for _ in range(self.pick((25, 0), (50, 1), (25, 2))):
             s = r.choice(sides)
@@ -990,11 +998,15 @@ class JoinGen:
                               ("count(*) FILTER (WHERE {x}.v > 0)", "int8")])
             aggs.append(Out(fn.format(x=x), t))
         outs = keys_out + aggs
+        first = a.from_sql(r)
+        if c is not None:
+            first += " %s %s ON %s" % (JOIN_WORDS[jt_c], c.from_sql(r),
+                                       " AND ".join(self.equality(ea, eb) for ea, eb in keys_c))
         if jt == "semi":
             conds = " AND ".join(self.equality(ea, eb) for ea, eb in keys)
-            frm = "%s WHERE EXISTS (SELECT 1 FROM %s WHERE %s)" % (a.from_sql(r), b.from_sql(r), conds)
+            frm = "%s WHERE EXISTS (SELECT 1 FROM %s WHERE %s)" % (first, b.from_sql(r), conds)
         else:
-            frm = "%s %s %s ON %s" % (a.from_sql(r), JOIN_WORDS[jt], b.from_sql(r),
+            frm = "%s %s %s ON %s" % (first, JOIN_WORDS[jt], b.from_sql(r),
                                       " AND ".join(self.equality(ea, eb) for ea, eb in keys))
         sql = "SELECT %s FROM %s" % (self.select(outs), frm)
         if keys_out:
