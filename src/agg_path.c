@@ -27,6 +27,7 @@
 
 #include <math.h>
 
+#include "catalog/pg_constraint.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -49,6 +50,7 @@ static const CustomPathMethods gpuagg_path_methods = {
 /* What a walk over the grouping's output finds. */
 typedef struct TargetCheck
 {
+	PlannerInfo *root;
 	List	   *keys;			/* group key expressions */
 	int			ngrouped;		/* how many of them the GROUP BY names */
 	List	   *aggrefs;		/* distinct supported Aggrefs */
@@ -65,6 +67,33 @@ agg_reject(const char *why)
 {
 	elog(DEBUG1, "gpuagg: GpuHashAgg not used: %s", why);
 	return false;
+}
+
+/*
+ * Whether var (of the query level being grouped, not a key) is functionally
+ * dependent on the group keys: its table's primary key is among them
+ * (PostgreSQL's own check_functional_grouping).
+ */
+static bool
+agg_var_functionally_grouped(TargetCheck *check, Var *var)
+{
+	RangeTblEntry *rte;
+	List	   *grouped = NIL;
+	List	   *deps = NIL;
+	ListCell   *lc;
+
+	if (var->varlevelsup != 0 || var->varno < 1 ||
+		var->varno >= check->root->simple_rel_array_size)
+		return false;
+	rte = check->root->simple_rte_array[var->varno];
+	if (rte == NULL || rte->rtekind != RTE_RELATION)
+		return false;
+	foreach(lc, check->keys)
+	{
+		if (IsA(lfirst(lc), Var))
+			grouped = lappend(grouped, lfirst(lc));
+	}
+	return check_functional_grouping(rte->relid, var->varno, 0, grouped, &deps);
 }
 
 /*
@@ -121,8 +150,13 @@ agg_check_walker(Node *node, TargetCheck *check)
 		 * Outside aggregates, PostgreSQL accepts only group keys and columns
 		 * functionally dependent on them (GROUP BY a primary key).  Such a
 		 * column is constant within a group, so grouping by it too changes
-		 * nothing: it becomes one more key.
+		 * nothing: it becomes one more key.  Anything else — a column the
+		 * planner pulled out of a grouped expression (17 does, for a window
+		 * over GROUP BY substr(x, 1, 2) shown twice), whose value differs
+		 * within a group — keeps the native plan.
 		 */
+		if (!agg_var_functionally_grouped(check, (Var *) node))
+			return (check->why = "a column outside aggregates that is not grouped", true);
 		if (!GpuAggKeyTypeSupported(exprType(node), exprCollation(node), &check->why))
 			return true;
 		check->keys = lappend(check->keys, node);
@@ -156,7 +190,7 @@ agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *chec
 {
 	ListCell   *lc;
 
-	foreach(lc, root->parse->groupClause)
+	foreach(lc, GpuAggGroupClause(root))
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
@@ -194,7 +228,7 @@ static int
 agg_key_of_ref(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check,
 			   Index ref)
 {
-	SortGroupClause *sgc = get_sortgroupref_clause(ref, root->parse->groupClause);
+	SortGroupClause *sgc = get_sortgroupref_clause(ref, GpuAggGroupClause(root));
 	Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
 	int			i = 0;
 	ListCell   *lc;
@@ -525,7 +559,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 				 RelOptInfo *output_rel, GroupPathExtraData *extra)
 {
 	Query	   *parse = root->parse;
-	TargetCheck check = {0};
+	TargetCheck check = {.root = root};
 	List	   *having = (List *) extra->havingQual;
 	Path	   *input_path = input_rel->cheapest_total_path;
 	PathTarget *child_target;
