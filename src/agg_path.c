@@ -190,7 +190,7 @@ agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *chec
 {
 	ListCell   *lc;
 
-	foreach(lc, GpuAggGroupClause(root))
+	foreach(lc, root->parse->groupClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
@@ -228,7 +228,7 @@ static int
 agg_key_of_ref(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check,
 			   Index ref)
 {
-	SortGroupClause *sgc = get_sortgroupref_clause(ref, GpuAggGroupClause(root));
+	SortGroupClause *sgc = get_sortgroupref_clause(ref, root->parse->groupClause);
 	Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
 	int			i = 0;
 	ListCell   *lc;

@@ -123,21 +123,6 @@ GpuAggWithoutOuterJoinNulls(PlannerInfo *root, Node *expr, Relids keep)
 }
 
 /*
- * GROUP BY: 17 keeps the clauses the planner groups by in
- * root->processed_groupClause (redundant ones removed) and leaves
- * parse->groupClause as written; earlier versions change the latter.
- */
-static inline List *
-GpuAggGroupClause(PlannerInfo *root)
-{
-#if PG_VERSION_NUM >= 170000
-	return root->processed_groupClause;
-#else
-	return root->parse->groupClause;
-#endif
-}
-
-/*
  * Buffers: 16 renamed RelFileNode (Relation.rd_node) to RelFileLocator
  * (rd_locator); ReadRecentBuffer takes whichever the version has.
  */
