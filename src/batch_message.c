@@ -284,6 +284,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 		{
 			/* a join key's dictionary id (as int64): the leader's key id */
 			KeyDict    *dict = GpuAggBatchDict(builder, c);
+			bool		spellings = KeyDictSpellings(dict);
 			int64	   *dst = (int64 *) col->values + off;
 			const int32 *remap = map->remap[c];
 			int32		size = map->remap_size[c];
@@ -296,8 +297,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 
 				memcpy(&id, p + r * sizeof(int64), sizeof(id));
 				spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
-				dst[r] = spelling < 0 ? 0 : KeyDictSpellings(dict) ?
-					KeyDictKey(dict, spelling) : spelling;
+				dst[r] = spelling < 0 ? 0 : spellings ? KeyDictKey(dict, spelling) : spelling;
 			}
 		}
 		else if (width > 0 && GpuAggBatchDict(builder, c) != NULL)
