@@ -803,17 +803,7 @@ aj_run_case(const AjCase *jc, int case_no, GaDevice *dev, GaStrategy strategy,
 	ga_agg_get_stats(agg, &stats);
 	aj_check_stats(jc, dev, &stats, res, &rr);
 	if (verbose)
-		printf("aggjoin %d [%s] stats: batches %lld probe rows %lld joined %lld build %lld groups %lld bytes %lld growths %lld "
-			   "by strategy auto/shared/global/cpu %lld/%lld/%lld/%lld device %.2f ms transfer %.2f ms\n",
-			   case_no, label, (long long) stats.batches, (long long) stats.input_rows,
-			   (long long) stats.joined_rows, (long long) stats.join_build_rows,
-			   (long long) stats.groups, (long long) stats.bytes_sent,
-			   (long long) stats.table_growths,
-			   (long long) stats.batches_by_strategy[GA_STRATEGY_AUTO],
-			   (long long) stats.batches_by_strategy[GA_STRATEGY_SHARED],
-			   (long long) stats.batches_by_strategy[GA_STRATEGY_GLOBAL],
-			   (long long) stats.batches_by_strategy[GA_STRATEGY_CPU],
-			   stats.device_ms, stats.transfer_ms);
+		print_stats("aggjoin", case_no, label, &stats, 1);
 
 done:
 	if (ws.cancels > 0)

@@ -390,6 +390,30 @@ split_batches(Rng *rng, SplitMode split, int64_t nrows, int64_t batch_rows, int6
 	return n;
 }
 
+/*
+ * Print what one aggregation did (verbose runs), for both suites: "case" or
+ * "aggjoin" cases, with the join's counts when join_fed.
+ */
+void
+print_stats(const char *suite, int case_no, const char *label, const GaAggStats *stats,
+			int join_fed)
+{
+	printf("%s %d [%s] stats: batches %lld rows %lld ", suite, case_no, label,
+		   (long long) stats->batches, (long long) stats->input_rows);
+	if (join_fed)
+		printf("joined %lld build %lld ", (long long) stats->joined_rows,
+			   (long long) stats->join_build_rows);
+	printf("groups %lld bytes %lld growths %lld "
+		   "by strategy auto/shared/global/cpu %lld/%lld/%lld/%lld device %.2f ms transfer %.2f ms\n",
+		   (long long) stats->groups, (long long) stats->bytes_sent,
+		   (long long) stats->table_growths,
+		   (long long) stats->batches_by_strategy[GA_STRATEGY_AUTO],
+		   (long long) stats->batches_by_strategy[GA_STRATEGY_SHARED],
+		   (long long) stats->batches_by_strategy[GA_STRATEGY_GLOBAL],
+		   (long long) stats->batches_by_strategy[GA_STRATEGY_CPU],
+		   stats->device_ms, stats->transfer_ms);
+}
+
 /* perm[0 .. n) = a random permutation of 0 .. n - 1 (Fisher-Yates). */
 void
 rng_permutation(Rng *rng, int *perm, int n)
@@ -1500,16 +1524,7 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 					   (long long) c->ngroups, (long long) c->estimated_groups);
 		}
 		if (verbose)
-			printf("case %d [%s] stats: batches %lld rows %lld groups %lld bytes %lld growths %lld "
-				   "by strategy auto/shared/global/cpu %lld/%lld/%lld/%lld device %.2f ms transfer %.2f ms\n",
-				   case_no, label, (long long) stats.batches, (long long) stats.input_rows,
-				   (long long) stats.groups, (long long) stats.bytes_sent,
-				   (long long) stats.table_growths,
-				   (long long) stats.batches_by_strategy[GA_STRATEGY_AUTO],
-				   (long long) stats.batches_by_strategy[GA_STRATEGY_SHARED],
-				   (long long) stats.batches_by_strategy[GA_STRATEGY_GLOBAL],
-				   (long long) stats.batches_by_strategy[GA_STRATEGY_CPU],
-				   stats.device_ms, stats.transfer_ms);
+			print_stats("case", case_no, label, &stats, 0);
 	}
 
 done:

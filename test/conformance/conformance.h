@@ -135,6 +135,8 @@ extern int64_t rng_range(Rng *rng, int64_t lo, int64_t hi);
 extern int	rng_chance(Rng *rng, double p);
 extern double rng_pick(Rng *rng, const double *choices, int n);
 extern void rng_permutation(Rng *rng, int *perm, int n);
+extern void print_stats(const char *suite, int case_no, const char *label,
+						const GaAggStats *stats, int join_fed);
 
 /* conformance.c: value types */
 extern const char *type_name(GaValueType type);
