@@ -173,6 +173,10 @@ RESET gpuagg.enable_join_fed_agg;
 SET gpuagg.hashjoin_build_limit = '64kB';
 SELECT gpuagg_used('SELECT jf_fact.g, jf_multi.tag FROM jf_fact JOIN jf_multi USING (k)', 'GpuHashJoin');
 SELECT jf_check('SELECT count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k)');
+-- a build over the limit for the join-fed columns too (12000 rows) is not joined on the device
+SELECT jf_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
+SET gpuagg.hashjoin_build_limit = -1;
+SELECT jf_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
 RESET gpuagg.hashjoin_build_limit;
 
 -- EXPLAIN ANALYZE: probe rows in, build rows, joined rows

@@ -194,6 +194,8 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	List	   *from_build = NIL;
 	const char *why = "the input is not a join GpuHashJoin can compute";
 	double		build_bytes;
+	double		build_limit;
+	bool		usable;
 	ListCell   *lc;
 
 	memset(sides, 0, sizeof(*sides));
@@ -335,9 +337,10 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 
 	/* the build holds the inner side's columns of the aggregation and its key */
 	build_bytes = sides->inner_path->rows * (sides->inner_target->width + 24.0);
-	if (build_bytes > (double) gpuagg_hashjoin_build_limit * 1024.0)
-		return join_fed_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit",
-										build_bytes / 1024.0));
+	build_limit = GpuAggHashJoinBuildLimit(GpuAggPlannedDeviceKind(&usable));
+	if (build_bytes > build_limit)
+		return join_fed_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit (%.0f kB)",
+										build_bytes / 1024.0, build_limit / 1024.0));
 	sides->join_private = lappend(list_make5(makeInteger(jointype), from_build, outer_key,
 											 inner_key, list_make2_int(0, 0)),
 								  lfourth(join->custom_private));

@@ -90,6 +90,7 @@ extern void GpuAggGucInit(void);
  */
 extern void GpuAggDiscoverDevices(void);
 extern const GaGpuInfo *GpuAggSelectedGpu(void);
+extern double GpuAggHashJoinBuildLimit(GaDeviceKind device);
 extern const char *GpuAggNoGpuReason(void);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);

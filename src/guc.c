@@ -8,6 +8,8 @@
  */
 #include "gpuagg.h"
 
+#include <unistd.h>
+
 #include "utils/guc.h"
 
 /* GUC variables */
@@ -23,7 +25,7 @@ int			gpuagg_strategy = GA_STRATEGY_AUTO;
 int			gpuagg_batch_rows = 1048576;
 int			gpuagg_gpu_index = 0;
 int			gpuagg_debug_fail_at_batch = 0;
-int			gpuagg_hashjoin_build_limit = 2 * 1024 * 1024;	/* kB */
+int			gpuagg_hashjoin_build_limit = -1;	/* kB; -1 = from the memory sizes */
 double		gpuagg_gpu_startup_cost = 1000.0;
 double		gpuagg_gpu_tuple_cost = 0.0002;
 double		gpuagg_batch_value_cost = 0.0005;
@@ -41,6 +43,39 @@ static const struct config_enum_entry strategy_options[] = {
 	{"global", GA_STRATEGY_GLOBAL, false},
 	{NULL, 0, false}
 };
+
+/* gpuagg.hashjoin_build_limit: -1 (automatic) or at least 64kB. */
+static bool
+check_build_limit(int *newval, void **extra, GucSource source)
+{
+	if (*newval == -1 || *newval >= 64)
+		return true;
+	GUC_check_errdetail("gpuagg.hashjoin_build_limit must be -1 (automatic) or at least 64kB.");
+	return false;
+}
+
+/*
+ * The build limit in bytes for a join planned on device.  The setting when
+ * one is given; otherwise an eighth of the machine's memory (the backend
+ * holds the build side), and on the GPU device at most a quarter of the
+ * GPU's memory as well (the device holds its keys or columns).
+ */
+double
+GpuAggHashJoinBuildLimit(GaDeviceKind device)
+{
+	double		limit;
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		page_size = sysconf(_SC_PAGESIZE);
+	const GaGpuInfo *gpu = GpuAggSelectedGpu();
+
+	if (gpuagg_hashjoin_build_limit >= 0)
+		return (double) gpuagg_hashjoin_build_limit * 1024.0;
+	limit = (pages > 0 && page_size > 0) ? (double) pages * page_size / 8.0 :
+		2.0 * 1024 * 1024 * 1024;
+	if (device == GA_DEVICE_GPU && gpu != NULL && gpu->total_memory > 0)
+		limit = Min(limit, (double) gpu->total_memory / 4.0);
+	return limit;
+}
 
 /* Define every gpuagg.* setting and reserve the prefix. */
 void
@@ -120,9 +155,10 @@ GpuAggGucInit(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.hashjoin_build_limit",
 							"Largest build (inner) side, as estimated by the planner, for which GpuHashJoin is offered.",
-							"GpuHashJoin holds the whole build side in memory; larger joins keep PostgreSQL's own plan.",
-							&gpuagg_hashjoin_build_limit, 2 * 1024 * 1024, 64, INT_MAX,
-							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+							"GpuHashJoin holds the whole build side in memory; larger joins keep PostgreSQL's own plan. "
+							"-1 uses an eighth of the machine's memory, and at most a quarter of the GPU's on the GPU device.",
+							&gpuagg_hashjoin_build_limit, -1, -1, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB, check_build_limit, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_fail_at_batch",
 							"Testing: make the device fail at this batch of each aggregation or probe of each join (0 = never).",
 							NULL,

@@ -384,7 +384,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return join_reject("build side has too many rows");
 	/* too large a build is still kept for a join-fed aggregation, which holds less */
 	build_bytes = inner_path->rows * (inner_path->pathtarget->width + 48.0);
-	too_big = build_bytes > (double) gpuagg_hashjoin_build_limit * 1024.0;
+	too_big = build_bytes > GpuAggHashJoinBuildLimit(device);
 
 	path_private = list_make5(makeInteger(jointype), clauses.outer_keys, clauses.inner_keys,
 							  clauses.hash_clauses, clauses.join_quals);
@@ -408,8 +408,9 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	join_cost_path(cpath, outer_path, inner_path, device, &clauses, joinrel->rows);
 	keep_join_path(cpath);
 	if (too_big)
-		return join_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit",
-									build_bytes / 1024.0));
+		return join_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit (%.0f kB)",
+									build_bytes / 1024.0,
+									GpuAggHashJoinBuildLimit(device) / 1024.0));
 	add_path(joinrel, &cpath->path);
 	return true;
 }
