@@ -160,8 +160,8 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj = calloc(1, sizeof(CpuAggJoin));
 	if (aj == NULL)
 		goto oom;
-	aj->type = request->join->type;
-	aj->key_column = request->join->probe_key_column;
+	aj->type = request->join->steps[0].type;
+	aj->key_column = request->join->steps[0].key_column;
 	aj->ncolumns = n;
 	aj->batch_rows = capacity;
 	aj->column_types = ga_alloc_array(n, sizeof(GaValueType));
@@ -391,11 +391,13 @@ aggjoin_group_rows(CpuAggJoin *aj, const int64_t *keys, const uint32_t *rows, in
  * rows by key.  Statistics: the keyed rows, and the bytes a GPU would ship.
  */
 int
-ga_cpu_aggjoin_build(CpuAggJoin *aj, const int64_t *keys, const uint32_t *rows, int64_t n,
-					 const GaBatch *payload, GaAggStats *stats, GaWaitCallback wait,
-					 void *arg, GaStatus *status)
+ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32_t *rows,
+					 int64_t n, const GaBatch *payload, GaAggStats *stats,
+					 GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	int			grouped;
+
+	(void) step;				/* one step only */
 
 	if (!aggjoin_copy_payload(aj, payload))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,

@@ -145,8 +145,8 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory starting a join-fed aggregation on the GPU");
 	agg->join = aj;
-	aj->type = request->join->type;
-	aj->key_column = request->join->probe_key_column;
+	aj->type = request->join->steps[0].type;
+	aj->key_column = request->join->steps[0].key_column;
 	aj->from_build = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	aj->payload_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	aj->probe_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));

@@ -166,20 +166,25 @@ type_is_float(GaValueType type)
 }
 
 /*
- * Check a request's join spec: a known join type, a from_build entry (0 or
- * 1) per column, and a probe key that is a probe column of GA_TYPE_INT64.
+ * Check a request's join spec: one step (chains are not implemented yet),
+ * a known join type, a from_build entry (0 or 1) per column, and a probe
+ * key that is a probe column of GA_TYPE_INT64.
  */
 static int
 join_spec_validate(const GaAggRequest *request, GaStatus *status)
 {
 	const GaAggJoinSpec *join = request->join;
-	int			key = join->probe_key_column;
+	int			key = join->steps[0].key_column;
 	int			i;
 
-	if (join->type != GA_AGG_JOIN_INNER && join->type != GA_AGG_JOIN_LEFT)
+	if (join->nsteps != 1)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join-fed aggregation has %d join steps; only 1 is supported",
+							 join->nsteps);
+	if (join->steps[0].type != GA_AGG_JOIN_INNER && join->steps[0].type != GA_AGG_JOIN_LEFT)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the join-fed aggregation has an unknown join type %d",
-							 (int) join->type);
+							 (int) join->steps[0].type);
 	if (join->from_build == NULL && request->ncolumns > 0)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the join-fed aggregation does not say which columns come from the build side");
@@ -522,7 +527,7 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
  * first call, before any batch; n and every row in range), then build.
  */
 int
-ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows, int64_t n,
+ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows, int64_t n,
 				  const GaBatch *payload, GaWaitCallback wait, void *arg,
 				  GaStatus *status)
 {
@@ -531,6 +536,10 @@ ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows, int64_t
 	if (!agg->join_fed)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
+	if (step != 0)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's build side was given for step %d, which does not exist",
+							 step);
 	if (agg->join_build_called)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a join-fed aggregation's build side was given twice");
@@ -553,7 +562,7 @@ ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows, int64_t
 								 "build row %lld of a join-fed aggregation is %u, beyond the payload's %lld rows",
 								 (long long) i, rows[i], (long long) payload->nrows);
 	agg->join_build_called = 1;
-	if (!agg->ops->agg_join_build(agg->impl, keys, rows, n, payload, wait, arg, status))
+	if (!agg->ops->agg_join_build(agg->impl, step, keys, rows, n, payload, wait, arg, status))
 		return 0;
 	agg->join_built = 1;
 	return 1;

@@ -1042,8 +1042,8 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
  * remembered, as the aggregation cannot run without it.
  */
 static int
-cpu_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows, int64_t n,
-				   const GaBatch *payload, GaWaitCallback wait, void *arg,
+cpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
+				   int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
 				   GaStatus *status)
 {
 	CpuAgg	   *agg = agg_impl;
@@ -1054,8 +1054,8 @@ cpu_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows, in
 	if (agg->join == NULL)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
-	if (!ga_cpu_aggjoin_build(agg->join, keys, rows, n, payload, &agg->stats, wait, arg,
-							  status))
+	if (!ga_cpu_aggjoin_build(agg->join, step, keys, rows, n, payload, &agg->stats, wait,
+							  arg, status))
 	{
 		agg->failure.failed = 1;
 		agg->failure.status = *status;

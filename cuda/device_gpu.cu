@@ -1158,8 +1158,9 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
  * memory included, is remembered: the caller restarts on the CPU device.
  */
 static int
-gpu_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows, int64_t n,
-				   const GaBatch *payload, GaWaitCallback wait, void *arg, GaStatus *status)
+gpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
+				   int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
+				   GaStatus *status)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 
@@ -1168,6 +1169,7 @@ gpu_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows, in
 	if (agg->join == NULL)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
+	(void) step;				/* one step only */
 	if (!select_device(agg, status) ||
 		!ga_gpu_aggjoin_build(agg, keys, rows, n, payload, wait, arg, status))
 		return remember_failure(agg, status);

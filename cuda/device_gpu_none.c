@@ -102,11 +102,12 @@ none_agg_destroy(void *agg_impl)
 
 /* Build nothing (unreachable: no aggregation can be started). */
 static int
-none_agg_join_build(void *agg_impl, const int64_t *keys, const uint32_t *rows,
+none_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
 					int64_t n, const GaBatch *payload, GaWaitCallback wait,
 					void *arg, GaStatus *status)
 {
 	(void) agg_impl;
+	(void) step;
 	(void) keys;
 	(void) rows;
 	(void) n;

@@ -32,13 +32,14 @@ typedef struct GaDeviceOps
 	void		(*agg_destroy) (void *agg_impl);
 
 	/*
-	 * Join-fed aggregation: the build side.  device.c has already checked
-	 * that the request has a join spec, that this is the first call and
-	 * comes before any batch, and the arguments (n in range, every row
-	 * below payload->nrows, the payload's shape and types); submits of a
-	 * join-fed aggregation reach agg_submit only after a successful build.
+	 * Join-fed aggregation: the build side of step `step` (0-based).
+	 * device.c has already checked that the request has a join spec, that
+	 * the step exists and is given for the first time before any batch,
+	 * and the arguments (n in range, every row below payload->nrows, the
+	 * payload's shape and types); submits of a join-fed aggregation reach
+	 * agg_submit only after every step's build was given.
 	 */
-	int			(*agg_join_build) (void *agg_impl, const int64_t *keys,
+	int			(*agg_join_build) (void *agg_impl, int step, const int64_t *keys,
 								   const uint32_t *rows, int64_t n,
 								   const GaBatch *payload, GaWaitCallback wait,
 								   void *arg, GaStatus *status);
@@ -93,7 +94,7 @@ typedef int (*CpuAggregateFn) (void *agg, const GaBatch *batch,
 
 extern CpuAggJoin *ga_cpu_aggjoin_create(const GaAggRequest *request,
 										 GaStatus *status);
-extern int	ga_cpu_aggjoin_build(CpuAggJoin *aj, const int64_t *keys,
+extern int	ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys,
 								 const uint32_t *rows, int64_t n,
 								 const GaBatch *payload, GaAggStats *stats,
 								 GaWaitCallback wait, void *arg, GaStatus *status);

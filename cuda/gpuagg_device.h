@@ -337,9 +337,10 @@ typedef struct GaAggStats
 	int64_t		batches_by_strategy[GA_NUM_STRATEGIES];
 	double		device_ms;		/* kernels */
 	double		transfer_ms;	/* copies both ways */
-	int64_t		join_build_rows;	/* join-fed: build rows with a key */
-	int64_t		joined_rows;	/* join-fed: rows the join produced and the
-								 * aggregation took (input_rows counts the
+	int64_t		join_build_rows;	/* join-fed: build rows with a key, of
+									 * every step */
+	int64_t		joined_rows;	/* join-fed: rows the join's last step produced
+								 * and the aggregation took (input_rows counts the
 								 * probe rows; batches the pieces of at most
 								 * batch_rows joined rows aggregated, at
 								 * least one per submit) */
@@ -385,65 +386,87 @@ extern void ga_agg_destroy(GaAgg *agg);
  * Aggregation fed by a hash join
  * ------------------------------------------------------------------------
  *
- * An aggregation whose request has a join spec aggregates the rows of an
- * equi-join instead of the submitted rows themselves, and the joined rows
- * never leave the device: the build (inner) side is given once, with its
- * payload columns, by ga_agg_join_build; every submitted batch is a probe
- * (outer) batch.  Only groups come back.  (He et al., "Relational joins on
- * graphics processors", and the GFTR paper's join-then-aggregate pipeline.)
+ * An aggregation whose request has a join spec aggregates the rows of a
+ * chain of equi-joins instead of the submitted rows themselves, and the
+ * joined rows never leave the device: each step's build (inner) side is
+ * given once, with its payload columns, by ga_agg_join_build; every
+ * submitted batch is a probe (outer) batch.  Only groups come back.  (He
+ * et al., "Relational joins on graphics processors", and the GFTR paper's
+ * join-then-aggregate pipeline.)
  *
- * The request's columns split in two.  Probe columns (from_build[c] = 0)
- * are filled by the caller in every submitted batch, as usual; one of them,
- * probe_key_column (GA_TYPE_INT64), is the join key: equal int64 values are
- * equal keys (the caller encodes keys exactly, so no recheck is needed), a
- * null key never matches.  Build columns (from_build[c] = 1) are not
- * filled in submitted batches (their contents are ignored): their values
- * come from the build side's payload.
+ * The request's columns split by origin.  Probe columns (from_build[c] =
+ * 0) are filled by the caller in every submitted batch, as usual.  Build
+ * columns of step s (from_build[c] = s, 1 .. nsteps) are not filled in
+ * submitted batches (their contents are ignored): their values come from
+ * step s's build payload.
  *
- * Each probe row r joined with the build rows b whose key equals r's gives
- * one joined row per b: probe columns from r, build columns from b (many to
- * many: every pair; a probe row matching a million build rows gives a
- * million joined rows, processed in pieces of at most batch_rows).  With
- * GA_AGG_JOIN_LEFT a probe row without any match (also one with a null
- * key) gives one joined row whose build columns are null.  The joined rows
- * are aggregated exactly as if they had been submitted as batches: same
- * keys, operations, results, table growth and statistics (but input_rows
- * counts probe rows and joined_rows the joined ones; each submit counts as
- * the batches its joined rows fill, one when the join is empty).
+ * The rows of step 0 are the submitted batch's rows.  The rows of step s
+ * are those of step s - 1 joined with step s's build rows: steps[s - 1]
+ * names the join type and the key column (GA_TYPE_INT64: a probe column,
+ * or a build column of an earlier step), whose value in a row of step
+ * s - 1 is the key looked up.  Equal int64 values are equal keys (the
+ * caller encodes keys exactly, so no recheck is needed); a null key never
+ * matches.  A row r of step s - 1 and each build row b whose key equals
+ * r's give one row of step s: r's columns, and step s's build columns from
+ * b (many to many: every pair; a row matching a million build rows gives a
+ * million rows, processed in pieces of at most batch_rows).  With
+ * GA_AGG_JOIN_LEFT a row without any match (also one with a null key)
+ * gives one row whose step-s build columns are null; with
+ * GA_AGG_JOIN_ANTI only such rows are kept (a step of type ANTI normally
+ * has no build columns at all).  Columns of later steps are not defined
+ * yet in a step's rows.
  *
- * Call order: ga_agg_create, ga_agg_join_build, then batches as usual;
- * ga_agg_next_batch and ga_agg_submit before a successful build fail with
- * GA_ERR_INVALID (or report the build's failure), and fail_at_batch counts
- * the submits.
+ * The rows of the last step are aggregated exactly as if they had been
+ * submitted as batches: same keys, operations, results, table growth and
+ * statistics (but input_rows counts probe rows, joined_rows the rows of
+ * the last step and join_build_rows the keyed build rows of every step;
+ * each submit counts as the batches its joined rows fill, one when the
+ * join is empty).  Every step's rows are formed in pieces of at most
+ * batch_rows, so a device needs memory for a few batches per step and the
+ * build sides, however large the join's output.
+ *
+ * Call order: ga_agg_create, ga_agg_join_build once for every step (in any
+ * order), then batches as usual; ga_agg_next_batch and ga_agg_submit
+ * before every step is built fail with GA_ERR_INVALID (or report a build's
+ * failure), and fail_at_batch counts the submits.
  */
 typedef enum GaAggJoinType
 {
 	GA_AGG_JOIN_INNER = 0,
-	GA_AGG_JOIN_LEFT
+	GA_AGG_JOIN_LEFT,			/* also a row, build columns null, for each row without a match */
+	GA_AGG_JOIN_ANTI			/* only the rows without a match, the step's build columns null */
 } GaAggJoinType;
+
+#define GA_AGG_MAX_JOIN_STEPS 4
+
+typedef struct GaAggJoinStep
+{
+	GaAggJoinType type;
+	int			key_column;		/* GA_TYPE_INT64: a probe column, or a build column of an earlier step */
+} GaAggJoinStep;
 
 typedef struct GaAggJoinSpec
 {
-	GaAggJoinType type;
-	int			probe_key_column;	/* a probe column of GA_TYPE_INT64 */
-	const uint8_t *from_build;	/* ncolumns entries: 1 = a build column;
-								 * copied by ga_agg_create */
+	int			nsteps;			/* 1 .. GA_AGG_MAX_JOIN_STEPS */
+	GaAggJoinStep steps[GA_AGG_MAX_JOIN_STEPS];
+	const uint8_t *from_build;	/* ncolumns entries: 0 = a probe column, s (1 .. nsteps) = a build column of step s; copied by ga_agg_create */
 } GaAggJoinSpec;
 
 /*
- * Give a join-fed aggregation its build side, once, after ga_agg_create and
- * before the first ga_agg_next_batch.  payload has the request's ncolumns
- * columns of the request's types; its build columns hold the build rows
- * 0 .. payload->nrows - 1 (values and validity as in any batch; its probe
- * columns are not read; capacity >= nrows).  keys[i] is the join key of
- * build row rows[i], for the n <= payload->nrows build rows that have a key
- * (rows with a null key are left out: they never match); rows are distinct.
- * Everything is copied: the caller may free keys, rows and payload
- * afterwards.  At most GA_JOIN_MAX_BUILD_ROWS rows; a build the device
- * cannot hold fails with GA_ERR_OUT_OF_MEMORY (the caller then uses the CPU
- * device).
+ * Give a join-fed aggregation the build side of step `step` (0-based, 0 ..
+ * nsteps - 1), once per step, after ga_agg_create and before the first
+ * ga_agg_next_batch.  payload has the request's ncolumns columns of the
+ * request's types; the step's build columns (from_build[c] = step + 1) hold
+ * the build rows 0 .. payload->nrows - 1 (values and validity as in any
+ * batch; its other columns are not read; capacity >= nrows).  keys[i] is
+ * the join key of build row rows[i], for the n <= payload->nrows build
+ * rows that have a key (rows with a null key are left out: they never
+ * match); rows are distinct.  Everything is copied: the caller may free
+ * keys, rows and payload afterwards.  At most GA_JOIN_MAX_BUILD_ROWS rows
+ * per step; a build the device cannot hold fails with
+ * GA_ERR_OUT_OF_MEMORY (the caller then uses the CPU device).
  */
-extern int	ga_agg_join_build(GaAgg *agg, const int64_t *keys, const uint32_t *rows,
+extern int	ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows,
 							  int64_t n, const GaBatch *payload,
 							  GaWaitCallback wait, void *arg, GaStatus *status);
 

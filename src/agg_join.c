@@ -662,7 +662,7 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 	}
 	if (desc->build_unique)
 		nkeys = build_distinct_keys(keys, rows, nkeys);
-	ok = ga_agg_join_build(agg, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL, status);
+	ok = ga_agg_join_build(agg, 0, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL, status);
 	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
 	{
 		if (payload->columns[c].values != NULL)

@@ -365,8 +365,9 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	layout->sources = sources;
 	layout->column_types = types;
 	layout->from_build = from_build;
-	layout->join_spec.type = (GaAggJoinType) desc->join_type;
-	layout->join_spec.probe_key_column = layout->nprobe_columns - 1;
+	layout->join_spec.nsteps = 1;
+	layout->join_spec.steps[0].type = (GaAggJoinType) desc->join_type;
+	layout->join_spec.steps[0].key_column = layout->nprobe_columns - 1;
 	layout->join_spec.from_build = from_build;
 }
 

@@ -628,8 +628,9 @@ aj_request(const AjCase *jc, GaStrategy strategy, GaAggJoinSpec *spec, GaAggRequ
 	const Case *c = &jc->joined;
 
 	memset(spec, 0, sizeof(*spec));
-	spec->type = jc->type;
-	spec->probe_key_column = jc->key_column;
+	spec->nsteps = 1;
+	spec->steps[0].type = jc->type;
+	spec->steps[0].key_column = jc->key_column;
 	spec->from_build = jc->from_build;
 	memset(req, 0, sizeof(*req));
 	req->ncolumns = c->ncolumns;
@@ -767,7 +768,7 @@ aj_run_case(const AjCase *jc, int case_no, GaDevice *dev, GaStrategy strategy,
 		report(&rr, "create failed: code %d: %s", st.code, st.message);
 		goto done;
 	}
-	if (!ga_agg_join_build(agg, jc->build_keys, jc->build_rows, jc->nkeyed, &payload,
+	if (!ga_agg_join_build(agg, 0, jc->build_keys, jc->build_rows, jc->nkeyed, &payload,
 						   test_wait, &ws, &st))
 	{
 		report(&rr, "build failed: code %d: %s", st.code, st.message);

@@ -48,8 +48,9 @@ aj_api_init(AjApi *a, GaAggJoinType type, int64_t batch_rows)
 	a->aggs[1].column = 2;
 	a->aggs[2].op = GA_AGG_COUNT;
 	a->aggs[2].column = 2;
-	a->spec.type = type;
-	a->spec.probe_key_column = 0;
+	a->spec.nsteps = 1;
+	a->spec.steps[0].type = type;
+	a->spec.steps[0].key_column = 0;
 	a->spec.from_build = a->from_build;
 	a->req.ncolumns = 3;
 	a->req.column_types = a->types;
@@ -94,17 +95,17 @@ aj_api_invalid(GaDevice *dev, const char *label)
 
 	/* Bad join specs. */
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
-	a.spec.type = (GaAggJoinType) 7;
+	a.spec.steps[0].type = (GaAggJoinType) 7;
 	agg = ga_agg_create(dev, &a.req, &st);
 	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "an unknown join type");
 	ga_agg_destroy(agg);
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
-	a.spec.probe_key_column = 1;	/* int32 */
+	a.spec.steps[0].key_column = 1;	/* int32 */
 	agg = ga_agg_create(dev, &a.req, &st);
 	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "an int32 probe key");
 	ga_agg_destroy(agg);
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
-	a.spec.probe_key_column = 3;
+	a.spec.steps[0].key_column = 3;
 	agg = ga_agg_create(dev, &a.req, &st);
 	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "a probe key beyond the columns");
 	ga_agg_destroy(agg);
@@ -126,7 +127,7 @@ aj_api_invalid(GaDevice *dev, const char *label)
 	if (agg == NULL)
 		report(&rr, "create without a join failed: %s", st.message);
 	else
-		aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+		aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 				  &st, GA_ERR_INVALID, "a build on an aggregation without a join");
 	ga_agg_destroy(agg);
 
@@ -143,34 +144,34 @@ aj_api_invalid(GaDevice *dev, const char *label)
 	aj_expect(&rr, ga_agg_submit(agg, NULL, NULL, NULL, &st), &st, GA_ERR_INVALID,
 			  "a submit before the build");
 	a.payload.ncolumns = 2;
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a payload with too few columns");
 	a.payload.ncolumns = 3;
 	a.columns[2].type = GA_TYPE_FLOAT32;
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a payload column of another type");
 	a.columns[2].type = GA_TYPE_FLOAT64;
 	a.rows[2] = 4;
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a build row beyond the payload");
 	a.rows[2] = 1;
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 5, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 5, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "more keyed rows than payload rows");
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, -1, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, -1, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a negative number of keyed rows");
-	aj_expect(&rr, ga_agg_join_build(agg, NULL, NULL, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, NULL, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "keyed rows without arrays");
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, NULL, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, NULL, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "no payload");
 	a.payload.capacity = 3;
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a payload holding more rows than its capacity");
 	a.payload.capacity = 4;
 
 	/* The refused builds left the aggregation unbuilt: this one must work. */
-	if (!ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (!ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "a valid build after refused ones failed: %s", st.message);
-	aj_expect(&rr, ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a second build");
 	batch = ga_agg_next_batch(agg, NULL, NULL, &st);
 	if (batch == NULL)
@@ -215,7 +216,7 @@ aj_api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 	a.req.strategy = strategy;
 	a.req.fail_at_batch = 2;
 	agg = ga_agg_create(dev, &a.req, &st);
-	if (agg == NULL || !ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (agg == NULL || !ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "create or build failed: %s", st.message);
 	else
 	{
@@ -229,7 +230,7 @@ aj_api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 	/* Without injection: LEFT, keys 1, 2 match, 9 does not. */
 	a.req.fail_at_batch = 0;
 	agg = ga_agg_create(dev, &a.req, &st);
-	if (agg == NULL || !ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (agg == NULL || !ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "create or build failed: %s", st.message);
 	else if (!aj_api_submit(agg, keys, 3, &ws, &st))
 		report(&rr, "submit failed: %s", st.message);
@@ -290,7 +291,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 		report(&rr, "create failed: %s", st.message);
 	else
 	{
-		ok = ga_agg_join_build(agg, keys, rows, n, &a.payload, test_wait, &ws, &st);
+		ok = ga_agg_join_build(agg, 0, keys, rows, n, &a.payload, test_wait, &ws, &st);
 		if (ws.cancels > 0)
 		{
 			GaBatch    *batch;
@@ -309,7 +310,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	/* Cancel a submit of many joined rows. */
 	ws.cancels = 0;
 	agg = ga_agg_create(dev, &a.req, &st);
-	if (agg == NULL || !ga_agg_join_build(agg, keys, rows, n, &a.payload, NULL, NULL, &st))
+	if (agg == NULL || !ga_agg_join_build(agg, 0, keys, rows, n, &a.payload, NULL, NULL, &st))
 		report(&rr, "create or build failed: %s", st.message);
 	else
 	{
@@ -354,7 +355,7 @@ aj_api_destroy_states(GaDevice *dev, GaStrategy strategy, const char *label)
 			report(&rr, "create failed: %s", st.message);
 			continue;
 		}
-		if (state >= 1 && !ga_agg_join_build(agg, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+		if (state >= 1 && !ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 			report(&rr, "build failed: %s", st.message);
 		if (state == 2 && ga_agg_next_batch(agg, NULL, NULL, &st) == NULL)
 			report(&rr, "next_batch failed: %s", st.message);
