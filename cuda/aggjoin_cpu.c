@@ -3,13 +3,14 @@
  * aggjoin_cpu.c
  *	  The CPU device's join-fed aggregation (the "Aggregation fed by a hash
  *	  join" part of gpuagg_device.h): the reference the GPU device is
- *	  compared with, and the fallback when no GPU can take the build side.
+ *	  compared with, and the fallback when no GPU can take the build sides.
  *
- * Build.  The build columns the aggregation reads are copied out of the
- * payload (values, and validity when the column has nulls), and the keyed
- * rows are grouped by key in two passes over the keys: the first inserts
- * every distinct key into an open-addressing table (linear probing, a power
- * of two of slots, at least twice the keyed rows) and counts its rows; an
+ * Build (once per join step).  The step's build columns that the
+ * aggregation or a later step's key reads are copied out of the payload
+ * (values, and validity when the column has nulls), and the keyed rows are
+ * grouped by key in two passes over the keys: the first inserts every
+ * distinct key into an open-addressing table (linear probing, a power of
+ * two of slots, at least twice the keyed rows) and counts its rows; an
  * exclusive scan of the counts gives each key's first position; the second
  * pass places every row at its key's next position.  So a key's build rows
  * are one contiguous range, in the order they were given, which is the
@@ -18,24 +19,34 @@
  * GPU hash-join report (Gupta and Murugavel, "Hash-Join Implementation on
  * GPU"), here applied to the build.
  *
- * Submit.  Every probe row is looked up; its pairs (probe row, build row),
- * in build order, and for GA_AGG_JOIN_LEFT one pair with no build row when
- * the key is absent or null, are collected into a piece of at most
- * batch_rows pairs.  A full piece (and the last one) is turned into a
- * joined batch of the request's layout, one column at a time: probe
- * columns gathered from the probe batch, build columns from the copied
- * payload (null for a pair without a build row).  The piece is then
- * aggregated by the CPU aggregation itself (device_cpu.c, through a
- * callback), exactly as if it had been submitted.  A probe batch whose join
- * is empty is aggregated as one empty batch, so that every submit counts at
- * least one batch, as it does without a join.  This is the
- * join-then-aggregate pipeline of He et al. ("Relational joins on graphics
- * processors"), with the joined rows materialised a piece at a time.
+ * Submit.  The rows of every step are kept as sources, not values: a row
+ * of level s (the rows of step s; level 0 is the probe batch) is its probe
+ * row and, for every step t <= s, its build row of step t (or NO_ROW for
+ * a LEFT or ANTI row without a match), so that any column of the row is
+ * read where it lives, and a row never depends on the level it came from.
+ * Each level holds at most batch_rows rows.  Levels are filled depth
+ * first: a level that becomes full is drained at once (each of its rows
+ * looked up in the next step's table and its rows of the next level
+ * appended, draining that one in turn when full); draining the last level
+ * gathers its rows into a joined batch of the request's layout (probe
+ * columns from the probe batch, build columns from the copied payloads,
+ * null for NO_ROW) and aggregates it through the CPU aggregation itself
+ * (device_cpu.c, through a callback), exactly as if it had been
+ * submitted.  At the end of a submit the partly filled levels are drained
+ * in step order.  So memory stays at a few batches per step however large
+ * the join, every piece but a submit's last is full (a submit counts
+ * max(1, ceil(rows / batch_rows)) batches, as the GPU device does), and a
+ * probe batch whose join is empty is aggregated as one empty batch.  This
+ * is the join-then-aggregate pipeline of He et al. ("Relational joins on
+ * graphics processors"), with every step's rows materialised a piece at a
+ * time.  With one step, level 1 is the piece of joined rows, filled in one
+ * pass over the probe rows.
  *
- * Only the columns a key or an aggregate reads are copied or gathered.
- * Statistics: input_rows counts probe rows, joined_rows the pairs,
- * join_build_rows the keyed build rows; bytes_sent counts what a GPU would
- * ship of every column (the keys, rows and build columns once, the probe
+ * Only the columns a key or an aggregate reads are gathered, and only those
+ * and the steps' key columns are copied.  Statistics: input_rows counts
+ * probe rows, joined_rows the last step's rows, join_build_rows the keyed
+ * build rows of every step; bytes_sent counts what a GPU would ship of
+ * every column (each step's keys, rows and build columns once, the probe
  * columns of every batch), as the plain CPU aggregation does.
  *
  * Failures (out of memory, cancel) are returned with a status; the caller
@@ -57,24 +68,12 @@
 /* An empty slot (distinct key indexes stay below it). */
 #define CPU_AGGJOIN_EMPTY UINT32_MAX
 
-/* A pair whose probe row found no build row (GA_AGG_JOIN_LEFT). */
+/* The source of a row that found no build row at a step (LEFT, ANTI). */
 #define CPU_AGGJOIN_NO_ROW (-1)
 
-struct CpuAggJoin
+/* One step's build side: its keyed rows grouped by key. */
+typedef struct CpuJoinTable
 {
-	/* the request, copied */
-	GaAggJoinType type;
-	int			key_column;
-	int			ncolumns;
-	GaValueType *column_types;
-	uint8_t    *from_build;
-	uint8_t    *used;			/* per column: a key or an aggregate reads it */
-	int64_t		batch_rows;
-
-	/* the build side */
-	int			built;
-	void	  **build_values;	/* per used build column, payload rows */
-	uint8_t   **build_validity; /* NULL when the column has no nulls */
 	int64_t		nslots;			/* a power of two */
 	uint32_t   *slots;			/* a distinct key index or EMPTY */
 	int64_t		ndistinct;
@@ -82,18 +81,74 @@ struct CpuAggJoin
 	uint32_t   *offsets;		/* first position of each key in key_rows */
 	uint32_t   *counts;			/* build rows of each key */
 	uint32_t   *key_rows;		/* the keyed build rows, grouped by key */
+} CpuJoinTable;
 
-	/* the piece of joined rows */
+/*
+ * The rows of one level: source[0][i] is row i's probe row, source[t][i]
+ * (t = 1 .. the level) its build row of step t or NO_ROW.
+ */
+typedef struct CpuJoinLevel
+{
+	int64_t		nrows;
+	int64_t    *source[GA_AGG_MAX_JOIN_STEPS + 1];
+} CpuJoinLevel;
+
+struct CpuAggJoin
+{
+	/* the request, copied */
+	int			nsteps;
+	GaAggJoinStep steps[GA_AGG_MAX_JOIN_STEPS];
+	int			ncolumns;
+	GaValueType *column_types;
+	uint8_t    *from_build;		/* per column: 0 probe, s build of step s */
+	uint8_t    *aggregated;		/* per column: a key or an aggregate reads it */
+	uint8_t    *step_key;		/* per column: a step's join key */
+	int64_t		batch_rows;
+
+	/* the build sides */
+	int			nbuilt;
+	void	  **build_values;	/* per copied build column, payload rows */
+	uint8_t   **build_validity; /* NULL when the column has no nulls */
+	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
+
+	/* levels 0 .. nsteps (level 0's sources: 0, 1, 2, ...) and the piece */
+	CpuJoinLevel levels[GA_AGG_MAX_JOIN_STEPS + 1];
 	GaBatch		joined;
-	int64_t    *pair_probe;		/* per pair: the probe row */
-	int64_t    *pair_build;		/* per pair: the build row or NO_ROW */
 };
+
+/* What one submit works with while it drains the levels. */
+typedef struct CpuAggJoinRun
+{
+	CpuAggJoin *aj;
+	const GaBatch *probe;
+	CpuAggregateFn aggregate;
+	void	   *agg;
+	GaAggStats *stats;
+	GaWaitCallback wait;
+	void	   *arg;
+	GaStatus   *status;
+	int64_t		pieces;			/* pieces aggregated so far */
+	int64_t		since_wait;		/* rows since the wait callback was asked */
+} CpuAggJoinRun;
+
+/* Free one step's table arrays. */
+static void
+aggjoin_free_table(CpuJoinTable *table)
+{
+	free(table->slots);
+	free(table->distinct_keys);
+	free(table->offsets);
+	free(table->counts);
+	free(table->key_rows);
+}
 
 /* Free everything the join-fed state holds, in any state. */
 void
 ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 {
-	int			c;
+	int			c,
+				s,
+				t;
 
 	if (aj == NULL)
 		return;
@@ -109,95 +164,118 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 			free(aj->joined.columns[c].validity);
 		}
 	}
+	for (s = 0; s < GA_AGG_MAX_JOIN_STEPS; s++)
+		aggjoin_free_table(&aj->tables[s]);
+	for (s = 0; s <= GA_AGG_MAX_JOIN_STEPS; s++)
+		for (t = 0; t <= GA_AGG_MAX_JOIN_STEPS; t++)
+			free(aj->levels[s].source[t]);
 	free(aj->build_values);
 	free(aj->build_validity);
 	free(aj->joined.columns);
-	free(aj->slots);
-	free(aj->distinct_keys);
-	free(aj->offsets);
-	free(aj->counts);
-	free(aj->key_rows);
-	free(aj->pair_probe);
-	free(aj->pair_build);
 	free(aj->column_types);
 	free(aj->from_build);
-	free(aj->used);
+	free(aj->aggregated);
+	free(aj->step_key);
 	free(aj);
 }
 
-/* Mark the columns that a key or an aggregate of the request reads. */
+/* Mark the columns that a key or an aggregate reads, and the steps' keys. */
 static void
-aggjoin_mark_used(CpuAggJoin *aj, const GaAggRequest *request)
+aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 {
 	int			i;
 
 	for (i = 0; i < request->nkeys; i++)
-		aj->used[request->key_columns[i]] = 1;
+		aj->aggregated[request->key_columns[i]] = 1;
 	for (i = 0; i < request->naggs; i++)
 	{
 		const GaAggSpec *spec = &request->aggs[i];
 
 		if (spec->op == GA_AGG_COUNT_ROWS)
 			continue;
-		aj->used[spec->column] = 1;
+		aj->aggregated[spec->column] = 1;
 		if (spec->op == GA_AGG_COMOMENTS)
-			aj->used[spec->column2] = 1;
+			aj->aggregated[spec->column2] = 1;
 	}
+	for (i = 0; i < aj->nsteps; i++)
+		aj->step_key[aj->steps[i].key_column] = 1;
+}
+
+/*
+ * Allocate the levels' sources (level s has sources 0 .. s; level 0's are
+ * the row numbers themselves) and the joined batch (the aggregated columns
+ * only).  Returns 0 when out of memory.
+ */
+static int
+aggjoin_alloc_pieces(CpuAggJoin *aj)
+{
+	int64_t		capacity = aj->batch_rows;
+	int64_t		i;
+	int			c,
+				s,
+				t;
+
+	for (s = 0; s <= aj->nsteps; s++)
+		for (t = 0; t <= s; t++)
+			if ((aj->levels[s].source[t] = ga_alloc_array(capacity, sizeof(int64_t))) == NULL)
+				return 0;
+	for (i = 0; i < capacity; i++)
+		aj->levels[0].source[0][i] = i;
+
+	aj->joined.capacity = capacity;
+	aj->joined.ncolumns = aj->ncolumns;
+	for (c = 0; c < aj->ncolumns; c++)
+	{
+		GaColumn   *col = &aj->joined.columns[c];
+		int			width = ga_type_width(aj->column_types[c]);
+
+		col->type = aj->column_types[c];
+		if (!aj->aggregated[c])
+			continue;
+		if (width > 0 && (col->values = ga_alloc_array(capacity, (size_t) width)) == NULL)
+			return 0;
+		if ((col->validity = ga_alloc_array((capacity + 7) / 8, 1)) == NULL)
+			return 0;
+	}
+	return 1;
 }
 
 /*
  * Start the join-fed part of an aggregation: copy the join spec and
- * allocate the joined batch (the used columns only) and the pair arrays.
+ * allocate the levels and the joined batch.
  */
 CpuAggJoin *
 ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 {
 	CpuAggJoin *aj;
-	int64_t		capacity = request->batch_rows;
 	int			n = request->ncolumns;
-	int			c;
 
 	aj = calloc(1, sizeof(CpuAggJoin));
 	if (aj == NULL)
 		goto oom;
-	aj->type = request->join->steps[0].type;
-	aj->key_column = request->join->steps[0].key_column;
+	aj->nsteps = request->join->nsteps;
+	memcpy(aj->steps, request->join->steps, sizeof(GaAggJoinStep) * aj->nsteps);
 	aj->ncolumns = n;
-	aj->batch_rows = capacity;
+	aj->batch_rows = request->batch_rows;
 	aj->column_types = ga_alloc_array(n, sizeof(GaValueType));
 	aj->from_build = calloc(n > 0 ? n : 1, 1);
-	aj->used = calloc(n > 0 ? n : 1, 1);
+	aj->aggregated = calloc(n > 0 ? n : 1, 1);
+	aj->step_key = calloc(n > 0 ? n : 1, 1);
 	aj->build_values = calloc(n > 0 ? n : 1, sizeof(void *));
 	aj->build_validity = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
 	aj->joined.columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
-	aj->pair_probe = ga_alloc_array(capacity, sizeof(int64_t));
-	aj->pair_build = ga_alloc_array(capacity, sizeof(int64_t));
-	if (aj->column_types == NULL || aj->from_build == NULL || aj->used == NULL ||
-		aj->build_values == NULL || aj->build_validity == NULL ||
-		aj->joined.columns == NULL || aj->pair_probe == NULL || aj->pair_build == NULL)
+	if (aj->column_types == NULL || aj->from_build == NULL || aj->aggregated == NULL ||
+		aj->step_key == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
+		aj->joined.columns == NULL)
 		goto oom;
 	if (n > 0)
 	{
 		memcpy(aj->column_types, request->column_types, sizeof(GaValueType) * n);
 		memcpy(aj->from_build, request->join->from_build, n);
 	}
-	aggjoin_mark_used(aj, request);
-
-	aj->joined.capacity = capacity;
-	aj->joined.ncolumns = n;
-	for (c = 0; c < n; c++)
-	{
-		GaColumn   *col = &aj->joined.columns[c];
-		int			width = ga_type_width(aj->column_types[c]);
-
-		col->type = aj->column_types[c];
-		if (!aj->used[c])
-			continue;
-		if (width > 0 && (col->values = ga_alloc_array(capacity, (size_t) width)) == NULL)
-			goto oom;
-		if ((col->validity = ga_alloc_array((capacity + 7) / 8, 1)) == NULL)
-			goto oom;
-	}
+	aggjoin_mark_read(aj, request);
+	if (!aggjoin_alloc_pieces(aj))
+		goto oom;
 	ga_status_ok(status);
 	return aj;
 
@@ -209,11 +287,12 @@ oom:
 }
 
 /*
- * Bytes a GPU would ship of a batch's columns on one side (build = 1: the
- * build columns of a payload, 0: the probe columns of a probe batch).
+ * Bytes a GPU would ship of a batch's columns from one origin (side 0: the
+ * probe columns of a probe batch, s: the build columns of step s's
+ * payload).
  */
 static int64_t
-aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int build)
+aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 {
 	int64_t		bytes = 0;
 	int			c;
@@ -222,7 +301,7 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int build)
 	{
 		const GaColumn *col = &batch->columns[c];
 
-		if (aj->from_build[c] != build)
+		if (aj->from_build[c] != side)
 			continue;
 		bytes += batch->nrows * ga_type_width(col->type);
 		if (col->has_nulls)
@@ -231,9 +310,12 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int build)
 	return bytes;
 }
 
-/* Copy the used build columns of the payload (validity only with nulls). */
+/*
+ * Copy the build columns of step `side` that are read (by the aggregation
+ * or as a later step's key) out of the payload (validity only with nulls).
+ */
 static int
-aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload)
+aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
 {
 	int64_t		nrows = payload->nrows;
 	int			c;
@@ -243,7 +325,7 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload)
 		const GaColumn *col = &payload->columns[c];
 		size_t		width = (size_t) ga_type_width(aj->column_types[c]);
 
-		if (!aj->from_build[c] || !aj->used[c])
+		if (aj->from_build[c] != side || !(aj->aggregated[c] || aj->step_key[c]))
 			continue;
 		if (width > 0)
 		{
@@ -265,20 +347,20 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload)
 	return 1;
 }
 
-/* The distinct index of key in the table, or -1 when the build lacks it. */
+/* The distinct index of key in a step's table, or -1 when the build lacks it. */
 static inline int64_t
-aggjoin_lookup(const CpuAggJoin *aj, int64_t key)
+aggjoin_lookup(const CpuJoinTable *table, int64_t key)
 {
-	uint64_t	mask = (uint64_t) aj->nslots - 1;
+	uint64_t	mask = (uint64_t) table->nslots - 1;
 	uint64_t	pos;
 
 	for (pos = ga_mix64((uint64_t) key) & mask;; pos = (pos + 1) & mask)
 	{
-		uint32_t	d = aj->slots[pos];
+		uint32_t	d = table->slots[pos];
 
 		if (d == CPU_AGGJOIN_EMPTY)
 			return -1;
-		if (aj->distinct_keys[d] == key)
+		if (table->distinct_keys[d] == key)
 			return d;
 	}
 }
@@ -298,12 +380,13 @@ aggjoin_should_stop(int64_t *since_wait, int64_t rows, GaWaitCallback wait, void
 }
 
 /*
- * Group the keyed build rows by key: pass 1 finds every row's distinct key
- * (inserting new ones) and counts; a scan gives the offsets; pass 2 places
- * the rows in the order given.  Returns 0 on cancel, -1 out of memory.
+ * Group a step's keyed build rows by key: pass 1 finds every row's
+ * distinct key (inserting new ones) and counts; a scan gives the offsets;
+ * pass 2 places the rows in the order given.  Returns 0 on cancel, -1 out
+ * of memory.
  */
 static int
-aggjoin_group_rows(CpuAggJoin *aj, const int64_t *keys, const uint32_t *rows, int64_t n,
+aggjoin_group_rows(CpuJoinTable *table, const int64_t *keys, const uint32_t *rows, int64_t n,
 				   GaWaitCallback wait, void *arg)
 {
 	uint32_t   *distinct_of;
@@ -317,43 +400,43 @@ aggjoin_group_rows(CpuAggJoin *aj, const int64_t *keys, const uint32_t *rows, in
 
 	while (nslots < 2 * n)
 		nslots *= 2;
-	aj->nslots = nslots;
-	aj->slots = ga_alloc_array(nslots, sizeof(uint32_t));
-	aj->distinct_keys = ga_alloc_array(n, sizeof(int64_t));
-	aj->counts = ga_alloc_array(n, sizeof(uint32_t));
-	aj->offsets = ga_alloc_array(n, sizeof(uint32_t));
-	aj->key_rows = ga_alloc_array(n, sizeof(uint32_t));
+	table->nslots = nslots;
+	table->slots = ga_alloc_array(nslots, sizeof(uint32_t));
+	table->distinct_keys = ga_alloc_array(n, sizeof(int64_t));
+	table->counts = ga_alloc_array(n, sizeof(uint32_t));
+	table->offsets = ga_alloc_array(n, sizeof(uint32_t));
+	table->key_rows = ga_alloc_array(n, sizeof(uint32_t));
 	distinct_of = ga_alloc_array(n, sizeof(uint32_t));
-	if (aj->slots == NULL || aj->distinct_keys == NULL || aj->counts == NULL ||
-		aj->offsets == NULL || aj->key_rows == NULL || distinct_of == NULL)
+	if (table->slots == NULL || table->distinct_keys == NULL || table->counts == NULL ||
+		table->offsets == NULL || table->key_rows == NULL || distinct_of == NULL)
 	{
 		free(distinct_of);
 		return -1;
 	}
-	memset(aj->slots, 0xff, (size_t) nslots * sizeof(uint32_t));
+	memset(table->slots, 0xff, (size_t) nslots * sizeof(uint32_t));
 	mask = (uint64_t) nslots - 1;
 
 	/* Pass 1: distinct keys and their row counts. */
-	aj->ndistinct = 0;
+	table->ndistinct = 0;
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	pos = ga_mix64((uint64_t) keys[i]) & mask;
 
 		for (;; pos = (pos + 1) & mask)
 		{
-			d = aj->slots[pos] == CPU_AGGJOIN_EMPTY ? -1 : (int64_t) aj->slots[pos];
+			d = table->slots[pos] == CPU_AGGJOIN_EMPTY ? -1 : (int64_t) table->slots[pos];
 			if (d < 0)
 			{
-				d = aj->ndistinct++;
-				aj->slots[pos] = (uint32_t) d;
-				aj->distinct_keys[d] = keys[i];
-				aj->counts[d] = 0;
+				d = table->ndistinct++;
+				table->slots[pos] = (uint32_t) d;
+				table->distinct_keys[d] = keys[i];
+				table->counts[d] = 0;
 				break;
 			}
-			if (aj->distinct_keys[d] == keys[i])
+			if (table->distinct_keys[d] == keys[i])
 				break;
 		}
-		aj->counts[d]++;
+		table->counts[d]++;
 		distinct_of[i] = (uint32_t) d;
 		if (aggjoin_should_stop(&since_wait, 1, wait, arg))
 		{
@@ -364,31 +447,32 @@ aggjoin_group_rows(CpuAggJoin *aj, const int64_t *keys, const uint32_t *rows, in
 
 	/* Offsets: an exclusive scan of the counts (n < 2^32, so no overflow). */
 	sum = 0;
-	for (d = 0; d < aj->ndistinct; d++)
+	for (d = 0; d < table->ndistinct; d++)
 	{
-		aj->offsets[d] = sum;
-		sum += aj->counts[d];
+		table->offsets[d] = sum;
+		sum += table->counts[d];
 	}
 
 	/* Pass 2: every row at its key's next position, in the order given. */
-	fill = ga_alloc_array(aj->ndistinct, sizeof(uint32_t));
+	fill = ga_alloc_array(table->ndistinct, sizeof(uint32_t));
 	if (fill == NULL)
 	{
 		free(distinct_of);
 		return -1;
 	}
-	if (aj->ndistinct > 0)
-		memcpy(fill, aj->offsets, (size_t) aj->ndistinct * sizeof(uint32_t));
+	if (table->ndistinct > 0)
+		memcpy(fill, table->offsets, (size_t) table->ndistinct * sizeof(uint32_t));
 	for (i = 0; i < n; i++)
-		aj->key_rows[fill[distinct_of[i]]++] = rows[i];
+		table->key_rows[fill[distinct_of[i]]++] = rows[i];
 	free(fill);
 	free(distinct_of);
 	return 1;
 }
 
 /*
- * Take the build side: copy the used build columns and group the keyed
- * rows by key.  Statistics: the keyed rows, and the bytes a GPU would ship.
+ * Take the build side of step `step` (0-based): copy its read build
+ * columns and group its keyed rows by key.  Statistics: the keyed rows,
+ * and the bytes a GPU would ship.
  */
 int
 ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32_t *rows,
@@ -397,22 +481,20 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 {
 	int			grouped;
 
-	(void) step;				/* one step only */
-
-	if (!aggjoin_copy_payload(aj, payload))
+	if (!aggjoin_copy_payload(aj, payload, step + 1))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory copying the build side of a join-fed aggregation");
-	grouped = aggjoin_group_rows(aj, keys, rows, n, wait, arg);
+	grouped = aggjoin_group_rows(&aj->tables[step], keys, rows, n, wait, arg);
 	if (grouped < 0)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory building the hash table of a join-fed aggregation");
 	if (grouped == 0)
 		return ga_status_set(status, GA_ERR_CANCELLED,
 							 "the join-fed aggregation's build was cancelled");
-	aj->built = 1;
-	stats->join_build_rows = n;
+	aj->nbuilt++;
+	stats->join_build_rows += n;
 	stats->bytes_sent += n * (int64_t) (sizeof(int64_t) + sizeof(uint32_t)) +
-		aggjoin_side_bytes(aj, payload, 1);
+		aggjoin_side_bytes(aj, payload, step + 1);
 	ga_status_ok(status);
 	return 1;
 }
@@ -442,13 +524,41 @@ aggjoin_copy_value(void *dst, int64_t i, const void *src, int64_t src_row, int w
 }
 
 /*
- * Fill the joined batch with the piece's n pairs: every used column's
- * values and validity, probe columns from the probe batch, build columns
- * from the payload copy (null where the pair has no build row).
+ * Where column c lives: the probe batch's or its step's copied payload's
+ * arrays (*validity NULL when the column has no nulls).  Returns the
+ * column's side (0 probe, s step s): a level's source[side][i] is the row
+ * of those arrays that row i reads, or NO_ROW when it has none (null).
+ */
+static inline int
+aggjoin_column_home(const CpuAggJoin *aj, const GaBatch *probe, int c, const void **values,
+					const uint8_t **validity)
+{
+	int			side = aj->from_build[c];
+
+	if (side == 0)
+	{
+		const GaColumn *col = &probe->columns[c];
+
+		*values = col->values;
+		*validity = col->has_nulls ? col->validity : NULL;
+	}
+	else
+	{
+		*values = aj->build_values[c];
+		*validity = aj->build_validity[c];
+	}
+	return side;
+}
+
+/*
+ * Fill the joined batch with the last level's rows: every aggregated
+ * column's values and validity, read where each row's column lives.
  */
 static void
-aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, int64_t n)
+aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 {
+	const CpuJoinLevel *level = &aj->levels[aj->nsteps];
+	int64_t		n = level->nrows;
 	int			c;
 	int64_t		i;
 
@@ -456,114 +566,138 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, int64_t n)
 	{
 		GaColumn   *dst = &aj->joined.columns[c];
 		int			width = ga_type_width(aj->column_types[c]);
+		const void *values;
+		const uint8_t *validity;
+		const int64_t *source;
 
-		if (!aj->used[c])
+		if (!aj->aggregated[c])
 			continue;
+		source = level->source[aggjoin_column_home(aj, probe, c, &values, &validity)];
 		dst->has_nulls = 0;
 		memset(dst->validity, 0xff, (size_t) (n + 7) / 8);
-		if (!aj->from_build[c])
+		for (i = 0; i < n; i++)
 		{
-			const GaColumn *src = &probe->columns[c];
+			int64_t		r = source[i];
 
-			for (i = 0; i < n; i++)
-			{
-				int64_t		r = aj->pair_probe[i];
-
-				if (ga_column_is_null(src, r))
-					ga_column_set_null(dst, i);
-				else if (width > 0)
-					aggjoin_copy_value(dst->values, i, src->values, r, width);
-			}
-		}
-		else
-		{
-			const void *values = aj->build_values[c];
-			const uint8_t *validity = aj->build_validity[c];
-
-			for (i = 0; i < n; i++)
-			{
-				int64_t		b = aj->pair_build[i];
-
-				if (b == CPU_AGGJOIN_NO_ROW ||
-					(validity != NULL && !(validity[b >> 3] & (1u << (b & 7)))))
-					ga_column_set_null(dst, i);
-				else if (width > 0)
-					aggjoin_copy_value(dst->values, i, values, b, width);
-			}
+			if (r == CPU_AGGJOIN_NO_ROW ||
+				(validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
+				ga_column_set_null(dst, i);
+			else if (width > 0)
+				aggjoin_copy_value(dst->values, i, values, r, width);
 		}
 	}
 	aj->joined.nrows = n;
 }
 
+static int	aggjoin_drain(CpuAggJoinRun *run, int level);
+
 /*
- * Join a probe batch with the build side and aggregate the joined rows, a
- * piece of at most batch_rows at a time, through `aggregate` (called with
- * `agg`); an empty join is aggregated as one empty piece.
+ * Append to level s a row: row p of level s - 1 with step s's build row b
+ * (or NO_ROW); drain the level when it becomes full.
+ */
+static inline int
+aggjoin_append(CpuAggJoinRun *run, int s, int64_t p, int64_t b)
+{
+	CpuJoinLevel *from = &run->aj->levels[s - 1];
+	CpuJoinLevel *to = &run->aj->levels[s];
+	int64_t		n = to->nrows;
+	int			t;
+
+	for (t = 0; t < s; t++)
+		to->source[t][n] = from->source[t][p];
+	to->source[s][n] = b;
+	to->nrows = n + 1;
+	if (to->nrows == run->aj->batch_rows)
+		return aggjoin_drain(run, s);
+	return 1;
+}
+
+/*
+ * Join row p of level s - 1 at step s: look its key up and append its
+ * rows of level s (one per match, or one without a build row for a LEFT
+ * or ANTI row without a match; an ANTI row with matches gives none).
+ */
+static int
+aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
+{
+	const CpuAggJoin *aj = run->aj;
+	const GaAggJoinStep *step = &aj->steps[s - 1];
+	const CpuJoinTable *table = &aj->tables[s - 1];
+	const void *values;
+	const uint8_t *validity;
+	int			side = aggjoin_column_home(aj, run->probe, step->key_column, &values, &validity);
+	int64_t		r = aj->levels[s - 1].source[side][p];
+	int64_t		d = -1;
+	int64_t		k;
+
+	if (r != CPU_AGGJOIN_NO_ROW && (validity == NULL || (validity[r >> 3] & (1u << (r & 7)))))
+		d = aggjoin_lookup(table, ((const int64_t *) values)[r]);
+	if (d < 0)
+		return step->type == GA_AGG_JOIN_INNER ? 1 :
+			aggjoin_append(run, s, p, CPU_AGGJOIN_NO_ROW);
+	if (step->type == GA_AGG_JOIN_ANTI)
+		return 1;
+	for (k = 0; k < table->counts[d]; k++)
+		if (!aggjoin_append(run, s, p, table->key_rows[table->offsets[d] + k]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Empty a level: the last one is gathered and aggregated as a piece; any
+ * other has each of its rows joined at the next step.  Asks the wait
+ * callback as the rows go by.
+ */
+static int
+aggjoin_drain(CpuAggJoinRun *run, int level)
+{
+	CpuAggJoin *aj = run->aj;
+	int64_t		n = aj->levels[level].nrows;
+	int64_t		p;
+
+	if (level == aj->nsteps)
+	{
+		aggjoin_gather(aj, run->probe);
+		if (!run->aggregate(run->agg, &aj->joined, run->wait, run->arg, run->status))
+			return 0;
+		run->stats->joined_rows += n;
+		run->pieces++;
+	}
+	else
+		for (p = 0; p < n; p++)
+			if (!aggjoin_join_row(run, level + 1, p))
+				return 0;
+	aj->levels[level].nrows = 0;
+	if (aggjoin_should_stop(&run->since_wait, n, run->wait, run->arg))
+		return ga_status_set(run->status, GA_ERR_CANCELLED,
+							 "the join-fed aggregation was cancelled");
+	return 1;
+}
+
+/*
+ * Join a probe batch through every step and aggregate the last step's
+ * rows, a piece of at most batch_rows at a time, through `aggregate`
+ * (called with `agg`): drain level 0 (the probe rows), then the partly
+ * filled levels in step order; an empty join is aggregated as one empty
+ * piece.
  */
 int
 ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe, CpuAggregateFn aggregate,
 					  void *agg, GaAggStats *stats, GaWaitCallback wait, void *arg,
 					  GaStatus *status)
 {
-	const GaColumn *key_col = &probe->columns[aj->key_column];
-	const int64_t *keys = key_col->values;
-	int64_t		nrows = probe->nrows;
-	int64_t		npairs = 0;		/* pairs in the piece being formed */
-	int64_t		pieces = 0;
-	int64_t		since_wait = 0;
-	int64_t		r;
+	CpuAggJoinRun run = {aj, probe, aggregate, agg, stats, wait, arg, status, 0, 0};
+	int			s;
 
-/* Aggregate the piece formed so far and start the next one. */
-#define AGGJOIN_FLUSH() \
-	do { \
-		aggjoin_gather(aj, probe, npairs); \
-		if (!aggregate(agg, &aj->joined, wait, arg, status)) \
-			return 0; \
-		stats->joined_rows += npairs; \
-		pieces++; \
-		if (aggjoin_should_stop(&since_wait, npairs, wait, arg)) \
-			return ga_status_set(status, GA_ERR_CANCELLED, \
-								 "the join-fed aggregation was cancelled"); \
-		npairs = 0; \
-	} while (0)
-
-	if (!aj->built)
+	if (aj->nbuilt < aj->nsteps)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's batch was submitted before its build side was given");
-	for (r = 0; r < nrows; r++)
-	{
-		int64_t		d = -1;
-		int64_t		first,
-					count,
-					k;
-
-		if (!ga_column_is_null(key_col, r))
-			d = aggjoin_lookup(aj, keys[r]);
-		if (d < 0)
-		{
-			if (aj->type != GA_AGG_JOIN_LEFT)
-				continue;
-			aj->pair_probe[npairs] = r;
-			aj->pair_build[npairs] = CPU_AGGJOIN_NO_ROW;
-			if (++npairs == aj->batch_rows)
-				AGGJOIN_FLUSH();
-			continue;
-		}
-		first = aj->offsets[d];
-		count = aj->counts[d];
-		for (k = 0; k < count; k++)
-		{
-			aj->pair_probe[npairs] = r;
-			aj->pair_build[npairs] = aj->key_rows[first + k];
-			if (++npairs == aj->batch_rows)
-				AGGJOIN_FLUSH();
-		}
-	}
-	if (npairs > 0 || pieces == 0)
-		AGGJOIN_FLUSH();
-#undef AGGJOIN_FLUSH
-
-	stats->input_rows += nrows;
+							 "a join-fed aggregation's batch was submitted before the build sides of all its join steps were given");
+	aj->levels[0].nrows = probe->nrows;
+	for (s = 0; s <= aj->nsteps; s++)
+		if ((aj->levels[s].nrows > 0 || (s == aj->nsteps && run.pieces == 0)) &&
+			!aggjoin_drain(&run, s))
+			return 0;
+	stats->input_rows += probe->nrows;
 	stats->bytes_sent += aggjoin_side_bytes(aj, probe, 0);
 	ga_status_ok(status);
 	return 1;

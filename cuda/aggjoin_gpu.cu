@@ -140,6 +140,9 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	size_t		probe_bytes;
 	GaJoinRequest join_request;
 
+	if (request->join->nsteps != 1 || request->join->steps[0].type == GA_AGG_JOIN_ANTI)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the GPU device does not run chains of join steps or anti joins yet");
 	aj = (GpuAggJoin *) calloc(1, sizeof(GpuAggJoin));
 	if (aj == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,

@@ -12,8 +12,9 @@
  *
  * The join's call order (build once, then probes) is checked here, so that
  * both implementations see only well-formed sequences; so is a join-fed
- * aggregation's (its build once, before the first batch; no batch, submit
- * or finish before a successful build), with the build's arguments.
+ * aggregation's (each step's build once, before the first batch; no batch
+ * or submit before every step's build was given), with the builds'
+ * arguments.
  *
  *-------------------------------------------------------------------------
  */
@@ -42,10 +43,11 @@ struct GaAgg
 
 	/* join-fed aggregations only */
 	int			join_fed;
+	int			join_steps;
 	int			ncolumns;
 	GaValueType *column_types;	/* copied, to check the build's payload */
-	int			join_build_called;	/* ga_agg_join_build was called */
-	int			join_built;		/* ... and succeeded */
+	uint8_t		join_build_called[GA_AGG_MAX_JOIN_STEPS];	/* per step: given */
+	int			join_builds_called; /* steps whose build was given */
 	int			batch_handed_out;	/* ga_agg_next_batch was called */
 };
 
@@ -166,45 +168,53 @@ type_is_float(GaValueType type)
 }
 
 /*
- * Check a request's join spec: one step (chains are not implemented yet),
- * a known join type, a from_build entry (0 or 1) per column, and a probe
- * key that is a probe column of GA_TYPE_INT64.
+ * Check a request's join spec: 1 .. GA_AGG_MAX_JOIN_STEPS steps of known
+ * types, a from_build entry (0 .. nsteps) per column, and every step's key
+ * a column of GA_TYPE_INT64 that its rows already have: a probe column or a
+ * build column of an earlier step.
  */
 static int
 join_spec_validate(const GaAggRequest *request, GaStatus *status)
 {
 	const GaAggJoinSpec *join = request->join;
-	int			key = join->steps[0].key_column;
-	int			i;
+	int			i,
+				s;
 
-	if (join->nsteps != 1)
+	if (join->nsteps < 1 || join->nsteps > GA_AGG_MAX_JOIN_STEPS)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation has %d join steps; only 1 is supported",
-							 join->nsteps);
-	if (join->steps[0].type != GA_AGG_JOIN_INNER && join->steps[0].type != GA_AGG_JOIN_LEFT)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation has an unknown join type %d",
-							 (int) join->steps[0].type);
+							 "the join-fed aggregation has %d join steps; 1 to %d are supported",
+							 join->nsteps, GA_AGG_MAX_JOIN_STEPS);
+	for (s = 0; s < join->nsteps; s++)
+		if (join->steps[s].type != GA_AGG_JOIN_INNER && join->steps[s].type != GA_AGG_JOIN_LEFT &&
+			join->steps[s].type != GA_AGG_JOIN_ANTI)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "join step %d of the join-fed aggregation has an unknown join type %d",
+								 s + 1, (int) join->steps[s].type);
 	if (join->from_build == NULL && request->ncolumns > 0)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the join-fed aggregation does not say which columns come from the build side");
 	for (i = 0; i < request->ncolumns; i++)
-		if (join->from_build[i] > 1)
+		if (join->from_build[i] > join->nsteps)
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "column %d of the join-fed aggregation has from_build %d, which is neither 0 nor 1",
-								 i, (int) join->from_build[i]);
-	if (key < 0 || key >= request->ncolumns)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation's probe key column %d does not exist",
-							 key);
-	if (join->from_build[key])
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation's probe key column %d is a build column",
-							 key);
-	if (request->column_types[key] != GA_TYPE_INT64)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation's probe key column %d is not of type int64",
-							 key);
+								 "column %d of the join-fed aggregation has from_build %d, but the join has %d steps",
+								 i, (int) join->from_build[i], join->nsteps);
+	for (s = 0; s < join->nsteps; s++)
+	{
+		int			key = join->steps[s].key_column;
+
+		if (key < 0 || key >= request->ncolumns)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the key column %d of join step %d does not exist",
+								 key, s + 1);
+		if (join->from_build[key] > s)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the key column %d of join step %d is a build column of step %d, not a probe column or a build column of an earlier step",
+								 key, s + 1, (int) join->from_build[key]);
+		if (request->column_types[key] != GA_TYPE_INT64)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the key column %d of join step %d is not of type int64",
+								 key, s + 1);
+	}
 	return 1;
 }
 
@@ -467,6 +477,7 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 	if (request->join != NULL)
 	{
 		agg->join_fed = 1;
+		agg->join_steps = request->join->nsteps;
 		agg->ncolumns = request->ncolumns;
 		agg->column_types = ga_alloc_array(request->ncolumns, sizeof(GaValueType));
 		if (agg->column_types == NULL)
@@ -523,8 +534,10 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 }
 
 /*
- * Check the build's arguments and call order (a join-fed aggregation, the
- * first call, before any batch; n and every row in range), then build.
+ * Check the build's arguments and call order (a join-fed aggregation, a
+ * step it has, the step's first build, before any batch; n and every row
+ * in range), then build.  A step whose build the device refused counts as
+ * given: the device remembers the failure and reports it from then on.
  */
 int
 ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows, int64_t n,
@@ -536,13 +549,14 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 	if (!agg->join_fed)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
-	if (step != 0)
+	if (step < 0 || step >= agg->join_steps)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's build side was given for step %d, which does not exist",
-							 step);
-	if (agg->join_build_called)
+							 "a build side was given for step argument %d, but the join-fed aggregation's steps are 0 to %d",
+							 step, agg->join_steps - 1);
+	if (agg->join_build_called[step])
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's build side was given twice");
+							 "the build side of join step %d (step argument %d) of a join-fed aggregation was given twice",
+							 step + 1, step);
 	if (agg->batch_handed_out)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a join-fed aggregation's build side was given after its first batch");
@@ -561,26 +575,36 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "build row %lld of a join-fed aggregation is %u, beyond the payload's %lld rows",
 								 (long long) i, rows[i], (long long) payload->nrows);
-	agg->join_build_called = 1;
-	if (!agg->ops->agg_join_build(agg->impl, step, keys, rows, n, payload, wait, arg, status))
+	agg->join_build_called[step] = 1;
+	agg->join_builds_called++;
+	return agg->ops->agg_join_build(agg->impl, step, keys, rows, n, payload, wait, arg, status);
+}
+
+/*
+ * Whether a join-fed aggregation still lacks the build side of a step
+ * (then sets status); a plain one never does.
+ */
+static int
+join_builds_missing(const GaAgg *agg, const char *what, GaStatus *status)
+{
+	if (!agg->join_fed || agg->join_builds_called == agg->join_steps)
 		return 0;
-	agg->join_built = 1;
+	ga_status_set(status, GA_ERR_INVALID,
+				  "a join-fed aggregation's batch was %s before the build sides of all its %d join steps were given",
+				  what, agg->join_steps);
 	return 1;
 }
 
 /*
- * Hand out a batch; a join-fed aggregation needs its build side first (after
- * a failed build, the implementation reports the failure it remembers).
+ * Hand out a batch; a join-fed aggregation needs every step's build side
+ * first (after a failed build, the implementation reports the failure it
+ * remembers).
  */
 GaBatch *
 ga_agg_next_batch(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	if (agg->join_fed && !agg->join_built && !agg->join_build_called)
-	{
-		ga_status_set(status, GA_ERR_INVALID,
-					  "a join-fed aggregation's batch was requested before its build side was given");
+	if (join_builds_missing(agg, "requested", status))
 		return NULL;
-	}
 	agg->batch_handed_out = 1;
 	return agg->ops->agg_next_batch(agg->impl, wait, arg, status);
 }
@@ -593,9 +617,8 @@ int
 ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait, void *arg,
 			  GaStatus *status)
 {
-	if (agg->join_fed && !agg->join_built && !agg->join_build_called)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's batch was submitted before its build side was given");
+	if (join_builds_missing(agg, "submitted", status))
+		return 0;
 	agg->submits++;
 	if (agg->fail_at_batch > 0 && agg->submits == agg->fail_at_batch)
 		return ga_status_set(status, GA_ERR_INJECTED,

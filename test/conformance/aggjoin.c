@@ -2,40 +2,52 @@
  *
  * aggjoin.c
  *	  Device conformance test of the join-fed aggregation (the "Aggregation
- *	  fed by a hash join" part of gpuagg_device.h): seeded random probe and
- *	  build sides go to every device run (the CPU, and the GPU under each
- *	  strategy), and the groups that come back are checked against the
- *	  joined rows formed here, on the host, independently of cuda/.
+ *	  fed by a hash join" part of gpuagg_device.h): seeded random probe
+ *	  sides and chains of 1 to GA_AGG_MAX_JOIN_STEPS build sides go to every
+ *	  device run (the CPU, and the GPU under each strategy), and the groups
+ *	  that come back are checked against the joined rows formed here, on
+ *	  the host, independently of cuda/.
  *
- * The reference.  The build rows with a key are sorted by key; every probe
- * row, in order, is looked up by binary search and gives one joined row per
- * build row with an equal key (probe columns from the probe row, build
- * columns from the build row), or, for a LEFT join, one row with null build
- * columns when it has no match (a null key never matches).  The joined
- * rows make an ordinary Case of conformance.c, whose reference
- * (sort_reference, check_result) checks the device's groups exactly as it
- * checks an aggregation of submitted batches: there is one checker.
+ * The reference.  Every step's build rows with a key are sorted by key.
+ * Each probe row, in order, is walked through the steps depth first: at
+ * step s its row's key (the value of the step's key column, a probe column
+ * or a build column of an earlier step) is looked up by binary search and
+ * gives one row per build row with an equal key, or, for a LEFT step, one
+ * row with null step-s columns when it has no match (a null key never
+ * matches); an ANTI step keeps only the rows without a match, with null
+ * step-s columns.  The last step's rows make an ordinary Case of
+ * conformance.c, whose reference (sort_reference, check_result) checks the
+ * device's groups exactly as it checks an aggregation of submitted
+ * batches: there is one checker.  The rows every step forms are budgeted
+ * (max_pairs): a probe row that would pass the budget has its probe key
+ * columns made null, which leaves it at most one row per step.
  *
  * Besides the groups: the statistics (input_rows = probe rows, joined_rows
- * = pairs, join_build_rows = keyed build rows, batches = the pieces of at
- * most batch_rows joined rows with at least one per submit, and on the CPU
+ * = the last step's rows, join_build_rows = keyed build rows of every step,
+ * batches = max(1, ceil(rows / batch_rows)) per submit, and on the CPU
  * device bytes_sent exactly), the batch contract, that build columns of a
  * submitted batch are ignored (they are filled with garbage and false
- * nulls), that the payload's probe columns are never read (their arrays
- * are NULL), and the API (aggjoin_api.c).
+ * nulls), that a payload's columns of other origins are never read (their
+ * arrays are NULL), that builds may come in any order, and the API
+ * (aggjoin_api.c).
  *
- * Cases: an empty build (INNER and LEFT), an empty probe side, unique
- * build keys (the PK-FK join), duplicates on both sides, one key on
- * thousands of build rows with pieces splitting a probe row's matches,
- * null keys on both sides, every value type on both sides with nulls,
+ * Cases: one step (an empty build, INNER and LEFT; an empty probe side;
+ * unique build keys, the PK-FK join; duplicates on both sides; one key on
+ * thousands of build rows with pieces splitting a probe row's matches;
+ * null keys on both sides; every value type on both sides with nulls;
  * grouping by the join key itself and by a build column holding the build
- * key, one-row pieces, all-null probe keys, a build whose columns are all
- * null, many groups from a wrong estimate (table growth), then random
- * mixtures.
+ * key; one-row pieces; all-null probe keys; a build whose columns are all
+ * null; many groups from a wrong estimate; ANTI), then chains (a star of
+ * probe keys, a snowflake of keys in earlier build sides, ANTI steps in a
+ * chain, skew in two steps with small pieces, four steps of one-row
+ * pieces, empty builds inside a chain, two steps on one key column, null
+ * keys flowing from a LEFT step into the next, every type in two builds),
+ * then random mixtures of all of it.
  *
  *-------------------------------------------------------------------------
  */
 #include "conformance.h"
+#include "aggjoin.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,85 +55,17 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Most columns besides the probe key. */
-#define AJ_MAX_COLS (MAX_COLUMNS - 1)
-
 /* Most COMOMENTS per case (each takes two of the GPU's 64 aggregate slots). */
 #define AJ_MAX_COMOMENTS 6
 
-/* How the build side's keys are drawn. */
-typedef enum AjBuildDist
-{
-	AJ_UNIQUE,					/* every keyed build row its own key */
-	AJ_DUPS,					/* uniform over a smaller domain */
-	AJ_SKEW						/* one key on skew_rows rows, the rest uniform */
-} AjBuildDist;
+/* A row's source at a step where it found no build row (LEFT, ANTI). */
+#define AJ_NO_ROW (-1)
+
+/* Key values past a key column's domain: keys no build side has. */
+#define AJ_MISSES 64
 
 static const char *const aj_dist_names[] = {"unique", "dups", "skew"};
-
-/* One column besides the probe key. */
-typedef struct AjColSpec
-{
-	int			from_build;
-	GaValueType type;
-	ValMode		mode;
-	double		null_rate;
-	int			group_key;		/* a grouping key, drawn from `domain` values */
-	int64_t		domain;
-	int			join_key;		/* build int64 column holding the build key */
-} AjColSpec;
-
-typedef struct AjSpec
-{
-	const char *label;
-	GaAggJoinType type;
-	int64_t		nprobe;
-	int64_t		nbuild;			/* payload rows */
-	AjBuildDist build_dist;
-	int64_t		key_domain;		/* distinct build keys drawn from */
-	int64_t		skew_rows;		/* AJ_SKEW: build rows on the hot key */
-	int			scattered;		/* keys over all of int64, extremes included */
-	double		probe_hot;		/* probe rows on the hot key (key_table[0]) */
-	double		probe_miss;		/* probe rows with a key the build lacks */
-	double		probe_key_null;
-	double		build_key_null;
-	int			group_by_probe_key;
-	int			ncols;
-	AjColSpec	cols[AJ_MAX_COLS];
-	int64_t		batch_rows;
-	int64_t		estimated_groups;
-	SplitMode	split;
-	int			all_aggs;
-	int64_t		max_pairs;		/* probe rows beyond this many pairs miss */
-} AjSpec;
-
-/* A generated case: both sides, the batches, and the joined rows. */
-typedef struct AjCase
-{
-	Case		joined;			/* the reference's rows */
-	GaAggJoinType type;
-	int			key_column;
-	uint8_t		from_build[MAX_COLUMNS];
-
-	int64_t		nprobe;
-	void	   *probe_values[MAX_COLUMNS];
-	uint8_t    *probe_isnull[MAX_COLUMNS];
-
-	int64_t		nbuild;
-	void	   *build_values[MAX_COLUMNS];
-	uint8_t    *build_validity[MAX_COLUMNS];	/* NULL without nulls */
-	uint8_t    *build_isnull[MAX_COLUMNS];
-	int			build_has_nulls[MAX_COLUMNS];
-	int64_t		nkeyed;
-	int64_t    *build_keys;		/* nkeyed, in the order given to the device */
-	uint32_t   *build_rows;
-
-	int			nbatches;
-	int64_t    *batch_sizes;
-	int64_t		expected_batches;
-	int64_t		expected_bytes;	/* the CPU device's bytes_sent */
-	char		desc[640];
-} AjCase;
+static const char *const aj_type_names[] = {"inner", "left", "anti"};
 
 /* One build row with a key, for the reference's sorted lookup. */
 typedef struct AjEntry
@@ -130,10 +74,52 @@ typedef struct AjEntry
 	int64_t		row;
 } AjEntry;
 
+/* One step's build side as given to the device, and sorted for the reference. */
+typedef struct AjBuild
+{
+	int64_t		nbuild;			/* payload rows */
+	int64_t		nkeyed;
+	int64_t    *keys;			/* nkeyed, in the order given to the device */
+	uint32_t   *rows;
+	AjEntry    *entries;		/* the same, sorted by key and row */
+} AjBuild;
+
+/* A generated case: every side, the batches, and the joined rows. */
+typedef struct AjCase
+{
+	Case		joined;			/* the reference's rows */
+	int			nsteps;
+	GaAggJoinStep steps[AJ_MAX_STEPS];
+	AjBuild		builds[AJ_MAX_STEPS];
+	int			build_order[AJ_MAX_STEPS];	/* the order the builds are given */
+	uint8_t		from_build[MAX_COLUMNS];
+	int			probe_key[MAX_COLUMNS]; /* a step's key column on the probe side */
+
+	/* every column's values, over the rows of its side */
+	int64_t		nprobe;
+	void	   *values[MAX_COLUMNS];
+	uint8_t    *isnull[MAX_COLUMNS];
+	uint8_t    *validity[MAX_COLUMNS];	/* build columns with nulls: the bitmap */
+	int			build_has_nulls[MAX_COLUMNS];
+
+	int			nbatches;
+	int64_t    *batch_sizes;
+	int64_t		expected_batches;
+	int64_t		expected_bytes;	/* the CPU device's bytes_sent */
+	char		desc[900];
+} AjCase;
+
 /* ------------------------------------------------------------------------
  * Generating a case
  * ------------------------------------------------------------------------
  */
+
+/* Rows of side t of a case: the probe rows (0) or step t's payload rows. */
+static int64_t
+aj_side_rows(const AjCase *jc, int side)
+{
+	return side == 0 ? jc->nprobe : jc->builds[side - 1].nbuild;
+}
 
 /* Order entries by key, then row. */
 static int
@@ -193,14 +179,15 @@ aj_gen_value(Rng *rng, const AjColSpec *cs, void *values, uint8_t *isnull, int64
 }
 
 /*
- * The join keys: a table of distinct-ish values (the first key_domain for
- * the build, the rest for probe misses), sequential or scattered over int64
- * with its extremes.
+ * A key column's keys: a table of distinct-ish values (the first `domain`
+ * for the build sides keyed on it, AJ_MISSES more for misses), sequential
+ * or scattered over int64 with its extremes.
  */
 static int64_t *
-aj_key_table(const AjSpec *s, Rng *rng, int64_t n)
+aj_key_table(const AjSpec *s, Rng *rng, int64_t domain)
 {
-	int64_t    *table = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
+	int64_t		n = domain + AJ_MISSES;
+	int64_t    *table = malloc(sizeof(int64_t) * n);
 	int64_t		start = rng_range(rng, -(INT64_C(1) << 40), INT64_C(1) << 40);
 	int64_t		i;
 
@@ -216,95 +203,205 @@ aj_key_table(const AjSpec *s, Rng *rng, int64_t n)
 	return table;
 }
 
-/* Draw the build side: keys (with nulls), the row order given, values. */
+/*
+ * Draw step i's build side: its rows' keys (with nulls) from the key
+ * table of its key column, the keyed rows in a random order (the device
+ * keeps it per key), and the sorted entries of the reference.
+ */
 static void
-aj_gen_build(AjCase *jc, const AjSpec *s, Rng *rng, const int64_t *key_table,
-			 int64_t *key_of, uint8_t *key_null)
+aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_table,
+			 int64_t domain, int64_t *key_of, uint8_t *key_null)
 {
+	int64_t		n = build->nbuild;
 	int64_t		b,
 				i;
-	int			c;
 
-	for (b = 0; b < jc->nbuild; b++)
+	for (b = 0; b < n; b++)
 	{
 		int64_t		j;
 
-		key_null[b] = s->build_key_null > 0 && rng_chance(rng, s->build_key_null);
-		if (s->build_dist == AJ_UNIQUE)
-			j = b % s->key_domain;
-		else if (s->build_dist == AJ_SKEW &&
-				 rng_chance(rng, (double) s->skew_rows / (double) jc->nbuild))
+		key_null[b] = ss->build_key_null > 0 && rng_chance(rng, ss->build_key_null);
+		if (ss->build_dist == AJ_UNIQUE)
+			j = b % domain;
+		else if (ss->build_dist == AJ_SKEW && rng_chance(rng, (double) ss->skew_rows / (double) n))
 			j = 0;
 		else
-			j = rng_range(rng, 0, s->key_domain - 1);
+			j = rng_range(rng, 0, domain - 1);
 		key_of[b] = key_table[j];
 	}
 
-	/* The keyed rows, in a random order (the device keeps it per key). */
-	jc->build_keys = malloc(sizeof(int64_t) * (jc->nbuild > 0 ? jc->nbuild : 1));
-	jc->build_rows = malloc(sizeof(uint32_t) * (jc->nbuild > 0 ? jc->nbuild : 1));
-	jc->nkeyed = 0;
-	for (b = 0; b < jc->nbuild; b++)
+	build->keys = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
+	build->rows = malloc(sizeof(uint32_t) * (n > 0 ? n : 1));
+	build->entries = malloc(sizeof(AjEntry) * (n > 0 ? n : 1));
+	build->nkeyed = 0;
+	for (b = 0; b < n; b++)
 		if (!key_null[b])
-			jc->build_rows[jc->nkeyed++] = (uint32_t) b;
-	for (i = jc->nkeyed - 1; i > 0; i--)
+			build->rows[build->nkeyed++] = (uint32_t) b;
+	for (i = build->nkeyed - 1; i > 0; i--)
 	{
 		int64_t		k = rng_range(rng, 0, i);
-		uint32_t	t = jc->build_rows[i];
+		uint32_t	t = build->rows[i];
 
-		jc->build_rows[i] = jc->build_rows[k];
-		jc->build_rows[k] = t;
+		build->rows[i] = build->rows[k];
+		build->rows[k] = t;
 	}
-	for (i = 0; i < jc->nkeyed; i++)
-		jc->build_keys[i] = key_of[jc->build_rows[i]];
-
-	for (c = 0; c < jc->joined.ncolumns; c++)
+	for (i = 0; i < build->nkeyed; i++)
 	{
-		int			width = ga_type_width(jc->joined.types[c]);
-
-		if (!jc->from_build[c])
-			continue;
-		jc->build_values[c] = calloc(jc->nbuild > 0 ? jc->nbuild : 1, width > 0 ? width : 1);
-		jc->build_isnull[c] = calloc(jc->nbuild > 0 ? jc->nbuild : 1, 1);
+		build->keys[i] = key_of[build->rows[i]];
+		build->entries[i].key = build->keys[i];
+		build->entries[i].row = build->rows[i];
 	}
+	qsort(build->entries, (size_t) build->nkeyed, sizeof(AjEntry), aj_entry_cmp);
 }
 
-/* Draw the probe side's keys, keeping the joined rows under max_pairs. */
+/*
+ * Draw the rows of a step's key column: null (carrying a key that does
+ * match: it must not), a miss, the hot key or a key of the domain.
+ */
 static void
-aj_gen_probe_keys(AjCase *jc, const AjSpec *s, Rng *rng, const int64_t *key_table,
-				  int64_t nmiss, const AjEntry *entries)
+aj_gen_keys(const AjSpec *s, Rng *rng, const int64_t *key_table, int64_t domain,
+			int64_t *keys, uint8_t *nulls, int64_t n)
 {
-	int64_t    *keys = jc->probe_values[jc->key_column];
-	uint8_t    *nulls = jc->probe_isnull[jc->key_column];
-	int64_t		pairs = 0;
 	int64_t		r;
 
-	for (r = 0; r < jc->nprobe; r++)
+	for (r = 0; r < n; r++)
 	{
-		int64_t		first,
-					m;
-
 		if (s->probe_key_null > 0 && rng_chance(rng, s->probe_key_null))
 		{
-			/* a null key carries a key that does match: it must not */
 			nulls[r] = 1;
 			keys[r] = key_table[0];
-			pairs += jc->type == GA_AGG_JOIN_LEFT;
-			continue;
 		}
-		if (rng_chance(rng, s->probe_miss))
-			keys[r] = key_table[s->key_domain + rng_range(rng, 0, nmiss - 1)];
+		else if (rng_chance(rng, s->probe_miss))
+			keys[r] = key_table[domain + rng_range(rng, 0, AJ_MISSES - 1)];
 		else if (rng_chance(rng, s->probe_hot))
 			keys[r] = key_table[0];
 		else
-			keys[r] = key_table[rng_range(rng, 0, s->key_domain - 1)];
-		m = aj_matches(entries, jc->nkeyed, keys[r], &first);
-		if (pairs + m > s->max_pairs)
+			keys[r] = key_table[rng_range(rng, 0, domain - 1)];
+	}
+}
+
+/* The reference's depth-first walk of one probe row through the steps. */
+typedef struct AjWalk
+{
+	const AjCase *jc;
+	int64_t		tuple[AJ_MAX_STEPS + 1];	/* probe row, build row per step */
+	int64_t    *rows;			/* the last step's rows, nsteps + 1 sources
+								 * each */
+	int64_t		nrows;
+	int64_t		capacity;
+	int64_t		work;			/* rows every step formed so far */
+	int64_t		limit;			/* the most work allowed */
+} AjWalk;
+
+/*
+ * The value of int64 column c in a row given by its sources; 0 when null
+ * (also when the row has no build row on the column's side).
+ */
+static int
+aj_key_value(const AjCase *jc, int c, const int64_t *tuple, int64_t *key)
+{
+	int64_t		src = tuple[jc->from_build[c]];
+
+	if (src == AJ_NO_ROW || jc->isnull[c][src])
+		return 0;
+	*key = ((const int64_t *) jc->values[c])[src];
+	return 1;
+}
+
+/* Append the row in w->tuple to the last step's rows. */
+static void
+aj_walk_emit(AjWalk *w)
+{
+	int			width = w->jc->nsteps + 1;
+
+	if (w->nrows == w->capacity)
+	{
+		w->capacity = w->capacity > 0 ? 2 * w->capacity : 1024;
+		w->rows = realloc(w->rows, sizeof(int64_t) * width * w->capacity);
+	}
+	memcpy(w->rows + w->nrows * width, w->tuple, sizeof(int64_t) * width);
+	w->nrows++;
+}
+
+/*
+ * Form the rows of steps s + 1 .. nsteps (0-based s) from the row of step
+ * s in w->tuple; 0 as soon as the work passes the limit.
+ */
+static int
+aj_walk(AjWalk *w, int s)
+{
+	const AjCase *jc = w->jc;
+	const GaAggJoinStep *step;
+	const AjBuild *build;
+	int64_t		key,
+				first = 0,
+				m = 0,
+				k;
+
+	if (s == jc->nsteps)
+	{
+		aj_walk_emit(w);
+		return 1;
+	}
+	step = &jc->steps[s];
+	build = &jc->builds[s];
+	if (aj_key_value(jc, step->key_column, w->tuple, &key))
+		m = aj_matches(build->entries, build->nkeyed, key, &first);
+	if (m > 0 && step->type != GA_AGG_JOIN_ANTI)
+	{
+		for (k = 0; k < m; k++)
 		{
-			nulls[r] = 1;		/* past the budget: a null key, no pairs */
-			m = 0;
+			if (++w->work > w->limit)
+				return 0;
+			w->tuple[s + 1] = build->entries[first + k].row;
+			if (!aj_walk(w, s + 1))
+				return 0;
 		}
-		pairs += m > 0 ? m : jc->type == GA_AGG_JOIN_LEFT;
+		return 1;
+	}
+	if (m > 0 || step->type == GA_AGG_JOIN_INNER)
+		return 1;
+	if (++w->work > w->limit)
+		return 0;
+	w->tuple[s + 1] = AJ_NO_ROW;
+	return aj_walk(w, s + 1);
+}
+
+/*
+ * Walk every probe row through the steps within the budget: a row whose
+ * walk passes what is left (or, after such a row, half the last try) has
+ * its probe key columns made null and is walked again (at most one row a
+ * step now).  Returns the last step's rows of each probe row in *per_row.
+ */
+static void
+aj_walk_all(AjCase *jc, AjWalk *w, int64_t budget, int64_t *per_row)
+{
+	int64_t		attempt = budget;
+	int64_t		r;
+	int			c;
+
+	memset(w, 0, sizeof(*w));
+	w->jc = jc;
+	for (r = 0; r < jc->nprobe; r++)
+	{
+		int64_t		nrows = w->nrows;
+		int64_t		work = w->work;
+		int64_t		left = budget - work;
+
+		w->tuple[0] = r;
+		w->limit = work + (left < attempt ? left : attempt);
+		if (!aj_walk(w, 0))
+		{
+			w->nrows = nrows;
+			w->work = work;
+			for (c = 0; c < jc->joined.ncolumns; c++)
+				if (jc->probe_key[c])
+					jc->isnull[c][r] = 1;
+			w->limit = INT64_MAX;
+			aj_walk(w, 0);
+			attempt = attempt / 2 > 0 ? attempt / 2 : 0;
+		}
+		per_row[r] = w->nrows - nrows;
 	}
 }
 
@@ -316,95 +413,71 @@ aj_copy_value(void *dst, int64_t d, const void *src, int64_t s, int width)
 }
 
 /*
- * Form the joined rows into the case's Case, batch by batch in probe
- * order, and count what the devices must report: the pieces and the CPU
- * device's bytes.
+ * Form the joined rows into the case's Case from the walk's rows, and
+ * count what the devices must report: the pieces of every submit and the
+ * CPU device's bytes.
  */
 static void
-aj_form_joined(AjCase *jc, const AjEntry *entries)
+aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row)
 {
 	Case	   *c = &jc->joined;
-	const int64_t *keys = jc->probe_values[jc->key_column];
-	const uint8_t *key_nulls = jc->probe_isnull[jc->key_column];
-	int64_t		total = 0,
-				r,
-				start = 0,
-				row = 0;
+	int			width = jc->nsteps + 1;
+	int64_t		start = 0,
+				i,
+				r;
 	int			b,
-				col;
+				col,
+				s;
 
-	/* Count first, then fill. */
-	for (r = 0; r < jc->nprobe; r++)
-	{
-		int64_t		first,
-					m = key_nulls[r] ? 0 : aj_matches(entries, jc->nkeyed, keys[r], &first);
-
-		total += m > 0 ? m : jc->type == GA_AGG_JOIN_LEFT;
-	}
-	c->nrows = total;
+	c->nrows = w->nrows;
 	for (col = 0; col < c->ncolumns; col++)
 	{
-		int			width = ga_type_width(c->types[col]);
+		int			vw = ga_type_width(c->types[col]);
+		int			side = jc->from_build[col];
 
-		c->values[col] = width > 0 ? malloc((size_t) width * (total > 0 ? total : 1)) : NULL;
-		c->isnull[col] = calloc(total > 0 ? total : 1, 1);
+		c->values[col] = vw > 0 ? malloc((size_t) vw * (w->nrows > 0 ? w->nrows : 1)) : NULL;
+		c->isnull[col] = calloc(w->nrows > 0 ? w->nrows : 1, 1);
+		for (i = 0; i < w->nrows; i++)
+		{
+			int64_t		src = w->rows[i * width + side];
+
+			if (src == AJ_NO_ROW)
+			{
+				c->isnull[col][i] = 1;
+				if (vw > 0)
+					memset((char *) c->values[col] + i * vw, 0x7f, (size_t) vw);
+			}
+			else
+			{
+				c->isnull[col][i] = jc->isnull[col][src];
+				if (vw > 0)
+					aj_copy_value(c->values[col], i, jc->values[col], src, vw);
+			}
+			if (c->isnull[col][i])
+				c->has_nulls[col] = 1;
+		}
 	}
 
+	jc->expected_bytes = 0;
+	for (s = 0; s < jc->nsteps; s++)
+	{
+		const AjBuild *build = &jc->builds[s];
+
+		jc->expected_bytes += build->nkeyed * (int64_t) (sizeof(int64_t) + sizeof(uint32_t));
+		for (col = 0; col < c->ncolumns; col++)
+			if (jc->from_build[col] == s + 1)
+				jc->expected_bytes += build->nbuild * ga_type_width(c->types[col]) +
+					(jc->build_has_nulls[col] ? (build->nbuild + 7) / 8 : 0);
+	}
 	jc->expected_batches = 0;
-	jc->expected_bytes = jc->nkeyed * (int64_t) (sizeof(int64_t) + sizeof(uint32_t));
-	for (col = 0; col < c->ncolumns; col++)
-		if (jc->from_build[col])
-			jc->expected_bytes += jc->nbuild * ga_type_width(c->types[col]) +
-				(jc->build_has_nulls[col] ? (jc->nbuild + 7) / 8 : 0);
-
 	for (b = 0; b < jc->nbatches; b++)
 	{
 		int64_t		n = jc->batch_sizes[b];
-		int64_t		batch_pairs = 0;
+		int64_t		rows = 0;
 
 		for (r = start; r < start + n; r++)
-		{
-			int64_t		first = 0,
-						m = key_nulls[r] ? 0 : aj_matches(entries, jc->nkeyed, keys[r], &first),
-						k;
-
-			if (m == 0 && jc->type != GA_AGG_JOIN_LEFT)
-				continue;
-			for (k = 0; k < (m > 0 ? m : 1); k++)
-			{
-				int64_t		brow = m > 0 ? entries[first + k].row : -1;
-
-				for (col = 0; col < c->ncolumns; col++)
-				{
-					int			width = ga_type_width(c->types[col]);
-
-					if (!jc->from_build[col])
-					{
-						c->isnull[col][row] = jc->probe_isnull[col][r];
-						if (width > 0)
-							aj_copy_value(c->values[col], row, jc->probe_values[col], r, width);
-					}
-					else if (brow < 0)
-					{
-						c->isnull[col][row] = 1;
-						if (width > 0)
-							memset((char *) c->values[col] + row * width, 0x7f, (size_t) width);
-					}
-					else
-					{
-						c->isnull[col][row] = jc->build_isnull[col][brow];
-						if (width > 0)
-							aj_copy_value(c->values[col], row, jc->build_values[col], brow, width);
-					}
-					if (c->isnull[col][row])
-						c->has_nulls[col] = 1;
-				}
-				row++;
-				batch_pairs++;
-			}
-		}
-		jc->expected_batches += batch_pairs == 0 ? 1 :
-			(batch_pairs + c->batch_rows - 1) / c->batch_rows;
+			rows += per_row[r];
+		jc->expected_batches += rows == 0 ? 1 : (rows + c->batch_rows - 1) / c->batch_rows;
 		for (col = 0; col < c->ncolumns; col++)
 		{
 			int			nulls = 0;
@@ -412,7 +485,7 @@ aj_form_joined(AjCase *jc, const AjEntry *entries)
 			if (jc->from_build[col])
 				continue;
 			for (r = start; r < start + n && !nulls; r++)
-				nulls = jc->probe_isnull[col][r];
+				nulls = jc->isnull[col][r];
 			jc->expected_bytes += n * ga_type_width(c->types[col]) + (nulls ? (n + 7) / 8 : 0);
 		}
 		start += n;
@@ -421,7 +494,7 @@ aj_form_joined(AjCase *jc, const AjEntry *entries)
 
 /* Choose the aggregates: every valid one, or a random subset. */
 static void
-aj_add_aggs(AjCase *jc, const AjSpec *s, Rng *rng, const int *col_of)
+aj_add_aggs(AjCase *jc, const AjSpec *s, int ncols, Rng *rng, const int *col_of)
 {
 	Case	   *c = &jc->joined;
 	double		p = s->all_aggs ? 1.0 : rng_pick(rng, (const double[]) {0.3, 0.6, 0.9}, 3);
@@ -433,19 +506,19 @@ aj_add_aggs(AjCase *jc, const AjSpec *s, Rng *rng, const int *col_of)
 	if (s->all_aggs || rng_chance(rng, 0.7))
 		add_agg(c, GA_AGG_COUNT_ROWS, -1);
 	/* From a random column on, so that MAX_AGGS starves no side for good. */
-	first = s->ncols > 0 ? (int) rng_range(rng, 0, s->ncols - 1) : 0;
-	for (k = 0; k < s->ncols; k++)
+	first = ncols > 0 ? (int) rng_range(rng, 0, ncols - 1) : 0;
+	for (k = 0; k < ncols; k++)
 	{
-		i = (first + k) % s->ncols;
+		i = (first + k) % ncols;
 		add_column_aggs(c, rng, col_of[i],
 						s->cols[i].group_key || mode_summable(s->cols[i].mode),
 						s->all_aggs && !s->cols[i].group_key,
 						s->cols[i].group_key ? 0.3 : p);
 	}
 	if (rng_chance(rng, 0.3))
-		add_agg(c, GA_AGG_COUNT, jc->key_column);
-	for (i = 0; i < s->ncols; i++)
-		for (k = 0; k < s->ncols; k++)
+		add_agg(c, GA_AGG_COUNT, jc->steps[rng_range(rng, 0, jc->nsteps - 1)].key_column);
+	for (i = 0; i < ncols; i++)
+		for (k = 0; k < ncols; k++)
 		{
 			int			x = col_of[i],
 						y = col_of[k];
@@ -462,156 +535,237 @@ aj_add_aggs(AjCase *jc, const AjSpec *s, Rng *rng, const int *col_of)
 		add_agg(c, GA_AGG_COUNT_ROWS, -1);
 }
 
-/* Generate a case from its spec: both sides, batches, joined rows. */
+/*
+ * Place the columns: the steps' key columns (new ones for AJ_KEY_PROBE and
+ * AJ_KEY_BUILD, an earlier step's for AJ_KEY_SHARED) and the other columns,
+ * at shuffled positions.  col_of[k] is where spec column k went; *ncols
+ * may shrink so that every column fits.
+ */
 static void
-aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
+aj_place_columns(AjCase *jc, const AjSpec *s, Rng *rng, int *col_of, int *ncols)
 {
 	Case	   *c = &jc->joined;
 	int			perm[MAX_COLUMNS];
-	int			col_of[AJ_MAX_COLS];
-	int64_t		nmiss = 64;
-	int64_t    *key_table;
-	int64_t    *key_of;
-	uint8_t    *key_null;
-	AjEntry    *entries;
-	int64_t		i;
-	int			k;
-	char	   *d;
+	int			nkeycols = 0;
+	int			next = 0;
+	int			i;
 
-	memset(jc, 0, sizeof(*jc));
-	jc->type = s->type;
-	jc->nprobe = s->nprobe;
-	jc->nbuild = s->nbuild;
-	c->ncolumns = 1 + s->ncols;
-	c->batch_rows = s->batch_rows;
-	c->estimated_groups = s->estimated_groups;
-
-	/* Shuffle where the probe key and the other columns sit. */
+	for (i = 0; i < s->nsteps; i++)
+		nkeycols += s->steps[i].key_from != AJ_KEY_SHARED;
+	*ncols = s->ncols < MAX_COLUMNS - nkeycols ? s->ncols : MAX_COLUMNS - nkeycols;
+	c->ncolumns = nkeycols + *ncols;
 	rng_permutation(rng, perm, c->ncolumns);
-	jc->key_column = perm[0];
-	c->types[jc->key_column] = GA_TYPE_INT64;
-	for (k = 0; k < s->ncols; k++)
+	for (i = 0; i < s->nsteps; i++)
 	{
-		col_of[k] = perm[1 + k];
-		c->types[col_of[k]] = s->cols[k].type;
-		jc->from_build[col_of[k]] = (uint8_t) s->cols[k].from_build;
-	}
+		const AjStepSpec *ss = &s->steps[i];
+		int			col;
 
-	/* Grouping keys: the probe key first if asked, then the group columns. */
-	if (s->group_by_probe_key)
-		c->key_columns[c->nkeys++] = jc->key_column;
-	for (k = 0; k < s->ncols && c->nkeys < MAX_KEYS; k++)
-		if (s->cols[k].group_key)
-			c->key_columns[c->nkeys++] = col_of[k];
-
-	/* Build side. */
-	key_table = aj_key_table(s, rng, s->key_domain + nmiss);
-	key_of = malloc(sizeof(int64_t) * (jc->nbuild > 0 ? jc->nbuild : 1));
-	key_null = calloc(jc->nbuild > 0 ? jc->nbuild : 1, 1);
-	aj_gen_build(jc, s, rng, key_table, key_of, key_null);
-	for (k = 0; k < s->ncols; k++)
-	{
-		int			col = col_of[k];
-
-		if (!s->cols[k].from_build)
-			continue;
-		for (i = 0; i < jc->nbuild; i++)
+		jc->steps[i].type = ss->type;
+		if (ss->key_from == AJ_KEY_SHARED)
 		{
-			if (s->cols[k].join_key)
+			jc->steps[i].key_column = jc->steps[ss->key_side - 1].key_column;
+			continue;
+		}
+		col = perm[next++];
+		c->types[col] = GA_TYPE_INT64;
+		jc->from_build[col] = (uint8_t) (ss->key_from == AJ_KEY_BUILD ? ss->key_side : 0);
+		jc->probe_key[col] = ss->key_from == AJ_KEY_PROBE;
+		jc->steps[i].key_column = col;
+	}
+	for (i = 0; i < *ncols; i++)
+	{
+		col_of[i] = perm[next++];
+		c->types[col_of[i]] = s->cols[i].type;
+		jc->from_build[col_of[i]] = (uint8_t) s->cols[i].from_build;
+	}
+}
+
+/*
+ * Draw every column's rows: the key columns from their key tables, the
+ * columns holding a step's build key from it, the rest from their specs;
+ * a build column with nulls gets its payload bitmap.
+ */
+static void
+aj_gen_columns(AjCase *jc, const AjSpec *s, Rng *rng, const int *col_of, int ncols,
+			   int64_t *const *key_table, const int64_t *domain, int64_t *const *key_of,
+			   uint8_t *const *key_null)
+{
+	Case	   *c = &jc->joined;
+	int			col,
+				k;
+	int64_t		i;
+
+	for (col = 0; col < c->ncolumns; col++)
+	{
+		int64_t		n = aj_side_rows(jc, jc->from_build[col]);
+		int			width = ga_type_width(c->types[col]);
+
+		jc->values[col] = calloc(n > 0 ? n : 1, width > 0 ? width : 1);
+		jc->isnull[col] = calloc(n > 0 ? n : 1, 1);
+		if (key_table[col] != NULL)
+			aj_gen_keys(s, rng, key_table[col], domain[col], jc->values[col], jc->isnull[col], n);
+	}
+	for (k = 0; k < ncols; k++)
+	{
+		const AjColSpec *cs = &s->cols[k];
+		int			side = cs->from_build;
+
+		col = col_of[k];
+		for (i = 0; i < aj_side_rows(jc, side); i++)
+		{
+			if (cs->join_key)
 			{
-				((int64_t *) jc->build_values[col])[i] = key_of[i];
-				jc->build_isnull[col][i] = key_null[i];
+				((int64_t *) jc->values[col])[i] = key_of[side - 1][i];
+				jc->isnull[col][i] = key_null[side - 1][i];
 			}
 			else
-				aj_gen_value(rng, &s->cols[k], jc->build_values[col], jc->build_isnull[col], i);
-			if (jc->build_isnull[col][i])
-				jc->build_has_nulls[col] = 1;
-		}
-		if (jc->build_has_nulls[col])
-		{
-			jc->build_validity[col] = malloc((size_t) (jc->nbuild + 7) / 8 + 1);
-			memset(jc->build_validity[col], 0xff, (size_t) (jc->nbuild + 7) / 8 + 1);
-			for (i = 0; i < jc->nbuild; i++)
-				if (jc->build_isnull[col][i])
-					jc->build_validity[col][i >> 3] &= (uint8_t) ~(1u << (i & 7));
+				aj_gen_value(rng, cs, jc->values[col], jc->isnull[col], i);
 		}
 	}
-	entries = malloc(sizeof(AjEntry) * (jc->nkeyed > 0 ? jc->nkeyed : 1));
-	for (i = 0; i < jc->nkeyed; i++)
+	for (col = 0; col < c->ncolumns; col++)
 	{
-		entries[i].key = jc->build_keys[i];
-		entries[i].row = jc->build_rows[i];
-	}
-	qsort(entries, (size_t) jc->nkeyed, sizeof(AjEntry), aj_entry_cmp);
+		int64_t		n = aj_side_rows(jc, jc->from_build[col]);
 
-	/* Probe side. */
-	for (k = 0; k < c->ncolumns; k++)
-	{
-		int			width = ga_type_width(c->types[k]);
-
-		if (jc->from_build[k])
+		if (!jc->from_build[col])
 			continue;
-		jc->probe_values[k] = calloc(jc->nprobe > 0 ? jc->nprobe : 1, width > 0 ? width : 1);
-		jc->probe_isnull[k] = calloc(jc->nprobe > 0 ? jc->nprobe : 1, 1);
-	}
-	aj_gen_probe_keys(jc, s, rng, key_table, nmiss, entries);
-	for (k = 0; k < s->ncols; k++)
-	{
-		if (s->cols[k].from_build)
+		for (i = 0; i < n && !jc->build_has_nulls[col]; i++)
+			jc->build_has_nulls[col] = jc->isnull[col][i];
+		if (!jc->build_has_nulls[col])
 			continue;
-		for (i = 0; i < jc->nprobe; i++)
-			aj_gen_value(rng, &s->cols[k], jc->probe_values[col_of[k]],
-						 jc->probe_isnull[col_of[k]], i);
+		jc->validity[col] = malloc((size_t) (n + 7) / 8 + 1);
+		memset(jc->validity[col], 0xff, (size_t) (n + 7) / 8 + 1);
+		for (i = 0; i < n; i++)
+			if (jc->isnull[col][i])
+				jc->validity[col][i >> 3] &= (uint8_t) ~(1u << (i & 7));
 	}
+}
 
-	jc->nbatches = split_batches(rng, s->split, jc->nprobe, s->batch_rows, &jc->batch_sizes);
-	aj_form_joined(jc, entries);
-	aj_add_aggs(jc, s, rng, col_of);
-	sort_reference(c);
+/* Describe a case in one line: steps, sides, keys, columns, batches. */
+static void
+aj_describe(AjCase *jc, const AjSpec *s, int ncols)
+{
+	const Case *c = &jc->joined;
+	char	   *d = jc->desc;
+	int			k;
 
-	d = jc->desc;
-	d += sprintf(d, "%s %s build=%lld/%lld %s%s probe=%lld pairs=%lld keys=[",
-				 s->label, s->type == GA_AGG_JOIN_LEFT ? "left" : "inner",
-				 (long long) jc->nkeyed, (long long) jc->nbuild, aj_dist_names[s->build_dist],
-				 s->scattered ? "/scattered" : "", (long long) jc->nprobe,
-				 (long long) c->nrows);
+	d += sprintf(d, "%s probe=%lld%s rows=%lld steps=[", s->label, (long long) jc->nprobe,
+				 s->scattered ? "/scattered" : "", (long long) c->nrows);
+	for (k = 0; k < jc->nsteps; k++)
+	{
+		const AjStepSpec *ss = &s->steps[k];
+
+		d += sprintf(d, "%s%s(%s%d) build=%lld/%lld %s", k ? "; " : "",
+					 aj_type_names[ss->type],
+					 ss->key_from == AJ_KEY_PROBE ? "p" : ss->key_from == AJ_KEY_BUILD ? "b" : "=",
+					 ss->key_from == AJ_KEY_PROBE ? 0 : ss->key_side,
+					 (long long) jc->builds[k].nkeyed, (long long) jc->builds[k].nbuild,
+					 aj_dist_names[ss->build_dist]);
+	}
+	d += sprintf(d, "] keys=[");
 	for (k = 0; k < c->nkeys; k++)
 	{
 		int			col = c->key_columns[k];
 
-		d += sprintf(d, "%s%s%s", k ? "," : "", col == jc->key_column ? "joinkey" :
-					 jc->from_build[col] ? "b:" : "p:",
-					 col == jc->key_column ? "" : type_name(c->types[col]));
+		d += sprintf(d, "%s%s%d:%s", k ? "," : "", col == jc->steps[0].key_column ? "joinkey" : "",
+					 jc->from_build[col], type_name(c->types[col]));
 	}
 	d += sprintf(d, "] cols=[");
-	for (k = 0; k < s->ncols; k++)
-		d += sprintf(d, "%s%s%s%s", k ? "," : "", s->cols[k].from_build ? "b:" : "p:",
+	for (k = 0; k < ncols; k++)
+		d += sprintf(d, "%s%d:%s%s", k ? "," : "", s->cols[k].from_build,
 					 type_name(s->cols[k].type), s->cols[k].null_rate > 0 ? "?" : "");
-	d += sprintf(d, "] batch=%lldx%d est=%lld aggs=%d", (long long) c->batch_rows,
-				 jc->nbatches, (long long) c->estimated_groups, c->naggs);
+	sprintf(d, "] batch=%lldx%d est=%lld aggs=%d", (long long) c->batch_rows,
+			jc->nbatches, (long long) c->estimated_groups, c->naggs);
+}
 
-	free(entries);
-	free(key_table);
-	free(key_of);
-	free(key_null);
+/* Generate a case from its spec: every side, batches, joined rows. */
+static void
+aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
+{
+	Case	   *c = &jc->joined;
+	int			col_of[AJ_MAX_COLS];
+	int64_t    *key_table[MAX_COLUMNS] = {0};
+	int64_t		domain[MAX_COLUMNS] = {0};
+	int64_t    *key_of[AJ_MAX_STEPS] = {0};
+	uint8_t    *key_null[AJ_MAX_STEPS] = {0};
+	int64_t    *per_row;
+	AjWalk		walk;
+	int			ncols,
+				i,
+				k;
+
+	memset(jc, 0, sizeof(*jc));
+	jc->nsteps = s->nsteps;
+	jc->nprobe = s->nprobe;
+	c->batch_rows = s->batch_rows;
+	c->estimated_groups = s->estimated_groups;
+	aj_place_columns(jc, s, rng, col_of, &ncols);
+
+	/* Grouping keys: the first step's key if asked, then the group columns. */
+	if (s->group_by_probe_key)
+		c->key_columns[c->nkeys++] = jc->steps[0].key_column;
+	for (k = 0; k < ncols && c->nkeys < MAX_KEYS; k++)
+		if (s->cols[k].group_key)
+			c->key_columns[c->nkeys++] = col_of[k];
+
+	/* Build sides, each keyed from its key column's table. */
+	for (i = 0; i < s->nsteps; i++)
+	{
+		int			kc = jc->steps[i].key_column;
+		AjBuild    *build = &jc->builds[i];
+
+		if (key_table[kc] == NULL)
+		{
+			domain[kc] = s->steps[i].key_domain > 0 ? s->steps[i].key_domain : 1;
+			key_table[kc] = aj_key_table(s, rng, domain[kc]);
+		}
+		build->nbuild = s->steps[i].nbuild;
+		key_of[i] = malloc(sizeof(int64_t) * (build->nbuild > 0 ? build->nbuild : 1));
+		key_null[i] = calloc(build->nbuild > 0 ? build->nbuild : 1, 1);
+		aj_gen_build(build, &s->steps[i], rng, key_table[kc], domain[kc], key_of[i], key_null[i]);
+		jc->build_order[i] = i;
+	}
+	rng_permutation(rng, jc->build_order, jc->nsteps);
+	aj_gen_columns(jc, s, rng, col_of, ncols, key_table, domain, key_of, key_null);
+
+	/* The reference's rows, within the budget, then the batches' counts. */
+	per_row = malloc(sizeof(int64_t) * (jc->nprobe > 0 ? jc->nprobe : 1));
+	aj_walk_all(jc, &walk, s->max_pairs, per_row);
+	jc->nbatches = split_batches(rng, s->split, jc->nprobe, s->batch_rows, &jc->batch_sizes);
+	aj_form_joined(jc, &walk, per_row);
+	aj_add_aggs(jc, s, ncols, rng, col_of);
+	sort_reference(c);
+	aj_describe(jc, s, ncols);
+
+	free(walk.rows);
+	free(per_row);
+	for (i = 0; i < MAX_COLUMNS; i++)
+		free(key_table[i]);
+	for (i = 0; i < AJ_MAX_STEPS; i++)
+	{
+		free(key_of[i]);
+		free(key_null[i]);
+	}
 }
 
 /* Free a case's data. */
 static void
 aj_free_case(AjCase *jc)
 {
-	int			c;
+	int			c,
+				s;
 
 	for (c = 0; c < MAX_COLUMNS; c++)
 	{
-		free(jc->probe_values[c]);
-		free(jc->probe_isnull[c]);
-		free(jc->build_values[c]);
-		free(jc->build_validity[c]);
-		free(jc->build_isnull[c]);
+		free(jc->values[c]);
+		free(jc->isnull[c]);
+		free(jc->validity[c]);
 	}
-	free(jc->build_keys);
-	free(jc->build_rows);
+	for (s = 0; s < AJ_MAX_STEPS; s++)
+	{
+		free(jc->builds[s].keys);
+		free(jc->builds[s].rows);
+		free(jc->builds[s].entries);
+	}
 	free(jc->batch_sizes);
 	free_case(&jc->joined);
 }
@@ -628,9 +782,8 @@ aj_request(const AjCase *jc, GaStrategy strategy, GaAggJoinSpec *spec, GaAggRequ
 	const Case *c = &jc->joined;
 
 	memset(spec, 0, sizeof(*spec));
-	spec->nsteps = 1;
-	spec->steps[0].type = jc->type;
-	spec->steps[0].key_column = jc->key_column;
+	spec->nsteps = jc->nsteps;
+	memcpy(spec->steps, jc->steps, sizeof(GaAggJoinStep) * jc->nsteps);
 	spec->from_build = jc->from_build;
 	memset(req, 0, sizeof(*req));
 	req->ncolumns = c->ncolumns;
@@ -646,11 +799,12 @@ aj_request(const AjCase *jc, GaStrategy strategy, GaAggJoinSpec *spec, GaAggRequ
 }
 
 /*
- * The payload of a case: its build columns (validity only with nulls); the
- * probe columns have no arrays at all, so a device reading them crashes.
+ * The payload of step `step` (1-based): its build columns (validity only
+ * with nulls); every other column has no arrays at all, so a device
+ * reading one crashes.
  */
 static void
-aj_payload(const AjCase *jc, GaColumn *columns, GaBatch *payload)
+aj_payload(const AjCase *jc, int step, GaColumn *columns, GaBatch *payload)
 {
 	int			c;
 
@@ -658,14 +812,14 @@ aj_payload(const AjCase *jc, GaColumn *columns, GaBatch *payload)
 	for (c = 0; c < jc->joined.ncolumns; c++)
 	{
 		columns[c].type = jc->joined.types[c];
-		if (!jc->from_build[c])
+		if (jc->from_build[c] != step)
 			continue;
-		columns[c].values = jc->build_values[c];
-		columns[c].validity = jc->build_validity[c];
+		columns[c].values = jc->values[c];
+		columns[c].validity = jc->validity[c];
 		columns[c].has_nulls = jc->build_has_nulls[c];
 	}
-	payload->nrows = jc->nbuild;
-	payload->capacity = jc->nbuild + 3;
+	payload->nrows = jc->builds[step - 1].nbuild;
+	payload->capacity = payload->nrows + 3;
 	payload->ncolumns = jc->joined.ncolumns;
 	payload->columns = columns;
 }
@@ -694,13 +848,25 @@ aj_fill_batch(const AjCase *jc, GaBatch *b, int64_t start, int64_t n)
 			continue;
 		}
 		if (width > 0 && n > 0)
-			memcpy(col->values, (const char *) jc->probe_values[c] + start * width,
+			memcpy(col->values, (const char *) jc->values[c] + start * width,
 				   (size_t) (n * width));
 		for (r = 0; r < n; r++)
-			if (jc->probe_isnull[c][start + r])
+			if (jc->isnull[c][start + r])
 				ga_column_set_null(col, r);
 	}
 	b->nrows = n;
+}
+
+/* The keyed build rows of every step. */
+static int64_t
+aj_keyed_rows(const AjCase *jc)
+{
+	int64_t		n = 0;
+	int			s;
+
+	for (s = 0; s < jc->nsteps; s++)
+		n += jc->builds[s].nkeyed;
+	return n;
 }
 
 /* Check the statistics of a finished run against what the case implies. */
@@ -714,14 +880,14 @@ aj_check_stats(const AjCase *jc, GaDevice *dev, const GaAggStats *stats,
 	for (s = 0; s < GA_NUM_STRATEGIES; s++)
 		by += stats->batches_by_strategy[s];
 	if (stats->batches != jc->expected_batches || stats->input_rows != jc->nprobe ||
-		stats->joined_rows != jc->joined.nrows || stats->join_build_rows != jc->nkeyed ||
+		stats->joined_rows != jc->joined.nrows || stats->join_build_rows != aj_keyed_rows(jc) ||
 		stats->groups != res->ngroups)
 		report(rr, "stats: batches %lld input_rows %lld joined_rows %lld join_build_rows %lld groups %lld, expected %lld, %lld, %lld, %lld, %lld",
 			   (long long) stats->batches, (long long) stats->input_rows,
 			   (long long) stats->joined_rows, (long long) stats->join_build_rows,
 			   (long long) stats->groups, (long long) jc->expected_batches,
 			   (long long) jc->nprobe, (long long) jc->joined.nrows,
-			   (long long) jc->nkeyed, (long long) res->ngroups);
+			   (long long) aj_keyed_rows(jc), (long long) res->ngroups);
 	if (by != stats->batches)
 		report(rr, "stats: batches_by_strategy add up to %lld, not %lld",
 			   (long long) by, (long long) stats->batches);
@@ -738,6 +904,27 @@ aj_check_stats(const AjCase *jc, GaDevice *dev, const GaAggStats *stats,
 	}
 }
 
+/* Give every step's build side, in the case's order; 0 with status on failure. */
+static int
+aj_build_all(const AjCase *jc, GaAgg *agg, WaitState *ws, GaStatus *st)
+{
+	GaColumn	columns[MAX_COLUMNS];
+	GaBatch		payload;
+	int			i;
+
+	for (i = 0; i < jc->nsteps; i++)
+	{
+		int			s = jc->build_order[i];
+		const AjBuild *build = &jc->builds[s];
+
+		aj_payload(jc, s + 1, columns, &payload);
+		if (!ga_agg_join_build(agg, s, build->keys, build->rows, build->nkeyed, &payload,
+							   test_wait, ws, st))
+			return 0;
+	}
+	return 1;
+}
+
 /*
  * Run a case on one device under one strategy and compare with the
  * reference.  Returns the number of problems.
@@ -750,8 +937,6 @@ aj_run_case(const AjCase *jc, int case_no, GaDevice *dev, GaStrategy strategy,
 	WaitState	ws = {0, 0, 0};
 	GaAggJoinSpec spec;
 	GaAggRequest req;
-	GaColumn	columns[MAX_COLUMNS];
-	GaBatch		payload;
 	GaAgg	   *agg;
 	GaStatus	st;
 	GaAggStats	stats;
@@ -761,15 +946,13 @@ aj_run_case(const AjCase *jc, int case_no, GaDevice *dev, GaStrategy strategy,
 	int			b;
 
 	aj_request(jc, strategy, &spec, &req);
-	aj_payload(jc, columns, &payload);
 	agg = ga_agg_create(dev, &req, &st);
 	if (agg == NULL)
 	{
 		report(&rr, "create failed: code %d: %s", st.code, st.message);
 		goto done;
 	}
-	if (!ga_agg_join_build(agg, 0, jc->build_keys, jc->build_rows, jc->nkeyed, &payload,
-						   test_wait, &ws, &st))
+	if (!aj_build_all(jc, agg, &ws, &st))
 	{
 		report(&rr, "build failed: code %d: %s", st.code, st.message);
 		goto done;
@@ -816,283 +999,6 @@ done:
 }
 
 /* ------------------------------------------------------------------------
- * Cases: fixed edge cases, then random ones
- * ------------------------------------------------------------------------
- */
-
-/* A plain spec to modify: LEFT, duplicates, a group column on each side. */
-static void
-aj_default_spec(AjSpec *s, const char *label, int64_t max_pairs)
-{
-	memset(s, 0, sizeof(*s));
-	s->label = label;
-	s->type = GA_AGG_JOIN_LEFT;
-	s->nprobe = 20000;
-	s->nbuild = 5000;
-	s->build_dist = AJ_DUPS;
-	s->key_domain = 2000;
-	s->probe_miss = 0.1;
-	s->ncols = 4;
-	s->cols[0] = (AjColSpec) {0, GA_TYPE_INT32, VAL_SMALL, 0.05, 1, 20, 0};
-	s->cols[1] = (AjColSpec) {1, GA_TYPE_INT16, VAL_SMALL, 0.05, 1, 7, 0};
-	s->cols[2] = (AjColSpec) {0, GA_TYPE_FLOAT64, VAL_SMALL, 0.1, 0, 0, 0};
-	s->cols[3] = (AjColSpec) {1, GA_TYPE_INT64, VAL_FULL, 0.1, 0, 0, 0};
-	s->batch_rows = 4096;
-	s->estimated_groups = 100;
-	s->split = SPLIT_FULL;
-	s->all_aggs = 1;
-	s->max_pairs = max_pairs;
-}
-
-/* Put a column of every value type on one side (from `first` on). */
-static void
-aj_all_types(AjSpec *s, int first, int from_build, double null_rate, ValMode float_mode)
-{
-	static const GaValueType types[] = {GA_TYPE_NONE, GA_TYPE_INT8, GA_TYPE_INT16,
-	GA_TYPE_INT32, GA_TYPE_INT64, GA_TYPE_FLOAT32, GA_TYPE_FLOAT64};
-	int			i;
-
-	for (i = 0; i < 7 && first + i < AJ_MAX_COLS; i++)
-	{
-		AjColSpec  *cs = &s->cols[first + i];
-
-		memset(cs, 0, sizeof(*cs));
-		cs->from_build = from_build;
-		cs->type = types[i];
-		cs->mode = type_is_float(types[i]) ? float_mode : VAL_FULL;
-		cs->null_rate = null_rate;
-	}
-	if (s->ncols < first + i)
-		s->ncols = first + i;
-}
-
-#define NUM_FIXED_AJ_CASES 16
-
-/* The fixed edge cases: each index is one scenario random ones may miss. */
-static void
-aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
-{
-	switch (index)
-	{
-		case 0:
-			aj_default_spec(s, "empty-build-inner", max_pairs);
-			s->type = GA_AGG_JOIN_INNER;
-			s->nbuild = 0;
-			break;
-		case 1:
-			aj_default_spec(s, "empty-build-left", max_pairs);
-			s->nbuild = 0;
-			break;
-		case 2:
-			aj_default_spec(s, "empty-probe-plain", max_pairs);
-			s->nprobe = 0;
-			s->split = SPLIT_NONE;
-			s->cols[0].group_key = s->cols[1].group_key = 0;
-			break;
-		case 3:
-			aj_default_spec(s, "empty-probe-batch", max_pairs);
-			s->type = GA_AGG_JOIN_INNER;
-			s->nprobe = 0;
-			break;
-		case 4:
-			aj_default_spec(s, "pk-fk-unique", max_pairs);
-			s->build_dist = AJ_UNIQUE;
-			s->nbuild = s->key_domain = 50000;
-			s->nprobe = 200000;
-			s->batch_rows = 65536;
-			s->probe_miss = 0.05;
-			break;
-		case 5:
-			aj_default_spec(s, "many-to-many", max_pairs);
-			s->type = GA_AGG_JOIN_INNER;
-			s->nbuild = 20000;
-			s->key_domain = 500;
-			s->nprobe = 10000;
-			s->batch_rows = 8192;
-			break;
-		case 6:
-			aj_default_spec(s, "skew-pieces", max_pairs);
-			s->type = GA_AGG_JOIN_INNER;
-			s->build_dist = AJ_SKEW;
-			s->nbuild = 12000;
-			s->skew_rows = 5000;
-			s->key_domain = 3000;
-			s->probe_hot = 0.02;
-			s->nprobe = 8000;
-			s->batch_rows = 1000;
-			s->split = SPLIT_RANDOM;
-			break;
-		case 7:
-			aj_default_spec(s, "null-keys-both", max_pairs);
-			s->probe_key_null = 0.3;
-			s->build_key_null = 0.3;
-			s->split = SPLIT_WITH_EMPTY;
-			break;
-		case 8:
-			aj_default_spec(s, "all-types-both-sides", max_pairs);
-			s->ncols = 0;
-			aj_all_types(s, 0, 0, 0.2, VAL_SMALL);
-			aj_all_types(s, 7, 1, 0.2, VAL_MAGNITUDES);
-			s->cols[14] = (AjColSpec) {1, GA_TYPE_INT8, VAL_SMALL, 0.1, 1, 5, 0};
-			s->ncols = 15;
-			s->all_aggs = 0;	/* every op would pass MAX_AGGS */
-			break;
-		case 9:
-			aj_default_spec(s, "group-by-join-keys", max_pairs);
-			s->group_by_probe_key = 1;
-			s->cols[0].group_key = 0;
-			s->cols[1] = (AjColSpec) {1, GA_TYPE_INT64, VAL_FULL, 0, 1, 0, 1};
-			s->build_key_null = 0.1;
-			s->probe_key_null = 0.1;
-			s->scattered = 1;
-			s->estimated_groups = 10;
-			break;
-		case 10:
-			aj_default_spec(s, "one-row-pieces", max_pairs);
-			s->nprobe = 300;
-			s->nbuild = 600;
-			s->key_domain = 100;
-			s->batch_rows = 1;
-			break;
-		case 11:
-			aj_default_spec(s, "all-probe-keys-null", max_pairs);
-			s->probe_key_null = 1.0;
-			break;
-		case 12:
-			aj_default_spec(s, "build-columns-all-null", max_pairs);
-			s->ncols = 0;
-			aj_all_types(s, 0, 1, 1.0, VAL_SMALL);
-			s->cols[7] = (AjColSpec) {0, GA_TYPE_INT32, VAL_SMALL, 0, 1, 10, 0};
-			s->ncols = 8;
-			break;
-		case 13:
-			aj_default_spec(s, "many-groups-growth", max_pairs);
-			s->nbuild = 100000;
-			s->key_domain = 80000;
-			s->nprobe = 300000;
-			s->batch_rows = 1 << 17;
-			s->cols[0].domain = 1000;
-			s->cols[1].domain = 300;
-			s->estimated_groups = 1;
-			s->all_aggs = 0;
-			break;
-		case 14:
-			aj_default_spec(s, "specials-inner-skew", max_pairs);
-			s->type = GA_AGG_JOIN_INNER;
-			s->build_dist = AJ_SKEW;
-			s->skew_rows = 3000;
-			s->nbuild = 4000;
-			s->probe_hot = 0.3;
-			s->nprobe = 1000;
-			s->batch_rows = 4096;
-			s->ncols = 0;
-			aj_all_types(s, 0, 1, 0.1, VAL_SPECIAL);
-			s->cols[7] = (AjColSpec) {0, GA_TYPE_FLOAT32, VAL_SPECIAL, 0.1, 0, 0, 0};
-			s->cols[8] = (AjColSpec) {0, GA_TYPE_INT8, VAL_SMALL, 0.1, 1, 30, 0};
-			s->ncols = 9;
-			break;
-		default:
-			aj_default_spec(s, "plain-left-scattered", max_pairs);
-			s->scattered = 1;
-			s->cols[0].group_key = s->cols[1].group_key = 0;
-			s->split = SPLIT_RANDOM;
-			break;
-	}
-}
-
-/* A random case: sides, keys, skew, nulls, columns, sizes all drawn. */
-static void
-aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
-{
-	static const double key_null_rates[] = {0, 0, 0, 0, 0.01, 0.2, 0.2, 1.0};
-	static const double val_null_rates[] = {0, 0, 0.01, 0.3, 1.0};
-	int			ngroup,
-				nvals,
-				i;
-
-	memset(s, 0, sizeof(*s));
-	s->label = "random";
-	s->type = rng_chance(rng, 0.5) ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER;
-	s->nbuild = rng_chance(rng, 0.08) ? 0 :
-		(int64_t) pow(10.0, rng_unit(rng) * 5.3);
-	s->nprobe = rng_chance(rng, 0.08) ? rng_range(rng, 0, 5) :
-		(int64_t) pow(10.0, rng_unit(rng) * 5.3);
-	s->build_dist = (AjBuildDist) rng_range(rng, AJ_UNIQUE, AJ_SKEW);
-	s->key_domain = s->build_dist == AJ_UNIQUE ? s->nbuild :
-		s->nbuild / rng_range(rng, 1, 50);
-	if (s->key_domain < 1)
-		s->key_domain = 1;
-	s->skew_rows = rng_range(rng, 1, 6000);
-	s->scattered = rng_chance(rng, 0.5);
-	s->probe_hot = s->build_dist == AJ_SKEW ? rng_unit(rng) * 0.05 : 0;
-	s->probe_miss = rng_unit(rng) * 0.5;
-	s->probe_key_null = rng_pick(rng, key_null_rates, 8);
-	s->build_key_null = rng_pick(rng, key_null_rates, 8);
-	s->group_by_probe_key = rng_chance(rng, 0.15);
-
-	ngroup = (int) rng_range(rng, 0, 2);
-	nvals = (int) rng_range(rng, 0, 6);
-	for (i = 0; i < ngroup + nvals; i++)
-	{
-		AjColSpec  *cs = &s->cols[s->ncols++];
-
-		cs->from_build = rng_chance(rng, 0.5);
-		if (i < ngroup)
-		{
-			cs->group_key = 1;
-			cs->type = (GaValueType) rng_range(rng, GA_TYPE_INT8, GA_TYPE_INT64);
-			cs->domain = (int64_t) pow(10.0, rng_unit(rng) * (ngroup > 1 ? 2.0 : 3.0)) + 1;
-			cs->null_rate = rng_pick(rng, val_null_rates, 5);
-			cs->mode = VAL_SMALL;
-		}
-		else
-		{
-			int			t = (int) rng_range(rng, 0, 12);
-
-			cs->type = t == 0 ? GA_TYPE_NONE : (GaValueType) (1 + t % 6);
-			cs->mode = type_is_int(cs->type) ? (ValMode) rng_range(rng, VAL_SMALL, VAL_EXTREME) :
-				(ValMode) rng_range(rng, VAL_SMALL, VAL_EXTREME_FINITE);
-			cs->null_rate = rng_pick(rng, val_null_rates, 5);
-		}
-	}
-	if (rng_chance(rng, 0.2) && s->ncols < AJ_MAX_COLS)
-	{
-		AjColSpec  *cs = &s->cols[s->ncols++];
-
-		/* the build key as a build column, grouped by */
-		cs->from_build = 1;
-		cs->type = GA_TYPE_INT64;
-		cs->group_key = 1;
-		cs->join_key = 1;
-	}
-
-	s->batch_rows = (int64_t) pow(2.0, (double) rng_range(rng, 0, 17));
-	if (s->batch_rows < s->nprobe / 1000)
-		s->batch_rows = s->nprobe / 1000 + 1;
-	s->split = (SplitMode) rng_range(rng, SPLIT_FULL, SPLIT_WITH_EMPTY);
-	if (s->nprobe == 0 && rng_chance(rng, 0.5))
-		s->split = SPLIT_NONE;
-	switch (rng_range(rng, 0, 3))
-	{
-		case 0:
-			s->estimated_groups = 0;
-			break;
-		case 1:
-			s->estimated_groups = 1;
-			break;
-		case 2:
-			s->estimated_groups = 1000;
-			break;
-		default:
-			s->estimated_groups = 1000000;
-			break;
-	}
-	s->all_aggs = rng_chance(rng, 0.3);
-	/* at most ~2000 pieces per case, and at most max_pairs joined rows */
-	s->max_pairs = max_pairs < s->batch_rows * 2000 ? max_pairs : s->batch_rows * 2000;
-}
-
-/* ------------------------------------------------------------------------
  * The suite
  * ------------------------------------------------------------------------
  */
@@ -1114,7 +1020,7 @@ conformance_aggjoin(GaDevice *const *devices, const GaStrategy *strategies,
 		conformance_set_current("aggjoin api", j);
 		alarm((unsigned) timeout);
 		f = aggjoin_api_checks(devices[j], strategies[j], labels[j]);
-		printf("aggjoin api %-10s invalid, cancel, fail_at_batch, destroy: %s\n",
+		printf("aggjoin api %-10s invalid, chains, cancel, fail_at_batch, destroy: %s\n",
 			   labels[j], f ? "FAIL" : "ok");
 		failures += f;
 		(*checks)++;
@@ -1125,7 +1031,7 @@ conformance_aggjoin(GaDevice *const *devices, const GaStrategy *strategies,
 		AjSpec		spec;
 		AjCase		jc;
 		Rng			rng;
-		char		line[1400];
+		char		line[1800];
 		size_t		len;
 
 		conformance_set_current("aggjoin", i);
@@ -1135,13 +1041,7 @@ conformance_aggjoin(GaDevice *const *devices, const GaStrategy *strategies,
 			aj_fixed_spec(i, &spec, max_rows);
 		else
 			aj_random_spec(&rng, &spec, max_rows);
-		/* --max-rows caps both sides too (small runs under a sanitizer) */
-		if (spec.nprobe > max_rows)
-			spec.nprobe = max_rows;
-		if (spec.nbuild > max_rows)
-			spec.nbuild = max_rows;
-		if (spec.key_domain > spec.nbuild && spec.nbuild > 0)
-			spec.key_domain = spec.nbuild;
+		aj_cap_spec(&spec, max_rows);
 		aj_build_case(&jc, &spec, &rng);
 
 		len = (size_t) snprintf(line, sizeof(line), "aggjoin %3d groups=%lld %s",

@@ -2,12 +2,14 @@
  *
  * aggjoin_api.c
  *	  The join-fed aggregation's API checks, for the suite in aggjoin.c:
- *	  malformed join specs, build arguments and call orders are refused
- *	  with GA_ERR_INVALID (and a refused build leaves the aggregation
- *	  buildable), fail_at_batch fails that submit, a LEFT join of a few
- *	  known rows gives known results, a wait callback that says stop
- *	  cancels a build and a submit (the CPU device must ask it) and later
- *	  calls report it, and destroy is safe in every state.
+ *	  malformed join specs (of one step and of chains), build arguments and
+ *	  call orders are refused with GA_ERR_INVALID (and a refused build
+ *	  leaves the aggregation buildable), fail_at_batch fails that submit,
+ *	  LEFT and ANTI joins and two-step chains of a few known rows (built in
+ *	  reverse order) give known results, a wait callback that says stop
+ *	  cancels a build and a submit, also one whose rows all die in a
+ *	  chain's last step (the CPU device must ask it), and later calls
+ *	  report it, and destroy is safe in every state.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,19 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A small join-fed request: probe key (0), probe int32 (1), build float64 (2). */
+/*
+ * A small join-fed request: probe key (0), probe int32 (1), step 1's
+ * float64 (2); a two-step chain adds step 1's int64 (3), step 2's key, and
+ * step 2's float64 (4).
+ */
+#define AJ_API_COLUMNS 5
+
 typedef struct AjApi
 {
-	GaValueType types[3];
-	uint8_t		from_build[3];
-	GaAggSpec	aggs[3];
+	GaValueType types[AJ_API_COLUMNS];
+	uint8_t		from_build[AJ_API_COLUMNS];
+	GaAggSpec	aggs[AJ_API_COLUMNS];
 	GaAggJoinSpec spec;
 	GaAggRequest req;
-	GaColumn	columns[3];
+	GaColumn	columns[AJ_API_COLUMNS];
 	GaBatch		payload;
 	double		build_vals[4];
+	int64_t		next_keys[4];	/* column 3 of step 1's rows */
 	int64_t		keys[4];
 	uint32_t	rows[4];
+
+	/* step 2's build side: 3 rows with keys 10, 10, 12 */
+	GaColumn	columns2[AJ_API_COLUMNS];
+	GaBatch		payload2;
+	double		build2_vals[3];
+	int64_t		keys2[3];
+	uint32_t	rows2[3];
 } AjApi;
 
 /* Set up the small request and a payload of 4 build rows with keys 1..4. */
@@ -41,7 +57,10 @@ aj_api_init(AjApi *a, GaAggJoinType type, int64_t batch_rows)
 	a->types[0] = GA_TYPE_INT64;
 	a->types[1] = GA_TYPE_INT32;
 	a->types[2] = GA_TYPE_FLOAT64;
-	a->from_build[2] = 1;
+	a->types[3] = GA_TYPE_INT64;
+	a->types[4] = GA_TYPE_FLOAT64;
+	a->from_build[2] = a->from_build[3] = 1;
+	a->from_build[4] = 2;
 	a->aggs[0].op = GA_AGG_COUNT_ROWS;
 	a->aggs[0].column = -1;
 	a->aggs[1].op = GA_AGG_SUM_FLOAT64;
@@ -59,19 +78,56 @@ aj_api_init(AjApi *a, GaAggJoinType type, int64_t batch_rows)
 	a->req.batch_rows = batch_rows;
 	a->req.estimated_groups = 1;
 	a->req.join = &a->spec;
-	for (i = 0; i < 3; i++)
-		a->columns[i].type = a->types[i];
+	for (i = 0; i < AJ_API_COLUMNS; i++)
+		a->columns[i].type = a->columns2[i].type = a->types[i];
 	for (i = 0; i < 4; i++)
 	{
 		a->build_vals[i] = i + 0.5;
+		a->next_keys[i] = 10 + i % 2;
 		a->keys[i] = i + 1;
 		a->rows[i] = (uint32_t) (3 - i);
 	}
 	a->columns[2].values = a->build_vals;
+	a->columns[3].values = a->next_keys;
 	a->payload.nrows = 4;
 	a->payload.capacity = 4;
 	a->payload.ncolumns = 3;
 	a->payload.columns = a->columns;
+}
+
+/*
+ * Set up a two-step chain on the small request: step 1 as aj_api_init,
+ * step 2 keyed on step 1's column 3 (row r holds 10 + r % 2) with build
+ * rows 0, 1, 2 of keys 10, 10, 12 and values 100, 200, 300 in column 4,
+ * whose SUM_FLOAT64 and COUNT are aggregates 3 and 4.
+ */
+static void
+aj_api_init_chain(AjApi *a, GaAggJoinType type1, GaAggJoinType type2, int64_t batch_rows)
+{
+	int			i;
+
+	aj_api_init(a, type1, batch_rows);
+	a->spec.nsteps = 2;
+	a->spec.steps[1].type = type2;
+	a->spec.steps[1].key_column = 3;
+	a->req.ncolumns = AJ_API_COLUMNS;
+	a->aggs[3].op = GA_AGG_SUM_FLOAT64;
+	a->aggs[3].column = 4;
+	a->aggs[4].op = GA_AGG_COUNT;
+	a->aggs[4].column = 4;
+	a->req.naggs = 5;
+	a->payload.ncolumns = AJ_API_COLUMNS;
+	for (i = 0; i < 3; i++)
+	{
+		a->build2_vals[i] = 100.0 * (i + 1);
+		a->keys2[i] = i < 2 ? 10 : 12;
+		a->rows2[i] = (uint32_t) i;
+	}
+	a->columns2[4].values = a->build2_vals;
+	a->payload2.nrows = 3;
+	a->payload2.capacity = 3;
+	a->payload2.ncolumns = AJ_API_COLUMNS;
+	a->payload2.columns = a->columns2;
 }
 
 /* Expect a failed call with code `want`. */
@@ -81,6 +137,17 @@ aj_expect(RunReport *rr, int ok, const GaStatus *st, GaStatusCode want, const ch
 	if (ok || st->code != want)
 		report(rr, "%s: ok %d code %d (%s), expected code %d", what, ok, st->code,
 			   ok ? "" : st->message, want);
+}
+
+/* Expect ga_agg_create to refuse a's request with GA_ERR_INVALID. */
+static void
+aj_expect_refused(RunReport *rr, GaDevice *dev, const AjApi *a, const char *what)
+{
+	GaStatus	st;
+	GaAgg	   *agg = ga_agg_create(dev, &a->req, &st);
+
+	aj_expect(rr, agg != NULL, &st, GA_ERR_INVALID, what);
+	ga_agg_destroy(agg);
 }
 
 /* Malformed specs, build arguments and call orders: GA_ERR_INVALID. */
@@ -96,29 +163,25 @@ aj_api_invalid(GaDevice *dev, const char *label)
 	/* Bad join specs. */
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.spec.steps[0].type = (GaAggJoinType) 7;
-	agg = ga_agg_create(dev, &a.req, &st);
-	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "an unknown join type");
-	ga_agg_destroy(agg);
+	aj_expect_refused(&rr, dev, &a, "an unknown join type");
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.spec.steps[0].key_column = 1;	/* int32 */
-	agg = ga_agg_create(dev, &a.req, &st);
-	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "an int32 probe key");
-	ga_agg_destroy(agg);
+	aj_expect_refused(&rr, dev, &a, "an int32 probe key");
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.spec.steps[0].key_column = 3;
-	agg = ga_agg_create(dev, &a.req, &st);
-	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "a probe key beyond the columns");
-	ga_agg_destroy(agg);
+	aj_expect_refused(&rr, dev, &a, "a probe key beyond the columns");
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.from_build[0] = 1;
-	agg = ga_agg_create(dev, &a.req, &st);
-	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "a probe key from the build side");
-	ga_agg_destroy(agg);
+	aj_expect_refused(&rr, dev, &a, "a probe key from the build side");
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.spec.from_build = NULL;
-	agg = ga_agg_create(dev, &a.req, &st);
-	aj_expect(&rr, agg != NULL, &st, GA_ERR_INVALID, "no from_build array");
-	ga_agg_destroy(agg);
+	aj_expect_refused(&rr, dev, &a, "no from_build array");
+	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	a.spec.nsteps = 0;
+	aj_expect_refused(&rr, dev, &a, "no join step");
+	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	a.from_build[2] = 2;
+	aj_expect_refused(&rr, dev, &a, "a column of step 2 in a join of one step");
 
 	/* A build given to a plain aggregation. */
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
@@ -201,6 +264,172 @@ aj_api_submit(GaAgg *agg, const int64_t *keys, int n, WaitState *ws, GaStatus *s
 	return ga_agg_submit(agg, batch, test_wait, ws, st);
 }
 
+/* Give the small request's build sides, the last step first. */
+static int
+aj_api_build(GaAgg *agg, AjApi *a, GaStatus *st)
+{
+	if (a->spec.nsteps > 1 &&
+		!ga_agg_join_build(agg, 1, a->keys2, a->rows2, 3, &a->payload2, NULL, NULL, st))
+		return 0;
+	return ga_agg_join_build(agg, 0, a->keys, a->rows, 4, &a->payload, NULL, NULL, st);
+}
+
+/* Malformed chains and their call orders: GA_ERR_INVALID. */
+static int64_t
+aj_api_invalid_chain(GaDevice *dev, const char *label)
+{
+	RunReport	rr = {-1, label, 0, 0, "aggjoin"};
+	AjApi		a;
+	GaStatus	st;
+	GaAgg	   *agg;
+
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.nsteps = GA_AGG_MAX_JOIN_STEPS + 1;
+	aj_expect_refused(&rr, dev, &a, "too many join steps");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.steps[1].type = (GaAggJoinType) 9;
+	aj_expect_refused(&rr, dev, &a, "an unknown type of step 2");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.from_build[4] = 3;
+	aj_expect_refused(&rr, dev, &a, "a column of step 3 in a join of two steps");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.steps[1].key_column = 4;
+	aj_expect_refused(&rr, dev, &a, "step 2 keyed on its own build column");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.steps[0].key_column = 3;
+	aj_expect_refused(&rr, dev, &a, "step 1 keyed on its own build column");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.from_build[3] = 2;
+	a.from_build[4] = 1;
+	aj_expect_refused(&rr, dev, &a, "step 2 keyed on a column of step 2");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.steps[1].key_column = 2;
+	aj_expect_refused(&rr, dev, &a, "step 2 keyed on a float64 column");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.steps[1].key_column = AJ_API_COLUMNS;
+	aj_expect_refused(&rr, dev, &a, "step 2 keyed beyond the columns");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.spec.steps[1].key_column = -1;
+	aj_expect_refused(&rr, dev, &a, "step 2 keyed on column -1");
+
+	/* Builds: steps in range, each once, all before the first batch. */
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	agg = ga_agg_create(dev, &a.req, &st);
+	if (agg == NULL)
+	{
+		report(&rr, "create of a chain failed: %s", st.message);
+		return rr.mismatches;
+	}
+	aj_expect(&rr, ga_agg_join_build(agg, -1, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+			  &st, GA_ERR_INVALID, "a build of step -1");
+	aj_expect(&rr, ga_agg_join_build(agg, 2, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+			  &st, GA_ERR_INVALID, "a build of a third step in a join of two");
+	if (!ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st))
+		report(&rr, "the build of step 2 (0-based 1) failed: %s", st.message);
+	aj_expect(&rr, ga_agg_next_batch(agg, NULL, NULL, &st) != NULL, &st, GA_ERR_INVALID,
+			  "a batch before the first step's build");
+	aj_expect(&rr, ga_agg_submit(agg, NULL, NULL, NULL, &st), &st, GA_ERR_INVALID,
+			  "a submit before the first step's build");
+	aj_expect(&rr, ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st),
+			  &st, GA_ERR_INVALID, "a second build of step 2");
+	if (!ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+		report(&rr, "the build of step 1 after step 2 failed: %s", st.message);
+	if (ga_agg_next_batch(agg, NULL, NULL, &st) == NULL)
+		report(&rr, "next_batch after both builds failed: %s", st.message);
+	ga_agg_destroy(agg);
+	return rr.mismatches;
+}
+
+/*
+ * Run the small request a on probe keys and check its one group's
+ * aggregates against want (COUNT_ROWS, SUM and COUNT of column 2, for a
+ * chain SUM and COUNT of column 4) and the statistics they imply.
+ */
+static void
+aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
+			 const double *want, const char *what)
+{
+	WaitState	ws = {0, 0, 0};
+	GaStatus	st;
+	GaAggStats	stats;
+	GaAgg	   *agg = ga_agg_create(dev, &a->req, &st);
+	const GaAggResult *res = NULL;
+	int64_t		rows = (int64_t) want[0];
+	int64_t		batches = rows == 0 ? 1 : (rows + a->req.batch_rows - 1) / a->req.batch_rows;
+	int			i;
+
+	if (agg == NULL || !aj_api_build(agg, a, &st) || !aj_api_submit(agg, keys, n, &ws, &st) ||
+		(res = ga_agg_finish(agg, test_wait, &ws, &st)) == NULL)
+		report(rr, "%s failed: %s", what, st.message);
+	else if (res->ngroups != 1)
+		report(rr, "%s gave %lld groups, not 1", what, (long long) res->ngroups);
+	else
+	{
+		for (i = 0; i < a->req.naggs; i++)
+		{
+			double		got = i % 2 == 1 ? ((const double *) res->values[i])[0] :
+				(double) ((const int64_t *) res->values[i])[0];
+
+			if (got != want[i])
+				report(rr, "%s: aggregate %d is %g, expected %g", what, i, got, want[i]);
+		}
+		ga_agg_get_stats(agg, &stats);
+		if (stats.joined_rows != rows || stats.batches != batches || stats.input_rows != n ||
+			stats.join_build_rows != (a->spec.nsteps > 1 ? 7 : 4))
+			report(rr, "%s: stats joined_rows %lld batches %lld input_rows %lld join_build_rows %lld",
+				   what, (long long) stats.joined_rows, (long long) stats.batches,
+				   (long long) stats.input_rows, (long long) stats.join_build_rows);
+	}
+	ga_agg_destroy(agg);
+}
+
+/*
+ * Known results of probe keys 1, 2, 9 (key k matches step 1's build row
+ * 4 - k, of value 4.5 - k and next key 10 + (4 - k) % 2; 9 matches none):
+ * one step of each type, and chains whose step 2 (on keys 10, 10, 12 of
+ * values 100, 200, 300) is of each type, given in reverse order.
+ */
+static int64_t
+aj_api_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
+{
+	RunReport	rr = {-1, label, 0, 0, "aggjoin"};
+	AjApi		a;
+	int64_t		keys[3] = {1, 2, 9};
+
+	aj_api_init(&a, GA_AGG_JOIN_LEFT, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2}, "LEFT of 1, 2, 9");
+	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 6.0, 2}, "INNER of 1, 2, 9");
+	aj_api_init(&a, GA_AGG_JOIN_ANTI, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0}, "ANTI of 1, 2, 9");
+
+	/* key 1: next key 11, no match in step 2; key 2: next key 10, two matches */
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 5.0, 2, 300.0, 2},
+				 "LEFT then INNER of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 3);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.5, 3, 300.0, 2},
+				 "LEFT then LEFT of 1, 2, 9 in pieces of 3 rows");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 3);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.5, 1, 0.0, 0},
+				 "LEFT then ANTI of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_ANTI, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 3.5, 1, 0.0, 0},
+				 "INNER then ANTI of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_ANTI, GA_AGG_JOIN_LEFT, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0, 0.0, 0},
+				 "ANTI then LEFT of 1, 2, 9");
+	return rr.mismatches;
+}
+
 /* fail_at_batch fails that submit (and only that one) with GA_ERR_INJECTED. */
 static int64_t
 aj_api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
@@ -226,38 +455,53 @@ aj_api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 				  "submit 2 with fail_at_batch 2");
 	}
 	ga_agg_destroy(agg);
+	return rr.mismatches;
+}
 
-	/* Without injection: LEFT, keys 1, 2 match, 9 does not. */
-	a.req.fail_at_batch = 0;
-	agg = ga_agg_create(dev, &a.req, &st);
-	if (agg == NULL || !ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
-		report(&rr, "create or build failed: %s", st.message);
-	else if (!aj_api_submit(agg, keys, 3, &ws, &st))
-		report(&rr, "submit failed: %s", st.message);
+/*
+ * Build a's steps, step 1 with n keyed rows, submit 4 probe rows of key 7
+ * under a wait callback that says stop, and expect the submit and the
+ * finish after it to fail with GA_ERR_CANCELLED; the CPU device must have
+ * asked the callback (`what` says during what).
+ */
+static void
+aj_api_cancel_submit(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys,
+					 const uint32_t *rows, int64_t n, const char *what)
+{
+	WaitState	ws = {0, 1, 0};
+	GaStatus	st;
+	GaAgg	   *agg = ga_agg_create(dev, &a->req, &st);
+	int64_t		probe_keys[4] = {7, 7, 7, 7};
+	int			ok;
+
+	if (agg == NULL ||
+		(a->spec.nsteps > 1 &&
+		 !ga_agg_join_build(agg, 1, a->keys2, a->rows2, 3, &a->payload2, NULL, NULL, &st)) ||
+		!ga_agg_join_build(agg, 0, keys, rows, n, &a->payload, NULL, NULL, &st))
+		report(rr, "create or build failed: %s", st.message);
 	else
 	{
-		const GaAggResult *res = ga_agg_finish(agg, test_wait, &ws, &st);
-
-		/* key 1 is build row 3 (3.5), key 2 row 2 (2.5) */
-		if (res == NULL)
-			report(&rr, "finish failed: %s", st.message);
-		else if (res->ngroups != 1 || ((int64_t *) res->values[0])[0] != 3 ||
-				 ((double *) res->values[1])[0] != 6.0 ||
-				 ((int64_t *) res->values[2])[0] != 2)
-			report(&rr, "a LEFT join of keys 1, 2, 9 gave %lld rows, sum %g, count %lld; expected 3, 6, 2",
-				   res->ngroups > 0 ? (long long) ((int64_t *) res->values[0])[0] : -1LL,
-				   res->ngroups > 0 ? ((double *) res->values[1])[0] : 0.0,
-				   res->ngroups > 0 ? (long long) ((int64_t *) res->values[2])[0] : -1LL);
+		ok = aj_api_submit(agg, probe_keys, 4, &ws, &st);
+		if (ws.cancels > 0)
+		{
+			aj_expect(rr, ok, &st, GA_ERR_CANCELLED, "a cancelled submit");
+			aj_expect(rr, ga_agg_finish(agg, NULL, NULL, &st) != NULL, &st,
+					  GA_ERR_CANCELLED, "finish after a cancelled submit");
+		}
+		else if (ga_device_kind(dev) == GA_DEVICE_CPU)
+			report(rr, "the CPU device did not ask the wait callback %s", what);
+		else if (!ok)
+			report(rr, "a submit failed without a cancel: %s", st.message);
 	}
 	ga_agg_destroy(agg);
-	return rr.mismatches;
 }
 
 /*
  * Cancel: a wait callback that says stop.  A build or submit during which
  * it answered must fail with GA_ERR_CANCELLED, and the next call must fail
- * too; the CPU device must ask it for a build of 300K rows and a submit of
- * 300K joined rows.
+ * too; the CPU device must ask it for a build of 300K rows, a submit of
+ * 300K joined rows, and a chain's submit whose 1.2M rows of step 1 all die
+ * in step 2.
  */
 static int64_t
 aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
@@ -271,7 +515,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	int64_t    *keys = malloc(sizeof(int64_t) * n);
 	uint32_t   *rows = malloc(sizeof(uint32_t) * n);
 	double	   *vals = calloc((size_t) n, sizeof(double));
-	int64_t		probe_keys[4] = {7, 7, 7, 7};
+	int64_t    *next_keys = malloc(sizeof(int64_t) * n);
 	int64_t		i;
 	int			ok;
 
@@ -279,6 +523,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	{
 		keys[i] = 7;			/* one key on every row: 4 probe rows give 1.2M pairs */
 		rows[i] = (uint32_t) i;
+		next_keys[i] = 99;		/* no key of step 2 */
 	}
 
 	/* Cancel the build. */
@@ -307,33 +552,26 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	}
 	ga_agg_destroy(agg);
 
-	/* Cancel a submit of many joined rows. */
-	ws.cancels = 0;
-	agg = ga_agg_create(dev, &a.req, &st);
-	if (agg == NULL || !ga_agg_join_build(agg, 0, keys, rows, n, &a.payload, NULL, NULL, &st))
-		report(&rr, "create or build failed: %s", st.message);
-	else
-	{
-		ok = aj_api_submit(agg, probe_keys, 4, &ws, &st);
-		if (ws.cancels > 0)
-		{
-			aj_expect(&rr, ok, &st, GA_ERR_CANCELLED, "a cancelled submit");
-			aj_expect(&rr, ga_agg_finish(agg, NULL, NULL, &st) != NULL, &st,
-					  GA_ERR_CANCELLED, "finish after a cancelled submit");
-		}
-		else if (ga_device_kind(dev) == GA_DEVICE_CPU)
-			report(&rr, "the CPU device did not ask the wait callback joining 1.2M rows");
-		else if (!ok)
-			report(&rr, "a submit failed without a cancel: %s", st.message);
-	}
-	ga_agg_destroy(agg);
+	/* Cancel a submit of many joined rows, then a chain's that ends in none. */
+	aj_api_cancel_submit(&rr, dev, &a, keys, rows, n, "joining 1.2M rows");
+	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_INNER, 1 << 16);
+	a.req.strategy = strategy;
+	a.columns[2].values = vals;
+	a.columns[3].values = next_keys;
+	a.payload.nrows = a.payload.capacity = n;
+	aj_api_cancel_submit(&rr, dev, &a, keys, rows, n,
+						 "joining 1.2M rows of step 1 that step 2 drops");
 	free(keys);
 	free(rows);
 	free(vals);
+	free(next_keys);
 	return rr.mismatches;
 }
 
-/* Destroy is safe in every state: created, built, with a batch out, finished. */
+/*
+ * Destroy is safe in every state: created, built (a chain: one of its two
+ * steps), with a batch out, submitted, finished; for one step and a chain.
+ */
 static int64_t
 aj_api_destroy_states(GaDevice *dev, GaStrategy strategy, const char *label)
 {
@@ -343,19 +581,30 @@ aj_api_destroy_states(GaDevice *dev, GaStrategy strategy, const char *label)
 	GaStatus	st;
 	GaAgg	   *agg;
 	int64_t		keys[2] = {3, 4};
-	int			state;
+	int			run;
 
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 4);
-	a.req.strategy = strategy;
-	for (state = 0; state < 5; state++)
+	for (run = 0; run < 10; run++)
 	{
+		int			chain = run >= 5;
+		int			state = run % 5;
+		int			ok = 1;
+
+		if (chain)
+			aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 4);
+		else
+			aj_api_init(&a, GA_AGG_JOIN_INNER, 4);
+		a.req.strategy = strategy;
 		agg = ga_agg_create(dev, &a.req, &st);
 		if (agg == NULL)
 		{
 			report(&rr, "create failed: %s", st.message);
 			continue;
 		}
-		if (state >= 1 && !ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+		if (state == 1 && chain)
+			ok = ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st);
+		else if (state >= 1)
+			ok = aj_api_build(agg, &a, &st);
+		if (!ok)
 			report(&rr, "build failed: %s", st.message);
 		if (state == 2 && ga_agg_next_batch(agg, NULL, NULL, &st) == NULL)
 			report(&rr, "next_batch failed: %s", st.message);
@@ -380,8 +629,10 @@ aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label)
 	if (strategy == GA_STRATEGY_AUTO)
 	{
 		f += aj_api_invalid(dev, label);
+		f += aj_api_invalid_chain(dev, label);
 		f += aj_api_cancel(dev, strategy, label);
 	}
+	f += aj_api_known_results(dev, strategy, label);
 	f += aj_api_fail_at_batch(dev, strategy, label);
 	f += aj_api_destroy_states(dev, strategy, label);
 	return f;

@@ -39,6 +39,7 @@ $CC $CFLAGS -Icuda -c cuda/aggjoin_cpu.c -o "$build/aggjoin_cpu.o"
 $CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
 $CC $CFLAGS -Icuda -c $src/join.c -o "$build/join.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin.c -o "$build/aggjoin.o"
+$CC $CFLAGS -Icuda -c $src/aggjoin_specs.c -o "$build/aggjoin_specs.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin_api.c -o "$build/aggjoin_api.o"
 
 libs=""
@@ -65,8 +66,8 @@ else
 fi
 
 $CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/join.o" \
-	"$build/aggjoin.o" "$build/aggjoin_api.o" "$build/device.o" "$build/device_cpu.o" \
-	"$build/join_cpu.o" "$build/aggjoin_cpu.o" $gpu_objs $libs -lm
+	"$build/aggjoin.o" "$build/aggjoin_specs.o" "$build/aggjoin_api.o" "$build/device.o" \
+	"$build/device_cpu.o" "$build/join_cpu.o" "$build/aggjoin_cpu.o" $gpu_objs $libs -lm
 cp "$build/conformance" "$src/conformance.tmp.$$"
 mv -f "$src/conformance.tmp.$$" "$src/conformance"
 "$build/conformance" "$@"

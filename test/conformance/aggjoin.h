@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggjoin.h
+ *	  What the join-fed aggregation suite's two files share: the spec of a
+ *	  case (its join steps, sides and columns), which aggjoin_specs.c fills
+ *	  (the fixed edge cases and random ones) and aggjoin.c turns into
+ *	  generated sides, the reference's rows and device runs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_CONFORMANCE_AGGJOIN_H
+#define GPUAGG_CONFORMANCE_AGGJOIN_H
+
+#include "conformance.h"
+
+#define AJ_MAX_STEPS GA_AGG_MAX_JOIN_STEPS
+
+/* Most columns besides the steps' key columns. */
+#define AJ_MAX_COLS (MAX_COLUMNS - 1)
+
+/* How a build side's keys are drawn. */
+typedef enum AjBuildDist
+{
+	AJ_UNIQUE,					/* every keyed build row its own key */
+	AJ_DUPS,					/* uniform over a smaller domain */
+	AJ_SKEW						/* one key on skew_rows rows, the rest uniform */
+} AjBuildDist;
+
+/* Where a step's key column is. */
+typedef enum AjKeyFrom
+{
+	AJ_KEY_PROBE,				/* a probe column of its own */
+	AJ_KEY_BUILD,				/* a column of its own on an earlier build side */
+	AJ_KEY_SHARED				/* the key column of an earlier step */
+} AjKeyFrom;
+
+/* One join step: its type, its key column and its build side. */
+typedef struct AjStepSpec
+{
+	GaAggJoinType type;
+	AjKeyFrom	key_from;
+	int			key_side;		/* AJ_KEY_BUILD: the earlier step (1-based)
+								 * whose build side holds the key;
+								 * AJ_KEY_SHARED: the earlier step whose key
+								 * column this one reuses */
+	int64_t		nbuild;			/* payload rows */
+	AjBuildDist build_dist;
+	int64_t		key_domain;		/* distinct build keys drawn from */
+	int64_t		skew_rows;		/* AJ_SKEW: build rows on the hot key */
+	double		build_key_null;
+} AjStepSpec;
+
+/* One column besides the steps' key columns. */
+typedef struct AjColSpec
+{
+	int			from_build;		/* 0 probe, s a build column of step s */
+	GaValueType type;
+	ValMode		mode;
+	double		null_rate;
+	int			group_key;		/* a grouping key, drawn from `domain` values */
+	int64_t		domain;
+	int			join_key;		/* build int64 column holding its step's build
+								 * key */
+} AjColSpec;
+
+typedef struct AjSpec
+{
+	const char *label;
+	int			nsteps;
+	AjStepSpec	steps[AJ_MAX_STEPS];
+	int64_t		nprobe;
+	int			scattered;		/* keys over all of int64, extremes included */
+	/* the rows of every key column (probe or build side): */
+	double		probe_hot;		/* on the hot key (the key table's first) */
+	double		probe_miss;		/* on a key no build side has */
+	double		probe_key_null;
+	int			group_by_probe_key; /* group by the first step's key column */
+	int			ncols;
+	AjColSpec	cols[AJ_MAX_COLS];
+	int64_t		batch_rows;
+	int64_t		estimated_groups;
+	SplitMode	split;
+	int			all_aggs;
+	int64_t		max_pairs;		/* rows all steps may form (the budget) */
+} AjSpec;
+
+/* aggjoin_specs.c */
+
+/* How many fixed cases there are (indexes 0 .. NUM_FIXED_AJ_CASES - 1). */
+#define NUM_FIXED_AJ_CASES 27
+
+/* The fixed case `index`, and a random one; max_pairs is the budget. */
+extern void aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs);
+extern void aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs);
+
+/* Keep a spec within max_rows rows on every side. */
+extern void aj_cap_spec(AjSpec *s, int64_t max_rows);
+
+#endif							/* GPUAGG_CONFORMANCE_AGGJOIN_H */

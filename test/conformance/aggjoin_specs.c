@@ -1,0 +1,520 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggjoin_specs.c
+ *	  The join-fed aggregation suite's cases as specs (aggjoin.h): the fixed
+ *	  edge cases, one step first, then chains, and the random mixtures of
+ *	  steps, sides, keys, skew, nulls and columns that follow them.
+ *	  aggjoin.c generates and runs them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "aggjoin.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Set step i (0-based) of a spec: its type, key and build side. */
+static void
+aj_set_step(AjSpec *s, int i, GaAggJoinType type, AjKeyFrom key_from, int key_side,
+			int64_t nbuild, AjBuildDist dist, int64_t key_domain)
+{
+	AjStepSpec *ss = &s->steps[i];
+
+	memset(ss, 0, sizeof(*ss));
+	ss->type = type;
+	ss->key_from = key_from;
+	ss->key_side = key_side;
+	ss->nbuild = nbuild;
+	ss->build_dist = dist;
+	ss->key_domain = key_domain;
+	if (s->nsteps < i + 1)
+		s->nsteps = i + 1;
+}
+
+/* A plain spec to modify: one LEFT step, duplicates, a group column on each side. */
+static void
+aj_default_spec(AjSpec *s, const char *label, int64_t max_pairs)
+{
+	memset(s, 0, sizeof(*s));
+	s->label = label;
+	aj_set_step(s, 0, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 2000);
+	s->nprobe = 20000;
+	s->probe_miss = 0.1;
+	s->ncols = 4;
+	s->cols[0] = (AjColSpec) {0, GA_TYPE_INT32, VAL_SMALL, 0.05, 1, 20, 0};
+	s->cols[1] = (AjColSpec) {1, GA_TYPE_INT16, VAL_SMALL, 0.05, 1, 7, 0};
+	s->cols[2] = (AjColSpec) {0, GA_TYPE_FLOAT64, VAL_SMALL, 0.1, 0, 0, 0};
+	s->cols[3] = (AjColSpec) {1, GA_TYPE_INT64, VAL_FULL, 0.1, 0, 0, 0};
+	s->batch_rows = 4096;
+	s->estimated_groups = 100;
+	s->split = SPLIT_FULL;
+	s->all_aggs = 1;
+	s->max_pairs = max_pairs;
+}
+
+/*
+ * A chain to modify: the default's probe side and columns, with a value
+ * column and a group column on every build side but the first one's.
+ */
+static void
+aj_chain_spec(AjSpec *s, const char *label, int64_t max_pairs, int nsteps)
+{
+	int			i;
+
+	aj_default_spec(s, label, max_pairs);
+	s->nprobe = 10000;
+	for (i = 1; i < nsteps && s->ncols + 2 <= AJ_MAX_COLS; i++)
+	{
+		aj_set_step(s, i, GA_AGG_JOIN_INNER, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1000);
+		s->cols[s->ncols++] = (AjColSpec) {i + 1, GA_TYPE_FLOAT64, VAL_SMALL, 0.1, 0, 0, 0};
+		s->cols[s->ncols++] = (AjColSpec) {i + 1, GA_TYPE_INT8, VAL_SMALL, 0.05, i < 2, 4, 0};
+	}
+}
+
+/* Put a column of every value type on one side (from `first` on). */
+static void
+aj_all_types(AjSpec *s, int first, int from_build, double null_rate, ValMode float_mode)
+{
+	static const GaValueType types[] = {GA_TYPE_NONE, GA_TYPE_INT8, GA_TYPE_INT16,
+	GA_TYPE_INT32, GA_TYPE_INT64, GA_TYPE_FLOAT32, GA_TYPE_FLOAT64};
+	int			i;
+
+	for (i = 0; i < 7 && first + i < AJ_MAX_COLS; i++)
+	{
+		AjColSpec  *cs = &s->cols[first + i];
+
+		memset(cs, 0, sizeof(*cs));
+		cs->from_build = from_build;
+		cs->type = types[i];
+		cs->mode = type_is_float(types[i]) ? float_mode : VAL_FULL;
+		cs->null_rate = null_rate;
+	}
+	if (s->ncols < first + i)
+		s->ncols = first + i;
+}
+
+/* The fixed one-step edge cases (index 0 .. 16): each a scenario random ones may miss. */
+static void
+aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
+{
+	AjStepSpec *s0 = &s->steps[0];
+
+	switch (index)
+	{
+		case 0:
+			aj_default_spec(s, "empty-build-inner", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			s0->nbuild = 0;
+			break;
+		case 1:
+			aj_default_spec(s, "empty-build-left", max_pairs);
+			s0->nbuild = 0;
+			break;
+		case 2:
+			aj_default_spec(s, "empty-probe-plain", max_pairs);
+			s->nprobe = 0;
+			s->split = SPLIT_NONE;
+			s->cols[0].group_key = s->cols[1].group_key = 0;
+			break;
+		case 3:
+			aj_default_spec(s, "empty-probe-batch", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			s->nprobe = 0;
+			break;
+		case 4:
+			aj_default_spec(s, "pk-fk-unique", max_pairs);
+			s0->build_dist = AJ_UNIQUE;
+			s0->nbuild = s0->key_domain = 50000;
+			s->nprobe = 200000;
+			s->batch_rows = 65536;
+			s->probe_miss = 0.05;
+			break;
+		case 5:
+			aj_default_spec(s, "many-to-many", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			s0->nbuild = 20000;
+			s0->key_domain = 500;
+			s->nprobe = 10000;
+			s->batch_rows = 8192;
+			break;
+		case 6:
+			aj_default_spec(s, "skew-pieces", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			s0->build_dist = AJ_SKEW;
+			s0->nbuild = 12000;
+			s0->skew_rows = 5000;
+			s0->key_domain = 3000;
+			s->probe_hot = 0.02;
+			s->nprobe = 8000;
+			s->batch_rows = 1000;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 7:
+			aj_default_spec(s, "null-keys-both", max_pairs);
+			s->probe_key_null = 0.3;
+			s0->build_key_null = 0.3;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 8:
+			aj_default_spec(s, "all-types-both-sides", max_pairs);
+			s->ncols = 0;
+			aj_all_types(s, 0, 0, 0.2, VAL_SMALL);
+			aj_all_types(s, 7, 1, 0.2, VAL_MAGNITUDES);
+			s->cols[14] = (AjColSpec) {1, GA_TYPE_INT8, VAL_SMALL, 0.1, 1, 5, 0};
+			s->ncols = 15;
+			s->all_aggs = 0;	/* every op would pass MAX_AGGS */
+			break;
+		case 9:
+			aj_default_spec(s, "group-by-join-keys", max_pairs);
+			s->group_by_probe_key = 1;
+			s->cols[0].group_key = 0;
+			s->cols[1] = (AjColSpec) {1, GA_TYPE_INT64, VAL_FULL, 0, 1, 0, 1};
+			s0->build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->scattered = 1;
+			s->estimated_groups = 10;
+			break;
+		case 10:
+			aj_default_spec(s, "one-row-pieces", max_pairs);
+			s->nprobe = 300;
+			s0->nbuild = 600;
+			s0->key_domain = 100;
+			s->batch_rows = 1;
+			break;
+		case 11:
+			aj_default_spec(s, "all-probe-keys-null", max_pairs);
+			s->probe_key_null = 1.0;
+			break;
+		case 12:
+			aj_default_spec(s, "build-columns-all-null", max_pairs);
+			s->ncols = 0;
+			aj_all_types(s, 0, 1, 1.0, VAL_SMALL);
+			s->cols[7] = (AjColSpec) {0, GA_TYPE_INT32, VAL_SMALL, 0, 1, 10, 0};
+			s->ncols = 8;
+			break;
+		case 13:
+			aj_default_spec(s, "many-groups-growth", max_pairs);
+			s0->nbuild = 100000;
+			s0->key_domain = 80000;
+			s->nprobe = 300000;
+			s->batch_rows = 1 << 17;
+			s->cols[0].domain = 1000;
+			s->cols[1].domain = 300;
+			s->estimated_groups = 1;
+			s->all_aggs = 0;
+			break;
+		case 14:
+			aj_default_spec(s, "specials-inner-skew", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			s0->build_dist = AJ_SKEW;
+			s0->skew_rows = 3000;
+			s0->nbuild = 4000;
+			s->probe_hot = 0.3;
+			s->nprobe = 1000;
+			s->batch_rows = 4096;
+			s->ncols = 0;
+			aj_all_types(s, 0, 1, 0.1, VAL_SPECIAL);
+			s->cols[7] = (AjColSpec) {0, GA_TYPE_FLOAT32, VAL_SPECIAL, 0.1, 0, 0, 0};
+			s->cols[8] = (AjColSpec) {0, GA_TYPE_INT8, VAL_SMALL, 0.1, 1, 30, 0};
+			s->ncols = 9;
+			break;
+		case 15:
+			aj_default_spec(s, "plain-left-scattered", max_pairs);
+			s->scattered = 1;
+			s->cols[0].group_key = s->cols[1].group_key = 0;
+			s->split = SPLIT_RANDOM;
+			break;
+		default:
+			/* ANTI: its build columns are named, so they must come back null */
+			aj_default_spec(s, "anti-named-build-columns", max_pairs);
+			s0->type = GA_AGG_JOIN_ANTI;
+			s0->build_dist = AJ_SKEW;
+			s0->skew_rows = 2000;
+			s->probe_hot = 0.2;
+			s->probe_key_null = 0.1;
+			s->batch_rows = 512;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+	}
+}
+
+/* The fixed chain cases (index 17 .. NUM_FIXED_AJ_CASES - 1). */
+static void
+aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
+{
+	int			i;
+
+	switch (index)
+	{
+		case 17:
+			/* a star: every step on a probe column of its own */
+			aj_chain_spec(s, "chain-star", max_pairs, 3);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].build_dist = AJ_UNIQUE;
+			s->steps[2].nbuild = s->steps[2].key_domain = 3000;
+			break;
+		case 18:
+			/* a snowflake: each step keyed on the previous build side */
+			aj_chain_spec(s, "chain-snowflake", max_pairs, 3);
+			s->steps[1].key_from = s->steps[2].key_from = AJ_KEY_BUILD;
+			s->steps[1].key_side = 1;
+			s->steps[2].key_side = 2;
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].type = GA_AGG_JOIN_LEFT;
+			s->probe_miss = 0.2;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 19:
+			/* ANTI inside a chain, then a step keyed on the first build side */
+			aj_chain_spec(s, "chain-anti-middle", max_pairs, 3);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[1].type = GA_AGG_JOIN_ANTI;
+			s->steps[1].key_domain = 200;
+			s->steps[2].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].key_from = AJ_KEY_BUILD;
+			s->steps[2].key_side = 1;
+			s->probe_key_null = 0.05;
+			break;
+		case 20:
+			/* skew in two steps, pieces far smaller than one row's rows */
+			aj_chain_spec(s, "chain-skew-small-pieces", max_pairs, 2);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[0].build_dist = s->steps[1].build_dist = AJ_SKEW;
+			s->steps[0].skew_rows = 300;
+			s->steps[1].skew_rows = 400;
+			s->steps[1].key_from = AJ_KEY_BUILD;
+			s->steps[1].key_side = 1;
+			s->probe_hot = 0.05;
+			s->nprobe = 3000;
+			s->batch_rows = 64;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 21:
+			/* four steps, one-row pieces */
+			aj_chain_spec(s, "chain-4-one-row-pieces", max_pairs, 4);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[3].key_from = AJ_KEY_BUILD;
+			s->steps[3].key_side = 2;
+			s->steps[3].type = GA_AGG_JOIN_LEFT;
+			s->nprobe = 200;
+			s->steps[0].nbuild = s->steps[1].nbuild = 300;
+			s->steps[0].key_domain = s->steps[1].key_domain = 100;
+			s->batch_rows = 1;
+			break;
+		case 22:
+			/* empty builds inside a chain: LEFT keeps the rows, ANTI too */
+			aj_chain_spec(s, "chain-empty-builds", max_pairs, 3);
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].nbuild = 0;
+			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].nbuild = 0;
+			s->steps[2].key_from = AJ_KEY_BUILD;
+			s->steps[2].key_side = 2;
+			break;
+		case 23:
+			/* two steps on one probe key column */
+			aj_chain_spec(s, "chain-shared-key", max_pairs, 3);
+			s->steps[1].key_from = AJ_KEY_SHARED;
+			s->steps[1].key_side = 1;
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].key_from = AJ_KEY_SHARED;
+			s->steps[2].key_side = 1;
+			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].build_key_null = 0.5;
+			s->group_by_probe_key = 1;
+			s->scattered = 1;
+			break;
+		case 24:
+			/* null keys flowing from a LEFT step into the next */
+			aj_chain_spec(s, "chain-null-keys-flow", max_pairs, 2);
+			s->steps[0].build_key_null = 0.3;
+			s->steps[1].key_from = AJ_KEY_BUILD;
+			s->steps[1].key_side = 1;
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].build_key_null = 0.2;
+			s->probe_key_null = 0.3;
+			s->probe_miss = 0.3;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 25:
+			/* every value type on two build sides */
+			aj_chain_spec(s, "chain-all-types", max_pairs, 2);
+			s->ncols = 0;
+			aj_all_types(s, 0, 1, 0.2, VAL_MAGNITUDES);
+			aj_all_types(s, 7, 2, 0.2, VAL_SMALL);
+			s->cols[13] = (AjColSpec) {2, GA_TYPE_INT64, VAL_FULL, 0, 1, 0, 1};
+			s->ncols = 14;		/* and two key columns */
+			s->steps[1].key_from = AJ_KEY_BUILD;
+			s->steps[1].key_side = 1;
+			s->all_aggs = 0;
+			break;
+		default:
+			/* a big PK-FK star in full pieces */
+			aj_chain_spec(s, "chain-pk-fk-star", max_pairs, 4);
+			s->nprobe = 200000;
+			s->batch_rows = 32768;
+			for (i = 0; i < 4; i++)
+			{
+				s->steps[i].build_dist = AJ_UNIQUE;
+				s->steps[i].nbuild = s->steps[i].key_domain = 10000 * (i + 1);
+				s->steps[i].type = i == 3 ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER;
+			}
+			s->probe_miss = 0.02;
+			break;
+	}
+}
+
+/* The fixed edge cases: each index is one scenario random ones may miss. */
+void
+aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
+{
+	if (index <= 16)
+		aj_fixed_one_step(index, s, max_pairs);
+	else
+		aj_fixed_chain(index, s, max_pairs);
+}
+
+/* Null rates of random key columns and build keys. */
+static const double aj_key_null_rates[] = {0, 0, 0, 0, 0.01, 0.2, 0.2, 1.0};
+
+/*
+ * A random step i: its type, where its key is, its build side.  Steps
+ * after the first are less often empty or keyless, and seldom keyed on an
+ * ANTI step's (always null) columns, so that chains keep some rows.
+ */
+static void
+aj_random_step(Rng *rng, AjSpec *s, int i, double size_exp)
+{
+	AjStepSpec *ss = &s->steps[i];
+	double		t = rng_unit(rng);
+
+	ss->type = t < 0.45 ? GA_AGG_JOIN_INNER : t < 0.8 ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_ANTI;
+	t = rng_unit(rng);
+	ss->key_from = i == 0 || t < 0.4 ? AJ_KEY_PROBE : t < 0.8 ? AJ_KEY_BUILD : AJ_KEY_SHARED;
+	ss->key_side = i > 0 ? (int) rng_range(rng, 1, i) : 0;
+	if (ss->key_from == AJ_KEY_BUILD && s->steps[ss->key_side - 1].type == GA_AGG_JOIN_ANTI &&
+		rng_chance(rng, 0.75))
+		ss->key_from = AJ_KEY_PROBE;
+	ss->nbuild = rng_chance(rng, i == 0 ? 0.08 : 0.03) ? 0 :
+		(int64_t) pow(10.0, rng_unit(rng) * size_exp);
+	ss->build_dist = (AjBuildDist) rng_range(rng, AJ_UNIQUE, AJ_SKEW);
+	ss->key_domain = ss->build_dist == AJ_UNIQUE ? ss->nbuild :
+		ss->nbuild / rng_range(rng, 1, 50);
+	if (ss->key_domain < 1)
+		ss->key_domain = 1;
+	ss->skew_rows = rng_range(rng, 1, 6000);
+	ss->build_key_null = rng_pick(rng, aj_key_null_rates, i == 0 ? 8 : 7);
+}
+
+/* A random case: steps, sides, keys, skew, nulls, columns, sizes all drawn. */
+void
+aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
+{
+	static const double val_null_rates[] = {0, 0, 0.01, 0.3, 1.0};
+	double		size_exp;
+	int			any_skew = 0,
+				ngroup,
+				nvals,
+				i;
+
+	memset(s, 0, sizeof(*s));
+	s->label = "random";
+	s->nsteps = (int) rng_pick(rng, (const double[]) {1, 1, 1, 2, 2, 3, 3, 4}, 8);
+	size_exp = s->nsteps == 1 ? 5.3 : 4.5;
+	for (i = 0; i < s->nsteps; i++)
+	{
+		aj_random_step(rng, s, i, size_exp);
+		any_skew |= s->steps[i].build_dist == AJ_SKEW;
+	}
+	s->nprobe = rng_chance(rng, 0.08) ? rng_range(rng, 0, 5) :
+		(int64_t) pow(10.0, rng_unit(rng) * size_exp);
+	s->scattered = rng_chance(rng, 0.5);
+	s->probe_hot = any_skew ? rng_unit(rng) * 0.05 : 0;
+	s->probe_miss = rng_unit(rng) * 0.5;
+	s->probe_key_null = rng_pick(rng, aj_key_null_rates, 8);
+	s->group_by_probe_key = rng_chance(rng, 0.15);
+
+	ngroup = (int) rng_range(rng, 0, 2);
+	nvals = (int) rng_range(rng, 0, 6);
+	for (i = 0; i < ngroup + nvals; i++)
+	{
+		AjColSpec  *cs = &s->cols[s->ncols++];
+
+		cs->from_build = rng_chance(rng, 0.4) ? 0 : (int) rng_range(rng, 1, s->nsteps);
+		if (i < ngroup)
+		{
+			cs->group_key = 1;
+			cs->type = (GaValueType) rng_range(rng, GA_TYPE_INT8, GA_TYPE_INT64);
+			cs->domain = (int64_t) pow(10.0, rng_unit(rng) * (ngroup > 1 ? 2.0 : 3.0)) + 1;
+			cs->null_rate = rng_pick(rng, val_null_rates, 5);
+			cs->mode = VAL_SMALL;
+		}
+		else
+		{
+			int			t = (int) rng_range(rng, 0, 12);
+
+			cs->type = t == 0 ? GA_TYPE_NONE : (GaValueType) (1 + t % 6);
+			cs->mode = type_is_int(cs->type) ? (ValMode) rng_range(rng, VAL_SMALL, VAL_EXTREME) :
+				(ValMode) rng_range(rng, VAL_SMALL, VAL_EXTREME_FINITE);
+			cs->null_rate = rng_pick(rng, val_null_rates, 5);
+		}
+	}
+	if (rng_chance(rng, 0.2) && s->ncols < AJ_MAX_COLS)
+	{
+		AjColSpec  *cs = &s->cols[s->ncols++];
+
+		/* a step's build key as a build column, grouped by */
+		cs->from_build = (int) rng_range(rng, 1, s->nsteps);
+		cs->type = GA_TYPE_INT64;
+		cs->group_key = 1;
+		cs->join_key = 1;
+	}
+
+	s->batch_rows = (int64_t) pow(2.0, (double) rng_range(rng, 0, 17));
+	if (s->batch_rows < s->nprobe / 1000)
+		s->batch_rows = s->nprobe / 1000 + 1;
+	s->split = (SplitMode) rng_range(rng, SPLIT_FULL, SPLIT_WITH_EMPTY);
+	if (s->nprobe == 0 && rng_chance(rng, 0.5))
+		s->split = SPLIT_NONE;
+	switch (rng_range(rng, 0, 3))
+	{
+		case 0:
+			s->estimated_groups = 0;
+			break;
+		case 1:
+			s->estimated_groups = 1;
+			break;
+		case 2:
+			s->estimated_groups = 1000;
+			break;
+		default:
+			s->estimated_groups = 1000000;
+			break;
+	}
+	s->all_aggs = rng_chance(rng, 0.3);
+	/* at most ~2000 pieces of any step per case, and at most max_pairs rows */
+	s->max_pairs = max_pairs < s->batch_rows * 2000 ? max_pairs : s->batch_rows * 2000;
+}
+
+/* Keep a spec within --max-rows on every side (small runs under a sanitizer). */
+void
+aj_cap_spec(AjSpec *s, int64_t max_rows)
+{
+	int			i;
+
+	if (s->nprobe > max_rows)
+		s->nprobe = max_rows;
+	for (i = 0; i < s->nsteps; i++)
+	{
+		AjStepSpec *ss = &s->steps[i];
+
+		if (ss->nbuild > max_rows)
+			ss->nbuild = max_rows;
+		if (ss->key_domain > ss->nbuild && ss->nbuild > 0)
+			ss->key_domain = ss->nbuild;
+	}
+}
+
