@@ -38,8 +38,9 @@ struct GpuAggState
 {
 	CustomScanState css;
 	GpuAggDesc *desc;
-	PlanState  *child;			/* join-fed: the join's outer side */
-	PlanState  *inner;			/* join-fed: the join's inner side, else NULL */
+	PlanState  *child;			/* join-fed: the probe side */
+	PlanState  *inners[GA_AGG_MAX_JOIN_STEPS];	/* join-fed: step s's build
+												 * side is inners[s - 1] */
 	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
 
 	GpuAggLayout *layout;		/* batch columns and device operations */
@@ -191,7 +192,7 @@ agg_build_request(GpuAggState *state)
 		request->estimated_groups = (int64) Min(Max(desc->sets[s].est_groups, 1.0), 1e9);
 		request->strategy = (GaStrategy) gpuagg_strategy;
 		request->fail_at_batch = s == 0 ? gpuagg_debug_fail_at_batch : 0;
-		request->join = desc->join_type >= 0 ? &layout->join_spec : NULL;
+		request->join = desc->njoin_steps > 0 ? &layout->join_spec : NULL;
 
 		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
 		for (i = 0; i < desc->ngroupings; i++)
@@ -232,15 +233,16 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 	GpuAggState *state = (GpuAggState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	bool		usable;
+	int			i;
 
 	state->child = ExecInitNode(linitial(cscan->custom_plans), estate,
 								eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	node->custom_ps = list_make1(state->child);
-	if (state->desc->join_type >= 0)
+	for (i = 0; i < state->desc->njoin_steps; i++)
 	{
-		state->inner = ExecInitNode(lsecond(cscan->custom_plans), estate,
-									eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
-		node->custom_ps = lappend(node->custom_ps, state->inner);
+		state->inners[i] = ExecInitNode(list_nth(cscan->custom_plans, i + 1), estate,
+										eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		node->custom_ps = lappend(node->custom_ps, state->inners[i]);
 	}
 	if (!state->desc->parallel && !state->desc->fused)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
@@ -463,14 +465,15 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
-	if (state->inner != NULL)
+	for (d = 1; d <= state->desc->njoin_steps; d++)
 	{
-		/* join-fed: the inner side into the build; then probe batches */
+		/* join-fed: each build side into its build; then probe batches */
 		bool		built;
 
 		INSTR_TIME_SET_CURRENT(start);
-		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, state->builder,
-								state->receiver, state->inner, state->run_cxt, status);
+		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, d, state->builder,
+								state->receiver, state->inners[d - 1], state->run_cxt,
+								status);
 		state->info.build_ms += GpuAggElapsedMs(start);
 		if (!built)
 			return false;
@@ -514,16 +517,35 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	return eof;
 }
 
+/* Whether a child (the probe side or a build side) must be rescanned. */
+static bool
+agg_children_changed(GpuAggState *state)
+{
+	int			i;
+
+	for (i = 0; i < state->desc->njoin_steps; i++)
+	{
+		if (state->inners[i]->chgParam != NULL)
+			return true;
+	}
+	return state->child->chgParam != NULL;
+}
+
 /*
- * Rescan the child (and a join-fed aggregation's inner child) now, and
+ * Rescan the child (and a join-fed aggregation's build sides) now, and
  * start its direct scan over; a child whose parameters changed is rescanned
  * by the executor when next read.
  */
 static void
 agg_rescan_children(GpuAggState *state)
 {
-	if (state->inner != NULL && state->inner->chgParam == NULL)
-		ExecReScan(state->inner);
+	int			i;
+
+	for (i = 0; i < state->desc->njoin_steps; i++)
+	{
+		if (state->inners[i]->chgParam == NULL)
+			ExecReScan(state->inners[i]);
+	}
 	if (state->child->chgParam == NULL)
 		ExecReScan(state->child);
 	if (state->direct)
@@ -686,13 +708,14 @@ static void
 gpuagg_end(CustomScanState *node)
 {
 	GpuAggState *state = (GpuAggState *) node;
+	int			i;
 
 	agg_release(state);
 	if (state->direct)
 		GpuAggDirectScanEnd(state->direct);
 	ExecEndNode(state->child);
-	if (state->inner != NULL)
-		ExecEndNode(state->inner);
+	for (i = 0; i < state->desc->njoin_steps; i++)
+		ExecEndNode(state->inners[i]);
 }
 
 /*
@@ -703,16 +726,16 @@ static void
 gpuagg_rescan(CustomScanState *node)
 {
 	GpuAggState *state = (GpuAggState *) node;
+	int			i;
 
 	state->current = -1;
 	if (node->ss.ps.chgParam != NULL)
 	{
 		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
-		if (state->inner != NULL)
-			UpdateChangedParamSet(state->inner, node->ss.ps.chgParam);
+		for (i = 0; i < state->desc->njoin_steps; i++)
+			UpdateChangedParamSet(state->inners[i], node->ss.ps.chgParam);
 	}
-	if (state->results[0] != NULL && state->child->chgParam == NULL &&
-		(state->inner == NULL || state->inner->chgParam == NULL))
+	if (state->results[0] != NULL && !agg_children_changed(state))
 		return;
 	agg_release(state);
 	state->info.fallback = NULL;

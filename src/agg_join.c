@@ -76,26 +76,28 @@ has_placeholder_walker(Node *node, void *context)
 }
 
 /*
- * Which side of the join computes expr: false the outer, true the inner;
- * false with *why set when it needs both (or a placeholder).
+ * Which side of the join (0 the probe side, s the build side of step s)
+ * computes expr: the one whose relations hold all its columns; -1 with *why
+ * set when it needs two sides (or a placeholder).
  */
-static bool
-expr_from_inner(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides,
-				const char **why)
+static int
+expr_side(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides, const char **why)
 {
 	Relids		varnos = pull_varnos(root, GpuAggWithoutOuterJoinNulls(root, expr, NULL));
+	int			s;
 
 	if (has_placeholder_walker(expr, NULL))
 	{
 		*why = "an expression over a placeholder";
-		return false;
+		return -1;
 	}
-	if (bms_is_subset(varnos, sides->outer_rel->relids))
-		return false;
-	if (bms_is_subset(varnos, sides->inner_rel->relids))
-		return true;
-	*why = "an aggregate input or group key over both sides of the join";
-	return false;
+	for (s = 0; s < sides->nsides; s++)
+	{
+		if (bms_is_subset(varnos, sides->rels[s]->relids))
+			return s;
+	}
+	*why = "an aggregate input, group key or join key over two sides of the joins";
+	return -1;
 }
 
 /*
@@ -176,35 +178,29 @@ side_key(List *keys)
 	return NULL;
 }
 
-/*
- * Whether the aggregation over input_rel can be fed by the device's join of
- * input_rel's two inputs; fills sides (the inputs, each side's target: its
- * expressions of child_exprs, then the join key; the join's description for
- * path_private[GPUAGG_PRIVATE_JOIN]).  keys and aggrefs are the grouping's.
- */
-bool
-GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
-				   List *keys, List *aggrefs, bool grouping_sets,
-				   GpuAggJoinSides *sides)
+/* One join of a chain, as the planner found it. */
+typedef struct JoinStepFound
 {
-	CustomPath *join = NULL;
-	JoinType	jointype = JOIN_INNER;
-	Expr	   *outer_key = NULL;
-	Expr	   *inner_key = NULL;
-	List	   *from_build = NIL;
-	const char *why = "the input is not a join GpuHashJoin can compute";
-	double		build_bytes;
-	double		build_limit;
-	bool		usable;
+	CustomPath *path;			/* the GpuHashJoin path kept for it */
+	JoinType	type;
+	Expr	   *outer_key;		/* the device key of each side */
+	Expr	   *inner_key;
+	bool		dictionary;		/* the keys are ids of one key dictionary */
+} JoinStepFound;
+
+/*
+ * The GpuHashJoin path of rel that the device can join under an
+ * aggregation, the smallest build side first; false with *why set when
+ * none qualifies.  exact_only refuses dictionary keys (the joins below the
+ * top one of a chain: one dictionary per aggregation).
+ */
+static bool
+find_join_step(RelOptInfo *rel, bool exact_only, JoinStepFound *found, const char **why)
+{
 	ListCell   *lc;
 
-	memset(sides, 0, sizeof(*sides));
-	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_join_fed_agg)
-		return false;
-	if (grouping_sets)
-		return join_fed_reject("grouping sets");
-	/* the GpuHashJoin path of the input that qualifies, smallest build first */
-	foreach(lc, GpuJoinDevicePaths(input_rel))
+	found->path = NULL;
+	foreach(lc, GpuJoinDevicePaths(rel))
 	{
 		CustomPath *path = lfirst(lc);
 		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
@@ -213,15 +209,16 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		ListCell   *lc_outer;
 		ListCell   *lc_inner;
 		bool		exact;
+		bool		dictionary;
 
-		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI)
+		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI)
 		{
-			why = "join type other than INNER, LEFT and SEMI";
+			*why = "join type other than INNER, LEFT, SEMI and ANTI";
 			continue;
 		}
 		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
 		{
-			why = "join conditions other than the keys' equalities";
+			*why = "join conditions other than the keys' equalities";
 			continue;
 		}
 		exact = true;
@@ -233,69 +230,150 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 			exact = exact && GpuJoinKeyIsExact(clause->opno, exprType(lfirst(lc_outer)),
 											   exprType(lfirst(lc_inner)));
 		}
-		if (!(exact && side_key(lsecond(path->custom_private)) != NULL &&
-			  side_key(lthird(path->custom_private)) != NULL) &&
-			!(list_length(lfourth(path->custom_private)) == 1 &&
-			  join_key_is_dictionary(clause,
-									 exprType(linitial(lsecond(path->custom_private))),
-									 exprType(linitial(lthird(path->custom_private))))))
+		exact = exact && side_key(lsecond(path->custom_private)) != NULL &&
+			side_key(lthird(path->custom_private)) != NULL;
+		dictionary = !exact && !exact_only &&
+			list_length(lfourth(path->custom_private)) == 1 &&
+			join_key_is_dictionary(clause,
+								   exprType(linitial(lsecond(path->custom_private))),
+								   exprType(linitial(lthird(path->custom_private))));
+		if (!exact && !dictionary)
 		{
-			why = "join keys other than one exact or dictionary key, or two int2/int4 keys";
+			*why = exact_only ?
+				"a join below the top one whose keys are not one exact key or two int2/int4 keys" :
+				"join keys other than one exact or dictionary key, or two int2/int4 keys";
 			continue;
 		}
 		/* the smaller build side: it is read by one process and held whole */
-		if (join == NULL ||
+		if (found->path == NULL ||
 			((Path *) lsecond(path->custom_paths))->rows <
-			((Path *) lsecond(join->custom_paths))->rows ||
+			((Path *) lsecond(found->path->custom_paths))->rows ||
 			(((Path *) lsecond(path->custom_paths))->rows ==
-			 ((Path *) lsecond(join->custom_paths))->rows &&
-			 path->path.total_cost < join->path.total_cost))
+			 ((Path *) lsecond(found->path->custom_paths))->rows &&
+			 path->path.total_cost < found->path->path.total_cost))
 		{
-			join = path;
-			jointype = type;
-			outer_key = side_key(lsecond(path->custom_private));
-			inner_key = side_key(lthird(path->custom_private));
+			found->path = path;
+			found->type = type;
+			found->dictionary = dictionary;
+			found->outer_key = dictionary ? linitial(lsecond(path->custom_private)) :
+				side_key(lsecond(path->custom_private));
+			found->inner_key = dictionary ? linitial(lthird(path->custom_private)) :
+				side_key(lthird(path->custom_private));
 		}
 	}
-	if (join == NULL)
-		return join_fed_reject(why);
-	why = NULL;
+	return found->path != NULL;
+}
 
-	sides->outer_path = linitial(join->custom_paths);
-	sides->inner_path = lsecond(join->custom_paths);
-	sides->outer_rel = sides->outer_path->parent;
-	sides->inner_rel = sides->inner_path->parent;
-	sides->outer_target = create_empty_pathtarget();
-	sides->inner_target = create_empty_pathtarget();
+/*
+ * Whether rows of side may be dropped by the chain's joins before step
+ * (1-based; nsteps + 1: before the aggregation): a probe row by any join
+ * but a LEFT one, a build row whenever it has no match.  An expression
+ * computed for such rows must not be able to fail.
+ */
+static bool
+side_rows_dropped_before(const JoinStepFound *steps, int side, int step)
+{
+	int			t;
+
+	if (side > 0)
+		return true;
+	for (t = 1; t < step; t++)
+	{
+		if (steps[t - 1].type != JOIN_LEFT)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why an expression of side cannot be computed there for a chain whose
+ * rows reach step (see side_rows_dropped_before), or NULL when it can: a
+ * LEFT join's inner side gives plain columns only (an expression over a
+ * null-extended row is not the expression's value null-extended), a SEMI or
+ * ANTI join's inner side gives nothing, and each side computes expressions
+ * also for rows the joins drop, where PostgreSQL computes them for joined
+ * rows only: so only expressions that cannot fail on a value (plain
+ * columns, leakproof functions: no overflow, no division by zero) where
+ * rows are dropped.
+ */
+static const char *
+side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
+{
+	Node	   *bare = expr;
+
+	while (IsA(bare, RelabelType))
+		bare = (Node *) ((RelabelType *) bare)->arg;
+	if (side > 0 && steps[side - 1].type == JOIN_LEFT && !IsA(bare, Var))
+		return "an expression over the nullable side of a LEFT join";
+	if (side > 0 && steps[side - 1].type == JOIN_SEMI)
+		return "a column of a SEMI join's inner side";
+	if (side > 0 && steps[side - 1].type == JOIN_ANTI)
+		return "a column of an ANTI join's inner side";
+	if (contain_volatile_functions(expr))
+		return "a volatile expression";
+	if (contain_leaked_vars(expr) && side_rows_dropped_before(steps, side, step))
+		return "an expression that may fail on rows the join drops";
+	return NULL;
+}
+
+/*
+ * Whether the aggregation can be fed by the device joining the chain steps
+ * (bottom up: steps[0]'s outer side is the probe side, each later step's
+ * outer side the join of the steps before it); fills sides.  Every child
+ * expression, aggregate and join key must come from one side.
+ */
+static bool
+join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
+			   List *child_exprs, List *keys, List *aggrefs, GpuAggJoinSides *sides)
+{
+	List	   *child_sides = NIL;
+	List	   *step_list = NIL;
+	int			key_side[GA_AGG_MAX_JOIN_STEPS];
+	const char *why = NULL;
+	double		build_bytes = 0;
+	double		build_limit;
+	bool		usable;
+	ListCell   *lc;
+	int			s;
+	int			t;
+
+	memset(sides, 0, sizeof(*sides));
+	sides->nsides = nsteps + 1;
+	sides->paths[0] = linitial(steps[0].path->custom_paths);
+	for (s = 1; s <= nsteps; s++)
+		sides->paths[s] = lsecond(steps[s - 1].path->custom_paths);
+	for (s = 0; s <= nsteps; s++)
+	{
+		sides->rels[s] = sides->paths[s]->parent;
+		sides->targets[s] = create_empty_pathtarget();
+	}
+
+	/* each step's outer key from one side below it */
+	for (t = 1; t <= nsteps; t++)
+	{
+		key_side[t - 1] = expr_side(root, (Node *) steps[t - 1].outer_key, sides, &why);
+		if (key_side[t - 1] < 0 || key_side[t - 1] >= t)
+			return join_fed_reject("a join key over two of the joined sides");
+		if (t > 1 &&
+			(why = side_expr_problem(steps, key_side[t - 1], t,
+									 (Node *) steps[t - 1].outer_key)) != NULL)
+			return join_fed_reject(psprintf("%s (a join key)", why));
+	}
 	foreach(lc, child_exprs)
 	{
 		Node	   *expr = lfirst(lc);
-		bool		inner = expr_from_inner(root, expr, sides, &why);
+		int			side = expr_side(root, expr, sides, &why);
 
-		if (why != NULL)
+		if (side < 0)
 			return join_fed_reject(why);
-		if (inner && jointype == JOIN_LEFT && !IsA(expr, Var))
-			return join_fed_reject("an expression over the nullable side of a LEFT join");
-		if (inner && jointype == JOIN_SEMI)
-			return join_fed_reject("a column of a SEMI join's inner side");
-		if (contain_volatile_functions(expr))
-			return join_fed_reject("a volatile expression");
-		/*
-		 * Each side computes its expressions for all of its rows, also those
-		 * the join then drops, where PostgreSQL computes them for joined rows
-		 * only: so only expressions that cannot fail on a value (plain
-		 * columns, leakproof functions: no overflow, no division by zero) —
-		 * but on the outer side of a LEFT join, which drops no outer row.
-		 */
-		if (contain_leaked_vars(expr) && (inner || jointype != JOIN_LEFT))
-			return join_fed_reject("an expression that may fail on rows the join drops");
-		/* computed below the join: not nulled by it (by joins inside its side, yes) */
-		add_column_to_pathtarget(inner ? sides->inner_target : sides->outer_target,
+		if ((why = side_expr_problem(steps, side, nsteps + 1, expr)) != NULL)
+			return join_fed_reject(why);
+		/* computed below the joins: not nulled by them (by joins inside its side, yes) */
+		add_column_to_pathtarget(sides->targets[side],
 								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr,
-																	  inner ? sides->inner_rel->relids :
-																	  sides->outer_rel->relids),
+																	  sides->rels[side]->relids),
 								 0);
-		from_build = lappend_int(from_build, inner ? 1 : 0);
+		child_sides = lappend_int(child_sides, side);
 	}
 
 	/* a key whose first row's spelling is kept must come from the probe rows */
@@ -303,16 +381,16 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	{
 		Node	   *key = lfirst(lc);
 		Oid			type = getBaseType(exprType(key));
-		bool		inner = expr_from_inner(root, key, sides, &why);
 
-		if (inner && (type == FLOAT4OID || type == FLOAT8OID ||
-					  (KeyDictTypeSupported(type) && KeyDictHasSpellings(type))))
-			return join_fed_reject("a group key of the inner side with several spellings of one value");
+		if (expr_side(root, key, sides, &why) > 0 &&
+			(type == FLOAT4OID || type == FLOAT8OID ||
+			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type))))
+			return join_fed_reject("a group key of a build side with several spellings of one value");
 	}
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
-		int			inner = -1;
+		int			side = -1;
 		int			i;
 
 		if (aggref->aggdistinct != NIL)
@@ -322,41 +400,108 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 		{
 			Node	   *arg = aggref->args != NIL ?
 				(Node *) GpuAggChildArgument(aggref, i) : (Node *) aggref->aggfilter;
-			int			side = expr_from_inner(root, arg, sides, &why) ? 1 : 0;
+			int			arg_side = expr_side(root, arg, sides, &why);
 
-			if (inner >= 0 && side != inner)
-				return join_fed_reject("an aggregate over both sides of the join");
-			inner = side;
+			if (side >= 0 && arg_side != side)
+				return join_fed_reject("an aggregate over two sides of the joins");
+			side = arg_side;
 		}
 	}
 
-	add_column_to_pathtarget(sides->outer_target, outer_key, 0);
-	add_column_to_pathtarget(sides->inner_target, inner_key, 0);
-	set_pathtarget_cost_width(root, sides->outer_target);
-	set_pathtarget_cost_width(root, sides->inner_target);
-
-	/* the build holds the inner side's columns of the aggregation and its key */
-	build_bytes = sides->inner_path->rows * (sides->inner_target->width + 24.0);
+	/* each side's keys after its expressions: its build key, the outer keys it gives */
+	for (s = 0; s <= nsteps; s++)
+	{
+		if (s > 0)
+			add_column_to_pathtarget(sides->targets[s],
+									 (Expr *) GpuAggWithoutOuterJoinNulls(root,
+																		  (Node *) steps[s - 1].inner_key,
+																		  sides->rels[s]->relids),
+									 0);
+		for (t = 1; t <= nsteps; t++)
+		{
+			if (key_side[t - 1] == s)
+				add_column_to_pathtarget(sides->targets[s],
+										 (Expr *) GpuAggWithoutOuterJoinNulls(root,
+																			  (Node *) steps[t - 1].outer_key,
+																			  sides->rels[s]->relids),
+										 0);
+		}
+		set_pathtarget_cost_width(root, sides->targets[s]);
+		/* a build holds its side's columns of the aggregation and its key */
+		if (s > 0)
+			build_bytes += sides->paths[s]->rows * (sides->targets[s]->width + 24.0);
+	}
 	build_limit = GpuAggHashJoinBuildLimit(GpuAggPlannedDeviceKind(&usable));
 	if (build_bytes > build_limit)
-		return join_fed_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit (%.0f kB)",
+		return join_fed_reject(psprintf("build sides of about %.0f kB exceed gpuagg.hashjoin_build_limit (%.0f kB)",
 										build_bytes / 1024.0, build_limit / 1024.0));
-	sides->join_private = lappend(list_make5(makeInteger(jointype), from_build, outer_key,
-											 inner_key, list_make2_int(0, 0)),
-								  lfourth(join->custom_private));
+
+	for (t = 1; t <= nsteps; t++)
+		step_list = lappend(step_list,
+							list_make5(makeInteger(steps[t - 1].type), steps[t - 1].outer_key,
+									   steps[t - 1].inner_key, makeInteger(key_side[t - 1]),
+									   lfourth(steps[t - 1].path->custom_private)));
+	sides->join_private = list_make3(step_list, child_sides, list_make2_int(0, 0));
 	return true;
 }
 
 /*
- * join_private with its last element saying whether the build side is
- * packed by parallel workers and, for a GpuAggPack, which side it packs.
+ * Whether the aggregation over input_rel can be fed by the device's join of
+ * input_rel's inputs, or of a chain of joins below it (each join's outer
+ * side the join below, down to the probe side; as many as qualify, up to
+ * GA_AGG_MAX_JOIN_STEPS, fewer when an expression needs a join's result);
+ * fills sides (the inputs, each side's target: its expressions of
+ * child_exprs, then its keys; the joins' description for
+ * path_private[GPUAGG_PRIVATE_JOIN]).  keys and aggrefs are the grouping's.
+ */
+bool
+GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
+				   List *keys, List *aggrefs, bool grouping_sets,
+				   GpuAggJoinSides *sides)
+{
+	JoinStepFound found[GA_AGG_MAX_JOIN_STEPS];	/* top down */
+	JoinStepFound steps[GA_AGG_MAX_JOIN_STEPS]; /* bottom up */
+	RelOptInfo *rel = input_rel;
+	const char *why = "the input is not a join GpuHashJoin can compute";
+	int			nfound = 0;
+	int			depth;
+	int			i;
+
+	memset(sides, 0, sizeof(*sides));
+	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_join_fed_agg)
+		return false;
+	if (grouping_sets)
+		return join_fed_reject("grouping sets");
+	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
+		   find_join_step(rel, nfound > 0, &found[nfound], &why))
+	{
+		rel = ((Path *) linitial(found[nfound].path->custom_paths))->parent;
+		if (found[nfound++].dictionary)
+			break;
+	}
+	if (nfound == 0)
+		return join_fed_reject(why);
+	for (depth = nfound; depth >= 1; depth--)
+	{
+		for (i = 0; i < depth; i++)
+			steps[i] = found[depth - 1 - i];
+		if (join_sides_try(root, steps, depth, child_exprs, keys, aggrefs, sides))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * join_private with its last element saying which build sides are packed
+ * by parallel workers (bit s: side s) and, for a GpuAggPack, which side it
+ * packs.
  */
 List *
-GpuAggJoinPrivate(List *join_private, bool build_packed, int pack_side)
+GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side)
 {
 	List	   *copy = list_copy(join_private);
 
-	lfirst(list_nth_cell(copy, 4)) = list_make2_int(build_packed ? 1 : 0, pack_side);
+	lfirst(list_nth_cell(copy, 2)) = list_make2_int(packed_sides, pack_side);
 	return copy;
 }
 
@@ -380,26 +525,73 @@ join_key_text(PlannerInfo *root, Expr *expr)
 }
 
 /*
- * The join's condition as EXPLAIN shows it ("a.id = b.id"), made at plan
- * time from path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute
- * the keys, so its own expressions cannot show them.
+ * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
+ * steps bottom up, separated by "; "), made at plan time from
+ * path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute the keys,
+ * so its own expressions cannot show them.
  */
 char *
 GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 {
 	StringInfoData buf;
-	ListCell   *lc;
+	ListCell   *lc_step;
 
 	initStringInfo(&buf);
-	foreach(lc, (List *) list_nth(join_private, 5))
+	foreach(lc_step, (List *) linitial(join_private))
 	{
-		OpExpr	   *op = lfirst_node(OpExpr, lc);
+		const char *separator = buf.len > 0 ? "; " : "";
+		ListCell   *lc;
 
-		appendStringInfo(&buf, "%s%s %s %s", buf.len > 0 ? " AND " : "",
-						 join_key_text(root, linitial(op->args)), get_opname(op->opno),
-						 join_key_text(root, lsecond(op->args)));
+		foreach(lc, (List *) list_nth(lfirst(lc_step), 4))
+		{
+			OpExpr	   *op = lfirst_node(OpExpr, lc);
+
+			appendStringInfo(&buf, "%s%s %s %s", separator,
+							 join_key_text(root, linitial(op->args)), get_opname(op->opno),
+							 join_key_text(root, lsecond(op->args)));
+			separator = " AND ";
+		}
 	}
 	return buf.data;
+}
+
+/*
+ * Number the columns of each side's child (see GpuAggDesc): its
+ * expressions in child order, then its build key, then the outer keys it
+ * gives, in step order.
+ */
+static void
+join_desc_number_columns(GpuAggDesc *desc)
+{
+	AttrNumber	next[GA_AGG_MAX_JOIN_STEPS + 1];
+	int			s;
+	int			t;
+	int			i;
+
+	for (s = 0; s <= desc->njoin_steps; s++)
+		next[s] = 1;
+	for (i = 0; i < desc->nchild; i++)
+		desc->child_side_attno[i] = next[desc->child_side[i]]++;
+	for (s = 0; s <= desc->njoin_steps; s++)
+	{
+		if (s > 0)
+			desc->join_steps[s - 1].build_key_attno = next[s]++;
+		for (t = 0; t < desc->njoin_steps; t++)
+		{
+			if (desc->join_steps[t].key_side == s)
+				desc->join_steps[t].key_attno = next[s]++;
+		}
+		desc->side_ncolumns[s] = next[s] - 1;
+	}
+}
+
+/* Room for desc's child_side and child_side_attno arrays. */
+static void
+join_desc_alloc_children(GpuAggDesc *desc, int nchild)
+{
+	desc->nchild = nchild;
+	desc->child_side = palloc0(sizeof(int) * Max(nchild, 1));
+	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(nchild, 1));
 }
 
 /*
@@ -410,57 +602,58 @@ void
 GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 {
 	List	   *join;
-	List	   *from_build;
-	AttrNumber	next[2] = {1, 1};
-	int			i;
+	ListCell   *lc;
+	int			t = 0;
+	int			i = 0;
 
-	desc->join_type = -1;
+	desc->njoin_steps = 0;
 	if (list_length(path_private) <= GPUAGG_PRIVATE_JOIN ||
 		list_nth(path_private, GPUAGG_PRIVATE_JOIN) == NIL)
 		return;
 	join = list_nth(path_private, GPUAGG_PRIVATE_JOIN);
-	from_build = lsecond(join);
-	desc->join_type = intVal(linitial(join)) == JOIN_LEFT ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER;
-	desc->nchild = list_length(from_build);
-	desc->child_from_build = palloc0(sizeof(bool) * Max(desc->nchild, 1));
-	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(desc->nchild, 1));
-	for (i = 0; i < desc->nchild; i++)
+	foreach(lc, (List *) linitial(join))
 	{
-		int			side = list_nth_int(from_build, i);
+		List	   *step = lfirst(lc);
+		JoinType	type = (JoinType) intVal(linitial(step));
 
-		desc->child_from_build[i] = side != 0;
-		desc->child_side_attno[i] = next[side]++;
+		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGG_JOIN_LEFT :
+			type == JOIN_ANTI ? GA_AGG_JOIN_ANTI : GA_AGG_JOIN_INNER;
+		desc->join_steps[t].build_unique = type == JOIN_SEMI;
+		desc->join_steps[t].key_type = getBaseType(exprType(lsecond(step)));
+		desc->join_steps[t].build_key_type = getBaseType(exprType(lthird(step)));
+		desc->join_steps[t].key_side = intVal(lfourth(step));
+		t++;
 	}
-	desc->probe_key_attno = next[0];
-	desc->build_key_attno = next[1];
-	desc->probe_key_type = getBaseType(exprType(lthird(join)));
-	desc->build_key_type = getBaseType(exprType(lfourth(join)));
-	desc->build_packed = linitial_int(list_nth(join, 4)) != 0;
-	desc->pack_side = lsecond_int(list_nth(join, 4));
-	desc->build_unique = intVal(linitial(join)) == JOIN_SEMI;
+	desc->njoin_steps = t;
+	join_desc_alloc_children(desc, list_length(lsecond(join)));
+	foreach(lc, (List *) lsecond(join))
+		desc->child_side[i++] = lfirst_int(lc);
+	desc->packed_sides = linitial_int(lthird(join));
+	desc->pack_side = lsecond_int(lthird(join));
+	join_desc_number_columns(desc);
 }
 
 /* The join fields of desc as plain nodes for custom_private (see below). */
 List *
 GpuAggJoinDescToList(const GpuAggDesc *desc)
 {
-	List	   *list = list_make1_int(desc->join_type);
+	List	   *list = list_make1_int(desc->njoin_steps);
 	int			i;
 
-	if (desc->join_type < 0)
+	if (desc->njoin_steps == 0)
 		return list;
-	list = lappend_int(list, desc->probe_key_attno);
-	list = lappend_int(list, desc->build_key_attno);
-	list = lappend_int(list, (int) desc->probe_key_type);
-	list = lappend_int(list, (int) desc->build_key_type);
-	list = lappend_int(list, desc->build_packed ? 1 : 0);
-	list = lappend_int(list, desc->pack_side);
-	list = lappend_int(list, desc->build_unique ? 1 : 0);
-	for (i = 0; i < desc->nchild; i++)
+	for (i = 0; i < desc->njoin_steps; i++)
 	{
-		list = lappend_int(list, desc->child_from_build[i] ? 1 : 0);
-		list = lappend_int(list, desc->child_side_attno[i]);
+		list = lappend_int(list, desc->join_steps[i].type);
+		list = lappend_int(list, desc->join_steps[i].build_unique ? 1 : 0);
+		list = lappend_int(list, desc->join_steps[i].key_side);
+		list = lappend_int(list, (int) desc->join_steps[i].key_type);
+		list = lappend_int(list, (int) desc->join_steps[i].build_key_type);
 	}
+	list = lappend_int(list, desc->packed_sides);
+	list = lappend_int(list, desc->pack_side);
+	for (i = 0; i < desc->nchild; i++)
+		list = lappend_int(list, desc->child_side[i]);
 	return list;
 }
 
@@ -468,34 +661,34 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 void
 GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 {
+	int			at = 1;
 	int			i;
 
-	desc->join_type = linitial_int(list);
-	if (desc->join_type < 0)
+	desc->njoin_steps = linitial_int(list);
+	if (desc->njoin_steps == 0)
 		return;
-	desc->probe_key_attno = (AttrNumber) list_nth_int(list, 1);
-	desc->build_key_attno = (AttrNumber) list_nth_int(list, 2);
-	desc->probe_key_type = (Oid) list_nth_int(list, 3);
-	desc->build_key_type = (Oid) list_nth_int(list, 4);
-	desc->build_packed = list_nth_int(list, 5) != 0;
-	desc->pack_side = list_nth_int(list, 6);
-	desc->build_unique = list_nth_int(list, 7) != 0;
-	desc->nchild = (list_length(list) - 8) / 2;
-	desc->child_from_build = palloc0(sizeof(bool) * Max(desc->nchild, 1));
-	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(desc->nchild, 1));
-	for (i = 0; i < desc->nchild; i++)
+	for (i = 0; i < desc->njoin_steps; i++)
 	{
-		desc->child_from_build[i] = list_nth_int(list, 8 + 2 * i) != 0;
-		desc->child_side_attno[i] = (AttrNumber) list_nth_int(list, 9 + 2 * i);
+		desc->join_steps[i].type = list_nth_int(list, at++);
+		desc->join_steps[i].build_unique = list_nth_int(list, at++) != 0;
+		desc->join_steps[i].key_side = list_nth_int(list, at++);
+		desc->join_steps[i].key_type = (Oid) list_nth_int(list, at++);
+		desc->join_steps[i].build_key_type = (Oid) list_nth_int(list, at++);
 	}
+	desc->packed_sides = list_nth_int(list, at++);
+	desc->pack_side = list_nth_int(list, at++);
+	join_desc_alloc_children(desc, list_length(list) - at);
+	for (i = 0; i < desc->nchild; i++)
+		desc->child_side[i] = list_nth_int(list, at + i);
+	join_desc_number_columns(desc);
 }
 
 /*
- * Make room for at least want rows in the build columns of payload, whose
- * memory is in cxt.
+ * Make room for at least want rows in the columns [first, end) of payload
+ * (a build side's), whose memory is in cxt.
  */
 static void
-payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want, MemoryContext cxt)
+payload_reserve(GaBatch *payload, int first, int end, int64 want, MemoryContext cxt)
 {
 	int64		capacity = Max(payload->capacity, 1024);
 	int			c;
@@ -504,7 +697,7 @@ payload_reserve(GaBatch *payload, const GpuAggLayout *layout, int64 want, Memory
 		return;
 	while (capacity < want)
 		capacity *= 2;
-	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
+	for (c = first; c < end; c++)
 	{
 		GaColumn   *col = &payload->columns[c];
 		int			width = ga_type_width(col->type);
@@ -573,7 +766,7 @@ build_check_rows(int64 nrows)
  * build side) into payload; false at the end.
  */
 static bool
-build_read_message(PlanState *inner, GaBatch *payload, const GpuAggLayout *layout,
+build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
 				   GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
 				   MemoryContext cxt)
 {
@@ -590,7 +783,7 @@ build_read_message(PlanState *inner, GaBatch *payload, const GpuAggLayout *layou
 	if (GpuAggExchangeIsRef(message))
 		message = GpuAggExchangeGet(GpuAggPackExchange(inner), message, &exchange_slot);
 	build_check_rows(payload->nrows + GpuAggMessageRows(message));
-	payload_reserve(payload, layout, payload->nrows + GpuAggMessageRows(message), cxt);
+	payload_reserve(payload, first, end, payload->nrows + GpuAggMessageRows(message), cxt);
 	GpuAggBatchBuilderStart(builder, payload);
 	GpuAggMessageAppend(receiver, builder, payload, message);
 	if (exchange_slot >= 0)
@@ -599,19 +792,22 @@ build_read_message(PlanState *inner, GaBatch *payload, const GpuAggLayout *layou
 }
 
 /*
- * Read every row of the inner child into agg's build: its build columns and
- * build key through builder (which then fills the probe columns again),
- * from its tuples or, packed by parallel workers, from its batch messages
- * (receiver maps their dictionary ids); the rows are held in cxt until the
- * device has them (the child itself runs in the executor's memory).
- * Returns false with status set when the device fails.
+ * Read every row of join step step's build side (the inner child) into
+ * agg's build: its build columns and build key through builder (which then
+ * fills the probe columns again), from its tuples or, packed by parallel
+ * workers, from its batch messages (receiver maps their dictionary ids);
+ * the rows are held in cxt until the device has them (the child itself runs
+ * in the executor's memory).  Returns false with status set when the device
+ * fails.
  */
 bool
-GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
+GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, int step,
 				GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
 				PlanState *inner, MemoryContext cxt, GaStatus *status)
 {
 	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
+	int			first = layout->side_first[step];
+	int			end = layout->side_first[step + 1];
 	const GaColumn *key_column;
 	int64	   *keys;
 	uint32	   *rows;
@@ -624,10 +820,10 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 	payload->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * layout->ncolumns);
 	for (c = 0; c < layout->ncolumns; c++)
 		payload->columns[c].type = layout->column_types[c];
-	GpuAggBatchBuilderSetColumns(builder, layout->nprobe_columns, layout->ncolumns);
-	if (desc->build_packed)
+	GpuAggBatchBuilderSetColumns(builder, first, end);
+	if (desc->packed_sides & (1 << step))
 	{
-		while (build_read_message(inner, payload, layout, builder, receiver, cxt))
+		while (build_read_message(inner, payload, first, end, builder, receiver, cxt))
 			CHECK_FOR_INTERRUPTS();
 	}
 	else
@@ -639,7 +835,7 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 			if (TupIsNull(slot))
 				break;
 			build_check_rows(payload->nrows + 1);
-			payload_reserve(payload, layout, payload->nrows + 1, cxt);
+			payload_reserve(payload, first, end, payload->nrows + 1, cxt);
 			/* detoasted values of the build columns: one batch's worth at a time */
 			if (payload->nrows % 65536 == 0)
 				GpuAggBatchBuilderStart(builder, payload);
@@ -647,10 +843,10 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
-	GpuAggBatchBuilderSetColumns(builder, 0, layout->nprobe_columns);
+	GpuAggBatchBuilderSetColumns(builder, 0, layout->side_first[1]);
 
 	/* the build rows with a key (a null key never matches) */
-	key_column = &payload->columns[layout->build_key_column];
+	key_column = &payload->columns[layout->build_key_column[step]];
 	keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	for (r = 0; r < payload->nrows; r++)
@@ -660,10 +856,11 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout,
 		keys[nkeys] = ((const int64 *) key_column->values)[r];
 		rows[nkeys++] = (uint32) r;
 	}
-	if (desc->build_unique)
+	if (desc->join_steps[step - 1].build_unique)
 		nkeys = build_distinct_keys(keys, rows, nkeys);
-	ok = ga_agg_join_build(agg, 0, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL, status);
-	for (c = layout->nprobe_columns; c < payload->ncolumns; c++)
+	ok = ga_agg_join_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
+						   status);
+	for (c = first; c < end; c++)
 	{
 		if (payload->columns[c].values != NULL)
 			pfree(payload->columns[c].values);

@@ -282,73 +282,91 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	}
 }
 
-/* Whether child column attno (0: none) is computed by the build side. */
-static bool
-layout_from_build(const GpuAggDesc *desc, AttrNumber attno)
+/* The side computing child column attno (0: none, computed by the probe side). */
+static int
+layout_side(const GpuAggDesc *desc, AttrNumber attno)
 {
-	return attno > 0 && desc->child_from_build[attno - 1];
+	return attno > 0 ? desc->child_side[attno - 1] : 0;
+}
+
+/* Append the column of a join key to the split layout's arrays. */
+static void
+layout_join_key(GpuAggColumnSource *sources, GaValueType *types, uint8 *from_build,
+				int column, int side, AttrNumber attno, Oid type)
+{
+	sources[column].attno = attno;
+	sources[column].encoding = KeyDictTypeSupported(type) ?
+		GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
+	sources[column].type = type;
+	types[column] = GA_TYPE_INT64;
+	from_build[column] = (uint8) side;
 }
 
 /*
  * Join-fed (agg_join.c): reorder the columns as the device's join spec
- * wants them: the probe columns (those of the outer side's expressions, and
- * those of no expression), then the join key, then the build columns, the
- * build side's join key last (the build reads it; no operation does); point
- * each column's source at its side's child, and every key, operation and
- * DISTINCT set at the column's new place.
+ * wants them, side by side: the probe side's columns (those of its
+ * expressions, and those of no expression), then each build side's, bottom
+ * join first; each side's keys after its other columns: a build side's own
+ * key (the build reads it; no operation does), then the outer keys of the
+ * joins it gives them to.  Point each column's source at its side's child,
+ * and every key, operation and DISTINCT set at the column's new place.
  */
 static void
 layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 {
-	int			ncolumns = layout->ncolumns + 2;
-	GpuAggEncoding key_encoding = KeyDictTypeSupported(desc->probe_key_type) ?
-		GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
+	int			nsides = desc->njoin_steps + 1;
+	int			ncolumns = layout->ncolumns + 2 * desc->njoin_steps;
 	GpuAggColumnSource *sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
 	GaValueType *types = palloc0(sizeof(GaValueType) * ncolumns);
 	uint8	   *from_build = palloc0(ncolumns);
 	int		   *moved = palloc(sizeof(int) * Max(layout->ncolumns, 1));
 	int			next = 0;
-	int			pass;
+	int			side;
 	int			c;
+	int			t;
 
-	for (pass = 0; pass < 2; pass++)
+	for (side = 0; side < nsides; side++)
 	{
-		if (pass == 1)
-		{
-			/* the join key, last of the probe columns */
-			sources[next].attno = desc->probe_key_attno;
-			sources[next].encoding = key_encoding;
-			sources[next].type = desc->probe_key_type;
-			types[next] = GA_TYPE_INT64;
-			layout->nprobe_columns = ++next;
-		}
+		layout->side_first[side] = next;
 		for (c = 0; c < layout->ncolumns; c++)
 		{
 			GpuAggColumnSource *src = &layout->sources[c];
-			bool		build = layout_from_build(desc, src->attno) ||
-				layout_from_build(desc, src->filter_attno);
 
-			if (build != (pass == 1))
+			/* a column of no expression: its FILTER's side, else the probe side */
+			if (layout_side(desc, src->attno > 0 ? src->attno : src->filter_attno) != side)
 				continue;
-			if ((src->attno > 0 && layout_from_build(desc, src->attno) != build) ||
-				(src->filter_attno > 0 && layout_from_build(desc, src->filter_attno) != build))
-				elog(ERROR, "gpuagg: a batch column mixes both sides of its join");
+			if (src->attno > 0 && src->filter_attno > 0 &&
+				layout_side(desc, src->filter_attno) != side)
+				elog(ERROR, "gpuagg: a batch column mixes two sides of its joins");
 			sources[next] = *src;
 			if (src->attno > 0)
 				sources[next].attno = desc->child_side_attno[src->attno - 1];
 			if (src->filter_attno > 0)
 				sources[next].filter_attno = desc->child_side_attno[src->filter_attno - 1];
 			types[next] = layout->column_types[c];
-			from_build[next] = build ? 1 : 0;
+			from_build[next] = (uint8) side;
 			moved[c] = next++;
 		}
+		if (side > 0)
+		{
+			layout->build_key_column[side] = next;
+			layout_join_key(sources, types, from_build, next++, side,
+							desc->join_steps[side - 1].build_key_attno,
+							desc->join_steps[side - 1].build_key_type);
+		}
+		for (t = 0; t < desc->njoin_steps; t++)
+		{
+			if (desc->join_steps[t].key_side != side)
+				continue;
+			layout->join_spec.steps[t].type = (GaAggJoinType) desc->join_steps[t].type;
+			layout->join_spec.steps[t].key_column = next;
+			layout_join_key(sources, types, from_build, next++, side,
+							desc->join_steps[t].key_attno, desc->join_steps[t].key_type);
+		}
 	}
-	sources[next].attno = desc->build_key_attno;
-	sources[next].encoding = key_encoding;
-	sources[next].type = desc->build_key_type;
-	types[next] = GA_TYPE_INT64;
-	from_build[next] = 1;
-	layout->build_key_column = next;
+	layout->nsides = nsides;
+	layout->side_first[nsides] = next;
+	Assert(next == ncolumns);
 
 	for (c = 0; c < desc->nkeys; c++)
 		layout->key_columns[c] = moved[layout->key_columns[c]];
@@ -365,9 +383,7 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	layout->sources = sources;
 	layout->column_types = types;
 	layout->from_build = from_build;
-	layout->join_spec.nsteps = 1;
-	layout->join_spec.steps[0].type = (GaAggJoinType) desc->join_type;
-	layout->join_spec.steps[0].key_column = layout->nprobe_columns - 1;
+	layout->join_spec.nsteps = desc->njoin_steps;
 	layout->join_spec.from_build = from_build;
 }
 
@@ -419,8 +435,10 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 		if ((desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR) &&
 			!desc->aggs[i].distinct)
 			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
-	layout->nprobe_columns = layout->ncolumns;
-	if (desc->join_type >= 0)
+	layout->nsides = 1;
+	layout->side_first[0] = 0;
+	layout->side_first[1] = layout->ncolumns;
+	if (desc->njoin_steps > 0)
 		layout_split_join(layout, desc);
 	return layout;
 }

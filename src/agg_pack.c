@@ -249,10 +249,9 @@ pack_reset(GpuAggPackState *state)
 
 	MemoryContextReset(state->run_cxt);
 	old = MemoryContextSwitchTo(state->run_cxt);
-	/* a join-fed aggregation's workers pack its probe or its build columns */
-	state->first_column = state->desc->pack_side == 1 ? layout->nprobe_columns : 0;
-	ncolumns = state->desc->pack_side == 1 ? layout->ncolumns - layout->nprobe_columns :
-		layout->nprobe_columns;
+	/* a join-fed aggregation's workers pack the columns of one side */
+	state->first_column = layout->side_first[state->desc->pack_side];
+	ncolumns = layout->side_first[state->desc->pack_side + 1] - state->first_column;
 	state->builder = GpuAggBatchBuilderCreate(ncolumns, layout->sources + state->first_column,
 											  state->run_cxt);
 	GpuAggBatchBuilderSetSender(state->builder);

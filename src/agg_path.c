@@ -483,10 +483,12 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 }
 
 /*
- * Add the join-fed GpuHashAgg paths (agg_join.c) when the input is a join
- * the device can compute: the node reads the outer side itself (serial), or
- * parallel workers pack it; the inner side is read into the device's build.
- * Under gpuagg.force they are preferred to the other GpuHashAgg paths.
+ * Add the join-fed GpuHashAgg paths (agg_join.c) when the input is a join,
+ * or a chain of joins, the device can compute: the node reads the probe
+ * side itself (serial), or parallel workers pack it; each build side is
+ * read into the device's build (packed by workers too when it can be, in
+ * the parallel variant).  Under gpuagg.force they are preferred to the
+ * other GpuHashAgg paths.
  */
 static bool
 agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
@@ -495,54 +497,64 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 					   bool grouping_sets)
 {
 	GpuAggJoinSides sides;
-	Path	   *inner_serial;
 	int			parallel;
-	int			ncolumns = list_length(child_target->exprs) + 2;
+	int			ncolumns;
 
 	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
 							check->aggrefs, grouping_sets, &sides))
 		return false;
-	inner_serial = (Path *) create_projection_path(root, sides.inner_rel, sides.inner_path,
-												   sides.inner_target);
+	ncolumns = list_length(child_target->exprs) + 2 * (sides.nsides - 1);
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
-		double		outer_rows = sides.outer_path->rows;
-		Path	   *inner = inner_serial;
-		Path	   *packed = NULL;
-		Path	   *outer;
+		double		probe_rows = sides.paths[0]->rows;
+		Path	   *builds[GA_AGG_MAX_JOIN_STEPS + 1];
+		int			packed_sides = 0;
+		Path	   *probe;
 		CustomPath *cpath;
 		List	   *priv;
+		int			s;
 
-		/* parallel: workers pack the probe side, and the build side when they can */
-		if (parallel)
+		/* parallel: workers pack the probe side, and the build sides when they can */
+		for (s = 1; s < sides.nsides; s++)
 		{
-			priv = lappend(lappend(list_copy(path_private), makeInteger(1)),
-						   GpuAggJoinPrivate(sides.join_private, true, 1));
-			packed = agg_parallel_child(root, sides.inner_rel, sides.inner_target, priv,
-										sides.inner_path->rows);
-			if (packed != NULL)
-				inner = packed;
+			builds[s] = NULL;
+			if (parallel)
+			{
+				priv = lappend(lappend(list_copy(path_private), makeInteger(1)),
+							   GpuAggJoinPrivate(sides.join_private, 0, s));
+				builds[s] = agg_parallel_child(root, sides.rels[s], sides.targets[s], priv,
+											   sides.paths[s]->rows);
+			}
+			if (builds[s] != NULL)
+				packed_sides |= 1 << s;
+			else
+				builds[s] = (Path *) create_projection_path(root, sides.rels[s], sides.paths[s],
+															sides.targets[s]);
 		}
 		priv = lappend(lappend(list_copy(path_private), makeInteger(parallel)),
-					   GpuAggJoinPrivate(sides.join_private, packed != NULL, 0));
+					   GpuAggJoinPrivate(sides.join_private, packed_sides, 0));
 		if (parallel)
-			outer = agg_parallel_child(root, sides.outer_rel, sides.outer_target, priv,
-									   outer_rows);
+			probe = agg_parallel_child(root, sides.rels[0], sides.targets[0], priv, probe_rows);
 		else
-			outer = (Path *) create_projection_path(root, sides.outer_rel, sides.outer_path,
-													sides.outer_target);
-		if (outer == NULL)
+			probe = (Path *) create_projection_path(root, sides.rels[0], sides.paths[0],
+													sides.targets[0]);
+		if (probe == NULL)
 			continue;
-		cpath = agg_make_path(output_rel, outer, priv, groups);
-		cpath->custom_paths = lappend(cpath->custom_paths, inner);
-		agg_cost_path(cpath, outer, outer_rows, parallel, device,
+		cpath = agg_make_path(output_rel, probe, priv, groups);
+		agg_cost_path(cpath, probe, probe_rows, parallel, device,
 					  list_length(check->keys), list_length(check->aggrefs), ncolumns,
 					  nsetkeys, groups, having);
-		/* the build: reading the inner side, one copy of each row */
-		cpath->path.startup_cost += inner->total_cost +
-			inner->rows * ncolumns * gpuagg_batch_value_cost;
-		cpath->path.total_cost += inner->total_cost +
-			inner->rows * ncolumns * gpuagg_batch_value_cost;
+		for (s = 1; s < sides.nsides; s++)
+		{
+			Path	   *build = builds[s];
+
+			cpath->custom_paths = lappend(cpath->custom_paths, build);
+			/* the build: reading the side, one copy of each row */
+			cpath->path.startup_cost += build->total_cost +
+				build->rows * ncolumns * gpuagg_batch_value_cost;
+			cpath->path.total_cost += build->total_cost +
+				build->rows * ncolumns * gpuagg_batch_value_cost;
+		}
 		if (gpuagg_force)
 		{
 			cpath->path.startup_cost = 0;

@@ -325,8 +325,8 @@ fused_child_columns(GpuAggDesc *desc, List *child_exprs, CustomScan *join)
  * is the qual.  The child is the projection of the input (serial), a
  * Gather of GpuAggPack nodes sending batch messages (parallel), or a
  * GpuHashJoin whose joined rows go straight into batches (fused).  A
- * join-fed aggregation (agg_join.c) has two children: the join's outer side
- * (serial or parallel as above) and its inner side.
+ * join-fed aggregation (agg_join.c) has a child per side: the probe side
+ * (serial or parallel as above), then each join's build side.
  */
 Plan *
 GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -340,15 +340,21 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 	if (desc->fused)
 		fused_child_columns(desc, child_exprs, (CustomScan *) child);
-	else if (desc->join_type >= 0)
+	else if (desc->njoin_steps > 0)
 	{
+		int			s;
+
 		desc->join_cond = GpuAggJoinConditionText(root, list_nth(best_path->custom_private,
 																 GPUAGG_PRIVATE_JOIN));
-		/* join-fed (agg_join.c): each side's expressions, then its key */
-		if ((!desc->parallel && list_length(child->targetlist) != desc->probe_key_attno) ||
-			(!desc->build_packed &&
-			 list_length(((Plan *) lsecond(custom_plans))->targetlist) != desc->build_key_attno))
-			elog(ERROR, "gpuagg: the sides of a join-fed aggregation have unexpected columns");
+		/* join-fed (agg_join.c): each side's expressions, then its keys */
+		for (s = 0; s <= desc->njoin_steps; s++)
+		{
+			bool		packed = s == 0 ? desc->parallel : (desc->packed_sides & (1 << s)) != 0;
+
+			if (!packed &&
+				list_length(((Plan *) list_nth(custom_plans, s))->targetlist) != desc->side_ncolumns[s])
+				elog(ERROR, "gpuagg: the sides of a join-fed aggregation have unexpected columns");
+		}
 	}
 	else if (!desc->parallel && list_length(child->targetlist) != list_length(child_exprs))
 		elog(ERROR, "gpuagg: child plan has %d columns, expected %d",

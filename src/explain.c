@@ -178,6 +178,41 @@ strategy_batches(const GaAggStats *stats)
 	return buf.len > 0 ? buf.data : "none";
 }
 
+/* The kind of join step (0-based) of a join-fed aggregation, in words. */
+static const char *
+explain_join_step_type(const GpuAggDesc *desc, int step)
+{
+	switch (desc->join_steps[step].type)
+	{
+		case GA_AGG_JOIN_LEFT:
+			return "left";
+		case GA_AGG_JOIN_ANTI:
+			return "anti";
+		default:
+			return desc->join_steps[step].build_unique ? "semi" : "inner";
+	}
+}
+
+/*
+ * The Input line of a join-fed aggregation over a chain of joins, e.g.
+ * "joins of its 3 children on the device, bottom up: inner, left (first:
+ * probe side, then each join's build side)".
+ */
+static char *
+explain_join_chain(const GpuAggDesc *desc)
+{
+	StringInfoData buf;
+	int			t;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "joins of its %d children on the device, bottom up: ",
+					 desc->njoin_steps + 1);
+	for (t = 0; t < desc->njoin_steps; t++)
+		appendStringInfo(&buf, "%s%s", t > 0 ? ", " : "", explain_join_step_type(desc, t));
+	appendStringInfoString(&buf, " (first: probe side, then each join's build side)");
+	return buf.data;
+}
+
 /* ExplainCustomScan for GpuHashAgg. */
 void
 GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -194,13 +229,14 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	explain_group_keys(node, desc, ancestors, es);
 	if (desc->fused)
 		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
-	if (desc->join_type >= 0)
+	if (desc->njoin_steps == 1)
 		ExplainPropertyText("Input",
 							psprintf("%s join of its two children on the device (first: probe side, second: build side)",
-									 desc->join_type == GA_AGG_JOIN_LEFT ? "left" :
-									 desc->build_unique ? "semi" : "inner"),
+									 explain_join_step_type(desc, 0)),
 							es);
-	if (desc->join_type >= 0 && desc->join_cond[0] != '\0')
+	else if (desc->njoin_steps > 1)
+		ExplainPropertyText("Input", explain_join_chain(desc), es);
+	if (desc->njoin_steps > 0 && desc->join_cond[0] != '\0')
 		ExplainPropertyText("Join Cond", desc->join_cond, es);
 	if (gpuagg_explain_device_details)
 	{
@@ -213,7 +249,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	ExplainPropertyInteger("Batches", NULL, stats->batches, es);
 	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
-	if (desc->join_type >= 0)
+	if (desc->njoin_steps > 0)
 	{
 		ExplainPropertyInteger("Build Rows", NULL, stats->join_build_rows, es);
 		ExplainPropertyInteger("Joined Rows", NULL, stats->joined_rows, es);
@@ -224,12 +260,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyText("Host Time",
 							psprintf("%sinput %.3f ms, device calls %.3f ms, results %.3f ms",
-									 desc->join_type >= 0 ?
+									 desc->njoin_steps > 0 ?
 									 psprintf("build %.3f ms, ", info->build_ms) : "",
 									 info->input_ms, info->wait_ms, info->result_ms), es);
 	else if (es->timing)
 	{
-		if (desc->join_type >= 0)
+		if (desc->njoin_steps > 0)
 			ExplainPropertyFloat("Build Time", "ms", info->build_ms, 3, es);
 		ExplainPropertyFloat("Input Time", "ms", info->input_ms, 3, es);
 		ExplainPropertyFloat("Device Calls Time", "ms", info->wait_ms, 3, es);

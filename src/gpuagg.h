@@ -250,27 +250,35 @@ typedef struct GpuAggDesc
 	GpuAggGroupingDesc *groupings;
 
 	/*
-	 * Join-fed (agg_join.c): the input is an equi-join computed on the device.
-	 * The child expressions split between the join's two sides: each is
-	 * computed by the outer (probe) child or the inner (build) child, as its
-	 * column child_side_attno there; each side's child also outputs the join
-	 * key, after its expressions.
+	 * Join-fed (agg_join.c): the input is an equi-join, or a chain of them,
+	 * computed on the device.  Side 0 is the probe side (the bottom join's
+	 * outer side), side s (1 .. njoin_steps) the build (inner) side of join
+	 * step s, bottom up; each is a child of the node.  Every child expression
+	 * is computed by one side, as its column child_side_attno there; each
+	 * side's child outputs its expressions, then (a build side) its own join
+	 * key, then the outer keys of the steps it gives them to (key_side).
 	 */
-	int			join_type;		/* GaAggJoinType, or -1: not join-fed */
+	int			njoin_steps;	/* 0: not join-fed */
+	struct
+	{
+		int			type;		/* GaAggJoinType */
+		bool		build_unique;	/* a SEMI join: each key built once, so
+									 * that the inner join matches a row at
+									 * most once */
+		int			key_side;	/* the side computing the step's outer key */
+		Oid			key_type;	/* base types of the outer and build keys */
+		Oid			build_key_type;
+		AttrNumber	key_attno;	/* the outer key's column in key_side's child */
+		AttrNumber	build_key_attno;	/* the build key's in side step's */
+	}			join_steps[GA_AGG_MAX_JOIN_STEPS];
 	int			nchild;			/* child expressions */
-	bool	   *child_from_build;	/* per child column (attno - 1) */
+	int		   *child_side;		/* per child column (attno - 1) */
 	AttrNumber *child_side_attno;	/* ... its column in its side's child */
-	AttrNumber	probe_key_attno;	/* the outer child's join key column */
-	AttrNumber	build_key_attno;	/* the inner child's */
-	Oid			probe_key_type; /* base types of the keys */
-	Oid			build_key_type;
-	bool		build_packed;	/* the inner child is a Gather of GpuAggPack
-								 * nodes packing the build side */
-	bool		build_unique;	/* a SEMI join: each key built once, so that
-								 * the inner join matches a row at most once */
-	char	   *join_cond;		/* for EXPLAIN: the join's keys, as text */
-	int			pack_side;		/* a GpuAggPack's: 0 the probe side, 1 the
-								 * build side */
+	AttrNumber	side_ncolumns[GA_AGG_MAX_JOIN_STEPS + 1];	/* each side child's */
+	int			packed_sides;	/* bit s: side s's child is a Gather of
+								 * GpuAggPack nodes packing it */
+	char	   *join_cond;		/* for EXPLAIN: the joins' keys, as text */
+	int			pack_side;		/* a GpuAggPack's: the side it packs */
 } GpuAggDesc;
 
 /*
@@ -307,18 +315,19 @@ extern void GpuAggPlanInit(void);
  */
 typedef struct GpuAggJoinSides
 {
-	RelOptInfo *outer_rel;		/* the probe side */
-	RelOptInfo *inner_rel;		/* the build side */
-	Path	   *outer_path;		/* their cheapest unparameterized paths */
-	Path	   *inner_path;
-	PathTarget *outer_target;	/* each side's child expressions, then its key */
-	PathTarget *inner_target;
+	int			nsides;			/* join steps + 1 */
+	RelOptInfo *rels[GA_AGG_MAX_JOIN_STEPS + 1];	/* side 0: the probe side;
+													 * s: step s's build side */
+	Path	   *paths[GA_AGG_MAX_JOIN_STEPS + 1];	/* their cheapest
+													 * unparameterized paths */
+	PathTarget *targets[GA_AGG_MAX_JOIN_STEPS + 1]; /* each side's child
+													 * expressions, then its
+													 * keys */
 	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
 } GpuAggJoinSides;
 
-extern List *GpuAggJoinPrivate(List *join_private, bool build_packed, int pack_side);
+extern List *GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side);
 extern char *GpuAggJoinConditionText(PlannerInfo *root, List *join_private);
-
 extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   List *child_exprs, List *keys, List *aggrefs,
 							   bool grouping_sets, GpuAggJoinSides *sides);
@@ -484,13 +493,15 @@ typedef struct GpuAggLayout
 	GpuAggDistinctSet *distinct_sets;
 
 	/*
-	 * Join-fed: columns [0, nprobe_columns) are the probe columns (the last
-	 * of them the join key), the rest build columns; sources' attnos are
-	 * columns of that side's child.  Otherwise nprobe_columns = ncolumns.
+	 * Join-fed: the columns of side s (desc's sides) are [side_first[s],
+	 * side_first[s + 1]), side 0's first, each side's keys after its other
+	 * columns; sources' attnos are columns of that side's child.  Otherwise
+	 * one side, all columns.
 	 */
-	int			nprobe_columns;
-	int			build_key_column;	/* the last column */
-	uint8	   *from_build;		/* per column */
+	int			nsides;
+	int			side_first[GA_AGG_MAX_JOIN_STEPS + 2];
+	int			build_key_column[GA_AGG_MAX_JOIN_STEPS + 1];	/* per build side */
+	uint8	   *from_build;		/* per column: its side */
 	GaAggJoinSpec join_spec;
 } GpuAggLayout;
 
@@ -716,7 +727,8 @@ extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 
 /* agg_join.c: reading a join-fed aggregation's build side */
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
-							const GpuAggLayout *layout, GpuAggBatchBuilder *builder,
+							const GpuAggLayout *layout, int step,
+							GpuAggBatchBuilder *builder,
 							GpuAggMessageReceiver *receiver, PlanState *inner,
 							MemoryContext cxt, GaStatus *status);
 

@@ -377,7 +377,7 @@ plan_note() {
 	n_nat=$(bench_plan_count "$plan" '(HashAggregate|GroupAggregate|MixedAggregate|(^|[ >])Aggregate$)')
 	n_agg=$(bench_plan_count "$plan" 'Custom Scan \(GpuHashAgg\)')
 	n_gjoin=$(bench_plan_count "$plan" 'Custom Scan \(GpuHashJoin\)')
-	n_fed=$(bench_plan_count "$plan" 'join of its two children on the device')
+	n_fed=$(bench_plan_count "$plan" 'children on the device')
 	n_join=$(bench_plan_count "$plan" '(^|[ >])(Hash|Merge)( (Left|Right|Full|Semi|Anti|Right Semi|Right Anti))? Join|Nested Loop')
 	why=$(bench_plan_reasons "$plan")
 	if printf '%s\n' "$plan" | grep -q '^ERROR'; then

@@ -414,7 +414,7 @@ BEGIN
         FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
             on_device := on_device OR line LIKE '%GpuHashAgg%';
             on_join := on_join OR line LIKE '%GpuHashJoin%';
-            on_fed := on_fed OR line LIKE '%join of its two children on the device%';
+            on_fed := on_fed OR line LIKE '%children on the device%';
         END LOOP;
     EXCEPTION WHEN OTHERS THEN
         on_device := false;

@@ -961,27 +961,34 @@ class JoinGen:
         return sql, False, outs, a.table.name
 
     def aggregated_fed(self):
-        """An aggregate over one join of the kind a join-fed GpuHashAgg takes over (the
-        device joins both sides itself): INNER, LEFT or SEMI on one or two keys (a quarter of them over a chain: a third table joined to the first), group keys
-        and aggregate arguments plain columns of one side each."""
+        """An aggregate over joins of the kind a join-fed GpuHashAgg takes over (the
+        device joins every side itself): INNER, LEFT, SEMI or ANTI on one or two keys;
+        two in five over a chain: a third table joined to the first or (a snowflake) to
+        the second, sometimes a fourth joined to the first; group keys and aggregate
+        arguments plain columns of one side each."""
         r = self.rng
         a, b = self.two_sides(self_join=r.random() < 0.1)
-        jt = self.pick((5, "inner"), (3, "left"), (2, "semi"))
+        jt = self.pick((5, "inner"), (3, "left"), (2, "semi"), (2, "anti"))
         keys = [self.key(a, b)]
         if r.random() < 0.25:
             # a second key: int2/int4 pairs travel as one exact key
             col = r.choice(["k2", "k4", "g"])
             keys.append((KeyExpr(a, col), KeyExpr(b, col)))
-        joins = [("left" if jt == "semi" else jt, [a], b, keys)]
-        c = None
-        if r.random() < 0.25:
-            # a chain: a third table joined to a (the device joins the top join)
+        # (SEMI and ANTI are counted as a left join: at most every row of a)
+        joins = [("left" if jt in ("semi", "anti") else jt, [a], b, keys)]
+        extra = []      # (jointype, side, keys) of the tables joined after b
+        if r.random() < 0.4:
             c = Side(self.table(), "c")
-            jt_c = self.pick((3, "inner"), (3, "left"))
-            keys_c = [self.key(a, c)]
-            joins.append((jt_c, [a], c, keys_c))
-        self.fit([a, b] + ([c] if c else []), joins)
-        sides = ([a] if jt == "semi" else [a, b]) + ([c] if c else [])
+            # a snowflake: c joined to b's columns (b's columns exist above the join)
+            to = b if jt in ("inner", "left") and r.random() < 0.4 else a
+            extra.append((self.pick((3, "inner"), (3, "left")), c, [self.key(to, c)]))
+            if r.random() < 0.3:
+                d = Side(self.table(), "d")
+                extra.append((self.pick((3, "inner"), (1, "left")), d, [self.key(a, d)]))
+        for jt_x, x, keys_x in extra:
+            joins.append((jt_x, [a], x, keys_x))
+        self.fit([a, b] + [x for _, x, _ in extra], joins)
+        sides = ([a] if jt in ("semi", "anti") else [a, b]) + [x for _, x, _ in extra]
         keys_out = []
         for _ in range(self.pick((25, 0), (50, 1), (25, 2))):
             s = r.choice(sides)
@@ -998,16 +1005,16 @@ class JoinGen:
                               ("count(*) FILTER (WHERE {x}.v > 0)", "int8")])
             aggs.append(Out(fn.format(x=x), t))
         outs = keys_out + aggs
-        first = a.from_sql(r)
-        if c is not None:
-            first += " %s %s ON %s" % (JOIN_WORDS[jt_c], c.from_sql(r),
-                                       " AND ".join(self.equality(ea, eb) for ea, eb in keys_c))
-        if jt == "semi":
-            conds = " AND ".join(self.equality(ea, eb) for ea, eb in keys)
-            frm = "%s WHERE EXISTS (SELECT 1 FROM %s WHERE %s)" % (first, b.from_sql(r), conds)
-        else:
-            frm = "%s %s %s ON %s" % (first, JOIN_WORDS[jt], b.from_sql(r),
-                                      " AND ".join(self.equality(ea, eb) for ea, eb in keys))
+        conds = " AND ".join(self.equality(ea, eb) for ea, eb in keys)
+        frm = a.from_sql(r)
+        if jt not in ("semi", "anti"):
+            frm += " %s %s ON %s" % (JOIN_WORDS[jt], b.from_sql(r), conds)
+        for jt_x, x, keys_x in extra:
+            frm += " %s %s ON %s" % (JOIN_WORDS[jt_x], x.from_sql(r),
+                                     " AND ".join(self.equality(ea, eb) for ea, eb in keys_x))
+        if jt in ("semi", "anti"):
+            frm += " WHERE %sEXISTS (SELECT 1 FROM %s WHERE %s)" % ("NOT " if jt == "anti" else "",
+                                                                  b.from_sql(r), conds)
         sql = "SELECT %s FROM %s" % (self.select(outs), frm)
         if keys_out:
             sql += " GROUP BY " + ", ".join(k.sql for k in keys_out)
