@@ -6,36 +6,44 @@
  *
  * When the aggregation's input is an equi-join that GpuHashJoin could run
  * (join_path.c offered a path for it), the aggregation can take the join's
- * two inputs itself: the inner side's rows are read once into the device's
+ * inputs itself: the inner side's rows are read once into the device's
  * build (the join key and the columns the aggregation needs from that
  * side), and the outer side's rows arrive in batches (read by the node
  * itself, or packed by parallel workers' GpuAggPack nodes) that the device
  * probes, joins and aggregates in one go (cuda/gpuagg_device.h, "Aggregation
- * fed by a hash join").
+ * fed by a hash join").  When the outer side is itself such a join, and so
+ * on down (a chain: a star or snowflake schema's joins), every join of the
+ * chain is joined on the device, up to GA_AGG_MAX_JOIN_STEPS: the node has
+ * a child per side (the probe side, the bottom join's outer side; then each
+ * join's build side, bottom up), and each join's outer key comes from the
+ * probe side or from a build side below it.
  *
- * What qualifies (otherwise the other GpuHashAgg paths and the native plan
- * remain):
- *	- an INNER, LEFT or SEMI join (EXISTS, IN: its build keeps each key once,
- *	  and the device joins it as an inner join) with no other join condition
- *	  and, for LEFT, no condition above the join, on one equality whose
- *	  device key is exact (the integer-like types of GpuJoinKeyIsExact) or
- *	  the id of one key dictionary for both sides (text and the other
- *	  key_dict.c types, under a deterministic collation), or on two
- *	  equalities of int2/int4 keys (paired into one exact int8);
- *	- every group key, aggregate argument and FILTER computed from one side
- *	  by an expression that cannot fail (plain columns, leakproof functions:
- *	  each side computes it also for rows the join drops) — any expression
- *	  on the outer side of a LEFT join, which drops none —, a LEFT join's
- *	  inner side only by plain columns (an expression over a null-extended
- *	  row is not the expression's value null-extended);
+ * What qualifies (otherwise fewer joins of the chain, then the other
+ * GpuHashAgg paths and the native plan remain):
+ *	- INNER, LEFT, SEMI (EXISTS, IN: its build keeps each key once, and the
+ *	  device joins it as an inner join) and ANTI (NOT EXISTS: the probe rows
+ *	  without a match) joins with no other join condition and, for LEFT, no
+ *	  condition above the join, on one equality whose device key is exact
+ *	  (the integer-like types of GpuJoinKeyIsExact) or the id of one key
+ *	  dictionary for both sides (text and the other key_dict.c types, under
+ *	  a deterministic collation; the top join of a single join only), or on
+ *	  two equalities of int2/int4 keys (paired into one exact int8);
+ *	- every group key, aggregate argument, FILTER and join key above the
+ *	  bottom join computed from one side by an expression that cannot fail
+ *	  (plain columns, leakproof functions: each side computes it also for
+ *	  rows the joins drop) — any expression on a probe side that only LEFT
+ *	  joins meet, which drop none —, a LEFT join's inner side only by plain
+ *	  columns (an expression over a null-extended row is not the
+ *	  expression's value null-extended), a SEMI or ANTI join's inner side by
+ *	  nothing;
  *	- no DISTINCT aggregate and no grouping sets; no float, numeric or
- *	  other key with a first-row spelling taken from the inner side;
- *	- a build (the inner side's needed columns and key) estimated within
- *	  gpuagg.hashjoin_build_limit.
+ *	  other key with a first-row spelling taken from a build side;
+ *	- builds (each build side's needed columns and key) estimated within
+ *	  gpuagg.hashjoin_build_limit together.
  *
  * The child expressions of the description are split by side: each side's
- * child computes its own expressions, then the join key (agg_layout.c
- * orders the batch columns the same way).
+ * child computes its own expressions, then its keys (agg_layout.c orders
+ * the batch columns the same way).
  *
  *-------------------------------------------------------------------------
  */

@@ -16,6 +16,9 @@
 #             racecheck and synccheck tools, small join-fed aggregation cases
 #             under memcheck and racecheck, and small aggregation cases under
 #             memcheck and racecheck (about 7 minutes)
+#   aggjoin   build, then the join-fed aggregation's conformance suite (800 random
+#             cases: chains of joins, ANTI, every device) and small cases of it under
+#             compute-sanitizer's memcheck, racecheck and synccheck (about 5 minutes)
 #   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
 #             GpuHashJoin on the GPU), conformance, test/t (no leaks, 3000 differential
 #             queries) (about 6 minutes)
@@ -33,7 +36,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/gpu-host-verify.sh device|check|joinbench|groupby|profile OUTDIR" >&2
+	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|check|joinbench|groupby|profile OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -90,6 +93,29 @@ case "$STAGE" in
 		fi
 		[ "$rc" -eq 0 ] && verdict 0 "conformance passed on every device" ||
 			verdict 1 "conformance or sanitizer failed, see $STAGE.log"
+		;;
+	aggjoin)
+		# the join-fed aggregation's device code alone: more random cases (chains of
+		# joins, ANTI) on every device, then under compute-sanitizer's tools
+		build
+		bin=test/conformance/conformance
+		rc=0
+		for seed in 11 12; do
+			echo "== join-fed aggregation suite, 400 random cases, seed $seed" >>"$LOG"
+			timeout 150 "$bin" --device all --suite aggjoin --aggjoin-cases 400 --seed "$seed" >>"$LOG" 2>&1 || rc=1
+		done
+		if command -v compute-sanitizer >/dev/null 2>&1; then
+			for tool in "memcheck --leak-check full" "racecheck --racecheck-report all" synccheck; do
+				echo "== compute-sanitizer --tool $tool (join-fed aggregation suite, GPU, small cases)" >>"$LOG"
+				# shellcheck disable=SC2086
+				timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
+					"$bin" --device gpu --suite aggjoin --aggjoin-cases 3 --max-rows 5000 --seed 13 >>"$LOG" 2>&1 || rc=1
+			done
+		else
+			echo "compute-sanitizer not found: skipped" >>"$LOG"
+		fi
+		[ "$rc" -eq 0 ] && verdict 0 "join-fed aggregation conformance and sanitizers passed" ||
+			verdict 1 "join-fed aggregation conformance or sanitizer failed, see $STAGE.log"
 		;;
 	check)
 		GPUAGG_TEST_DEVICE=gpu GPUAGG_TEST_OUT=$OUTDIR/check timeout 560 \

@@ -391,6 +391,8 @@ DECLARE
     on_device boolean := false;
     on_join boolean := false;
     on_fed boolean := false;
+    on_chain boolean := false;
+    on_anti boolean := false;
     wrapped text;
     forced text[];
     native text[];
@@ -415,6 +417,8 @@ BEGIN
             on_device := on_device OR line LIKE '%GpuHashAgg%';
             on_join := on_join OR line LIKE '%GpuHashJoin%';
             on_fed := on_fed OR line LIKE '%children on the device%';
+            on_chain := on_chain OR line LIKE '%joins of its % children on the device%';
+            on_anti := on_anti OR (line LIKE '%children on the device%' AND line LIKE '%anti%');
         END LOOP;
     EXCEPTION WHEN OTHERS THEN
         on_device := false;
@@ -443,12 +447,12 @@ BEGIN
         verdict := CASE WHEN forced = native THEN 'same' ELSE 'diff' END;
     END IF;
     IF verdict = 'diff' THEN
-        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'v', verdict,
+        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'v', verdict,
                                  'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                                  'ferr', forced_err, 'nerr', native_err,
                                  'f', to_json(forced), 'n', to_json(native))::text;
     END IF;
-    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'v', verdict,
+    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'v', verdict,
                              'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                              'err', native_err, 'rows', cardinality(native))::text;
 END
@@ -1479,8 +1483,10 @@ def report(queries, results, seed, count, join_count, secs):
         print("join queries' result rows: %d empty, median %d, max %d"
               % (sum(1 for x in rows if x == 0), rows[len(rows) // 2], rows[-1]))
     print("slowest queries (both runs and EXPLAIN): " + ", ".join("%d: %d ms" % (qid, ms) for ms, qid in reversed(slow)))
-    print("join-fed (GpuHashAgg joining both sides on the device): %d queries"
-          % sum(1 for rec in results.values() if rec.get("jf")))
+    print("join-fed (GpuHashAgg joining both sides on the device): %d queries, %d over a chain of joins, %d with an ANTI join"
+          % (sum(1 for rec in results.values() if rec.get("jf")),
+             sum(1 for rec in results.values() if rec.get("jc")),
+             sum(1 for rec in results.values() if rec.get("ja"))))
     print("on GpuHashAgg by shape: " + ", ".join(
         "%s %d/%d" % (s, d, t) for s, (t, d, _) in sorted(by_shape.items()) if not s.startswith("j-") or d))
     print("on GpuHashJoin by shape: " + ", ".join(
