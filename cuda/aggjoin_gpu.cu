@@ -2,42 +2,57 @@
  *
  * aggjoin_gpu.cu
  *	  The GPU device's join-fed aggregation (the "Aggregation fed by a hash
- *	  join" part of gpuagg_device.h): the build side, the probe of every
- *	  submitted batch and the gather of its joined rows, on the device.
- *	  device_gpu.cu drives it (gpu_agg_submit_joined) and aggregates the
- *	  gathered rows with its usual kernels; aggjoin_cpu.c is the reference.
+ *	  join" part of gpuagg_device.h): every join step's build side, and the
+ *	  walk of each submitted batch through the steps, on the device.
+ *	  device_gpu.cu hands it the filled batches (gpu_agg_submit_joined) and
+ *	  aggregates the rows it gathers with its usual kernels; aggjoin_cpu.c is
+ *	  the reference.
  *
- * Build.  The keyed rows go through the hash join's build (join_gpu.cu,
- * hashjoin_kernels.cu: stable radix sort of the (key, row) pairs, run
- * lengths, offsets, an open-addressing table over the distinct keys; Wu et
- * al.'s radix-sort transformation), with the key-sorted rows kept on the
- * device.  The build columns the aggregation reads are uploaded once into
- * one device buffer (values, and validity when the column has nulls).  All
- * of it counts against GPU memory: a build that does not fit fails with
- * GA_ERR_OUT_OF_MEMORY, and the caller moves to the CPU device.
+ * Build (per step).  The keyed rows go through the hash join's build
+ * (join_gpu.cu, hashjoin_kernels.cu: stable radix sort of the (key, row)
+ * pairs, run lengths, offsets, an open-addressing table over the distinct
+ * keys; Wu et al.'s radix-sort transformation), with the key-sorted rows
+ * kept on the device.  The step's build columns that the aggregation or a
+ * later step's key reads are uploaded once into one device buffer per step
+ * (values, and validity when the column has nulls).  When every step is
+ * built, the descriptions of the columns the gather writes are uploaded.
+ * All of it counts against GPU memory: a build that does not fit fails
+ * with GA_ERR_OUT_OF_MEMORY, and the caller moves to the CPU device.
  *
  * Submit (per probe batch), all on the device's stream:
  *
- * 1. Copy the probe columns the aggregation reads, and the key column, into
- *	  a probe buffer laid out like the batch (build columns are not sent).
- *	  A probe column whose validity is read but that has no nulls in this
- *	  batch gets its bitmap set on the device instead of sent.
- * 2. Probe (ga_launch_join_probe): first/count per probe row.
- * 3. Scan (ga_aggjoin_pair_ends): the inclusive prefix sum of the pair
- *	  counts, LEFT turning a count of 0 into one pair without a build row;
- *	  its last entry, the number of pairs, is copied back and waited for.
- *	  This is the count-then-write scheme of the GPU hash-join report (Gupta
- *	  and Murugavel) and of He et al. ("Relational joins on graphics
- *	  processors", section 4), which sizes the output before writing it.
- * 4. For each piece of at most batch_rows pairs (device_gpu.cu's loop):
- *	  the gather kernel writes the pairs as rows of the aggregation's device
- *	  input buffer, in the layout of a copied batch, and the aggregation
- *	  kernels run on it.  A piece is settled (its table overflow redone on
- *	  the same rows) before the next overwrites the buffer.
+ * 1. Copy the probe columns the aggregation or a step's key reads into a
+ *	  probe buffer laid out like the batch (build columns are not sent).  A
+ *	  probe column whose validity is read on the device but that has no
+ *	  nulls in this batch gets its bitmap set there instead of sent.
+ * 2. Step s over the rows of level s - 1 (level 0: the probe batch; level
+ *	  s: the rows of step s, kept as sources, aggjoin_kernels.cuh): the
+ *	  keys (step 1: the probe buffer's key column; later steps: gathered
+ *	  from the level), the probe (ga_launch_join_probe: first/count per
+ *	  row), the scan (ga_aggjoin_pair_ends: the rows per level row by join
+ *	  type, summed), and the number of the step's rows, copied back and
+ *	  waited for.  This is the count-then-write scheme of the GPU hash-join
+ *	  report (Gupta and Murugavel) and of He et al. ("Relational joins on
+ *	  graphics processors", section 4), which sizes the output before
+ *	  writing it.
+ * 3. The step's rows are then written a piece at a time, appended to what
+ *	  their destination holds: for the last step, gathered as columns into
+ *	  the aggregation's device input buffer, which is aggregated when it
+ *	  holds batch_rows rows; for any other step, expanded into the step's
+ *	  level, which, when it holds batch_rows rows, is taken by step s + 1
+ *	  at once (depth first, one cursor per step on the host's stack) and
+ *	  emptied.  At the end of the submit the partly filled levels are
+ *	  taken in step order and the last rows aggregated.  So device memory
+ *	  stays at a few batches per step however large the join, every piece
+ *	  but a submit's last is full (max(1, ceil(rows / batch_rows)) batches
+ *	  per submit, as on the CPU device), and the aggregation's input is
+ *	  overwritten only after its piece is settled (overflow redone on the
+ *	  same rows).
  *
- * For the PK-FK join (at most one match per probe row) that is three
+ * With one step the level is the probe batch and the pieces are written
+ * straight into the aggregation's input: for the PK-FK join that is three
  * passes over the probe rows (probe, scan, gather) besides the copies and
- * the aggregation, and one 8-byte copy back per batch.
+ * the aggregation, and one 8-byte copy back per batch, as before chains.
  *
  * Nothing here prints or aborts; failures come back as a GaStatus and
  * device_gpu.cu remembers them.
@@ -53,51 +68,85 @@
 /* No slot for this column in the probe buffer. */
 #define AGGJOIN_NO_SLOT SIZE_MAX
 
-struct GpuAggJoin
+/* One join step on the device. */
+typedef struct GpuAggJoinStep
 {
-	/* the join spec, copied */
 	GaAggJoinType type;
 	int			key_column;
-	uint8_t    *from_build;		/* ncolumns */
+
+	/* the build side */
+	void	   *build;			/* a GpuJoin of join_gpu.cu */
+	GaDevJoinTable table;
+	const uint32_t *dev_sorted_rows;
+	unsigned char *dev_payload; /* the step's build columns that are read */
+
+	/* the probe of a level's rows: keys (after the first step), answer, scan */
+	unsigned long long *dev_keys;
+	uint8_t    *dev_key_validity;
+	uint32_t   *dev_first;
+	uint32_t   *dev_count;
+	unsigned long long *dev_pair_ends;
+
+	/* the step's rows for the next step (every step but the last) */
+	GaDevLevel	level;
+	int64_t		level_rows;		/* rows the level holds now */
+	int			expand_timed;	/* ev_expand_* hold an expansion to add */
+	cudaEvent_t ev_expand_start;
+	cudaEvent_t ev_expand_end;
+} GpuAggJoinStep;
+
+struct GpuAggJoin
+{
+	int			nsteps;
+	GpuAggJoinStep steps[GA_AGG_MAX_JOIN_STEPS];
+	int			nbuilt;
+	uint8_t    *from_build;		/* per column: 0 probe, s a column of step s */
+	uint8_t    *later_key;		/* per column: the key of a step after the
+								 * first (read through a gather) */
 
 	/* the probe buffer: per column a values and a validity slot, or none */
 	size_t	   *probe_values_offset;
 	size_t	   *probe_validity_offset;
 	unsigned char *dev_probe;
 
-	/* the probe's answer and its scan */
-	uint32_t   *dev_first;		/* batch_rows each */
-	uint32_t   *dev_count;
-	unsigned long long *dev_pair_ends;
+	/* per column: its values and validity on the device (NULL: none) */
+	const void **column_values;
+	const uint8_t **column_validity;
+	uint8_t    *payload_has_nulls;
+
+	/* shared by the steps' probes, one at a time */
 	unsigned long long *dev_inner_total;	/* the probe kernel's sum, unused */
 	void	   *dev_scan_temp;
 	size_t		scan_temp_bytes;
-	unsigned long long *host_npairs;	/* pinned */
+	unsigned long long *host_nrows; /* pinned: a step's rows */
 
-	/* the build side */
-	void	   *build;			/* a GpuJoin of join_gpu.cu */
-	int			built;
-	GaDevJoinTable table;
-	const uint32_t *dev_sorted_rows;
-	unsigned char *dev_payload;
-	uint8_t    *payload_has_nulls;	/* ncolumns */
-
-	/* the gather's columns, in device memory */
+	/*
+	 * The gather's columns in device memory: the aggregation's
+	 * (ncolumns_gathered), then the key of every step after the first.
+	 */
 	GaDevGatherColumn *dev_columns;
 	int			ncolumns_gathered;
 
+	/* the submit in progress */
+	const GaBatch *probe;
+	int64_t		gathered_rows;	/* the last step's rows in the input buffer */
+	int64_t		pieces;			/* pieces aggregated by this submit */
+	int			copies_timed;	/* agg's ev_copy_* hold the probe copies */
+	int			gather_timed;	/* agg's ev_gather_* hold a gather to add */
+
 	cudaEvent_t ev_probe_start;
 	cudaEvent_t ev_probe_end;
-	cudaEvent_t ev_npairs_copied;
+	cudaEvent_t ev_nrows_copied;
 };
 
 /*
  * Lay out the probe buffer: a values slot for every probe column whose
- * values the aggregation reads and for the key, a validity slot for every
- * probe column whose validity it reads and for the key.  Returns its size.
+ * values the aggregation reads and for every step's key, a validity slot
+ * for every probe column whose validity it reads and for every step's key.
+ * Returns its size.
  */
 static size_t
-aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj)
+aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
 {
 	size_t		values_bytes_per_row;
 	size_t		validity_bytes = align_up((size_t) (agg->batch_rows + 7) / 8);
@@ -105,183 +154,215 @@ aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj)
 
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
-		int			is_key = c == aj->key_column;
-
 		aj->probe_values_offset[c] = AGGJOIN_NO_SLOT;
 		aj->probe_validity_offset[c] = AGGJOIN_NO_SLOT;
 		if (aj->from_build[c])
 			continue;
 		values_bytes_per_row = (size_t) ga_type_width(agg->column_types[c]);
-		if ((agg->needs_values[c] || is_key) && values_bytes_per_row > 0)
+		if ((agg->needs_values[c] || step_key[c]) && values_bytes_per_row > 0)
 		{
 			aj->probe_values_offset[c] = bytes;
 			bytes += align_up(values_bytes_per_row * (size_t) agg->batch_rows);
 		}
-		if (agg->needs_validity[c] || is_key)
+		if (agg->needs_validity[c] || step_key[c])
 		{
 			aj->probe_validity_offset[c] = bytes;
-			bytes += validity_bytes;
+			bytes += align_up(validity_bytes);
 		}
 	}
 	return bytes;
 }
 
+/* Create n CUDA events (timing ones); 0 with status on failure. */
+static int
+aggjoin_create_events(cudaEvent_t *const *events, int n, GaStatus *status)
+{
+	for (int e = 0; e < n; e++)
+		if (cudaEventCreate(events[e]) != cudaSuccess)
+		{
+			*events[e] = NULL;
+			return ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
+		}
+	return 1;
+}
+
+/* Destroy the CUDA events of an array that were created. */
+static void
+aggjoin_destroy_events(const cudaEvent_t *events, int n)
+{
+	for (int e = 0; e < n; e++)
+		if (events[e] != NULL)
+			(void) cudaEventDestroy(events[e]);
+}
+
+/*
+ * Allocate step i's buffers (0-based): the probe's answer and scan, sized
+ * for a full level; the gathered keys after the first step; the level of
+ * its rows (probe rows, build rows of steps 1 .. i + 1) before the last;
+ * its events; and an empty hash join for its build.
+ */
+static int
+aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
+{
+	GpuAggJoinStep *step = &aj->steps[i];
+	size_t		rows = (size_t) agg->batch_rows;
+	GaJoinRequest join_request;
+	cudaEvent_t *events[] = {&step->ev_expand_start, &step->ev_expand_end};
+
+	if (!aggjoin_create_events(events, 2, status) ||
+		!device_alloc((void **) &step->dev_first, rows * sizeof(uint32_t),
+					  "a join step's probe answer", status) ||
+		!device_alloc((void **) &step->dev_count, rows * sizeof(uint32_t),
+					  "a join step's probe answer", status) ||
+		!device_alloc((void **) &step->dev_pair_ends, rows * sizeof(unsigned long long),
+					  "a join step's row offsets", status))
+		return 0;
+	if (i > 0 &&
+		(!device_alloc((void **) &step->dev_keys, rows * sizeof(unsigned long long),
+					   "a join step's keys", status) ||
+		 !device_alloc((void **) &step->dev_key_validity, align_up((rows + 7) / 8),
+					   "a join step's keys", status)))
+		return 0;
+	if (i + 1 < aj->nsteps)
+	{
+		if (!device_alloc((void **) &step->level.probe_rows, rows * sizeof(int64_t),
+						  "a join step's rows", status))
+			return 0;
+		for (int t = 1; t <= i + 1; t++)
+			if (!device_alloc((void **) &step->level.build_rows[t], rows * sizeof(uint32_t),
+							  "a join step's rows", status))
+				return 0;
+	}
+
+	/* The hash join whose build we share; its own probe batch stays tiny. */
+	memset(&join_request, 0, sizeof(join_request));
+	join_request.probe_batch_rows = 1;
+	step->build = ga_gpu_join_create(agg->device, &join_request, status);
+	return step->build != NULL;
+}
+
 /*
  * Start the join-fed part: copy the join spec, lay out and allocate the
- * probe buffer, the probe's answer, the scan and its scratch (sized for a
- * full batch), the pinned pair count, the events, and an empty hash join
- * for the build.
+ * probe buffer, every step's buffers, the scan's scratch (sized for a full
+ * level), the pinned row count and the events.
  */
 int
 ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status)
 {
+	const GaAggJoinSpec *spec = request->join;
 	GpuAggJoin *aj;
-	size_t		rows = (size_t) agg->batch_rows;
+	uint8_t    *step_key;
 	size_t		probe_bytes;
-	GaJoinRequest join_request;
+	int			n = agg->ncolumns + 1;
 
-	if (request->join->nsteps != 1 || request->join->steps[0].type == GA_AGG_JOIN_ANTI)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the GPU device does not run chains of join steps or anti joins yet");
 	aj = (GpuAggJoin *) calloc(1, sizeof(GpuAggJoin));
 	if (aj == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory starting a join-fed aggregation on the GPU");
 	agg->join = aj;
-	aj->type = request->join->steps[0].type;
-	aj->key_column = request->join->steps[0].key_column;
-	aj->from_build = (uint8_t *) calloc(agg->ncolumns + 1, 1);
-	aj->payload_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
-	aj->probe_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
-	aj->probe_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
-	if (aj->from_build == NULL || aj->payload_has_nulls == NULL ||
-		aj->probe_values_offset == NULL || aj->probe_validity_offset == NULL)
+	aj->nsteps = spec->nsteps;
+	aj->from_build = (uint8_t *) calloc(n, 1);
+	aj->later_key = (uint8_t *) calloc(n, 1);
+	aj->payload_has_nulls = (uint8_t *) calloc(n, 1);
+	aj->probe_values_offset = (size_t *) calloc(n, sizeof(size_t));
+	aj->probe_validity_offset = (size_t *) calloc(n, sizeof(size_t));
+	aj->column_values = (const void **) calloc(n, sizeof(void *));
+	aj->column_validity = (const uint8_t **) calloc(n, sizeof(uint8_t *));
+	step_key = (uint8_t *) calloc(n, 1);
+	if (aj->from_build == NULL || aj->later_key == NULL || aj->payload_has_nulls == NULL ||
+		aj->probe_values_offset == NULL || aj->probe_validity_offset == NULL ||
+		aj->column_values == NULL || aj->column_validity == NULL || step_key == NULL)
+	{
+		free(step_key);
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory starting a join-fed aggregation on the GPU");
+	}
 	if (agg->ncolumns > 0)
-		memcpy(aj->from_build, request->join->from_build, agg->ncolumns);
+		memcpy(aj->from_build, spec->from_build, agg->ncolumns);
+	for (int i = 0; i < aj->nsteps; i++)
+	{
+		aj->steps[i].type = spec->steps[i].type;
+		aj->steps[i].key_column = spec->steps[i].key_column;
+		step_key[spec->steps[i].key_column] = 1;
+		if (i > 0)
+			aj->later_key[spec->steps[i].key_column] = 1;
+	}
+	probe_bytes = aggjoin_plan_probe(agg, aj, step_key);
+	free(step_key);
 
 	{
-		cudaEvent_t *events[] = {&aj->ev_probe_start, &aj->ev_probe_end,
-		&aj->ev_npairs_copied};
+		cudaEvent_t *events[] = {&aj->ev_probe_start, &aj->ev_probe_end, &aj->ev_nrows_copied};
 
-		for (int e = 0; e < 3; e++)
-			if (cudaEventCreate(events[e]) != cudaSuccess)
-			{
-				*events[e] = NULL;
-				return ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
-			}
+		if (!aggjoin_create_events(events, 3, status))
+			return 0;
 	}
-
-	probe_bytes = aggjoin_plan_probe(agg, aj);
 	if (!device_alloc((void **) &aj->dev_probe, probe_bytes, "the join's probe batch", status) ||
-		!device_alloc((void **) &aj->dev_first, rows * sizeof(uint32_t),
-					  "the join's probe answer", status) ||
-		!device_alloc((void **) &aj->dev_count, rows * sizeof(uint32_t),
-					  "the join's probe answer", status) ||
-		!device_alloc((void **) &aj->dev_pair_ends, rows * sizeof(unsigned long long),
-					  "the join's pair offsets", status) ||
 		!device_alloc((void **) &aj->dev_inner_total, sizeof(unsigned long long),
 					  "the join's probe total", status))
 		return 0;
-	GPU_TRY(ga_aggjoin_pair_ends(NULL, &aj->scan_temp_bytes, aj->dev_count, aj->dev_pair_ends,
-								 agg->batch_rows, aj->type == GA_AGG_JOIN_LEFT,
+	for (int i = 0; i < aj->nsteps; i++)
+		if (!aggjoin_alloc_step(agg, aj, i, status))
+			return 0;
+	GPU_TRY(ga_aggjoin_pair_ends(NULL, &aj->scan_temp_bytes, aj->steps[0].dev_count,
+								 aj->steps[0].dev_pair_ends, agg->batch_rows, GA_AGG_JOIN_INNER,
 								 agg->device->stream),
-			"sizing the join's pair scan");
-	if (!device_alloc(&aj->dev_scan_temp, aj->scan_temp_bytes, "the join's pair scan", status) ||
-		!pinned_alloc((void **) &aj->host_npairs, sizeof(unsigned long long),
-					  "the join's pair count", status))
-		return 0;
-
-	/* The hash join whose build we share; its own probe batch stays tiny. */
-	memset(&join_request, 0, sizeof(join_request));
-	join_request.probe_batch_rows = 1;
-	aj->build = ga_gpu_join_create(agg->device, &join_request, status);
-	if (aj->build == NULL)
+			"sizing the join's row scan");
+	if (!device_alloc(&aj->dev_scan_temp, aj->scan_temp_bytes, "the join's row scan", status) ||
+		!pinned_alloc((void **) &aj->host_nrows, sizeof(unsigned long long),
+					  "the join's row count", status))
 		return 0;
 	return 1;
 }
 
 /*
- * Upload the build columns the aggregation reads (values; validity when
- * the column has nulls) into one device buffer, and describe every column
- * the gather writes: its source (probe buffer or payload) and its place in
- * the aggregation's input buffer.
+ * Upload step `step`'s build columns that are read (values the aggregation
+ * or a later step's key reads; validity where they are read and the column
+ * has nulls) into one device buffer, and note where each lives.
  */
 static int
-aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, const GaBatch *payload,
+aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *payload,
 					   GaWaitCallback wait, void *arg, GaStatus *status)
 {
+	GpuAggJoinStep *st = &aj->steps[step];
 	cudaStream_t stream = agg->device->stream;
 	size_t		nrows = (size_t) payload->nrows;
 	size_t	   *values_offset = NULL;
 	size_t	   *validity_offset = NULL;
-	GaDevGatherColumn *columns = NULL;
 	size_t		bytes = 0;
 	int64_t		bytes_sent = 0;
-	int			n = 0;
 	int			ok = 0;
 
 	values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
-	columns = (GaDevGatherColumn *) calloc(agg->ncolumns + 1, sizeof(GaDevGatherColumn));
-	if (values_offset == NULL || validity_offset == NULL || columns == NULL)
+	if (values_offset == NULL || validity_offset == NULL)
 	{
 		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 					  "out of host memory uploading the build side of a join-fed aggregation");
 		goto done;
 	}
 
-	/* Lay out the payload buffer. */
+	/* Lay out the payload buffer: AGGJOIN_NO_SLOT where nothing is sent. */
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
 		const GaColumn *col = &payload->columns[c];
+		int			key = aj->later_key[c];
 
-		if (!aj->from_build[c])
+		values_offset[c] = validity_offset[c] = AGGJOIN_NO_SLOT;
+		if (aj->from_build[c] != step + 1)
 			continue;
 		aj->payload_has_nulls[c] = (uint8_t) (col->has_nulls != 0);
-		values_offset[c] = bytes;
-		if (agg->needs_values[c])
+		if ((agg->needs_values[c] || key) && ga_type_width(agg->column_types[c]) > 0)
+		{
+			values_offset[c] = bytes;
 			bytes += align_up(nrows * (size_t) ga_type_width(agg->column_types[c]));
-		validity_offset[c] = bytes;
-		if (agg->needs_validity[c] && col->has_nulls)
+		}
+		if ((agg->needs_validity[c] || key) && col->has_nulls)
+		{
+			validity_offset[c] = bytes;
 			bytes += align_up((nrows + 7) / 8);
-	}
-	if (!device_alloc((void **) &aj->dev_payload, bytes, "the join's build columns", status))
-		goto done;
-
-	/* Describe the gathered columns: every column the aggregation reads. */
-	for (int c = 0; c < agg->ncolumns; c++)
-	{
-		GaDevGatherColumn *g = &columns[n];
-
-		if (!agg->needs_values[c] && !agg->needs_validity[c])
-			continue;
-		n++;
-		g->from_build = aj->from_build[c];
-		g->width = agg->needs_values[c] ? ga_type_width(agg->column_types[c]) : 0;
-		if (agg->needs_values[c])
-			g->dst_values = agg->dev_input + agg->dev_values_offset[c];
-		if (agg->needs_validity[c])
-			g->dst_validity = agg->dev_input + agg->dev_validity_offset[c];
-		if (!aj->from_build[c])
-		{
-			if (agg->needs_values[c])
-				g->src_values = aj->dev_probe + aj->probe_values_offset[c];
-			if (agg->needs_validity[c])
-				g->src_validity = aj->dev_probe + aj->probe_validity_offset[c];
-		}
-		else
-		{
-			if (agg->needs_values[c])
-				g->src_values = aj->dev_payload + values_offset[c];
-			if (agg->needs_validity[c] && aj->payload_has_nulls[c])
-				g->src_validity = aj->dev_payload + validity_offset[c];
 		}
 	}
-	aj->ncolumns_gathered = n;
-	if (!device_alloc((void **) &aj->dev_columns, (size_t) (n > 0 ? n : 1) * sizeof(GaDevGatherColumn),
-					  "the join's column descriptions", status))
+	if (!device_alloc((void **) &st->dev_payload, bytes, "a join step's build columns", status))
 		goto done;
 
 	/* Copies from pageable memory: the stream is idle after the build. */
@@ -294,32 +375,27 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, const GaBatch *payload,
 	{
 		const GaColumn *col = &payload->columns[c];
 
-		if (!aj->from_build[c])
-			continue;
-		if (agg->needs_values[c] && nrows > 0)
+		if (values_offset[c] != AGGJOIN_NO_SLOT)
 		{
 			size_t		vbytes = nrows * (size_t) ga_type_width(agg->column_types[c]);
 
-			if (!gpu_copy_chunked(aj->dev_payload + values_offset[c], col->values, vbytes,
+			aj->column_values[c] = st->dev_payload + values_offset[c];
+			if (!gpu_copy_chunked(st->dev_payload + values_offset[c], col->values, vbytes,
 								  cudaMemcpyHostToDevice, stream, wait, arg,
 								  "copying the join's build columns to the GPU", status))
 				goto done;
 			bytes_sent += (int64_t) vbytes;
 		}
-		if (agg->needs_validity[c] && aj->payload_has_nulls[c] && nrows > 0)
+		if (validity_offset[c] != AGGJOIN_NO_SLOT)
 		{
-			if (!gpu_copy_chunked(aj->dev_payload + validity_offset[c], col->validity,
+			aj->column_validity[c] = st->dev_payload + validity_offset[c];
+			if (!gpu_copy_chunked(st->dev_payload + validity_offset[c], col->validity,
 								  (nrows + 7) / 8, cudaMemcpyHostToDevice, stream, wait, arg,
 								  "copying the join's build columns to the GPU", status))
 				goto done;
 			bytes_sent += (int64_t) ((nrows + 7) / 8);
 		}
 	}
-	if (n > 0 &&
-		!gpu_copy_chunked(aj->dev_columns, columns, (size_t) n * sizeof(GaDevGatherColumn),
-						  cudaMemcpyHostToDevice, stream, wait, arg,
-						  "copying the join's column descriptions to the GPU", status))
-		goto done;
 	if (cudaEventRecord(agg->ev_copy_end, stream) != cudaSuccess)
 	{
 		ga_status_set(status, GA_ERR_DEVICE, "could not record a CUDA event");
@@ -336,41 +412,137 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, const GaBatch *payload,
 done:
 	free(values_offset);
 	free(validity_offset);
+	return ok;
+}
+
+/*
+ * Wait for everything enqueued on the stream so far, polling an event and
+ * asking the wait callback.
+ */
+static int
+aggjoin_wait_stream(GpuAggJoin *aj, cudaStream_t stream, GaWaitCallback wait, void *arg,
+					GaStatus *status)
+{
+	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
+	return wait_event(aj->ev_nrows_copied, wait, arg, "copying the join's columns to the GPU",
+					  status);
+}
+
+/* One column the gather writes, read where column c lives. */
+static GaDevGatherColumn
+aggjoin_describe_column(const GpuAggJoin *aj, int c, int width)
+{
+	GaDevGatherColumn g;
+
+	memset(&g, 0, sizeof(g));
+	g.side = aj->from_build[c];
+	g.width = width;
+	if (width > 0)
+		g.src_values = aj->column_values[c];
+	g.src_validity = aj->column_validity[c];
+	return g;
+}
+
+/*
+ * Once every step is built: describe every column the gather writes (the
+ * aggregation's columns into its input buffer, then the key of every step
+ * after the first into the step's key array) and upload the descriptions.
+ */
+static int
+aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
+					   GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	GaDevGatherColumn *columns;
+	int			n = 0;
+	int			ok;
+
+	/* A probe column's validity slot is read only where it has one. */
+	for (int c = 0; c < agg->ncolumns; c++)
+		if (!aj->from_build[c])
+		{
+			if (aj->probe_values_offset[c] != AGGJOIN_NO_SLOT)
+				aj->column_values[c] = aj->dev_probe + aj->probe_values_offset[c];
+			if (aj->probe_validity_offset[c] != AGGJOIN_NO_SLOT)
+				aj->column_validity[c] = aj->dev_probe + aj->probe_validity_offset[c];
+		}
+
+	columns = (GaDevGatherColumn *) calloc(agg->ncolumns + aj->nsteps,
+										   sizeof(GaDevGatherColumn));
+	if (columns == NULL)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory describing the join's columns");
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		if (!agg->needs_values[c] && !agg->needs_validity[c])
+			continue;
+		columns[n] = aggjoin_describe_column(aj, c, agg->needs_values[c] ?
+											 ga_type_width(agg->column_types[c]) : 0);
+		if (agg->needs_values[c])
+			columns[n].dst_values = agg->dev_input + agg->dev_values_offset[c];
+		if (agg->needs_validity[c])
+			columns[n].dst_validity = agg->dev_input + agg->dev_validity_offset[c];
+		else
+			columns[n].src_validity = NULL;
+		n++;
+	}
+	aj->ncolumns_gathered = n;
+	for (int i = 1; i < aj->nsteps; i++)
+	{
+		columns[n] = aggjoin_describe_column(aj, aj->steps[i].key_column,
+											 (int) sizeof(unsigned long long));
+		columns[n].dst_values = aj->steps[i].dev_keys;
+		columns[n].dst_validity = aj->steps[i].dev_key_validity;
+		n++;
+	}
+	/* The host array must outlive the copy: wait for it. */
+	ok = device_alloc((void **) &aj->dev_columns,
+					  (size_t) (n > 0 ? n : 1) * sizeof(GaDevGatherColumn),
+					  "the join's column descriptions", status) &&
+		(n == 0 ||
+		 gpu_copy_chunked(aj->dev_columns, columns, (size_t) n * sizeof(GaDevGatherColumn),
+						  cudaMemcpyHostToDevice, stream, wait, arg,
+						  "copying the join's column descriptions to the GPU", status)) &&
+		aggjoin_wait_stream(aj, stream, wait, arg, status);
 	free(columns);
 	return ok;
 }
 
 /*
- * Take the build side: the hash join's build with the sorted rows kept on
- * the device, then the payload's columns; the join's own statistics are
- * added to the aggregation's.
+ * Take step `step`'s build side (0-based): the hash join's build with the
+ * sorted rows kept on the device, then the payload's columns; the join's
+ * own statistics are added to the aggregation's.  After the last step's
+ * build, the gather's columns are described.
  */
 int
-ga_gpu_aggjoin_build(GpuAgg *agg, const int64_t *keys, const uint32_t *rows, int64_t n,
-					 const GaBatch *payload, GaWaitCallback wait, void *arg, GaStatus *status)
+ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t *rows,
+					 int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
+					 GaStatus *status)
 {
 	GpuAggJoin *aj = agg->join;
+	GpuAggJoinStep *st = &aj->steps[step];
 	GaJoinStats join_stats;
 
-	if (!ga_gpu_join_build_on_device(aj->build, keys, rows, n, wait, arg, status))
+	if (!ga_gpu_join_build_on_device(st->build, keys, rows, n, wait, arg, status))
 		return 0;
-	ga_gpu_join_get_stats(aj->build, &join_stats);
+	ga_gpu_join_get_stats(st->build, &join_stats);
 	agg->stats.bytes_sent += join_stats.bytes_sent;
 	agg->stats.device_ms += join_stats.device_ms;
 	agg->stats.transfer_ms += join_stats.transfer_ms;
-	ga_gpu_join_device_view(aj->build, &aj->table, &aj->dev_sorted_rows);
-	if (!aggjoin_upload_payload(agg, aj, payload, wait, arg, status))
+	ga_gpu_join_device_view(st->build, &st->table, &st->dev_sorted_rows);
+	if (!aggjoin_upload_payload(agg, aj, step, payload, wait, arg, status))
 		return 0;
-	aj->built = 1;
-	agg->stats.join_build_rows = n;
+	agg->stats.join_build_rows += n;
+	if (++aj->nbuilt == aj->nsteps && !aggjoin_upload_columns(agg, aj, wait, arg, status))
+		return 0;
 	ga_status_ok(status);
 	return 1;
 }
 
 /*
- * Enqueue the probe columns' copies into the probe buffer (a bitmap the
- * gather reads but the batch does not have is set on the device), with
- * events around them and the batch's reuse event after them.
+ * Enqueue the probe columns' copies into the probe buffer (a bitmap read
+ * on the device that the batch does not have is set there), with events
+ * around them and the batch's reuse event after them.
  */
 static int
 aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaStatus *status)
@@ -405,7 +577,7 @@ aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaSt
 					"copying a probe batch's null bitmap to the GPU");
 			bytes_sent += (int64_t) validity_bytes;
 		}
-		else if (agg->needs_validity[c])
+		else if (agg->needs_validity[c] || aj->later_key[c])
 			GPU_TRY(cudaMemsetAsync(aj->dev_probe + aj->probe_validity_offset[c], 0xff,
 									validity_bytes, stream),
 					"setting a probe batch's null bitmap on the GPU");
@@ -413,85 +585,263 @@ aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaSt
 	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
 	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");
 	agg->stats.bytes_sent += bytes_sent;
+	aj->copies_timed = 1;
 	return 1;
 }
 
 /*
- * Probe a filled batch (nrows > 0): copy its probe columns, probe, scan
- * the pair counts, and wait for the number of pairs.  Nothing of the
- * aggregation may be in flight (device_gpu.cu settled it).
+ * Add the timings whose events have completed: every wait for a step's
+ * rows comes after the probe copies and every expansion enqueued so far.
  */
-int
-ga_gpu_aggjoin_probe(GpuAgg *agg, GpuHostBatch *hb, int64_t *npairs, GaWaitCallback wait,
-					 void *arg, GaStatus *status)
+static void
+aggjoin_add_timings(GpuAgg *agg, GpuAggJoin *aj)
 {
-	GpuAggJoin *aj = agg->join;
+	if (aj->copies_timed)
+		add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
+	aj->copies_timed = 0;
+	for (int i = 0; i < aj->nsteps; i++)
+	{
+		GpuAggJoinStep *step = &aj->steps[i];
+
+		if (step->expand_timed)
+			add_elapsed(&agg->stats.device_ms, step->ev_expand_start, step->ev_expand_end);
+		step->expand_timed = 0;
+	}
+}
+
+/* The level whose rows step s (1-based) probes: the probe batch, or step s - 1's. */
+static GaDevLevel
+aggjoin_level_before(const GpuAggJoin *aj, int s)
+{
+	GaDevLevel	level;
+
+	if (s > 1)
+		return aj->steps[s - 2].level;
+	memset(&level, 0, sizeof(level));
+	return level;
+}
+
+/*
+ * Count the rows of step s (1-based) over the nlevel rows of the level
+ * before it: its keys (gathered from the level after the first step), the
+ * probe, the scan, and the total copied back and waited for.  Fills
+ * *pairs for writing the rows.
+ */
+static int
+aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPairs *pairs,
+				   int64_t *total, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAggJoinStep *step = &aj->steps[s - 1];
 	cudaStream_t stream = agg->device->stream;
-	int64_t		nrows = hb->batch.nrows;
-	const GaColumn *key = &hb->batch.columns[aj->key_column];
+	int			sms = agg->device->info.multiprocessors;
+	GaDevLevel	from = aggjoin_level_before(aj, s);
+	const unsigned long long *keys;
 	const uint8_t *key_validity = NULL;
 	size_t		scan_bytes = aj->scan_temp_bytes;
 
-	if (!aj->built)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's batch was submitted before its build side was given");
-	if (!aggjoin_enqueue_probe_copies(agg, aj, hb, status))
-		return 0;
-	if (key->has_nulls)
-		key_validity = aj->dev_probe + aj->probe_validity_offset[aj->key_column];
-
 	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
-	GPU_TRY(ga_launch_join_probe(&aj->table,
-								 (const unsigned long long *) (aj->dev_probe +
-															   aj->probe_values_offset[aj->key_column]),
-								 key_validity, nrows, aj->dev_first, aj->dev_count,
-								 aj->dev_inner_total, agg->device->info.multiprocessors, stream),
+	if (s == 1)
+	{
+		keys = (const unsigned long long *) (aj->dev_probe +
+											 aj->probe_values_offset[step->key_column]);
+		if (aj->probe->columns[step->key_column].has_nulls)
+			key_validity = aj->dev_probe + aj->probe_validity_offset[step->key_column];
+	}
+	else
+	{
+		GaDevPairs	level_rows;
+
+		memset(&level_rows, 0, sizeof(level_rows));
+		level_rows.nlevel = nlevel;
+		level_rows.step = -1;
+		GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns + aj->ncolumns_gathered + (s - 2), 1,
+										 &level_rows, &from, 0, nlevel, 0, sms, stream),
+				"launching the gather of a join step's keys");
+		keys = step->dev_keys;
+		key_validity = step->dev_key_validity;
+	}
+	GPU_TRY(ga_launch_join_probe(&step->table, keys, key_validity, nlevel, step->dev_first,
+								 step->dev_count, aj->dev_inner_total, sms, stream),
 			"launching the join's probe kernel");
-	GPU_TRY(ga_aggjoin_pair_ends(aj->dev_scan_temp, &scan_bytes, aj->dev_count,
-								 aj->dev_pair_ends, nrows, aj->type == GA_AGG_JOIN_LEFT, stream),
-			"scanning the join's pair counts");
+	GPU_TRY(ga_aggjoin_pair_ends(aj->dev_scan_temp, &scan_bytes, step->dev_count,
+								 step->dev_pair_ends, nlevel, (int) step->type, stream),
+			"scanning a join step's row counts");
 	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
-	GPU_TRY(cudaMemcpyAsync(aj->host_npairs, aj->dev_pair_ends + (nrows - 1),
+	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, step->dev_pair_ends + (nlevel - 1),
 							sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream),
-			"copying the join's pair count from the GPU");
-	GPU_TRY(cudaEventRecord(aj->ev_npairs_copied, stream), "recording an event");
-	if (!wait_event(aj->ev_npairs_copied, wait, arg, "waiting for the GPU to probe a batch",
+			"copying a join step's row count from the GPU");
+	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
+	if (!wait_event(aj->ev_nrows_copied, wait, arg, "waiting for the GPU to probe a join step",
 					status))
 		return 0;
-
-	add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
 	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
-	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_npairs_copied);
-	*npairs = (int64_t) *aj->host_npairs;
-	agg->stats.input_rows += nrows;
-	agg->stats.joined_rows += *npairs;
+	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
+	aggjoin_add_timings(agg, aj);
+
+	*total = (int64_t) *aj->host_nrows;
+	pairs->pair_ends = step->dev_pair_ends;
+	pairs->first = step->dev_first;
+	pairs->count = step->dev_count;
+	pairs->sorted_rows = step->dev_sorted_rows;
+	pairs->nlevel = nlevel;
+	pairs->step = s;
 	return 1;
 }
 
 /*
- * Enqueue the gather of pairs [start, start + n) of the batch just probed
- * into the aggregation's input buffer (between the gather events), and say
- * which of its columns may hold nulls: a probe column when the batch has
- * nulls there, a build column when the payload has or the join is LEFT.
+ * Aggregate the last step's rows gathered into the input buffer (the
+ * gather's timing goes with the piece) and empty it.
+ */
+static int
+aggjoin_aggregate_gathered(GpuAgg *agg, GpuAggJoin *aj, GaStatus *status)
+{
+	int64_t		n = aj->gathered_rows;
+
+	aj->gathered_rows = 0;
+	aj->gather_timed = 0;
+	aj->pieces++;
+	return ga_gpu_agg_launch_input(agg, n, status);
+}
+
+static int	aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel,
+							 GaWaitCallback wait, void *arg, GaStatus *status);
+
+/*
+ * Write rows [start, start + n) of the last step into the input buffer
+ * after the rows it holds (settling the piece in flight first when the
+ * buffer is empty: it may have to be redone on those rows), and aggregate
+ * the buffer when full.
+ */
+static int
+aggjoin_gather_rows(GpuAgg *agg, GpuAggJoin *aj, const GaDevPairs *pairs,
+					const GaDevLevel *from, int64_t start, int64_t n, GaWaitCallback wait,
+					void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+
+	if (aj->gathered_rows == 0 && !ga_gpu_agg_settle(agg, wait, arg, status))
+		return 0;
+	/* The previous gather is complete: a wait came since. */
+	if (aj->gather_timed)
+		add_elapsed(&agg->stats.device_ms, agg->ev_gather_start, agg->ev_gather_end);
+	GPU_TRY(cudaEventRecord(agg->ev_gather_start, stream), "recording an event");
+	GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns, aj->ncolumns_gathered, pairs, from, start,
+									 n, aj->gathered_rows, agg->device->info.multiprocessors,
+									 stream),
+			"launching the join's gather kernel");
+	GPU_TRY(cudaEventRecord(agg->ev_gather_end, stream), "recording an event");
+	aj->gather_timed = 1;
+	aj->gathered_rows += n;
+	if (aj->gathered_rows == agg->batch_rows)
+		return aggjoin_aggregate_gathered(agg, aj, status);
+	return 1;
+}
+
+/*
+ * Write rows [start, start + n) of step s (not the last) into its level
+ * after the rows it holds, and let step s + 1 take the level when full.
+ */
+static int
+aggjoin_expand_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
+					const GaDevLevel *from, int64_t start, int64_t n, GaWaitCallback wait,
+					void *arg, GaStatus *status)
+{
+	GpuAggJoinStep *step = &aj->steps[s - 1];
+	cudaStream_t stream = agg->device->stream;
+
+	/* The previous expansion of this step was added after a wait since. */
+	GPU_TRY(cudaEventRecord(step->ev_expand_start, stream), "recording an event");
+	GPU_TRY(ga_launch_aggjoin_expand(pairs, from, &step->level, start, n, step->level_rows,
+									 agg->device->info.multiprocessors, stream),
+			"launching the join's expansion kernel");
+	GPU_TRY(cudaEventRecord(step->ev_expand_end, stream), "recording an event");
+	step->expand_timed = 1;
+	step->level_rows += n;
+	if (step->level_rows < agg->batch_rows)
+		return 1;
+	step->level_rows = 0;		/* read by step s + 1's kernels before reuse */
+	return aggjoin_run_step(agg, aj, s + 1, agg->batch_rows, wait, arg, status);
+}
+
+/*
+ * Step s (1-based) over the nlevel rows of the level before it: count its
+ * rows, then write them a piece at a time, each piece as large as its
+ * destination (the input buffer after the last step, the step's level
+ * otherwise) has room for.
+ */
+static int
+aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallback wait,
+				 void *arg, GaStatus *status)
+{
+	GaDevLevel	from = aggjoin_level_before(aj, s);
+	GaDevPairs	pairs;
+	int64_t		total = 0;
+	int64_t		done,
+				n;
+
+	if (nlevel <= 0)
+		return 1;
+	if (!aggjoin_count_step(agg, aj, s, nlevel, &pairs, &total, wait, arg, status))
+		return 0;
+	if (s == aj->nsteps)
+		agg->stats.joined_rows += total;
+	for (done = 0; done < total; done += n)
+	{
+		int64_t		held = s == aj->nsteps ? aj->gathered_rows : aj->steps[s - 1].level_rows;
+
+		n = total - done < agg->batch_rows - held ? total - done : agg->batch_rows - held;
+		if (s == aj->nsteps ?
+			!aggjoin_gather_rows(agg, aj, &pairs, &from, done, n, wait, arg, status) :
+			!aggjoin_expand_rows(agg, aj, s, &pairs, &from, done, n, wait, arg, status))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Join a filled probe batch (nrows > 0) through every step and aggregate
+ * the last step's rows: copy its probe columns, run step 1 over it, then
+ * let the next step take each partly filled level in step order, and
+ * aggregate the rows left in the input buffer (one empty batch when the
+ * join gave none).  The last piece stays in flight, as a plain batch does.
+ * Nothing of the aggregation may be in flight (device_gpu.cu settled it).
  */
 int
-ga_gpu_aggjoin_gather(GpuAgg *agg, const GaBatch *probe, int64_t start, int64_t n,
+ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *arg,
 					  GaStatus *status)
 {
 	GpuAggJoin *aj = agg->join;
-	cudaStream_t stream = agg->device->stream;
+	const GaBatch *probe = &hb->batch;
 
+	if (aj->nbuilt < aj->nsteps)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation's batch was submitted before the build sides of all its join steps were given");
 	for (int c = 0; c < agg->ncolumns; c++)
-		agg->column_has_nulls[c] = aj->from_build[c] ?
-			(uint8_t) (aj->payload_has_nulls[c] || aj->type == GA_AGG_JOIN_LEFT) :
-			(uint8_t) (probe->columns[c].has_nulls != 0);
-	GPU_TRY(cudaEventRecord(agg->ev_gather_start, stream), "recording an event");
-	GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns, aj->ncolumns_gathered, aj->dev_pair_ends,
-									 aj->dev_first, aj->dev_count, probe->nrows,
-									 aj->dev_sorted_rows, start, n,
-									 agg->device->info.multiprocessors, stream),
-			"launching the join's gather kernel");
-	GPU_TRY(cudaEventRecord(agg->ev_gather_end, stream), "recording an event");
+	{
+		int			side = aj->from_build[c];
+
+		agg->column_has_nulls[c] = side == 0 ?
+			(uint8_t) (probe->columns[c].has_nulls != 0) :
+			(uint8_t) (aj->payload_has_nulls[c] || aj->steps[side - 1].type != GA_AGG_JOIN_INNER);
+	}
+	aj->probe = probe;
+	aj->pieces = 0;
+	if (!aggjoin_enqueue_probe_copies(agg, aj, hb, status) ||
+		!aggjoin_run_step(agg, aj, 1, probe->nrows, wait, arg, status))
+		return 0;
+	for (int s = 1; s < aj->nsteps; s++)
+	{
+		int64_t		held = aj->steps[s - 1].level_rows;
+
+		aj->steps[s - 1].level_rows = 0;
+		if (!aggjoin_run_step(agg, aj, s + 1, held, wait, arg, status))
+			return 0;
+	}
+	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, status))
+		return 0;
+	if (aj->pieces == 0)
+		ga_gpu_agg_count_empty_batch(agg);
+	agg->stats.input_rows += probe->nrows;
 	return 1;
 }
 
@@ -506,28 +856,42 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 
 	if (aj == NULL)
 		return;
-	ga_gpu_join_destroy(aj->build);
+	for (int i = 0; i < GA_AGG_MAX_JOIN_STEPS; i++)
+	{
+		GpuAggJoinStep *step = &aj->steps[i];
+		cudaEvent_t events[] = {step->ev_expand_start, step->ev_expand_end};
+
+		if (step->build != NULL)
+			ga_gpu_join_destroy(step->build);
+		device_free(&step->dev_payload);
+		device_free(&step->dev_keys);
+		device_free(&step->dev_key_validity);
+		device_free(&step->dev_first);
+		device_free(&step->dev_count);
+		device_free(&step->dev_pair_ends);
+		device_free(&step->level.probe_rows);
+		for (int t = 0; t <= GA_AGG_MAX_JOIN_STEPS; t++)
+			device_free(&step->level.build_rows[t]);
+		aggjoin_destroy_events(events, 2);
+	}
 	device_free(&aj->dev_probe);
-	device_free(&aj->dev_first);
-	device_free(&aj->dev_count);
-	device_free(&aj->dev_pair_ends);
 	device_free(&aj->dev_inner_total);
 	device_free(&aj->dev_scan_temp);
-	device_free(&aj->dev_payload);
 	device_free(&aj->dev_columns);
-	if (aj->host_npairs != NULL)
-		(void) cudaFreeHost(aj->host_npairs);
+	if (aj->host_nrows != NULL)
+		(void) cudaFreeHost(aj->host_nrows);
 	{
-		cudaEvent_t events[] = {aj->ev_probe_start, aj->ev_probe_end, aj->ev_npairs_copied};
+		cudaEvent_t events[] = {aj->ev_probe_start, aj->ev_probe_end, aj->ev_nrows_copied};
 
-		for (int e = 0; e < 3; e++)
-			if (events[e] != NULL)
-				(void) cudaEventDestroy(events[e]);
+		aggjoin_destroy_events(events, 3);
 	}
 	free(aj->from_build);
+	free(aj->later_key);
 	free(aj->payload_has_nulls);
 	free(aj->probe_values_offset);
 	free(aj->probe_validity_offset);
+	free(aj->column_values);
+	free(aj->column_validity);
 	free(aj);
 	agg->join = NULL;
 }

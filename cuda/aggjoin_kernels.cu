@@ -1,34 +1,41 @@
 /*-------------------------------------------------------------------------
  *
  * aggjoin_kernels.cu
- *	  The join-fed aggregation's device steps between the probe
+ *	  The join-fed aggregation's device steps between a join step's probe
  *	  (hashjoin_kernels.cu) and the aggregation kernels (hashagg_kernels.cu):
- *	  the scan that numbers the pairs and the gather that writes them as
- *	  rows of the aggregation's input.
+ *	  the scan that numbers a step's rows, the expansion that writes them as
+ *	  a level of sources for the next step, and the gather that writes
+ *	  columns of them (the last step's rows into the aggregation's input, a
+ *	  level's key column for the next probe).
  *
  * This is the two-pass output scheme of the GPU hash-join report (Gupta and
  * Murugavel, "Hash-Join Implementation on GPU"): a first pass (the probe)
- * counts each probe row's matches, a prefix sum gives every row its place
- * in the output, and a second pass writes the output without any atomics
- * or overflow, as He et al. ("Relational joins on graphics processors",
+ * counts each row's matches, a prefix sum gives every row its place in the
+ * output, and a second pass writes the output without any atomics or
+ * overflow, as He et al. ("Relational joins on graphics processors",
  * section 4: count, scan, write) do for their joins.  Here the second pass
- * is split into pieces of at most batch_rows pairs, so that a skewed key
+ * is split into pieces of at most batch_rows rows, so that a skewed key
  * never needs more memory than a batch, and it is driven by output rows:
- * a thread takes pair j, finds its probe row by binary search in the
+ * a thread takes output row j, finds its level row by binary search in the
  * scanned counts, and its build row as the (j - start of the row)-th of
  * the row's key-sorted range, so the work is even however skewed the
- * matches are.
+ * matches are.  A piece may be appended after rows already written
+ * (dst_offset), so that every piece but a submit's last is full.
  *
  * Scan: cub::DeviceScan::InclusiveSum over the uint32 counts seen through
- * a transform iterator that widens them to 64 bits and turns a LEFT join's
- * 0 into 1, so the pair counts are never stored: probe, scan and gather
- * are the only passes over the probe rows.
+ * a transform iterator that widens them to 64 bits and applies the join
+ * type (LEFT: 0 counts 1; ANTI: only 0 counts, as 1), so the rows per
+ * level row are never stored: probe, scan and write are the only passes.
  *
  * Gather: one thread per output row in a grid-stride loop whose steps keep
- * every warp on 32 consecutive rows, so that a column's validity bits for
- * those rows are one __ballot_sync and one 32-bit store by lane 0 (bit i of
- * byte i / 8 is row i, as in GaColumn, on a little-endian device).  The
- * column descriptions are staged in shared memory once per block.
+ * every warp on 32 consecutive destination rows aligned to 32, so that a
+ * column's validity bits for those rows are one __ballot_sync and one
+ * 32-bit store by lane 0 (bit i of byte i / 8 is row i, as in GaColumn, on
+ * a little-endian device); a word that also holds rows outside the piece
+ * (before dst_offset, or past its end) is merged with what it holds, which
+ * is safe because one warp owns each word in a launch and launches are
+ * stream-ordered.  The column descriptions are staged in shared memory
+ * once per block.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,75 +46,113 @@
 
 #include <limits.h>
 
-/* A probe row's pair count: its matches, or one null pair for LEFT. */
+/* The rows a level row gives at a step of one join type, from its matches. */
 struct PairCount
 {
-	int			left;
+	int			type;
 
 	__host__ __device__ unsigned long long
 	operator() (uint32_t count) const
 	{
-		return count == 0 && left ? 1ULL : (unsigned long long) count;
+		if (type == GA_AGG_JOIN_ANTI)
+			return count == 0 ? 1ULL : 0ULL;
+		if (type == GA_AGG_JOIN_LEFT && count == 0)
+			return 1ULL;
+		return (unsigned long long) count;
 	}
 };
 
 /*
- * Write pairs [start, start + npairs) as rows [0, npairs) of every column.
- * Pair j belongs to the first probe row r with pair_ends[r] > j.
+ * Step row j's level row *p (the first with pair_ends[*p] > j) and build
+ * row *b (GA_AGGJOIN_NO_ROW when *p has no match: LEFT, ANTI).  Without
+ * pairs, j is level row j.
+ */
+__device__ __forceinline__ void
+aggjoin_pair_source(const GaDevPairs &pairs, int64_t j, int64_t *p, uint32_t *b)
+{
+	int64_t		lo = 0,
+				hi = pairs.nlevel;
+
+	*b = GA_AGGJOIN_NO_ROW;
+	if (pairs.pair_ends == nullptr)
+	{
+		*p = j;
+		return;
+	}
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (__ldg(pairs.pair_ends + mid) <= (unsigned long long) j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*p = lo;
+	if (__ldg(pairs.count + lo) > 0)
+	{
+		unsigned long long row_start = lo > 0 ? __ldg(pairs.pair_ends + lo - 1) : 0ULL;
+
+		*b = __ldg(pairs.sorted_rows + __ldg(pairs.first + lo) +
+				   ((unsigned long long) j - row_start));
+	}
+}
+
+/* Level row p's row on side `side` (its probe row, or build row of step side); -1: none. */
+__device__ __forceinline__ int64_t
+aggjoin_level_source(const GaDevLevel &level, int side, int64_t p)
+{
+	uint32_t	b;
+
+	if (side == 0)
+		return level.probe_rows == nullptr ? p :
+			(int64_t) __ldg((const long long *) level.probe_rows + p);
+	b = __ldg(level.build_rows[side] + p);
+	return b == GA_AGGJOIN_NO_ROW ? -1 : (int64_t) b;
+}
+
+/*
+ * Write rows [start, start + n) of pairs as destination rows
+ * [dst_offset, dst_offset + n) of every column: a column of the pairs'
+ * step takes the row's build row, any other its level row's source.
  */
 __global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
-aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns,
-					  const unsigned long long *pair_ends, const uint32_t *first,
-					  const uint32_t *count, int64_t nprobe, const uint32_t *sorted_rows,
-					  int64_t start, int64_t npairs)
+aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns, GaDevPairs pairs,
+					  GaDevLevel from, int64_t start, int64_t n, int64_t dst_offset)
 {
 	extern __shared__ GaDevGatherColumn shared_columns[];
 	const int	lane = threadIdx.x & 31;
 	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	const int64_t dst_end = dst_offset + n;
 
 	for (int k = threadIdx.x; k < ncolumns; k += blockDim.x)
 		shared_columns[k] = columns[k];
 	__syncthreads();
 
-	/* base: the warp's first row; the same in every lane, so loops agree */
-	for (int64_t base = (int64_t) blockIdx.x * blockDim.x + threadIdx.x - lane;
-		 base < npairs; base += stride)
+	/* base: the warp's first row, a multiple of 32, the same in every lane */
+	for (int64_t base = (dst_offset & ~(int64_t) 31) +
+		 (int64_t) blockIdx.x * blockDim.x + threadIdx.x - lane;
+		 base < dst_end; base += stride)
 	{
-		const int64_t i = base + lane;
-		const bool	active = i < npairs;
-		int64_t		r = 0;
-		int64_t		b = -1;		/* the build row; -1: none (LEFT) */
+		const int64_t d = base + lane;
+		const bool	active = d >= dst_offset && d < dst_end;
+		int64_t		p = 0;
+		uint32_t	b = GA_AGGJOIN_NO_ROW;
 
 		if (active)
-		{
-			unsigned long long j = (unsigned long long) (start + i);
-			int64_t		lo = 0,
-						hi = nprobe;
-
-			while (lo < hi)
-			{
-				int64_t		mid = lo + (hi - lo) / 2;
-
-				if (__ldg(pair_ends + mid) <= j)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			r = lo;
-			if (__ldg(count + r) > 0)
-			{
-				unsigned long long row_start = r > 0 ? __ldg(pair_ends + r - 1) : 0ULL;
-
-				b = __ldg(sorted_rows + __ldg(first + r) + (j - row_start));
-			}
-		}
+			aggjoin_pair_source(pairs, start + (d - dst_offset), &p, &b);
 
 		for (int k = 0; k < ncolumns; k++)
 		{
 			const GaDevGatherColumn *col = &shared_columns[k];
-			const int64_t src = col->from_build ? b : r;
-			bool		valid = active && src >= 0;
+			int64_t		src = -1;
+			bool		valid;
 
+			if (active)
+				src = col->side == pairs.step ?
+					(b == GA_AGGJOIN_NO_ROW ? -1 : (int64_t) b) :
+					aggjoin_level_source(from, col->side, p);
+			valid = src >= 0;
 			if (valid && col->src_validity != nullptr)
 				valid = (__ldg(col->src_validity + (src >> 3)) >> (src & 7)) & 1;
 			if (valid && col->dst_values != nullptr)
@@ -115,19 +160,19 @@ aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns,
 				switch (col->width)
 				{
 					case 1:
-						((uint8_t *) col->dst_values)[i] =
+						((uint8_t *) col->dst_values)[d] =
 							__ldg((const unsigned char *) col->src_values + src);
 						break;
 					case 2:
-						((uint16_t *) col->dst_values)[i] =
+						((uint16_t *) col->dst_values)[d] =
 							__ldg((const unsigned short *) col->src_values + src);
 						break;
 					case 4:
-						((uint32_t *) col->dst_values)[i] =
+						((uint32_t *) col->dst_values)[d] =
 							__ldg((const unsigned int *) col->src_values + src);
 						break;
 					case 8:
-						((unsigned long long *) col->dst_values)[i] =
+						((unsigned long long *) col->dst_values)[d] =
 							__ldg((const unsigned long long *) col->src_values + src);
 						break;
 					default:
@@ -137,57 +182,121 @@ aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns,
 			if (col->dst_validity != nullptr)
 			{
 				unsigned int word = __ballot_sync(0xffffffffu, valid);
+				unsigned int mine = __ballot_sync(0xffffffffu, active);
 
 				if (lane == 0)
-					((unsigned int *) col->dst_validity)[base >> 5] = word;
+				{
+					unsigned int *dst = (unsigned int *) col->dst_validity + (base >> 5);
+
+					*dst = mine == 0xffffffffu ? word : (*dst & ~mine) | word;
+				}
 			}
 		}
 	}
 }
 
-/* Inclusive prefix sum of the pair counts (LEFT: 0 counts as 1), 64-bit. */
+/*
+ * Write rows [start, start + n) of a step's pairs over level `from` as
+ * rows [dst_offset, dst_offset + n) of level `to`: the level row's
+ * sources, then the step's build row.
+ */
+__global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
+aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t start,
+					  int64_t n, int64_t dst_offset)
+{
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		const int64_t d = dst_offset + i;
+		int64_t		p;
+		uint32_t	b;
+
+		aggjoin_pair_source(pairs, start + i, &p, &b);
+		to.probe_rows[d] = aggjoin_level_source(from, 0, p);
+		for (int t = 1; t < pairs.step; t++)
+			to.build_rows[t][d] = __ldg(from.build_rows[t] + p);
+		to.build_rows[pairs.step][d] = b;
+	}
+}
+
+/* Inclusive prefix sum of the rows per level row at a step of `type`, 64-bit. */
 cudaError_t
 ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes, const uint32_t *count,
-					 unsigned long long *pair_ends, int64_t n, int left,
+					 unsigned long long *pair_ends, int64_t n, int type,
 					 cudaStream_t stream)
 {
-	PairCount	op = {left};
+	PairCount	op = {type};
 	thrust::transform_iterator<PairCount, const uint32_t *, unsigned long long> pairs(count, op);
 
 	return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, pairs, pair_ends, n, stream);
 }
 
 /*
- * Launch the gather of npairs pairs: as many blocks as fit the device at
- * once (occupancy calculator, with the staged columns' shared memory), but
- * no more than there are blocks of rows.
+ * Blocks for a kernel over `rows` rows: as many as fit the device at once
+ * (occupancy calculator, with `shared` bytes of dynamic shared memory per
+ * block), but no more than there are blocks of rows.
  */
-cudaError_t
-ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
-						 const unsigned long long *pair_ends, const uint32_t *first,
-						 const uint32_t *count, int64_t nprobe, const uint32_t *sorted_rows,
-						 int64_t start, int64_t npairs, int sm_count, cudaStream_t stream)
+static cudaError_t
+aggjoin_grid(const void *kernel, size_t shared, int64_t rows, int sm_count, int *grid)
 {
-	size_t		shared = (size_t) (ncolumns > 0 ? ncolumns : 1) * sizeof(GaDevGatherColumn);
 	int			per_sm = 0;
 	int64_t		blocks;
 	cudaError_t err;
 
-	if (npairs <= 0 || ncolumns <= 0)
-		return cudaSuccess;		/* nothing to write (COUNT_ROWS only) */
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, aggjoin_gather_kernel,
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
 														 GA_AGGJOIN_BLOCK_THREADS, shared);
 	if (err != cudaSuccess)
 		return err;
 	if (per_sm < 1)
 		per_sm = 1;				/* the launch will report why it cannot run */
-	blocks = (npairs + GA_AGGJOIN_BLOCK_THREADS - 1) / GA_AGGJOIN_BLOCK_THREADS;
+	blocks = (rows + GA_AGGJOIN_BLOCK_THREADS - 1) / GA_AGGJOIN_BLOCK_THREADS;
 	if (blocks > (int64_t) (sm_count > 0 ? sm_count : 1) * per_sm)
 		blocks = (int64_t) (sm_count > 0 ? sm_count : 1) * per_sm;
 	if (blocks > INT_MAX)
 		blocks = INT_MAX;
+	*grid = (int) blocks;
+	return cudaSuccess;
+}
+
+/* Launch the gather of n rows (the warps start at dst_offset rounded down to 32). */
+cudaError_t
+ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
+						 const GaDevPairs *pairs, const GaDevLevel *from, int64_t start,
+						 int64_t n, int64_t dst_offset, int sm_count, cudaStream_t stream)
+{
+	size_t		shared = (size_t) (ncolumns > 0 ? ncolumns : 1) * sizeof(GaDevGatherColumn);
+	int			grid = 0;
+	cudaError_t err;
+
+	if (n <= 0 || ncolumns <= 0)
+		return cudaSuccess;		/* nothing to write (COUNT_ROWS only) */
+	err = aggjoin_grid((const void *) aggjoin_gather_kernel, shared, n + (dst_offset & 31),
+					   sm_count, &grid);
+	if (err != cudaSuccess)
+		return err;
 	(void) cudaGetLastError();	/* clear a stale, already handled error */
-	aggjoin_gather_kernel<<<(int) blocks, GA_AGGJOIN_BLOCK_THREADS, shared, stream>>>(
-		columns, ncolumns, pair_ends, first, count, nprobe, sorted_rows, start, npairs);
+	aggjoin_gather_kernel<<<grid, GA_AGGJOIN_BLOCK_THREADS, shared, stream>>>(
+		columns, ncolumns, *pairs, *from, start, n, dst_offset);
+	return cudaGetLastError();
+}
+
+/* Launch the expansion of n rows of a step into its level. */
+cudaError_t
+ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDevLevel *from, const GaDevLevel *to,
+						 int64_t start, int64_t n, int64_t dst_offset, int sm_count,
+						 cudaStream_t stream)
+{
+	int			grid = 0;
+	cudaError_t err;
+
+	if (n <= 0)
+		return cudaSuccess;
+	err = aggjoin_grid((const void *) aggjoin_expand_kernel, 0, n, sm_count, &grid);
+	if (err != cudaSuccess)
+		return err;
+	(void) cudaGetLastError();	/* clear a stale, already handled error */
+	aggjoin_expand_kernel<<<grid, GA_AGGJOIN_BLOCK_THREADS, 0, stream>>>(
+		*pairs, *from, *to, start, n, dst_offset);
 	return cudaGetLastError();
 }

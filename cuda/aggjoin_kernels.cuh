@@ -2,16 +2,24 @@
  *
  * aggjoin_kernels.cuh
  *	  The join-fed aggregation's kernels as seen by the host code in
- *	  aggjoin_gpu.cu: the column description the gather kernel reads, the
- *	  scan of the pairs, and the gather's launch.  Bodies live in
+ *	  aggjoin_gpu.cu: where a level's rows come from, a step's pairs, the
+ *	  column description the gather kernel reads, the scan of the pairs, the
+ *	  gather's and the expansion's launches.  Bodies live in
  *	  aggjoin_kernels.cu.
  *
- * After a probe (hashjoin_kernels.cu) a probe row r has count[r] build rows,
- * sorted_rows[first[r] .. first[r] + count[r]).  Its pairs are numbered
- * consecutively in probe order: pair_ends[r] is the inclusive prefix sum of
- * the pair counts (count[r], or 1 for a LEFT join's row with count 0, which
- * gives one pair without a build row), so probe row r owns the pairs
- * [pair_ends[r - 1], pair_ends[r]) and the last entry is the total.
+ * Levels.  The rows of a join step are kept as their sources: a row of
+ * level s (the rows of step s) is its probe row and its build row of every
+ * step t <= s (GA_AGGJOIN_NO_ROW where a LEFT or ANTI step found none).
+ * Level 0 is the probe batch itself.
+ *
+ * Pairs.  After a step's probe (hashjoin_kernels.cu) of a level's rows,
+ * row r has count[r] build rows, sorted_rows[first[r] .. first[r] +
+ * count[r]).  The step's rows are numbered consecutively in the level's
+ * order: pair_ends[r] is the inclusive prefix sum of the rows each level
+ * row gives (count[r]; max(count[r], 1) for LEFT; count[r] == 0 for ANTI),
+ * so row r owns the step's rows [pair_ends[r - 1], pair_ends[r]) and the
+ * last entry is the total.  A step's row j of level row r is r's
+ * (j - pair_ends[r - 1])-th match, or no build row when r has none.
  *
  * Every function returns the cudaError_t of the call or launch; none of
  * them throws, prints or allocates.
@@ -25,13 +33,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Threads per block of the gather kernel (a multiple of the warp size). */
+#include "gpuagg_device.h"
+
+/* Threads per block of the gather and expansion kernels (a multiple of 32). */
 #define GA_AGGJOIN_BLOCK_THREADS 256
 
+/* The build row of a row that found none at a step (LEFT, ANTI). */
+#define GA_AGGJOIN_NO_ROW 0xffffffffu
+
 /*
- * One column the gather writes: from the probe batch on the device (row r)
- * or the build side's payload (row sorted_rows[first[r] + k]) into the
- * aggregation's device input buffer (row i of the piece).
+ * Where the rows of one level come from: probe_rows[i] is row i's probe
+ * row (NULL: level 0, row i is probe row i), build_rows[t][i] its build
+ * row of step t, for t = 1 .. the level ([0] is unused).
+ */
+typedef struct GaDevLevel
+{
+	int64_t    *probe_rows;
+	uint32_t   *build_rows[GA_AGG_MAX_JOIN_STEPS + 1];
+} GaDevLevel;
+
+/*
+ * A step's rows over the rows of the level it probed (see Pairs above).
+ * pair_ends NULL stands for the level's rows themselves (no step: row j is
+ * level row j, with no build row).
+ */
+typedef struct GaDevPairs
+{
+	const unsigned long long *pair_ends;
+	const uint32_t *first;
+	const uint32_t *count;
+	const uint32_t *sorted_rows;	/* NULL when no row has a match */
+	int64_t		nlevel;			/* rows of the level probed */
+	int32_t		step;			/* the step, 1-based; columns of this side
+								 * take its build row */
+} GaDevPairs;
+
+/*
+ * One column the gather writes: from where its side's values live (the
+ * probe batch on the device, side 0, or step `side`'s payload) into rows
+ * of a destination (the aggregation's device input buffer, or a step's
+ * key array).
  */
 typedef struct GaDevGatherColumn
 {
@@ -39,32 +80,41 @@ typedef struct GaDevGatherColumn
 	const uint8_t *src_validity;	/* NULL: every source row is valid */
 	void	   *dst_values;		/* NULL: no values to move */
 	uint8_t    *dst_validity;	/* NULL: validity not needed; else
-								 * 4-byte aligned, the piece's bits */
+								 * 4-byte aligned, bit d is row d */
 	int32_t		width;			/* bytes per value: 0, 1, 2, 4 or 8 */
-	int32_t		from_build;
+	int32_t		side;			/* 0 probe, s a build column of step s */
 } GaDevGatherColumn;
 
 /*
- * pair_ends[r] for r in [0, n): the inclusive prefix sum of the pair counts
- * (count[r], or max(count[r], 1) when left is nonzero), in 64 bits.  CUB's
- * two-phase convention: temp NULL only sizes *temp_bytes.
+ * pair_ends[r] for r in [0, n): the inclusive prefix sum of the rows each
+ * level row gives at a step of type `type` (GaAggJoinType), in 64 bits.
+ * CUB's two-phase convention: temp NULL only sizes *temp_bytes.
  */
 extern cudaError_t ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes,
 										const uint32_t *count,
 										unsigned long long *pair_ends, int64_t n,
-										int left, cudaStream_t stream);
+										int type, cudaStream_t stream);
 
 /*
- * Write pairs [start, start + npairs) of a probed batch of nprobe rows as
- * rows [0, npairs) of the aggregation's input: every column of `columns`
- * (ncolumns of them, in device memory; none: nothing is launched).
- * sorted_rows may be NULL when no probe row has a match.
+ * Write rows [start, start + n) of pairs (level rows themselves when
+ * pairs->pair_ends is NULL), whose earlier sources are in `from`, as rows
+ * [dst_offset, dst_offset + n) of every column of `columns` (ncolumns of
+ * them, in device memory; none: nothing is launched).  Validity bits of
+ * rows below dst_offset are kept.
  */
 extern cudaError_t ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
-											const unsigned long long *pair_ends,
-											const uint32_t *first, const uint32_t *count,
-											int64_t nprobe, const uint32_t *sorted_rows,
-											int64_t start, int64_t npairs, int sm_count,
+											const GaDevPairs *pairs, const GaDevLevel *from,
+											int64_t start, int64_t n, int64_t dst_offset,
+											int sm_count, cudaStream_t stream);
+
+/*
+ * Write rows [start, start + n) of a step's pairs over level `from` as
+ * rows [dst_offset, dst_offset + n) of level `to` (the step's level): the
+ * sources of their level rows, and the step's build row.
+ */
+extern cudaError_t ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDevLevel *from,
+											const GaDevLevel *to, int64_t start, int64_t n,
+											int64_t dst_offset, int sm_count,
 											cudaStream_t stream);
 
 #endif							/* GPUAGG_AGGJOIN_KERNELS_CUH */

@@ -33,7 +33,8 @@
  *
  * Join-fed aggregations (aggjoin_gpu.cu) put the joined rows of each probe
  * batch into the same device input buffer, a piece of at most batch_rows
- * at a time, and run the same kernels on it; see gpu_agg_submit_joined.
+ * at a time, and run the same kernels on it (ga_gpu_agg_launch_input); see
+ * gpu_agg_submit_joined.
  *
  * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
  * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
@@ -1039,51 +1040,57 @@ enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 	return 1;
 }
 
+/* Count a batch that brought no rows, under the strategy it would have had. */
+void
+ga_gpu_agg_count_empty_batch(GpuAgg *agg)
+{
+	int64_t		groups_alloc;
+
+	agg->stats.batches++;
+	agg->stats.batches_by_strategy[choose_strategy(agg, &groups_alloc)]++;
+}
+
+/* Wait for the piece on the device and settle it (for aggjoin_gpu.cu). */
+int
+ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	return settle_inflight(agg, wait, arg, status);
+}
+
 /*
- * Take a filled probe batch of a join-fed aggregation (the join's side in
- * aggjoin_gpu.cu): settle the batch on the device, probe and count the
- * pairs (waiting for their number: one small copy back per submit), then
- * gather and aggregate them a piece of at most batch_rows at a time in the
- * device input buffer.  Each piece is settled (its overflow redone on the
- * same gathered rows) before the next is gathered into the same buffer;
- * the last stays in flight, as a plain batch does.  An empty join counts
- * as one empty batch.
+ * Aggregate the nrows rows a join gathered into the device input buffer
+ * (column_has_nulls set for them): they go in flight like a copied batch,
+ * their gather's events timed instead of copies.
+ */
+int
+ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaStatus *status)
+{
+	set_inflight_columns(agg);
+	agg->inflight_rows = nrows;
+	agg->inflight = 1;
+	agg->inflight_copy_timed = 0;
+	agg->inflight_gather_timed = 1;
+	agg->stats.batches++;
+	return enqueue_kernels(agg, status);
+}
+
+/*
+ * Take a filled probe batch of a join-fed aggregation: settle the batch on
+ * the device, then let aggjoin_gpu.cu join it through every step and
+ * aggregate the joined rows a piece at a time in the device input buffer
+ * (each piece settled before the next overwrites it; the last stays in
+ * flight, as a plain batch does).
  */
 static int
 gpu_agg_submit_joined(GpuAgg *agg, GpuHostBatch *hb, int index, GaWaitCallback wait,
 					  void *arg, GaStatus *status)
 {
-	int64_t		npairs = 0;
-	int64_t		groups_alloc;
-
 	if (!select_device(agg, status) ||
 		!settle_inflight(agg, wait, arg, status) ||
-		!ga_gpu_aggjoin_probe(agg, hb, &npairs, wait, arg, status))
+		!ga_gpu_aggjoin_submit(agg, hb, wait, arg, status))
 		return remember_failure(agg, status);
 	hb->state = HOST_BATCH_IN_FLIGHT;
 	agg->next_host = 1 - index;
-	if (npairs == 0)
-	{
-		agg->stats.batches++;
-		agg->stats.batches_by_strategy[choose_strategy(agg, &groups_alloc)]++;
-		return 1;
-	}
-	for (int64_t start = 0; start < npairs; start += agg->batch_rows)
-	{
-		int64_t		n = npairs - start < agg->batch_rows ? npairs - start : agg->batch_rows;
-
-		if ((start > 0 && !settle_inflight(agg, wait, arg, status)) ||
-			!ga_gpu_aggjoin_gather(agg, &hb->batch, start, n, status))
-			return remember_failure(agg, status);
-		set_inflight_columns(agg);
-		agg->inflight_rows = n;
-		agg->inflight = 1;
-		agg->inflight_copy_timed = 0;
-		agg->inflight_gather_timed = 1;
-		agg->stats.batches++;
-		if (!enqueue_kernels(agg, status))
-			return remember_failure(agg, status);
-	}
 	return 1;
 }
 
@@ -1119,12 +1126,9 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 							 (long long) batch->nrows, (long long) agg->batch_rows);
 	if (batch->nrows == 0)
 	{
-		int64_t		groups_alloc;
-
 		/* Nothing to send; counted like the CPU device counts it. */
 		hb->state = HOST_BATCH_FREE;
-		agg->stats.batches++;
-		agg->stats.batches_by_strategy[choose_strategy(agg, &groups_alloc)]++;
+		ga_gpu_agg_count_empty_batch(agg);
 		return 1;
 	}
 
@@ -1153,9 +1157,10 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 }
 
 /*
- * Take a join-fed aggregation's build side (aggjoin_gpu.cu): it waits for
- * the device, so nothing is in flight afterwards.  A failure, out of GPU
- * memory included, is remembered: the caller restarts on the CPU device.
+ * Take the build side of one step of a join-fed aggregation
+ * (aggjoin_gpu.cu): it waits for the device, so nothing is in flight
+ * afterwards.  A failure, out of GPU memory included, is remembered: the
+ * caller restarts on the CPU device.
  */
 static int
 gpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
@@ -1169,9 +1174,8 @@ gpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t
 	if (agg->join == NULL)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
-	(void) step;				/* one step only */
 	if (!select_device(agg, status) ||
-		!ga_gpu_aggjoin_build(agg, keys, rows, n, payload, wait, arg, status))
+		!ga_gpu_aggjoin_build(agg, step, keys, rows, n, payload, wait, arg, status))
 		return remember_failure(agg, status);
 	ga_status_ok(status);
 	return 1;

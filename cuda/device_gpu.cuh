@@ -334,17 +334,28 @@ extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table
  * aggjoin_gpu.cu: the join-fed aggregation, driven by device_gpu.cu.
  * create runs after the aggregation's layout is planned and its device
  * input buffer allocated; the rest after select_device; none of them
- * remembers a failure (device_gpu.cu does).
+ * remembers a failure (device_gpu.cu does).  submit takes a filled batch
+ * of at least one row with nothing in flight.
  */
 extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
 								  GaStatus *status);
-extern int	ga_gpu_aggjoin_build(GpuAgg *agg, const int64_t *keys, const uint32_t *rows,
-								 int64_t n, const GaBatch *payload, GaWaitCallback wait,
-								 void *arg, GaStatus *status);
-extern int	ga_gpu_aggjoin_probe(GpuAgg *agg, GpuHostBatch *hb, int64_t *npairs,
+extern int	ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys,
+								 const uint32_t *rows, int64_t n, const GaBatch *payload,
 								 GaWaitCallback wait, void *arg, GaStatus *status);
-extern int	ga_gpu_aggjoin_gather(GpuAgg *agg, const GaBatch *probe, int64_t start,
-								  int64_t n, GaStatus *status);
+extern int	ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait,
+								  void *arg, GaStatus *status);
 extern void ga_gpu_aggjoin_destroy(GpuAgg *agg);
+
+/*
+ * device_gpu.cu: what the join-fed aggregation uses of the aggregation.
+ * settle waits for the piece in flight (redoing it on overflow) before its
+ * input is overwritten; launch_input aggregates the nrows rows gathered
+ * into the input buffer (column_has_nulls set), leaving them in flight
+ * with their gather timed; count_empty_batch counts a submit without rows.
+ */
+extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
+							  GaStatus *status);
+extern int	ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaStatus *status);
+extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
 
 #endif							/* GPUAGG_DEVICE_GPU_CUH */

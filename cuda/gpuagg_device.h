@@ -339,11 +339,12 @@ typedef struct GaAggStats
 	double		transfer_ms;	/* copies both ways */
 	int64_t		join_build_rows;	/* join-fed: build rows with a key, of
 									 * every step */
-	int64_t		joined_rows;	/* join-fed: rows the join's last step produced
-								 * and the aggregation took (input_rows counts the
-								 * probe rows; batches the pieces of at most
-								 * batch_rows joined rows aggregated, at
-								 * least one per submit) */
+	int64_t		joined_rows;	/* join-fed: rows the join's last step
+								 * produced and the aggregation took
+								 * (input_rows counts the probe rows;
+								 * batches the pieces of at most batch_rows
+								 * joined rows aggregated, at least one per
+								 * submit) */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;
@@ -420,10 +421,11 @@ extern void ga_agg_destroy(GaAgg *agg);
  * submitted as batches: same keys, operations, results, table growth and
  * statistics (but input_rows counts probe rows, joined_rows the rows of
  * the last step and join_build_rows the keyed build rows of every step;
- * each submit counts as the batches its joined rows fill, one when the
- * join is empty).  Every step's rows are formed in pieces of at most
- * batch_rows, so a device needs memory for a few batches per step and the
- * build sides, however large the join's output.
+ * each submit counts as the batches its joined rows fill: every piece but
+ * a submit's last holds batch_rows rows, so max(1, ceil(rows / batch_rows))
+ * a submit, on every device).  Every step's rows are formed in pieces of
+ * at most batch_rows, so a device needs memory for a few batches per step
+ * and the build sides, however large the join's output.
  *
  * Call order: ga_agg_create, ga_agg_join_build once for every step (in any
  * order), then batches as usual; ga_agg_next_batch and ga_agg_submit
