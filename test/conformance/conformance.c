@@ -36,7 +36,7 @@
  * with this file's reference (conformance.h).
  *
  * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|all]
- *                    [--cases N] [--join-cases N] [--aggjoin-cases N]
+ *                    [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]
  *                    [--seed S] [--only I] [--max-rows R] [--timeout S]
  *                    [--verbose]
  * (build and run it with test/conformance/run.sh).
@@ -2115,7 +2115,8 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|all] [--cases N]\n"
-			"          [--join-cases N] [--aggjoin-cases N] [--seed S] [--only I]\n"
+			"          [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
+			"          [--seed S] [--only I]\n"
 			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
 			"             gpu fails when there is none)\n"
@@ -2124,6 +2125,8 @@ usage(const char *prog)
 			"  --join-cases random join cases after the fixed ones (default 40)\n"
 			"  --aggjoin-cases random join-fed aggregation cases after the fixed ones\n"
 			"             (default 40)\n"
+			"  --aggjoin-first skip the join-fed aggregation cases before case I\n"
+			"             (the fixed chains of joins start at 17; default 0)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
@@ -2143,6 +2146,7 @@ main(int argc, char **argv)
 	int			naggjoin_cases = 40;
 	uint64_t	seed = 1;
 	int			only = -1;
+	int			aggjoin_first = 0;
 	int64_t		max_rows = 1500000;
 	int			verbose = 0;
 	int			timeout = 300;
@@ -2169,6 +2173,8 @@ main(int argc, char **argv)
 			njoin_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--aggjoin-cases") == 0 && i + 1 < argc)
 			naggjoin_cases = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--aggjoin-first") == 0 && i + 1 < argc)
+			aggjoin_first = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -2322,7 +2328,8 @@ main(int argc, char **argv)
 			labels[j] = runs[j].label;
 		}
 		failures += conformance_aggjoin(devices, strategies, labels, nruns, seed,
-										naggjoin_cases, max_rows, timeout, verbose, &checks);
+										aggjoin_first, naggjoin_cases, max_rows, timeout,
+										verbose, &checks);
 	}
 
 	alarm(0);

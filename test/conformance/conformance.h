@@ -168,13 +168,13 @@ extern double now_ms(void);
 /* aggjoin.c */
 
 /*
- * Run the join-fed aggregation's API checks and cases on each device run
- * (device, strategy, label) and compare every result with the reference.
- * Adds to *checks; returns the problems found.
+ * Run the join-fed aggregation's API checks and cases (from case first on)
+ * on each device run (device, strategy, label) and compare every result
+ * with the reference.  Adds to *checks; returns the problems found.
  */
 extern int64_t conformance_aggjoin(GaDevice *const *devices, const GaStrategy *strategies,
 								   const char *const *labels, int nruns, uint64_t seed,
-								   int ncases, int64_t max_rows, int timeout,
+								   int first, int ncases, int64_t max_rows, int timeout,
 								   int verbose, int64_t *checks);
 
 /* aggjoin_api.c: the join-fed aggregation's API checks on one device run */
