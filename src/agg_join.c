@@ -294,6 +294,67 @@ side_rows_dropped_before(const JoinStepFound *steps, int side, int step)
 }
 
 /*
+ * Whether expr is numeric arithmetic whose every step is bounded: +, -, *
+ * and signs of numeric columns of a declared precision (their values fit
+ * it), integers cast to numeric, and numeric constants.  Such an expression
+ * cannot fail when its digits stay far below the numeric format's limit
+ * (numeric_mul and the others are not leakproof only because unbounded
+ * inputs can overflow that format): TPC-H's l_extendedprice * (1 -
+ * l_discount).
+ */
+static bool
+numeric_arithmetic_walker(Node *expr)
+{
+	if (IsA(expr, RelabelType))
+		return numeric_arithmetic_walker((Node *) ((RelabelType *) expr)->arg);
+	if (IsA(expr, Const))
+		return exprType(expr) == NUMERICOID;
+	if (IsA(expr, Var))
+		return exprType(expr) == NUMERICOID && exprTypmod(expr) >= (int32) VARHDRSZ;
+	if (IsA(expr, FuncExpr) || IsA(expr, OpExpr))
+	{
+		Oid			func = IsA(expr, FuncExpr) ? ((FuncExpr *) expr)->funcid :
+			get_opcode(((OpExpr *) expr)->opno);
+		List	   *args = IsA(expr, FuncExpr) ? ((FuncExpr *) expr)->args :
+			((OpExpr *) expr)->args;
+		ListCell   *lc;
+
+		switch (func)
+		{
+			case F_NUMERIC_INT2:
+			case F_NUMERIC_INT4:
+			case F_NUMERIC_INT8:
+				return !contain_leaked_vars((Node *) args);
+			case F_NUMERIC_ADD:
+			case F_NUMERIC_SUB:
+			case F_NUMERIC_MUL:
+			case F_NUMERIC_UMINUS:
+			case F_NUMERIC_UPLUS:
+				foreach(lc, args)
+				{
+					if (!numeric_arithmetic_walker(lfirst(lc)))
+						return false;
+				}
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether expr cannot fail on any row (see above); at most 1000 digits. */
+static bool
+expr_cannot_fail(Node *expr)
+{
+	int			precision;
+	int			scale;
+
+	if (!contain_leaked_vars(expr))
+		return true;
+	return numeric_arithmetic_walker(expr) &&
+		GpuAggNumericBounds(expr, &precision, &scale) && precision <= 1000;
+}
+
+/*
  * Why an expression of side cannot be computed there for a chain whose
  * rows reach step (see side_rows_dropped_before), or NULL when it can: a
  * LEFT join's inner side gives plain columns only (an expression over a
@@ -301,8 +362,8 @@ side_rows_dropped_before(const JoinStepFound *steps, int side, int step)
  * ANTI join's inner side gives nothing, and each side computes expressions
  * also for rows the joins drop, where PostgreSQL computes them for joined
  * rows only: so only expressions that cannot fail on a value (plain
- * columns, leakproof functions: no overflow, no division by zero) where
- * rows are dropped.
+ * columns, leakproof functions: no overflow, no division by zero; bounded
+ * numeric arithmetic) where rows are dropped.
  */
 static const char *
 side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
@@ -319,7 +380,7 @@ side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
 		return "a column of an ANTI join's inner side";
 	if (contain_volatile_functions(expr))
 		return "a volatile expression";
-	if (contain_leaked_vars(expr) && side_rows_dropped_before(steps, side, step))
+	if (!expr_cannot_fail(expr) && side_rows_dropped_before(steps, side, step))
 		return "an expression that may fail on rows the join drops";
 	return NULL;
 }
