@@ -26,6 +26,7 @@
 #   joinbench the db-benchmark join suite at JOIN_ROWS (default 1e7): native serial,
 #             native parallel and gpuagg, answers checked (TIME_LIMIT 480 s)
 #   groupby   the group-by suite at ROWS (default 1e8) (TIME_LIMIT 480 s)
+#   tpch      the TPC-H subset at SF (default 10), QUERIES to narrow it (TIME_LIMIT 480 s)
 #   profile   the group-by table at ROWS (default 1e8), then test/bench/profile.sql
 #             (scan floor, leader participation, worker counts, EXPLAIN ANALYZE)
 #
@@ -37,7 +38,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|check|joinbench|groupby|profile OUTDIR" >&2
+	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|check|joinbench|groupby|tpch|profile OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -149,6 +150,14 @@ case "$STAGE" in
 		rc=$?
 		[ "$rc" -eq 0 ] && verdict 0 "group-by suite ran, answers match; table in groupby/bench.txt" ||
 			verdict 1 "group-by suite failed, see $STAGE.log"
+		;;
+	tpch)
+		SF=${SF:-10} SUITES=tpch RUNS=${RUNS:-1} MODES=${MODES:-"parallel gpuagg"} \
+			TIME_LIMIT=${TIME_LIMIT:-480} OUT=$OUTDIR/tpch timeout 590 \
+			bash test/bench/run.sh >>"$LOG" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] && verdict 0 "TPC-H queries ran, answers match; table in tpch/bench.txt" ||
+			verdict 1 "TPC-H queries failed, see $STAGE.log"
 		;;
 	profile)
 		ROWS=${ROWS:-1e8} SUITES=groupby QUERIES=q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \

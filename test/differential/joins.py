@@ -960,6 +960,14 @@ class JoinGen:
                 sql += " HAVING count(*) > 1"
         return sql, False, outs, a.table.name
 
+    def chain_key(self, a, b):
+        """A key of a join above the first in a chain: mostly one exact column (the
+        device joins a whole chain on exact keys), sometimes any key."""
+        if self.rng.random() < 0.7:
+            col = self.rng.choice(["k4", "k8", "g", "kd", "k2", "kts"])
+            return (KeyExpr(a, col), KeyExpr(b, col))
+        return self.key(a, b)
+
     def aggregated_fed(self):
         """An aggregate over joins of the kind a join-fed GpuHashAgg takes over (the
         device joins every side itself): INNER, LEFT, SEMI or ANTI on one or two keys;
@@ -981,10 +989,10 @@ class JoinGen:
             c = Side(self.table(), "c")
             # a snowflake: c joined to b's columns (b's columns exist above the join)
             to = b if jt in ("inner", "left") and r.random() < 0.4 else a
-            extra.append((self.pick((3, "inner"), (3, "left")), c, [self.key(to, c)]))
+            extra.append((self.pick((3, "inner"), (3, "left")), c, [self.chain_key(to, c)]))
             if r.random() < 0.3:
                 d = Side(self.table(), "d")
-                extra.append((self.pick((3, "inner"), (1, "left")), d, [self.key(a, d)]))
+                extra.append((self.pick((3, "inner"), (1, "left")), d, [self.chain_key(a, d)]))
         for jt_x, x, keys_x in extra:
             joins.append((jt_x, [a], x, keys_x))
         self.fit([a, b] + [x for _, x, _ in extra], joins)
