@@ -41,12 +41,16 @@ CREATE TABLE jf_empty AS SELECT * FROM jf_dim WHERE false;
 -- dim2: keyed by jf_dim.w (a snowflake's second level; w 46-49 unmatched)
 CREATE TABLE jf_dim2 AS
 SELECT i AS w, 'region' || (i % 5) AS region, i * 10 AS pop FROM generate_series(0, 45) i;
+-- region: keyed by jf_dim2.region, a text key (region4 unmatched, one NULL)
+CREATE TABLE jf_region AS
+SELECT 'region' || i AS region, 'zone' || (i % 2) AS zone FROM generate_series(0, 3) i
+UNION ALL SELECT NULL, 'zone9';
 -- pair: a two-column key (int4, int2), negative values, a NULL in each part
 CREATE TABLE jf_pair AS
 SELECT a, b::int2 AS b, a * 1000 + b AS val
 FROM generate_series(-8, 8) a, generate_series(0, 399, 7) b
 UNION ALL SELECT NULL, 7::int2, -1 UNION ALL SELECT 1, NULL, -2;
-ANALYZE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2;
+ANALYZE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region;
 
 -- whether the plan is a join-fed GpuHashAgg, and the answers equal native's
 CREATE FUNCTION jf_check(query text) RETURNS text LANGUAGE plpgsql AS $$
@@ -152,6 +156,12 @@ SELECT jf_check('SELECT jf_fact.gt, count(*), sum(jf_dim2.pop) FROM jf_fact LEFT
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g');
 EXPLAIN (COSTS OFF)
 SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g;
+-- text keys in a chain: each join's two keys share their own dictionary
+-- (text at the first and the third join, bpchar at a LEFT one)
+SELECT jf_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');
+EXPLAIN (COSTS OFF)
+SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone;
+SELECT jf_check('SELECT jf_fact.g, count(*), count(d2.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name LEFT JOIN jf_dim d2 ON d2.c = jf_fact.c GROUP BY jf_fact.g');
 -- fewer joins on the device when an expression needs a join's result (a
 -- FILTER over two tables), or a key above may fail on rows a join drops
 -- (jf_dim.w + 1 overflows where PostgreSQL never computes it): the joins
@@ -254,6 +264,7 @@ EXPLAIN (COSTS OFF)
 SELECT jf_dim2.region, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region;
 SELECT jf_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE NOT EXISTS (SELECT 1 FROM jf_pair WHERE jf_pair.a = jf_fact.g) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');
 -- a device failure: both Gathers run again and the CPU finishes the query
 SET gpuagg.debug_fail_at_batch = 2;
 SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name ORDER BY jf_dim.name;
@@ -298,4 +309,4 @@ DEALLOCATE jf_prep;
 
 DROP FUNCTION jf_check(text);
 DROP FUNCTION jf_analyze(text);
-DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2;
+DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region;

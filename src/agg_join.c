@@ -26,8 +26,8 @@
  *	  condition above the join, on one equality whose device key is exact
  *	  (the integer-like types of GpuJoinKeyIsExact) or the id of one key
  *	  dictionary for both sides (text and the other key_dict.c types, under
- *	  a deterministic collation; the top join of a single join only), or on
- *	  two equalities of int2/int4 keys (paired into one exact int8);
+ *	  a deterministic collation; a dictionary per join), or on two
+ *	  equalities of int2/int4 keys (paired into one exact int8);
  *	- every group key, aggregate argument, FILTER and join key above the
  *	  bottom join computed from one side by an expression that cannot fail
  *	  (plain columns, leakproof functions: each side computes it also for
@@ -199,11 +199,10 @@ typedef struct JoinStepFound
 /*
  * The GpuHashJoin path of rel that the device can join under an
  * aggregation, the smallest build side first; false with *why set when
- * none qualifies.  exact_only refuses dictionary keys (the joins below the
- * top one of a chain: one dictionary per aggregation).
+ * none qualifies.
  */
 static bool
-find_join_step(RelOptInfo *rel, bool exact_only, JoinStepFound *found, const char **why)
+find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 {
 	ListCell   *lc;
 
@@ -240,16 +239,13 @@ find_join_step(RelOptInfo *rel, bool exact_only, JoinStepFound *found, const cha
 		}
 		exact = exact && side_key(lsecond(path->custom_private)) != NULL &&
 			side_key(lthird(path->custom_private)) != NULL;
-		dictionary = !exact && !exact_only &&
-			list_length(lfourth(path->custom_private)) == 1 &&
+		dictionary = !exact && list_length(lfourth(path->custom_private)) == 1 &&
 			join_key_is_dictionary(clause,
 								   exprType(linitial(lsecond(path->custom_private))),
 								   exprType(linitial(lthird(path->custom_private))));
 		if (!exact && !dictionary)
 		{
-			*why = exact_only ?
-				"a join below the top one whose keys are not one exact key or two int2/int4 keys" :
-				"join keys other than one exact or dictionary key, or two int2/int4 keys";
+			*why = "join keys other than one exact or dictionary key, or two int2/int4 keys";
 			continue;
 		}
 		/* the smaller build side: it is read by one process and held whole */
@@ -542,11 +538,10 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
 	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
-		   find_join_step(rel, nfound > 0, &found[nfound], &why))
+		   find_join_step(rel, &found[nfound], &why))
 	{
 		rel = ((Path *) linitial(found[nfound].path->custom_paths))->parent;
-		if (found[nfound++].dictionary)
-			break;
+		nfound++;
 	}
 	if (nfound == 0)
 		return join_fed_reject(why);

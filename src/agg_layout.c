@@ -289,14 +289,18 @@ layout_side(const GpuAggDesc *desc, AttrNumber attno)
 	return attno > 0 ? desc->child_side[attno - 1] : 0;
 }
 
-/* Append the column of a join key to the split layout's arrays. */
+/*
+ * Append the column of join step's (0-based) key to the split layout's
+ * arrays.
+ */
 static void
 layout_join_key(GpuAggColumnSource *sources, GaValueType *types, uint8 *from_build,
-				int column, int side, AttrNumber attno, Oid type)
+				int column, int side, int step, AttrNumber attno, Oid type)
 {
 	sources[column].attno = attno;
 	sources[column].encoding = KeyDictTypeSupported(type) ?
 		GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
+	sources[column].join_step = (int16) step;
 	sources[column].type = type;
 	types[column] = GA_TYPE_INT64;
 	from_build[column] = (uint8) side;
@@ -350,7 +354,7 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 		if (side > 0)
 		{
 			layout->build_key_column[side] = next;
-			layout_join_key(sources, types, from_build, next++, side,
+			layout_join_key(sources, types, from_build, next++, side, side - 1,
 							desc->join_steps[side - 1].build_key_attno,
 							desc->join_steps[side - 1].build_key_type);
 		}
@@ -360,7 +364,7 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 				continue;
 			layout->join_spec.steps[t].type = (GaAggJoinType) desc->join_steps[t].type;
 			layout->join_spec.steps[t].key_column = next;
-			layout_join_key(sources, types, from_build, next++, side,
+			layout_join_key(sources, types, from_build, next++, side, t,
 							desc->join_steps[t].key_attno, desc->join_steps[t].key_type);
 		}
 	}

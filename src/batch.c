@@ -85,10 +85,11 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		{
 			int			j;
 
-			/* both sides' join keys share one dictionary: equal ids, equal keys */
+			/* a join's two keys share one dictionary: equal ids, equal keys */
 			for (j = 0; j < i; j++)
 				if (sources[i].encoding == GPUAGG_ENC_DICT_JOIN_KEY &&
-					sources[j].encoding == GPUAGG_ENC_DICT_JOIN_KEY)
+					sources[j].encoding == GPUAGG_ENC_DICT_JOIN_KEY &&
+					sources[i].join_step == sources[j].join_step)
 					builder->dicts[i] = builder->dicts[j];
 			if (builder->dicts[i] == NULL)
 				builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);

@@ -386,6 +386,8 @@ typedef struct GpuAggColumnSource
 	Oid			type;			/* base type of the child column */
 	int16		scale;			/* numeric encodings: the value's scale */
 	int16		part;			/* numeric: limb number or GpuAggNumericPart */
+	int16		join_step;		/* GPUAGG_ENC_DICT_JOIN_KEY: its join step; the
+								 * two keys of a step share one dictionary */
 } GpuAggColumnSource;
 
 /* agg_numeric.c: numeric arguments as limbs, flags or int64 */
