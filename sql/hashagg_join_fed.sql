@@ -288,6 +288,11 @@ SET gpuagg.debug_fail_at_batch = 3;
 SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g ORDER BY jf_fact.g;
 RESET gpuagg.debug_fail_at_batch;
 SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g ORDER BY jf_fact.g;
+-- (a chain: every side read again)
+SET gpuagg.debug_fail_at_batch = 3;
+SELECT jf_dim2.region, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region ORDER BY 1;
+RESET gpuagg.debug_fail_at_batch;
+SELECT jf_dim2.region, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region ORDER BY 1;
 RESET gpuagg.batch_rows;
 
 -- rescans: a correlated subquery runs the join-fed aggregation per outer row
