@@ -1153,27 +1153,28 @@ def both_data_errors(ferr, nerr):
 
 def close_rows(forced, native, inexact):
     """Compare two multisets of parsed rows, the fields at positions inexact within a
-    relative tolerance."""
-    def key(row):
-        exact = tuple((0, "") if f is None else (1, f) for i, f in enumerate(row) if i not in inexact)
-        floats = tuple(float_key(f) for i, f in enumerate(row) if i in inexact)
-        return exact, floats
+    relative tolerance: rows with the same exact fields are matched one to one, each
+    forced row with a native row whose inexact fields are all close (not by sorting on
+    the floats, whose last bits may order two near-equal rows either way)."""
+    def exact_key(row):
+        return tuple((0, "") if f is None else (1, f) for i, f in enumerate(row) if i not in inexact)
 
-    for a, b in zip(sorted(forced, key=key), sorted(native, key=key)):
-        if len(a) != len(b):
+    if len(forced) != len(native):
+        return False
+    buckets = collections.defaultdict(list)
+    for row in native:
+        buckets[exact_key(row)].append(row)
+    for row in forced:
+        candidates = buckets.get(exact_key(row), [])
+        for j, other in enumerate(candidates):
+            if len(other) == len(row) and all(
+                    x == y or (i in inexact and close_floats(x, y))
+                    for i, (x, y) in enumerate(zip(row, other))):
+                del candidates[j]
+                break
+        else:
             return False
-        for i, (x, y) in enumerate(zip(a, b)):
-            if x != y and not (i in inexact and close_floats(x, y)):
-                return False
     return True
-
-
-def float_key(f):
-    """A sort key for a float field (NaN and NULL last)."""
-    if f is None:
-        return (2, 0.0)
-    x = float(f)
-    return (1, 0.0) if math.isnan(x) else (0, x)
 
 
 def close_floats(a, b):
