@@ -779,22 +779,11 @@ aj_free_case(AjCase *jc)
 static void
 aj_request(const AjCase *jc, GaStrategy strategy, GaAggJoinSpec *spec, GaAggRequest *req)
 {
-	const Case *c = &jc->joined;
-
 	memset(spec, 0, sizeof(*spec));
 	spec->nsteps = jc->nsteps;
 	memcpy(spec->steps, jc->steps, sizeof(GaAggJoinStep) * jc->nsteps);
 	spec->from_build = jc->from_build;
-	memset(req, 0, sizeof(*req));
-	req->ncolumns = c->ncolumns;
-	req->column_types = c->types;
-	req->nkeys = c->nkeys;
-	req->key_columns = c->key_columns;
-	req->naggs = c->naggs;
-	req->aggs = c->aggs;
-	req->batch_rows = c->batch_rows;
-	req->estimated_groups = c->estimated_groups;
-	req->strategy = strategy;
+	case_request(&jc->joined, strategy, req);
 	req->join = spec;
 }
 

@@ -1321,7 +1321,7 @@ now_ms(void)
 }
 
 /* Fill a request describing the case. */
-static void
+void
 case_request(const Case *c, GaStrategy strategy, GaAggRequest *req)
 {
 	memset(req, 0, sizeof(*req));

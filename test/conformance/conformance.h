@@ -154,6 +154,7 @@ extern double gen_float_value(Rng *rng, GaValueType type, ValMode mode);
 extern int	mode_summable(ValMode mode);
 extern int	split_batches(Rng *rng, SplitMode split, int64_t nrows, int64_t batch_rows,
 						  int64_t **sizes);
+extern void case_request(const Case *c, GaStrategy strategy, GaAggRequest *req);
 extern void add_agg2(Case *c, GaAggOp op, int column, int column2);
 extern void add_agg(Case *c, GaAggOp op, int column);
 extern void add_column_aggs(Case *c, Rng *rng, int column, int summable, int all,
