@@ -228,16 +228,9 @@ RESET gpuagg.hashjoin_build_limit;
 
 -- EXPLAIN ANALYZE: probe rows in, build rows, joined rows
 CREATE FUNCTION jf_analyze(query text) RETURNS TABLE (property text, value text)
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan jsonb;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
-        INTO plan;
-    plan := plan->0->'Plan';
-    RETURN QUERY SELECT k, plan->>k FROM unnest(ARRAY['Custom Plan Provider', 'Input',
-        'Input Rows', 'Build Rows', 'Joined Rows', 'Groups']) k WHERE plan ? k;
-END
+LANGUAGE sql AS $$
+SELECT * FROM gpuagg_plan_properties(query, ARRAY['Custom Plan Provider', 'Input',
+    'Input Rows', 'Build Rows', 'Joined Rows', 'Groups'])
 $$;
 SELECT * FROM jf_analyze('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 -- (a chain: Build Rows counts every build side's rows)

@@ -141,17 +141,10 @@ SELECT count(*) FROM wide a JOIN wide b ON a.k = b.k AND a.v = b.v WHERE a.v <= 
 -- EXPLAIN ANALYZE: what the join did (its own properties; the device lines
 -- are hidden, and PostgreSQL's own lines differ between versions)
 CREATE FUNCTION join_analyze(query text) RETURNS TABLE (property text, value text)
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan jsonb;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
-        INTO plan;
-    plan := plan->0->'Plan';
-    RETURN QUERY SELECT k, plan->>k FROM unnest(ARRAY['Custom Plan Provider', 'Join Type',
-        'Hash Cond', 'Join Filter', 'Build Rows', 'Probe Batches', 'Probe Rows',
-        'Candidates', 'Matched Rows']) k WHERE plan ? k;
-END
+LANGUAGE sql AS $$
+SELECT * FROM gpuagg_plan_properties(query, ARRAY['Custom Plan Provider', 'Join Type',
+    'Hash Cond', 'Join Filter', 'Build Rows', 'Probe Batches', 'Probe Rows',
+    'Candidates', 'Matched Rows'])
 $$;
 SELECT * FROM join_analyze('SELECT jl.id, jr.id FROM jl LEFT JOIN jr ON jl.kt = jr.kt AND jr.w > 8');
 SELECT * FROM join_analyze('SELECT jl.id FROM jl JOIN jr ON jl.k8 = jr.k8b AND jl.id < jr.id');

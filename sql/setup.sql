@@ -86,6 +86,22 @@ BEGIN
 END
 $$;
 
+-- The named properties of a query's top plan node under EXPLAIN ANALYZE
+-- (no costs, timings or summary), those it has, in the order named.
+CREATE FUNCTION gpuagg_plan_properties(query text, properties text[])
+RETURNS TABLE (property text, value text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
+        INTO plan;
+    plan := plan->0->'Plan';
+    RETURN QUERY SELECT k, plan->>k FROM unnest(properties) WITH ORDINALITY u(k, n)
+        WHERE plan ? k ORDER BY n;
+END
+$$;
+
 -- 20000 rows of every supported type, deterministic, with NULLs.  Float
 -- values are multiples of powers of two so that sums are exact in any
 -- order (the GPU adds in a different order than the CPU).
