@@ -193,7 +193,6 @@ typedef struct JoinStepFound
 	JoinType	type;
 	Expr	   *outer_key;		/* the device key of each side */
 	Expr	   *inner_key;
-	bool		dictionary;		/* the keys are ids of one key dictionary */
 } JoinStepFound;
 
 /*
@@ -215,6 +214,8 @@ find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 		ListCell   *lc_clause;
 		ListCell   *lc_outer;
 		ListCell   *lc_inner;
+		Expr	   *outer_key = side_key(lsecond(path->custom_private));
+		Expr	   *inner_key = side_key(lthird(path->custom_private));
 		bool		exact;
 		bool		dictionary;
 
@@ -237,12 +238,10 @@ find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 			exact = exact && GpuJoinKeyIsExact(clause->opno, exprType(lfirst(lc_outer)),
 											   exprType(lfirst(lc_inner)));
 		}
-		exact = exact && side_key(lsecond(path->custom_private)) != NULL &&
-			side_key(lthird(path->custom_private)) != NULL;
+		exact = exact && outer_key != NULL && inner_key != NULL;
 		dictionary = !exact && list_length(lfourth(path->custom_private)) == 1 &&
-			join_key_is_dictionary(clause,
-								   exprType(linitial(lsecond(path->custom_private))),
-								   exprType(linitial(lthird(path->custom_private))));
+			join_key_is_dictionary(clause, exprType((Node *) outer_key),
+								   exprType((Node *) inner_key));
 		if (!exact && !dictionary)
 		{
 			*why = "join keys other than one exact or dictionary key, or two int2/int4 keys";
@@ -258,11 +257,8 @@ find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 		{
 			found->path = path;
 			found->type = type;
-			found->dictionary = dictionary;
-			found->outer_key = dictionary ? linitial(lsecond(path->custom_private)) :
-				side_key(lsecond(path->custom_private));
-			found->inner_key = dictionary ? linitial(lthird(path->custom_private)) :
-				side_key(lthird(path->custom_private));
+			found->outer_key = outer_key;
+			found->inner_key = inner_key;
 		}
 	}
 	return found->path != NULL;
