@@ -17,8 +17,9 @@
  * floats are one MOMENTS; corr, covar_* and regr_* one COMOMENTS over the
  * columns of x (the second argument) and y (the first).
  *
- * A join-fed aggregation's columns are then split by the side of the join
- * that computes them, with the join key between (layout_split_join).
+ * A join-fed aggregation's columns are then split by the side of its joins
+ * that computes them (the probe side, then each build side), each side's
+ * join keys after its other columns (layout_split_join).
  *
  *-------------------------------------------------------------------------
  */
