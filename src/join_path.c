@@ -332,6 +332,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		usable;
 	bool		too_big;
 	double		build_bytes;
+	double		build_limit;
 	List	   *path_private;
 	ListCell   *lc;
 
@@ -384,7 +385,8 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return join_reject("build side has too many rows");
 	/* too large a build is still kept for a join-fed aggregation, which holds less */
 	build_bytes = inner_path->rows * (inner_path->pathtarget->width + 48.0);
-	too_big = build_bytes > GpuAggHashJoinBuildLimit(device);
+	build_limit = GpuAggHashJoinBuildLimit(device);
+	too_big = build_bytes > build_limit;
 
 	path_private = list_make5(makeInteger(jointype), clauses.outer_keys, clauses.inner_keys,
 							  clauses.hash_clauses, clauses.join_quals);
@@ -409,8 +411,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	keep_join_path(cpath);
 	if (too_big)
 		return join_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit (%.0f kB)",
-									build_bytes / 1024.0,
-									GpuAggHashJoinBuildLimit(device) / 1024.0));
+									build_bytes / 1024.0, build_limit / 1024.0));
 	add_path(joinrel, &cpath->path);
 	return true;
 }
