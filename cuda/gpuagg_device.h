@@ -310,6 +310,8 @@ typedef struct GaAggRequest
 	int64_t		fail_at_batch;	/* testing: fail this submit (1-based), 0 = never */
 	const struct GaAggJoinSpec *join;	/* join-fed (below); NULL: the
 										 * batches are the rows */
+	int			nderived;		/* derived columns (below), 0 for none */
+	const struct GaDerivedColumn *derived;
 } GaAggRequest;
 
 /*
@@ -382,6 +384,85 @@ extern void ga_agg_get_stats(const GaAgg *agg, GaAggStats *stats);
 
 /* Free everything the aggregation holds; safe after any failure. */
 extern void ga_agg_destroy(GaAgg *agg);
+
+/* ------------------------------------------------------------------------
+ * Derived columns: exact integer arithmetic on the device
+ * ------------------------------------------------------------------------
+ *
+ * A request may name derived columns.  The caller does not fill them: their
+ * contents in a submitted batch are ignored (a device need not send them);
+ * the device computes them in every row it aggregates, before aggregating
+ * (in a join-fed aggregation: in the rows of the last join step, so their
+ * operands may come from any side).  This is how PostgreSQL's exact numeric
+ * +, - and * (TPC-H's l_extendedprice * (1 - l_discount)) run on the device
+ * from columns of scaled integers, instead of per row on the host.
+ *
+ * A derived column is one part of the value of an expression: a program
+ * for a stack machine over exact signed integers.  GA_EXPR_COLUMN pushes a
+ * row's value of an integer column (GA_TYPE_INT16, INT32 or INT64; not a
+ * derived column), GA_EXPR_CONST pushes `constant`, ADD, SUB and MUL pop b
+ * then a and push a + b, a - b, a * b, and SCALE multiplies the top by
+ * 10^power (power 0 .. 38).  The program leaves exactly one value v.  The
+ * caller guarantees that the stack never holds more than GA_EXPR_MAX_DEPTH
+ * values and that every value pushed or computed has |x| < 2^190, so that
+ * 192-bit two's complement arithmetic is exact.
+ *
+ * For each row:
+ *	- the expression is null when any GA_EXPR_COLUMN operand is null in the
+ *	  row (its validity bit clear); every part of it is then null;
+ *	- else it is NaN when any GA_EXPR_COLUMN operand's nan_column (>= 0; a
+ *	  GA_TYPE_NONE column, not derived) is valid in the row;
+ *	- else it is finite, of value v.
+ * Parts (the derived column's type must match):
+ *	GA_DERIVED_LIMB		GA_TYPE_INT64: bits [42 limb, 42 limb + 42) of |v|,
+ *						negated when v < 0 (limb 0 .. 3; the caller
+ *						guarantees |v| < 2^168); valid when finite.  The
+ *						sum of a group's limbs k, times 2^(42 k), added
+ *						over k, is the exact sum of v.
+ *	GA_DERIVED_INT64	GA_TYPE_INT64: v itself (the caller guarantees
+ *						|v| < 2^63); valid when finite.
+ *	GA_DERIVED_NAN		GA_TYPE_NONE: valid when NaN.
+ * A derived column may be the column of any aggregate operation, never a
+ * key, a join key or an operand.  Every device computes the same values.
+ */
+typedef enum GaExprOp
+{
+	GA_EXPR_COLUMN = 0,
+	GA_EXPR_CONST,
+	GA_EXPR_ADD,
+	GA_EXPR_SUB,
+	GA_EXPR_MUL,
+	GA_EXPR_SCALE
+} GaExprOp;
+
+typedef struct GaExprStep
+{
+	GaExprOp	op;
+	int			column;			/* GA_EXPR_COLUMN: the operand's column */
+	int			nan_column;		/* GA_EXPR_COLUMN: where it is NaN, or -1 */
+	int			power;			/* GA_EXPR_SCALE: times 10^power */
+	int64_t		constant;		/* GA_EXPR_CONST */
+} GaExprStep;
+
+#define GA_EXPR_MAX_STEPS 24
+#define GA_EXPR_MAX_DEPTH 8
+#define GA_MAX_DERIVED 64
+
+typedef enum GaDerivedPart
+{
+	GA_DERIVED_LIMB = 0,
+	GA_DERIVED_INT64,
+	GA_DERIVED_NAN
+} GaDerivedPart;
+
+typedef struct GaDerivedColumn
+{
+	int			column;			/* the request column it fills */
+	GaDerivedPart part;
+	int			limb;			/* GA_DERIVED_LIMB: 0 .. 3 */
+	int			nsteps;			/* 1 .. GA_EXPR_MAX_STEPS */
+	GaExprStep	steps[GA_EXPR_MAX_STEPS];
+} GaDerivedColumn;
 
 /* ------------------------------------------------------------------------
  * Aggregation fed by a hash join
