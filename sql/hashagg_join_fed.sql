@@ -176,6 +176,13 @@ SELECT gpuagg_used('SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim U
 -- revenue; a cast to a narrower numeric may fail, so it is not
 SELECT jf_check('SELECT jf_fact.g, sum(jf_fact.n * (1 - jf_fact.n)), sum(jf_dim.m * jf_dim.w::numeric) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 SELECT jf_check('SELECT sum(jf_fact.n::numeric(3,1)) FROM jf_fact JOIN jf_dim USING (k)');
+-- numeric arithmetic over two sides: the device multiplies after the joins
+-- (an unmatched LEFT join row's build operands are null, so is the product)
+EXPLAIN (COSTS OFF)
+SELECT jf_fact.g, sum(jf_fact.n * jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g;
+SELECT jf_check('SELECT jf_fact.g, sum(jf_fact.n * jf_dim.m), avg(jf_fact.n - jf_dim.m * 2), sum(jf_fact.v * jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_dim.w, sum(jf_fact.n * jf_dim.m), count(*) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.w');
+SELECT jf_check('SELECT sum(jf_fact.n * jf_dim.m * jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w');
 -- ANTI joins (NOT EXISTS): the probe rows without a match, NULL keys among
 -- them; exact and text keys, an empty inner side, in a chain
 EXPLAIN (COSTS OFF)

@@ -365,7 +365,9 @@ GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type, int numeric_precision)
 					GpuAggLimbsForDigits(numeric_precision)) +
 			GpuAggLimbsForDigits(2 * numeric_precision);
 	if (input_type == NUMERICOID)
-		return (kind == GPUAGG_SUM || kind == GPUAGG_AVG) ? GPUAGG_NUMERIC_LIMBS + 4 : 5;
+		return (kind == GPUAGG_SUM || kind == GPUAGG_AVG) ?
+			4 + (numeric_precision <= GPUAGG_NUMERIC_INT64_DIGITS ? 1 :
+				 GpuAggLimbsForDigits(numeric_precision)) : 5;
 	if (GPUAGG_KIND_IS_VARIANCE(kind))
 		return 2 + GPUAGG_NUMERIC_LIMBS;
 	if (input_type == FLOAT4OID || input_type == FLOAT8OID)
@@ -480,6 +482,8 @@ GpuAggEncodingType(GpuAggEncoding encoding)
 		case GPUAGG_ENC_NUMERIC_INT64:
 		case GPUAGG_ENC_SQUARE_LIMB:
 		case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
+		case GPUAGG_ENC_NUMERIC_OPERAND:
+		case GPUAGG_ENC_DERIVED:	/* a NaN flag's column is GA_TYPE_NONE */
 			return GA_TYPE_INT64;
 		case GPUAGG_ENC_BOOL:
 			return GA_TYPE_INT8;

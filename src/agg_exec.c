@@ -193,6 +193,8 @@ agg_build_request(GpuAggState *state)
 		request->strategy = (GaStrategy) gpuagg_strategy;
 		request->fail_at_batch = s == 0 ? gpuagg_debug_fail_at_batch : 0;
 		request->join = desc->njoin_steps > 0 ? &layout->join_spec : NULL;
+		request->nderived = layout->nderived;
+		request->derived = layout->derived;
 
 		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
 		for (i = 0; i < desc->ngroupings; i++)

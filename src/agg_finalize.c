@@ -104,10 +104,16 @@ extreme_to_datum(Oid type, const void *values, int64 group)
 	return (Datum) 0;			/* keep compiler quiet */
 }
 
-/* Element `group` of the int64 result array of device operation op. */
+/*
+ * Element `group` of the int64 result array of device operation op; 0 for
+ * no operation (op -1: a count that cannot be but zero, as the infinities
+ * of a numeric argument the device computes).
+ */
 static int64
 op_int64(const GaAggResult *result, int op, int64 group)
 {
+	if (op < 0)
+		return 0;
 	return ((const int64 *) result->values[op])[group];
 }
 

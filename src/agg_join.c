@@ -452,10 +452,14 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 		int			side = -1;
+		List	   *operands;
 		int			i;
 
 		if (aggref->aggdistinct != NIL)
 			return join_fed_reject("a DISTINCT aggregate");
+		/* the device computes an argument after the joins from any sides' operands */
+		if (GpuAggDerivedArgument(aggref, &operands))
+			continue;
 		/* every column of one aggregate comes from the same side */
 		for (i = 0; i < list_length(aggref->args) || (i == 0 && aggref->aggfilter); i++)
 		{

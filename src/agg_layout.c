@@ -46,9 +46,11 @@ layout_column_part(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 		if (encoding == GPUAGG_ENC_NONE && src->encoding != GPUAGG_ENC_NUMERIC_FLAG &&
 			src->encoding != GPUAGG_ENC_NUMERIC_LIMB &&
 			src->encoding != GPUAGG_ENC_NUMERIC_INT64 &&
-			src->encoding != GPUAGG_ENC_NUMERIC_SQUARE_LIMB)
+			src->encoding != GPUAGG_ENC_NUMERIC_SQUARE_LIMB &&
+			src->encoding != GPUAGG_ENC_DERIVED)
 			return i;			/* a column null exactly where x is serves count(x) */
-		if (src->encoding == encoding && src->part == part && src->scale == scale)
+		if (src->encoding == encoding && src->part == part && src->scale == scale &&
+			src->derived == 0)
 			return i;
 	}
 	if (i >= layout->maxcolumns)
@@ -65,6 +67,8 @@ layout_column_part(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 
 static int	layout_op(GpuAggLayout *layout, GaAggOp op, int column);
 static int	layout_op2(GpuAggLayout *layout, GaAggOp op, int column, int column2);
+static int	layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
+						  GpuAggEncoding encoding, Oid type);
 
 /* The batch column for (attno, filter, encoding), added when new. */
 static int
@@ -75,11 +79,137 @@ layout_column(GpuAggLayout *layout, AttrNumber attno, AttrNumber filter,
 }
 
 /*
- * A numeric aggregate: limbs (sum, avg) or a scaled int64 (min, max), and
- * counts of finite values, NaN, +Infinity and -Infinity (agg_numeric.c).
- * Variance and stddev: sum(x) as limbs, or as the SUM_INT of the scaled
- * int64 when the argument has at most 18 digits, and sum(x * x) as the
- * limbs of each value's square.
+ * The column the device derives as `part` (limb `limb`) of expression
+ * `expr` of the layout (agg_derived.c), added when new, with its entry in
+ * the request's derived columns: the program, its operands' columns added
+ * first (a numeric operand's scaled int64 and NaN flag, an integer
+ * operand's value).
+ */
+static int
+layout_derived_column(GpuAggLayout *layout, int expr, GaDerivedPart part, int limb)
+{
+	const GpuAggDerivedDesc *program = layout->exprs[expr];
+	GaDerivedColumn derived = {0};
+	int			column;
+	int			i;
+
+	for (i = 0; i < layout->ncolumns; i++)
+	{
+		GpuAggColumnSource *src = &layout->sources[i];
+
+		if (src->derived == expr + 1 && src->part == (int16) part && src->scale == limb)
+			return i;
+	}
+	derived.part = part;
+	derived.limb = limb;
+	derived.nsteps = program->nsteps;
+	for (i = 0; i < program->nsteps; i++)
+	{
+		const GpuAggDerivedStep *step = &program->steps[i];
+		GaExprStep *out = &derived.steps[i];
+
+		out->op = (GaExprOp) step->op;
+		out->nan_column = -1;
+		out->power = step->power;
+		out->constant = step->constant;
+		if (step->op != GA_EXPR_COLUMN)
+			continue;
+		if (step->type == NUMERICOID)
+		{
+			out->column = layout_column_part(layout, step->attno, 0, GPUAGG_ENC_NUMERIC_OPERAND,
+											 NUMERICOID, step->scale, 0);
+			out->nan_column = layout_column_part(layout, step->attno, 0, GPUAGG_ENC_NUMERIC_FLAG,
+												 NUMERICOID, step->scale, GPUAGG_NUMERIC_NAN);
+		}
+		else
+			out->column = layout_column(layout, step->attno, 0,
+										GpuAggInputEncoding(step->type), step->type);
+	}
+
+	if (layout->ncolumns >= layout->maxcolumns)
+		elog(ERROR, "gpuagg: too many batch columns");
+	column = layout->ncolumns++;
+	layout->sources[column].encoding = GPUAGG_ENC_DERIVED;
+	layout->sources[column].type = NUMERICOID;
+	layout->sources[column].part = (int16) part;
+	layout->sources[column].scale = (int16) limb;
+	layout->sources[column].derived = (int16) (expr + 1);
+	layout->column_types[column] = part == GA_DERIVED_NAN ? GA_TYPE_NONE : GA_TYPE_INT64;
+	derived.column = column;
+	layout->derived[layout->nderived++] = derived;
+	return column;
+}
+
+/* Whether two programs of agg_derived.c are the same, step by step. */
+static bool
+derived_equal(const GpuAggDerivedDesc *a, const GpuAggDerivedDesc *b)
+{
+	int			i;
+
+	if (a->nsteps != b->nsteps)
+		return false;
+	for (i = 0; i < a->nsteps; i++)
+	{
+		const GpuAggDerivedStep *x = &a->steps[i];
+		const GpuAggDerivedStep *y = &b->steps[i];
+
+		if (x->op != y->op || x->scale != y->scale || x->attno != y->attno ||
+			x->type != y->type || x->power != y->power || x->constant != y->constant)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A numeric aggregate whose argument the device computes (agg_derived.c):
+ * sum and avg from the 128-bit sum of the int64 value (at most 18 digits)
+ * or of as few limbs as hold it, min and max of the int64 value; its finite
+ * values counted from that column, its NaN from the NaN flag.  Such an
+ * argument is never infinite.
+ */
+static void
+layout_derived_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
+{
+	int			expr;
+	int			value;
+	int			k;
+
+	for (expr = 0; expr < layout->nexprs; expr++)
+		if (derived_equal(layout->exprs[expr], agg->derived))
+			break;
+	if (expr == layout->nexprs)
+		layout->exprs[layout->nexprs++] = agg->derived;
+
+	out->op_nan = layout_op(layout, GA_AGG_COUNT,
+							layout_derived_column(layout, expr, GA_DERIVED_NAN, 0));
+	out->op_pinf = -1;
+	out->op_ninf = -1;
+	if ((agg->kind == GPUAGG_SUM || agg->kind == GPUAGG_AVG) &&
+		agg->numeric_precision > GPUAGG_NUMERIC_INT64_DIGITS)
+	{
+		out->nlimbs = GpuAggLimbsForDigits(agg->numeric_precision);
+		for (k = 0; k < out->nlimbs; k++)
+			out->op_limbs[k] = layout_op(layout, GA_AGG_SUM_INT,
+										 layout_derived_column(layout, expr, GA_DERIVED_LIMB, k));
+		out->op_count = layout_op(layout, GA_AGG_COUNT,
+								  layout_derived_column(layout, expr, GA_DERIVED_LIMB, 0));
+		return;
+	}
+	value = layout_derived_column(layout, expr, GA_DERIVED_INT64, 0);
+	out->op_count = layout_op(layout, GA_AGG_COUNT, value);
+	out->op_value = layout_op(layout,
+							  agg->kind == GPUAGG_MIN ? GA_AGG_MIN :
+							  agg->kind == GPUAGG_MAX ? GA_AGG_MAX : GA_AGG_SUM_INT,
+							  value);
+}
+
+/*
+ * A numeric aggregate: limbs or a scaled int64 (sum, avg), a scaled int64
+ * (min, max), and counts of finite values, NaN, +Infinity and -Infinity
+ * (agg_numeric.c).  sum(x) is the SUM_INT of the scaled int64 when the
+ * argument has at most 18 digits, else of as few limbs as hold it.
+ * Variance and stddev add sum(x * x) as the limbs of each value's square.
+ * An argument the device computes: layout_derived_output.
  */
 static void
 layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
@@ -92,6 +222,11 @@ layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutp
 					   agg->numeric_scale, (part))
 
 	out->numeric_scale = agg->numeric_scale;
+	if (agg->derived != NULL)
+	{
+		layout_derived_output(layout, agg, out);
+		return;
+	}
 	out->op_count = layout_op(layout, GA_AGG_COUNT,
 							  NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_FINITE));
 	out->op_nan = layout_op(layout, GA_AGG_COUNT,
@@ -100,16 +235,10 @@ layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutp
 							 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_PINF));
 	out->op_ninf = layout_op(layout, GA_AGG_COUNT,
 							 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_FLAG, GPUAGG_NUMERIC_NINF));
-	if (agg->kind == GPUAGG_SUM || agg->kind == GPUAGG_AVG)
+	if (agg->kind == GPUAGG_SUM || agg->kind == GPUAGG_AVG ||
+		GPUAGG_KIND_IS_VARIANCE(agg->kind))
 	{
-		out->nlimbs = GPUAGG_NUMERIC_LIMBS;
-		for (k = 0; k < GPUAGG_NUMERIC_LIMBS; k++)
-			out->op_limbs[k] = layout_op(layout, GA_AGG_SUM_INT,
-										 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_LIMB, k));
-		return;
-	}
-	if (GPUAGG_KIND_IS_VARIANCE(agg->kind))
-	{
+		/* sum(x): the 128-bit sum of int64 values, or as few limbs as hold x */
 		if (agg->numeric_precision <= GPUAGG_NUMERIC_INT64_DIGITS)
 			out->op_value = layout_op(layout, GA_AGG_SUM_INT,
 									  NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_INT64, 0));
@@ -120,6 +249,8 @@ layout_numeric_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutp
 				out->op_limbs[k] = layout_op(layout, GA_AGG_SUM_INT,
 											 NUMERIC_COLUMN(GPUAGG_ENC_NUMERIC_LIMB, k));
 		}
+		if (!GPUAGG_KIND_IS_VARIANCE(agg->kind))
+			return;
 		out->nsquares = GpuAggLimbsForDigits(2 * agg->numeric_precision);
 		for (k = 0; k < out->nsquares; k++)
 			out->op_squares[k] = layout_op(layout, GA_AGG_SUM_INT,
@@ -384,6 +515,20 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	}
 	for (c = 0; c < layout->ndistinct; c++)
 		layout->distinct_sets[c].column = moved[layout->distinct_sets[c].column];
+	for (c = 0; c < layout->nderived; c++)
+	{
+		GaDerivedColumn *derived = &layout->derived[c];
+
+		derived->column = moved[derived->column];
+		for (t = 0; t < derived->nsteps; t++)
+		{
+			if (derived->steps[t].op != GA_EXPR_COLUMN)
+				continue;
+			derived->steps[t].column = moved[derived->steps[t].column];
+			if (derived->steps[t].nan_column >= 0)
+				derived->steps[t].nan_column = moved[derived->steps[t].nan_column];
+		}
+	}
 	layout->ncolumns = layout->maxcolumns = ncolumns;
 	layout->sources = sources;
 	layout->column_types = types;
@@ -401,6 +546,11 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	int			maxcols = 2 * desc->nkeys + desc->naggs * peragg + 1;
 	int			i;
 
+	/* an argument the device computes: two columns an operand, six results */
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].derived != NULL)
+			maxcols += 2 * desc->aggs[i].derived->nsteps + GPUAGG_NUMERIC_LIMBS + 2;
+
 	layout->maxcolumns = maxcols;
 	layout->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
 	layout->column_types = palloc0(sizeof(GaValueType) * maxcols);
@@ -409,6 +559,8 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	layout->ops = palloc0(sizeof(GaAggSpec) * (desc->naggs * peragg + desc->nkeys + 1));
 	layout->outputs = palloc0(sizeof(GpuAggOutput) * Max(desc->naggs, 1));
 	layout->distinct_sets = palloc0(sizeof(GpuAggDistinctSet) * Max(desc->naggs, 1));
+	layout->derived = palloc0(sizeof(GaDerivedColumn) * maxcols);
+	layout->exprs = palloc0(sizeof(GpuAggDerivedDesc *) * Max(desc->naggs, 1));
 
 	for (i = 0; i < desc->nkeys; i++)
 		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,

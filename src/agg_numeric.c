@@ -317,6 +317,31 @@ GpuAggNumericEncodeValue(GpuAggNumericValue *value, GpuAggEncoding encoding, int
 	}
 }
 
+/*
+ * An operand of arithmetic on the device (agg_derived.c): value * 10^scale
+ * as an int64, or 0 with *isnan set for NaN.  The planner bounded the
+ * operand to 18 digits at this scale, and a constrained numeric cannot be
+ * infinite; a value outside that is an error, never a wrong sum.
+ */
+int64
+GpuAggNumericOperand(Datum value, int scale, bool *isnan)
+{
+	NumericParts parts;
+	uint64		words[3];
+
+	numeric_parts((struct varlena *) DatumGetPointer(value), &parts);
+	*isnan = parts.special == NUM_NAN;
+	if (*isnan)
+		return 0;
+	if (parts.special != 0 || !scaled_magnitude(&parts, scale, words) ||
+		words[1] != 0 || words[2] != 0 || words[0] > (uint64) PG_INT64_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuagg: numeric operand outside the bounds the planner derived"),
+				 errhint("Set gpuagg.numeric_on_device = off and report this as a bug.")));
+	return parts.negative ? -(int64) words[0] : (int64) words[0];
+}
+
 /* Encode a numeric argument for one batch column (see above). */
 int64
 GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding, int part,

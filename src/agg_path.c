@@ -358,8 +358,9 @@ agg_grouping_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 }
 
 /*
- * The child's output: keys, then each aggregate's argument and FILTER.
- * Only the expressions; agg_plan.c finds their positions again.
+ * The child's output: keys, then each aggregate's argument and FILTER (or
+ * the operands of an argument the device computes).  Only the
+ * expressions; agg_plan.c finds their positions again.
  */
 static PathTarget *
 agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
@@ -372,8 +373,17 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
 	foreach(lc, check->aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		List	   *operands;
+		ListCell   *lc2;
 		int			argno;
 
+		/* an argument the device computes: its operands (agg_derived.c) */
+		if (GpuAggDerivedArgument(aggref, &operands))
+		{
+			foreach(lc2, operands)
+				add_new_column_to_pathtarget(target, (Expr *) lfirst(lc2));
+			continue;
+		}
 		for (argno = 0; argno < list_length(aggref->args); argno++)
 			add_new_column_to_pathtarget(target, GpuAggChildArgument(aggref, argno));
 		if (aggref->args == NIL && aggref->aggfilter != NULL)
@@ -383,6 +393,28 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
 	if (target->exprs == NIL)
 		add_new_column_to_pathtarget(target, (Expr *) makeBoolConst(true, false));
 	return set_pathtarget_cost_width(root, target);
+}
+
+/*
+ * What one input row puts into batches, in 8-byte values: the layout's
+ * columns by their widths (a numeric argument computed on the host is up
+ * to four limbs and four flags; a column the device computes travels not
+ * at all), so that packing and copying are charged by the bytes rather
+ * than by the child's columns.
+ */
+static double
+agg_batch_values(List *path_private)
+{
+	GpuAggDesc *desc = GpuAggDescFromPath(lappend(list_copy(path_private), makeInteger(0)),
+										  NULL);
+	GpuAggLayout *layout = GpuAggLayoutBuild(desc);
+	double		bytes = 0;
+	int			c;
+
+	for (c = 0; c < layout->ncolumns; c++)
+		if (layout->sources[c].encoding != GPUAGG_ENC_DERIVED)
+			bytes += ga_type_width(layout->column_types[c]) + 0.125;
+	return Max(bytes / 8.0, 1.0);
 }
 
 /*
@@ -397,7 +429,7 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
  */
 static void
 agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
-			  GaDeviceKind device, int nkeys, int naggs, int ncolumns, int nsets,
+			  GaDeviceKind device, int nkeys, int naggs, double ncolumns, int nsets,
 			  double groups, List *having)
 {
 	QualCost	having_cost;
@@ -498,12 +530,12 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 {
 	GpuAggJoinSides sides;
 	int			parallel;
-	int			ncolumns;
+	double		ncolumns;
 
 	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
 							check->aggrefs, grouping_sets, &sides))
 		return false;
-	ncolumns = list_length(child_target->exprs) + 2 * (sides.nsides - 1);
+	ncolumns = agg_batch_values(path_private) + 2 * (sides.nsides - 1);
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
 		double		probe_rows = sides.paths[0]->rows;
@@ -585,7 +617,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *path_private;
 	List	   *sets;
 	int			relid = GpuAggGroupingRelid(root);
-	int			ncolumns;
+	double		ncolumns;
 	ListCell   *lc;
 
 	if (parse->hasTargetSRFs)
@@ -640,7 +672,6 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	if (sets == NIL)
 		return agg_reject(check.why);
 	child_target = agg_child_target(root, &check, relid);
-	ncolumns = list_length(child_target->exprs);
 
 	/*
 	 * A device failure is recovered by running the child again on the CPU
@@ -658,6 +689,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	path_private = lappend(path_private,
 						   list_make2(check.groupings,
 									  agg_grouping_keys(root, extra, &check)));
+	ncolumns = agg_batch_values(path_private);
 
 	/*
 	 * join-fed: the device joins the input's two sides itself.  That is not

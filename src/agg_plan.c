@@ -39,6 +39,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 	List	   *masks = NIL;
 	List	   *estimates = NIL;
 	List	   *groupings = NIL;
+	List	   *derived = NIL;
 	List	   *list;
 	int			i;
 
@@ -60,6 +61,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		a = lappend_int(a, (int) agg->final_fn);
 		a = lappend_int(a, (int) agg->arg_source_type);
 		aggs = lappend(aggs, lappend_int(a, (int) agg->arg2_source_type));
+		derived = lappend(derived, GpuAggDerivedToList(agg->derived));
 	}
 	for (i = 0; i < desc->nsets; i++)
 	{
@@ -82,7 +84,8 @@ GpuAggDescToList(const GpuAggDesc *desc)
 	list = lappend(list, list_make4(masks, estimates, makeInteger(desc->grouping_sets),
 									groupings));
 	list = lappend(list, GpuAggJoinDescToList(desc));
-	return lappend(list, makeString(pstrdup(desc->join_cond != NULL ? desc->join_cond : "")));
+	list = lappend(list, makeString(pstrdup(desc->join_cond != NULL ? desc->join_cond : "")));
+	return lappend(list, derived);
 }
 
 /* The grouping sets of a description from their masks and estimates. */
@@ -160,6 +163,7 @@ GpuAggDescFromList(List *list)
 		desc->aggs[i].final_fn = (Oid) list_nth_int(a, 9);
 		desc->aggs[i].arg_source_type = (Oid) list_nth_int(a, 10);
 		desc->aggs[i].arg2_source_type = (Oid) list_nth_int(a, 11);
+		desc->aggs[i].derived = GpuAggDerivedFromList(list_nth(list_nth(list, 8), i));
 		i++;
 	}
 	desc->est_groups = floatVal(lthird(list));
@@ -235,6 +239,7 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 		GpuAggAggDesc *agg = &desc->aggs[i];
 		const char *why;
+		List	   *operands;
 
 		if (!GpuAggClassifyAggref(aggref, &agg->kind, &agg->input_type,
 								  &agg->numeric_scale, &agg->numeric_precision,
@@ -242,7 +247,9 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 			elog(ERROR, "gpuagg: aggregate became unsupported: %s", why);
 		agg->result_type = getBaseType(aggref->aggtype);
 		/* a FILTER is folded into the argument (GpuAggChildArgument) */
-		if (aggref->args != NIL)
+		if (GpuAggDerivedArgument(aggref, &operands))
+			agg->derived = GpuAggDerivedCompile(aggref, child_exprs, child_attno);
+		else if (aggref->args != NIL)
 		{
 			Expr	   *arg = GpuAggChildArgument(aggref, 0);
 
@@ -317,6 +324,14 @@ fused_child_columns(GpuAggDesc *desc, List *child_exprs, CustomScan *join)
 		desc->aggs[i].arg_attno = map[desc->aggs[i].arg_attno];
 		desc->aggs[i].arg2_attno = map[desc->aggs[i].arg2_attno];
 		desc->aggs[i].filter_attno = map[desc->aggs[i].filter_attno];
+		if (desc->aggs[i].derived != NULL)
+		{
+			GpuAggDerivedDesc *derived = desc->aggs[i].derived;
+			int			s;
+
+			for (s = 0; s < derived->nsteps; s++)
+				derived->steps[s].attno = map[derived->steps[s].attno];
+		}
 	}
 }
 

@@ -102,7 +102,6 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		switch (sources[i].encoding)
 		{
 			case GPUAGG_ENC_NUMERIC_LIMB:
-			case GPUAGG_ENC_NUMERIC_FLAG:
 			case GPUAGG_ENC_NUMERIC_INT64:
 			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
 				/* columns of one numeric argument share its reading per row */
@@ -346,6 +345,16 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 						((int64 *) col->values)[row] = v;
 				}
 				break;
+			case GPUAGG_ENC_NUMERIC_OPERAND:
+				{
+					bool		isnan;
+
+					((int64 *) col->values)[row] = null ? 0 :
+						GpuAggNumericOperand(datum, src->scale, &isnan);
+				}
+				break;
+			case GPUAGG_ENC_DERIVED:
+				break;			/* the device computes it */
 			case GPUAGG_ENC_SQUARE_LIMB:
 				((int64 *) col->values)[row] = null ? 0 :
 					GpuAggSquareLimb(src->type == INT2OID ? DatumGetInt16(datum) :
@@ -628,8 +637,26 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 					}
 				}
 				break;
-			case GPUAGG_ENC_NUMERIC_LIMB:
+			case GPUAGG_ENC_NUMERIC_OPERAND:
+				{
+					int64	   *dst = (int64 *) col->values + row0;
+					bool		isnan;
+
+					for (r = 0; r < nrows; r++)
+						dst[r] = (nulls != NULL && nulls[r]) ? 0 :
+							GpuAggNumericOperand(v[r], src->scale, &isnan);
+				}
+				break;
 			case GPUAGG_ENC_NUMERIC_FLAG:
+				/* valid where the value is of the column's kind */
+				for (r = 0; r < nrows; r++)
+					if (!(nulls != NULL && nulls[r]) &&
+						GpuAggNumericPartOf(v[r]) != (GpuAggNumericPart) src->part)
+						ga_column_set_null(col, row0 + r);
+				break;
+			case GPUAGG_ENC_DERIVED:
+				break;			/* the device computes it */
+			case GPUAGG_ENC_NUMERIC_LIMB:
 			case GPUAGG_ENC_NUMERIC_INT64:
 			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
 				elog(ERROR, "gpuagg: numeric batch column %d appended column by column", c);
@@ -638,6 +665,16 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 	}
 	builder->rows_seen += nrows;
 	batch->nrows = row0 + nrows;
+}
+
+/*
+ * Whether the device computes batch column `column` (nobody fills it, and
+ * a batch message carries none of it).
+ */
+bool
+GpuAggBatchColumnDerived(GpuAggBatchBuilder *builder, int column)
+{
+	return builder->sources[column].encoding == GPUAGG_ENC_DERIVED;
 }
 
 /*

@@ -105,8 +105,10 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 		int32		id;
 
 		KeyDict    *dict = GpuAggBatchDict(builder, c);
+		bool		derived = GpuAggBatchColumnDerived(builder, c);
 
-		ch.has_nulls = col->has_nulls;
+		/* nothing of a column the device computes travels */
+		ch.has_nulls = derived ? 0 : col->has_nulls;
 		if (dict != NULL && dict_sent != NULL && dict_sent[c] >= 0)
 		{
 			ch.delta_first = dict_sent[c];
@@ -123,9 +125,9 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 		}
 		if (ch.ndelta > 0)
 			dict_sent[c] += ch.ndelta;
-		if (col->values != NULL)
+		if (col->values != NULL && !derived)
 			append_padded(buf, col->values, ga_type_width(col->type) * batch->nrows);
-		if (col->has_nulls)
+		if (ch.has_nulls)
 			append_padded(buf, col->validity, (batch->nrows + 7) / 8);
 	}
 	SET_VARSIZE(buf->data, buf->len);
@@ -260,7 +262,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 	for (c = header.first_column; c < header.first_column + header.ncolumns; c++)
 	{
 		GaColumn   *col = &batch->columns[c];
-		int			width = ga_type_width(col->type);
+		int			width = GpuAggBatchColumnDerived(builder, c) ? 0 : ga_type_width(col->type);
 		ColumnHeader ch;
 		int32		i;
 

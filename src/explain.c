@@ -213,6 +213,27 @@ explain_join_chain(const GpuAggDesc *desc)
 	return buf.data;
 }
 
+/*
+ * How many aggregate arguments the device computes from their operands
+ * (agg_derived.c), when any: the plan then differs from one that sends the
+ * arguments' values, and gpuagg.numeric_on_device tells why.
+ */
+static void
+explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].derived != NULL)
+			n++;
+	if (n > 0)
+		ExplainPropertyText("Device Arithmetic",
+							psprintf("%d numeric aggregate argument%s computed from %s operands",
+									 n, n > 1 ? "s" : "", n > 1 ? "their" : "its"),
+							es);
+}
+
 /* ExplainCustomScan for GpuHashAgg. */
 void
 GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -238,6 +259,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Input", explain_join_chain(desc), es);
 	if (desc->njoin_steps > 0 && desc->join_cond[0] != '\0')
 		ExplainPropertyText("Join Cond", desc->join_cond, es);
+	explain_device_arithmetic(desc, es);
 	if (gpuagg_explain_device_details)
 	{
 		if (info->direct_scan)

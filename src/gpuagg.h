@@ -69,6 +69,7 @@ extern bool gpuagg_enabled;
 extern bool gpuagg_enable_hashagg;
 extern bool gpuagg_enable_hashjoin;
 extern bool gpuagg_enable_join_fed_agg;
+extern bool gpuagg_numeric_on_device;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;
 extern bool gpuagg_direct_scan;
@@ -154,7 +155,10 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_NUMERIC_SQUARE_LIMB, /* limb `part` of (numeric * 10^scale)^2 */
 	GPUAGG_ENC_DICT_KEY,		/* dictionary id (key_dict.c) as int32 */
 	GPUAGG_ENC_JOIN_KEY,		/* join key: GpuJoinExactKey() as int64 */
-	GPUAGG_ENC_DICT_JOIN_KEY	/* join key: dictionary key id as int64 */
+	GPUAGG_ENC_DICT_JOIN_KEY,	/* join key: dictionary key id as int64 */
+	GPUAGG_ENC_NUMERIC_OPERAND, /* numeric * 10^scale as int64, 0 for NaN: an
+								 * operand of arithmetic on the device */
+	GPUAGG_ENC_DERIVED			/* computed by the device (agg_derived.c) */
 } GpuAggEncoding;
 
 /* Whether an encoding's values are ids of a dictionary (key_dict.c). */
@@ -202,6 +206,10 @@ typedef struct GpuAggAggDesc
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
 	int			numeric_precision;	/* ... and its most digits, else 0 */
 	bool		distinct;		/* over DISTINCT values (agg_distinct.c) */
+	struct GpuAggDerivedDesc *derived;	/* numeric argument computed by the
+										 * device from its operands
+										 * (agg_derived.c; arg_attno is 0),
+										 * else NULL */
 } GpuAggAggDesc;
 
 /*
@@ -388,6 +396,8 @@ typedef struct GpuAggColumnSource
 	int16		part;			/* numeric: limb number or GpuAggNumericPart */
 	int16		join_step;		/* GPUAGG_ENC_DICT_JOIN_KEY: its join step; the
 								 * two keys of a step share one dictionary */
+	int16		derived;		/* GPUAGG_ENC_DERIVED: 1 + the layout's number
+								 * of its expression, else 0 */
 } GpuAggColumnSource;
 
 /* agg_numeric.c: numeric arguments as limbs, flags or int64 */
@@ -444,6 +454,35 @@ extern Datum GpuAggNumericSpecial(const char *name);
 extern int64 GpuAggSquareLimb(int64 value, int part);
 extern Datum GpuAggInt128Scaled(int128 value, int scale);
 extern Datum GpuAggInt128ToNumeric(int128 value);
+extern int64 GpuAggNumericOperand(Datum value, int scale, bool *isnan);
+
+/*
+ * agg_derived.c: a numeric aggregate argument of +, -, * computed by the
+ * device (gpuagg_device.h's derived columns) from its operands, which the
+ * child computes: numeric(p <= 18, s) expressions as scaled int64 (and a NaN
+ * flag), integer expressions cast to numeric as they are, constants inline.
+ */
+typedef struct GpuAggDerivedStep
+{
+	int16		op;				/* GaExprOp */
+	int16		scale;			/* COLUMN of a numeric operand: its scale */
+	AttrNumber	attno;			/* COLUMN: the child column of the operand */
+	Oid			type;			/* COLUMN: NUMERICOID, INT2OID, INT4OID or INT8OID */
+	int32		power;			/* SCALE */
+	int64		constant;		/* CONST */
+} GpuAggDerivedStep;
+
+typedef struct GpuAggDerivedDesc
+{
+	int			nsteps;
+	GpuAggDerivedStep steps[GA_EXPR_MAX_STEPS];
+} GpuAggDerivedDesc;
+
+extern bool GpuAggDerivedArgument(Aggref *aggref, List **operands);
+extern GpuAggDerivedDesc *GpuAggDerivedCompile(Aggref *aggref, List *child_exprs,
+											   AttrNumber (*child_attno) (List *, Node *));
+extern List *GpuAggDerivedToList(const GpuAggDerivedDesc *derived);
+extern GpuAggDerivedDesc *GpuAggDerivedFromList(List *list);
 
 /* How one SQL aggregate is computed from device operations. */
 typedef struct GpuAggOutput
@@ -505,6 +544,12 @@ typedef struct GpuAggLayout
 	int			build_key_column[GA_AGG_MAX_JOIN_STEPS + 1];	/* per build side */
 	uint8	   *from_build;		/* per column: its side */
 	GaAggJoinSpec join_spec;
+
+	/* columns the device computes (agg_derived.c), for the request */
+	int			nderived;
+	GaDerivedColumn *derived;
+	int			nexprs;			/* distinct expressions among them */
+	const struct GpuAggDerivedDesc **exprs;
 } GpuAggLayout;
 
 extern GpuAggLayout *GpuAggLayoutBuild(const GpuAggDesc *desc);
@@ -526,6 +571,7 @@ extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
 													MemoryContext cxt);
 extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
 extern void GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end);
+extern bool GpuAggBatchColumnDerived(GpuAggBatchBuilder *builder, int column);
 extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
 							  TupleTableSlot *slot);
 

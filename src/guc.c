@@ -17,6 +17,7 @@ bool		gpuagg_enabled = true;
 bool		gpuagg_enable_hashagg = true;
 bool		gpuagg_enable_hashjoin = true;
 bool		gpuagg_enable_join_fed_agg = true;
+bool		gpuagg_numeric_on_device = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
 bool		gpuagg_direct_scan = true;
@@ -95,6 +96,11 @@ GpuAggGucInit(void)
 							 "Enables GpuHashJoin in place of Hash Join.",
 							 NULL,
 							 &gpuagg_enable_hashjoin, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.numeric_on_device",
+							 "Lets the device compute numeric +, - and * inside aggregate arguments.",
+							 "The child then computes only the operands (numeric columns of at most 18 digits, integers, constants), and sum, avg, min and max of the expression are computed exactly on the device.",
+							 &gpuagg_numeric_on_device, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.enable_join_fed_agg",
 							 "Enables GpuHashAgg computing the equi-join below it on the device.",

@@ -655,6 +655,8 @@ class Gen:
             forms += [(1, Expr("%s * 2" % s, t))]
             # more digits: numeric(12, 3) squared and cubed (24 and 36 digits) travel as limbs
             forms += [(1, Expr("%s * %s" % (s, s), t)), (1, Expr("%s * %s * %s" % (s, s, s), t))]
+            # (the device computes these from the operand: scales aligned, a constant, a sign)
+            forms += [(1, Expr("(%s - 1.25) * (2 - %s)" % (s, s), t)), (1, Expr("-%s * 0.5" % s, t))]
         elif t in ("date",) and risky_ok:
             forms += [(1, Expr("%s + 1" % s, t, risky=True))]
         e = self.pick(*forms)

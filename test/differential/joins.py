@@ -1006,12 +1006,16 @@ class JoinGen:
         aggs = []
         for _ in range(r.randint(1, 4)):
             x = r.choice(sides).alias
+            y = r.choice(sides).alias
+            # (numeric arithmetic over two sides: the device computes it after the joins)
             fn, t = r.choice([("count(*)", "int8"), ("count({x}.id)", "int8"), ("count({x}.kt)", "int8"),
                               ("sum({x}.v)", "int8"), ("sum({x}.k4)", "int8"), ("avg({x}.v)", "numeric"),
                               ("max({x}.kd)", "date"), ("max({x}.id)", "int4"), ("sum({x}.w)", "float8"),
                               ("min({x}.v)", "int4"), ("sum({x}.k8)", "numeric"),
-                              ("count(*) FILTER (WHERE {x}.v > 0)", "int8")])
-            aggs.append(Out(fn.format(x=x), t))
+                              ("count(*) FILTER (WHERE {x}.v > 0)", "int8"),
+                              ("sum({x}.kn * (1 - {y}.kn))", "numeric"), ("avg({x}.kn * {y}.v)", "numeric"),
+                              ("min({x}.kn - {y}.kn)", "numeric")])
+            aggs.append(Out(fn.format(x=x, y=y), t))
         outs = keys_out + aggs
         conds = " AND ".join(self.equality(ea, eb) for ea, eb in keys)
         frm = a.from_sql(r)
