@@ -64,11 +64,11 @@ ifeq ($(filter regress-list cuda-libdir clean,$(MAKECMDGOALS)),)
 $(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
 endif
 
-cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h $(wildcard cuda/*.cuh)
+cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -c $< -o $@
 
 $(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/gpuagg_device.h
-$(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h
+$(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h
 
 .PHONY: regress-list cuda-libdir
 regress-list:

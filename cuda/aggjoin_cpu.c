@@ -43,11 +43,14 @@
  * pass over the probe rows.
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
- * and the steps' key columns are copied.  Statistics: input_rows counts
+ * and the steps' key columns are copied.  Derived columns are not gathered
+ * but computed in the piece by the CPU aggregation (device_cpu.c), from
+ * their operands and NaN flags, which are gathered like any read column.  Statistics: input_rows counts
  * probe rows, joined_rows the last step's rows, join_build_rows the keyed
  * build rows of every step; bytes_sent counts what a GPU would ship of
  * every column (each step's keys, rows and build columns once, the probe
- * columns of every batch), as the plain CPU aggregation does.
+ * columns of every batch, derived columns never), as the plain CPU
+ * aggregation does.
  *
  * Failures (out of memory, cancel) are returned with a status; the caller
  * (device_cpu.c) remembers them.  Nothing here prints or aborts.
@@ -101,8 +104,11 @@ struct CpuAggJoin
 	int			ncolumns;
 	GaValueType *column_types;
 	uint8_t    *from_build;		/* per column: 0 probe, s build of step s */
-	uint8_t    *aggregated;		/* per column: a key or an aggregate reads it */
+	uint8_t    *aggregated;		/* per column: a key, an aggregate or a
+								 * derived column reads it */
 	uint8_t    *step_key;		/* per column: a step's join key */
+	uint8_t    *derived;		/* per column: computed in the piece, not
+								 * gathered */
 	int64_t		batch_rows;
 
 	/* the build sides */
@@ -176,14 +182,20 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 	free(aj->from_build);
 	free(aj->aggregated);
 	free(aj->step_key);
+	free(aj->derived);
 	free(aj);
 }
 
-/* Mark the columns that a key or an aggregate reads, and the steps' keys. */
+/*
+ * Mark the columns that a key or an aggregate reads, the operands and NaN
+ * flags of the derived columns, the derived columns themselves and the
+ * steps' keys.
+ */
 static void
 aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 {
-	int			i;
+	int			i,
+				s;
 
 	for (i = 0; i < request->nkeys; i++)
 		aj->aggregated[request->key_columns[i]] = 1;
@@ -196,6 +208,19 @@ aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 		aj->aggregated[spec->column] = 1;
 		if (spec->op == GA_AGG_COMOMENTS)
 			aj->aggregated[spec->column2] = 1;
+	}
+	for (i = 0; i < request->nderived; i++)
+	{
+		const GaDerivedColumn *dc = &request->derived[i];
+
+		aj->derived[dc->column] = 1;
+		for (s = 0; s < dc->nsteps; s++)
+			if (dc->steps[s].op == GA_EXPR_COLUMN)
+			{
+				aj->aggregated[dc->steps[s].column] = 1;
+				if (dc->steps[s].nan_column >= 0)
+					aj->aggregated[dc->steps[s].nan_column] = 1;
+			}
 	}
 	for (i = 0; i < aj->nsteps; i++)
 		aj->step_key[aj->steps[i].key_column] = 1;
@@ -261,11 +286,12 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj->from_build = calloc(n > 0 ? n : 1, 1);
 	aj->aggregated = calloc(n > 0 ? n : 1, 1);
 	aj->step_key = calloc(n > 0 ? n : 1, 1);
+	aj->derived = calloc(n > 0 ? n : 1, 1);
 	aj->build_values = calloc(n > 0 ? n : 1, sizeof(void *));
 	aj->build_validity = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
 	aj->joined.columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	if (aj->column_types == NULL || aj->from_build == NULL || aj->aggregated == NULL ||
-		aj->step_key == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
+		aj->step_key == NULL || aj->derived == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
 		aj->joined.columns == NULL)
 		goto oom;
 	if (n > 0)
@@ -301,7 +327,7 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 	{
 		const GaColumn *col = &batch->columns[c];
 
-		if (aj->from_build[c] != side)
+		if (aj->from_build[c] != side || aj->derived[c])
 			continue;
 		bytes += batch->nrows * ga_type_width(col->type);
 		if (col->has_nulls)
@@ -552,7 +578,8 @@ aggjoin_column_home(const CpuAggJoin *aj, const GaBatch *probe, int c, const voi
 
 /*
  * Fill the joined batch with the last level's rows: every aggregated
- * column's values and validity, read where each row's column lives.
+ * column's values and validity, read where each row's column lives
+ * (derived columns are left to the aggregation, which computes them).
  */
 static void
 aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
@@ -570,7 +597,7 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 		const uint8_t *validity;
 		const int64_t *source;
 
-		if (!aj->aggregated[c])
+		if (!aj->aggregated[c] || aj->derived[c])
 			continue;
 		source = level->source[aggjoin_column_home(aj, probe, c, &values, &validity)];
 		dst->has_nulls = 0;

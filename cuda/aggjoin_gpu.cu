@@ -49,6 +49,11 @@
  *	  overwritten only after its piece is settled (overflow redone on the
  *	  same rows).
  *
+ * Derived columns are neither sent nor gathered: their operands and NaN
+ * flags are gathered with the other columns the aggregation reads, and
+ * device_gpu.cu computes them in each piece of the input buffer before
+ * aggregating it (ga_gpu_agg_launch_input).
+ *
  * With one step the level is the probe batch and the pieces are written
  * straight into the aggregation's input: for the PK-FK join that is three
  * passes over the probe rows (probe, scan, gather) besides the copies and
@@ -156,8 +161,8 @@ aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
 	{
 		aj->probe_values_offset[c] = AGGJOIN_NO_SLOT;
 		aj->probe_validity_offset[c] = AGGJOIN_NO_SLOT;
-		if (aj->from_build[c])
-			continue;
+		if (aj->from_build[c] || agg->column_is_derived[c])
+			continue;			/* not sent; derived: computed after the gather */
 		values_bytes_per_row = (size_t) ga_type_width(agg->column_types[c]);
 		if ((agg->needs_values[c] || step_key[c]) && values_bytes_per_row > 0)
 		{
@@ -445,8 +450,9 @@ aggjoin_describe_column(const GpuAggJoin *aj, int c, int width)
 
 /*
  * Once every step is built: describe every column the gather writes (the
- * aggregation's columns into its input buffer, then the key of every step
- * after the first into the step's key array) and upload the descriptions.
+ * aggregation's columns into its input buffer, derived ones aside, then
+ * the key of every step after the first into the step's key array) and
+ * upload the descriptions.
  */
 static int
 aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
@@ -474,7 +480,7 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 							 "out of host memory describing the join's columns");
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
-		if (!agg->needs_values[c] && !agg->needs_validity[c])
+		if ((!agg->needs_values[c] && !agg->needs_validity[c]) || agg->column_is_derived[c])
 			continue;
 		columns[n] = aggjoin_describe_column(aj, c, agg->needs_values[c] ?
 											 ga_type_width(agg->column_types[c]) : 0);

@@ -218,6 +218,208 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 	return 1;
 }
 
+/* Whether column c of a request is filled by one of its derived columns. */
+static int
+column_is_derived(const GaAggRequest *request, int c)
+{
+	int			d;
+
+	for (d = 0; d < request->nderived; d++)
+		if (request->derived[d].column == c)
+			return 1;
+	return 0;
+}
+
+/*
+ * Check a COLUMN step's operand: an int16, int32 or int64 column that is
+ * not derived, with a NaN flag that is -1 or a GA_TYPE_NONE column that is
+ * not derived.
+ */
+static int
+derived_operand_validate(const GaAggRequest *request, int d, int s,
+						 const GaExprStep *step, GaStatus *status)
+{
+	GaValueType type;
+
+	if (step->column < 0 || step->column >= request->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of derived column %d reads column %d, which does not exist",
+							 s, d, step->column);
+	type = request->column_types[step->column];
+	if (type != GA_TYPE_INT16 && type != GA_TYPE_INT32 && type != GA_TYPE_INT64)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of derived column %d reads column %d, which is not an int16, int32 or int64 column",
+							 s, d, step->column);
+	if (column_is_derived(request, step->column))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of derived column %d reads column %d, which is itself derived",
+							 s, d, step->column);
+	if (step->nan_column == -1)
+		return 1;
+	if (step->nan_column < 0 || step->nan_column >= request->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of derived column %d takes its NaN flag from column %d, which does not exist",
+							 s, d, step->nan_column);
+	if (request->column_types[step->nan_column] != GA_TYPE_NONE)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of derived column %d takes its NaN flag from column %d, which is not a validity-only column",
+							 s, d, step->nan_column);
+	if (column_is_derived(request, step->nan_column))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of derived column %d takes its NaN flag from column %d, which is itself derived",
+							 s, d, step->nan_column);
+	return 1;
+}
+
+/*
+ * Check derived column d's program: 1 .. GA_EXPR_MAX_STEPS known steps,
+ * valid operands, SCALE powers 0 .. 38, and a stack that never
+ * underflows, never holds more than GA_EXPR_MAX_DEPTH values and ends
+ * with exactly one.  Fields a step's operation does not use are not read.
+ */
+static int
+derived_program_validate(const GaAggRequest *request, int d, GaStatus *status)
+{
+	const GaDerivedColumn *dc = &request->derived[d];
+	int			depth = 0;
+	int			s;
+
+	if (dc->nsteps < 1 || dc->nsteps > GA_EXPR_MAX_STEPS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "derived column %d has %d steps; 1 to %d are supported",
+							 d, dc->nsteps, GA_EXPR_MAX_STEPS);
+	for (s = 0; s < dc->nsteps; s++)
+	{
+		const GaExprStep *step = &dc->steps[s];
+
+		switch (step->op)
+		{
+			case GA_EXPR_COLUMN:
+				if (!derived_operand_validate(request, d, s, step, status))
+					return 0;
+				depth++;
+				break;
+			case GA_EXPR_CONST:
+				depth++;
+				break;
+			case GA_EXPR_ADD:
+			case GA_EXPR_SUB:
+			case GA_EXPR_MUL:
+				if (depth < 2)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of derived column %d needs two values, but the stack holds %d",
+										 s, d, depth);
+				depth--;
+				break;
+			case GA_EXPR_SCALE:
+				if (depth < 1)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of derived column %d scales an empty stack", s, d);
+				if (step->power < 0 || step->power > 38)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of derived column %d scales by 10^%d; powers 0 to 38 are supported",
+										 s, d, step->power);
+				break;
+			default:
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "step %d of derived column %d has an unknown operation %d",
+									 s, d, (int) step->op);
+		}
+		if (depth > GA_EXPR_MAX_DEPTH)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "step %d of derived column %d makes the stack hold %d values; at most %d are supported",
+								 s, d, depth, GA_EXPR_MAX_DEPTH);
+	}
+	if (depth != 1)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "derived column %d leaves %d values on the stack instead of one",
+							 d, depth);
+	return 1;
+}
+
+/*
+ * Check derived column d: a column of the request, derived once, of the
+ * type its part needs, never a grouping key, a join key or a build column,
+ * and a valid program.
+ */
+static int
+derived_column_validate(const GaAggRequest *request, int d, GaStatus *status)
+{
+	const GaDerivedColumn *dc = &request->derived[d];
+	int			c = dc->column;
+	int			i;
+
+	if (c < 0 || c >= request->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "derived column %d fills column %d, which does not exist", d, c);
+	for (i = 0; i < d; i++)
+		if (request->derived[i].column == c)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "column %d is filled by derived columns %d and %d", c, i, d);
+	switch (dc->part)
+	{
+		case GA_DERIVED_LIMB:
+			if (dc->limb < 0 || dc->limb > 3)
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "derived column %d takes limb %d; limbs 0 to 3 exist",
+									 d, dc->limb);
+			/* FALLTHROUGH */
+		case GA_DERIVED_INT64:
+			if (request->column_types[c] != GA_TYPE_INT64)
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "derived column %d fills column %d with integers, but the column is not of type int64",
+									 d, c);
+			break;
+		case GA_DERIVED_NAN:
+			if (request->column_types[c] != GA_TYPE_NONE)
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "derived column %d fills column %d with a NaN flag, but the column is not validity-only",
+									 d, c);
+			break;
+		default:
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "derived column %d takes an unknown part %d", d, (int) dc->part);
+	}
+	for (i = 0; i < request->nkeys; i++)
+		if (request->key_columns[i] == c)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "derived column %d fills column %d, which is grouping key %d",
+								 d, c, i);
+	if (request->join != NULL)
+	{
+		for (i = 0; i < request->join->nsteps; i++)
+			if (request->join->steps[i].key_column == c)
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "derived column %d fills column %d, which is the key column of join step %d",
+									 d, c, i + 1);
+		if (request->join->from_build[c] != 0)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "derived column %d fills column %d, which is a build column of join step %d; derived columns are computed in the joined rows and come from no side",
+								 d, c, (int) request->join->from_build[c]);
+	}
+	return derived_program_validate(request, d, status);
+}
+
+/* Check a request's derived columns (after its columns and join spec). */
+static int
+derived_validate(const GaAggRequest *request, GaStatus *status)
+{
+	int			d;
+
+	if (request->nderived < 0 || request->nderived > GA_MAX_DERIVED)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "aggregation request has %d derived columns; 0 to %d are supported",
+							 request->nderived, GA_MAX_DERIVED);
+	if (request->nderived > 0 && request->derived == NULL)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "aggregation request has %d derived columns but no array describing them",
+							 request->nderived);
+	for (d = 0; d < request->nderived; d++)
+		if (!derived_column_validate(request, d, status))
+			return 0;
+	return 1;
+}
+
 /*
  * Check that a request makes sense before any device sees it, so that the
  * implementations can trust it.
@@ -307,8 +509,73 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 	}
 	if (request->join != NULL && !join_spec_validate(request, status))
 		return 0;
+	if (!derived_validate(request, status))
+		return 0;
 	ga_status_ok(status);
 	return 1;
+}
+
+/* Whether two program steps do the same (fields their operation ignores aside). */
+static int
+expr_steps_equal(const GaExprStep *a, const GaExprStep *b)
+{
+	if (a->op != b->op)
+		return 0;
+	switch (a->op)
+	{
+		case GA_EXPR_COLUMN:
+			return a->column == b->column && a->nan_column == b->nan_column;
+		case GA_EXPR_CONST:
+			return a->constant == b->constant;
+		case GA_EXPR_SCALE:
+			return a->power == b->power;
+		default:
+			return 1;
+	}
+}
+
+/* Whether two derived columns have the same program. */
+static int
+derived_programs_equal(const GaDerivedColumn *a, const GaDerivedColumn *b)
+{
+	int			s;
+
+	if (a->nsteps != b->nsteps)
+		return 0;
+	for (s = 0; s < a->nsteps; s++)
+		if (!expr_steps_equal(&a->steps[s], &b->steps[s]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Copy a validated request's derived columns and group them by program
+ * (see GaDerivedPlan), in the order of their first appearance.  NULL when
+ * out of host memory; a request without derived columns gets an empty
+ * plan.
+ */
+GaDerivedPlan *
+ga_derived_plan_create(const GaAggRequest *request)
+{
+	GaDerivedPlan *plan = calloc(1, sizeof(GaDerivedPlan));
+	int			d,
+				p;
+
+	if (plan == NULL)
+		return NULL;
+	plan->nderived = request->nderived;
+	if (request->nderived > 0)
+		memcpy(plan->derived, request->derived, sizeof(GaDerivedColumn) * request->nderived);
+	for (d = 0; d < plan->nderived; d++)
+	{
+		for (p = 0; p < plan->nprograms; p++)
+			if (derived_programs_equal(&plan->derived[plan->program_spec[p]], &plan->derived[d]))
+				break;
+		if (p == plan->nprograms)
+			plan->program_spec[plan->nprograms++] = d;
+		plan->program_of[d] = p;
+	}
+	return plan;
 }
 
 /* Whether aggregate `agg` of a request produces floats (float or double). */

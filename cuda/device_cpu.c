@@ -29,6 +29,12 @@
  * Without keys there is exactly one group, created with the aggregation, so
  * that a plain aggregate over no rows still yields its row.
  *
+ * Derived columns (gpuagg_device.h) are computed in each chunk before
+ * phase 1, in the batch itself (their submitted contents are ignored):
+ * each distinct program once per row, with derived_expr.h's arithmetic,
+ * the same the GPU kernels use.  A join-fed piece (aggjoin_cpu.c) has its
+ * operands gathered and its derived columns computed here the same way.
+ *
  * The CPU device's hash join lives in join_cpu.c; its entries complete the
  * table of functions at the end of this file.  A join-fed aggregation
  * (aggjoin_cpu.c) forms the joined rows of every probe batch in pieces and
@@ -41,6 +47,7 @@
  *-------------------------------------------------------------------------
  */
 #include "device_impl.h"
+#include "derived_expr.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -123,6 +130,10 @@ typedef struct CpuAgg
 
 	/* join-fed aggregations: the build side and the joined pieces */
 	CpuAggJoin *join;
+
+	/* derived columns: the request's, copied and grouped by program */
+	GaDerivedPlan *derived;
+	uint8_t    *column_is_derived;	/* per column */
 
 	GaAggResult result;
 	int			finished;
@@ -737,6 +748,123 @@ cpu_accumulate(CpuAgg *agg, const GaBatch *batch, int a, int64_t base, int64_t n
 	}
 }
 
+/* An integer operand's value in a row (int16, int32 or int64, validated). */
+static inline int64_t
+cpu_operand_value(const GaColumn *col, int64_t row)
+{
+	switch (col->type)
+	{
+		case GA_TYPE_INT16:
+			return ((const int16_t *) col->values)[row];
+		case GA_TYPE_INT32:
+			return ((const int32_t *) col->values)[row];
+		default:
+			return ((const int64_t *) col->values)[row];
+	}
+}
+
+/*
+ * Evaluate a derived column's program in one row of a batch: null when a
+ * COLUMN operand is null, else NaN when an operand's NaN flag is valid,
+ * else finite with the value in *value.
+ */
+static GaExprRow
+cpu_derived_row(const GaDerivedColumn *program, const GaBatch *batch, int64_t row,
+				GaInt192 *value)
+{
+	GaExprStack stack;
+	int			nan = 0;
+	int			s;
+
+	stack.depth = 0;
+	for (s = 0; s < program->nsteps; s++)
+	{
+		const GaExprStep *step = &program->steps[s];
+		int64_t		operand = step->constant;
+
+		if (step->op == GA_EXPR_COLUMN)
+		{
+			const GaColumn *col = &batch->columns[step->column];
+
+			if (ga_column_is_null(col, row))
+				return GA_EXPR_ROW_NULL;
+			if (step->nan_column >= 0 &&
+				!ga_column_is_null(&batch->columns[step->nan_column], row))
+				nan = 1;
+			operand = cpu_operand_value(col, row);
+		}
+		if (!nan)
+			ga_expr_apply(&stack, step->op, step->power, operand);
+	}
+	if (nan)
+		return GA_EXPR_ROW_NAN;
+	*value = stack.v[0];
+	return GA_EXPR_ROW_FINITE;
+}
+
+/*
+ * Store derived column dc's part of row `row`: its value (0 when the part
+ * is not valid) and its validity bit (NaN flags are valid in NaN rows,
+ * values in finite ones).
+ */
+static inline void
+cpu_derived_store(GaColumn *col, const GaDerivedColumn *dc, int64_t row, GaExprRow state,
+				  GaInt192 value)
+{
+	int			valid = dc->part == GA_DERIVED_NAN ? state == GA_EXPR_ROW_NAN :
+		state == GA_EXPR_ROW_FINITE;
+	uint8_t		bit = (uint8_t) (1u << (row & 7));
+
+	if (col->values != NULL)
+		((int64_t *) col->values)[row] = valid ? ga_expr_part(value, dc->part, dc->limb) : 0;
+	if (valid)
+		col->validity[row >> 3] |= bit;
+	else
+		col->validity[row >> 3] &= (uint8_t) ~bit;
+}
+
+/*
+ * Compute the derived columns of rows [base, base + n) of a batch, each
+ * program once per row.  A column without storage (in a joined piece, a
+ * derived column no aggregate reads) is skipped.
+ */
+static void
+cpu_compute_derived(const CpuAgg *agg, GaBatch *batch, int64_t base, int64_t n)
+{
+	const GaDerivedPlan *plan = agg->derived;
+	int			p,
+				d;
+	int64_t		row;
+
+	for (d = 0; d < plan->nderived; d++)
+		if (batch->columns[plan->derived[d].column].validity != NULL)
+			batch->columns[plan->derived[d].column].has_nulls = 1;
+	for (p = 0; p < plan->nprograms; p++)
+	{
+		const GaDerivedColumn *program = &plan->derived[plan->program_spec[p]];
+		int			stored = 0;
+
+		for (d = 0; d < plan->nderived; d++)
+			stored |= plan->program_of[d] == p &&
+				batch->columns[plan->derived[d].column].validity != NULL;
+		if (!stored)
+			continue;
+		for (row = base; row < base + n; row++)
+		{
+			GaInt192	value = {{0, 0, 0}};
+			GaExprRow	state = cpu_derived_row(program, batch, row, &value);
+
+			for (d = 0; d < plan->nderived; d++)
+			{
+				GaColumn   *col = &batch->columns[plan->derived[d].column];
+
+				if (plan->program_of[d] == p && col->validity != NULL)
+					cpu_derived_store(col, &plan->derived[d], row, state, value);
+			}
+		}
+	}
+}
+
 /* Free everything an aggregation holds; NULL and half-built ones included. */
 static void
 cpu_agg_destroy(void *agg_impl)
@@ -777,6 +905,8 @@ cpu_agg_destroy(void *agg_impl)
 	free(agg->key_columns);
 	free(agg->aggs);
 	free(agg->acc_kinds);
+	free(agg->derived);
+	free(agg->column_is_derived);
 	free(agg);
 }
 
@@ -841,10 +971,15 @@ cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	agg->keys = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(int64_t *));
 	agg->key_isnull = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(uint8_t *));
 	agg->acc = calloc(request->naggs > 0 ? request->naggs : 1, sizeof(void *));
+	agg->derived = ga_derived_plan_create(request);
+	agg->column_is_derived = calloc(request->ncolumns > 0 ? request->ncolumns : 1, 1);
 	if (agg->column_types == NULL || agg->key_columns == NULL ||
 		agg->aggs == NULL || agg->acc_kinds == NULL || agg->keys == NULL ||
-		agg->key_isnull == NULL || agg->acc == NULL)
+		agg->key_isnull == NULL || agg->acc == NULL || agg->derived == NULL ||
+		agg->column_is_derived == NULL)
 		goto oom;
+	for (i = 0; i < agg->derived->nderived; i++)
+		agg->column_is_derived[agg->derived->derived[i].column] = 1;
 	if (request->ncolumns > 0)
 		memcpy(agg->column_types, request->column_types,
 			   sizeof(GaValueType) * request->ncolumns);
@@ -939,12 +1074,13 @@ cpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *sta
 }
 
 /*
- * Aggregate the rows of a batch, a chunk at a time, asking the wait
- * callback every CPU_WAIT_EVERY_ROWS rows whether to give up; counts the
- * batch.  Every submitted batch and every piece of joined rows comes here.
+ * Aggregate the rows of a batch, a chunk at a time (its derived columns
+ * computed first), asking the wait callback every CPU_WAIT_EVERY_ROWS rows
+ * whether to give up; counts the batch.  Every submitted batch and every
+ * piece of joined rows comes here.
  */
 static int
-cpu_aggregate(void *agg_impl, const GaBatch *batch, GaWaitCallback wait, void *arg,
+cpu_aggregate(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 			  GaStatus *status)
 {
 	CpuAgg	   *agg = agg_impl;
@@ -957,6 +1093,8 @@ cpu_aggregate(void *agg_impl, const GaBatch *batch, GaWaitCallback wait, void *a
 		int64_t		n = nrows - base < CPU_CHUNK_ROWS ? nrows - base : CPU_CHUNK_ROWS;
 		int			a;
 
+		if (agg->derived->nprograms > 0)
+			cpu_compute_derived(agg, batch, base, n);
 		if (agg->nkeys > 0 && !cpu_assign_groups(agg, batch, base, n))
 			return ga_failure_set(&agg->failure, status, GA_ERR_OUT_OF_MEMORY,
 							"out of host memory growing the CPU device's hash table");
@@ -1028,6 +1166,8 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	{
 		const GaColumn *col = &batch->columns[i];
 
+		if (agg->column_is_derived[i])
+			continue;			/* computed here, never sent */
 		agg->stats.bytes_sent += nrows * ga_type_width(col->type);
 		if (col->has_nulls)
 			agg->stats.bytes_sent += (nrows + 7) / 8;

@@ -36,6 +36,13 @@
  * at a time, and run the same kernels on it (ga_gpu_agg_launch_input); see
  * gpu_agg_submit_joined.
  *
+ * Derived columns are never sent: once the rows are in the input buffer
+ * (copied, or gathered by a join), the first kernel of the rows computes
+ * them there (ga_launch_compute_derived, once per rows, not again when an
+ * overflow redoes them), from operands whose bitmaps are always in the
+ * buffer: a batch's operand or NaN flag column without nulls gets its
+ * bitmap set on the device instead of sent.
+ *
  * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
  * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
  * aborts.  The first failure is remembered and reported again by every
@@ -446,8 +453,10 @@ reset_host_batch(GpuAgg *agg, GpuHostBatch *hb)
 
 /*
  * Decide which columns the device needs (values of keys and of aggregate
- * inputs other than COUNT; validity of every key and aggregate input) and
- * lay out the pinned batches and the device input buffer.
+ * inputs other than COUNT; validity of every key and aggregate input; the
+ * values and validity of the operands, and the validity of the NaN flags,
+ * of every derived column that is read) and lay out the pinned batches and
+ * the device input buffer.
  */
 static void
 plan_layout(GpuAgg *agg)
@@ -473,6 +482,28 @@ plan_layout(GpuAgg *agg)
 		{
 			agg->needs_validity[spec->column2] = 1;
 			agg->needs_values[spec->column2] = 1;
+		}
+	}
+	for (int d = 0; d < agg->derived->nderived; d++)
+	{
+		const GaDerivedColumn *dc = &agg->derived->derived[d];
+
+		if (!agg->needs_values[dc->column] && !agg->needs_validity[dc->column])
+			continue;
+		for (int s = 0; s < dc->nsteps; s++)
+		{
+			const GaExprStep *step = &dc->steps[s];
+
+			if (step->op != GA_EXPR_COLUMN)
+				continue;
+			agg->needs_values[step->column] = 1;
+			agg->needs_validity[step->column] = 1;
+			agg->derived_input[step->column] = 1;
+			if (step->nan_column >= 0)
+			{
+				agg->needs_validity[step->nan_column] = 1;
+				agg->derived_input[step->nan_column] = 1;
+			}
 		}
 	}
 
@@ -523,8 +554,83 @@ plan_shared_layout(GpuAgg *agg)
 }
 
 /*
+ * Describe the derived columns' programs for the kernel: every program
+ * with a part that is read, its outputs (the read derived columns' slots
+ * in the input buffer) and its steps (COLUMN operands and NaN flags read
+ * in the input buffer, where their bitmaps always are); then upload them
+ * once.  The host copy lives as long as the aggregation.
+ */
+static int
+plan_derived_programs(GpuAgg *agg, GaStatus *status)
+{
+	const GaDerivedPlan *plan = agg->derived;
+	int			n = 0;
+
+	agg->host_programs = (GaDevDerivedProgram *)
+		calloc(plan->nprograms > 0 ? plan->nprograms : 1, sizeof(GaDevDerivedProgram));
+	if (agg->host_programs == NULL)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory describing derived columns for the GPU");
+	for (int p = 0; p < plan->nprograms; p++)
+	{
+		GaDevDerivedProgram *program = &agg->host_programs[n];
+		const GaDerivedColumn *spec = &plan->derived[plan->program_spec[p]];
+
+		for (int d = 0; d < plan->nderived; d++)
+		{
+			const GaDerivedColumn *dc = &plan->derived[d];
+			GaDevDerivedOutput *out = &program->outputs[program->noutputs];
+
+			if (plan->program_of[d] != p ||
+				(!agg->needs_values[dc->column] && !agg->needs_validity[dc->column]))
+				continue;
+			if (agg->needs_values[dc->column])
+				out->values = (long long *) (agg->dev_input + agg->dev_values_offset[dc->column]);
+			if (agg->needs_validity[dc->column])
+				out->validity = (unsigned int *) (agg->dev_input +
+												  agg->dev_validity_offset[dc->column]);
+			out->part = (int32_t) dc->part;
+			out->limb = dc->limb;
+			program->noutputs++;
+		}
+		if (program->noutputs == 0)
+			continue;			/* no part of it is read */
+		program->nsteps = spec->nsteps;
+		for (int s = 0; s < spec->nsteps; s++)
+		{
+			const GaExprStep *step = &spec->steps[s];
+			GaDevExprStep *ds = &program->steps[s];
+
+			ds->op = (int32_t) step->op;
+			ds->power = step->power;
+			ds->constant = step->constant;
+			if (step->op != GA_EXPR_COLUMN)
+				continue;
+			ds->type = (int32_t) agg->column_types[step->column];
+			ds->values = agg->dev_input + agg->dev_values_offset[step->column];
+			ds->validity = agg->dev_input + agg->dev_validity_offset[step->column];
+			if (step->nan_column >= 0)
+				ds->nan_validity = agg->dev_input + agg->dev_validity_offset[step->nan_column];
+		}
+		n++;
+	}
+	agg->nprograms = n;
+	if (n == 0)
+		return 1;
+	if (!device_alloc((void **) &agg->dev_programs, (size_t) n * sizeof(GaDevDerivedProgram),
+					  "the derived columns' programs", status))
+		return 0;
+	GPU_TRY(cudaMemcpyAsync(agg->dev_programs, agg->host_programs,
+							(size_t) n * sizeof(GaDevDerivedProgram), cudaMemcpyHostToDevice,
+							agg->device->stream),
+			"copying the derived columns' programs to the GPU");
+	return 1;
+}
+
+/*
  * The kernels' view of column c of the rows now in the device input buffer
- * (column_has_nulls tells whether their validity must be read).
+ * (column_has_nulls tells whether their validity must be read; a derived
+ * column's always is, as the derived kernel writes it).
  */
 static GaDevColumn
 dev_column(const GpuAgg *agg, int c)
@@ -535,7 +641,7 @@ dev_column(const GpuAgg *agg, int c)
 	column.type = agg->column_types[c];
 	if (agg->needs_values[c])
 		column.values = agg->dev_input + agg->dev_values_offset[c];
-	if (agg->needs_validity[c] && agg->column_has_nulls[c])
+	if (agg->needs_validity[c] && (agg->column_has_nulls[c] || agg->column_is_derived[c]))
 		column.validity = agg->dev_input + agg->dev_validity_offset[c];
 	return column;
 }
@@ -603,8 +709,9 @@ choose_strategy(const GpuAgg *agg, int64_t *groups_alloc)
 }
 
 /*
- * Enqueue both phases for the batch on the device, then the copy of the
- * control block to pinned memory and the event that marks the batch done.
+ * Enqueue the derived columns' kernel (once per rows) and both phases for
+ * the batch on the device, then the copy of the control block to pinned
+ * memory and the event that marks the batch done.
  */
 static int
 enqueue_kernels(GpuAgg *agg, GaStatus *status)
@@ -618,6 +725,13 @@ enqueue_kernels(GpuAgg *agg, GaStatus *status)
 
 	set_acc_pointers(agg, &agg->inflight_aggs, &agg->table);
 	GPU_TRY(cudaEventRecord(agg->ev_kernel_start, stream), "recording an event");
+	if (agg->derived_pending)
+	{
+		GPU_TRY(ga_launch_compute_derived(agg->dev_programs, agg->nprograms, agg->inflight_rows,
+										  sms, stream),
+				"launching the derived column kernel");
+		agg->derived_pending = 0;	/* a redo after growth finds them there */
+	}
 	if (agg->nkeys > 0)
 		GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, &table, agg->inflight_rows,
 										   agg->dev_group_ids, sms, stream),
@@ -776,11 +890,15 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->dev_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->dev_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->column_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->column_is_derived = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->derived_input = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->derived = ga_derived_plan_create(request);
 	if (agg->column_types == NULL || agg->key_columns == NULL || agg->aggs == NULL ||
 		agg->needs_values == NULL || agg->needs_validity == NULL ||
 		agg->host_values_offset == NULL || agg->host_validity_offset == NULL ||
 		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL ||
-		agg->column_has_nulls == NULL)
+		agg->column_has_nulls == NULL || agg->column_is_derived == NULL ||
+		agg->derived_input == NULL || agg->derived == NULL)
 		return 0;
 	if (agg->ncolumns > 0)
 		memcpy(agg->column_types, request->column_types, sizeof(GaValueType) * agg->ncolumns);
@@ -793,6 +911,9 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->request.key_columns = agg->key_columns;
 	agg->request.aggs = agg->aggs;
 	agg->request.join = NULL;	/* the join spec is aggjoin_gpu.cu's copy */
+	agg->request.derived = agg->derived->derived;
+	for (int d = 0; d < agg->derived->nderived; d++)
+		agg->column_is_derived[agg->derived->derived[d].column] = 1;
 	return 1;
 }
 
@@ -909,8 +1030,9 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 			}
 	}
 
-	/* Device input buffer, group ids, control block, table. */
-	if (!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status))
+	/* Device input buffer and the derived columns' programs in it; group ids, control block, table. */
+	if (!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status) ||
+		!plan_derived_programs(agg, status))
 		goto fail;
 	if (agg->nkeys > 0 &&
 		!device_alloc((void **) &agg->dev_group_ids, (size_t) agg->batch_rows * sizeof(int32_t),
@@ -999,8 +1121,10 @@ gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *sta
 
 /*
  * Enqueue the copies of a filled batch into the device input buffer (one
- * per needed values array, one per validity bitmap of a column with nulls),
- * with events around them for the transfer time and the buffer's reuse.
+ * per needed values array, one per validity bitmap of a column with nulls;
+ * a derived column's operand or NaN flag without nulls gets its bitmap set
+ * there; derived columns are not sent), with events around them for the
+ * transfer time and the buffer's reuse.
  */
 static int
 enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
@@ -1015,6 +1139,8 @@ enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 	{
 		const GaColumn *column = &batch->columns[c];
 
+		if (agg->column_is_derived[c])
+			continue;			/* computed on the device */
 		if (agg->needs_values[c])
 		{
 			size_t		bytes = (size_t) nrows * ga_type_width(agg->column_types[c]);
@@ -1033,6 +1159,10 @@ enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 					"copying a batch's null bitmap to the GPU");
 			bytes_sent += bytes;
 		}
+		else if (agg->derived_input[c])
+			GPU_TRY(cudaMemsetAsync(agg->dev_input + agg->dev_validity_offset[c], 0xff,
+									(size_t) (nrows + 7) / 8, stream),
+					"setting a batch's null bitmap on the GPU");
 	}
 	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
 	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");
@@ -1070,6 +1200,7 @@ ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaStatus *status)
 	agg->inflight = 1;
 	agg->inflight_copy_timed = 0;
 	agg->inflight_gather_timed = 1;
+	agg->derived_pending = agg->nprograms > 0;
 	agg->stats.batches++;
 	return enqueue_kernels(agg, status);
 }
@@ -1148,6 +1279,7 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	agg->inflight_rows = batch->nrows;
 	agg->inflight = 1;
 	agg->inflight_copy_timed = 1;
+	agg->derived_pending = agg->nprograms > 0;
 	agg->stats.batches++;
 	agg->stats.input_rows += batch->nrows;
 
@@ -1385,6 +1517,7 @@ gpu_agg_destroy(void *agg_impl)
 	table_free(agg, &agg->table);
 	table_free(agg, &agg->retired);
 	device_free(&agg->dev_input);
+	device_free(&agg->dev_programs);
 	device_free(&agg->dev_group_ids);
 	device_free(&agg->dev_control);
 	for (int b = 0; b < 2; b++)
@@ -1418,6 +1551,10 @@ gpu_agg_destroy(void *agg_impl)
 	free(agg->dev_values_offset);
 	free(agg->dev_validity_offset);
 	free(agg->column_has_nulls);
+	free(agg->column_is_derived);
+	free(agg->derived_input);
+	free(agg->derived);
+	free(agg->host_programs);
 	free(agg);
 }
 

@@ -138,6 +138,22 @@ typedef struct GpuAgg
 	GpuAggJoin *join;
 	uint8_t    *column_has_nulls;	/* per column, for the batch on the device */
 
+	/*
+	 * Derived columns: the request's (copied and grouped by program), and
+	 * the programs with a read part as the kernel reads them.
+	 */
+	GaDerivedPlan *derived;
+	uint8_t    *column_is_derived;	/* per column: computed on the device,
+									 * never sent */
+	uint8_t    *derived_input;	/* per column: an operand or NaN flag of a
+								 * derived column that is read; its bitmap
+								 * is always on the device */
+	GaDevDerivedProgram *host_programs;
+	GaDevDerivedProgram *dev_programs;
+	int			nprograms;
+	int			derived_pending;	/* the input's derived columns are yet to
+									 * be computed */
+
 	GaAggStats	stats;
 
 	int			failed;

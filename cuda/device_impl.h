@@ -64,6 +64,23 @@ typedef struct GaDeviceOps
 	void		(*join_destroy) (void *join_impl);
 } GaDeviceOps;
 
+/*
+ * A request's derived columns as the devices keep them: copied (the
+ * caller may free its array after ga_agg_create) and grouped by program,
+ * so that a device evaluates each distinct program once per row however
+ * many parts (limbs, int64, NaN flag) are taken from it.  Program p's
+ * steps are those of derived[program_spec[p]]; derived column d takes its
+ * part from program program_of[d].
+ */
+typedef struct GaDerivedPlan
+{
+	int			nderived;
+	GaDerivedColumn derived[GA_MAX_DERIVED];
+	int			nprograms;
+	int			program_of[GA_MAX_DERIVED];
+	int			program_spec[GA_MAX_DERIVED];
+} GaDerivedPlan;
+
 /* device_cpu.c */
 extern const GaDeviceOps ga_cpu_ops;
 extern void *ga_cpu_open(GaStatus *status);
@@ -86,10 +103,12 @@ extern void ga_cpu_join_destroy(void *join_impl);
 /*
  * aggjoin_cpu.c: the CPU device's join-fed aggregation.  It forms the joined
  * rows of each probe batch in host batches of the request's layout and
- * hands them, a piece at a time, to the CPU aggregation through `aggregate`.
+ * hands them, a piece at a time, to the CPU aggregation through `aggregate`,
+ * which computes the piece's derived columns in it (so it is writable)
+ * before aggregating it.
  */
 typedef struct CpuAggJoin CpuAggJoin;
-typedef int (*CpuAggregateFn) (void *agg, const GaBatch *batch,
+typedef int (*CpuAggregateFn) (void *agg, GaBatch *batch,
 							   GaWaitCallback wait, void *arg, GaStatus *status);
 
 extern CpuAggJoin *ga_cpu_aggjoin_create(const GaAggRequest *request,
@@ -117,6 +136,7 @@ extern int	ga_status_set(GaStatus *status, GaStatusCode code,
 #endif
 			;
 extern int	ga_request_validate(const GaAggRequest *request, GaStatus *status);
+extern GaDerivedPlan *ga_derived_plan_create(const GaAggRequest *request);
 extern int	ga_join_request_validate(const GaJoinRequest *request, GaStatus *status);
 extern int	ga_agg_result_type_is_float(const GaAggRequest *request, int agg);
 extern int	ga_agg_result_width(const GaAggRequest *request, int agg);

@@ -38,6 +38,13 @@
  * (modulo 2^128).  Float MIN/MAX use an order-preserving map to int64 (NaN
  * largest) and integer atomicMin/atomicMax.
  *
+ * Derived columns (compute_derived_kernel) are computed before phase 1,
+ * with derived_expr.h's exact arithmetic (the CPU device's too): a block
+ * stages one program at a time in shared memory, every thread evaluates it
+ * in its row, and each derived column's validity bits for a warp's 32
+ * rows are one __ballot_sync and one 32-bit store by lane 0, so no two
+ * threads write one word.
+ *
  * Every kernel uses grid-stride loops with 64-bit indices; grids come from
  * the occupancy calculator for the device at hand.
  *
@@ -45,6 +52,7 @@
  */
 #include "hashagg_kernels.cuh"
 #include "gpuagg_device.h"
+#include "derived_expr.h"
 
 #include <limits.h>
 
@@ -731,6 +739,96 @@ accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 						shared_acc + aggs.aggs[a].shared_unit_offset * groups_alloc, g);
 }
 
+/*
+ * Evaluate a derived column's program in one row of the input buffer:
+ * null when a COLUMN operand is null, else NaN when an operand's NaN flag
+ * is valid, else finite with the value in *value.
+ */
+__device__ __forceinline__ int
+derived_row(const GaDevDerivedProgram &program, int64_t row, GaInt192 *value)
+{
+	GaExprStack stack;
+	bool		nan = false;
+
+	stack.depth = 0;
+	for (int s = 0; s < program.nsteps; s++)
+	{
+		const GaDevExprStep &step = program.steps[s];
+		long long	operand = step.constant;
+
+		if (step.op == GA_EXPR_COLUMN)
+		{
+			if (row_is_null(step.validity, row))
+				return GA_EXPR_ROW_NULL;
+			if (step.nan_validity != nullptr && !row_is_null(step.nan_validity, row))
+				nan = true;
+			operand = load_int(step.values, step.type, row);
+		}
+		if (!nan)
+			ga_expr_apply(&stack, step.op, step.power, (int64_t) operand);
+	}
+	if (nan)
+		return GA_EXPR_ROW_NAN;
+	*value = stack.v[0];
+	return GA_EXPR_ROW_FINITE;
+}
+
+static_assert(sizeof(GaDevDerivedProgram) % sizeof(long long) == 0,
+			  "a derived program is staged in 8-byte words");
+
+/*
+ * Derived columns: for each program, the block stages it in shared memory,
+ * then every thread evaluates it in its row and writes each output's value
+ * and, through a warp ballot, the warp's validity word.  The row loop
+ * keeps each warp on 32 consecutive rows starting at a multiple of 32, so
+ * every lane reaches the ballots (the loop bound is uniform in a warp).
+ */
+__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
+compute_derived_kernel(const GaDevDerivedProgram *programs, int nprograms, int64_t nrows)
+{
+	__shared__ GaDevDerivedProgram program;
+	const int	lane = threadIdx.x & 31;
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	const int	words = (int) (sizeof(GaDevDerivedProgram) / sizeof(long long));
+
+	for (int p = 0; p < nprograms; p++)
+	{
+		__syncthreads();		/* every thread is done with the previous one */
+		for (int i = threadIdx.x; i < words; i += blockDim.x)
+			((long long *) &program)[i] = __ldg((const long long *) (programs + p) + i);
+		__syncthreads();
+
+		for (int64_t base = (int64_t) blockIdx.x * blockDim.x + threadIdx.x - lane;
+			 base < nrows; base += stride)
+		{
+			const int64_t row = base + lane;
+			const bool	active = row < nrows;
+			GaInt192	value;
+			int			state = GA_EXPR_ROW_NULL;
+
+			value.w[0] = value.w[1] = value.w[2] = 0;
+			if (active)
+				state = derived_row(program, row, &value);
+			for (int o = 0; o < program.noutputs; o++)
+			{
+				const GaDevDerivedOutput &out = program.outputs[o];
+				const bool	valid = out.part == GA_DERIVED_NAN ?
+					state == GA_EXPR_ROW_NAN : state == GA_EXPR_ROW_FINITE;
+
+				if (active && out.values != nullptr)
+					out.values[row] = valid ? (long long) ga_expr_part(value, out.part, out.limb) : 0;
+				if (out.validity != nullptr)
+				{
+					unsigned int word = __ballot_sync(0xffffffffu, valid);
+
+					if (lane == 0)
+						out.validity[base >> 5] = word;
+				}
+			}
+		}
+	}
+}
+
 /* Set the group counter and clear the overflow flag (one thread). */
 __global__ void
 reset_control_kernel(GaDevControl *control, int64_t ngroups)
@@ -948,6 +1046,26 @@ ga_launch_accumulate_shared(const GaDevAggs *aggs, const int32_t *group_ids,
 																				 nrows,
 																				 control,
 																				 groups_alloc);
+	return cudaGetLastError();
+}
+
+/* Launch the derived columns' kernel over rows [0, nrows) (nothing without programs). */
+cudaError_t
+ga_launch_compute_derived(const GaDevDerivedProgram *programs, int nprograms, int64_t nrows,
+						  int sm_count, cudaStream_t stream)
+{
+	int			grid;
+	cudaError_t err;
+
+	if (nprograms <= 0 || nrows <= 0)
+		return cudaSuccess;
+	err = grid_size((const void *) compute_derived_kernel, 0, sm_count, nrows,
+					GA_GPU_BLOCK_THREADS, &grid);
+	if (err != cudaSuccess)
+		return err;
+	clear_stale_error();
+	compute_derived_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(programs, nprograms,
+																	  nrows);
 	return cudaGetLastError();
 }
 

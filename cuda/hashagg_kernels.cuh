@@ -22,6 +22,16 @@
  *				moments, 8 bytes otherwise; float MIN/MAX hold
  *				ga_float64_to_ordered() integers).
  *	control		GaDevControl: the group counter and the overflow flag.
+ *	programs	GaDevDerivedProgram[nprograms]: the derived columns' distinct
+ *				programs, with pointers into the input buffer; uploaded once.
+ *
+ * Derived columns (gpuagg_device.h) are computed in the input buffer by
+ * compute_derived_kernel before phase 1, after a batch's copies or a
+ * join's gather: their values and validity bitmaps are written there, in
+ * the slots the host never fills, and the aggregation reads them like any
+ * column.  Their operands' and NaN flags' bitmaps are always present in
+ * the buffer (copied, set to all valid, or gathered), so that the
+ * descriptions never change between batches.
  *
  * Every launch function returns the launch's cudaError_t (cudaSuccess or
  * the error of the launch itself; errors of the running kernel surface at
@@ -116,6 +126,51 @@ typedef struct GaDevAggs
 	int32_t		pad;
 	GaDevAgg	aggs[GA_GPU_MAX_AGGS];
 } GaDevAggs;
+
+/*
+ * One step of a derived column's program as the kernel reads it (see
+ * GaExprStep); a COLUMN step's operand and NaN flag are read in the input
+ * buffer.
+ */
+typedef struct GaDevExprStep
+{
+	const void *values;			/* COLUMN: the operand's values */
+	const uint8_t *validity;	/* COLUMN: its validity bitmap */
+	const uint8_t *nan_validity;	/* COLUMN: its NaN flag's bitmap; NULL:
+									 * no NaN flag */
+	long long	constant;		/* CONST */
+	int32_t		op;				/* GaExprOp */
+	int32_t		type;			/* COLUMN: the operand's GaValueType */
+	int32_t		power;			/* SCALE */
+	int32_t		pad;
+} GaDevExprStep;
+
+/* One derived column a program fills, in the input buffer. */
+typedef struct GaDevDerivedOutput
+{
+	long long  *values;			/* int64 per row; NULL: not read */
+	unsigned int *validity;		/* 32 rows a word; NULL: not read */
+	int32_t		part;			/* GaDerivedPart */
+	int32_t		limb;			/* GA_DERIVED_LIMB: 0 .. 3 */
+} GaDevDerivedOutput;
+
+/* One distinct program and the derived columns taken from its value. */
+typedef struct GaDevDerivedProgram
+{
+	int32_t		nsteps;
+	int32_t		noutputs;
+	GaDevExprStep steps[GA_EXPR_MAX_STEPS];
+	GaDevDerivedOutput outputs[GA_MAX_DERIVED];
+} GaDevDerivedProgram;
+
+/*
+ * Derived columns: evaluate the nprograms programs (device memory) in rows
+ * [0, nrows) of the input buffer, each once per row, and write every
+ * output's value (0 where the part is not valid) and validity.
+ */
+extern cudaError_t ga_launch_compute_derived(const GaDevDerivedProgram *programs,
+											 int nprograms, int64_t nrows,
+											 int sm_count, cudaStream_t stream);
 
 /* Phase 1: group_ids[row] for rows [0, nrows), inserting new keys. */
 extern cudaError_t ga_launch_assign_group_ids(const GaDevKeys *keys,
