@@ -385,7 +385,16 @@ const_bounds(Const *c, int *precision, int *scale)
 	numeric_parts((struct varlena *) DatumGetPointer(c->constvalue), &parts);
 	if (parts.special != 0)
 		return false;
-	integer_digits = parts.ndigits > 0 ? NUM_DIGITS_PER_WORD * (parts.weight + 1) : 1;
+	integer_digits = 1;
+	if (parts.ndigits > 0 && parts.weight >= 0)
+	{
+		uint16		first;
+
+		/* the first base-10000 digit's own decimal digits, then 4 per word */
+		memcpy(&first, parts.digits, sizeof(first));
+		integer_digits = NUM_DIGITS_PER_WORD * parts.weight +
+			(first >= 1000 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1);
+	}
 	*scale = parts.dscale;
 	*precision = Max(integer_digits, 1) + parts.dscale;
 	return true;
