@@ -20,6 +20,9 @@
 #             cases, seed AGGJOIN_SEED: chains of joins, ANTI, every device) and small
 #             cases of it under compute-sanitizer's AGGJOIN_TOOLS (default memcheck,
 #             racecheck of the chain cases, synccheck; about 9 minutes)
+#   derived   build, then the derived-column suite (numeric arithmetic on the device:
+#             random programs, known answers, join-fed operands) on every device, and
+#             under compute-sanitizer's memcheck, racecheck and synccheck (about 3 minutes)
 #   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
 #             GpuHashJoin on the GPU), conformance, test/t (no leaks, 3000 differential
 #             queries) (about 6 minutes)
@@ -38,7 +41,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|check|joinbench|groupby|tpch|profile OUTDIR" >&2
+	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -127,6 +130,25 @@ case "$STAGE" in
 		fi
 		[ "$rc" -eq 0 ] && verdict 0 "join-fed aggregation conformance and sanitizers passed" ||
 			verdict 1 "join-fed aggregation conformance or sanitizer failed (or ran out of time), see $STAGE.log"
+		;;
+	derived)
+		build
+		rc=0
+		echo "== derived-column suite, every device" >>"$LOG"
+		timeout 150 sh test/conformance/run.sh --device all --suite derived >>"$LOG" 2>&1 || rc=1
+		bin=test/conformance/conformance
+		if command -v compute-sanitizer >/dev/null 2>&1 && [ -x "$bin" ]; then
+			for tool in "memcheck --leak-check full" "racecheck --racecheck-report all" synccheck; do
+				echo "== compute-sanitizer --tool $tool (derived-column suite, GPU)" >>"$LOG"
+				# shellcheck disable=SC2086 # $tool holds the tool and its options
+				timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 \
+					"$bin" --device gpu --suite derived ${DERIVED_SANITIZE_ARGS:-} >>"$LOG" 2>&1 || rc=1
+			done
+		else
+			echo "compute-sanitizer not found: skipped" >>"$LOG"
+		fi
+		[ "$rc" -eq 0 ] && verdict 0 "derived-column conformance and sanitizers passed" ||
+			verdict 1 "derived-column conformance or sanitizer failed (or ran out of time), see $STAGE.log"
 		;;
 	check)
 		GPUAGG_TEST_DEVICE=gpu GPUAGG_TEST_OUT=$OUTDIR/check timeout 560 \

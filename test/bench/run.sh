@@ -525,6 +525,22 @@ EXPLAIN (ANALYZE, VERBOSE) ${Q_SQL[$q]};" | grep -v '^SET$') || true
 	done
 }
 
+# Append the planner's total cost of each selected query of suite $1 under the native
+# parallel, the unforced and the forced gpuagg settings to OUT/costs.csv (for calibrating
+# gpuagg's cost settings against the measured times in bench.csv).
+costs_suite() {
+	local s=$1 q mode line
+	for q in "${ORDER[@]}"; do
+		[ "${Q_SUITE[$q]:-}" = "$s" ] || continue
+		for mode in parallel unforced gpuagg; do
+			line=$(psql_as "$BENCH_DB" -At 2>/dev/null <<<"$(bench_mode_settings "$mode")
+$(session_sql "$s")
+EXPLAIN ${Q_SQL[$q]};" | grep -v '^SET$' | head -n 1) || line=""
+			printf '%s,%s,"%s"\n' "$q" "$mode" "${line//\"/\"\"}" >>"$OUT/costs.csv"
+		done
+	done
+}
+
 # ---------------------------------------------------------------- report
 
 # Print "N warm-up(s)", and the native modes' count where it differs.
@@ -660,7 +676,7 @@ main() {
 	bench_choose_device "$DEVICE"
 	DEVICE_NAME=$(psql_as "$BENCH_DB" -At -c "SELECT CASE WHEN '$BENCH_DEVICE' = 'cpu' THEN 'CPU device'
 		ELSE coalesce((SELECT name FROM gpuagg_devices() d WHERE d.usable ORDER BY 1 LIMIT 1), '?') END" 2>/dev/null || echo '?')
-	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt"
+	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv"
 	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s" >"$OUT/bench.csv"
 	for s in $SUITES; do
 		suite_selected "$s" || continue
@@ -686,6 +702,7 @@ main() {
 			log "elapsed $(elapsed_since "$T_START")s in all, $(elapsed_since "$t0")s on $s queries; $((n - k)) queries left"
 		done
 		explain_suite "$s"
+		costs_suite "$s"
 		if [ "${KEEP_CLUSTER:-0}" != 1 ]; then
 			psql_as "$BENCH_DB" -q -c "SET client_min_messages = warning" -c "DROP SCHEMA ${SUITE_SCHEMA[$s]} CASCADE"
 		fi
