@@ -32,18 +32,19 @@
  * through the wait callback, fail_at_batch, and refusal of bad requests.
  *
  * The hash join has its own suite in join.c, run after the aggregation's;
- * the join-fed aggregation (aggjoin.c) comes last, and checks its groups
- * with this file's reference (conformance.h).
+ * then the join-fed aggregation (aggjoin.c) and derived columns (derived.c),
+ * which check their groups with this file's reference (conformance.h).
  *
- * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|all]
+ * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]
  *                    [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]
- *                    [--seed S] [--only I] [--max-rows R] [--timeout S]
- *                    [--verbose]
+ *                    [--derived-cases N] [--seed S] [--only I] [--max-rows R]
+ *                    [--timeout S] [--verbose]
  * (build and run it with test/conformance/run.sh).
  *
  *-------------------------------------------------------------------------
  */
 #include "conformance.h"
+#include "derived.h"
 
 #include <float.h>
 #include <math.h>
@@ -2114,19 +2115,22 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|all] [--cases N]\n"
-			"          [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
-			"          [--seed S] [--only I]\n"
+			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]\n"
+			"          [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
+			"          [--derived-cases N] [--seed S] [--only I]\n"
 			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
 			"             gpu fails when there is none)\n"
-			"  --suite    aggregation, hash join, join-fed aggregation or all (default all)\n"
+			"  --suite    aggregation, hash join, join-fed aggregation, derived columns\n"
+			"             or all (default all)\n"
 			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
 			"  --join-cases random join cases after the fixed ones (default 40)\n"
 			"  --aggjoin-cases random join-fed aggregation cases after the fixed ones\n"
 			"             (default 40)\n"
 			"  --aggjoin-first skip the join-fed aggregation cases before case I\n"
 			"             (the fixed chains of joins start at 17; default 0)\n"
+			"  --derived-cases random derived column cases after the fixed ones\n"
+			"             (default 60; the join-fed ones always run)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
@@ -2144,6 +2148,7 @@ main(int argc, char **argv)
 	int			ncases = 300;
 	int			njoin_cases = 40;
 	int			naggjoin_cases = 40;
+	int			nderived_cases = 60;
 	uint64_t	seed = 1;
 	int			only = -1;
 	int			aggjoin_first = 0;
@@ -2175,6 +2180,8 @@ main(int argc, char **argv)
 			naggjoin_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--aggjoin-first") == 0 && i + 1 < argc)
 			aggjoin_first = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--derived-cases") == 0 && i + 1 < argc)
+			nderived_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -2194,7 +2201,8 @@ main(int argc, char **argv)
 	if ((strcmp(device_opt, "cpu") != 0 && strcmp(device_opt, "gpu") != 0 &&
 		 strcmp(device_opt, "all") != 0) ||
 		(strcmp(suite_opt, "agg") != 0 && strcmp(suite_opt, "join") != 0 &&
-		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "all") != 0))
+		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "derived") != 0 &&
+		 strcmp(suite_opt, "all") != 0))
 	{
 		usage(argv[0]);
 		return 2;
@@ -2330,6 +2338,23 @@ main(int argc, char **argv)
 		failures += conformance_aggjoin(devices, strategies, labels, nruns, seed,
 										aggjoin_first, naggjoin_cases, max_rows, timeout,
 										verbose, &checks);
+	}
+
+	/* Derived columns: every device run, plain and join-fed. */
+	if (only < 0 && (strcmp(suite_opt, "derived") == 0 || strcmp(suite_opt, "all") == 0))
+	{
+		GaDevice   *devices[8];
+		GaStrategy	strategies[8];
+		const char *labels[8];
+
+		for (j = 0; j < nruns; j++)
+		{
+			devices[j] = runs[j].device;
+			strategies[j] = runs[j].strategy;
+			labels[j] = runs[j].label;
+		}
+		failures += conformance_derived(devices, strategies, labels, nruns, seed,
+										nderived_cases, max_rows, timeout, verbose, &checks);
 	}
 
 	alarm(0);
