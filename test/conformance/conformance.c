@@ -1555,7 +1555,7 @@ api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	WaitState	ws = {0, 1, 0};
 	GaValueType types[2] = {GA_TYPE_INT32, GA_TYPE_INT64};
 	int			keycol = 0;
-	GaAggSpec	spec[2] = {{GA_AGG_COUNT_ROWS, -1}, {GA_AGG_SUM_INT, 1}};
+	GaAggSpec	spec[2] = {{GA_AGG_COUNT_ROWS, -1, -1}, {GA_AGG_SUM_INT, 1, -1}};
 	GaAggRequest req;
 	GaAgg	   *agg;
 	GaStatus	st;
@@ -1641,7 +1641,7 @@ api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 	WaitState	ws = {0, 0, 0};
 	GaValueType types[1] = {GA_TYPE_INT16};
 	int			keycol = 0;
-	GaAggSpec	spec[1] = {{GA_AGG_COUNT_ROWS, -1}};
+	GaAggSpec	spec[1] = {{GA_AGG_COUNT_ROWS, -1, -1}};
 	GaAggRequest req;
 	GaAgg	   *agg;
 	GaStatus	st;
@@ -1695,12 +1695,12 @@ api_invalid(GaDevice *dev, const char *label)
 	int			float_key = 0,
 				int_key = 1;
 	GaAggSpec	bad_aggs[][1] = {
-		{{GA_AGG_SUM_INT, 0}},	/* integer sum of a float */
-		{{GA_AGG_SUM_FLOAT64, 1}},	/* float sum of an integer */
-		{{GA_AGG_SUM_FLOAT32, 0}},	/* float32 sum of a float64 */
-		{{GA_AGG_COUNT_INF, 1}},	/* infinities of an integer */
-		{{GA_AGG_MIN, 7}},		/* no such column */
-		{{(GaAggOp) 99, 1}},	/* no such operation */
+		{{GA_AGG_SUM_INT, 0, -1}},	/* integer sum of a float */
+		{{GA_AGG_SUM_FLOAT64, 1, -1}},	/* float sum of an integer */
+		{{GA_AGG_SUM_FLOAT32, 0, -1}},	/* float32 sum of a float64 */
+		{{GA_AGG_COUNT_INF, 1, -1}},	/* infinities of an integer */
+		{{GA_AGG_MIN, 7, -1}},		/* no such column */
+		{{(GaAggOp) 99, 1, -1}},	/* no such operation */
 	};
 	GaAggRequest req;
 	GaStatus	st;
