@@ -4,7 +4,8 @@
  *	  What the derived column suite's files share: the reference's big
  *	  integers (derived_ref.c), a derived case (its columns, derived
  *	  columns and known answers) and the device runs (derived.c), the
- *	  join-fed cases (derived_join.c) and the API checks (derived_api.c).
+ *	  fixed and random cases (derived_cases.c), the join-fed cases
+ *	  (derived_join.c) and the API checks (derived_api.c).
  *
  * The reference is independent of cuda/derived_expr.h: its integers are
  * sign and magnitude in 32-bit words, not 64-bit two's complement, its
@@ -99,13 +100,18 @@ extern int	dv_add_column(DvCase *dc, GaValueType type);
 extern void dv_alloc_rows(DvCase *dc, int64_t nrows);
 extern int	dv_add_derived(DvCase *dc, const GaDerivedColumn *program, GaDerivedPart part,
 						   int limb);
-extern void dv_add_limbs_summed(DvCase *dc, const GaDerivedColumn *program);
-extern void dv_add_part_all_aggs(DvCase *dc, const GaDerivedColumn *program,
-								 GaDerivedPart part, int limb);
 extern void dv_fill_derived(DvCase *dc);
 extern void dv_describe(DvCase *dc, const char *label);
 
-/* derived.c: programs */
+/* derived_cases.c: the fixed cases (their label) and the random ones */
+#define DV_NUM_FIXED 13
+extern const char *dv_fixed_case(int index, DvCase *dc, Rng *rng, int64_t max_rows);
+extern void dv_random_case(DvCase *dc, Rng *rng, int64_t max_rows);
+
+/* derived_cases.c: programs, and derived columns with their aggregates */
+extern void dv_add_limbs_summed(DvCase *dc, const GaDerivedColumn *program);
+extern void dv_add_part_all_aggs(DvCase *dc, const GaDerivedColumn *program,
+								 GaDerivedPart part, int limb);
 extern void dv_program(GaDerivedColumn *program);
 extern void dv_step(GaDerivedColumn *program, GaExprOp op, int column, int nan_column,
 					int power, int64_t constant);

@@ -42,6 +42,7 @@ $CC $CFLAGS -Icuda -c $src/aggjoin.c -o "$build/aggjoin.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin_specs.c -o "$build/aggjoin_specs.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin_api.c -o "$build/aggjoin_api.o"
 $CC $CFLAGS -Icuda -c $src/derived.c -o "$build/derived.o"
+$CC $CFLAGS -Icuda -c $src/derived_cases.c -o "$build/derived_cases.o"
 $CC $CFLAGS -Icuda -c $src/derived_ref.c -o "$build/derived_ref.o"
 $CC $CFLAGS -Icuda -c $src/derived_join.c -o "$build/derived_join.o"
 $CC $CFLAGS -Icuda -c $src/derived_api.c -o "$build/derived_api.o"
@@ -71,7 +72,8 @@ fi
 
 $CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/join.o" \
 	"$build/aggjoin.o" "$build/aggjoin_specs.o" "$build/aggjoin_api.o" \
-	"$build/derived.o" "$build/derived_ref.o" "$build/derived_join.o" "$build/derived_api.o" \
+	"$build/derived.o" "$build/derived_cases.o" "$build/derived_ref.o" "$build/derived_join.o" \
+	"$build/derived_api.o" \
 	"$build/device.o" \
 	"$build/device_cpu.o" "$build/join_cpu.o" "$build/aggjoin_cpu.o" $gpu_objs $libs -lm
 cp "$build/conformance" "$src/conformance.tmp.$$"
