@@ -7,8 +7,9 @@
 # are plain C and are compiled here from source; the GPU device comes from
 # the objects a top-level `make` produced: cuda/device_gpu.o,
 # cuda/hashagg_kernels.o, cuda/join_gpu.o, cuda/hashjoin_kernels.o,
-# cuda/aggjoin_gpu.o and cuda/aggjoin_kernels.o (built with nvcc, linked with
-# the static CUDA runtime) or cuda/device_gpu_none.o (built without nvcc).
+# cuda/aggjoin_gpu.o, cuda/aggjoin_kernels.o and cuda/derived_gpu.o (built
+# with nvcc, linked with the static CUDA runtime) or cuda/device_gpu_none.o
+# (built without nvcc).
 # Suites: --suite agg|join|aggjoin|derived|all (conformance.c's usage tells the rest).
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
@@ -48,7 +49,7 @@ $CC $CFLAGS -Icuda -c $src/derived_join.c -o "$build/derived_join.o"
 $CC $CFLAGS -Icuda -c $src/derived_api.c -o "$build/derived_api.o"
 
 libs=""
-gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o"
+gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o"
 have_gpu_objs=1
 for o in $gpu_objs; do
 	[ -f "$o" ] || have_gpu_objs=0
