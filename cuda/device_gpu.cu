@@ -41,7 +41,8 @@
  * them there (ga_launch_compute_derived, once per rows, not again when an
  * overflow redoes them), from operands whose bitmaps are always in the
  * buffer: a batch's operand or NaN flag column without nulls gets its
- * bitmap set on the device instead of sent.
+ * bitmap set on the device instead of sent.  derived_gpu.cu plans what
+ * they need and describes their programs.
  *
  * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
  * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
@@ -484,28 +485,7 @@ plan_layout(GpuAgg *agg)
 			agg->needs_values[spec->column2] = 1;
 		}
 	}
-	for (int d = 0; d < agg->derived->nderived; d++)
-	{
-		const GaDerivedColumn *dc = &agg->derived->derived[d];
-
-		if (!agg->needs_values[dc->column] && !agg->needs_validity[dc->column])
-			continue;
-		for (int s = 0; s < dc->nsteps; s++)
-		{
-			const GaExprStep *step = &dc->steps[s];
-
-			if (step->op != GA_EXPR_COLUMN)
-				continue;
-			agg->needs_values[step->column] = 1;
-			agg->needs_validity[step->column] = 1;
-			agg->derived_input[step->column] = 1;
-			if (step->nan_column >= 0)
-			{
-				agg->needs_validity[step->nan_column] = 1;
-				agg->derived_input[step->nan_column] = 1;
-			}
-		}
-	}
+	ga_gpu_derived_mark_inputs(agg);
 
 	agg->validity_bytes = (size_t) (agg->batch_rows + 7) / 8;
 	for (int c = 0; c < agg->ncolumns; c++)
@@ -551,80 +531,6 @@ plan_shared_layout(GpuAgg *agg)
 			}
 	agg->shared_bytes_per_group = offset;
 	agg->max_shared_groups = ga_shared_strategy_max_groups(&agg->device->info, &agg->request);
-}
-
-/*
- * Describe the derived columns' programs for the kernel: every program
- * with a part that is read, its outputs (the read derived columns' slots
- * in the input buffer) and its steps (COLUMN operands and NaN flags read
- * in the input buffer, where their bitmaps always are); then upload them
- * once.  The host copy lives as long as the aggregation.
- */
-static int
-plan_derived_programs(GpuAgg *agg, GaStatus *status)
-{
-	const GaDerivedPlan *plan = agg->derived;
-	int			n = 0;
-
-	agg->host_programs = (GaDevDerivedProgram *)
-		calloc(plan->nprograms > 0 ? plan->nprograms : 1, sizeof(GaDevDerivedProgram));
-	if (agg->host_programs == NULL)
-		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-							 "out of host memory describing derived columns for the GPU");
-	for (int p = 0; p < plan->nprograms; p++)
-	{
-		GaDevDerivedProgram *program = &agg->host_programs[n];
-		const GaDerivedColumn *spec = &plan->derived[plan->program_spec[p]];
-
-		for (int d = 0; d < plan->nderived; d++)
-		{
-			const GaDerivedColumn *dc = &plan->derived[d];
-			GaDevDerivedOutput *out = &program->outputs[program->noutputs];
-
-			if (plan->program_of[d] != p ||
-				(!agg->needs_values[dc->column] && !agg->needs_validity[dc->column]))
-				continue;
-			if (agg->needs_values[dc->column])
-				out->values = (long long *) (agg->dev_input + agg->dev_values_offset[dc->column]);
-			if (agg->needs_validity[dc->column])
-				out->validity = (unsigned int *) (agg->dev_input +
-												  agg->dev_validity_offset[dc->column]);
-			out->part = (int32_t) dc->part;
-			out->limb = dc->limb;
-			program->noutputs++;
-		}
-		if (program->noutputs == 0)
-			continue;			/* no part of it is read */
-		program->nsteps = spec->nsteps;
-		for (int s = 0; s < spec->nsteps; s++)
-		{
-			const GaExprStep *step = &spec->steps[s];
-			GaDevExprStep *ds = &program->steps[s];
-
-			ds->op = (int32_t) step->op;
-			ds->power = step->power;
-			ds->constant = step->constant;
-			if (step->op != GA_EXPR_COLUMN)
-				continue;
-			ds->type = (int32_t) agg->column_types[step->column];
-			ds->values = agg->dev_input + agg->dev_values_offset[step->column];
-			ds->validity = agg->dev_input + agg->dev_validity_offset[step->column];
-			if (step->nan_column >= 0)
-				ds->nan_validity = agg->dev_input + agg->dev_validity_offset[step->nan_column];
-		}
-		n++;
-	}
-	agg->nprograms = n;
-	if (n == 0)
-		return 1;
-	if (!device_alloc((void **) &agg->dev_programs, (size_t) n * sizeof(GaDevDerivedProgram),
-					  "the derived columns' programs", status))
-		return 0;
-	GPU_TRY(cudaMemcpyAsync(agg->dev_programs, agg->host_programs,
-							(size_t) n * sizeof(GaDevDerivedProgram), cudaMemcpyHostToDevice,
-							agg->device->stream),
-			"copying the derived columns' programs to the GPU");
-	return 1;
 }
 
 /*
@@ -1032,7 +938,7 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 
 	/* Device input buffer and the derived columns' programs in it; group ids, control block, table. */
 	if (!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status) ||
-		!plan_derived_programs(agg, status))
+		!ga_gpu_derived_upload(agg, status))
 		goto fail;
 	if (agg->nkeys > 0 &&
 		!device_alloc((void **) &agg->dev_group_ids, (size_t) agg->batch_rows * sizeof(int32_t),

@@ -363,6 +363,14 @@ extern int	ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback w
 extern void ga_gpu_aggjoin_destroy(GpuAgg *agg);
 
 /*
+ * derived_gpu.cu: the derived columns' needs, marked while the input
+ * buffer is laid out, and their programs, described and uploaded once the
+ * buffer is allocated (0 with status on failure).
+ */
+extern void ga_gpu_derived_mark_inputs(GpuAgg *agg);
+extern int	ga_gpu_derived_upload(GpuAgg *agg, GaStatus *status);
+
+/*
  * device_gpu.cu: what the join-fed aggregation uses of the aggregation.
  * settle waits for the piece in flight (redoing it on overflow) before its
  * input is overwritten; launch_input aggregates the nrows rows gathered

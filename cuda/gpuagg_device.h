@@ -423,7 +423,11 @@ extern void ga_agg_destroy(GaAgg *agg);
  *						|v| < 2^63); valid when finite.
  *	GA_DERIVED_NAN		GA_TYPE_NONE: valid when NaN.
  * A derived column may be the column of any aggregate operation, never a
- * key, a join key or an operand.  Every device computes the same values.
+ * key, a join key or an operand; in a join-fed aggregation its from_build
+ * is 0 (it comes from no side).  Fields a step's operation does not use
+ * (a CONST step's column, an ADD step's power, ...) and the limb of a part
+ * other than GA_DERIVED_LIMB are ignored.  Every device computes the same
+ * values.
  */
 typedef enum GaExprOp
 {

@@ -32,18 +32,19 @@
  * through the wait callback, fail_at_batch, and refusal of bad requests.
  *
  * The hash join has its own suite in join.c, run after the aggregation's;
- * the join-fed aggregation (aggjoin.c) comes last, and checks its groups
- * with this file's reference (conformance.h).
+ * then the join-fed aggregation (aggjoin.c) and derived columns (derived.c),
+ * which check their groups with this file's reference (conformance.h).
  *
- * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|all]
+ * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]
  *                    [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]
- *                    [--seed S] [--only I] [--max-rows R] [--timeout S]
- *                    [--verbose]
+ *                    [--derived-cases N] [--seed S] [--only I] [--max-rows R]
+ *                    [--timeout S] [--verbose]
  * (build and run it with test/conformance/run.sh).
  *
  *-------------------------------------------------------------------------
  */
 #include "conformance.h"
+#include "derived.h"
 
 #include <float.h>
 #include <math.h>
@@ -1554,7 +1555,7 @@ api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	WaitState	ws = {0, 1, 0};
 	GaValueType types[2] = {GA_TYPE_INT32, GA_TYPE_INT64};
 	int			keycol = 0;
-	GaAggSpec	spec[2] = {{GA_AGG_COUNT_ROWS, -1}, {GA_AGG_SUM_INT, 1}};
+	GaAggSpec	spec[2] = {{GA_AGG_COUNT_ROWS, -1, -1}, {GA_AGG_SUM_INT, 1, -1}};
 	GaAggRequest req;
 	GaAgg	   *agg;
 	GaStatus	st;
@@ -1640,7 +1641,7 @@ api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 	WaitState	ws = {0, 0, 0};
 	GaValueType types[1] = {GA_TYPE_INT16};
 	int			keycol = 0;
-	GaAggSpec	spec[1] = {{GA_AGG_COUNT_ROWS, -1}};
+	GaAggSpec	spec[1] = {{GA_AGG_COUNT_ROWS, -1, -1}};
 	GaAggRequest req;
 	GaAgg	   *agg;
 	GaStatus	st;
@@ -1694,12 +1695,12 @@ api_invalid(GaDevice *dev, const char *label)
 	int			float_key = 0,
 				int_key = 1;
 	GaAggSpec	bad_aggs[][1] = {
-		{{GA_AGG_SUM_INT, 0}},	/* integer sum of a float */
-		{{GA_AGG_SUM_FLOAT64, 1}},	/* float sum of an integer */
-		{{GA_AGG_SUM_FLOAT32, 0}},	/* float32 sum of a float64 */
-		{{GA_AGG_COUNT_INF, 1}},	/* infinities of an integer */
-		{{GA_AGG_MIN, 7}},		/* no such column */
-		{{(GaAggOp) 99, 1}},	/* no such operation */
+		{{GA_AGG_SUM_INT, 0, -1}},	/* integer sum of a float */
+		{{GA_AGG_SUM_FLOAT64, 1, -1}},	/* float sum of an integer */
+		{{GA_AGG_SUM_FLOAT32, 0, -1}},	/* float32 sum of a float64 */
+		{{GA_AGG_COUNT_INF, 1, -1}},	/* infinities of an integer */
+		{{GA_AGG_MIN, 7, -1}},		/* no such column */
+		{{(GaAggOp) 99, 1, -1}},	/* no such operation */
 	};
 	GaAggRequest req;
 	GaStatus	st;
@@ -2114,19 +2115,22 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|all] [--cases N]\n"
-			"          [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
-			"          [--seed S] [--only I]\n"
+			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]\n"
+			"          [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
+			"          [--derived-cases N] [--seed S] [--only I]\n"
 			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
 			"             gpu fails when there is none)\n"
-			"  --suite    aggregation, hash join, join-fed aggregation or all (default all)\n"
+			"  --suite    aggregation, hash join, join-fed aggregation, derived columns\n"
+			"             or all (default all)\n"
 			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
 			"  --join-cases random join cases after the fixed ones (default 40)\n"
 			"  --aggjoin-cases random join-fed aggregation cases after the fixed ones\n"
 			"             (default 40)\n"
 			"  --aggjoin-first skip the join-fed aggregation cases before case I\n"
 			"             (the fixed chains of joins start at 17; default 0)\n"
+			"  --derived-cases random derived column cases after the fixed ones\n"
+			"             (default 60; the join-fed ones always run)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
@@ -2144,6 +2148,7 @@ main(int argc, char **argv)
 	int			ncases = 300;
 	int			njoin_cases = 40;
 	int			naggjoin_cases = 40;
+	int			nderived_cases = 60;
 	uint64_t	seed = 1;
 	int			only = -1;
 	int			aggjoin_first = 0;
@@ -2175,6 +2180,8 @@ main(int argc, char **argv)
 			naggjoin_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--aggjoin-first") == 0 && i + 1 < argc)
 			aggjoin_first = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--derived-cases") == 0 && i + 1 < argc)
+			nderived_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -2194,7 +2201,8 @@ main(int argc, char **argv)
 	if ((strcmp(device_opt, "cpu") != 0 && strcmp(device_opt, "gpu") != 0 &&
 		 strcmp(device_opt, "all") != 0) ||
 		(strcmp(suite_opt, "agg") != 0 && strcmp(suite_opt, "join") != 0 &&
-		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "all") != 0))
+		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "derived") != 0 &&
+		 strcmp(suite_opt, "all") != 0))
 	{
 		usage(argv[0]);
 		return 2;
@@ -2330,6 +2338,23 @@ main(int argc, char **argv)
 		failures += conformance_aggjoin(devices, strategies, labels, nruns, seed,
 										aggjoin_first, naggjoin_cases, max_rows, timeout,
 										verbose, &checks);
+	}
+
+	/* Derived columns: every device run, plain and join-fed. */
+	if (only < 0 && (strcmp(suite_opt, "derived") == 0 || strcmp(suite_opt, "all") == 0))
+	{
+		GaDevice   *devices[8];
+		GaStrategy	strategies[8];
+		const char *labels[8];
+
+		for (j = 0; j < nruns; j++)
+		{
+			devices[j] = runs[j].device;
+			strategies[j] = runs[j].strategy;
+			labels[j] = runs[j].label;
+		}
+		failures += conformance_derived(devices, strategies, labels, nruns, seed,
+										nderived_cases, max_rows, timeout, verbose, &checks);
 	}
 
 	alarm(0);

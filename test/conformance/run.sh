@@ -7,9 +7,10 @@
 # are plain C and are compiled here from source; the GPU device comes from
 # the objects a top-level `make` produced: cuda/device_gpu.o,
 # cuda/hashagg_kernels.o, cuda/join_gpu.o, cuda/hashjoin_kernels.o,
-# cuda/aggjoin_gpu.o and cuda/aggjoin_kernels.o (built with nvcc, linked with
-# the static CUDA runtime) or cuda/device_gpu_none.o (built without nvcc).
-# Suites: --suite agg|join|aggjoin|all (conformance.c's usage tells the rest).
+# cuda/aggjoin_gpu.o, cuda/aggjoin_kernels.o and cuda/derived_gpu.o (built
+# with nvcc, linked with the static CUDA runtime) or cuda/device_gpu_none.o
+# (built without nvcc).
+# Suites: --suite agg|join|aggjoin|derived|all (conformance.c's usage tells the rest).
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
 #
@@ -41,9 +42,14 @@ $CC $CFLAGS -Icuda -c $src/join.c -o "$build/join.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin.c -o "$build/aggjoin.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin_specs.c -o "$build/aggjoin_specs.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin_api.c -o "$build/aggjoin_api.o"
+$CC $CFLAGS -Icuda -c $src/derived.c -o "$build/derived.o"
+$CC $CFLAGS -Icuda -c $src/derived_cases.c -o "$build/derived_cases.o"
+$CC $CFLAGS -Icuda -c $src/derived_ref.c -o "$build/derived_ref.o"
+$CC $CFLAGS -Icuda -c $src/derived_join.c -o "$build/derived_join.o"
+$CC $CFLAGS -Icuda -c $src/derived_api.c -o "$build/derived_api.o"
 
 libs=""
-gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o"
+gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o"
 have_gpu_objs=1
 for o in $gpu_objs; do
 	[ -f "$o" ] || have_gpu_objs=0
@@ -66,7 +72,10 @@ else
 fi
 
 $CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/join.o" \
-	"$build/aggjoin.o" "$build/aggjoin_specs.o" "$build/aggjoin_api.o" "$build/device.o" \
+	"$build/aggjoin.o" "$build/aggjoin_specs.o" "$build/aggjoin_api.o" \
+	"$build/derived.o" "$build/derived_cases.o" "$build/derived_ref.o" "$build/derived_join.o" \
+	"$build/derived_api.o" \
+	"$build/device.o" \
 	"$build/device_cpu.o" "$build/join_cpu.o" "$build/aggjoin_cpu.o" $gpu_objs $libs -lm
 cp "$build/conformance" "$src/conformance.tmp.$$"
 mv -f "$src/conformance.tmp.$$" "$src/conformance"
