@@ -227,12 +227,16 @@ derived_walk(Node *node, DerivedCompile *c, int *precision, int *scale)
 	return derived_operand(c, (Expr *) node, NUMERICOID, *scale);
 }
 
-/* The aggregate's argument, when it is an operation the device can compute. */
+/*
+ * The aggregate's argument, when the setting lets the device compute it.
+ * A plain operand (sum(l_quantity)) qualifies too: it then shares its
+ * column with the arithmetic over it (TPC-H Q1 sums l_quantity and
+ * multiplies it), and needs no flags for the infinities.
+ */
 static Node *
 derived_root(Aggref *aggref)
 {
 	Node	   *arg;
-	List	   *args;
 
 	if (!gpuagg_numeric_on_device || list_length(aggref->args) != 1 ||
 		aggref->aggdistinct != NIL || aggref->aggorder != NIL)
@@ -240,16 +244,7 @@ derived_root(Aggref *aggref)
 	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
 	while (IsA(arg, RelabelType))
 		arg = (Node *) ((RelabelType *) arg)->arg;
-	switch (node_function(arg, &args))
-	{
-		case F_NUMERIC_ADD:
-		case F_NUMERIC_SUB:
-		case F_NUMERIC_MUL:
-		case F_NUMERIC_UMINUS:
-			return arg;
-	}
-	/* a plain operand gains nothing from the device */
-	return NULL;
+	return arg;
 }
 
 /*

@@ -177,6 +177,70 @@ scaled_magnitude(const NumericParts *parts, int scale, uint64 *words)
 	return true;
 }
 
+/*
+ * value * 10^scale in an int64, the common case of scaled_magnitude done in
+ * 64-bit arithmetic (a packing worker converts every operand of every row):
+ * false when it does not fit (or has more fractional digits than scale),
+ * for the caller to take the exact 192-bit path.
+ */
+static bool
+scaled_int64(const NumericParts *parts, int scale, int64 *out)
+{
+	static const int64 pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+	100000000, 1000000000, INT64CONST(10000000000), INT64CONST(100000000000),
+	INT64CONST(1000000000000), INT64CONST(10000000000000), INT64CONST(100000000000000),
+	INT64CONST(1000000000000000), INT64CONST(10000000000000000),
+	INT64CONST(100000000000000000), INT64CONST(1000000000000000000)};
+	int64		acc = 0;
+	int			exponent;
+	int			i;
+
+	if (parts->dscale > scale)
+		return false;
+	for (i = 0; i < parts->ndigits; i++)
+	{
+		uint16		digit;
+
+		memcpy(&digit, parts->digits + i, sizeof(digit));
+		if (acc > (PG_INT64_MAX - digit) / NUM_BASE)
+			return false;
+		acc = acc * NUM_BASE + digit;
+	}
+	exponent = NUM_DIGITS_PER_WORD * (parts->weight - parts->ndigits + 1) + scale;
+	if (exponent > 0)
+	{
+		if (exponent > 18 || acc > PG_INT64_MAX / pow10[exponent])
+			return false;
+		acc *= pow10[exponent];
+	}
+	else if (exponent < 0)
+	{
+		/* trailing zeros of the last base-10000 digit beyond the scale */
+		switch (exponent)
+		{
+			case -1:
+				if (acc % 10 != 0)
+					return false;
+				acc /= 10;
+				break;
+			case -2:
+				if (acc % 100 != 0)
+					return false;
+				acc /= 100;
+				break;
+			case -3:
+				if (acc % 1000 != 0)
+					return false;
+				acc /= 1000;
+				break;
+			default:
+				return false;
+		}
+	}
+	*out = parts->negative ? -acc : acc;
+	return true;
+}
+
 /* Whether a numeric value is finite, NaN, +Infinity or -Infinity. */
 GpuAggNumericPart
 GpuAggNumericPartOf(Datum value)
@@ -278,9 +342,16 @@ GpuAggNumericEncodeValue(GpuAggNumericValue *value, GpuAggEncoding encoding, int
 	if (!value->scaled)
 	{
 		NumericParts parts;
+		int64		fast;
 
 		numeric_parts((struct varlena *) DatumGetPointer(value->datum), &parts);
-		if (!scaled_magnitude(&parts, value->scale, value->magnitude))
+		if (scaled_int64(&parts, value->scale, &fast))
+		{
+			/* the magnitude of an int64 (of PG_INT64_MIN too, as unsigned) */
+			value->magnitude[0] = fast < 0 ? -(uint64) fast : (uint64) fast;
+			value->magnitude[1] = value->magnitude[2] = 0;
+		}
+		else if (!scaled_magnitude(&parts, value->scale, value->magnitude))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("gpuagg: numeric value outside the bounds the planner derived"),
@@ -328,11 +399,14 @@ GpuAggNumericOperand(Datum value, int scale, bool *isnan)
 {
 	NumericParts parts;
 	uint64		words[3];
+	int64		fast;
 
 	numeric_parts((struct varlena *) DatumGetPointer(value), &parts);
 	*isnan = parts.special == NUM_NAN;
 	if (*isnan)
 		return 0;
+	if (parts.special == 0 && scaled_int64(&parts, scale, &fast))
+		return fast;
 	if (parts.special != 0 || !scaled_magnitude(&parts, scale, words) ||
 		words[1] != 0 || words[2] != 0 || words[0] > (uint64) PG_INT64_MAX)
 		ereport(ERROR,
