@@ -43,25 +43,11 @@ int128_from_device(const GaInt128 *value)
 	return (int128) (((uint128) (uint64) value->hi << 64) | (uint128) value->lo);
 }
 
-/* A numeric datum holding an int128, through its decimal text. */
+/* A numeric datum holding an int128 (display scale 0). */
 Datum
 GpuAggInt128ToNumeric(int128 value)
 {
-	char		buf[64];
-	char	   *p = buf + sizeof(buf) - 1;
-	bool		negative = value < 0;
-	uint128		magnitude = negative ? -(uint128) value : (uint128) value;
-
-	*p = '\0';
-	do
-	{
-		*--p = '0' + (int) (magnitude % 10);
-		magnitude /= 10;
-	} while (magnitude != 0);
-	if (negative)
-		*--p = '-';
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
-							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	return GpuAggInt128Scaled(value, 0);
 }
 
 /* Raise PostgreSQL's overflow error for a float sum gone infinite. */

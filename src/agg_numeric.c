@@ -584,39 +584,125 @@ GpuAggLimbsForDigits(int digits)
 	return (bits + GPUAGG_NUMERIC_LIMB_BITS - 1) / GPUAGG_NUMERIC_LIMB_BITS;
 }
 
-/* A numeric datum of an int128 times 2^shift. */
-static Datum
-int128_shifted(int128 value, int shift)
+/*
+ * Signed integers of WIDE_WORDS 64-bit words, two's complement, least
+ * significant first: wide enough for a sum of limb sums (the squares' eight
+ * limbs, each a 128-bit sum, weigh up to 2^(42 * 7 + 128)).
+ */
+#define WIDE_WORDS 8
+
+typedef struct WideInt
 {
-	Datum		result = GpuAggInt128ToNumeric(value);
+	uint64		w[WIDE_WORDS];
+} WideInt;
 
-	while (shift > 0)
+/* acc += value * 2^shift (value sign-extended; shift < 64 * (WIDE_WORDS - 2)). */
+static void
+wide_add_shifted(WideInt *acc, int128 value, int shift)
+{
+	uint64		extension = value < 0 ? ~UINT64CONST(0) : 0;
+	uint64		addend[WIDE_WORDS + 1];
+	int			words = shift / 64;
+	int			bits = shift % 64;
+	uint64		src[WIDE_WORDS];
+	unsigned __int128 carry = 0;
+	int			i;
+
+	/* the value, sign-extended, then shifted left by whole words and bits */
+	src[0] = (uint64) value;
+	src[1] = (uint64) ((uint128) value >> 64);
+	for (i = 2; i < WIDE_WORDS; i++)
+		src[i] = extension;
+	memset(addend, 0, sizeof(addend));
+	for (i = 0; i + words < WIDE_WORDS; i++)
+		addend[i + words] = src[i];
+	for (i = 0; i < words; i++)
+		addend[i] = 0;
+	if (bits > 0)
+		for (i = WIDE_WORDS - 1; i >= 0; i--)
+			addend[i] = (addend[i] << bits) | (i > 0 ? addend[i - 1] >> (64 - bits) : 0);
+	for (i = 0; i < WIDE_WORDS; i++)
 	{
-		int			step = Min(shift, 120);		/* 2^step fits in int128 */
-		Datum		factor = GpuAggInt128ToNumeric((int128) 1 << step);
-
-		result = DirectFunctionCall2(numeric_mul, result, factor);
-		shift -= step;
+		carry += (unsigned __int128) acc->w[i] + addend[i];
+		acc->w[i] = (uint64) carry;
+		carry >>= 64;
 	}
-	return result;
 }
 
-/* 10^-scale as a numeric of display scale `scale` ("0.001"). */
+/*
+ * value * 10^-scale as a numeric of display scale `scale`: straight from an
+ * int64 when it fits (int64_div_fast_to_numeric), else from its decimal
+ * digits through numeric_in.  One conversion per group and aggregate, with
+ * no numeric arithmetic (the groups of a join-fed TPC-H Q3 are 10^5).
+ */
 static Datum
-unit_of_scale(int scale)
+wide_to_numeric(const WideInt *value, int scale)
 {
-	char	   *text;
+	bool		negative = (value->w[WIDE_WORDS - 1] >> 63) != 0;
+	WideInt		magnitude = *value;
+	char		buf[WIDE_WORDS * 20 + 8];
+	char	   *p = buf + sizeof(buf) - 1;
+	int			ndigits = 0;
+	int			top;
+	int			i;
 
-	if (scale <= 0)
-		return DirectFunctionCall3(numeric_in, CStringGetDatum("1"),
-								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	text = palloc(scale + 3);
-	text[0] = '0';
-	text[1] = '.';
-	memset(text + 2, '0', scale - 1);
-	text[scale + 1] = '1';
-	text[scale + 2] = '\0';
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(text),
+	if (negative)
+	{
+		unsigned __int128 carry = 1;
+
+		for (i = 0; i < WIDE_WORDS; i++)
+		{
+			carry += (uint64) ~magnitude.w[i];
+			magnitude.w[i] = (uint64) carry;
+			carry >>= 64;
+		}
+	}
+	for (top = WIDE_WORDS - 1; top > 0 && magnitude.w[top] == 0; top--)
+		;
+	if (top == 0 && magnitude.w[0] <= (uint64) PG_INT64_MAX)
+		return NumericGetDatum(int64_div_fast_to_numeric(negative ? -(int64) magnitude.w[0] :
+														 (int64) magnitude.w[0],
+														 scale));
+
+	/* decimal digits, 19 at a time: divide the words by 10^19 */
+	*p = '\0';
+	while (top > 0 || magnitude.w[0] != 0)
+	{
+		const uint64 chunk_base = UINT64CONST(10000000000000000000);
+		unsigned __int128 rem = 0;
+		uint64		chunk;
+		int			d;
+
+		for (i = top; i >= 0; i--)
+		{
+			unsigned __int128 cur = (rem << 64) | magnitude.w[i];
+
+			magnitude.w[i] = (uint64) (cur / chunk_base);
+			rem = cur % chunk_base;
+		}
+		chunk = (uint64) rem;
+		while (top > 0 && magnitude.w[top] == 0)
+			top--;
+		for (d = 0; d < 19 && (chunk != 0 || top > 0 || magnitude.w[0] != 0); d++)
+		{
+			*--p = '0' + (int) (chunk % 10);
+			chunk /= 10;
+			ndigits++;
+			if (ndigits == scale)
+				*--p = '.';
+		}
+	}
+	while (ndigits < scale)
+	{
+		*--p = '0';
+		if (++ndigits == scale)
+			*--p = '.';
+	}
+	if (ndigits == scale)
+		*--p = '0';
+	if (negative)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
@@ -627,16 +713,13 @@ unit_of_scale(int scale)
 Datum
 GpuAggNumericFromInt128Limbs(const int128 *limb_sums, int nlimbs, int scale)
 {
-	Datum		total = (Datum) 0;
+	WideInt		total;
 	int			k;
 
+	memset(&total, 0, sizeof(total));
 	for (k = 0; k < nlimbs; k++)
-	{
-		Datum		part = int128_shifted(limb_sums[k], GPUAGG_NUMERIC_LIMB_BITS * k);
-
-		total = k == 0 ? part : DirectFunctionCall2(numeric_add, total, part);
-	}
-	return DirectFunctionCall2(numeric_mul, total, unit_of_scale(scale));
+		wide_add_shifted(&total, limb_sums[k], GPUAGG_NUMERIC_LIMB_BITS * k);
+	return wide_to_numeric(&total, scale);
 }
 
 /* The exact sum of a group from its device limb sums (see above). */
@@ -661,8 +744,11 @@ GpuAggNumericFromLimbs(const GaInt128 *const *limb_sums, int nlimbs, int64 group
 Datum
 GpuAggInt128Scaled(int128 value, int scale)
 {
-	return DirectFunctionCall2(numeric_mul, GpuAggInt128ToNumeric(value),
-							   unit_of_scale(scale));
+	WideInt		wide;
+
+	memset(&wide, 0, sizeof(wide));
+	wide_add_shifted(&wide, value, 0);
+	return wide_to_numeric(&wide, scale);
 }
 
 /*
