@@ -43,7 +43,9 @@ bench_mode_settings() {
 				"SET gpuagg.force = on; SET max_parallel_workers_per_gather = $BENCH_WORKERS;"
 			;;
 		unforced)
-			echo "SET gpuagg.enabled = on; SET gpuagg.device = '$BENCH_DEVICE';" \
+			# (BENCH_PLAN_DEVICE=gpu: what the planner picks for a GPU, asked on a machine
+			# without one; only EXPLAIN may run so)
+			echo "SET gpuagg.enabled = on; SET gpuagg.device = '${BENCH_PLAN_DEVICE:-$BENCH_DEVICE}';" \
 				"SET gpuagg.force = off; SET max_parallel_workers_per_gather = $BENCH_WORKERS;"
 			;;
 		*) die "bench_mode_settings: unknown mode '$1'" ;;
