@@ -521,8 +521,25 @@ typedef enum GaAggJoinType
 {
 	GA_AGG_JOIN_INNER = 0,
 	GA_AGG_JOIN_LEFT,			/* also a row, build columns null, for each row without a match */
-	GA_AGG_JOIN_ANTI			/* only the rows without a match, the step's build columns null */
+	GA_AGG_JOIN_ANTI,			/* only the rows without a match, the step's build columns null */
+	GA_AGG_JOIN_RIGHT,			/* the last step only: INNER, and see below */
+	GA_AGG_JOIN_FULL			/* the last step only: LEFT, and see below */
 } GaAggJoinType;
+
+/*
+ * RIGHT and FULL joins (only as the last step, steps[nsteps - 1]; any other
+ * step of those types is refused with GA_ERR_INVALID): besides the rows
+ * above, the aggregation takes, once, one row for every build payload row
+ * of the last step (every row 0 .. payload->nrows - 1 given to
+ * ga_agg_join_build, with a key or not: a row without a key never matches)
+ * that no row of step nsteps - 1 matched over all the submitted batches: its
+ * build columns from the payload row, every other column (the probe side's
+ * and the earlier steps' build columns) null.  Those rows are aggregated in
+ * ga_agg_finish, before the groups are formed, in pieces of at most
+ * batch_rows; they count in joined_rows, and each of their pieces counts as
+ * a batch.  A failed or cancelled submit leaves the aggregation failed, as
+ * always, so no row is emitted twice or lost.
+ */
 
 #define GA_AGG_MAX_JOIN_STEPS 4
 
