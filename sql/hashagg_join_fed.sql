@@ -192,6 +192,25 @@ SELECT jf_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE NOT EXISTS (SELEC
 SELECT jf_check('SELECT count(*), count(jf_fact.t) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.name = jf_fact.t)');
 SELECT jf_check('SELECT count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_empty WHERE jf_empty.k = jf_fact.k)');
 SELECT jf_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim USING (k) WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k2) GROUP BY jf_dim.name');
+-- RIGHT and FULL joins at the top: the build rows nothing matched come once,
+-- after the probe rows, every other column null (NULL keys on both sides,
+-- keys matched by many probe rows, keys matched by none)
+CREATE TABLE jf_rf AS
+SELECT i AS k, i * 3 AS r, (i / 4.0)::numeric(6,2) AS q FROM generate_series(-5, 5) i
+UNION ALL SELECT 1000 + i, i, NULL FROM generate_series(0, 5) i
+UNION ALL SELECT NULL, 77, 1.25;
+ANALYZE jf_rf;
+EXPLAIN (COSTS OFF)
+SELECT count(*), count(jf_fact.id), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k;
+SELECT jf_check('SELECT count(*), count(jf_fact.id), sum(jf_rf.r), sum(jf_fact.v) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
+SELECT jf_check('SELECT jf_rf.r, count(*), count(jf_fact.id), sum(jf_fact.v), min(jf_fact.d) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.r');
+SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_rf.k), sum(jf_rf.r) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_fact.g');
+SELECT jf_check('SELECT jf_rf.k, count(*), sum(jf_fact.n * jf_rf.q), avg(jf_rf.q - jf_fact.n) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.k');
+SELECT jf_check('SELECT count(*), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k WHERE jf_fact.v IS NULL OR jf_rf.r > 0');
+SELECT jf_check('SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact JOIN jf_dim USING (k) FULL JOIN jf_rf ON jf_rf.k = jf_dim.k');
+SELECT jf_check('SELECT count(*), count(jf_fact.id) FROM jf_fact FULL JOIN jf_empty ON jf_empty.k = jf_fact.k');
+-- an expression over a null-extended side is not join-fed
+SELECT jf_check('SELECT sum(coalesce(jf_fact.v, 0)), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
 -- filters below the join stay with their side
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
@@ -314,4 +333,4 @@ DEALLOCATE jf_prep;
 
 DROP FUNCTION jf_check(text);
 DROP FUNCTION jf_analyze(text);
-DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region;
+DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region, jf_rf;

@@ -198,10 +198,11 @@ typedef struct JoinStepFound
 /*
  * The GpuHashJoin path of rel that the device can join under an
  * aggregation, the smallest build side first; false with *why set when
- * none qualifies.
+ * none qualifies.  A RIGHT or FULL join only at the top of the chain
+ * (top): the device emits the unmatched build rows of its last step only.
  */
 static bool
-find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
+find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why)
 {
 	ListCell   *lc;
 
@@ -219,9 +220,11 @@ find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 		bool		exact;
 		bool		dictionary;
 
-		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI)
+		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
+			!(top && (type == JOIN_RIGHT || type == JOIN_FULL)))
 		{
-			*why = "join type other than INNER, LEFT, SEMI and ANTI";
+			*why = top ? "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI" :
+				"a RIGHT or FULL join below another join";
 			continue;
 		}
 		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
@@ -350,7 +353,9 @@ expr_cannot_fail(Node *expr)
  * Why an expression of side cannot be computed there for a chain whose
  * rows reach step (see side_rows_dropped_before), or NULL when it can: a
  * LEFT join's inner side gives plain columns only (an expression over a
- * null-extended row is not the expression's value null-extended), a SEMI or
+ * null-extended row is not the expression's value null-extended), as do
+ * the sides a RIGHT or FULL last join (of the chain's nsteps; 0 for a join
+ * key, which no null-extended row computes) null-extends, a SEMI or
  * ANTI join's inner side gives nothing, and each side computes expressions
  * also for rows the joins drop, where PostgreSQL computes them for joined
  * rows only: so only expressions that cannot fail on a value (plain
@@ -358,7 +363,7 @@ expr_cannot_fail(Node *expr)
  * numeric arithmetic) where rows are dropped.
  */
 static const char *
-side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
+side_expr_problem(const JoinStepFound *steps, int nsteps, int side, int step, Node *expr)
 {
 	Node	   *bare = expr;
 
@@ -366,6 +371,11 @@ side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
 		bare = (Node *) ((RelabelType *) bare)->arg;
 	if (side > 0 && steps[side - 1].type == JOIN_LEFT && !IsA(bare, Var))
 		return "an expression over the nullable side of a LEFT join";
+	/* the last join (steps[nsteps - 1]) RIGHT: every other side null-extended; FULL: all */
+	if (!IsA(bare, Var) && nsteps > 0 &&
+		((steps[nsteps - 1].type == JOIN_RIGHT && side != nsteps) ||
+		 steps[nsteps - 1].type == JOIN_FULL))
+		return "an expression over a nullable side of a RIGHT or FULL join";
 	if (side > 0 && steps[side - 1].type == JOIN_SEMI)
 		return "a column of a SEMI join's inner side";
 	if (side > 0 && steps[side - 1].type == JOIN_ANTI)
@@ -416,7 +426,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		if (key_side[t - 1] < 0 || key_side[t - 1] >= t)
 			return join_fed_reject("a join key over two of the joined sides");
 		if (t > 1 &&
-			(why = side_expr_problem(steps, key_side[t - 1], t,
+			(why = side_expr_problem(steps, 0, key_side[t - 1], t,
 									 (Node *) steps[t - 1].outer_key)) != NULL)
 			return join_fed_reject(psprintf("%s (a join key)", why));
 	}
@@ -427,7 +437,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 
 		if (side < 0)
 			return join_fed_reject(why);
-		if ((why = side_expr_problem(steps, side, nsteps + 1, expr)) != NULL)
+		if ((why = side_expr_problem(steps, nsteps, side, nsteps + 1, expr)) != NULL)
 			return join_fed_reject(why);
 		/* computed below the joins: not nulled by them (by joins inside its side, yes) */
 		add_column_to_pathtarget(sides->targets[side],
@@ -538,7 +548,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
 	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
-		   find_join_step(rel, &found[nfound], &why))
+		   find_join_step(rel, nfound == 0, &found[nfound], &why))
 	{
 		rel = ((Path *) linitial(found[nfound].path->custom_paths))->parent;
 		nfound++;
@@ -681,7 +691,9 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 		JoinType	type = (JoinType) intVal(linitial(step));
 
 		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGG_JOIN_LEFT :
-			type == JOIN_ANTI ? GA_AGG_JOIN_ANTI : GA_AGG_JOIN_INNER;
+			type == JOIN_ANTI ? GA_AGG_JOIN_ANTI :
+			type == JOIN_RIGHT ? GA_AGG_JOIN_RIGHT :
+			type == JOIN_FULL ? GA_AGG_JOIN_FULL : GA_AGG_JOIN_INNER;
 		desc->join_steps[t].build_unique = type == JOIN_SEMI;
 		desc->join_steps[t].key_type = getBaseType(exprType(lsecond(step)));
 		desc->join_steps[t].build_key_type = getBaseType(exprType(lthird(step)));

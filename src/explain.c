@@ -188,6 +188,10 @@ explain_join_step_type(const GpuAggDesc *desc, int step)
 			return "left";
 		case GA_AGG_JOIN_ANTI:
 			return "anti";
+		case GA_AGG_JOIN_RIGHT:
+			return "right";
+		case GA_AGG_JOIN_FULL:
+			return "full";
 		default:
 			return desc->join_steps[step].build_unique ? "semi" : "inner";
 	}

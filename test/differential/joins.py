@@ -970,13 +970,13 @@ class JoinGen:
 
     def aggregated_fed(self):
         """An aggregate over joins of the kind a join-fed GpuHashAgg takes over (the
-        device joins every side itself): INNER, LEFT, SEMI or ANTI on one or two keys;
+        device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one or two keys;
         two in five over a chain: a third table joined to the first or (a snowflake) to
         the second, sometimes a fourth joined to the first; group keys and aggregate
         arguments plain columns of one side each."""
         r = self.rng
         a, b = self.two_sides(self_join=r.random() < 0.1)
-        jt = self.pick((5, "inner"), (3, "left"), (2, "semi"), (2, "anti"))
+        jt = self.pick((5, "inner"), (3, "left"), (2, "semi"), (2, "anti"), (1, "right"), (1, "full"))
         keys = [self.key(a, b)]
         if r.random() < 0.25:
             # a second key: int2/int4 pairs travel as one exact key
@@ -985,7 +985,8 @@ class JoinGen:
         # (SEMI and ANTI are counted as a left join: at most every row of a)
         joins = [("left" if jt in ("semi", "anti") else jt, [a], b, keys)]
         extra = []      # (jointype, side, keys) of the tables joined after b
-        if r.random() < 0.4:
+        # (a RIGHT or FULL join is join-fed at the top of a chain only: none after it)
+        if r.random() < 0.4 and jt not in ("right", "full"):
             c = Side(self.table(), "c")
             # a snowflake: c joined to b's columns (b's columns exist above the join)
             to = b if jt in ("inner", "left") and r.random() < 0.4 else a
