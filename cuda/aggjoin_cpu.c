@@ -52,6 +52,15 @@
  * columns of every batch, derived columns never), as the plain CPU
  * aggregation does.
  *
+ * RIGHT and FULL (the last step only) join like INNER and LEFT, and mark
+ * every build row of the last step that a row matched in a byte per
+ * payload row (the payload of every read column is copied for all its
+ * rows, keyed or not).  At finish, before the groups are formed, the
+ * unmatched build rows are put in the last level as rows whose every other
+ * source is NO_ROW (so every probe and earlier build column is null) and
+ * drained like any piece: gathered, derived columns computed, aggregated,
+ * counted in joined_rows and as batches, full pieces but the last.
+ *
  * Failures (out of memory, cancel) are returned with a status; the caller
  * (device_cpu.c) remembers them.  Nothing here prints or aborts.
  *
@@ -117,6 +126,12 @@ struct CpuAggJoin
 	uint8_t   **build_validity; /* NULL when the column has no nulls */
 	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
 
+	/* a RIGHT or FULL last step: which of its payload rows a row matched */
+	int64_t		last_build_rows;	/* the last step's payload rows */
+	uint8_t    *last_matched;	/* last_build_rows bytes, 1 = matched; NULL
+								 * unless RIGHT or FULL and built */
+	int			unmatched_done; /* the unmatched rows were aggregated */
+
 	/* levels 0 .. nsteps (level 0's sources: 0, 1, 2, ...) and the piece */
 	CpuJoinLevel levels[GA_AGG_MAX_JOIN_STEPS + 1];
 	GaBatch		joined;
@@ -177,6 +192,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 			free(aj->levels[s].source[t]);
 	free(aj->build_values);
 	free(aj->build_validity);
+	free(aj->last_matched);
 	free(aj->joined.columns);
 	free(aj->column_types);
 	free(aj->from_build);
@@ -495,10 +511,18 @@ aggjoin_group_rows(CpuJoinTable *table, const int64_t *keys, const uint32_t *row
 	return 1;
 }
 
+/* Whether step type `type` also emits the build rows that nothing matched. */
+static inline int
+aggjoin_keeps_unmatched_build(GaAggJoinType type)
+{
+	return type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL;
+}
+
 /*
  * Take the build side of step `step` (0-based): copy its read build
- * columns and group its keyed rows by key.  Statistics: the keyed rows,
- * and the bytes a GPU would ship.
+ * columns and group its keyed rows by key; for a RIGHT or FULL last step,
+ * also start a cleared matched flag per payload row.  Statistics: the
+ * keyed rows, and the bytes a GPU would ship.
  */
 int
 ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32_t *rows,
@@ -510,6 +534,14 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 	if (!aggjoin_copy_payload(aj, payload, step + 1))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory copying the build side of a join-fed aggregation");
+	if (step == aj->nsteps - 1 && aggjoin_keeps_unmatched_build(aj->steps[step].type))
+	{
+		aj->last_build_rows = payload->nrows;
+		aj->last_matched = calloc(payload->nrows > 0 ? (size_t) payload->nrows : 1, 1);
+		if (aj->last_matched == NULL)
+			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+								 "out of host memory for the matched flags of a join-fed aggregation's right or full join");
+	}
 	grouped = aggjoin_group_rows(&aj->tables[step], keys, rows, n, wait, arg);
 	if (grouped < 0)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -551,7 +583,9 @@ aggjoin_copy_value(void *dst, int64_t i, const void *src, int64_t src_row, int w
 
 /*
  * Where column c lives: the probe batch's or its step's copied payload's
- * arrays (*validity NULL when the column has no nulls).  Returns the
+ * arrays (*validity NULL when the column has no nulls; both NULL for a
+ * probe column when there is no probe batch: the unmatched build rows at
+ * finish, whose probe sources are all NO_ROW).  Returns the
  * column's side (0 probe, s step s): a level's source[side][i] is the row
  * of those arrays that row i reads, or NO_ROW when it has none (null).
  */
@@ -561,7 +595,12 @@ aggjoin_column_home(const CpuAggJoin *aj, const GaBatch *probe, int c, const voi
 {
 	int			side = aj->from_build[c];
 
-	if (side == 0)
+	if (side == 0 && probe == NULL)
+	{
+		*values = NULL;
+		*validity = NULL;
+	}
+	else if (side == 0)
 	{
 		const GaColumn *col = &probe->columns[c];
 
@@ -641,8 +680,9 @@ aggjoin_append(CpuAggJoinRun *run, int s, int64_t p, int64_t b)
 
 /*
  * Join row p of level s - 1 at step s: look its key up and append its
- * rows of level s (one per match, or one without a build row for a LEFT
- * or ANTI row without a match; an ANTI row with matches gives none).
+ * rows of level s (one per match, or one without a build row for a LEFT,
+ * FULL or ANTI row without a match; an ANTI row with matches gives none).
+ * A RIGHT or FULL last step marks the build rows it matched.
  */
 static int
 aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
@@ -660,13 +700,19 @@ aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
 	if (r != CPU_AGGJOIN_NO_ROW && (validity == NULL || (validity[r >> 3] & (1u << (r & 7)))))
 		d = aggjoin_lookup(table, ((const int64_t *) values)[r]);
 	if (d < 0)
-		return step->type == GA_AGG_JOIN_INNER ? 1 :
+		return step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_RIGHT ? 1 :
 			aggjoin_append(run, s, p, CPU_AGGJOIN_NO_ROW);
 	if (step->type == GA_AGG_JOIN_ANTI)
 		return 1;
 	for (k = 0; k < table->counts[d]; k++)
-		if (!aggjoin_append(run, s, p, table->key_rows[table->offsets[d] + k]))
+	{
+		uint32_t	b = table->key_rows[table->offsets[d] + k];
+
+		if (s == aj->nsteps && aj->last_matched != NULL)
+			aj->last_matched[b] = 1;
+		if (!aggjoin_append(run, s, p, b))
 			return 0;
+	}
 	return 1;
 }
 
@@ -726,6 +772,53 @@ ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe, CpuAggregateFn aggre
 			return 0;
 	stats->input_rows += probe->nrows;
 	stats->bytes_sent += aggjoin_side_bytes(aj, probe, 0);
+	ga_status_ok(status);
+	return 1;
+}
+
+/*
+ * Aggregate, once, the build rows of a RIGHT or FULL last step that no row
+ * matched over all the submits: each one a row of the last level with that
+ * build row and NO_ROW on every other side (so every probe and earlier
+ * build column is null), drained a full piece at a time and the rest at
+ * the end, like a submit's pieces.  Called by finish before the groups are
+ * formed; nothing to do for other join types.  Refused (GA_ERR_INVALID)
+ * before every step is built, as the unmatched rows are not known then.
+ */
+int
+ga_cpu_aggjoin_finish(CpuAggJoin *aj, CpuAggregateFn aggregate, void *agg, GaAggStats *stats,
+					  GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	CpuAggJoinRun run = {aj, NULL, aggregate, agg, stats, wait, arg, status, 0, 0};
+	CpuJoinLevel *last = &aj->levels[aj->nsteps];
+	int64_t		b;
+	int			t;
+
+	if (!aggjoin_keeps_unmatched_build(aj->steps[aj->nsteps - 1].type) || aj->unmatched_done)
+	{
+		ga_status_ok(status);
+		return 1;
+	}
+	if (aj->nbuilt < aj->nsteps)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation ending in a right or full join was finished before the build sides of all its join steps were given");
+	aj->unmatched_done = 1;		/* a failure below is remembered by the caller */
+	last->nrows = 0;
+	for (b = 0; b < aj->last_build_rows; b++)
+	{
+		int64_t		n = last->nrows;
+
+		if (aj->last_matched[b])
+			continue;
+		for (t = 0; t < aj->nsteps; t++)
+			last->source[t][n] = CPU_AGGJOIN_NO_ROW;
+		last->source[aj->nsteps][n] = b;
+		last->nrows = n + 1;
+		if (last->nrows == aj->batch_rows && !aggjoin_drain(&run, aj->nsteps))
+			return 0;
+	}
+	if (last->nrows > 0 && !aggjoin_drain(&run, aj->nsteps))
+		return 0;
 	ga_status_ok(status);
 	return 1;
 }

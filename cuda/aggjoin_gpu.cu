@@ -49,6 +49,21 @@
  *	  overwritten only after its piece is settled (overflow redone on the
  *	  same rows).
  *
+ * RIGHT and FULL (the last step only).  They probe and scan like INNER and
+ * LEFT.  The build keeps a byte per payload row of that step in device
+ * memory (dev_matched, cleared at build; every read payload column is
+ * uploaded for all its rows, keyed or not), and the gather of the last
+ * step's rows stores 1 for the build row of every row it writes.  At
+ * finish, before the groups are formed, ga_gpu_aggjoin_finish lists the
+ * unmarked build rows a chunk of batch_rows build rows at a time
+ * (cub::DeviceSelect::Flagged into the last step's dev_first, its count
+ * copied back and waited for), and the gather writes them into the input
+ * buffer with every column but the last step's build columns null (no
+ * level row: the validity bits cleared), appended and aggregated like a
+ * submit's pieces (full but the last; counted in joined_rows and batches),
+ * with column_has_nulls set for every column, so that the derived kernel
+ * and the aggregation kernels read the validity.
+ *
  * Derived columns are neither sent nor gathered: their operands and NaN
  * flags are gathered with the other columns the aggregation reads, and
  * device_gpu.cu computes them in each piece of the input buffer before
@@ -84,6 +99,9 @@ typedef struct GpuAggJoinStep
 	GaDevJoinTable table;
 	const uint32_t *dev_sorted_rows;
 	unsigned char *dev_payload; /* the step's build columns that are read */
+	int64_t		payload_rows;	/* the payload's rows */
+	uint8_t    *dev_matched;	/* RIGHT, FULL: a byte per payload row, 1 =
+								 * matched; NULL otherwise */
 
 	/* the probe of a level's rows: keys (after the first step), answer, scan */
 	unsigned long long *dev_keys;
@@ -125,6 +143,12 @@ struct GpuAggJoin
 	size_t		scan_temp_bytes;
 	unsigned long long *host_nrows; /* pinned: a step's rows */
 
+	/* a RIGHT or FULL last step: the listing of its unmatched build rows */
+	void	   *dev_select_temp;
+	size_t		select_temp_bytes;
+	unsigned long long *dev_unmatched_count;
+	int			unmatched_done; /* ga_gpu_aggjoin_finish ran */
+
 	/*
 	 * The gather's columns in device memory: the aggregation's
 	 * (ncolumns_gathered), then the key of every step after the first.
@@ -143,6 +167,24 @@ struct GpuAggJoin
 	cudaEvent_t ev_probe_end;
 	cudaEvent_t ev_nrows_copied;
 };
+
+/* Whether step type `type` also emits the build rows that nothing matched. */
+static inline int
+aggjoin_keeps_unmatched_build(GaAggJoinType type)
+{
+	return type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL;
+}
+
+/*
+ * Build rows listed per selection at finish: batch_rows (the last step's
+ * dev_first, which holds the list, has that many entries), within CUB's
+ * int item count.
+ */
+static inline int
+aggjoin_unmatched_chunk(const GpuAgg *agg)
+{
+	return agg->batch_rows < (int64_t) (1 << 30) ? (int) agg->batch_rows : 1 << 30;
+}
 
 /*
  * Lay out the probe buffer: a values slot for every probe column whose
@@ -316,6 +358,17 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		!pinned_alloc((void **) &aj->host_nrows, sizeof(unsigned long long),
 					  "the join's row count", status))
 		return 0;
+	if (aggjoin_keeps_unmatched_build(aj->steps[aj->nsteps - 1].type))
+	{
+		GPU_TRY(ga_aggjoin_select_unmatched(NULL, &aj->select_temp_bytes, NULL, 0, NULL, NULL,
+											aggjoin_unmatched_chunk(agg), agg->device->stream),
+				"sizing the listing of a right or full join's unmatched build rows");
+		if (!device_alloc(&aj->dev_select_temp, aj->select_temp_bytes,
+						  "the listing of a right or full join's unmatched build rows", status) ||
+			!device_alloc((void **) &aj->dev_unmatched_count, sizeof(unsigned long long),
+						  "the count of a right or full join's unmatched build rows", status))
+			return 0;
+	}
 	return 1;
 }
 
@@ -516,8 +569,9 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 
 /*
  * Take step `step`'s build side (0-based): the hash join's build with the
- * sorted rows kept on the device, then the payload's columns; the join's
- * own statistics are added to the aggregation's.  After the last step's
+ * sorted rows kept on the device, then the payload's columns (and, for a
+ * RIGHT or FULL last step, its cleared matched flags); the join's own
+ * statistics are added to the aggregation's.  After the last step's
  * build, the gather's columns are described.
  */
 int
@@ -538,6 +592,18 @@ ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t 
 	ga_gpu_join_device_view(st->build, &st->table, &st->dev_sorted_rows);
 	if (!aggjoin_upload_payload(agg, aj, step, payload, wait, arg, status))
 		return 0;
+	st->payload_rows = payload->nrows;
+	if (step == aj->nsteps - 1 && aggjoin_keeps_unmatched_build(st->type))
+	{
+		if (!device_alloc((void **) &st->dev_matched,
+						  (size_t) (payload->nrows > 0 ? payload->nrows : 1),
+						  "the matched flags of a right or full join's build rows", status))
+			return 0;
+		GPU_TRY(cudaMemsetAsync(st->dev_matched, 0,
+								(size_t) (payload->nrows > 0 ? payload->nrows : 1),
+								agg->device->stream),
+				"clearing the matched flags of a right or full join's build rows");
+	}
 	agg->stats.join_build_rows += n;
 	if (++aj->nbuilt == aj->nsteps && !aggjoin_upload_columns(agg, aj, wait, arg, status))
 		return 0;
@@ -685,6 +751,8 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 	aggjoin_add_timings(agg, aj);
 
 	*total = (int64_t) *aj->host_nrows;
+	memset(pairs, 0, sizeof(*pairs));
+	pairs->matched = s == aj->nsteps ? step->dev_matched : NULL;
 	pairs->pair_ends = step->dev_pair_ends;
 	pairs->first = step->dev_first;
 	pairs->count = step->dev_count;
@@ -828,7 +896,9 @@ ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *
 
 		agg->column_has_nulls[c] = side == 0 ?
 			(uint8_t) (probe->columns[c].has_nulls != 0) :
-			(uint8_t) (aj->payload_has_nulls[c] || aj->steps[side - 1].type != GA_AGG_JOIN_INNER);
+			(uint8_t) (aj->payload_has_nulls[c] ||
+					   (aj->steps[side - 1].type != GA_AGG_JOIN_INNER &&
+						aj->steps[side - 1].type != GA_AGG_JOIN_RIGHT));
 	}
 	aj->probe = probe;
 	aj->pieces = 0;
@@ -852,6 +922,98 @@ ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *
 }
 
 /*
+ * List the unmatched build rows among the last step's payload rows [base,
+ * base + n) into its dev_first (the selection timed as device work), and
+ * wait for their count.
+ */
+static int
+aggjoin_list_unmatched(GpuAgg *agg, GpuAggJoin *aj, int64_t base, int n, int64_t *nselected,
+					   GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAggJoinStep *last = &aj->steps[aj->nsteps - 1];
+	cudaStream_t stream = agg->device->stream;
+	size_t		temp_bytes = aj->select_temp_bytes;
+
+	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
+	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, last->dev_matched,
+										(uint32_t) base, last->dev_first,
+										aj->dev_unmatched_count, n, stream),
+			"listing a right or full join's unmatched build rows");
+	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
+	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, aj->dev_unmatched_count, sizeof(unsigned long long),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the count of a right or full join's unmatched build rows from the GPU");
+	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
+	if (!wait_event(aj->ev_nrows_copied, wait, arg,
+					"waiting for the GPU to list a right or full join's unmatched build rows",
+					status))
+		return 0;
+	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
+	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
+	aggjoin_add_timings(agg, aj);
+	*nselected = (int64_t) *aj->host_nrows;
+	return 1;
+}
+
+/*
+ * Aggregate, once, the build rows of a RIGHT or FULL last step that no row
+ * matched over all the submits: list them a chunk at a time and gather
+ * each list into the input buffer after the rows it holds, with every
+ * column but the last step's null, aggregating the buffer when full and
+ * what is left at the end (in flight, as a submit's last piece).  Nothing
+ * to do for other join types; refused (GA_ERR_INVALID) before every step
+ * is built.  The caller settles the aggregation afterwards.
+ */
+int
+ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAggJoin *aj = agg->join;
+	GpuAggJoinStep *last;
+	GaDevPairs	pairs;
+	GaDevLevel	no_level;
+	int			chunk = aggjoin_unmatched_chunk(agg);
+
+	if (aj == NULL || aj->unmatched_done ||
+		!aggjoin_keeps_unmatched_build(aj->steps[aj->nsteps - 1].type))
+		return 1;
+	if (aj->nbuilt < aj->nsteps)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a join-fed aggregation ending in a right or full join was finished before the build sides of all its join steps were given");
+	aj->unmatched_done = 1;		/* a failure below is remembered by the caller */
+	last = &aj->steps[aj->nsteps - 1];
+
+	/* Every column but the last step's is null in these rows: read validity. */
+	for (int c = 0; c < agg->ncolumns; c++)
+		agg->column_has_nulls[c] = 1;
+	memset(&no_level, 0, sizeof(no_level));
+	memset(&pairs, 0, sizeof(pairs));
+	pairs.unmatched_rows = last->dev_first;
+	pairs.step = aj->nsteps;
+
+	for (int64_t base = 0; base < last->payload_rows; base += chunk)
+	{
+		int			n = last->payload_rows - base < chunk ? (int) (last->payload_rows - base) : chunk;
+		int64_t		nselected = 0;
+		int64_t		done,
+					m;
+
+		if (!aggjoin_list_unmatched(agg, aj, base, n, &nselected, wait, arg, status))
+			return 0;
+		agg->stats.joined_rows += nselected;
+		for (done = 0; done < nselected; done += m)
+		{
+			m = nselected - done < agg->batch_rows - aj->gathered_rows ?
+				nselected - done : agg->batch_rows - aj->gathered_rows;
+			if (!aggjoin_gather_rows(agg, aj, &pairs, &no_level, done, m, wait, arg, status))
+				return 0;
+		}
+	}
+	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, status))
+		return 0;
+	return 1;
+}
+
+/*
  * Free the join-fed part, in any state (the caller has synchronized the
  * stream).
  */
@@ -870,6 +1032,7 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 		if (step->build != NULL)
 			ga_gpu_join_destroy(step->build);
 		device_free(&step->dev_payload);
+		device_free(&step->dev_matched);
 		device_free(&step->dev_keys);
 		device_free(&step->dev_key_validity);
 		device_free(&step->dev_first);
@@ -883,6 +1046,8 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	device_free(&aj->dev_probe);
 	device_free(&aj->dev_inner_total);
 	device_free(&aj->dev_scan_temp);
+	device_free(&aj->dev_select_temp);
+	device_free(&aj->dev_unmatched_count);
 	device_free(&aj->dev_columns);
 	if (aj->host_nrows != NULL)
 		(void) cudaFreeHost(aj->host_nrows);

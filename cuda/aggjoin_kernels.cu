@@ -24,7 +24,7 @@
  *
  * Scan: cub::DeviceScan::InclusiveSum over the uint32 counts seen through
  * a transform iterator that widens them to 64 bits and applies the join
- * type (LEFT: 0 counts 1; ANTI: only 0 counts, as 1), so the rows per
+ * type (LEFT, FULL: 0 counts 1; ANTI: only 0 counts, as 1), so the rows per
  * level row are never stored: probe, scan and write are the only passes.
  *
  * Gather: one thread per output row in a grid-stride loop whose steps keep
@@ -35,13 +35,21 @@
  * (before dst_offset, or past its end) is merged with what it holds, which
  * is safe because one warp owns each word in a launch and launches are
  * stream-ordered.  The column descriptions are staged in shared memory
- * once per block.
+ * once per block.  For a RIGHT or FULL last step the gather also stores 1
+ * in the matched byte of every build row it writes a row of (a plain
+ * store: every writer stores the same value, so no atomics are needed);
+ * at finish cub::DeviceSelect::Flagged lists the unmarked build rows a
+ * chunk at a time (the flags a transform iterator over the bytes, the
+ * items a counting iterator), and the gather writes them with every other
+ * side's columns null.
  *
  *-------------------------------------------------------------------------
  */
 #include "aggjoin_kernels.cuh"
 
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <limits.h>
@@ -56,16 +64,27 @@ struct PairCount
 	{
 		if (type == GA_AGG_JOIN_ANTI)
 			return count == 0 ? 1ULL : 0ULL;
-		if (type == GA_AGG_JOIN_LEFT && count == 0)
+		if ((type == GA_AGG_JOIN_LEFT || type == GA_AGG_JOIN_FULL) && count == 0)
 			return 1ULL;
 		return (unsigned long long) count;
 	}
 };
 
+/* Whether a build row's matched byte is still 0 (a select flag). */
+struct IsUnmatched
+{
+	__host__ __device__ bool
+	operator() (uint8_t matched) const
+	{
+		return matched == 0;
+	}
+};
+
 /*
  * Step row j's level row *p (the first with pair_ends[*p] > j) and build
- * row *b (GA_AGGJOIN_NO_ROW when *p has no match: LEFT, ANTI).  Without
- * pairs, j is level row j.
+ * row *b (GA_AGGJOIN_NO_ROW when *p has no match: LEFT, FULL, ANTI).
+ * Without pairs, j is level row j; for unmatched build rows, *p is -1 (no
+ * level row: every other side null) and *b the listed build row.
  */
 __device__ __forceinline__ void
 aggjoin_pair_source(const GaDevPairs &pairs, int64_t j, int64_t *p, uint32_t *b)
@@ -74,6 +93,12 @@ aggjoin_pair_source(const GaDevPairs &pairs, int64_t j, int64_t *p, uint32_t *b)
 				hi = pairs.nlevel;
 
 	*b = GA_AGGJOIN_NO_ROW;
+	if (pairs.unmatched_rows != nullptr)
+	{
+		*p = -1;
+		*b = __ldg(pairs.unmatched_rows + j);
+		return;
+	}
 	if (pairs.pair_ends == nullptr)
 	{
 		*p = j;
@@ -114,7 +139,9 @@ aggjoin_level_source(const GaDevLevel &level, int side, int64_t p)
 /*
  * Write rows [start, start + n) of pairs as destination rows
  * [dst_offset, dst_offset + n) of every column: a column of the pairs'
- * step takes the row's build row, any other its level row's source.
+ * step takes the row's build row, any other its level row's source (null
+ * for an unmatched build row, which has no level row); mark each build
+ * row written in pairs.matched when it is given.
  */
 __global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
 aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns, GaDevPairs pairs,
@@ -140,7 +167,11 @@ aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns, GaDevPairs
 		uint32_t	b = GA_AGGJOIN_NO_ROW;
 
 		if (active)
+		{
 			aggjoin_pair_source(pairs, start + (d - dst_offset), &p, &b);
+			if (pairs.matched != nullptr && b != GA_AGGJOIN_NO_ROW)
+				pairs.matched[b] = 1;
+		}
 
 		for (int k = 0; k < ncolumns; k++)
 		{
@@ -151,7 +182,7 @@ aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns, GaDevPairs
 			if (active)
 				src = col->side == pairs.step ?
 					(b == GA_AGGJOIN_NO_ROW ? -1 : (int64_t) b) :
-					aggjoin_level_source(from, col->side, p);
+					(p < 0 ? -1 : aggjoin_level_source(from, col->side, p));
 			valid = src >= 0;
 			if (valid && col->src_validity != nullptr)
 				valid = (__ldg(col->src_validity + (src >> 3)) >> (src & 7)) & 1;
@@ -233,6 +264,23 @@ ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes, const uint32_t *count,
 }
 
 /*
+ * List the unmatched build rows of [base, base + n) in order: a stream
+ * compaction of the row numbers flagged by a 0 matched byte.
+ */
+cudaError_t
+ga_aggjoin_select_unmatched(void *temp, size_t *temp_bytes, const uint8_t *matched,
+							uint32_t base, uint32_t *rows, unsigned long long *num_selected,
+							int n, cudaStream_t stream)
+{
+	thrust::counting_iterator<uint32_t> items(base);
+	thrust::transform_iterator<IsUnmatched, const uint8_t *, bool> flags(matched + base,
+																		   IsUnmatched());
+
+	return cub::DeviceSelect::Flagged(temp, *temp_bytes, items, flags, rows, num_selected, n,
+									  stream);
+}
+
+/*
  * Blocks for a kernel over `rows` rows: as many as fit the device at once
  * (occupancy calculator, with `shared` bytes of dynamic shared memory per
  * block), but no more than there are blocks of rows.
@@ -269,7 +317,7 @@ ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
 	int			grid = 0;
 	cudaError_t err;
 
-	if (n <= 0 || ncolumns <= 0)
+	if (n <= 0 || (ncolumns <= 0 && pairs->matched == nullptr))
 		return cudaSuccess;		/* nothing to write (COUNT_ROWS only) */
 	err = aggjoin_grid((const void *) aggjoin_gather_kernel, shared, n + (dst_offset & 31),
 					   sm_count, &grid);

@@ -16,10 +16,18 @@
  * row r has count[r] build rows, sorted_rows[first[r] .. first[r] +
  * count[r]).  The step's rows are numbered consecutively in the level's
  * order: pair_ends[r] is the inclusive prefix sum of the rows each level
- * row gives (count[r]; max(count[r], 1) for LEFT; count[r] == 0 for ANTI),
+ * row gives (count[r] for INNER and RIGHT; max(count[r], 1) for LEFT and
+ * FULL; count[r] == 0 for ANTI),
  * so row r owns the step's rows [pair_ends[r - 1], pair_ends[r]) and the
  * last entry is the total.  A step's row j of level row r is r's
  * (j - pair_ends[r - 1])-th match, or no build row when r has none.
+ *
+ * Unmatched build rows (a RIGHT or FULL last step).  The gather marks, in
+ * a byte per build row of the last step (pairs->matched), every build row
+ * it writes a row of; at finish ga_aggjoin_select_unmatched lists the
+ * build rows left unmarked, a chunk at a time, and the gather writes them
+ * as rows whose every column but the last step's is null
+ * (pairs->unmatched_rows).
  *
  * Every function returns the cudaError_t of the call or launch; none of
  * them throws, prints or allocates.
@@ -66,6 +74,12 @@ typedef struct GaDevPairs
 	int64_t		nlevel;			/* rows of the level probed */
 	int32_t		step;			/* the step, 1-based; columns of this side
 								 * take its build row */
+	uint8_t    *matched;		/* non-NULL: the gather stores 1 at every
+								 * build row of `step` it writes a row of */
+	const uint32_t *unmatched_rows;	/* non-NULL: row j is build row
+									 * unmatched_rows[j] of `step` alone,
+									 * every other side null (no pair_ends,
+									 * no level) */
 } GaDevPairs;
 
 /*
@@ -99,13 +113,23 @@ extern cudaError_t ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes,
  * Write rows [start, start + n) of pairs (level rows themselves when
  * pairs->pair_ends is NULL), whose earlier sources are in `from`, as rows
  * [dst_offset, dst_offset + n) of every column of `columns` (ncolumns of
- * them, in device memory; none: nothing is launched).  Validity bits of
- * rows below dst_offset are kept.
+ * them, in device memory; none and no pairs->matched: nothing is
+ * launched).  Validity bits of rows below dst_offset are kept.
  */
 extern cudaError_t ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
 											const GaDevPairs *pairs, const GaDevLevel *from,
 											int64_t start, int64_t n, int64_t dst_offset,
 											int sm_count, cudaStream_t stream);
+
+/*
+ * The build rows in [base, base + n) whose matched byte is 0, in order,
+ * into rows[0 .. *num_selected) (num_selected in device memory).  CUB's
+ * two-phase convention: temp NULL only sizes *temp_bytes.
+ */
+extern cudaError_t ga_aggjoin_select_unmatched(void *temp, size_t *temp_bytes,
+											   const uint8_t *matched, uint32_t base,
+											   uint32_t *rows, unsigned long long *num_selected,
+											   int n, cudaStream_t stream);
 
 /*
  * Write rows [start, start + n) of a step's pairs over level `from` as

@@ -169,7 +169,9 @@ type_is_float(GaValueType type)
 
 /*
  * Check a request's join spec: 1 .. GA_AGG_MAX_JOIN_STEPS steps of known
- * types, a from_build entry (0 .. nsteps) per column, and every step's key
+ * types (RIGHT and FULL only as the last step: their unmatched build rows
+ * are emitted once, at finish, which only the last step's rows allow), a
+ * from_build entry (0 .. nsteps) per column, and every step's key
  * a column of GA_TYPE_INT64 that its rows already have: a probe column or a
  * build column of an earlier step.
  */
@@ -185,11 +187,19 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 							 "the join-fed aggregation has %d join steps; 1 to %d are supported",
 							 join->nsteps, GA_AGG_MAX_JOIN_STEPS);
 	for (s = 0; s < join->nsteps; s++)
-		if (join->steps[s].type != GA_AGG_JOIN_INNER && join->steps[s].type != GA_AGG_JOIN_LEFT &&
-			join->steps[s].type != GA_AGG_JOIN_ANTI)
+	{
+		GaAggJoinType type = join->steps[s].type;
+
+		if (type != GA_AGG_JOIN_INNER && type != GA_AGG_JOIN_LEFT && type != GA_AGG_JOIN_ANTI &&
+			type != GA_AGG_JOIN_RIGHT && type != GA_AGG_JOIN_FULL)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "join step %d of the join-fed aggregation has an unknown join type %d",
-								 s + 1, (int) join->steps[s].type);
+								 s + 1, (int) type);
+		if ((type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL) && s + 1 < join->nsteps)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "join step %d of the join-fed aggregation is a %s join, but only its last step (step %d) may be a right or full join",
+								 s + 1, type == GA_AGG_JOIN_RIGHT ? "right" : "full", join->nsteps);
+	}
 	if (join->from_build == NULL && request->ncolumns > 0)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the join-fed aggregation does not say which columns come from the build side");

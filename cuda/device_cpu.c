@@ -1206,9 +1206,11 @@ cpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t
 }
 
 /*
- * Turn the accumulators into result columns, in place (a GaInt128 and a
- * double are as wide as __int128 and the ordered int64), once; later calls
- * return the same result.
+ * Aggregate what a join-fed aggregation adds at finish (the unmatched build
+ * rows of a RIGHT or FULL last step, aggjoin_cpu.c), then turn the
+ * accumulators into result columns, in place (a GaInt128 and a double are
+ * as wide as __int128 and the ordered int64), once; later calls return the
+ * same result.
  */
 static const GaAggResult *
 cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
@@ -1217,8 +1219,6 @@ cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 	double		start;
 	int			a;
 
-	(void) wait;
-	(void) arg;
 	if (!ga_failure_check(&agg->failure, status))
 		return NULL;
 	if (agg->finished)
@@ -1227,6 +1227,18 @@ cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 		return &agg->result;
 	}
 	start = ga_cpu_now_ms();
+
+	/* Any failure leaves groups half-updated: remember it. */
+	if (agg->join != NULL &&
+		!ga_cpu_aggjoin_finish(agg->join, cpu_aggregate, agg, &agg->stats, wait, arg, status))
+	{
+		if (!agg->failure.failed)
+		{
+			agg->failure.failed = 1;
+			agg->failure.status = *status;
+		}
+		return NULL;
+	}
 
 	for (a = 0; a < agg->naggs; a++)
 	{

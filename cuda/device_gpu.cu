@@ -1364,8 +1364,10 @@ done:
 }
 
 /*
- * Wait for every submitted batch (growing the table as needed) and return
- * the groups; a second call returns the same result.
+ * Aggregate what a join-fed aggregation adds at finish (a RIGHT or FULL
+ * last step's unmatched build rows, aggjoin_gpu.cu), wait for every piece
+ * (growing the table as needed) and return the groups; a second call
+ * returns the same result.
  */
 static const GaAggResult *
 gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
@@ -1380,6 +1382,7 @@ gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 	if (!agg_usable(agg, status))
 		return NULL;
 	if (!select_device(agg, status) ||
+		(agg->join != NULL && !ga_gpu_aggjoin_finish(agg, wait, arg, status)) ||
 		!settle_inflight(agg, wait, arg, status) ||
 		!copy_out_result(agg, agg->known_groups, wait, arg, status))
 	{

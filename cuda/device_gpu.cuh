@@ -351,7 +351,9 @@ extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table
  * create runs after the aggregation's layout is planned and its device
  * input buffer allocated; the rest after select_device; none of them
  * remembers a failure (device_gpu.cu does).  submit takes a filled batch
- * of at least one row with nothing in flight.
+ * of at least one row with nothing in flight.  finish aggregates a RIGHT
+ * or FULL last step's unmatched build rows (once, before the groups are
+ * copied out), leaving the last piece in flight.
  */
 extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
 								  GaStatus *status);
@@ -360,6 +362,8 @@ extern int	ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys,
 								 GaWaitCallback wait, void *arg, GaStatus *status);
 extern int	ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait,
 								  void *arg, GaStatus *status);
+extern int	ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg,
+								  GaStatus *status);
 extern void ga_gpu_aggjoin_destroy(GpuAgg *agg);
 
 /*

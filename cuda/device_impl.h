@@ -105,7 +105,8 @@ extern void ga_cpu_join_destroy(void *join_impl);
  * rows of each probe batch in host batches of the request's layout and
  * hands them, a piece at a time, to the CPU aggregation through `aggregate`,
  * which computes the piece's derived columns in it (so it is writable)
- * before aggregating it.
+ * before aggregating it.  finish aggregates a RIGHT or FULL last step's
+ * unmatched build rows the same way, before the groups are formed.
  */
 typedef struct CpuAggJoin CpuAggJoin;
 typedef int (*CpuAggregateFn) (void *agg, GaBatch *batch,
@@ -121,6 +122,10 @@ extern int	ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe,
 								  CpuAggregateFn aggregate, void *agg,
 								  GaAggStats *stats, GaWaitCallback wait,
 								  void *arg, GaStatus *status);
+extern int	ga_cpu_aggjoin_finish(CpuAggJoin *aj, CpuAggregateFn aggregate,
+								  void *agg, GaAggStats *stats,
+								  GaWaitCallback wait, void *arg,
+								  GaStatus *status);
 extern void ga_cpu_aggjoin_destroy(CpuAggJoin *aj);
 
 /* device_gpu.cu (or device_gpu_none.c in builds without CUDA) */

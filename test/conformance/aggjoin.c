@@ -15,7 +15,10 @@
  * gives one row per build row with an equal key, or, for a LEFT step, one
  * row with null step-s columns when it has no match (a null key never
  * matches); an ANTI step keeps only the rows without a match, with null
- * step-s columns.  The last step's rows make an ordinary Case of
+ * step-s columns.  A RIGHT last step joins like INNER and a FULL one like
+ * LEFT; after every probe row, each build row of that step that no row
+ * of the walk matched gives one more row: its build columns, every other
+ * column null.  The last step's rows make an ordinary Case of
  * conformance.c, whose reference (sort_reference, check_result) checks the
  * device's groups exactly as it checks an aggregation of submitted
  * batches: there is one checker.  The rows every step forms are budgeted
@@ -24,7 +27,9 @@
  *
  * Besides the groups: the statistics (input_rows = probe rows, joined_rows
  * = the last step's rows, join_build_rows = keyed build rows of every step,
- * batches = max(1, ceil(rows / batch_rows)) per submit, and on the CPU
+ * batches = max(1, ceil(rows / batch_rows)) per submit, plus
+ * ceil(unmatched / batch_rows) for a RIGHT or FULL join's unmatched build
+ * rows at finish, and on the CPU
  * device bytes_sent exactly), the batch contract, that build columns of a
  * submitted batch are ignored (they are filled with garbage and false
  * nulls), that a payload's columns of other origins are never read (their
@@ -42,7 +47,10 @@
  * chain, skew in two steps with small pieces, four steps of one-row
  * pieces, empty builds inside a chain, two steps on one key column, null
  * keys flowing from a LEFT step into the next, every type in two builds),
- * then random mixtures of all of it.
+ * then RIGHT and FULL last steps (null keys on both sides, an empty probe
+ * side, an empty build, every build row matched, none matched, small
+ * pieces, two- and three-step chains ending in them), then random
+ * mixtures of all of it.
  *
  *-------------------------------------------------------------------------
  */
@@ -65,7 +73,7 @@
 #define AJ_MISSES 64
 
 static const char *const aj_dist_names[] = {"unique", "dups", "skew"};
-static const char *const aj_type_names[] = {"inner", "left", "anti"};
+static const char *const aj_type_names[] = {"inner", "left", "anti", "right", "full"};
 
 /* One build row with a key, for the reference's sorted lookup. */
 typedef struct AjEntry
@@ -359,7 +367,7 @@ aj_walk(AjWalk *w, int s)
 		}
 		return 1;
 	}
-	if (m > 0 || step->type == GA_AGG_JOIN_INNER)
+	if (m > 0 || step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_RIGHT)
 		return 1;
 	if (++w->work > w->limit)
 		return 0;
@@ -405,6 +413,46 @@ aj_walk_all(AjCase *jc, AjWalk *w, int64_t budget, int64_t *per_row)
 	}
 }
 
+/*
+ * After the walk of every probe row: for a RIGHT or FULL last step, append
+ * one row for each of its build rows (keyed or not) that no row of the
+ * walk holds, with no source on any other side.  Marking from the rows
+ * kept (not during the walk) leaves out the rows of a walk that passed the
+ * budget and was redone.  Returns the rows appended.
+ */
+static int64_t
+aj_walk_unmatched(AjCase *jc, AjWalk *w)
+{
+	int			last = jc->nsteps;
+	int			width = last + 1;
+	const AjBuild *build = &jc->builds[last - 1];
+	uint8_t    *matched;
+	int64_t		appended = 0,
+				i,
+				b;
+	int			t;
+
+	if (jc->steps[last - 1].type != GA_AGG_JOIN_RIGHT &&
+		jc->steps[last - 1].type != GA_AGG_JOIN_FULL)
+		return 0;
+	matched = calloc(build->nbuild > 0 ? build->nbuild : 1, 1);
+	for (i = 0; i < w->nrows; i++)
+		if (w->rows[i * width + last] != AJ_NO_ROW)
+			matched[w->rows[i * width + last]] = 1;
+	for (b = 0; b < build->nbuild; b++)
+	{
+		if (matched[b])
+			continue;
+		for (t = 0; t < last; t++)
+			w->tuple[t] = AJ_NO_ROW;
+		w->tuple[last] = b;
+		aj_walk_emit(w);
+		appended++;
+	}
+	free(matched);
+	return appended;
+}
+
 /* Copy value row src_row of a column into joined row dst. */
 static void
 aj_copy_value(void *dst, int64_t d, const void *src, int64_t s, int width)
@@ -414,11 +462,11 @@ aj_copy_value(void *dst, int64_t d, const void *src, int64_t s, int width)
 
 /*
  * Form the joined rows into the case's Case from the walk's rows, and
- * count what the devices must report: the pieces of every submit and the
- * CPU device's bytes.
+ * count what the devices must report: the pieces of every submit and of
+ * the `unmatched` rows aggregated at finish, and the CPU device's bytes.
  */
 static void
-aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row)
+aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row, int64_t unmatched)
 {
 	Case	   *c = &jc->joined;
 	int			width = jc->nsteps + 1;
@@ -490,6 +538,7 @@ aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row)
 		}
 		start += n;
 	}
+	jc->expected_batches += (unmatched + c->batch_rows - 1) / c->batch_rows;
 }
 
 /* Choose the aggregates: every valid one, or a random subset. */
@@ -688,6 +737,7 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 	int64_t    *key_of[AJ_MAX_STEPS] = {0};
 	uint8_t    *key_null[AJ_MAX_STEPS] = {0};
 	int64_t    *per_row;
+	int64_t		unmatched;
 	AjWalk		walk;
 	int			ncols,
 				i,
@@ -730,8 +780,9 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 	/* The reference's rows, within the budget, then the batches' counts. */
 	per_row = malloc(sizeof(int64_t) * (jc->nprobe > 0 ? jc->nprobe : 1));
 	aj_walk_all(jc, &walk, s->max_pairs, per_row);
+	unmatched = aj_walk_unmatched(jc, &walk);
 	jc->nbatches = split_batches(rng, s->split, jc->nprobe, s->batch_rows, &jc->batch_sizes);
-	aj_form_joined(jc, &walk, per_row);
+	aj_form_joined(jc, &walk, per_row, unmatched);
 	aj_add_aggs(jc, s, ncols, rng, col_of);
 	sort_reference(c);
 	aj_describe(jc, s, ncols);

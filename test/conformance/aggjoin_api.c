@@ -5,8 +5,10 @@
  *	  malformed join specs (of one step and of chains), build arguments and
  *	  call orders are refused with GA_ERR_INVALID (and a refused build
  *	  leaves the aggregation buildable), fail_at_batch fails that submit,
- *	  LEFT and ANTI joins and two-step chains of a few known rows (built in
- *	  reverse order) give known results, a wait callback that says stop
+ *	  LEFT, ANTI, RIGHT and FULL joins and two-step chains of a few known
+ *	  rows (built in reverse order) give known results (RIGHT and FULL
+ *	  only as the last step; elsewhere refused, as is finishing one before
+ *	  every step is built), a wait callback that says stop
  *	  cancels a build and a submit, also one whose rows all die in a
  *	  chain's last step (the CPU device must ask it), and later calls
  *	  report it, and destroy is safe in every state.
@@ -311,6 +313,26 @@ aj_api_invalid_chain(GaDevice *dev, const char *label)
 	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
 	a.spec.steps[1].key_column = -1;
 	aj_expect_refused(&rr, dev, &a, "step 2 keyed on column -1");
+	aj_api_init_chain(&a, GA_AGG_JOIN_RIGHT, GA_AGG_JOIN_INNER, 16);
+	aj_expect_refused(&rr, dev, &a, "a RIGHT step 1 of two");
+	aj_api_init_chain(&a, GA_AGG_JOIN_FULL, GA_AGG_JOIN_LEFT, 16);
+	aj_expect_refused(&rr, dev, &a, "a FULL step 1 of two");
+	aj_api_init_chain(&a, GA_AGG_JOIN_FULL, GA_AGG_JOIN_RIGHT, 16);
+	aj_expect_refused(&rr, dev, &a, "a FULL step 1 before a RIGHT step 2");
+
+	/* RIGHT last: finishing before every step is built is refused. */
+	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_RIGHT, 16);
+	agg = ga_agg_create(dev, &a.req, &st);
+	if (agg == NULL)
+		report(&rr, "create of a chain ending in RIGHT failed: %s", st.message);
+	else
+	{
+		if (!ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st))
+			report(&rr, "the build of a RIGHT step 2 failed: %s", st.message);
+		aj_expect(&rr, ga_agg_finish(agg, NULL, NULL, &st) != NULL, &st, GA_ERR_INVALID,
+				  "a finish of a chain ending in RIGHT before step 1's build");
+	}
+	ga_agg_destroy(agg);
 
 	/* Builds: steps in range, each once, all before the first batch. */
 	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
@@ -343,11 +365,13 @@ aj_api_invalid_chain(GaDevice *dev, const char *label)
 /*
  * Run the small request a on probe keys and check its one group's
  * aggregates against want (COUNT_ROWS, SUM and COUNT of column 2, for a
- * chain SUM and COUNT of column 4) and the statistics they imply.
+ * chain SUM and COUNT of column 4) and the statistics they imply, of
+ * which `unmatched` rows are a RIGHT or FULL join's unmatched build rows
+ * (their own pieces at finish).
  */
 static void
 aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
-			 const double *want, const char *what)
+			 const double *want, int64_t unmatched, const char *what)
 {
 	WaitState	ws = {0, 0, 0};
 	GaStatus	st;
@@ -355,7 +379,10 @@ aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
 	GaAgg	   *agg = ga_agg_create(dev, &a->req, &st);
 	const GaAggResult *res = NULL;
 	int64_t		rows = (int64_t) want[0];
-	int64_t		batches = rows == 0 ? 1 : (rows + a->req.batch_rows - 1) / a->req.batch_rows;
+	int64_t		probe_rows = rows - unmatched;
+	int64_t		batches = (probe_rows == 0 ? 1 :
+						   (probe_rows + a->req.batch_rows - 1) / a->req.batch_rows) +
+		(unmatched + a->req.batch_rows - 1) / a->req.batch_rows;
 	int			i;
 
 	if (agg == NULL || !aj_api_build(agg, a, &st) || !aj_api_submit(agg, keys, n, &ws, &st) ||
@@ -398,35 +425,61 @@ aj_api_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 
 	aj_api_init(&a, GA_AGG_JOIN_LEFT, 16);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2}, "LEFT of 1, 2, 9");
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2}, 0, "LEFT of 1, 2, 9");
 	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 6.0, 2}, "INNER of 1, 2, 9");
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 6.0, 2}, 0, "INNER of 1, 2, 9");
 	aj_api_init(&a, GA_AGG_JOIN_ANTI, 16);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0}, "ANTI of 1, 2, 9");
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0}, 0, "ANTI of 1, 2, 9");
 
 	/* key 1: next key 11, no match in step 2; key 2: next key 10, two matches */
 	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 5.0, 2, 300.0, 2},
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 5.0, 2, 300.0, 2}, 0,
 				 "LEFT then INNER of 1, 2, 9");
 	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 3);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.5, 3, 300.0, 2},
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.5, 3, 300.0, 2}, 0,
 				 "LEFT then LEFT of 1, 2, 9 in pieces of 3 rows");
 	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 3);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.5, 1, 0.0, 0},
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.5, 1, 0.0, 0}, 0,
 				 "LEFT then ANTI of 1, 2, 9");
 	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_ANTI, 16);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 3.5, 1, 0.0, 0},
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 3.5, 1, 0.0, 0}, 0,
 				 "INNER then ANTI of 1, 2, 9");
 	aj_api_init_chain(&a, GA_AGG_JOIN_ANTI, GA_AGG_JOIN_LEFT, 16);
 	a.req.strategy = strategy;
-	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0, 0.0, 0},
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0, 0.0, 0}, 0,
 				 "ANTI then LEFT of 1, 2, 9");
+
+	/* RIGHT and FULL: build rows 0 and 1 (0.5, 1.5) match no key */
+	aj_api_init(&a, GA_AGG_JOIN_RIGHT, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.0, 4}, 2, "RIGHT of 1, 2, 9");
+	aj_api_init(&a, GA_AGG_JOIN_FULL, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {5, 8.0, 4}, 2, "FULL of 1, 2, 9");
+	aj_api_init(&a, GA_AGG_JOIN_RIGHT, 3);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.0, 4}, 2,
+				 "RIGHT of 1, 2, 9 in pieces of 3 rows");
+	aj_api_init(&a, GA_AGG_JOIN_FULL, 1);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 0, (const double[]) {4, 8.0, 4}, 4,
+				 "FULL of no probe rows in one-row pieces");
+
+	/* step 2's build row 2 (key 12, 300) matches no key */
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 5.0, 2, 600.0, 3}, 1,
+				 "LEFT then RIGHT of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_FULL, 3);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.5, 3, 600.0, 3}, 1,
+				 "INNER then FULL of 1, 2, 9 in pieces of 3 rows");
 	return rr.mismatches;
 }
 

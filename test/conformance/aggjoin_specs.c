@@ -2,7 +2,8 @@
  *
  * aggjoin_specs.c
  *	  The join-fed aggregation suite's cases as specs (aggjoin.h): the fixed
- *	  edge cases, one step first, then chains, and the random mixtures of
+ *	  edge cases, one step first, then chains, then RIGHT and FULL last
+ *	  steps, and the random mixtures of
  *	  steps, sides, keys, skew, nulls and columns that follow them.
  *	  aggjoin.c generates and runs them.
  *
@@ -238,7 +239,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 	}
 }
 
-/* The fixed chain cases (index 17 .. NUM_FIXED_AJ_CASES - 1). */
+/* The fixed chain cases (index 17 .. 26). */
 static void
 aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 {
@@ -367,14 +368,118 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 	}
 }
 
+/*
+ * The fixed RIGHT and FULL cases (index 27 .. NUM_FIXED_AJ_CASES - 1):
+ * the build rows nothing matched come back at finish, every other column
+ * null, so each case varies what is matched and how the pieces fall.
+ */
+static void
+aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
+{
+	AjStepSpec *s0 = &s->steps[0];
+
+	switch (index)
+	{
+		case 27:
+			/* duplicates on both sides, null keys on both */
+			aj_default_spec(s, "right-null-keys-dups", max_pairs);
+			s0->type = GA_AGG_JOIN_RIGHT;
+			s0->key_domain = 4000;	/* about a third of the keys unmatched */
+			s->probe_key_null = 0.3;
+			s0->build_key_null = 0.3;
+			s->nprobe = 3000;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 28:
+			aj_default_spec(s, "full-null-keys-dups", max_pairs);
+			s0->type = GA_AGG_JOIN_FULL;
+			s0->key_domain = 4000;
+			s->probe_key_null = 0.3;
+			s0->build_key_null = 0.3;
+			s->nprobe = 3000;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 29:
+			/* no probe rows: every build row comes back, in pieces */
+			aj_default_spec(s, "right-empty-probe", max_pairs);
+			s0->type = GA_AGG_JOIN_RIGHT;
+			s0->build_key_null = 0.1;
+			s->nprobe = 0;
+			s->batch_rows = 1000;
+			break;
+		case 30:
+			aj_default_spec(s, "full-empty-build", max_pairs);
+			s0->type = GA_AGG_JOIN_FULL;
+			s0->nbuild = 0;
+			break;
+		case 31:
+			/* unique build keys, every one probed: nothing comes back at finish */
+			aj_default_spec(s, "full-all-matched", max_pairs);
+			s0->type = GA_AGG_JOIN_FULL;
+			s0->build_dist = AJ_UNIQUE;
+			s0->nbuild = s0->key_domain = 500;
+			s->probe_miss = 0;
+			s->nprobe = 50000;
+			s->batch_rows = 8192;
+			break;
+		case 32:
+			/* every probe key misses: every build row comes back */
+			aj_default_spec(s, "right-none-matched", max_pairs);
+			s0->type = GA_AGG_JOIN_RIGHT;
+			s->probe_miss = 1.0;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 33:
+			/* skew and pieces far smaller than the unmatched rows */
+			aj_default_spec(s, "full-small-pieces", max_pairs);
+			s0->type = GA_AGG_JOIN_FULL;
+			s0->build_dist = AJ_SKEW;
+			s0->skew_rows = 300;
+			s0->nbuild = 3000;
+			s0->key_domain = 2500;
+			s0->build_key_null = 0.05;
+			s->probe_hot = 0.05;
+			s->nprobe = 1500;
+			s->batch_rows = 7;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 34:
+			/* two steps: INNER, then RIGHT keyed on the first build side */
+			aj_chain_spec(s, "chain-inner-right", max_pairs, 2);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[1].type = GA_AGG_JOIN_RIGHT;
+			s->steps[1].key_from = AJ_KEY_BUILD;
+			s->steps[1].key_side = 1;
+			s->steps[1].key_domain = 1500;
+			s->steps[1].build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->batch_rows = 256;
+			break;
+		default:
+			/* three steps: LEFT, ANTI, then FULL on a probe key */
+			aj_chain_spec(s, "chain-left-anti-full", max_pairs, 3);
+			s->steps[0].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGG_JOIN_ANTI;
+			s->steps[1].key_domain = 200;
+			s->steps[2].type = GA_AGG_JOIN_FULL;
+			s->steps[2].key_domain = 3000;
+			s->steps[2].build_key_null = 0.2;
+			s->probe_key_null = 0.05;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+	}
+}
+
 /* The fixed edge cases: each index is one scenario random ones may miss. */
 void
 aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
 {
 	if (index <= 16)
 		aj_fixed_one_step(index, s, max_pairs);
-	else
+	else if (index <= 26)
 		aj_fixed_chain(index, s, max_pairs);
+	else
+		aj_fixed_outer(index, s, max_pairs);
 }
 
 /* Null rates of random key columns and build keys. */
@@ -429,6 +534,9 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 		aj_random_step(rng, s, i, size_exp);
 		any_skew |= s->steps[i].build_dist == AJ_SKEW;
 	}
+	/* RIGHT and FULL: the last step only */
+	if (rng_chance(rng, 0.3))
+		s->steps[s->nsteps - 1].type = rng_chance(rng, 0.5) ? GA_AGG_JOIN_RIGHT : GA_AGG_JOIN_FULL;
 	s->nprobe = rng_chance(rng, 0.08) ? rng_range(rng, 0, 5) :
 		(int64_t) pow(10.0, rng_unit(rng) * size_exp);
 	s->scattered = rng_chance(rng, 0.5);
@@ -497,6 +605,11 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 	s->all_aggs = rng_chance(rng, 0.3);
 	/* at most ~2000 pieces of any step per case, and at most max_pairs rows */
 	s->max_pairs = max_pairs < s->batch_rows * 2000 ? max_pairs : s->batch_rows * 2000;
+	/* and at most ~2000 pieces of unmatched build rows at finish */
+	if ((s->steps[s->nsteps - 1].type == GA_AGG_JOIN_RIGHT ||
+		 s->steps[s->nsteps - 1].type == GA_AGG_JOIN_FULL) &&
+		s->steps[s->nsteps - 1].nbuild > s->batch_rows * 2000)
+		s->steps[s->nsteps - 1].nbuild = s->batch_rows * 2000;
 }
 
 /* Keep a spec within --max-rows on every side (small runs under a sanitizer). */

@@ -144,7 +144,7 @@ extern int64_t conformance_derived(GaDevice *const *devices, const GaStrategy *s
 								   int64_t *checks);
 
 /* derived_join.c: the join-fed cases (indexes 0 .. DV_NUM_JOIN_CASES - 1) */
-#define DV_NUM_JOIN_CASES 6
+#define DV_NUM_JOIN_CASES 9
 extern int64_t dv_join_case(int index, GaDevice *const *devices, const GaStrategy *strategies,
 							const char *const *labels, int nruns, uint64_t seed, int verbose,
 							int64_t *checks);

@@ -12,7 +12,10 @@
  * INNER step none), and the rows of the last step become the rows of a
  * derived case (derived.c), whose derived columns the reference computes
  * in those joined rows: a build column that a LEFT step left null makes
- * the expression null.  The device's groups are checked by check_result
+ * the expression null.  A RIGHT last step joins like INNER and a FULL one
+ * like LEFT, and after every probe row each of its build rows that no row
+ * matched gives one row with every other column null (so an expression
+ * over its build columns alone keeps a value there).  The device's groups are checked by check_result
  * and the limb sums as in derived.c, the join's statistics as aggjoin.c
  * checks them, bytes_sent on the CPU device without derived columns.
  *
@@ -30,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A row that found no build row at a step (LEFT). */
+/* A row that found no build row at a step (LEFT, FULL), or no probe row. */
 #define DJ_NO_ROW (-1)
 
 /* The columns (the derived ones follow). */
@@ -105,6 +108,11 @@ static const DjSpec dj_specs[DV_NUM_JOIN_CASES] = {
 	{"left-left-random", 2, {GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT}, 1500, {300, 200}, {250, 100},
 	{300, 130}, 1, 333, 1},
 	{"left-random-tiny", 1, {GA_AGG_JOIN_LEFT}, 200, {50}, {30}, {40}, 0, 3, 1},
+	{"right-build-operands", 1, {GA_AGG_JOIN_RIGHT}, 1500, {600}, {500}, {700}, 1, 64, 0},
+	{"inner-full-chain", 2, {GA_AGG_JOIN_INNER, GA_AGG_JOIN_FULL}, 2000, {400, 300}, {300, 250},
+	{320, 300}, 1, 100, 0},
+	{"left-right-random", 2, {GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT}, 1000, {300, 200}, {250, 150},
+	{300, 200}, 0, 13, 1},
 };
 
 /* Order entries by key, then row. */
@@ -251,7 +259,8 @@ dj_walk(const DjCase *jc, int s, int64_t *tuple, DjRows *out)
 		tuple[s + 1] = jc->sorted[s][first + k].row;
 		dj_walk(jc, s + 1, tuple, out);
 	}
-	if (m == 0 && jc->spec.steps[s].type == GA_AGG_JOIN_LEFT)
+	if (m == 0 && (jc->spec.steps[s].type == GA_AGG_JOIN_LEFT ||
+				   jc->spec.steps[s].type == GA_AGG_JOIN_FULL))
 	{
 		tuple[s + 1] = DJ_NO_ROW;
 		dj_walk(jc, s + 1, tuple, out);
@@ -259,9 +268,52 @@ dj_walk(const DjCase *jc, int s, int64_t *tuple, DjRows *out)
 }
 
 /*
+ * After every probe row, for a RIGHT or FULL last step, append a row for
+ * each of its build rows that no joined row holds (no source on any other
+ * side).  Returns the rows appended.
+ */
+static int64_t
+dj_add_unmatched(const DjCase *jc, DjRows *rows)
+{
+	int			last = jc->spec.nsteps;
+	GaAggJoinType type = jc->spec.steps[last - 1].type;
+	int64_t		nbuild = jc->side_rows[last];
+	uint8_t    *matched;
+	int64_t		appended = 0,
+				i,
+				b;
+
+	if (type != GA_AGG_JOIN_RIGHT && type != GA_AGG_JOIN_FULL)
+		return 0;
+	matched = calloc(nbuild > 0 ? nbuild : 1, 1);
+	for (i = 0; i < rows->n; i++)
+		if (rows->tuples[3 * i + last] != DJ_NO_ROW)
+			matched[rows->tuples[3 * i + last]] = 1;
+	for (b = 0; b < nbuild; b++)
+	{
+		int64_t		tuple[3] = {DJ_NO_ROW, DJ_NO_ROW, DJ_NO_ROW};
+
+		if (matched[b])
+			continue;
+		tuple[last] = b;
+		if (rows->n == rows->capacity)
+		{
+			rows->capacity = rows->capacity > 0 ? 2 * rows->capacity : 1024;
+			rows->tuples = realloc(rows->tuples, sizeof(int64_t) * 3 * rows->capacity);
+		}
+		memcpy(rows->tuples + 3 * rows->n, tuple, sizeof(tuple));
+		rows->n++;
+		appended++;
+	}
+	free(matched);
+	return appended;
+}
+
+/*
  * Form the joined rows into the derived case (every non-derived column
  * from its side, null where its side has no row), and count the batches
- * each probe batch makes and the CPU device's bytes_sent.
+ * each probe batch makes (and the pieces of a RIGHT or FULL join's
+ * unmatched build rows at finish) and the CPU device's bytes_sent.
  */
 static void
 dj_form_joined(DjCase *jc, Rng *rng)
@@ -271,7 +323,8 @@ dj_form_joined(DjCase *jc, Rng *rng)
 	int64_t    *per_probe = calloc(jc->side_rows[0] + 1, sizeof(int64_t));
 	int64_t		r,
 				i,
-				start = 0;
+				start = 0,
+				unmatched;
 	int			col,
 				b,
 				s;
@@ -284,6 +337,7 @@ dj_form_joined(DjCase *jc, Rng *rng)
 		dj_walk(jc, 0, tuple, &rows);
 		per_probe[r] = rows.n - before;
 	}
+	unmatched = dj_add_unmatched(jc, &rows);
 	dv_alloc_rows(&jc->dc, rows.n);
 	for (col = 0; col < J_NCOLS; col++)
 	{
@@ -333,6 +387,7 @@ dj_form_joined(DjCase *jc, Rng *rng)
 		}
 		start += n;
 	}
+	jc->expected_batches += (unmatched + c->batch_rows - 1) / c->batch_rows;
 	free(rows.tuples);
 	free(per_probe);
 }
@@ -345,8 +400,10 @@ static void
 dj_programs(DjCase *jc, const DjSpec *spec, Rng *rng)
 {
 	DvCase	   *dc = &jc->dc;
+	GaAggJoinType last_type = spec->types[spec->nsteps - 1];
 	GaDerivedColumn p,
-				q;
+				q,
+				r;
 
 	if (spec->random_programs)
 	{
@@ -422,8 +479,27 @@ dj_programs(DjCase *jc, const DjSpec *spec, Rng *rng)
 	dv_add_limbs_summed(dc, &p);
 	dv_add_part_all_aggs(dc, &p, GA_DERIVED_NAN, 0);
 	dv_add_part_all_aggs(dc, &q, GA_DERIVED_INT64, 0);
-	dv_add_part_all_aggs(dc, &q, GA_DERIVED_NAN, 0);
-	dv_add_part_all_aggs(dc, &q, GA_DERIVED_LIMB, 1);
+	if (last_type != GA_AGG_JOIN_RIGHT && last_type != GA_AGG_JOIN_FULL)
+	{
+		dv_add_part_all_aggs(dc, &q, GA_DERIVED_NAN, 0);
+		dv_add_part_all_aggs(dc, &q, GA_DERIVED_LIMB, 1);
+		return;
+	}
+	/*
+	 * Instead of Q's flag and limb (a case holds 16 columns): R = 3 * (the
+	 * last build side's operand) + 5, real in its unmatched build rows.
+	 */
+	dv_program(&r);
+	if (spec->nsteps == 2)
+		DV_COL(&r, J_C, -1);
+	else
+		DV_COL(&r, J_B, J_FB);
+	DV_CONST(&r, 3);
+	DV_OP(&r, GA_EXPR_MUL);
+	DV_CONST(&r, 5);
+	DV_OP(&r, GA_EXPR_ADD);
+	dv_add_part_all_aggs(dc, &r, GA_DERIVED_INT64, 0);
+	dv_add_part_all_aggs(dc, &r, GA_DERIVED_NAN, 0);
 }
 
 /* Generate case `index`: sides, builds, programs, joined rows. */
