@@ -33,7 +33,6 @@
 #include "gpuagg.h"
 
 #include "catalog/pg_type.h"
-#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -58,35 +57,6 @@ typedef struct DerivedCompile
 	int			max_depth;
 } DerivedCompile;
 
-/*
- * The child expression of an operand: the operand itself, or under a
- * FILTER, CASE WHEN filter THEN operand END (as GpuAggChildArgument does
- * for a whole argument: the child evaluates the operands of the rows that
- * pass the filter only, and the others carry null, which makes the whole
- * argument null).
- */
-static Expr *
-operand_child_expr(Aggref *aggref, Expr *operand)
-{
-	CaseExpr   *expr;
-	CaseWhen   *when;
-
-	if (aggref->aggfilter == NULL)
-		return operand;
-	when = makeNode(CaseWhen);
-	when->expr = aggref->aggfilter;
-	when->result = operand;
-	when->location = -1;
-	expr = makeNode(CaseExpr);
-	expr->casetype = exprType((Node *) operand);
-	expr->casecollid = exprCollation((Node *) operand);
-	expr->args = list_make1(when);
-	expr->defresult = (Expr *) makeNullConst(exprType((Node *) operand),
-											 exprTypmod((Node *) operand),
-											 exprCollation((Node *) operand));
-	expr->location = -1;
-	return (Expr *) expr;
-}
 
 /* Append one step to the program; false when it would be too long or deep. */
 static bool
@@ -113,7 +83,8 @@ static bool
 derived_operand(DerivedCompile *c, Expr *operand, Oid type, int scale)
 {
 	GpuAggDerivedStep step = {0};
-	Expr	   *child = operand_child_expr(c->aggref, operand);
+	/* under a FILTER, null where the row does not pass: so is the argument */
+	Expr	   *child = GpuAggUnderFilter(c->aggref, operand);
 
 	step.type = type;
 	step.scale = (int16) scale;
