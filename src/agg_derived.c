@@ -1,11 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * agg_derived.c
- *	  Numeric aggregate arguments of +, - and * computed by the device.
+ *	  Numeric aggregate arguments (+, - and * of bounded operands, or one
+ *	  such operand) computed by the device.
  *
  * sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) over numeric(15,2)
- * columns costs native PostgreSQL three numeric operations per row, and
- * costs gpuagg the same on the host plus four 42-bit limbs per row to send.
+ * columns costs native PostgreSQL three numeric operations per row; computed
+ * by the child, it cost gpuagg the same plus four 42-bit limbs a row to send.
  * Instead, the child computes only the operands, the device evaluates the
  * arithmetic exactly (gpuagg_device.h's derived columns), and only 8 bytes
  * per operand travel:
@@ -14,6 +15,8 @@
  *	  in an int64, with a validity-only column flagging NaN;
  *	- an integer expression cast to numeric as the integer itself;
  *	- a constant inline, as value * 10^scale.
+ * A plain operand (sum(l_quantity)) goes the same way: it then shares its
+ * column with the arithmetic over it and needs no infinity flags.
  * Every value of the argument has exactly the scale and at most the digits
  * agg_numeric.c's GpuAggNumericBounds derives (PostgreSQL's numeric_add and
  * numeric_sub keep the larger scale, numeric_mul adds the scales), so the
@@ -220,9 +223,9 @@ derived_root(Aggref *aggref)
 
 /*
  * Whether the device computes this aggregate's argument: sum, avg, min or
- * max of a numeric +, -, * expression whose operands qualify (see the file
- * comment); *operands is then the list of the child expressions the device
- * needs instead of the argument.  The same answer for the same aggregate
+ * max of a numeric +, -, * expression whose operands qualify, or of one
+ * operand (see the file comment); *operands is then the list of the child
+ * expressions the device needs instead of the argument.  The same answer for the same aggregate
  * every time (agg_path.c's child target, agg_join.c's sides and
  * agg_plan.c's description all ask).
  */
