@@ -296,37 +296,48 @@ float8_source_column(Aggref *aggref, Expr *arg)
 }
 
 /*
+ * expr as the child computes it for an aggregate: under FILTER, CASE WHEN
+ * filter THEN expr END.  PostgreSQL only evaluates the arguments of rows
+ * that pass the filter (so 10 / x FILTER (WHERE x <> 0) raises no error),
+ * and a row that does not pass then carries NULL, which every aggregate we
+ * run skips (all are strict).
+ */
+Expr *
+GpuAggUnderFilter(Aggref *aggref, Expr *expr)
+{
+	CaseExpr   *result;
+	CaseWhen   *when;
+
+	if (aggref->aggfilter == NULL)
+		return expr;
+	when = makeNode(CaseWhen);
+	when->expr = aggref->aggfilter;
+	when->result = expr;
+	when->location = -1;
+	result = makeNode(CaseExpr);
+	result->casetype = exprType((Node *) expr);
+	result->casecollid = exprCollation((Node *) expr);
+	result->arg = NULL;
+	result->args = list_make1(when);
+	result->defresult = (Expr *) makeNullConst(exprType((Node *) expr),
+											   exprTypmod((Node *) expr),
+											   exprCollation((Node *) expr));
+	result->location = -1;
+	return (Expr *) result;
+}
+
+/*
  * The expression the child plan computes for argument argno (0-based) of an
- * aggregate.  A conversion of a column to float8 is left to batch.c
- * (float8_source_column).  Under FILTER it is CASE WHEN filter THEN argument END:
- * PostgreSQL only evaluates the arguments of rows that pass the filter (so
- * 10 / x FILTER (WHERE x <> 0) raises no error), and a row that does not
- * pass then carries NULL, which every aggregate we run skips (all are
- * strict).
+ * aggregate, under its FILTER (GpuAggUnderFilter).  A conversion of a column
+ * to float8 is left to batch.c (float8_source_column).
  */
 Expr *
 GpuAggChildArgument(Aggref *aggref, int argno)
 {
-	Expr	   *arg = float8_source_column(aggref,
-										   list_nth_node(TargetEntry, aggref->args, argno)->expr);
-	CaseExpr   *expr;
-	CaseWhen   *when;
-
-	if (aggref->aggfilter == NULL)
-		return arg;
-	when = makeNode(CaseWhen);
-	when->expr = aggref->aggfilter;
-	when->result = arg;
-	when->location = -1;
-	expr = makeNode(CaseExpr);
-	expr->casetype = exprType((Node *) arg);
-	expr->casecollid = exprCollation((Node *) arg);
-	expr->arg = NULL;
-	expr->args = list_make1(when);
-	expr->defresult = (Expr *) makeNullConst(exprType((Node *) arg), exprTypmod((Node *) arg),
-											 exprCollation((Node *) arg));
-	expr->location = -1;
-	return (Expr *) expr;
+	return GpuAggUnderFilter(aggref,
+							 float8_source_column(aggref,
+												  list_nth_node(TargetEntry, aggref->args,
+																argno)->expr));
 }
 
 /*

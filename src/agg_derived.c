@@ -1,11 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * agg_derived.c
- *	  Numeric aggregate arguments of +, - and * computed by the device.
+ *	  Numeric aggregate arguments (+, - and * of bounded operands, or one
+ *	  such operand) computed by the device.
  *
  * sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) over numeric(15,2)
- * columns costs native PostgreSQL three numeric operations per row, and
- * costs gpuagg the same on the host plus four 42-bit limbs per row to send.
+ * columns costs native PostgreSQL three numeric operations per row; computed
+ * by the child, it cost gpuagg the same plus four 42-bit limbs a row to send.
  * Instead, the child computes only the operands, the device evaluates the
  * arithmetic exactly (gpuagg_device.h's derived columns), and only 8 bytes
  * per operand travel:
@@ -14,6 +15,8 @@
  *	  in an int64, with a validity-only column flagging NaN;
  *	- an integer expression cast to numeric as the integer itself;
  *	- a constant inline, as value * 10^scale.
+ * A plain operand (sum(l_quantity)) goes the same way: it then shares its
+ * column with the arithmetic over it and needs no infinity flags.
  * Every value of the argument has exactly the scale and at most the digits
  * agg_numeric.c's GpuAggNumericBounds derives (PostgreSQL's numeric_add and
  * numeric_sub keep the larger scale, numeric_mul adds the scales), so the
@@ -33,7 +36,6 @@
 #include "gpuagg.h"
 
 #include "catalog/pg_type.h"
-#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -58,35 +60,6 @@ typedef struct DerivedCompile
 	int			max_depth;
 } DerivedCompile;
 
-/*
- * The child expression of an operand: the operand itself, or under a
- * FILTER, CASE WHEN filter THEN operand END (as GpuAggChildArgument does
- * for a whole argument: the child evaluates the operands of the rows that
- * pass the filter only, and the others carry null, which makes the whole
- * argument null).
- */
-static Expr *
-operand_child_expr(Aggref *aggref, Expr *operand)
-{
-	CaseExpr   *expr;
-	CaseWhen   *when;
-
-	if (aggref->aggfilter == NULL)
-		return operand;
-	when = makeNode(CaseWhen);
-	when->expr = aggref->aggfilter;
-	when->result = operand;
-	when->location = -1;
-	expr = makeNode(CaseExpr);
-	expr->casetype = exprType((Node *) operand);
-	expr->casecollid = exprCollation((Node *) operand);
-	expr->args = list_make1(when);
-	expr->defresult = (Expr *) makeNullConst(exprType((Node *) operand),
-											 exprTypmod((Node *) operand),
-											 exprCollation((Node *) operand));
-	expr->location = -1;
-	return (Expr *) expr;
-}
 
 /* Append one step to the program; false when it would be too long or deep. */
 static bool
@@ -113,7 +86,8 @@ static bool
 derived_operand(DerivedCompile *c, Expr *operand, Oid type, int scale)
 {
 	GpuAggDerivedStep step = {0};
-	Expr	   *child = operand_child_expr(c->aggref, operand);
+	/* under a FILTER, null where the row does not pass: so is the argument */
+	Expr	   *child = GpuAggUnderFilter(c->aggref, operand);
 
 	step.type = type;
 	step.scale = (int16) scale;
@@ -249,9 +223,9 @@ derived_root(Aggref *aggref)
 
 /*
  * Whether the device computes this aggregate's argument: sum, avg, min or
- * max of a numeric +, -, * expression whose operands qualify (see the file
- * comment); *operands is then the list of the child expressions the device
- * needs instead of the argument.  The same answer for the same aggregate
+ * max of a numeric +, -, * expression whose operands qualify, or of one
+ * operand (see the file comment); *operands is then the list of the child
+ * expressions the device needs instead of the argument.  The same answer for the same aggregate
  * every time (agg_path.c's child target, agg_join.c's sides and
  * agg_plan.c's description all ask).
  */

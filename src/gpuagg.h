@@ -176,6 +176,7 @@ extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind,
 extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
 								  int numeric_precision);
 extern Expr *GpuAggChildArgument(Aggref *aggref, int argno);
+extern Expr *GpuAggUnderFilter(Aggref *aggref, Expr *expr);
 extern Oid	GpuAggFinalFunction(Oid aggfnoid);
 
 /* ------------------------------------------------------------------------
