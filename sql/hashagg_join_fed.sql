@@ -197,8 +197,8 @@ SELECT jf_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim USING (k)
 -- keys matched by many probe rows, keys matched by none)
 CREATE TABLE jf_rf AS
 SELECT i AS k, i * 3 AS r, (i / 4.0)::numeric(6,2) AS q FROM generate_series(-5, 5) i
-UNION ALL SELECT 1000 + i, i, NULL FROM generate_series(0, 5) i
-UNION ALL SELECT NULL, 77, 1.25;
+UNION ALL SELECT 1000 + i, i, NULL::numeric(6,2) FROM generate_series(0, 5) i
+UNION ALL SELECT NULL, 77, 1.25::numeric(6,2);
 ANALYZE jf_rf;
 EXPLAIN (COSTS OFF)
 SELECT count(*), count(jf_fact.id), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k;
@@ -206,11 +206,12 @@ SELECT jf_check('SELECT count(*), count(jf_fact.id), sum(jf_rf.r), sum(jf_fact.v
 SELECT jf_check('SELECT jf_rf.r, count(*), count(jf_fact.id), sum(jf_fact.v), min(jf_fact.d) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.r');
 SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_rf.k), sum(jf_rf.r) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_fact.g');
 SELECT jf_check('SELECT jf_rf.k, count(*), sum(jf_fact.n * jf_rf.q), avg(jf_rf.q - jf_fact.n) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.k');
-SELECT jf_check('SELECT count(*), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k WHERE jf_fact.v IS NULL OR jf_rf.r > 0');
 SELECT jf_check('SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact JOIN jf_dim USING (k) FULL JOIN jf_rf ON jf_rf.k = jf_dim.k');
 SELECT jf_check('SELECT count(*), count(jf_fact.id) FROM jf_fact FULL JOIN jf_empty ON jf_empty.k = jf_fact.k');
--- an expression over a null-extended side is not join-fed
+-- an expression over a null-extended side, or a filter over both sides
+-- above the join, is not join-fed
 SELECT jf_check('SELECT sum(coalesce(jf_fact.v, 0)), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
+SELECT jf_check('SELECT count(*), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k WHERE jf_fact.v IS NULL OR jf_rf.r > 0');
 -- filters below the join stay with their side
 SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
