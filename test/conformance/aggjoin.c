@@ -75,13 +75,6 @@
 static const char *const aj_dist_names[] = {"unique", "dups", "skew"};
 static const char *const aj_type_names[] = {"inner", "left", "anti", "right", "full"};
 
-/* One build row with a key, for the reference's sorted lookup. */
-typedef struct AjEntry
-{
-	int64_t		key;
-	int64_t		row;
-} AjEntry;
-
 /* One step's build side as given to the device, and sorted for the reference. */
 typedef struct AjBuild
 {
@@ -89,7 +82,7 @@ typedef struct AjBuild
 	int64_t		nkeyed;
 	int64_t    *keys;			/* nkeyed, in the order given to the device */
 	uint32_t   *rows;
-	AjEntry    *entries;		/* the same, sorted by key and row */
+	KeyEntry   *entries;		/* the same, sorted by key and row */
 } AjBuild;
 
 /* A generated case: every side, the batches, and the joined rows. */
@@ -129,21 +122,21 @@ aj_side_rows(const AjCase *jc, int side)
 	return side == 0 ? jc->nprobe : jc->builds[side - 1].nbuild;
 }
 
-/* Order entries by key, then row. */
-static int
-aj_entry_cmp(const void *pa, const void *pb)
+/* Order entries by key, then row (qsort's form). */
+int
+key_entry_cmp(const void *pa, const void *pb)
 {
-	const AjEntry *a = pa;
-	const AjEntry *b = pb;
+	const KeyEntry *a = pa;
+	const KeyEntry *b = pb;
 
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
 	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* The range [*first, *first + count) of entries whose key is key. */
-static int64_t
-aj_matches(const AjEntry *entries, int64_t n, int64_t key, int64_t *first)
+/* The range [*first, *first + count) of entries whose key is key (count 0: none). */
+int64_t
+key_entry_matches(const KeyEntry *entries, int64_t n, int64_t key, int64_t *first)
 {
 	int64_t		lo = 0,
 				hi = n,
@@ -240,7 +233,7 @@ aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_
 
 	build->keys = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
 	build->rows = malloc(sizeof(uint32_t) * (n > 0 ? n : 1));
-	build->entries = malloc(sizeof(AjEntry) * (n > 0 ? n : 1));
+	build->entries = malloc(sizeof(KeyEntry) * (n > 0 ? n : 1));
 	build->nkeyed = 0;
 	for (b = 0; b < n; b++)
 		if (!key_null[b])
@@ -259,7 +252,7 @@ aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_
 		build->entries[i].key = build->keys[i];
 		build->entries[i].row = build->rows[i];
 	}
-	qsort(build->entries, (size_t) build->nkeyed, sizeof(AjEntry), aj_entry_cmp);
+	qsort(build->entries, (size_t) build->nkeyed, sizeof(KeyEntry), key_entry_cmp);
 }
 
 /*
@@ -354,7 +347,7 @@ aj_walk(AjWalk *w, int s)
 	step = &jc->steps[s];
 	build = &jc->builds[s];
 	if (aj_key_value(jc, step->key_column, w->tuple, &key))
-		m = aj_matches(build->entries, build->nkeyed, key, &first);
+		m = key_entry_matches(build->entries, build->nkeyed, key, &first);
 	if (m > 0 && step->type != GA_AGG_JOIN_ANTI)
 	{
 		for (k = 0; k < m; k++)

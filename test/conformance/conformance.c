@@ -233,15 +233,13 @@ load_float(const void *values, GaValueType type, int64_t i)
  */
 static int	sort_nkeys;
 
-/* Order key tuples: per key, non-null values ascending, then null. */
-static int
-rowkey_cmp(const void *pa, const void *pb)
+/* Order key tuples of nkeys keys: per key, non-null values ascending, then null. */
+int
+rowkey_compare(const RowKey *a, const RowKey *b, int nkeys)
 {
-	const RowKey *a = pa;
-	const RowKey *b = pb;
 	int			k;
 
-	for (k = 0; k < sort_nkeys; k++)
+	for (k = 0; k < nkeys; k++)
 	{
 		if (a->n[k] != b->n[k])
 			return a->n[k] ? 1 : -1;
@@ -251,6 +249,13 @@ rowkey_cmp(const void *pa, const void *pb)
 			return a->v[k] < b->v[k] ? -1 : 1;
 	}
 	return 0;
+}
+
+/* qsort's form of rowkey_compare, over sort_nkeys keys. */
+static int
+rowkey_cmp(const void *pa, const void *pb)
+{
+	return rowkey_compare(pa, pb, sort_nkeys);
 }
 
 /* Fill an integer value of the column's mode into element i. */
@@ -1200,6 +1205,32 @@ compare_group(const Case *c, const GaAggResult *res, int64_t g,
 }
 
 /*
+ * A finished aggregation's groups as key tuples (index: the group; a null
+ * key's value 0), sorted by rowkey_compare.  The caller frees them.
+ */
+RowKey *
+sorted_result_keys(const GaAggResult *res, int nkeys)
+{
+	RowKey	   *dev = malloc(sizeof(RowKey) * (res->ngroups > 0 ? res->ngroups : 1));
+	int64_t		g;
+	int			k;
+
+	for (g = 0; g < res->ngroups; g++)
+	{
+		memset(&dev[g], 0, sizeof(RowKey));
+		for (k = 0; k < nkeys; k++)
+		{
+			dev[g].n[k] = res->key_isnull[k][g] ? 1 : 0;
+			dev[g].v[k] = dev[g].n[k] ? 0 : res->key_values[k][g];
+		}
+		dev[g].index = g;
+	}
+	sort_nkeys = nkeys;
+	qsort(dev, (size_t) (res->ngroups > 0 ? res->ngroups : 0), sizeof(RowKey), rowkey_cmp);
+	return dev;
+}
+
+/*
  * Check a finished aggregation's groups against the reference: sort the
  * device's groups by key, then merge them with the sorted reference rows.
  */
@@ -1211,8 +1242,7 @@ check_result(const Case *c, const GaAggResult *res, RunReport *rr)
 	int64_t		g,
 				r,
 				dg = 0;
-	int			k,
-				a;
+	int			a;
 	char		kb[160];
 
 	if (res->nkeys != c->nkeys || res->naggs != c->naggs)
@@ -1227,20 +1257,9 @@ check_result(const Case *c, const GaAggResult *res, RunReport *rr)
 	if (res->ngroups < 0)
 		return;
 
-	dev = malloc(sizeof(RowKey) * (res->ngroups > 0 ? res->ngroups : 1));
+	dev = sorted_result_keys(res, c->nkeys);
 	accs = malloc(sizeof(RefAcc) * (c->naggs > 0 ? c->naggs : 1));
-	for (g = 0; g < res->ngroups; g++)
-	{
-		memset(&dev[g], 0, sizeof(RowKey));
-		for (k = 0; k < c->nkeys; k++)
-		{
-			dev[g].n[k] = res->key_isnull[k][g] ? 1 : 0;
-			dev[g].v[k] = dev[g].n[k] ? 0 : res->key_values[k][g];
-		}
-		dev[g].index = g;
-	}
 	sort_nkeys = c->nkeys;
-	qsort(dev, (size_t) res->ngroups, sizeof(RowKey), rowkey_cmp);
 	for (g = 1; g < res->ngroups; g++)
 		if (rowkey_cmp(&dev[g - 1], &dev[g]) == 0)
 			report(rr, "group %s appears twice", key_str(&dev[g], c->nkeys, kb));
@@ -2157,6 +2176,9 @@ main(int argc, char **argv)
 	int			timeout = 300;
 	DeviceRun	runs[8];
 	int			nruns = 0;
+	GaDevice   *run_devices[8];	/* runs as the join-fed and derived suites take them */
+	GaStrategy	run_strategies[8];
+	const char *run_labels[8];
 	int64_t		failures = 0,
 				checks = 0;
 	GaDevice   *cpu = NULL,
@@ -2322,40 +2344,24 @@ main(int argc, char **argv)
 	if (only < 0 && (strcmp(suite_opt, "join") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_join(cpu, gpu, seed, njoin_cases, timeout, verbose, &checks);
 
+	/* The device runs as the join-fed and derived suites take them. */
+	for (j = 0; j < nruns; j++)
+	{
+		run_devices[j] = runs[j].device;
+		run_strategies[j] = runs[j].strategy;
+		run_labels[j] = runs[j].label;
+	}
+
 	/* The join-fed aggregation: every device run, as the aggregation's cases. */
 	if (only < 0 && (strcmp(suite_opt, "aggjoin") == 0 || strcmp(suite_opt, "all") == 0))
-	{
-		GaDevice   *devices[8];
-		GaStrategy	strategies[8];
-		const char *labels[8];
-
-		for (j = 0; j < nruns; j++)
-		{
-			devices[j] = runs[j].device;
-			strategies[j] = runs[j].strategy;
-			labels[j] = runs[j].label;
-		}
-		failures += conformance_aggjoin(devices, strategies, labels, nruns, seed,
+		failures += conformance_aggjoin(run_devices, run_strategies, run_labels, nruns, seed,
 										aggjoin_first, naggjoin_cases, max_rows, timeout,
 										verbose, &checks);
-	}
 
 	/* Derived columns: every device run, plain and join-fed. */
 	if (only < 0 && (strcmp(suite_opt, "derived") == 0 || strcmp(suite_opt, "all") == 0))
-	{
-		GaDevice   *devices[8];
-		GaStrategy	strategies[8];
-		const char *labels[8];
-
-		for (j = 0; j < nruns; j++)
-		{
-			devices[j] = runs[j].device;
-			strategies[j] = runs[j].strategy;
-			labels[j] = runs[j].label;
-		}
-		failures += conformance_derived(devices, strategies, labels, nruns, seed,
+		failures += conformance_derived(run_devices, run_strategies, run_labels, nruns, seed,
 										nderived_cases, max_rows, timeout, verbose, &checks);
-	}
 
 	alarm(0);
 	printf("conformance: %lld checks, %lld problems, seed %llu, %.1f s: %s\n",

@@ -160,6 +160,8 @@ extern void add_agg(Case *c, GaAggOp op, int column);
 extern void add_column_aggs(Case *c, Rng *rng, int column, int summable, int all,
 							double p);
 extern void sort_reference(Case *c);
+extern int	rowkey_compare(const RowKey *a, const RowKey *b, int nkeys);
+extern RowKey *sorted_result_keys(const GaAggResult *res, int nkeys);
 extern void free_case(Case *c);
 extern void check_result(const Case *c, const GaAggResult *res, RunReport *rr);
 extern void check_empty_batch(const Case *c, const GaBatch *b, RunReport *rr);
@@ -167,6 +169,23 @@ extern int	test_wait(void *arg);
 extern double now_ms(void);
 
 /* aggjoin.c */
+
+/* One build row with a key, for a join reference's sorted lookup. */
+typedef struct KeyEntry
+{
+	int64_t		key;
+	int64_t		row;
+} KeyEntry;
+
+/* qsort's order of entries: by key, then row. */
+extern int	key_entry_cmp(const void *pa, const void *pb);
+
+/*
+ * In entries sorted by key_entry_cmp: the first entry whose key is key
+ * (*first) and how many there are (0: none).
+ */
+extern int64_t key_entry_matches(const KeyEntry *entries, int64_t n, int64_t key,
+								 int64_t *first);
 
 /*
  * Run the join-fed aggregation's API checks and cases (from case first on)

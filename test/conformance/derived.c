@@ -208,27 +208,11 @@ dv_free_case(DvCase *dc)
 /* The number of keys dv_key_qsort compares. */
 static int	dv_sort_nkeys;
 
-/* Order key tuples (any total order: equal tuples must be adjacent). */
-static int
-dv_key_cmp(const RowKey *a, const RowKey *b, int nkeys)
-{
-	int			k;
-
-	for (k = 0; k < nkeys; k++)
-	{
-		if (a->n[k] != b->n[k])
-			return a->n[k] < b->n[k] ? -1 : 1;
-		if (a->v[k] != b->v[k])
-			return a->v[k] < b->v[k] ? -1 : 1;
-	}
-	return 0;
-}
-
-/* qsort's and bsearch's form of dv_key_cmp. */
+/* bsearch's form of rowkey_compare (the order sorted_result_keys sorts in). */
 static int
 dv_key_qsort(const void *a, const void *b)
 {
-	return dv_key_cmp(a, b, dv_sort_nkeys);
+	return rowkey_compare(a, b, dv_sort_nkeys);
 }
 
 /*
@@ -297,25 +281,12 @@ dv_check_limb_sums(const DvCase *dc, const GaAggResult *res, RunReport *rr)
 	const Case *c = &dc->c;
 	RowKey	   *dev;
 	int			sum_aggs[4];
-	int			d0,
-				k;
-	int64_t		g;
+	int			d0;
 
 	if (res->ngroups < 0 || res->nkeys != c->nkeys || res->naggs != c->naggs)
 		return;
-	dev = malloc(sizeof(RowKey) * (res->ngroups > 0 ? res->ngroups : 1));
-	for (g = 0; g < res->ngroups; g++)
-	{
-		memset(&dev[g], 0, sizeof(RowKey));
-		for (k = 0; k < c->nkeys; k++)
-		{
-			dev[g].n[k] = res->key_isnull[k][g] ? 1 : 0;
-			dev[g].v[k] = dev[g].n[k] ? 0 : res->key_values[k][g];
-		}
-		dev[g].index = g;
-	}
+	dev = sorted_result_keys(res, c->nkeys);
 	dv_sort_nkeys = c->nkeys;
-	qsort(dev, (size_t) res->ngroups, sizeof(RowKey), dv_key_qsort);
 
 	for (d0 = 0; d0 < dc->nderived; d0++)
 	{
@@ -340,7 +311,7 @@ dv_check_limb_sums(const DvCase *dc, const GaAggResult *res, RunReport *rr)
 				memset(&empty, 0, sizeof(empty));
 				key = &empty;
 			}
-			while (end < c->nrows && dv_key_cmp(&c->sorted[end], key, c->nkeys) == 0)
+			while (end < c->nrows && rowkey_compare(&c->sorted[end], key, c->nkeys) == 0)
 				end++;
 			big_from_i64(&exact, 0);
 			for (i = r; i < end; i++)
