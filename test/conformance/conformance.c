@@ -1443,6 +1443,73 @@ expected_bytes_sent(const Case *c)
 }
 
 /*
+ * Batch b of a run: the aggregation's next batch, which must come empty
+ * (check_empty_batch against the case c).  NULL, reported, when it fails
+ * or the run has problems.
+ */
+GaBatch *
+run_next_batch(GaAgg *agg, const Case *c, int b, WaitState *ws, RunReport *rr)
+{
+	GaStatus	st;
+	GaBatch    *batch = ga_agg_next_batch(agg, test_wait, ws, &st);
+
+	if (batch == NULL)
+	{
+		report(rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
+		return NULL;
+	}
+	check_empty_batch(c, batch, rr);
+	return rr->mismatches > 0 ? NULL : batch;
+}
+
+/* Submit batch b of a run; 0, reported, when it fails. */
+int
+run_submit(GaAgg *agg, GaBatch *batch, int b, WaitState *ws, RunReport *rr)
+{
+	GaStatus	st;
+
+	if (ga_agg_submit(agg, batch, test_wait, ws, &st))
+		return 1;
+	report(rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+	return 0;
+}
+
+/* Finish a run's aggregation; NULL, reported, when it fails. */
+const GaAggResult *
+run_finish(GaAgg *agg, WaitState *ws, RunReport *rr)
+{
+	GaStatus	st;
+	const GaAggResult *res = ga_agg_finish(agg, test_wait, ws, &st);
+
+	if (res == NULL)
+		report(rr, "finish failed: code %d: %s", st.code, st.message);
+	return res;
+}
+
+/* The wait callback of a run must never have answered stop. */
+void
+run_check_cancels(const WaitState *ws, RunReport *rr)
+{
+	if (ws->cancels > 0)
+		report(rr, "the wait callback answered stop although not told to");
+}
+
+/*
+ * End a run of one aggregation started at t0: check the wait callback,
+ * destroy the aggregation, write the summary; returns the problems found.
+ */
+int64_t
+run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label, double t0,
+		char *summary, size_t summary_len)
+{
+	run_check_cancels(ws, rr);
+	ga_agg_destroy(agg);
+	snprintf(summary, summary_len, "%s %s %.0fms", label, rr->mismatches ? "FAIL" : "ok",
+			 now_ms() - t0);
+	return rr->mismatches;
+}
+
+/*
  * Run a case on one device under one strategy (on one aggregation, or two
  * fed alternately) and compare with the reference.  Returns the number of
  * problems.
@@ -1481,22 +1548,13 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 
 		for (j = 0; j < nagg; j++)
 		{
-			GaBatch    *batch = ga_agg_next_batch(aggs[j], test_wait, &ws, &st);
+			GaBatch    *batch = run_next_batch(aggs[j], c, b, &ws, &rr);
 
 			if (batch == NULL)
-			{
-				report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-				goto done;
-			}
-			check_empty_batch(c, batch, &rr);
-			if (rr.mismatches > 0)
 				goto done;
 			fill_batch(c, batch, start, n);
-			if (!ga_agg_submit(aggs[j], batch, test_wait, &ws, &st))
-			{
-				report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+			if (!run_submit(aggs[j], batch, b, &ws, &rr))
 				goto done;
-			}
 		}
 		start += n;
 	}
@@ -1505,12 +1563,9 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 		int64_t		by = 0;
 		int			s;
 
-		res = ga_agg_finish(aggs[j], test_wait, &ws, &st);
+		res = run_finish(aggs[j], &ws, &rr);
 		if (res == NULL)
-		{
-			report(&rr, "finish failed: code %d: %s", st.code, st.message);
 			goto done;
-		}
 		check_result(c, res, &rr);
 
 		ga_agg_get_stats(aggs[j], &stats);
@@ -1548,8 +1603,7 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 	}
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
+	run_check_cancels(&ws, &rr);
 	for (j = 0; j < nagg; j++)
 		ga_agg_destroy(aggs[j]);
 	snprintf(summary, summary_len, "%s %s %.0fms g+%lld", label,

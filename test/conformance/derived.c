@@ -503,30 +503,18 @@ dv_run_case(const DvCase *dc, int case_no, GaDevice *dev, GaStrategy strategy,
 	}
 	for (b = 0; b < c->nbatches; b++)
 	{
-		GaBatch    *batch = ga_agg_next_batch(agg, test_wait, &ws, &st);
+		GaBatch    *batch = run_next_batch(agg, c, b, &ws, &rr);
 
 		if (batch == NULL)
-		{
-			report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-			goto done;
-		}
-		check_empty_batch(c, batch, &rr);
-		if (rr.mismatches > 0)
 			goto done;
 		dv_fill_batch(dc, batch, start, c->batch_sizes[b]);
-		if (!ga_agg_submit(agg, batch, test_wait, &ws, &st))
-		{
-			report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+		if (!run_submit(agg, batch, b, &ws, &rr))
 			goto done;
-		}
 		start += c->batch_sizes[b];
 	}
-	res = ga_agg_finish(agg, test_wait, &ws, &st);
+	res = run_finish(agg, &ws, &rr);
 	if (res == NULL)
-	{
-		report(&rr, "finish failed: code %d: %s", st.code, st.message);
 		goto done;
-	}
 	check_result(c, res, &rr);
 	dv_check_limb_sums(dc, res, &rr);
 	if (dc->nknown > 0)
@@ -548,12 +536,7 @@ dv_run_case(const DvCase *dc, int case_no, GaDevice *dev, GaStrategy strategy,
 		print_stats("derived", case_no, label, &stats, 0);
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
-	ga_agg_destroy(agg);
-	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.mismatches ? "FAIL" : "ok",
-			 now_ms() - t0);
-	return rr.mismatches;
+	return run_end(agg, &ws, &rr, label, t0, summary, summary_len);
 }
 
 /* ------------------------------------------------------------------------

@@ -571,30 +571,12 @@ dj_build(const DjCase *jc, GaAgg *agg, int s, WaitState *ws, GaStatus *st)
 static void
 dj_fill_batch(const DjCase *jc, GaBatch *b, int64_t start, int64_t n)
 {
+	uint8_t		garbage[MAX_COLUMNS];
 	int			col;
-	int64_t		r;
 
 	for (col = 0; col < jc->dc.c.ncolumns; col++)
-	{
-		GaColumn   *c = &b->columns[col];
-		int			width = ga_type_width(jc->dc.c.types[col]);
-
-		if (col >= J_NCOLS || jc->from_build[col])
-		{
-			if (width > 0 && n > 0)
-				memset(c->values, 0xa5, (size_t) (n * width));
-			for (r = 0; r < n; r += 2)
-				ga_column_set_null(c, r);
-			continue;
-		}
-		if (width > 0 && n > 0)
-			memcpy(c->values, (const char *) jc->values[col] + start * width,
-				   (size_t) (n * width));
-		for (r = 0; r < n; r++)
-			if (jc->isnull[col][start + r])
-				ga_column_set_null(c, r);
-	}
-	b->nrows = n;
+		garbage[col] = col >= J_NCOLS || jc->from_build[col];
+	fill_probe_batch(b, &jc->dc.c, garbage, jc->values, jc->isnull, 2, start, n);
 }
 
 /* Run a case on one device run; returns the problems found. */
@@ -630,30 +612,18 @@ dj_run(const DjCase *jc, int index, GaDevice *dev, GaStrategy strategy, const ch
 		}
 	for (b = 0; b < jc->nbatches; b++)
 	{
-		GaBatch    *batch = ga_agg_next_batch(agg, test_wait, &ws, &st);
+		GaBatch    *batch = run_next_batch(agg, c, b, &ws, &rr);
 
 		if (batch == NULL)
-		{
-			report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-			goto done;
-		}
-		check_empty_batch(c, batch, &rr);
-		if (rr.mismatches > 0)
 			goto done;
 		dj_fill_batch(jc, batch, start, jc->batch_sizes[b]);
-		if (!ga_agg_submit(agg, batch, test_wait, &ws, &st))
-		{
-			report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+		if (!run_submit(agg, batch, b, &ws, &rr))
 			goto done;
-		}
 		start += jc->batch_sizes[b];
 	}
-	res = ga_agg_finish(agg, test_wait, &ws, &st);
+	res = run_finish(agg, &ws, &rr);
 	if (res == NULL)
-	{
-		report(&rr, "finish failed: code %d: %s", st.code, st.message);
 		goto done;
-	}
 	check_result(c, res, &rr);
 	dv_check_limb_sums(&jc->dc, res, &rr);
 
@@ -678,12 +648,7 @@ dj_run(const DjCase *jc, int index, GaDevice *dev, GaStrategy strategy, const ch
 		print_stats("derived join", index, label, &stats, 1);
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
-	ga_agg_destroy(agg);
-	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.mismatches ? "FAIL" : "ok",
-			 now_ms() - t0);
-	return rr.mismatches;
+	return run_end(agg, &ws, &rr, label, t0, summary, summary_len);
 }
 
 /* Generate join-fed case `index` and run it on every device run. */
