@@ -75,13 +75,6 @@
 static const char *const aj_dist_names[] = {"unique", "dups", "skew"};
 static const char *const aj_type_names[] = {"inner", "left", "anti", "right", "full"};
 
-/* One build row with a key, for the reference's sorted lookup. */
-typedef struct AjEntry
-{
-	int64_t		key;
-	int64_t		row;
-} AjEntry;
-
 /* One step's build side as given to the device, and sorted for the reference. */
 typedef struct AjBuild
 {
@@ -89,7 +82,7 @@ typedef struct AjBuild
 	int64_t		nkeyed;
 	int64_t    *keys;			/* nkeyed, in the order given to the device */
 	uint32_t   *rows;
-	AjEntry    *entries;		/* the same, sorted by key and row */
+	KeyEntry   *entries;		/* the same, sorted by key and row */
 } AjBuild;
 
 /* A generated case: every side, the batches, and the joined rows. */
@@ -129,21 +122,21 @@ aj_side_rows(const AjCase *jc, int side)
 	return side == 0 ? jc->nprobe : jc->builds[side - 1].nbuild;
 }
 
-/* Order entries by key, then row. */
-static int
-aj_entry_cmp(const void *pa, const void *pb)
+/* Order entries by key, then row (qsort's form). */
+int
+key_entry_cmp(const void *pa, const void *pb)
 {
-	const AjEntry *a = pa;
-	const AjEntry *b = pb;
+	const KeyEntry *a = pa;
+	const KeyEntry *b = pb;
 
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
 	return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* The range [*first, *first + count) of entries whose key is key. */
-static int64_t
-aj_matches(const AjEntry *entries, int64_t n, int64_t key, int64_t *first)
+/* The range [*first, *first + count) of entries whose key is key (count 0: none). */
+int64_t
+key_entry_matches(const KeyEntry *entries, int64_t n, int64_t key, int64_t *first)
 {
 	int64_t		lo = 0,
 				hi = n,
@@ -240,7 +233,7 @@ aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_
 
 	build->keys = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
 	build->rows = malloc(sizeof(uint32_t) * (n > 0 ? n : 1));
-	build->entries = malloc(sizeof(AjEntry) * (n > 0 ? n : 1));
+	build->entries = malloc(sizeof(KeyEntry) * (n > 0 ? n : 1));
 	build->nkeyed = 0;
 	for (b = 0; b < n; b++)
 		if (!key_null[b])
@@ -259,7 +252,7 @@ aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_
 		build->entries[i].key = build->keys[i];
 		build->entries[i].row = build->rows[i];
 	}
-	qsort(build->entries, (size_t) build->nkeyed, sizeof(AjEntry), aj_entry_cmp);
+	qsort(build->entries, (size_t) build->nkeyed, sizeof(KeyEntry), key_entry_cmp);
 }
 
 /*
@@ -354,7 +347,7 @@ aj_walk(AjWalk *w, int s)
 	step = &jc->steps[s];
 	build = &jc->builds[s];
 	if (aj_key_value(jc, step->key_column, w->tuple, &key))
-		m = aj_matches(build->entries, build->nkeyed, key, &first);
+		m = key_entry_matches(build->entries, build->nkeyed, key, &first);
 	if (m > 0 && step->type != GA_AGG_JOIN_ANTI)
 	{
 		for (k = 0; k < m; k++)
@@ -865,36 +858,49 @@ aj_payload(const AjCase *jc, int step, GaColumn *columns, GaBatch *payload)
 }
 
 /*
+ * Fill a probe batch with probe rows [start, start + n) of case c's
+ * columns: a column where garbage[col] with garbage and a false null every
+ * null_every rows (to be ignored), the others from their values and nulls
+ * over the probe rows.
+ */
+void
+fill_probe_batch(GaBatch *b, const Case *c, const uint8_t *garbage, void *const *values,
+				 uint8_t *const *isnull, int null_every, int64_t start, int64_t n)
+{
+	int			col;
+	int64_t		r;
+
+	for (col = 0; col < c->ncolumns; col++)
+	{
+		GaColumn   *column = &b->columns[col];
+		int			width = ga_type_width(c->types[col]);
+
+		if (garbage[col])
+		{
+			if (width > 0 && n > 0)
+				memset(column->values, 0xa5, (size_t) (n * width));
+			for (r = 0; r < n; r += null_every)
+				ga_column_set_null(column, r);
+			continue;
+		}
+		if (width > 0 && n > 0)
+			memcpy(column->values, (const char *) values[col] + start * width,
+				   (size_t) (n * width));
+		for (r = 0; r < n; r++)
+			if (isnull[col][start + r])
+				ga_column_set_null(column, r);
+	}
+	b->nrows = n;
+}
+
+/*
  * Fill a probe batch with probe rows [start, start + n): probe columns as
  * generated, build columns with garbage and false nulls to be ignored.
  */
 static void
 aj_fill_batch(const AjCase *jc, GaBatch *b, int64_t start, int64_t n)
 {
-	int			c;
-	int64_t		r;
-
-	for (c = 0; c < jc->joined.ncolumns; c++)
-	{
-		GaColumn   *col = &b->columns[c];
-		int			width = ga_type_width(jc->joined.types[c]);
-
-		if (jc->from_build[c])
-		{
-			if (width > 0 && n > 0)
-				memset(col->values, 0xa5, (size_t) (n * width));
-			for (r = 0; r < n; r += 3)
-				ga_column_set_null(col, r);
-			continue;
-		}
-		if (width > 0 && n > 0)
-			memcpy(col->values, (const char *) jc->values[c] + start * width,
-				   (size_t) (n * width));
-		for (r = 0; r < n; r++)
-			if (jc->isnull[c][start + r])
-				ga_column_set_null(col, r);
-	}
-	b->nrows = n;
+	fill_probe_batch(b, &jc->joined, jc->from_build, jc->values, jc->isnull, 3, start, n);
 }
 
 /* The keyed build rows of every step. */
@@ -999,30 +1005,18 @@ aj_run_case(const AjCase *jc, int case_no, GaDevice *dev, GaStrategy strategy,
 	}
 	for (b = 0; b < jc->nbatches; b++)
 	{
-		GaBatch    *batch = ga_agg_next_batch(agg, test_wait, &ws, &st);
+		GaBatch    *batch = run_next_batch(agg, &jc->joined, b, &ws, &rr);
 
 		if (batch == NULL)
-		{
-			report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-			goto done;
-		}
-		check_empty_batch(&jc->joined, batch, &rr);
-		if (rr.mismatches > 0)
 			goto done;
 		aj_fill_batch(jc, batch, start, jc->batch_sizes[b]);
-		if (!ga_agg_submit(agg, batch, test_wait, &ws, &st))
-		{
-			report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+		if (!run_submit(agg, batch, b, &ws, &rr))
 			goto done;
-		}
 		start += jc->batch_sizes[b];
 	}
-	res = ga_agg_finish(agg, test_wait, &ws, &st);
+	res = run_finish(agg, &ws, &rr);
 	if (res == NULL)
-	{
-		report(&rr, "finish failed: code %d: %s", st.code, st.message);
 		goto done;
-	}
 	check_result(&jc->joined, res, &rr);
 	ga_agg_get_stats(agg, &stats);
 	aj_check_stats(jc, dev, &stats, res, &rr);
@@ -1030,12 +1024,7 @@ aj_run_case(const AjCase *jc, int case_no, GaDevice *dev, GaStrategy strategy,
 		print_stats("aggjoin", case_no, label, &stats, 1);
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
-	ga_agg_destroy(agg);
-	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.mismatches ? "FAIL" : "ok",
-			 now_ms() - t0);
-	return rr.mismatches;
+	return run_end(agg, &ws, &rr, label, t0, summary, summary_len);
 }
 
 /* ------------------------------------------------------------------------

@@ -233,15 +233,13 @@ load_float(const void *values, GaValueType type, int64_t i)
  */
 static int	sort_nkeys;
 
-/* Order key tuples: per key, non-null values ascending, then null. */
-static int
-rowkey_cmp(const void *pa, const void *pb)
+/* Order key tuples of nkeys keys: per key, non-null values ascending, then null. */
+int
+rowkey_compare(const RowKey *a, const RowKey *b, int nkeys)
 {
-	const RowKey *a = pa;
-	const RowKey *b = pb;
 	int			k;
 
-	for (k = 0; k < sort_nkeys; k++)
+	for (k = 0; k < nkeys; k++)
 	{
 		if (a->n[k] != b->n[k])
 			return a->n[k] ? 1 : -1;
@@ -251,6 +249,13 @@ rowkey_cmp(const void *pa, const void *pb)
 			return a->v[k] < b->v[k] ? -1 : 1;
 	}
 	return 0;
+}
+
+/* qsort's form of rowkey_compare, over sort_nkeys keys. */
+static int
+rowkey_cmp(const void *pa, const void *pb)
+{
+	return rowkey_compare(pa, pb, sort_nkeys);
 }
 
 /* Fill an integer value of the column's mode into element i. */
@@ -1200,6 +1205,32 @@ compare_group(const Case *c, const GaAggResult *res, int64_t g,
 }
 
 /*
+ * A finished aggregation's groups as key tuples (index: the group; a null
+ * key's value 0), sorted by rowkey_compare.  The caller frees them.
+ */
+RowKey *
+sorted_result_keys(const GaAggResult *res, int nkeys)
+{
+	RowKey	   *dev = malloc(sizeof(RowKey) * (res->ngroups > 0 ? res->ngroups : 1));
+	int64_t		g;
+	int			k;
+
+	for (g = 0; g < res->ngroups; g++)
+	{
+		memset(&dev[g], 0, sizeof(RowKey));
+		for (k = 0; k < nkeys; k++)
+		{
+			dev[g].n[k] = res->key_isnull[k][g] ? 1 : 0;
+			dev[g].v[k] = dev[g].n[k] ? 0 : res->key_values[k][g];
+		}
+		dev[g].index = g;
+	}
+	sort_nkeys = nkeys;
+	qsort(dev, (size_t) (res->ngroups > 0 ? res->ngroups : 0), sizeof(RowKey), rowkey_cmp);
+	return dev;
+}
+
+/*
  * Check a finished aggregation's groups against the reference: sort the
  * device's groups by key, then merge them with the sorted reference rows.
  */
@@ -1211,8 +1242,7 @@ check_result(const Case *c, const GaAggResult *res, RunReport *rr)
 	int64_t		g,
 				r,
 				dg = 0;
-	int			k,
-				a;
+	int			a;
 	char		kb[160];
 
 	if (res->nkeys != c->nkeys || res->naggs != c->naggs)
@@ -1227,20 +1257,9 @@ check_result(const Case *c, const GaAggResult *res, RunReport *rr)
 	if (res->ngroups < 0)
 		return;
 
-	dev = malloc(sizeof(RowKey) * (res->ngroups > 0 ? res->ngroups : 1));
+	dev = sorted_result_keys(res, c->nkeys);
 	accs = malloc(sizeof(RefAcc) * (c->naggs > 0 ? c->naggs : 1));
-	for (g = 0; g < res->ngroups; g++)
-	{
-		memset(&dev[g], 0, sizeof(RowKey));
-		for (k = 0; k < c->nkeys; k++)
-		{
-			dev[g].n[k] = res->key_isnull[k][g] ? 1 : 0;
-			dev[g].v[k] = dev[g].n[k] ? 0 : res->key_values[k][g];
-		}
-		dev[g].index = g;
-	}
 	sort_nkeys = c->nkeys;
-	qsort(dev, (size_t) res->ngroups, sizeof(RowKey), rowkey_cmp);
 	for (g = 1; g < res->ngroups; g++)
 		if (rowkey_cmp(&dev[g - 1], &dev[g]) == 0)
 			report(rr, "group %s appears twice", key_str(&dev[g], c->nkeys, kb));
@@ -1424,6 +1443,73 @@ expected_bytes_sent(const Case *c)
 }
 
 /*
+ * Batch b of a run: the aggregation's next batch, which must come empty
+ * (check_empty_batch against the case c).  NULL, reported, when it fails
+ * or the run has problems.
+ */
+GaBatch *
+run_next_batch(GaAgg *agg, const Case *c, int b, WaitState *ws, RunReport *rr)
+{
+	GaStatus	st;
+	GaBatch    *batch = ga_agg_next_batch(agg, test_wait, ws, &st);
+
+	if (batch == NULL)
+	{
+		report(rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
+		return NULL;
+	}
+	check_empty_batch(c, batch, rr);
+	return rr->mismatches > 0 ? NULL : batch;
+}
+
+/* Submit batch b of a run; 0, reported, when it fails. */
+int
+run_submit(GaAgg *agg, GaBatch *batch, int b, WaitState *ws, RunReport *rr)
+{
+	GaStatus	st;
+
+	if (ga_agg_submit(agg, batch, test_wait, ws, &st))
+		return 1;
+	report(rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+	return 0;
+}
+
+/* Finish a run's aggregation; NULL, reported, when it fails. */
+const GaAggResult *
+run_finish(GaAgg *agg, WaitState *ws, RunReport *rr)
+{
+	GaStatus	st;
+	const GaAggResult *res = ga_agg_finish(agg, test_wait, ws, &st);
+
+	if (res == NULL)
+		report(rr, "finish failed: code %d: %s", st.code, st.message);
+	return res;
+}
+
+/* The wait callback of a run must never have answered stop. */
+void
+run_check_cancels(const WaitState *ws, RunReport *rr)
+{
+	if (ws->cancels > 0)
+		report(rr, "the wait callback answered stop although not told to");
+}
+
+/*
+ * End a run of one aggregation started at t0: check the wait callback,
+ * destroy the aggregation, write the summary; returns the problems found.
+ */
+int64_t
+run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label, double t0,
+		char *summary, size_t summary_len)
+{
+	run_check_cancels(ws, rr);
+	ga_agg_destroy(agg);
+	snprintf(summary, summary_len, "%s %s %.0fms", label, rr->mismatches ? "FAIL" : "ok",
+			 now_ms() - t0);
+	return rr->mismatches;
+}
+
+/*
  * Run a case on one device under one strategy (on one aggregation, or two
  * fed alternately) and compare with the reference.  Returns the number of
  * problems.
@@ -1462,22 +1548,13 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 
 		for (j = 0; j < nagg; j++)
 		{
-			GaBatch    *batch = ga_agg_next_batch(aggs[j], test_wait, &ws, &st);
+			GaBatch    *batch = run_next_batch(aggs[j], c, b, &ws, &rr);
 
 			if (batch == NULL)
-			{
-				report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-				goto done;
-			}
-			check_empty_batch(c, batch, &rr);
-			if (rr.mismatches > 0)
 				goto done;
 			fill_batch(c, batch, start, n);
-			if (!ga_agg_submit(aggs[j], batch, test_wait, &ws, &st))
-			{
-				report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+			if (!run_submit(aggs[j], batch, b, &ws, &rr))
 				goto done;
-			}
 		}
 		start += n;
 	}
@@ -1486,12 +1563,9 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 		int64_t		by = 0;
 		int			s;
 
-		res = ga_agg_finish(aggs[j], test_wait, &ws, &st);
+		res = run_finish(aggs[j], &ws, &rr);
 		if (res == NULL)
-		{
-			report(&rr, "finish failed: code %d: %s", st.code, st.message);
 			goto done;
-		}
 		check_result(c, res, &rr);
 
 		ga_agg_get_stats(aggs[j], &stats);
@@ -1529,8 +1603,7 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 	}
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
+	run_check_cancels(&ws, &rr);
 	for (j = 0; j < nagg; j++)
 		ga_agg_destroy(aggs[j]);
 	snprintf(summary, summary_len, "%s %s %.0fms g+%lld", label,
@@ -2157,6 +2230,9 @@ main(int argc, char **argv)
 	int			timeout = 300;
 	DeviceRun	runs[8];
 	int			nruns = 0;
+	GaDevice   *run_devices[8];	/* runs as the join-fed and derived suites take them */
+	GaStrategy	run_strategies[8];
+	const char *run_labels[8];
 	int64_t		failures = 0,
 				checks = 0;
 	GaDevice   *cpu = NULL,
@@ -2322,40 +2398,24 @@ main(int argc, char **argv)
 	if (only < 0 && (strcmp(suite_opt, "join") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_join(cpu, gpu, seed, njoin_cases, timeout, verbose, &checks);
 
+	/* The device runs as the join-fed and derived suites take them. */
+	for (j = 0; j < nruns; j++)
+	{
+		run_devices[j] = runs[j].device;
+		run_strategies[j] = runs[j].strategy;
+		run_labels[j] = runs[j].label;
+	}
+
 	/* The join-fed aggregation: every device run, as the aggregation's cases. */
 	if (only < 0 && (strcmp(suite_opt, "aggjoin") == 0 || strcmp(suite_opt, "all") == 0))
-	{
-		GaDevice   *devices[8];
-		GaStrategy	strategies[8];
-		const char *labels[8];
-
-		for (j = 0; j < nruns; j++)
-		{
-			devices[j] = runs[j].device;
-			strategies[j] = runs[j].strategy;
-			labels[j] = runs[j].label;
-		}
-		failures += conformance_aggjoin(devices, strategies, labels, nruns, seed,
+		failures += conformance_aggjoin(run_devices, run_strategies, run_labels, nruns, seed,
 										aggjoin_first, naggjoin_cases, max_rows, timeout,
 										verbose, &checks);
-	}
 
 	/* Derived columns: every device run, plain and join-fed. */
 	if (only < 0 && (strcmp(suite_opt, "derived") == 0 || strcmp(suite_opt, "all") == 0))
-	{
-		GaDevice   *devices[8];
-		GaStrategy	strategies[8];
-		const char *labels[8];
-
-		for (j = 0; j < nruns; j++)
-		{
-			devices[j] = runs[j].device;
-			strategies[j] = runs[j].strategy;
-			labels[j] = runs[j].label;
-		}
-		failures += conformance_derived(devices, strategies, labels, nruns, seed,
+		failures += conformance_derived(run_devices, run_strategies, run_labels, nruns, seed,
 										nderived_cases, max_rows, timeout, verbose, &checks);
-	}
 
 	alarm(0);
 	printf("conformance: %lld checks, %lld problems, seed %llu, %.1f s: %s\n",

@@ -160,13 +160,50 @@ extern void add_agg(Case *c, GaAggOp op, int column);
 extern void add_column_aggs(Case *c, Rng *rng, int column, int summable, int all,
 							double p);
 extern void sort_reference(Case *c);
+extern int	rowkey_compare(const RowKey *a, const RowKey *b, int nkeys);
+extern RowKey *sorted_result_keys(const GaAggResult *res, int nkeys);
 extern void free_case(Case *c);
 extern void check_result(const Case *c, const GaAggResult *res, RunReport *rr);
 extern void check_empty_batch(const Case *c, const GaBatch *b, RunReport *rr);
 extern int	test_wait(void *arg);
+
+/* conformance.c: the steps of running a case on a device (reported where they fail) */
+extern GaBatch *run_next_batch(GaAgg *agg, const Case *c, int b, WaitState *ws,
+							   RunReport *rr);
+extern int	run_submit(GaAgg *agg, GaBatch *batch, int b, WaitState *ws, RunReport *rr);
+extern const GaAggResult *run_finish(GaAgg *agg, WaitState *ws, RunReport *rr);
+extern void run_check_cancels(const WaitState *ws, RunReport *rr);
+extern int64_t run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label,
+					   double t0, char *summary, size_t summary_len);
 extern double now_ms(void);
 
 /* aggjoin.c */
+
+/* One build row with a key, for a join reference's sorted lookup. */
+typedef struct KeyEntry
+{
+	int64_t		key;
+	int64_t		row;
+} KeyEntry;
+
+/* qsort's order of entries: by key, then row. */
+extern int	key_entry_cmp(const void *pa, const void *pb);
+
+/*
+ * In entries sorted by key_entry_cmp: the first entry whose key is key
+ * (*first) and how many there are (0: none).
+ */
+extern int64_t key_entry_matches(const KeyEntry *entries, int64_t n, int64_t key,
+								 int64_t *first);
+
+/*
+ * Fill a join-fed probe batch with probe rows [start, start + n): columns
+ * where garbage[col] with garbage and a false null every null_every rows,
+ * the others from values and isnull (over the probe rows).
+ */
+extern void fill_probe_batch(GaBatch *b, const Case *c, const uint8_t *garbage,
+							 void *const *values, uint8_t *const *isnull, int null_every,
+							 int64_t start, int64_t n);
 
 /*
  * Run the join-fed aggregation's API checks and cases (from case first on)

@@ -208,27 +208,11 @@ dv_free_case(DvCase *dc)
 /* The number of keys dv_key_qsort compares. */
 static int	dv_sort_nkeys;
 
-/* Order key tuples (any total order: equal tuples must be adjacent). */
-static int
-dv_key_cmp(const RowKey *a, const RowKey *b, int nkeys)
-{
-	int			k;
-
-	for (k = 0; k < nkeys; k++)
-	{
-		if (a->n[k] != b->n[k])
-			return a->n[k] < b->n[k] ? -1 : 1;
-		if (a->v[k] != b->v[k])
-			return a->v[k] < b->v[k] ? -1 : 1;
-	}
-	return 0;
-}
-
-/* qsort's and bsearch's form of dv_key_cmp. */
+/* bsearch's form of rowkey_compare (the order sorted_result_keys sorts in). */
 static int
 dv_key_qsort(const void *a, const void *b)
 {
-	return dv_key_cmp(a, b, dv_sort_nkeys);
+	return rowkey_compare(a, b, dv_sort_nkeys);
 }
 
 /*
@@ -297,25 +281,12 @@ dv_check_limb_sums(const DvCase *dc, const GaAggResult *res, RunReport *rr)
 	const Case *c = &dc->c;
 	RowKey	   *dev;
 	int			sum_aggs[4];
-	int			d0,
-				k;
-	int64_t		g;
+	int			d0;
 
 	if (res->ngroups < 0 || res->nkeys != c->nkeys || res->naggs != c->naggs)
 		return;
-	dev = malloc(sizeof(RowKey) * (res->ngroups > 0 ? res->ngroups : 1));
-	for (g = 0; g < res->ngroups; g++)
-	{
-		memset(&dev[g], 0, sizeof(RowKey));
-		for (k = 0; k < c->nkeys; k++)
-		{
-			dev[g].n[k] = res->key_isnull[k][g] ? 1 : 0;
-			dev[g].v[k] = dev[g].n[k] ? 0 : res->key_values[k][g];
-		}
-		dev[g].index = g;
-	}
+	dev = sorted_result_keys(res, c->nkeys);
 	dv_sort_nkeys = c->nkeys;
-	qsort(dev, (size_t) res->ngroups, sizeof(RowKey), dv_key_qsort);
 
 	for (d0 = 0; d0 < dc->nderived; d0++)
 	{
@@ -340,7 +311,7 @@ dv_check_limb_sums(const DvCase *dc, const GaAggResult *res, RunReport *rr)
 				memset(&empty, 0, sizeof(empty));
 				key = &empty;
 			}
-			while (end < c->nrows && dv_key_cmp(&c->sorted[end], key, c->nkeys) == 0)
+			while (end < c->nrows && rowkey_compare(&c->sorted[end], key, c->nkeys) == 0)
 				end++;
 			big_from_i64(&exact, 0);
 			for (i = r; i < end; i++)
@@ -532,30 +503,18 @@ dv_run_case(const DvCase *dc, int case_no, GaDevice *dev, GaStrategy strategy,
 	}
 	for (b = 0; b < c->nbatches; b++)
 	{
-		GaBatch    *batch = ga_agg_next_batch(agg, test_wait, &ws, &st);
+		GaBatch    *batch = run_next_batch(agg, c, b, &ws, &rr);
 
 		if (batch == NULL)
-		{
-			report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-			goto done;
-		}
-		check_empty_batch(c, batch, &rr);
-		if (rr.mismatches > 0)
 			goto done;
 		dv_fill_batch(dc, batch, start, c->batch_sizes[b]);
-		if (!ga_agg_submit(agg, batch, test_wait, &ws, &st))
-		{
-			report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+		if (!run_submit(agg, batch, b, &ws, &rr))
 			goto done;
-		}
 		start += c->batch_sizes[b];
 	}
-	res = ga_agg_finish(agg, test_wait, &ws, &st);
+	res = run_finish(agg, &ws, &rr);
 	if (res == NULL)
-	{
-		report(&rr, "finish failed: code %d: %s", st.code, st.message);
 		goto done;
-	}
 	check_result(c, res, &rr);
 	dv_check_limb_sums(dc, res, &rr);
 	if (dc->nknown > 0)
@@ -577,12 +536,7 @@ dv_run_case(const DvCase *dc, int case_no, GaDevice *dev, GaStrategy strategy,
 		print_stats("derived", case_no, label, &stats, 0);
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
-	ga_agg_destroy(agg);
-	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.mismatches ? "FAIL" : "ok",
-			 now_ms() - t0);
-	return rr.mismatches;
+	return run_end(agg, &ws, &rr, label, t0, summary, summary_len);
 }
 
 /* ------------------------------------------------------------------------

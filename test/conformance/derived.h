@@ -113,6 +113,8 @@ extern void dv_add_limbs_summed(DvCase *dc, const GaDerivedColumn *program);
 extern void dv_add_part_all_aggs(DvCase *dc, const GaDerivedColumn *program,
 								 GaDerivedPart part, int limb);
 extern void dv_program(GaDerivedColumn *program);
+extern void dv_set_step(GaExprStep *step, GaExprOp op, int column, int nan_column,
+						int power, int64_t constant);
 extern void dv_step(GaDerivedColumn *program, GaExprOp op, int column, int nan_column,
 					int power, int64_t constant);
 extern int	dv_bound_bits(const GaDerivedColumn *program, const Big *maxabs, int *final_bits);

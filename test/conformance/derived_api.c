@@ -57,18 +57,6 @@ typedef struct ApiRequest
 	uint8_t		from_build[API_NCOLUMNS];
 } ApiRequest;
 
-/* Set a program step (unused fields 0, nan_column -1). */
-static void
-api_step(GaExprStep *s, GaExprOp op, int column, int nan_column, int power, int64_t constant)
-{
-	memset(s, 0, sizeof(*s));
-	s->op = op;
-	s->column = column;
-	s->nan_column = nan_column;
-	s->power = power;
-	s->constant = constant;
-}
-
 /*
  * The base request: P = op16 (NaN flag C_NAN) * op64, its limb 0 and NaN
  * flag; Q = op32 + 5, its value; grouped by C_KEY.
@@ -83,18 +71,18 @@ api_base(ApiRequest *a)
 	p->column = C_LIMB;
 	p->part = GA_DERIVED_LIMB;
 	p->nsteps = 3;
-	api_step(&p->steps[0], GA_EXPR_COLUMN, C_OP16, C_NAN, 0, 0);
-	api_step(&p->steps[1], GA_EXPR_COLUMN, C_OP64, -1, 0, 0);
-	api_step(&p->steps[2], GA_EXPR_MUL, 0, -1, 0, 0);
+	dv_set_step(&p->steps[0], GA_EXPR_COLUMN, C_OP16, C_NAN, 0, 0);
+	dv_set_step(&p->steps[1], GA_EXPR_COLUMN, C_OP64, -1, 0, 0);
+	dv_set_step(&p->steps[2], GA_EXPR_MUL, 0, -1, 0, 0);
 	a->derived[1] = *p;
 	a->derived[1].column = C_FLAG;
 	a->derived[1].part = GA_DERIVED_NAN;
 	a->derived[2].column = C_VALUE;
 	a->derived[2].part = GA_DERIVED_INT64;
 	a->derived[2].nsteps = 3;
-	api_step(&a->derived[2].steps[0], GA_EXPR_COLUMN, C_OP32, -1, 0, 0);
-	api_step(&a->derived[2].steps[1], GA_EXPR_CONST, 0, -1, 0, 5);
-	api_step(&a->derived[2].steps[2], GA_EXPR_ADD, 0, -1, 0, 0);
+	dv_set_step(&a->derived[2].steps[0], GA_EXPR_COLUMN, C_OP32, -1, 0, 0);
+	dv_set_step(&a->derived[2].steps[1], GA_EXPR_CONST, 0, -1, 0, 5);
+	dv_set_step(&a->derived[2].steps[2], GA_EXPR_ADD, 0, -1, 0, 0);
 	a->key = C_KEY;
 	a->aggs[0].op = GA_AGG_SUM_INT, a->aggs[0].column = C_LIMB;
 	a->aggs[1].op = GA_AGG_COUNT, a->aggs[1].column = C_FLAG;
@@ -175,16 +163,16 @@ api_refused(GaDevice *dev, RunReport *rr)
 	REFUSE("a program of 25 steps", a.derived[0].nsteps = GA_EXPR_MAX_STEPS + 1);
 	REFUSE("a negative number of steps", a.derived[0].nsteps = -3);
 	REFUSE("an ADD on an empty stack",
-		   (a.derived[0].nsteps = 1, api_step(&a.derived[0].steps[0], GA_EXPR_ADD, 0, -1, 0, 0)));
+		   (a.derived[0].nsteps = 1, dv_set_step(&a.derived[0].steps[0], GA_EXPR_ADD, 0, -1, 0, 0)));
 	REFUSE("a MUL on one value", a.derived[0].steps[1].op = GA_EXPR_SCALE);
 	REFUSE("a SCALE on an empty stack",
-		   (a.derived[0].nsteps = 2, api_step(&a.derived[0].steps[0], GA_EXPR_SCALE, 0, -1, 2, 0),
-			api_step(&a.derived[0].steps[1], GA_EXPR_CONST, 0, -1, 0, 1)));
+		   (a.derived[0].nsteps = 2, dv_set_step(&a.derived[0].steps[0], GA_EXPR_SCALE, 0, -1, 2, 0),
+			dv_set_step(&a.derived[0].steps[1], GA_EXPR_CONST, 0, -1, 0, 1)));
 	api_base(&a);
 	for (i = 0; i < 9; i++)
-		api_step(&a.derived[0].steps[i], GA_EXPR_CONST, 0, -1, 0, i);
+		dv_set_step(&a.derived[0].steps[i], GA_EXPR_CONST, 0, -1, 0, i);
 	for (i = 9; i < 17; i++)
-		api_step(&a.derived[0].steps[i], GA_EXPR_ADD, 0, -1, 0, 0);
+		dv_set_step(&a.derived[0].steps[i], GA_EXPR_ADD, 0, -1, 0, 0);
 	a.derived[0].nsteps = 17;
 	api_expect(dev, &a, 0, "a stack of nine values", rr);
 	REFUSE("a program leaving two values", a.derived[0].nsteps = 2);
@@ -203,10 +191,10 @@ api_refused(GaDevice *dev, RunReport *rr)
 	REFUSE("a derived NaN flag column", a.derived[0].steps[1].nan_column = C_FLAG);
 	REFUSE("SCALE by 10^-1",
 		   (a.derived[2].nsteps = 4,
-			api_step(&a.derived[2].steps[3], GA_EXPR_SCALE, 0, -1, -1, 0)));
+			dv_set_step(&a.derived[2].steps[3], GA_EXPR_SCALE, 0, -1, -1, 0)));
 	REFUSE("SCALE by 10^39",
 		   (a.derived[2].nsteps = 4,
-			api_step(&a.derived[2].steps[3], GA_EXPR_SCALE, 0, -1, 39, 0)));
+			dv_set_step(&a.derived[2].steps[3], GA_EXPR_SCALE, 0, -1, 39, 0)));
 	REFUSE("an unknown operation", a.derived[2].steps[2].op = (GaExprOp) 99);
 	REFUSE("a derived grouping key", a.key = C_LIMB);
 	REFUSE("a derived join key", api_join(&a, C_VALUE));
@@ -295,9 +283,9 @@ api_most_derived(GaDevice *dev, RunReport *rr)
 		derived[d].column = d + 2;
 		derived[d].part = GA_DERIVED_LIMB;
 		derived[d].nsteps = 3;
-		api_step(&derived[d].steps[0], GA_EXPR_COLUMN, 0, 1, 0, 0);
-		api_step(&derived[d].steps[1], GA_EXPR_COLUMN, 0, -1, 0, 0);
-		api_step(&derived[d].steps[2], GA_EXPR_MUL, 0, -1, 0, 0);
+		dv_set_step(&derived[d].steps[0], GA_EXPR_COLUMN, 0, 1, 0, 0);
+		dv_set_step(&derived[d].steps[1], GA_EXPR_COLUMN, 0, -1, 0, 0);
+		dv_set_step(&derived[d].steps[2], GA_EXPR_MUL, 0, -1, 0, 0);
 		aggs[d].op = GA_AGG_SUM_INT;
 		aggs[d].column = d + 2;
 		aggs[d].column2 = -1;

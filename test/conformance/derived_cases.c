@@ -98,19 +98,25 @@ dv_permute(DvCase *dc, Rng *rng)
  * ------------------------------------------------------------------------
  */
 
-/* Append a step to a program (fields the operation does not use: 0 / -1). */
+/* Set a program step (fields the operation does not use: 0 / -1). */
 void
-dv_step(GaDerivedColumn *p, GaExprOp op, int column, int nan_column, int power,
-		int64_t constant)
+dv_set_step(GaExprStep *s, GaExprOp op, int column, int nan_column, int power,
+			int64_t constant)
 {
-	GaExprStep *s = &p->steps[p->nsteps++];
-
 	memset(s, 0, sizeof(*s));
 	s->op = op;
 	s->column = column;
 	s->nan_column = nan_column;
 	s->power = power;
 	s->constant = constant;
+}
+
+/* Append a step to a program (fields the operation does not use: 0 / -1). */
+void
+dv_step(GaDerivedColumn *p, GaExprOp op, int column, int nan_column, int power,
+		int64_t constant)
+{
+	dv_set_step(&p->steps[p->nsteps++], op, column, nan_column, power, constant);
 }
 
 #define COL(p, c, nan)	DV_COL(p, c, nan)

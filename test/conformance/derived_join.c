@@ -50,13 +50,6 @@ enum
 	J_NCOLS
 };
 
-/* One keyed build row, for the reference's sorted lookup. */
-typedef struct DjEntry
-{
-	int64_t		key;
-	int64_t		row;
-} DjEntry;
-
 /* A join-fed case: its sides, the device's builds, and the joined rows. */
 typedef struct DjCase
 {
@@ -75,7 +68,7 @@ typedef struct DjCase
 	int64_t		nkeyed[2];
 	int64_t    *keys[2];
 	uint32_t   *rows[2];
-	DjEntry    *sorted[2];
+	KeyEntry   *sorted[2];
 
 	/* the probe batches and what they must give */
 	int			nbatches;
@@ -114,41 +107,6 @@ static const DjSpec dj_specs[DV_NUM_JOIN_CASES] = {
 	{"left-right-random", 2, {GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT}, 1000, {300, 200}, {250, 150},
 	{300, 200}, 0, 13, 1},
 };
-
-/* Order entries by key, then row. */
-static int
-dj_entry_cmp(const void *pa, const void *pb)
-{
-	const DjEntry *a = pa;
-	const DjEntry *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return a->row < b->row ? -1 : a->row > b->row;
-}
-
-/* The first entry whose key is key, and how many there are (0: none). */
-static int64_t
-dj_matches(const DjEntry *entries, int64_t n, int64_t key, int64_t *first)
-{
-	int64_t		lo = 0,
-				hi = n,
-				end;
-
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (entries[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
-	for (end = lo; end < n && entries[end].key == key; end++)
-		;
-	return end - lo;
-}
 
 /*
  * Draw column col's rows on its side: integers of at most `bits` bits (a
@@ -197,7 +155,7 @@ dj_gen_build(DjCase *jc, Rng *rng, int s, int64_t domain)
 
 	jc->keys[s] = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
 	jc->rows[s] = malloc(sizeof(uint32_t) * (n > 0 ? n : 1));
-	jc->sorted[s] = malloc(sizeof(DjEntry) * (n > 0 ? n : 1));
+	jc->sorted[s] = malloc(sizeof(KeyEntry) * (n > 0 ? n : 1));
 	jc->nkeyed[s] = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -209,7 +167,7 @@ dj_gen_build(DjCase *jc, Rng *rng, int s, int64_t domain)
 		jc->sorted[s][jc->nkeyed[s]].row = i;
 		jc->nkeyed[s]++;
 	}
-	qsort(jc->sorted[s], (size_t) jc->nkeyed[s], sizeof(DjEntry), dj_entry_cmp);
+	qsort(jc->sorted[s], (size_t) jc->nkeyed[s], sizeof(KeyEntry), key_entry_cmp);
 }
 
 /* The value of int64 key column col in a row of sources; 0 when null. */
@@ -253,7 +211,7 @@ dj_walk(const DjCase *jc, int s, int64_t *tuple, DjRows *out)
 		return;
 	}
 	if (dj_key(jc, jc->spec.steps[s].key_column, tuple, &key))
-		m = dj_matches(jc->sorted[s], jc->nkeyed[s], key, &first);
+		m = key_entry_matches(jc->sorted[s], jc->nkeyed[s], key, &first);
 	for (k = 0; k < m; k++)
 	{
 		tuple[s + 1] = jc->sorted[s][first + k].row;
@@ -613,30 +571,12 @@ dj_build(const DjCase *jc, GaAgg *agg, int s, WaitState *ws, GaStatus *st)
 static void
 dj_fill_batch(const DjCase *jc, GaBatch *b, int64_t start, int64_t n)
 {
+	uint8_t		garbage[MAX_COLUMNS];
 	int			col;
-	int64_t		r;
 
 	for (col = 0; col < jc->dc.c.ncolumns; col++)
-	{
-		GaColumn   *c = &b->columns[col];
-		int			width = ga_type_width(jc->dc.c.types[col]);
-
-		if (col >= J_NCOLS || jc->from_build[col])
-		{
-			if (width > 0 && n > 0)
-				memset(c->values, 0xa5, (size_t) (n * width));
-			for (r = 0; r < n; r += 2)
-				ga_column_set_null(c, r);
-			continue;
-		}
-		if (width > 0 && n > 0)
-			memcpy(c->values, (const char *) jc->values[col] + start * width,
-				   (size_t) (n * width));
-		for (r = 0; r < n; r++)
-			if (jc->isnull[col][start + r])
-				ga_column_set_null(c, r);
-	}
-	b->nrows = n;
+		garbage[col] = col >= J_NCOLS || jc->from_build[col];
+	fill_probe_batch(b, &jc->dc.c, garbage, jc->values, jc->isnull, 2, start, n);
 }
 
 /* Run a case on one device run; returns the problems found. */
@@ -672,30 +612,18 @@ dj_run(const DjCase *jc, int index, GaDevice *dev, GaStrategy strategy, const ch
 		}
 	for (b = 0; b < jc->nbatches; b++)
 	{
-		GaBatch    *batch = ga_agg_next_batch(agg, test_wait, &ws, &st);
+		GaBatch    *batch = run_next_batch(agg, c, b, &ws, &rr);
 
 		if (batch == NULL)
-		{
-			report(&rr, "next_batch %d failed: code %d: %s", b + 1, st.code, st.message);
-			goto done;
-		}
-		check_empty_batch(c, batch, &rr);
-		if (rr.mismatches > 0)
 			goto done;
 		dj_fill_batch(jc, batch, start, jc->batch_sizes[b]);
-		if (!ga_agg_submit(agg, batch, test_wait, &ws, &st))
-		{
-			report(&rr, "submit %d failed: code %d: %s", b + 1, st.code, st.message);
+		if (!run_submit(agg, batch, b, &ws, &rr))
 			goto done;
-		}
 		start += jc->batch_sizes[b];
 	}
-	res = ga_agg_finish(agg, test_wait, &ws, &st);
+	res = run_finish(agg, &ws, &rr);
 	if (res == NULL)
-	{
-		report(&rr, "finish failed: code %d: %s", st.code, st.message);
 		goto done;
-	}
 	check_result(c, res, &rr);
 	dv_check_limb_sums(&jc->dc, res, &rr);
 
@@ -720,12 +648,7 @@ dj_run(const DjCase *jc, int index, GaDevice *dev, GaStrategy strategy, const ch
 		print_stats("derived join", index, label, &stats, 1);
 
 done:
-	if (ws.cancels > 0)
-		report(&rr, "the wait callback answered stop although not told to");
-	ga_agg_destroy(agg);
-	snprintf(summary, summary_len, "%s %s %.0fms", label, rr.mismatches ? "FAIL" : "ok",
-			 now_ms() - t0);
-	return rr.mismatches;
+	return run_end(agg, &ws, &rr, label, t0, summary, summary_len);
 }
 
 /* Generate join-fed case `index` and run it on every device run. */
