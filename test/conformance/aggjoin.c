@@ -463,11 +463,8 @@ aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row, int64_t unma
 {
 	Case	   *c = &jc->joined;
 	int			width = jc->nsteps + 1;
-	int64_t		start = 0,
-				i,
-				r;
-	int			b,
-				col,
+	int64_t		i;
+	int			col,
 				s;
 
 	c->nrows = w->nrows;
@@ -511,27 +508,51 @@ aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row, int64_t unma
 					(jc->build_has_nulls[col] ? (build->nbuild + 7) / 8 : 0);
 	}
 	jc->expected_batches = 0;
-	for (b = 0; b < jc->nbatches; b++)
+	expect_probe_submits(c, c->ncolumns, jc->nbatches, jc->batch_sizes, per_row, jc->from_build,
+						 jc->isnull, unmatched, &jc->expected_batches, &jc->expected_bytes);
+}
+
+/*
+ * What the submits of a join-fed case's probe batches must count: each
+ * submit the batches its joined rows fill (at least one), the unmatched
+ * build rows of a RIGHT/FULL last step their pieces at finish; and the
+ * probe columns' bytes sent (values, and a bitmap for a batch with a null).
+ * per_row[r]: the rows of the last step that probe row r gives; the
+ * columns with an origin (from_build, isnull) are the first ncolumns of c's.
+ * Adds to *batches and *bytes.
+ */
+void
+expect_probe_submits(const Case *c, int ncolumns, int nbatches, const int64_t *batch_sizes,
+					 const int64_t *per_row, const uint8_t *from_build,
+					 uint8_t *const *isnull, int64_t unmatched,
+					 int64_t *batches, int64_t *bytes)
+{
+	int64_t		start = 0;
+	int			b;
+
+	for (b = 0; b < nbatches; b++)
 	{
-		int64_t		n = jc->batch_sizes[b];
+		int64_t		n = batch_sizes[b];
 		int64_t		rows = 0;
+		int64_t		r;
+		int			col;
 
 		for (r = start; r < start + n; r++)
 			rows += per_row[r];
-		jc->expected_batches += rows == 0 ? 1 : (rows + c->batch_rows - 1) / c->batch_rows;
-		for (col = 0; col < c->ncolumns; col++)
+		*batches += rows == 0 ? 1 : (rows + c->batch_rows - 1) / c->batch_rows;
+		for (col = 0; col < ncolumns; col++)
 		{
 			int			nulls = 0;
 
-			if (jc->from_build[col])
+			if (from_build[col])
 				continue;
 			for (r = start; r < start + n && !nulls; r++)
-				nulls = jc->isnull[col][r];
-			jc->expected_bytes += n * ga_type_width(c->types[col]) + (nulls ? (n + 7) / 8 : 0);
+				nulls = isnull[col][r];
+			*bytes += n * ga_type_width(c->types[col]) + (nulls ? (n + 7) / 8 : 0);
 		}
 		start += n;
 	}
-	jc->expected_batches += (unmatched + c->batch_rows - 1) / c->batch_rows;
+	*batches += (unmatched + c->batch_rows - 1) / c->batch_rows;
 }
 
 /* Choose the aggregates: every valid one, or a random subset. */

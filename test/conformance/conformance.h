@@ -206,6 +206,16 @@ extern void fill_probe_batch(GaBatch *b, const Case *c, const uint8_t *garbage,
 							 int64_t start, int64_t n);
 
 /*
+ * What the submits of a join-fed case's probe batches must count (batches,
+ * and the probe columns' bytes sent); adds to *batches and *bytes.
+ */
+extern void expect_probe_submits(const Case *c, int ncolumns, int nbatches,
+								 const int64_t *batch_sizes,
+								 const int64_t *per_row, const uint8_t *from_build,
+								 uint8_t *const *isnull, int64_t unmatched,
+								 int64_t *batches, int64_t *bytes);
+
+/*
  * Run the join-fed aggregation's API checks and cases (from case first on)
  * on each device run (device, strategy, label) and compare every result
  * with the reference.  Adds to *checks; returns the problems found.

@@ -281,10 +281,8 @@ dj_form_joined(DjCase *jc, Rng *rng)
 	int64_t    *per_probe = calloc(jc->side_rows[0] + 1, sizeof(int64_t));
 	int64_t		r,
 				i,
-				start = 0,
 				unmatched;
 	int			col,
-				b,
 				s;
 
 	for (r = 0; r < jc->side_rows[0]; r++)
@@ -325,27 +323,8 @@ dj_form_joined(DjCase *jc, Rng *rng)
 				jc->expected_bytes += jc->side_rows[s + 1] * ga_type_width(c->types[col]) +
 					(jc->has_nulls[col] ? (jc->side_rows[s + 1] + 7) / 8 : 0);
 	}
-	for (b = 0; b < jc->nbatches; b++)
-	{
-		int64_t		n = jc->batch_sizes[b];
-		int64_t		joined = 0;
-
-		for (r = start; r < start + n; r++)
-			joined += per_probe[r];
-		jc->expected_batches += joined == 0 ? 1 : (joined + c->batch_rows - 1) / c->batch_rows;
-		for (col = 0; col < J_NCOLS; col++)
-		{
-			int			nulls = 0;
-
-			if (jc->from_build[col])
-				continue;
-			for (r = start; r < start + n && !nulls; r++)
-				nulls = jc->isnull[col][r];
-			jc->expected_bytes += n * ga_type_width(c->types[col]) + (nulls ? (n + 7) / 8 : 0);
-		}
-		start += n;
-	}
-	jc->expected_batches += (unmatched + c->batch_rows - 1) / c->batch_rows;
+	expect_probe_submits(c, J_NCOLS, jc->nbatches, jc->batch_sizes, per_probe, jc->from_build,
+						 jc->isnull, unmatched, &jc->expected_batches, &jc->expected_bytes);
 	free(rows.tuples);
 	free(per_probe);
 }
