@@ -40,6 +40,8 @@ SELECT gpuagg_check('SELECT k, sum(price * disc), avg(price * disc), sum(price),
 -- results of up to 50 digits travel as limbs: 18-digit operands multiplied
 SELECT gpuagg_check('SELECT k, sum(huge * huge), avg(huge * n8), sum(huge * huge * 1000000) FROM li GROUP BY k');
 SELECT k, sum(huge * huge) FROM li GROUP BY k ORDER BY k;
+-- negative sums of more than 18 digits (through the 512-bit result path)
+SELECT gpuagg_check('SELECT k, sum(-(huge * huge)), sum(huge * n8 * -3), avg(-(huge * huge)) FROM li GROUP BY k');
 -- a negative scale: multiples of 100
 SELECT gpuagg_check('SELECT k, sum(neg * disc), min(neg - 1) FROM li GROUP BY k');
 -- FILTER: rows that do not pass never reach the sum

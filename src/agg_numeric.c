@@ -601,23 +601,16 @@ static void
 wide_add_shifted(WideInt *acc, int128 value, int shift)
 {
 	uint64		extension = value < 0 ? ~UINT64CONST(0) : 0;
-	uint64		addend[WIDE_WORDS + 1];
+	uint64		addend[WIDE_WORDS] = {0};
 	int			words = shift / 64;
 	int			bits = shift % 64;
-	uint64		src[WIDE_WORDS];
 	unsigned __int128 carry = 0;
 	int			i;
 
-	/* the value, sign-extended, then shifted left by whole words and bits */
-	src[0] = (uint64) value;
-	src[1] = (uint64) ((uint128) value >> 64);
-	for (i = 2; i < WIDE_WORDS; i++)
-		src[i] = extension;
-	memset(addend, 0, sizeof(addend));
-	for (i = 0; i + words < WIDE_WORDS; i++)
-		addend[i + words] = src[i];
-	for (i = 0; i < words; i++)
-		addend[i] = 0;
+	/* the value, sign-extended, moved up by whole words, then by bits */
+	for (i = words; i < WIDE_WORDS; i++)
+		addend[i] = i == words ? (uint64) value :
+			i == words + 1 ? (uint64) ((uint128) value >> 64) : extension;
 	if (bits > 0)
 		for (i = WIDE_WORDS - 1; i >= 0; i--)
 			addend[i] = (addend[i] << bits) | (i > 0 ? addend[i - 1] >> (64 - bits) : 0);

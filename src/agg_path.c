@@ -525,8 +525,8 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 static bool
 agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 					   TargetCheck *check, PathTarget *child_target, List *path_private,
-					   GaDeviceKind device, double groups, List *having, int nsetkeys,
-					   bool grouping_sets)
+					   double batch_values, GaDeviceKind device, double groups,
+					   List *having, int nsetkeys, bool grouping_sets)
 {
 	GpuAggJoinSides sides;
 	int			parallel;
@@ -535,7 +535,7 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
 							check->aggrefs, grouping_sets, &sides))
 		return false;
-	ncolumns = agg_batch_values(path_private) + 2 * (sides.nsides - 1);
+	ncolumns = batch_values + 2 * (sides.nsides - 1);	/* and the join keys */
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
 		double		probe_rows = sides.paths[0]->rows;
@@ -697,7 +697,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	 * keeps only these paths.
 	 */
 	if (agg_add_join_fed_paths(root, input_rel, output_rel, &check, child_target,
-							   path_private, device, groups, having,
+							   path_private, ncolumns, device, groups, having,
 							   list_length(linitial(sets)), parse->groupingSets != NIL))
 	{
 		if (plain_parallel)

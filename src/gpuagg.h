@@ -186,7 +186,10 @@ extern Oid	GpuAggFinalFunction(Oid aggfnoid);
 typedef struct GpuAggKeyDesc
 {
 	AttrNumber	child_attno;	/* column of the child's output */
-	Oid			type;			/* base type of the key */
+	Oid			type;			/* base type of the key; TEXTOID for a bpchar
+								 * of a declared length, whose values are
+								 * padded alike and so group by their bytes
+								 * (agg_plan.c) */
 } GpuAggKeyDesc;
 
 typedef struct GpuAggAggDesc
