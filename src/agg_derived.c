@@ -140,6 +140,7 @@ static bool
 derived_walk(Node *node, DerivedCompile *c, int *precision, int *scale)
 {
 	List	   *args = NIL;
+	Oid			func;
 	GpuAggDerivedStep step = {0};
 	int			p1,
 				s1,
@@ -163,7 +164,8 @@ derived_walk(Node *node, DerivedCompile *c, int *precision, int *scale)
 		return !isnan && derived_emit(c, GA_EXPR_CONST, &step);
 	}
 
-	switch (node_function(node, &args))
+	func = node_function(node, &args);
+	switch (func)
 	{
 		case F_NUMERIC_INT2:
 			return derived_operand(c, linitial(args), INT2OID, 0);
@@ -187,7 +189,7 @@ derived_walk(Node *node, DerivedCompile *c, int *precision, int *scale)
 				!derived_walk(lsecond(args), c, &p2, &s2) ||
 				!derived_scale(c, *scale - s2))
 				return false;
-			return derived_emit(c, node_function(node, &args) == F_NUMERIC_ADD ?
+			return derived_emit(c, func == F_NUMERIC_ADD ?
 								GA_EXPR_ADD : GA_EXPR_SUB, &step);
 		case F_NUMERIC_MUL:
 			return derived_walk(linitial(args), c, &p1, &s1) &&
