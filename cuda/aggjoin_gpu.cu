@@ -764,17 +764,19 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 
 /*
  * Aggregate the last step's rows gathered into the input buffer (the
- * gather's timing goes with the piece) and empty it.
+ * gather's timing goes with the piece) and empty it.  wait is for the
+ * first piece's probe.
  */
 static int
-aggjoin_aggregate_gathered(GpuAgg *agg, GpuAggJoin *aj, GaStatus *status)
+aggjoin_aggregate_gathered(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
+						   GaStatus *status)
 {
 	int64_t		n = aj->gathered_rows;
 
 	aj->gathered_rows = 0;
 	aj->gather_timed = 0;
 	aj->pieces++;
-	return ga_gpu_agg_launch_input(agg, n, status);
+	return ga_gpu_agg_launch_input(agg, n, wait, arg, status);
 }
 
 static int	aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel,
@@ -807,7 +809,7 @@ aggjoin_gather_rows(GpuAgg *agg, GpuAggJoin *aj, const GaDevPairs *pairs,
 	aj->gather_timed = 1;
 	aj->gathered_rows += n;
 	if (aj->gathered_rows == agg->batch_rows)
-		return aggjoin_aggregate_gathered(agg, aj, status);
+		return aggjoin_aggregate_gathered(agg, aj, wait, arg, status);
 	return 1;
 }
 
@@ -913,7 +915,7 @@ ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *
 		if (!aggjoin_run_step(agg, aj, s + 1, held, wait, arg, status))
 			return 0;
 	}
-	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, status))
+	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, wait, arg, status))
 		return 0;
 	if (aj->pieces == 0)
 		ga_gpu_agg_count_empty_batch(agg);
@@ -1008,7 +1010,7 @@ ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *sta
 				return 0;
 		}
 	}
-	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, status))
+	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, wait, arg, status))
 		return 0;
 	return 1;
 }

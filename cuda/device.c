@@ -149,7 +149,37 @@ ga_strategy_name(GaStrategy strategy)
 			return "global";
 		case GA_STRATEGY_CPU:
 			return "cpu hash";
+		case GA_STRATEGY_PERFECT:
+			return "perfect";
+		case GA_STRATEGY_PARTITIONED:
+			return "partitioned";
 		case GA_NUM_STRATEGIES:
+			break;
+	}
+	return "unknown";
+}
+
+/* The name EXPLAIN shows for a phase of the device work. */
+const char *
+ga_phase_name(GaPhase phase)
+{
+	switch (phase)
+	{
+		case GA_PHASE_PROBE:
+			return "probe";
+		case GA_PHASE_DERIVED:
+			return "derived";
+		case GA_PHASE_PARTITION:
+			return "partition";
+		case GA_PHASE_GROUP_IDS:
+			return "group ids";
+		case GA_PHASE_AGGREGATE:
+			return "aggregate";
+		case GA_PHASE_GROW:
+			return "grow";
+		case GA_PHASE_FINISH:
+			return "finish";
+		case GA_NUM_PHASES:
 			break;
 	}
 	return "unknown";
@@ -626,7 +656,7 @@ ga_agg_result_width(const GaAggRequest *request, int agg)
 	}
 }
 
-/* Accumulator bytes one group needs, for sizing shared-memory tables. */
+/* Accumulator bytes one group needs in the global arrays. */
 int64_t
 ga_agg_state_bytes_per_group(const GaAggRequest *request)
 {
@@ -638,33 +668,214 @@ ga_agg_state_bytes_per_group(const GaAggRequest *request)
 	return bytes > 0 ? bytes : 8;
 }
 
+/* ------------------------------------------------------------------------
+ * Strategy planning, shared by EXPLAIN (no device needed) and the GPU device
+ *
+ * The rules follow the papers in the design notes: direct indexing when the
+ * key range is small (Karnagel et al., MapD's perfect hashing), per-block
+ * tables in shared memory while the groups fit them (Rosenfeld et al.), one
+ * device-memory table while it fits the L2 cache, and partitioning by key
+ * hash beyond that (Wu et al.).  Sizes come from the GPU's own properties.
+ * ------------------------------------------------------------------------
+ */
+
 /*
- * The most groups whose accumulators fit one block's shared memory with room
- * for two resident blocks per multiprocessor (Karnagel et al.: the per-block
- * table must stay small to keep occupancy).
+ * Bytes of aggregate `agg`'s accumulator in a block's shared-memory table.
+ * With `narrow` (batches of at most 2^31 rows, so a block never sees more)
+ * counts take 4 bytes and sums of inputs up to 32 bits take 8: a block's
+ * partial sum of at most 2^31 such values cannot overflow 64 bits.  The
+ * global arrays always use the full widths of ga_agg_result_width().
+ */
+int
+ga_shared_width(const GaAggRequest *request, int agg, int narrow)
+{
+	const GaAggSpec *spec = &request->aggs[agg];
+
+	switch (spec->op)
+	{
+		case GA_AGG_COUNT_ROWS:
+		case GA_AGG_COUNT:
+		case GA_AGG_COUNT_INF:
+			return narrow ? 4 : 8;
+		case GA_AGG_SUM_INT:
+			return narrow && ga_type_width(request->column_types[spec->column]) <= 4 ? 8 : 16;
+		case GA_AGG_SUM_FLOAT32:
+			return 4;
+		case GA_AGG_MOMENTS:
+		case GA_AGG_COMOMENTS:
+			return ga_agg_result_width(request, agg);
+		default:
+			return 8;
+	}
+}
+
+/*
+ * Whether a request runs in the two-phase kernels only: MOMENTS and
+ * COMOMENTS fold whole rows with compensated sums shifted by the global
+ * group's value, which the direct (perfect) and fused (one-pass shared)
+ * kernels do not do; shared then means the two-phase shared kernel.
+ */
+int
+ga_request_two_phase_only(const GaAggRequest *request)
+{
+	int			i;
+
+	for (i = 0; i < request->naggs; i++)
+		if (request->aggs[i].op == GA_AGG_MOMENTS || request->aggs[i].op == GA_AGG_COMOMENTS)
+			return 1;
+	return 0;
+}
+
+/* Shared-memory accumulator bytes of one group (all aggregates). */
+int64_t
+ga_shared_state_bytes(const GaAggRequest *request, int narrow)
+{
+	int64_t		bytes = 0;
+	int			i;
+
+	for (i = 0; i < request->naggs; i++)
+		bytes += ga_shared_width(request, i, narrow);
+	return bytes;
+}
+
+/*
+ * Shared memory one block of the shared-memory kernels may use: half a
+ * multiprocessor's (two blocks resident per multiprocessor keep enough rows
+ * in flight), less what the runtime reserves per block, and never above the
+ * per-block opt-in maximum.
+ */
+int64_t
+ga_shared_budget_bytes(const GaGpuInfo *info)
+{
+	int64_t		per_sm = info->shared_memory_per_multiprocessor;
+	int64_t		budget;
+
+	if (per_sm <= 0)
+		per_sm = info->shared_memory_per_block;
+	budget = per_sm / 2 - 1024;
+	if (budget > info->shared_memory_per_block)
+		budget = info->shared_memory_per_block;
+	return budget > 0 ? budget : 0;
+}
+
+/*
+ * Bits of the key tuple packed into one 64-bit word (the fused shared
+ * kernel's local table keys): each key's width, plus a null bit for a key
+ * that may be null.  Above 64 the keys cannot be packed.
+ */
+int
+ga_keys_pack_bits(const GaAggRequest *request, int assume_nullable)
+{
+	int			bits = 0;
+	int			i;
+
+	for (i = 0; i < request->nkeys; i++)
+		bits += 8 * ga_type_width(request->column_types[request->key_columns[i]]) +
+			(assume_nullable ? 1 : 0);
+	return bits;
+}
+
+/* Device-memory bytes of one group in the global table (slots, keys, accumulators). */
+int64_t
+ga_table_bytes_per_group(const GaAggRequest *request)
+{
+	return 2 * 4 + 8 * (int64_t) (request->nkeys + 1) +
+		ga_agg_state_bytes_per_group(request);
+}
+
+/*
+ * The most groups the shared strategy's per-block tables hold on this GPU:
+ * accumulators only, indexed by dense group id (the fused kernel, which
+ * also keeps the packed keys, holds fewer: ga_fused_max_groups).
  */
 int64_t
 ga_shared_strategy_max_groups(const GaGpuInfo *info, const GaAggRequest *request)
 {
-	int64_t		budget = info->shared_memory_per_block / 2;
+	int64_t		state = ga_shared_state_bytes(request, 1);
 
-	if (budget > 96 * 1024)
-		budget = 96 * 1024;
-	return budget / ga_agg_state_bytes_per_group(request);
+	if (state <= 0)
+		state = 4;
+	return ga_shared_budget_bytes(info) / state;
 }
 
-/* The strategy EXPLAIN announces before anything runs. */
+/*
+ * The most groups the fused shared kernel's per-block hash table holds: a
+ * packed 64-bit key and the accumulators per slot, at most
+ * GA_FUSED_LOAD_PERCENT percent of the slots used.
+ */
+int64_t
+ga_fused_max_groups(const GaGpuInfo *info, const GaAggRequest *request)
+{
+	int64_t		slot_bytes = 8 + ga_shared_state_bytes(request, 1);
+
+	return ga_shared_budget_bytes(info) / slot_bytes * GA_FUSED_LOAD_PERCENT / 100;
+}
+
+/*
+ * The most direct-indexed entries (the product of the key ranges, a null
+ * slot per key included) a block's shared memory holds for `perfect`.
+ */
+int64_t
+ga_perfect_shared_max_entries(const GaGpuInfo *info, const GaAggRequest *request)
+{
+	int64_t		state = ga_shared_state_bytes(request, 1);
+
+	/* accumulators plus one bit per entry for "seen" */
+	return ga_shared_budget_bytes(info) * 8 / (8 * (state > 0 ? state : 0) + 1);
+}
+
+/*
+ * The hash-based strategy for `groups` groups: shared while they fit a
+ * block's shared memory, global while the group table fits in the L2 cache
+ * (GA_PARTITIONED_L2_PERCENT percent of it), partitioned beyond.
+ */
+GaStrategy
+ga_auto_strategy_for_groups(const GaGpuInfo *info, const GaAggRequest *request,
+							int64_t groups)
+{
+	int64_t		l2 = info->l2_cache_size > 0 ? info->l2_cache_size : 4 * 1024 * 1024;
+
+	if (groups < 1)
+		groups = 1;
+	if (request->nkeys == 0 || groups <= ga_shared_strategy_max_groups(info, request))
+		return GA_STRATEGY_SHARED;
+	if ((double) groups * ga_table_bytes_per_group(request) <=
+		(double) l2 * GA_PARTITIONED_L2_PERCENT / 100)
+		return GA_STRATEGY_GLOBAL;
+	return GA_STRATEGY_PARTITIONED;
+}
+
+/*
+ * The strategy EXPLAIN announces before anything runs.  A forced strategy
+ * is shown as forced (where it does not apply the device falls back, and
+ * EXPLAIN ANALYZE shows what ran).  For auto, keys whose types alone bound
+ * the range (bool, int2) to what a block's shared memory can index directly
+ * plan `perfect`; wider keys get their range from a sample of the first
+ * batch on the device, so the plan names the hash-based strategy for the
+ * estimated groups and the device may still pick perfect.
+ */
 GaStrategy
 ga_agg_planned_strategy(const GaGpuInfo *info, const GaAggRequest *request)
 {
+	double		entries = 1;
+	int			i;
+
 	if (info == NULL)
 		return GA_STRATEGY_CPU;
 	if (request->strategy != GA_STRATEGY_AUTO)
 		return request->strategy;
-	if (request->nkeys == 0 ||
-		request->estimated_groups <= ga_shared_strategy_max_groups(info, request))
+	if (request->nkeys == 0)
 		return GA_STRATEGY_SHARED;
-	return GA_STRATEGY_GLOBAL;
+	for (i = 0; i < request->nkeys; i++)
+	{
+		int			width = ga_type_width(request->column_types[request->key_columns[i]]);
+
+		entries *= width <= 2 ? (double) (INT64_C(1) << (8 * width)) + 1 : 1e30;
+	}
+	if (request->nkeys <= GA_PERFECT_MAX_KEYS && !ga_request_two_phase_only(request) &&
+		entries <= (double) ga_perfect_shared_max_entries(info, request))
+		return GA_STRATEGY_PERFECT;
+	return ga_auto_strategy_for_groups(info, request, request->estimated_groups);
 }
 
 /* Open the CPU device or GPU `gpu_ordinal`, reusing a GPU already opened. */

@@ -3,7 +3,8 @@
  * device_gpu.cu
  *	  The GPU device: host side of gpuagg_device.h on CUDA.  Discovery, the
  *	  per-process context and stream, pinned double-buffered batches, and the
- *	  aggregation object that drives the kernels of hashagg_kernels.cu.
+ *	  aggregation object that chooses a strategy per batch and drives the
+ *	  kernels of hashagg_*.cu.
  *
  * Flow of one aggregation.  Two batches of pinned host memory are handed
  * out in turn, so that the caller fills one while the GPU works on the
@@ -11,25 +12,59 @@
  * an event and calling the wait callback, never blocking for good) and
  * handles its overflow, then enqueues on the device's stream: one
  * cudaMemcpyAsync per needed values array and per validity bitmap of a
- * column with nulls into the single device input buffer, phase 1 (group
- * ids), phase 2 (accumulate) and an asynchronous copy of the control block
- * (group counter, overflow flag) back into pinned memory.  Only one batch is
- * on the device at a time, so its input is still there when it has to be
- * redone.
+ * column with nulls into the single device input buffer, the strategy's
+ * kernels and an asynchronous copy of the control block (group counter,
+ * overflow flag) back into pinned memory.  Only one batch is on the device
+ * at a time, so its input is still there when it has to be redone.
+ *
+ * Strategies (gpuagg.strategy; the papers are in the design notes).  Every
+ * one ends with the same dense group arrays, so they may change from batch
+ * to batch and all give the same answers:
+ *
+ *	perfect		Direct indexing (Karnagel et al., MapD): a row's entry is the
+ *				mixed-radix index of its keys over their ranges, each with a
+ *				null slot.  The ranges come from a sample of the first batch
+ *				(the probe), widened when the sample was not the whole batch.
+ *				Small ranges are indexed in each block's shared memory, large
+ *				ones in global memory; either way into "perfect entries" that
+ *				are gathered into the group arrays at the end.  A row whose
+ *				key lies outside the ranges escapes to the global table, so
+ *				no key is ever lost.  Chosen at the first batch and kept.
+ *	shared		Per-block tables in shared memory (Rosenfeld et al.).  Keys
+ *				that pack into 64 bits use the fused one-pass kernel: a block
+ *				hashes packed keys into its own table, and only the block's
+ *				distinct keys are looked up in the global table.  Other keys
+ *				use two phases: global ids, then shared accumulators.
+ *	global		Two phases: global ids, then atomics into the group arrays
+ *				(through a small per-block cache of hot groups for skew).
+ *	partitioned	Rows partitioned by the top bits of their key hash first
+ *				(Wu et al.), then the two phases over them in that order, so
+ *				that the table's working set stays in the L2 cache.
+ *
+ * auto chooses from the group count and widths and the GPU's shared memory
+ * and L2 size (device.c has the rules): perfect when the probed ranges are
+ * small (shared memory) or dense enough; else shared while the groups fit a
+ * block, global while the table fits L2, partitioned beyond.  The group
+ * count is the planner's estimate, replaced by the probe's estimate for the
+ * first batch (a HyperLogLog sketch of the sample) and by the groups found
+ * so far for later batches.  A forced strategy runs where it applies:
+ * perfect needs ranges small enough (else as auto), shared needs the groups
+ * to fit (else global).
  *
  * Overflow (the Rapids report: detect a full table, grow, relaunch).  When
- * phase 1 finds the dense group arrays full it raises a flag and phase 2
- * does nothing.  The host sees the flag when it waits for the batch, grows
+ * the dense group arrays are full the kernels raise a flag and accumulate
+ * nothing more; the host sees the flag when it waits for the batch, grows
  * the arrays to at least twice the capacity and twice the groups seen,
  * copies keys and accumulators over, rebuilds the slots from the dense keys
- * and runs both phases of the batch again.  A wrong estimate of the number
- * of groups therefore costs time, never a wrong answer.
+ * and runs the batch's kernels again: all of them, or only the escapes'
+ * when the one-pass kernel had already merged (perfect never overflows; the
+ * fused kernel merges only when nothing overflowed).  A wrong estimate of
+ * the number of groups therefore costs time, never a wrong answer.
  *
- * Strategy per batch (GaStrategy): the shared-memory kernel while the groups
- * known so far fit ga_shared_strategy_max_groups(), else global atomics; the
- * shared kernel itself falls back to global atomics when phase 1 made more
- * groups than its shared table holds, and reports it so the statistics
- * stay honest.
+ * Launch parameters come from the device's properties through the
+ * occupancy calculator (hashagg_kernels.cu), shared-memory budgets from its
+ * shared memory per multiprocessor, and the partitioning switch from its L2
+ * size.  Device time is split into phases with events (EXPLAIN ANALYZE).
  *
  * Join-fed aggregations (aggjoin_gpu.cu) put the joined rows of each probe
  * batch into the same device input buffer, a piece of at most batch_rows
@@ -55,6 +90,7 @@
  */
 #include "device_gpu.cuh"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,15 +100,35 @@
 #define GPU_MIN_CAPACITY 1024
 #define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 24)
 
-/* AUTO sizes a shared table for at least this many groups (when it fits). */
-#define GPU_SHARED_MIN_GROUPS 1024
+/* Shared tables are sized for at least this many groups (when they fit). */
+#define GPU_SHARED_MIN_GROUPS 32
 
 /* Largest batch capacity accepted: keeps every size computation in range. */
 #define GPU_MAX_BATCH_ROWS (INT64_C(1) << 40)
 
-static_assert(sizeof(GaDevAggs) + 64 <= 4096, "phase 2 kernel parameters exceed 4 KB");
-static_assert(sizeof(GaDevKeys) + sizeof(GaDevTable) + 64 <= 4096,
-			  "phase 1 kernel parameters exceed 4 KB");
+/* Alignment of the arrays carved out of one allocation. */
+#define GPU_ALIGN 256
+
+/* perfect: most entries, and how sparse a range auto still indexes directly. */
+#define GPU_PERFECT_MAX_ENTRIES (INT64_C(1) << 28)
+#define GPU_PERFECT_DENSITY 4	/* entries per estimated group, at most */
+
+/* Below this many rows a batch is not worth partitioning. */
+#define GPU_PARTITION_MIN_ROWS (INT64_C(1) << 18)
+
+/* Most partitions (bits), and rows per partition aimed at. */
+#define GPU_PARTITION_MAX_BITS 16
+#define GPU_PARTITION_ROWS_LOG2 12
+
+/* Largest block cache of hot groups (bits) and its bytes. */
+#define GPU_CACHE_MAX_BITS 10
+#define GPU_CACHE_MAX_BYTES (32 * 1024)
+
+/* Kernel parameters (CUDA 12.1+ takes up to 32764 bytes). */
+static_assert(sizeof(GaDevKeys) + sizeof(GaDevPerfect) + sizeof(GaDevAggs) + 64 <= 32764,
+			  "direct kernel parameters exceed 32 KB");
+static_assert(sizeof(GaDevKeys) + sizeof(GaDevPack) + sizeof(GaDevTable) +
+			  sizeof(GaDevAggs) + 64 <= 32764, "fused kernel parameters exceed 32 KB");
 
 /* The per-process GPU devices, created by the first open of each ordinal. */
 static GpuDevice *gpu_devices[GA_MAX_GPUS];
@@ -100,6 +156,7 @@ fill_info(GaGpuInfo *info, int ordinal, const cudaDeviceProp *prop,
 	info->runtime_version = runtime_version;
 	info->shared_memory_per_block = (int64_t) prop->sharedMemPerBlockOptin;
 	info->l2_cache_size = prop->l2CacheSize;
+	info->shared_memory_per_multiprocessor = (int64_t) prop->sharedMemPerMultiprocessor;
 }
 
 /*
@@ -291,9 +348,16 @@ ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
 		return NULL;
 	}
 	fill_info(&device->info, ordinal, &prop, driver_version, runtime_version);
+	if (cudaDeviceGetAttribute(&device->cooperative, cudaDevAttrCooperativeLaunch,
+							   ordinal) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		device->cooperative = 0;
+	}
 	gpu_devices[ordinal] = device;
 	return device;
 }
+
 
 /* ------------------------------------------------------------------------
  * Aggregation: state, tables and batches
@@ -383,6 +447,17 @@ table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table, GaStatus *status)
 	return 1;
 }
 
+/* log2 of a power of two. */
+static int
+log2_exact(int64_t pow2)
+{
+	int			bits = 0;
+
+	while ((INT64_C(1) << bits) < pow2)
+		bits++;
+	return bits;
+}
+
 /* The kernels' view of a table. */
 static GaDevTable
 dev_table(const GpuAgg *agg, const GpuTable *table)
@@ -392,6 +467,7 @@ dev_table(const GpuAgg *agg, const GpuTable *table)
 	memset(&t, 0, sizeof(t));
 	t.slots = table->slots;
 	t.slot_mask = 2 * table->capacity - 1;
+	t.slot_shift = 64 - log2_exact(2 * table->capacity);
 	t.keys = table->keys;
 	t.capacity = table->capacity;
 	t.nkeys = agg->nkeys;
@@ -511,26 +587,62 @@ plan_layout(GpuAgg *agg)
 }
 
 /*
- * Place the aggregates' arrays in a block's shared table: 16-byte elements
- * first, then the moments (80 and 40 bytes: multiples of 16 and of 8), then
- * 8, then 4, so that every array is aligned for any number of groups.
- * shared_unit_offset is the offset per group of the table.
+ * Lay out the per-entry accumulators: in shared-memory tables (one array per
+ * aggregate, ga_shared_width() bytes an entry) and in perfect entries (full
+ * widths side by side, an entry padded to 8, 16 or 32 bytes so that it does
+ * not straddle a 32-byte sector).  Widest first (16 bytes, then the moments,
+ * multiples of 8, then 8 and 4), so that every element is aligned for any
+ * number of entries.  Then the strategies' capacities on this GPU.
  */
 static void
 plan_shared_layout(GpuAgg *agg)
 {
-	int64_t		offset = 0;
 	static const int widths[] = {16, (int) sizeof(GaComoments), (int) sizeof(GaMoments), 8, 4};
+	const int	nwidths = (int) (sizeof(widths) / sizeof(widths[0]));
+	const GaGpuInfo *info = &agg->device->info;
+	int64_t		offset = 0;
+	int64_t		state;
+	int64_t		bytes;
 
-	for (int w = 0; w < (int) (sizeof(widths) / sizeof(widths[0])); w++)
+	agg->narrow = agg->batch_rows <= INT32_MAX;
+	agg->rows_ok = agg->batch_rows <= INT32_MAX;
+	for (int w = 0; w < nwidths; w++)
+		for (int a = 0; a < agg->naggs; a++)
+		{
+			int			width = ga_shared_width(&agg->request, a, agg->narrow);
+
+			if (width == widths[w])
+			{
+				agg->inflight_aggs.aggs[a].shared_width = width;
+				agg->inflight_aggs.aggs[a].shared_unit_offset = offset;
+				offset += width;
+			}
+		}
+	agg->inflight_aggs.shared_state = (int32_t) offset;
+	state = offset;
+
+	offset = 0;
+	for (int w = 0; w < nwidths; w++)
 		for (int a = 0; a < agg->naggs; a++)
 			if (agg->acc_width[a] == widths[w])
 			{
-				agg->inflight_aggs.aggs[a].shared_unit_offset = offset;
+				agg->inflight_aggs.aggs[a].perfect_offset = (int32_t) offset;
 				offset += widths[w];
 			}
-	agg->shared_bytes_per_group = offset;
-	agg->max_shared_groups = ga_shared_strategy_max_groups(&agg->device->info, &agg->request);
+	agg->dev_perfect.entry_bytes = (int32_t) (offset <= 8 ? 8 : offset <= 16 ? 16 :
+											  offset <= 32 ? 32 : (offset + 7) / 8 * 8);
+
+	agg->shared_budget = ga_shared_budget_bytes(info);
+	agg->max_shared_groups = state > 0 ? agg->shared_budget / state : agg->shared_budget / 4;
+	agg->max_fused_groups = agg->shared_budget / (8 + state) * GA_FUSED_LOAD_PERCENT / 100;
+	agg->cache_bits = 0;
+	bytes = agg->shared_budget < GPU_CACHE_MAX_BYTES ? agg->shared_budget : GPU_CACHE_MAX_BYTES;
+	for (int bits = GPU_CACHE_MAX_BITS; bits >= 1; bits--)
+		if ((int64_t) ga_cache_shared_bytes(bits, (int) state) <= bytes)
+		{
+			agg->cache_bits = bits;
+			break;
+		}
 }
 
 /*
@@ -571,106 +683,635 @@ set_inflight_columns(GpuAgg *agg)
 }
 
 /* ------------------------------------------------------------------------
- * Aggregation: running batches
+ * Aggregation: timing
  * ------------------------------------------------------------------------
  */
 
-/*
- * Choose the phase 2 kernel for the next launch, and the groups its shared
- * table holds.  Shared while the groups known so far fit (for the first
- * batch the estimate stands in for them), global otherwise; a request may
- * force either (SHARED still falls back when the groups do not fit).
- */
-static GaStrategy
-choose_strategy(const GpuAgg *agg, int64_t *groups_alloc)
+/* Start a run of marks on the stream (marks[0]). */
+static int
+marks_start(GpuAgg *agg, GaStatus *status)
 {
-	int64_t		max_groups = agg->max_shared_groups;
-	int64_t		target;
+	agg->nmarks = 0;
+	GPU_TRY(cudaEventRecord(agg->marks[0], agg->device->stream), "recording an event");
+	agg->nmarks = 1;
+	return 1;
+}
 
-	*groups_alloc = 0;
-	if (agg->request.strategy == GA_STRATEGY_GLOBAL || max_groups < 1)
-		return GA_STRATEGY_GLOBAL;
-	if (agg->nkeys == 0)
-	{
-		*groups_alloc = 1;
-		return GA_STRATEGY_SHARED;
-	}
-	if (agg->request.strategy == GA_STRATEGY_SHARED)
-	{
-		if (agg->known_groups > max_groups)
-			return GA_STRATEGY_GLOBAL;
-		*groups_alloc = max_groups;
-		return GA_STRATEGY_SHARED;
-	}
+/* Mark the end of a phase on the stream. */
+static int
+mark(GpuAgg *agg, GaPhase phase, GaStatus *status)
+{
+	int			m = agg->nmarks < GPU_MAX_MARKS ? agg->nmarks : GPU_MAX_MARKS - 1;
 
-	/* AUTO (and anything else) */
-	target = agg->known_groups;
-	if (agg->batches_launched == 0 && agg->request.estimated_groups > target)
-		target = agg->request.estimated_groups;
-	if (target > max_groups)
-		return GA_STRATEGY_GLOBAL;
-	target = 2 * target > GPU_SHARED_MIN_GROUPS ? 2 * target : GPU_SHARED_MIN_GROUPS;
-	*groups_alloc = target < max_groups ? target : max_groups;
-	return GA_STRATEGY_SHARED;
+	GPU_TRY(cudaEventRecord(agg->marks[m], agg->device->stream), "recording an event");
+	agg->mark_phase[m] = phase;
+	agg->nmarks = m + 1;
+	return 1;
+}
+
+/* The last mark recorded: waiting for it waits for the whole run. */
+static cudaEvent_t
+last_mark(const GpuAgg *agg)
+{
+	return agg->marks[agg->nmarks > 0 ? agg->nmarks - 1 : 0];
+}
+
+/* After the last mark completed: add the run's phases to the statistics. */
+static void
+collect_marks(GpuAgg *agg)
+{
+	for (int m = 1; m < agg->nmarks; m++)
+	{
+		double		ms = 0;
+
+		add_elapsed(&ms, agg->marks[m - 1], agg->marks[m]);
+		agg->stats.phase_ms[agg->mark_phase[m]] += ms;
+		agg->stats.device_ms += ms;
+	}
+	agg->nmarks = 0;
+}
+
+/* Wait for the last mark and collect the run's times. */
+static int
+wait_marks(GpuAgg *agg, GaWaitCallback wait, void *arg, const char *what, GaStatus *status)
+{
+	if (agg->nmarks == 0)
+		return 1;
+	if (!wait_event(last_mark(agg), wait, arg, what, status))
+		return 0;
+	collect_marks(agg);
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: choosing a strategy
+ * ------------------------------------------------------------------------
+ */
+
+/* The strategy a plan stands for (EXPLAIN's names). */
+static GaStrategy
+plan_strategy(const GpuAgg *agg, GpuPlan plan)
+{
+	switch (plan)
+	{
+		case PLAN_DIRECT_SHARED:
+			return agg->nkeys > 0 ? GA_STRATEGY_PERFECT : GA_STRATEGY_SHARED;
+		case PLAN_DIRECT_GLOBAL:
+			return GA_STRATEGY_PERFECT;
+		case PLAN_FUSED:
+		case PLAN_SHARED:
+			return GA_STRATEGY_SHARED;
+		case PLAN_PARTITIONED:
+			return GA_STRATEGY_PARTITIONED;
+		case PLAN_GLOBAL:
+			break;
+	}
+	return GA_STRATEGY_GLOBAL;
+}
+
+/* Whether a plan's kernels may leave rows in the escape list. */
+static int
+plan_has_escapes(const GpuAgg *agg, GpuPlan plan)
+{
+	return plan == PLAN_FUSED ||
+		(agg->nkeys > 0 && (plan == PLAN_DIRECT_SHARED || plan == PLAN_DIRECT_GLOBAL));
 }
 
 /*
- * Enqueue the derived columns' kernel (once per rows) and both phases for
- * the batch on the device, then the copy of the control block to pinned
- * memory and the event that marks the batch done.
+ * Copies of each entry of a shared table of `entries` entries (plus
+ * other_bytes of other shared memory): as many, up to 32, as keep the
+ * copies within 512 entries (few groups: a warp's lanes then hit different
+ * copies) and the whole within the shared-memory budget.
  */
 static int
-enqueue_kernels(GpuAgg *agg, GaStatus *status)
+choose_replicas(const GpuAgg *agg, int64_t entries, int64_t other_bytes)
 {
-	cudaStream_t stream = agg->device->stream;
-	int			sms = agg->device->info.multiprocessors;
-	GaDevTable	table = dev_table(agg, &agg->table);
-	const int32_t *group_ids = agg->nkeys > 0 ? agg->dev_group_ids : NULL;
-	int64_t		groups_alloc = 0;
-	GaStrategy	strategy = choose_strategy(agg, &groups_alloc);
+	const int64_t state = agg->inflight_aggs.shared_state;
+	int			replicas = 1;
 
-	set_acc_pointers(agg, &agg->inflight_aggs, &agg->table);
-	GPU_TRY(cudaEventRecord(agg->ev_kernel_start, stream), "recording an event");
-	if (agg->derived_pending)
+	while (replicas < 32 && entries * replicas * 2 <= 512 &&
+		   other_bytes + entries * replicas * 2 * state <= agg->shared_budget)
+		replicas *= 2;
+	return replicas;
+}
+
+/*
+ * How the fused kernel packs this batch's keys: each key's width, and a
+ * null bit for a key column that has nulls in this batch.  0 when they do
+ * not fit 64 bits.
+ */
+static int
+make_pack(const GpuAgg *agg, GaDevPack *pack)
+{
+	int			shift = 0;
+
+	memset(pack, 0, sizeof(*pack));
+	if (agg->nkeys < 1 || agg->nkeys > GA_PACK_MAX_KEYS)
+		return 0;
+	for (int k = 0; k < agg->nkeys; k++)
 	{
-		GPU_TRY(ga_launch_compute_derived(agg->dev_programs, agg->nprograms, agg->inflight_rows,
-										  sms, stream),
-				"launching the derived column kernel");
-		agg->derived_pending = 0;	/* a redo after growth finds them there */
+		int			bits = 8 * ga_type_width(agg->column_types[agg->key_columns[k]]);
+		int			null_bit = agg->inflight_keys.columns[k].validity != NULL ? 1 : 0;
+
+		if (shift + bits + null_bit > 64)
+			return 0;
+		pack->shift[k] = shift;
+		pack->bits[k] = bits;
+		pack->null_bit[k] = null_bit;
+		shift += bits + null_bit;
 	}
-	if (agg->nkeys > 0)
-		GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, &table, agg->inflight_rows,
-										   agg->dev_group_ids, sms, stream),
-				"launching the group id kernel");
-	if (strategy == GA_STRATEGY_SHARED)
-		GPU_TRY(ga_launch_accumulate_shared(&agg->inflight_aggs, group_ids, agg->inflight_rows,
-											agg->dev_control, groups_alloc,
-											(size_t) (groups_alloc * agg->shared_bytes_per_group),
-											sms, stream),
-				"launching the shared-memory aggregation kernel");
-	else
-		GPU_TRY(ga_launch_accumulate_global(&agg->inflight_aggs, group_ids, agg->inflight_rows,
-											agg->dev_control, sms, stream),
-				"launching the global aggregation kernel");
-	GPU_TRY(cudaMemcpyAsync(agg->host_control, agg->dev_control, sizeof(GaDevControl),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the group count from the GPU");
-	GPU_TRY(cudaEventRecord(agg->ev_done, stream), "recording an event");
-	agg->inflight_strategy = strategy;
-	agg->batches_launched++;
+	pack->nkeys = agg->nkeys;
 	return 1;
 }
 
 /*
- * Grow the group table after an overflow: a new table of at least twice
- * the capacity and twice the groups seen, the old keys and accumulators
- * copied into it, the rest initialised, the slots rebuilt from the dense
- * keys, and the counter set to the old capacity (every id below it has its
- * key written).  Waits for the growth so that the old table can be freed.
+ * The shared strategy's plan for `groups` groups: the fused kernel when the
+ * keys pack and its table holds them, else two phases with a shared table
+ * (forced: the largest one), else global.  Tables are sized for twice the
+ * groups, so that the groups of later batches fit too.
+ */
+static GpuPlan
+shared_plan(GpuAgg *agg, int64_t groups, int forced)
+{
+	const int64_t state = agg->inflight_aggs.shared_state;
+	int64_t		target = 2 * groups > GPU_SHARED_MIN_GROUPS ? 2 * groups : GPU_SHARED_MIN_GROUPS;
+	GaDevPack	pack;
+
+	if (!agg->fused_failed && !agg->two_phase_only && agg->device->cooperative &&
+		agg->rows_ok && groups <= agg->max_fused_groups && make_pack(agg, &pack))
+	{
+		int64_t		max_slots = agg->shared_budget / (8 + state) / 32 * 32;
+		int64_t		nslots;
+
+		if (target > agg->max_fused_groups)
+			target = agg->max_fused_groups;
+		nslots = (target * 100 / GA_FUSED_LOAD_PERCENT + 31) / 32 * 32;
+		if (nslots > max_slots)
+			nslots = max_slots;
+		if (nslots >= 32)
+		{
+			agg->inflight_pack = pack;
+			agg->inflight_nslots = nslots;
+			agg->inflight_replicas = choose_replicas(agg, nslots, 8 * nslots);
+			return PLAN_FUSED;
+		}
+	}
+	if (groups <= agg->max_shared_groups)
+	{
+		if (forced || target > agg->max_shared_groups)
+			target = agg->max_shared_groups;
+		agg->inflight_groups_alloc = target;
+		agg->inflight_replicas = choose_replicas(agg, target, 0);
+		return PLAN_SHARED;
+	}
+	return PLAN_GLOBAL;
+}
+
+/*
+ * The plan for the batch in flight (see the file header for the rules).
+ * Sets the plan's sizes in agg->inflight_*.
+ */
+static GpuPlan
+choose_plan(GpuAgg *agg)
+{
+	const GaStrategy requested = agg->request.strategy;
+	int64_t		groups;
+
+	if (agg->nkeys == 0)
+	{
+		if (requested == GA_STRATEGY_GLOBAL)
+			return PLAN_GLOBAL;
+		if (!agg->two_phase_only)
+			return PLAN_DIRECT_SHARED;
+		/* one group in a two-phase shared table */
+		agg->inflight_groups_alloc = 1;
+		agg->inflight_replicas = choose_replicas(agg, 1, 0);
+		return PLAN_SHARED;
+	}
+	if (agg->perfect)
+		return agg->perfect_in_shared ? PLAN_DIRECT_SHARED : PLAN_DIRECT_GLOBAL;
+
+	groups = agg->known_groups;
+	if (agg->batches_launched == 0)
+	{
+		int64_t		estimate = agg->probed ? agg->device_estimate :
+			agg->request.estimated_groups;
+
+		if (estimate > groups)
+			groups = estimate;
+	}
+	if (groups < 1)
+		groups = 1;
+
+	switch (requested)
+	{
+		case GA_STRATEGY_GLOBAL:
+			return PLAN_GLOBAL;
+		case GA_STRATEGY_PARTITIONED:
+			if (agg->rows_ok)
+			{
+				agg->inflight_pbits = 0;
+				return PLAN_PARTITIONED;
+			}
+			return PLAN_GLOBAL;
+		case GA_STRATEGY_SHARED:
+			return shared_plan(agg, groups, 1);
+		default:				/* auto, and perfect where it does not apply */
+			break;
+	}
+	switch (ga_auto_strategy_for_groups(&agg->device->info, &agg->request, groups))
+	{
+		case GA_STRATEGY_SHARED:
+			return shared_plan(agg, groups, 0);
+		case GA_STRATEGY_PARTITIONED:
+			if (agg->rows_ok && agg->inflight_rows >= GPU_PARTITION_MIN_ROWS)
+				return PLAN_PARTITIONED;
+			return PLAN_GLOBAL;
+		default:
+			return PLAN_GLOBAL;
+	}
+}
+
+/*
+ * Groups of a batch of nrows rows estimated from the probe: HyperLogLog
+ * (with the small-range correction) for the sample's distinct tuples, then,
+ * when the sample was not the whole batch, the group count g whose uniform
+ * draws would show that many distinct tuples in the sample,
+ * g * (1 - exp(-sampled / g)), at most nrows.
+ */
+static int64_t
+estimate_groups(const GaDevProbe *probe, int64_t nrows)
+{
+	const double m = GA_HLL_REGISTERS;
+	const double alpha = 0.7213 / (1.0 + 1.079 / m);
+	const double sampled = (double) probe->rows;
+	double		sum = 0;
+	double		zeros = 0;
+	double		distinct;
+	double		lo,
+				hi;
+
+	if (probe->rows == 0)
+		return 0;
+	for (int r = 0; r < GA_HLL_REGISTERS; r++)
+	{
+		sum += ldexp(1.0, -(int) probe->hll[r]);
+		if (probe->hll[r] == 0)
+			zeros++;
+	}
+	distinct = alpha * m * m / sum;
+	if (distinct <= 2.5 * m && zeros > 0)
+		distinct = m * log(m / zeros);
+	if (distinct > sampled)
+		distinct = sampled;
+	if (distinct < 1)
+		distinct = 1;
+	if (sampled >= (double) nrows)
+		return (int64_t) ceil(distinct);
+	if (distinct >= 0.995 * sampled)
+		return nrows;
+
+	/* the expected distinct draws grow with g: bisect */
+	lo = distinct;
+	hi = (double) nrows;
+	if (hi * (1 - exp(-sampled / hi)) <= distinct)
+		return nrows;
+	for (int i = 0; i < 60; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		if (mid * (1 - exp(-sampled / mid)) < distinct)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int64_t) ceil(hi);
+}
+
+/* The range of values of an integer key type. */
+static void
+type_range(GaValueType type, long long *min, long long *max)
+{
+	switch (type)
+	{
+		case GA_TYPE_INT8:
+			*min = -128;
+			*max = 127;
+			break;
+		case GA_TYPE_INT16:
+			*min = -32768;
+			*max = 32767;
+			break;
+		case GA_TYPE_INT32:
+			*min = INT32_MIN;
+			*max = INT32_MAX;
+			break;
+		default:
+			*min = INT64_MIN;
+			*max = INT64_MAX;
+			break;
+	}
+}
+
+/* Free the perfect entries (if any). */
+static void
+perfect_free(GpuAgg *agg)
+{
+	device_free(&agg->dev_perfect.acc);
+	device_free(&agg->dev_perfect.seen);
+}
+
+/*
+ * After the first batch's probe: whether a direct index over the keys'
+ * ranges applies, and if so its layout and arrays.  Each key's range is the
+ * sample's min..max, widened by an eighth on both sides (within the type)
+ * when the sample was not the whole batch, plus a null slot.  It applies
+ * when the product of the ranges is at most GPU_PERFECT_MAX_ENTRIES and its
+ * entries fit in a fourth of the GPU's memory; auto also wants it small
+ * enough for shared memory or at most GPU_PERFECT_DENSITY entries per
+ * estimated group.  Failing to allocate it is not an error: the hash-based
+ * strategies take over.
+ */
+static void
+decide_perfect(GpuAgg *agg, int64_t nrows)
+{
+	const GaDevProbe *probe = agg->host_probe;
+	GaDevPerfect *p = &agg->dev_perfect;
+	const int	forced = agg->request.strategy == GA_STRATEGY_PERFECT;
+	const int	whole = probe->rows >= (unsigned long long) nrows;
+	const int64_t state = agg->inflight_aggs.shared_state;
+	double		entries = 1;
+	size_t		acc_bytes;
+	size_t		seen_bytes;
+	GaStatus	ignored;
+
+	if (agg->nkeys < 1 || agg->nkeys > GA_PERFECT_MAX_KEYS || !agg->rows_ok ||
+		agg->two_phase_only)
+		return;
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		long long	tmin,
+					tmax,
+					lo,
+					hi;
+		double		width;
+
+		type_range(agg->column_types[agg->key_columns[k]], &tmin, &tmax);
+		if (probe->min[k] > probe->max[k])
+			lo = hi = 0;		/* no value in the sample: nulls only */
+		else
+		{
+			lo = probe->min[k];
+			hi = probe->max[k];
+		}
+		width = (double) hi - (double) lo + 1;
+		if (width > (double) GPU_PERFECT_MAX_ENTRIES)
+			return;
+		if (!whole)
+		{
+			long long	slack = (long long) (width / 8) + 16;
+
+			lo = (double) lo - slack < (double) tmin ? tmin : lo - slack;
+			hi = (double) hi + slack > (double) tmax ? tmax : hi + slack;
+			width = (double) hi - (double) lo + 1;
+		}
+		p->lo[k] = lo;
+		p->base[k] = (long long) width + 1;
+		p->stride[k] = (long long) entries;
+		entries *= (double) p->base[k];
+		if (entries > (double) GPU_PERFECT_MAX_ENTRIES)
+			return;
+	}
+	p->nkeys = agg->nkeys;
+	p->entries = (long long) entries;
+
+	agg->perfect_in_shared =
+		(int64_t) ga_direct_shared_bytes(p->entries, 1, (int) state) <= agg->shared_budget;
+	if (!agg->perfect_in_shared)
+	{
+		int64_t		groups = agg->device_estimate > 0 ? agg->device_estimate : 1;
+
+		if (!forced && (double) p->entries > (double) GPU_PERFECT_DENSITY * groups)
+			return;
+		if ((double) p->entries * p->entry_bytes > (double) agg->device->info.total_memory / 4)
+			return;
+	}
+
+	acc_bytes = (size_t) p->entries * p->entry_bytes;
+	seen_bytes = 4 * (size_t) ((p->entries + 31) / 32);
+	if (!device_alloc((void **) &p->acc, acc_bytes, "the perfect entries", &ignored) ||
+		!device_alloc((void **) &p->seen, seen_bytes, "the perfect bitmap", &ignored))
+	{
+		perfect_free(agg);
+		(void) cudaGetLastError();
+		return;
+	}
+	agg->perfect = 1;
+	agg->perfect_needs_init = 1;
+	agg->perfect_replicas = agg->perfect_in_shared ?
+		choose_replicas(agg, p->entries, (int64_t) seen_bytes) : 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: running batches
+ * ------------------------------------------------------------------------
+ */
+
+/* Allocate the row list (escapes, permutation) and partition counters. */
+static int
+ensure_plan_buffers(GpuAgg *agg, GpuPlan plan, GaStatus *status)
+{
+	if ((plan_has_escapes(agg, plan) || plan == PLAN_PARTITIONED) && agg->dev_rows == NULL &&
+		!device_alloc((void **) &agg->dev_rows, (size_t) agg->batch_rows * sizeof(int32_t),
+					  "the row lists", status))
+		return 0;
+	if (plan == PLAN_PARTITIONED && agg->dev_hist == NULL &&
+		(!device_alloc((void **) &agg->dev_hist,
+					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
+					   "the partition counters", status) ||
+		 !device_alloc((void **) &agg->dev_cursor,
+					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
+					   "the partition counters", status)))
+		return 0;
+	return 1;
+}
+
+/* Partition bits for a batch: about 2^GPU_PARTITION_ROWS_LOG2 rows each. */
+static int
+partition_bits(int64_t nrows)
+{
+	int			bits = log2_exact(nrows > 1 ? nrows : 2) - GPU_PARTITION_ROWS_LOG2;
+
+	return bits < 1 ? 1 : bits > GPU_PARTITION_MAX_BITS ? GPU_PARTITION_MAX_BITS : bits;
+}
+
+/*
+ * Enqueue the kernels of the batch on the device: its derived columns'
+ * (once per rows), then its plan's (or only the escaped rows' two phases),
+ * then the copy of the control block to pinned memory; marks split the
+ * time into phases, the last one ends the batch.
  */
 static int
-grow_table(GpuAgg *agg, unsigned long long seen, GaWaitCallback wait, void *arg,
-		   GaStatus *status)
+enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	const int	sms = agg->device->info.multiprocessors;
+	const int64_t nrows = agg->inflight_rows;
+	GaDevTable	table = dev_table(agg, &agg->table);
+	int32_t    *ids = agg->nkeys > 0 ? agg->dev_group_ids : NULL;
+	const GaDevKeys *keys = &agg->inflight_keys;
+	GaDevAggs  *aggs = &agg->inflight_aggs;
+	GaDevControl *control = agg->dev_control;
+
+	set_acc_pointers(agg, aggs, &agg->table);
+	if (!marks_start(agg, status))
+		return 0;
+	if (agg->derived_pending)
+	{
+		GPU_TRY(ga_launch_compute_derived(agg->dev_programs, agg->nprograms, nrows, sms, stream),
+				"launching the derived column kernel");
+		agg->derived_pending = 0;	/* a redo after growth finds them there */
+		if (!mark(agg, GA_PHASE_DERIVED, status))
+			return 0;
+	}
+	if (agg->perfect_needs_init)
+	{
+		GPU_TRY(cudaMemsetAsync(agg->dev_perfect.seen, 0,
+								4 * (size_t) ((agg->dev_perfect.entries + 31) / 32), stream),
+				"clearing the perfect bitmap");
+		GPU_TRY(ga_launch_init_perfect(&agg->dev_perfect, aggs, sms, stream),
+				"launching the perfect initialisation kernel");
+		agg->perfect_needs_init = 0;
+		if (!mark(agg, GA_PHASE_PROBE, status))
+			return 0;
+	}
+
+	if (!escapes_only)
+	{
+		if (plan_has_escapes(agg, agg->inflight_plan))
+			GPU_TRY(ga_launch_reset_batch(control, stream), "launching the batch reset kernel");
+		switch (agg->inflight_plan)
+		{
+			case PLAN_DIRECT_SHARED:
+				{
+					GaDevPerfect plain;
+					const GaDevPerfect *perfect = &agg->dev_perfect;
+
+					if (agg->nkeys == 0)
+					{
+						memset(&plain, 0, sizeof(plain));
+						plain.entries = 1;
+						perfect = &plain;
+					}
+					GPU_TRY(ga_launch_direct_shared(keys, perfect, aggs, nrows, control,
+													agg->dev_rows,
+													agg->nkeys > 0 ? agg->perfect_replicas :
+													choose_replicas(agg, 1, 0),
+													sms, stream),
+							"launching the direct shared-memory kernel");
+				}
+				break;
+			case PLAN_DIRECT_GLOBAL:
+				GPU_TRY(ga_launch_direct_global(keys, &agg->dev_perfect, aggs, nrows, control,
+												agg->dev_rows,
+												agg->cache_bits > 0 ? agg->cache_bits : 1,
+												sms, stream),
+						"launching the direct global kernel");
+				break;
+			case PLAN_FUSED:
+				{
+					cudaError_t err = ga_launch_fused_shared(keys, &agg->inflight_pack, &table,
+															 aggs, nrows, control, agg->dev_rows,
+															 agg->inflight_nslots,
+															 agg->inflight_replicas, sms, stream);
+
+					if (err == cudaErrorNotSupported)
+					{
+						/* cannot be cooperative here: two phases from now on */
+						agg->fused_failed = 1;
+						agg->inflight_plan = shared_plan(agg, agg->inflight_nslots *
+														 GA_FUSED_LOAD_PERCENT / 200, 0);
+						return enqueue_batch(agg, 0, status);
+					}
+					GPU_TRY(err, "launching the fused shared-memory kernel");
+				}
+				break;
+			case PLAN_SHARED:
+				if (agg->nkeys > 0)
+				{
+					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
+													   stream),
+							"launching the group id kernel");
+					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+						return 0;
+				}
+				GPU_TRY(ga_launch_accumulate_shared(aggs, ids, nrows, control,
+													agg->inflight_groups_alloc,
+													agg->inflight_replicas, sms, stream),
+						"launching the shared-memory aggregation kernel");
+				break;
+			case PLAN_GLOBAL:
+				if (agg->nkeys > 0)
+				{
+					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
+													   stream),
+							"launching the group id kernel");
+					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+						return 0;
+				}
+				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, NULL, NULL, control,
+													agg->cache_bits, sms, stream),
+						"launching the global aggregation kernel");
+				break;
+			case PLAN_PARTITIONED:
+				agg->inflight_pbits = partition_bits(nrows);
+				GPU_TRY(ga_launch_partition(keys, nrows, agg->inflight_pbits, agg->dev_hist,
+											agg->dev_cursor, agg->dev_rows, sms, stream),
+						"launching the partitioning kernels");
+				if (!mark(agg, GA_PHASE_PARTITION, status))
+					return 0;
+				GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows, NULL, ids,
+												   sms, stream),
+						"launching the group id kernel");
+				if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+					return 0;
+				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
+													control, agg->cache_bits, sms, stream),
+						"launching the global aggregation kernel");
+				break;
+		}
+		if (!mark(agg, GA_PHASE_AGGREGATE, status))
+			return 0;
+	}
+
+	if (plan_has_escapes(agg, agg->inflight_plan))
+	{
+		/* the escaped rows, in two phases through the global table */
+		GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows,
+										   &control->escapes, ids, sms, stream),
+				"launching the group id kernel for escaped rows");
+		if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+			return 0;
+		GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, &control->escapes,
+											control, agg->cache_bits, sms, stream),
+				"launching the global aggregation kernel for escaped rows");
+	}
+	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the group count from the GPU");
+	return mark(agg, GA_PHASE_AGGREGATE, status);
+}
+
+/*
+ * Grow the group table: a new table of at least twice the capacity and
+ * twice `seen`, the old keys and accumulators copied into it, the rest
+ * initialised, the slots rebuilt from the dense keys of the `valid` groups
+ * (every id below it has its key written), and the counter set to valid.
+ * Waits for the growth so that the old table can be freed.
+ */
+static int
+grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback wait,
+		   void *arg, GaStatus *status)
 {
 	cudaStream_t stream = agg->device->stream;
 	int			sms = agg->device->info.multiprocessors;
@@ -696,7 +1337,8 @@ grow_table(GpuAgg *agg, unsigned long long seen, GaWaitCallback wait, void *arg,
 	agg->retired = agg->table;
 	agg->table = grown;
 
-	GPU_TRY(cudaEventRecord(agg->ev_kernel_start, stream), "recording an event");
+	if (!marks_start(agg, status))
+		return 0;
 	for (int w = 0; w <= agg->nkeys; w++)
 		GPU_TRY(cudaMemcpyAsync(grown.keys + (size_t) w * want,
 								agg->retired.keys + (size_t) w * old_capacity,
@@ -710,26 +1352,25 @@ grow_table(GpuAgg *agg, unsigned long long seen, GaWaitCallback wait, void *arg,
 				"copying the accumulators into the grown table");
 	if (!table_init_async(agg, &grown, old_capacity, status))
 		return 0;
-	GPU_TRY(ga_launch_reset_control(agg->dev_control, old_capacity, stream),
+	GPU_TRY(ga_launch_reset_control(agg->dev_control, valid, stream),
 			"launching the control reset kernel");
 	table = dev_table(agg, &grown);
-	GPU_TRY(ga_launch_rebuild_slots(&table, old_capacity, sms, stream),
+	GPU_TRY(ga_launch_rebuild_slots(&table, valid, sms, stream),
 			"launching the table rebuild kernel");
-	GPU_TRY(cudaEventRecord(agg->ev_done, stream), "recording an event");
-	if (!wait_event(agg->ev_done, wait, arg, "growing the GPU group table", status))
+	if (!mark(agg, GA_PHASE_GROW, status) ||
+		!wait_marks(agg, wait, arg, "growing the GPU group table", status))
 		return 0;
-	add_elapsed(&agg->stats.device_ms, agg->ev_kernel_start, agg->ev_done);
 
 	table_free(agg, &agg->retired);
-	agg->known_groups = old_capacity;
+	agg->known_groups = valid;
 	agg->stats.table_growths++;
 	return 1;
 }
 
 /*
  * Wait for the batch on the device, if any, and settle it: on overflow
- * grow the table and run the batch again (its input is still on the
- * device) until it fits; then record its groups, timing and strategy.
+ * grow the table and run the batch's kernels again (its input is still on
+ * the device) until it fits; then record its groups, timing and strategy.
  */
 static int
 settle_inflight(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
@@ -737,8 +1378,9 @@ settle_inflight(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 	while (agg->inflight)
 	{
 		GaDevControl control;
+		int			escapes_only;
 
-		if (!wait_event(agg->ev_done, wait, arg, "waiting for the GPU to aggregate a batch",
+		if (!wait_event(last_mark(agg), wait, arg, "waiting for the GPU to aggregate a batch",
 						status))
 			return 0;
 		if (agg->inflight_copy_timed)
@@ -747,27 +1389,150 @@ settle_inflight(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 		if (agg->inflight_gather_timed)
 			add_elapsed(&agg->stats.device_ms, agg->ev_gather_start, agg->ev_gather_end);
 		agg->inflight_gather_timed = 0;
-		add_elapsed(&agg->stats.device_ms, agg->ev_kernel_start, agg->ev_done);
+		collect_marks(agg);
 
 		memcpy(&control, agg->host_control, sizeof(control));
 		if (!control.overflow)
 		{
-			GaStrategy	strategy = agg->inflight_strategy;
+			GaStrategy	strategy = plan_strategy(agg, agg->inflight_plan);
 
-			if (strategy == GA_STRATEGY_SHARED &&
+			if (agg->inflight_plan == PLAN_SHARED &&
 				control.shared_fallbacks != agg->fallbacks_seen)
 				strategy = GA_STRATEGY_GLOBAL;
 			agg->fallbacks_seen = control.shared_fallbacks;
 			agg->stats.batches_by_strategy[strategy]++;
+			agg->last_strategy = strategy;
 			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
 			agg->inflight = 0;
 			return 1;
 		}
-		if (!grow_table(agg, control.ngroups, wait, arg, status))
-			return 0;
-		if (!enqueue_kernels(agg, status))
+		/* perfect never redoes its own kernel; fused not once it merged */
+		escapes_only = agg->inflight_plan == PLAN_DIRECT_SHARED ||
+			agg->inflight_plan == PLAN_DIRECT_GLOBAL ||
+			(agg->inflight_plan == PLAN_FUSED && control.merged);
+		agg->stats.retries++;
+		if (!grow_table(agg, control.ngroups, agg->table.capacity, wait, arg, status) ||
+			!enqueue_batch(agg, escapes_only, status))
 			return 0;
 	}
+	return 1;
+}
+
+/*
+ * Probe the first batch (a sample: key ranges, a sketch of the groups) and
+ * wait for it; then estimate the groups and decide about perfect.
+ */
+static int
+probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+
+	if (agg->dev_probe == NULL &&
+		!device_alloc((void **) &agg->dev_probe, sizeof(GaDevProbe), "the probe", status))
+		return 0;
+	if (agg->host_probe == NULL &&
+		!pinned_alloc((void **) &agg->host_probe, sizeof(GaDevProbe), "the probe", status))
+		return 0;
+	if (!marks_start(agg, status))
+		return 0;
+	GPU_TRY(ga_launch_probe(&agg->inflight_keys, agg->inflight_rows,
+							agg->nkeys <= GA_PERFECT_MAX_KEYS ? agg->nkeys : 0,
+							agg->dev_probe, agg->device->info.multiprocessors, stream),
+			"launching the probe kernel");
+	GPU_TRY(cudaMemcpyAsync(agg->host_probe, agg->dev_probe, sizeof(GaDevProbe),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the probe from the GPU");
+	if (!mark(agg, GA_PHASE_PROBE, status) ||
+		!wait_marks(agg, wait, arg, "probing the first batch on the GPU", status))
+		return 0;
+	agg->probed = 1;
+	agg->device_estimate = estimate_groups(agg->host_probe, agg->inflight_rows);
+	agg->stats.device_estimated_groups = agg->device_estimate;
+	decide_perfect(agg, agg->inflight_rows);
+	return 1;
+}
+
+/*
+ * Launch the batch whose columns are in agg->inflight_keys/aggs (counted as
+ * a batch; its input rows are the caller's to count): the probe first if
+ * this is the first batch of an auto or perfect aggregation, then the
+ * plan's kernels.  Returns without waiting for them.
+ */
+static int
+start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuPlan		plan;
+
+	agg->inflight_rows = nrows;
+	agg->stats.batches++;
+	if (!agg->probed && agg->nkeys > 0 && agg->rows_ok &&
+		(agg->request.strategy == GA_STRATEGY_AUTO ||
+		 agg->request.strategy == GA_STRATEGY_PERFECT) &&
+		!probe_first_batch(agg, wait, arg, status))
+		return 0;
+	plan = choose_plan(agg);
+	agg->inflight_plan = plan;
+	if (!ensure_plan_buffers(agg, plan, status))
+		return 0;
+	agg->inflight = 1;
+	if (!enqueue_batch(agg, 0, status))
+		return 0;
+	agg->batches_launched++;
+	return 1;
+}
+
+/*
+ * perfect, at the end: append the entries seen to the group arrays (grown
+ * if needed), after the groups of the escaped rows.
+ */
+static int
+gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	const int	sms = agg->device->info.multiprocessors;
+	GaDevControl *control = agg->dev_control;
+	GaDevAggs	aggs = agg->inflight_aggs;
+	GaDevTable	table;
+	int64_t		found;
+
+	if (!agg->perfect || agg->perfect_gathered)
+		return 1;
+	if (!marks_start(agg, status))
+		return 0;
+	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
+			"clearing a counter");
+	GPU_TRY(ga_launch_count_perfect(&agg->dev_perfect, &control->counter, sms, stream),
+			"launching the perfect count kernel");
+	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the group count from the GPU");
+	if (!mark(agg, GA_PHASE_FINISH, status) ||
+		!wait_marks(agg, wait, arg, "counting the groups on the GPU", status))
+		return 0;
+	found = (int64_t) agg->host_control->counter;
+	if (agg->known_groups + found > GA_GPU_MAX_CAPACITY)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "more than %lld groups do not fit the GPU group table",
+							 (long long) GA_GPU_MAX_CAPACITY);
+	if (agg->known_groups + found > agg->table.capacity &&
+		!grow_table(agg, (unsigned long long) (agg->known_groups + found),
+					agg->known_groups, wait, arg, status))
+		return 0;
+
+	table = dev_table(agg, &agg->table);
+	set_acc_pointers(agg, &aggs, &agg->table);
+	if (!marks_start(agg, status))
+		return 0;
+	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
+			"clearing a counter");
+	GPU_TRY(ga_launch_gather_perfect(&agg->dev_perfect, &aggs, &table, agg->known_groups,
+									 &control->counter, sms, stream),
+			"launching the perfect gather kernel");
+	if (!mark(agg, GA_PHASE_FINISH, status) ||
+		!wait_marks(agg, wait, arg, "gathering the groups on the GPU", status))
+		return 0;
+	agg->known_groups += found;
+	agg->perfect_gathered = 1;
 	return 1;
 }
 
@@ -824,14 +1589,15 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 }
 
 /*
- * Start an aggregation: copy the request, allocate the two pinned batches,
- * the device input buffer, the control block and the group table sized
- * from the estimate, and enqueue their initialisation.
+ * Start an aggregation: copy the request, allocate the two pinned batches
+ * and the device input buffer (unless the batches come as device columns),
+ * the control block and the group table sized from the estimate, and
+ * enqueue their initialisation.
  */
 static void *
-gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
+		   GaStatus *status)
 {
-	GpuDevice  *device = (GpuDevice *) device_impl;
 	cudaStream_t stream = device->stream;
 	GpuAgg	   *agg;
 	int64_t		capacity;
@@ -873,6 +1639,7 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 		return NULL;
 	}
 	agg->device = device;
+	agg->device_input = device_input;
 	for (int a = 0; a < agg->naggs; a++)
 	{
 		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
@@ -888,15 +1655,22 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	}
 	agg->inflight_aggs.naggs = agg->naggs;
 	agg->inflight_keys.nkeys = agg->nkeys;
+	agg->two_phase_only = ga_request_two_phase_only(&agg->request);
 	plan_layout(agg);
 	plan_shared_layout(agg);
 	agg->known_groups = agg->nkeys > 0 ? 0 : 1;
+	agg->last_strategy = agg->nkeys == 0 ? GA_STRATEGY_SHARED :
+		request->strategy == GA_STRATEGY_AUTO || request->strategy == GA_STRATEGY_PERFECT ?
+		ga_auto_strategy_for_groups(&device->info, &agg->request, request->estimated_groups) :
+		request->strategy;
+	if (agg->last_strategy >= GA_NUM_STRATEGIES || agg->last_strategy == GA_STRATEGY_CPU)
+		agg->last_strategy = GA_STRATEGY_GLOBAL;
 
 	if (!select_device(agg, status))
 		goto fail;
 
 	/* Pinned batches, each one slab; and the pinned control mirror. */
-	for (int b = 0; b < 2; b++)
+	for (int b = 0; b < 2 && !device_input; b++)
 	{
 		GpuHostBatch *hb = &agg->host[b];
 
@@ -924,10 +1698,15 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	memset(agg->host_control, 0, sizeof(GaDevControl));
 
 	{
-		cudaEvent_t *events[] = {&agg->ev_copy_start, &agg->ev_copy_end,
-		&agg->ev_kernel_start, &agg->ev_done, &agg->ev_gather_start, &agg->ev_gather_end};
+		cudaEvent_t *events[4 + GPU_MAX_MARKS];
 
-		for (int e = 0; e < 6; e++)
+		events[0] = &agg->ev_copy_start;
+		events[1] = &agg->ev_copy_end;
+		events[2] = &agg->ev_gather_start;
+		events[3] = &agg->ev_gather_end;
+		for (int m = 0; m < GPU_MAX_MARKS; m++)
+			events[4 + m] = &agg->marks[m];
+		for (int e = 0; e < 4 + GPU_MAX_MARKS; e++)
 			if (cudaEventCreate(events[e]) != cudaSuccess)
 			{
 				*events[e] = NULL;
@@ -936,9 +1715,13 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 			}
 	}
 
-	/* Device input buffer and the derived columns' programs in it; group ids, control block, table. */
-	if (!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status) ||
-		!ga_gpu_derived_upload(agg, status))
+	/*
+	 * Device input buffer (none for device columns) and the derived
+	 * columns' programs in it; group ids, control block, table.
+	 */
+	if (!device_input &&
+		(!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status) ||
+		 !ga_gpu_derived_upload(agg, status)))
 		goto fail;
 	if (agg->nkeys > 0 &&
 		!device_alloc((void **) &agg->dev_group_ids, (size_t) agg->batch_rows * sizeof(int32_t),
@@ -954,6 +1737,9 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 	{
 		int64_t		estimate = request->estimated_groups;
 
+		/* a batch cannot bring more groups than rows */
+		if (estimate > agg->batch_rows)
+			estimate = agg->batch_rows;
 		if (estimate < GPU_MIN_CAPACITY)
 			estimate = GPU_MIN_CAPACITY;
 		if (estimate > GPU_MAX_INITIAL_CAPACITY)
@@ -996,6 +1782,13 @@ fail:
 	return NULL;
 }
 
+/* agg_create of the GPU device. */
+static void *
+gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	return create_agg((GpuDevice *) device_impl, request, 0, status);
+}
+
 /*
  * Hand out the next pinned batch, emptied.  Its previous use (the copy to
  * the device of the batch before last) is normally long done; if not, wait
@@ -1009,6 +1802,12 @@ gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *sta
 
 	if (!agg_usable(agg, status))
 		return NULL;
+	if (agg->device_input)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "this aggregation takes device columns, not batches");
+		return NULL;
+	}
 	hb = &agg->host[agg->next_host];
 	if (hb->state == HOST_BATCH_IN_FLIGHT)
 	{
@@ -1076,14 +1875,12 @@ enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 	return 1;
 }
 
-/* Count a batch that brought no rows, under the strategy it would have had. */
+/* Count a batch that brought no rows, under the last strategy that ran. */
 void
 ga_gpu_agg_count_empty_batch(GpuAgg *agg)
 {
-	int64_t		groups_alloc;
-
 	agg->stats.batches++;
-	agg->stats.batches_by_strategy[choose_strategy(agg, &groups_alloc)]++;
+	agg->stats.batches_by_strategy[agg->last_strategy]++;
 }
 
 /* Wait for the piece on the device and settle it (for aggjoin_gpu.cu). */
@@ -1096,19 +1893,18 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 /*
  * Aggregate the nrows rows a join gathered into the device input buffer
  * (column_has_nulls set for them): they go in flight like a copied batch,
- * their gather's events timed instead of copies.
+ * under the strategy chosen for them, their gather's events timed instead
+ * of copies.
  */
 int
-ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaStatus *status)
+ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg,
+						GaStatus *status)
 {
 	set_inflight_columns(agg);
-	agg->inflight_rows = nrows;
-	agg->inflight = 1;
 	agg->inflight_copy_timed = 0;
 	agg->inflight_gather_timed = 1;
 	agg->derived_pending = agg->nprograms > 0;
-	agg->stats.batches++;
-	return enqueue_kernels(agg, status);
+	return start_batch(agg, nrows, wait, arg, status);
 }
 
 /*
@@ -1134,7 +1930,8 @@ gpu_agg_submit_joined(GpuAgg *agg, GpuHostBatch *hb, int index, GaWaitCallback w
 /*
  * Take a filled batch: wait for the previous one and settle its overflow
  * (its input must stay on the device until then), then enqueue this one's
- * copies and kernels and return without waiting for them.
+ * copies and kernels and return without waiting for them (except for the
+ * first batch's probe).
  */
 static int
 gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
@@ -1146,7 +1943,7 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 
 	if (!agg_usable(agg, status))
 		return 0;
-	for (index = 0; index < 2; index++)
+	for (index = 0; index < 2 && !agg->device_input; index++)
 		if (batch == &agg->host[index].batch)
 		{
 			hb = &agg->host[index];
@@ -1182,14 +1979,10 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	for (int c = 0; c < agg->ncolumns; c++)
 		agg->column_has_nulls[c] = (uint8_t) (batch->columns[c].has_nulls != 0);
 	set_inflight_columns(agg);
-	agg->inflight_rows = batch->nrows;
-	agg->inflight = 1;
 	agg->inflight_copy_timed = 1;
 	agg->derived_pending = agg->nprograms > 0;
-	agg->stats.batches++;
 	agg->stats.input_rows += batch->nrows;
-
-	if (!enqueue_kernels(agg, status))
+	if (!start_batch(agg, batch->nrows, wait, arg, status))
 		return remember_failure(agg, status);
 	return 1;
 }
@@ -1219,6 +2012,94 @@ gpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t
 	return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * Aggregation over device columns (test/bench/kernels)
+ * ------------------------------------------------------------------------
+ */
+
+/* See device_gpu.cuh; requests with a join or derived columns are refused. */
+void *
+ga_gpu_bench_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	if (!ga_request_validate(request, status))
+		return NULL;
+	if (request->join != NULL || request->nderived > 0)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "an aggregation over device columns takes no join and no derived columns");
+		return NULL;
+	}
+	return create_agg((GpuDevice *) device_impl, request, 1, status);
+}
+
+/* The kernels' view of request column c given as device arrays. */
+static GaDevColumn
+bench_column(const GpuAgg *agg, int c, const void *const *values,
+			 const uint8_t *const *validity)
+{
+	GaDevColumn column;
+
+	memset(&column, 0, sizeof(column));
+	column.type = agg->column_types[c];
+	column.values = values[c];
+	column.validity = validity != NULL ? validity[c] : NULL;
+	return column;
+}
+
+/* See device_gpu.cuh. */
+int
+ga_gpu_bench_submit(void *agg_impl, const void *const *values,
+					const uint8_t *const *validity, int64_t nrows, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	if (!agg->device_input || nrows < 0 || nrows > agg->batch_rows)
+		return ga_status_set(status, GA_ERR_INVALID, "bad device batch of %lld rows",
+							 (long long) nrows);
+	if (nrows == 0)
+		return 1;
+	if (!select_device(agg, status) || !settle_inflight(agg, NULL, NULL, status))
+		return remember_failure(agg, status);
+	for (int k = 0; k < agg->nkeys; k++)
+		agg->inflight_keys.columns[k] = bench_column(agg, agg->key_columns[k], values, validity);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+
+		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
+			dagg->input = bench_column(agg, agg->aggs[a].column, values, validity);
+		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
+			agg->inflight_aggs.aggs[dagg->partner].input =
+				bench_column(agg, agg->aggs[a].column2, values, validity);
+	}
+	agg->inflight_copy_timed = 0;
+	agg->stats.input_rows += nrows;
+	if (!start_batch(agg, nrows, NULL, NULL, status))
+		return remember_failure(agg, status);
+	return 1;
+}
+
+/* See device_gpu.cuh. */
+int
+ga_gpu_bench_settle(void *agg_impl, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	if (!select_device(agg, status) ||
+		!settle_inflight(agg, NULL, NULL, status) ||
+		!gather_perfect(agg, NULL, NULL, status))
+		return remember_failure(agg, status);
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: results
+ * ------------------------------------------------------------------------
+ */
 /* Allocate the result arrays for ngroups groups; 0 when out of host memory. */
 static int
 alloc_result(GpuAgg *agg, int64_t ngroups)
@@ -1384,6 +2265,7 @@ gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 	if (!select_device(agg, status) ||
 		(agg->join != NULL && !ga_gpu_aggjoin_finish(agg, wait, arg, status)) ||
 		!settle_inflight(agg, wait, arg, status) ||
+		!gather_perfect(agg, wait, arg, status) ||
 		!copy_out_result(agg, agg->known_groups, wait, arg, status))
 	{
 		remember_failure(agg, status);
@@ -1425,9 +2307,14 @@ gpu_agg_destroy(void *agg_impl)
 	ga_gpu_aggjoin_destroy(agg);
 	table_free(agg, &agg->table);
 	table_free(agg, &agg->retired);
+	perfect_free(agg);
 	device_free(&agg->dev_input);
 	device_free(&agg->dev_programs);
 	device_free(&agg->dev_group_ids);
+	device_free(&agg->dev_rows);
+	device_free(&agg->dev_hist);
+	device_free(&agg->dev_cursor);
+	device_free(&agg->dev_probe);
 	device_free(&agg->dev_control);
 	for (int b = 0; b < 2; b++)
 	{
@@ -1439,14 +2326,19 @@ gpu_agg_destroy(void *agg_impl)
 	}
 	if (agg->host_control != NULL)
 		(void) cudaFreeHost(agg->host_control);
+	if (agg->host_probe != NULL)
+		(void) cudaFreeHost(agg->host_probe);
 	{
 		cudaEvent_t events[] = {agg->ev_copy_start, agg->ev_copy_end,
-		agg->ev_kernel_start, agg->ev_done, agg->ev_gather_start, agg->ev_gather_end};
+		agg->ev_gather_start, agg->ev_gather_end};
 
-		for (int e = 0; e < 6; e++)
+		for (int e = 0; e < 4; e++)
 			if (events[e] != NULL)
 				(void) cudaEventDestroy(events[e]);
 	}
+	for (int m = 0; m < GPU_MAX_MARKS; m++)
+		if (agg->marks[m] != NULL)
+			(void) cudaEventDestroy(agg->marks[m]);
 	(void) cudaGetLastError();	/* leave no error behind for later checks */
 
 	free_result(agg);

@@ -4,7 +4,9 @@
  *	  Internal state of the GPU device (device_gpu.cu): the per-process
  *	  device with its stream, the pinned batches, the group table's device
  *	  arrays and the aggregation object.  Kept apart from the code so that
- *	  later GPU operators (joins) can share the device and its buffers.
+ *	  later GPU operators (joins) can share the device and its buffers, and
+ *	  so that the kernel benchmark (test/bench/kernels) can drive an
+ *	  aggregation over data already on the GPU.
  *
  * It also holds the small host helpers every GPU operator uses (errors as
  * a GaStatus, allocation, polled waits, event timing, chunked copies), as
@@ -40,6 +42,7 @@ typedef struct GpuDevice
 	int			ordinal;
 	cudaStream_t stream;
 	GaGpuInfo	info;
+	int			cooperative;	/* supports cooperative launches */
 } GpuDevice;
 
 /* Where a pinned host batch is in its cycle. */
@@ -72,10 +75,28 @@ typedef struct GpuTable
 /* The join-fed part of an aggregation (aggjoin_gpu.cu). */
 typedef struct GpuAggJoin GpuAggJoin;
 
+/*
+ * How one batch runs: the kernels behind a strategy (device_gpu.cu
+ * explains each).
+ */
+typedef enum GpuPlan
+{
+	PLAN_DIRECT_SHARED = 0,		/* perfect, small range; plain aggregates */
+	PLAN_DIRECT_GLOBAL,			/* perfect, large range */
+	PLAN_FUSED,					/* shared, packed keys, one pass */
+	PLAN_SHARED,				/* shared, two phases */
+	PLAN_GLOBAL,				/* global, two phases */
+	PLAN_PARTITIONED			/* partitioned, two phases over the permutation */
+} GpuPlan;
+
+/* Events that split a batch's device time into phases. */
+#define GPU_MAX_MARKS 12
+
 /* One aggregation on the GPU. */
 typedef struct GpuAgg
 {
 	GpuDevice  *device;
+	int			device_input;	/* batches come as device columns (benchmark) */
 
 	/* The request, copied. */
 	GaAggRequest request;
@@ -104,22 +125,48 @@ typedef struct GpuAgg
 	/* Device state. */
 	unsigned char *dev_input;
 	int32_t    *dev_group_ids;	/* batch_rows ids; NULL without keys */
+	int32_t    *dev_rows;		/* escape list or permutation; lazily */
+	unsigned int *dev_hist;		/* partition counters; lazily */
+	unsigned int *dev_cursor;
 	GaDevControl *dev_control;
 	GaDevControl *host_control; /* pinned mirror, copied after every batch */
+	GaDevProbe *dev_probe;		/* lazily */
+	GaDevProbe *host_probe;		/* pinned */
 	GpuTable	table;
 	GpuTable	retired;		/* the previous table while a growth runs */
 	int			acc_width[GA_GPU_MAX_AGGS];
 
-	/* Shared-memory strategy. */
-	int64_t		max_shared_groups;
-	int64_t		shared_bytes_per_group;
+	/* Strategy state. */
+	int			narrow;			/* shared widths narrow: batches <= 2^31 rows */
+	int			rows_ok;		/* row numbers fit int32 (lists, escapes) */
+	int			cache_bits;		/* block caches of the global kernels */
+	int64_t		shared_budget;	/* bytes of shared memory per block */
+	int64_t		max_shared_groups;	/* two-phase shared table */
+	int64_t		max_fused_groups;	/* fused shared table */
+	int			fused_failed;	/* cooperative launch impossible here */
+	int			two_phase_only; /* MOMENTS or COMOMENTS: the direct and
+								 * fused kernels do not take them */
+	int			probed;
+	int64_t		device_estimate;	/* groups estimated from the probe */
+	int			perfect;		/* direct index chosen (for the whole run) */
+	int			perfect_in_shared;	/* its range fits a block's shared memory */
+	int			perfect_replicas;
+	int			perfect_needs_init;
+	int			perfect_gathered;
+	GaDevPerfect dev_perfect;	/* the kernels' view, device pointers */
+	GaStrategy	last_strategy;
 
 	/* The batch on the device, if any. */
 	int			inflight;
 	int			inflight_copy_timed;
 	int			inflight_gather_timed;	/* join-fed: ev_gather_* to add */
 	int64_t		inflight_rows;
-	GaStrategy	inflight_strategy;
+	GpuPlan		inflight_plan;
+	int64_t		inflight_groups_alloc;	/* PLAN_SHARED */
+	int64_t		inflight_nslots;	/* PLAN_FUSED */
+	int			inflight_replicas;	/* PLAN_SHARED, PLAN_FUSED */
+	int			inflight_pbits; /* PLAN_PARTITIONED */
+	GaDevPack	inflight_pack;	/* PLAN_FUSED */
 	GaDevKeys	inflight_keys;
 	GaDevAggs	inflight_aggs;	/* acc pointers filled at each launch */
 	unsigned int fallbacks_seen;
@@ -129,10 +176,11 @@ typedef struct GpuAgg
 
 	cudaEvent_t ev_copy_start;
 	cudaEvent_t ev_copy_end;
-	cudaEvent_t ev_kernel_start;
-	cudaEvent_t ev_done;
 	cudaEvent_t ev_gather_start;	/* join-fed: around a piece's gather */
 	cudaEvent_t ev_gather_end;
+	cudaEvent_t marks[GPU_MAX_MARKS];	/* marks[0] starts, the last ends */
+	GaPhase		mark_phase[GPU_MAX_MARKS];	/* phase ending at each mark */
+	int			nmarks;
 
 	/* Join-fed aggregations: the build side, the probe, the gather. */
 	GpuAggJoin *join;
@@ -379,11 +427,29 @@ extern int	ga_gpu_derived_upload(GpuAgg *agg, GaStatus *status);
  * settle waits for the piece in flight (redoing it on overflow) before its
  * input is overwritten; launch_input aggregates the nrows rows gathered
  * into the input buffer (column_has_nulls set), leaving them in flight
- * with their gather timed; count_empty_batch counts a submit without rows.
+ * with their gather timed (the first piece of an auto or perfect
+ * aggregation waits for its probe first, calling wait); count_empty_batch
+ * counts a submit without rows.
  */
 extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
 							  GaStatus *status);
-extern int	ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaStatus *status);
+extern int	ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait,
+									void *arg, GaStatus *status);
 extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
+
+/*
+ * For test/bench/kernels: an aggregation whose batches are columns already
+ * in device memory (no pinned batches, no device input buffer), one batch
+ * of up to request->batch_rows rows per submit, and a settle that finishes
+ * all device work except copying the groups out (ga_gpu_ops.agg_finish
+ * does that, and agg_get_stats / agg_destroy work as usual).  values[c] and
+ * validity[c] (NULL: no nulls) are device pointers per request column.
+ */
+extern void *ga_gpu_bench_create(void *device_impl, const GaAggRequest *request,
+								 GaStatus *status);
+extern int	ga_gpu_bench_submit(void *agg_impl, const void *const *values,
+								const uint8_t *const *validity, int64_t nrows,
+								GaStatus *status);
+extern int	ga_gpu_bench_settle(void *agg_impl, GaStatus *status);
 
 #endif							/* GPUAGG_DEVICE_GPU_CUH */

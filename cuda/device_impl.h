@@ -146,8 +146,26 @@ extern int	ga_join_request_validate(const GaJoinRequest *request, GaStatus *stat
 extern int	ga_agg_result_type_is_float(const GaAggRequest *request, int agg);
 extern int	ga_agg_result_width(const GaAggRequest *request, int agg);
 extern int64_t ga_agg_state_bytes_per_group(const GaAggRequest *request);
+
+/* device.c: strategy planning (see the notes there) */
+#define GA_PERFECT_MAX_KEYS 4		/* keys a direct index combines */
+#define GA_FUSED_LOAD_PERCENT 70	/* fill limit of the fused kernel's tables */
+#define GA_PARTITIONED_L2_PERCENT 100	/* global table size, in % of L2, that
+										 * switches auto to partitioned */
+extern int	ga_shared_width(const GaAggRequest *request, int agg, int narrow);
+extern int	ga_request_two_phase_only(const GaAggRequest *request);
+extern int64_t ga_shared_state_bytes(const GaAggRequest *request, int narrow);
+extern int64_t ga_shared_budget_bytes(const GaGpuInfo *info);
+extern int	ga_keys_pack_bits(const GaAggRequest *request, int assume_nullable);
+extern int64_t ga_table_bytes_per_group(const GaAggRequest *request);
 extern int64_t ga_shared_strategy_max_groups(const GaGpuInfo *info,
 											 const GaAggRequest *request);
+extern int64_t ga_fused_max_groups(const GaGpuInfo *info, const GaAggRequest *request);
+extern int64_t ga_perfect_shared_max_entries(const GaGpuInfo *info,
+											 const GaAggRequest *request);
+extern GaStrategy ga_auto_strategy_for_groups(const GaGpuInfo *info,
+											  const GaAggRequest *request,
+											  int64_t groups);
 
 /*
  * The murmur3 finaliser: spreads every input bit over the low bits of a slot

@@ -82,6 +82,7 @@ typedef struct GaGpuInfo
 	int			runtime_version;
 	int64_t		shared_memory_per_block;	/* opt-in maximum, bytes */
 	int64_t		l2_cache_size;	/* bytes */
+	int64_t		shared_memory_per_multiprocessor;	/* bytes; 0 if unknown */
 } GaGpuInfo;
 
 #define GA_MAX_GPUS 16
@@ -278,13 +279,18 @@ typedef struct GaInt128
 #define GA_MAX_KEYS 32
 #define GA_MAX_AGG_OPS 64
 
-/* How the GPU assigns rows to groups and accumulates them. */
+/*
+ * How the GPU assigns rows to groups and accumulates them (gpuagg.strategy;
+ * cuda/device_gpu.cu explains each).  Every strategy gives the same groups.
+ */
 typedef enum GaStrategy
 {
 	GA_STRATEGY_AUTO = 0,
-	GA_STRATEGY_SHARED,			/* per-block shared-memory accumulators */
-	GA_STRATEGY_GLOBAL,			/* accumulators in device memory, atomics */
+	GA_STRATEGY_SHARED,			/* per-block shared-memory tables, few groups */
+	GA_STRATEGY_GLOBAL,			/* one device-memory table, atomics */
 	GA_STRATEGY_CPU,			/* the CPU device's hash table */
+	GA_STRATEGY_PERFECT,		/* direct indexing over a small key range */
+	GA_STRATEGY_PARTITIONED,	/* rows partitioned by key hash first */
 	GA_NUM_STRATEGIES
 } GaStrategy;
 
@@ -328,6 +334,21 @@ typedef struct GaAggResult
 	void	  **values;			/* per aggregate, element type by op */
 } GaAggResult;
 
+/* Steps of the device work, timed separately for EXPLAIN ANALYZE. */
+typedef enum GaPhase
+{
+	GA_PHASE_PROBE = 0,			/* sample of the first batch: key ranges, groups */
+	GA_PHASE_DERIVED,			/* derived columns computed (gpuagg_device.h) */
+	GA_PHASE_PARTITION,			/* rows partitioned by key hash */
+	GA_PHASE_GROUP_IDS,			/* rows' dense group ids (global table) */
+	GA_PHASE_AGGREGATE,			/* accumulation (with the ids, or fused) */
+	GA_PHASE_GROW,				/* full tables grown and rebuilt */
+	GA_PHASE_FINISH,			/* groups gathered at the end */
+	GA_NUM_PHASES
+} GaPhase;
+
+extern const char *ga_phase_name(GaPhase phase);
+
 /* What one aggregation did, for EXPLAIN ANALYZE. */
 typedef struct GaAggStats
 {
@@ -347,6 +368,9 @@ typedef struct GaAggStats
 								 * batches the pieces of at most batch_rows
 								 * joined rows aggregated, at least one per
 								 * submit) */
+	int64_t		retries;		/* batch kernels run again after a growth */
+	int64_t		device_estimated_groups;	/* from the first batch; 0: none */
+	double		phase_ms[GA_NUM_PHASES];	/* device_ms split by phase */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;

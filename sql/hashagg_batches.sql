@@ -28,10 +28,26 @@ SELECT gpuagg_check('SELECT id, count(*), sum(v_int4) FROM agg_data GROUP BY id'
 SET gpuagg.strategy = global;
 SELECT gpuagg_check('SELECT k_int2, count(*), sum(v_int4), avg(v_float8), min(v_int8), max(v_ts) FROM agg_data GROUP BY k_int2');
 SELECT gpuagg_check('SELECT id, count(*), sum(v_int4) FROM agg_data GROUP BY id');
+SET gpuagg.strategy = perfect;
+SELECT gpuagg_check('SELECT k_int2, count(*), sum(v_int4), avg(v_float8), min(v_int8), max(v_ts) FROM agg_data GROUP BY k_int2');
+SELECT gpuagg_check('SELECT id, count(*), sum(v_int4) FROM agg_data GROUP BY id');
+SELECT gpuagg_check('SELECT k_int2, k_text, count(*), sum(v_int8), max(v_float8) FROM agg_data GROUP BY k_int2, k_text');
+SELECT gpuagg_check('SELECT count(*), sum(v_int4), min(v_float8) FROM agg_data');
+SET gpuagg.strategy = partitioned;
+SELECT gpuagg_check('SELECT k_int2, count(*), sum(v_int4), avg(v_float8), min(v_int8), max(v_ts) FROM agg_data GROUP BY k_int2');
+SELECT gpuagg_check('SELECT id, count(*), sum(v_int4) FROM agg_data GROUP BY id');
+SELECT gpuagg_check('SELECT k_int2, k_text, count(*), sum(v_int8), max(v_float8) FROM agg_data GROUP BY k_int2, k_text');
+SELECT gpuagg_check('SELECT count(*), sum(v_int4), min(v_float8) FROM agg_data');
 SET gpuagg.batch_rows = 1000;
 SET gpuagg.strategy = auto;
 SELECT gpuagg_check('SELECT id % 3000, count(*), sum(v_int4) FROM agg_data GROUP BY 1');
 SET gpuagg.strategy = shared;
+SELECT gpuagg_check('SELECT id % 3000, count(*), sum(v_int4) FROM agg_data GROUP BY 1');
+-- perfect takes its key range from the first batch: later ones escape it
+SET gpuagg.strategy = perfect;
+SELECT gpuagg_check('SELECT id % 3000, count(*), sum(v_int4) FROM agg_data GROUP BY 1');
+SELECT gpuagg_check('SELECT id, count(*), sum(v_int4) FROM agg_data GROUP BY id');
+SET gpuagg.strategy = partitioned;
 SELECT gpuagg_check('SELECT id % 3000, count(*), sum(v_int4) FROM agg_data GROUP BY 1');
 RESET gpuagg.strategy;
 RESET gpuagg.batch_rows;

@@ -16,14 +16,18 @@
  *						child rows into batches (the child's own time
  *						included), inside device calls, finalizing groups;
  *						with device details also
- *						Bytes Sent, Table Growths, batches per strategy and,
- *						with TIMING, Device Time, Transfer Time and the CUDA
+ *						Bytes Sent, Table Growths, batches per strategy, on
+ *						the GPU Retries (batch kernels run again after a
+ *						growth) and, with TIMING, Device Time (on the GPU
+ *						split by phase), Transfer Time and the CUDA
  *						context's creation time when this query paid it
  *
  * Plain EXPLAIN never touches the device: the strategy shown is computed
- * from the GPU's properties found at server start.  Turning
- * gpuagg.explain_device_details off leaves only lines that are the same on
- * every machine, for regression tests.
+ * from the GPU's properties found at server start.  After ANALYZE on the
+ * GPU, Strategy names the one most batches ran, with the groups the device
+ * estimated from its sample of the first batch and the planned strategy
+ * when that differs.  Turning gpuagg.explain_device_details off leaves only
+ * lines that are the same on every machine, for regression tests.
  *
  *-------------------------------------------------------------------------
  */
@@ -139,25 +143,89 @@ GpuAggExplainDevice(const char *device_name, ExplainState *es)
 	return gpu;
 }
 
-/* Device and planned strategy; needs no device. */
+/* The strategy that ran the most batches, or -1 when none ran. */
+static int
+most_used_strategy(const GaAggStats *stats)
+{
+	int			best = -1;
+	int			s;
+
+	for (s = 0; s < GA_NUM_STRATEGIES; s++)
+		if (stats->batches_by_strategy[s] > 0 &&
+			(best < 0 || stats->batches_by_strategy[s] > stats->batches_by_strategy[best]))
+			best = s;
+	return best;
+}
+
+/*
+ * Device and strategy: the planned one (needs no device), or after ANALYZE
+ * on the GPU the one most batches ran, with the device's own estimate.
+ */
 static void
 explain_device(const GpuAggDesc *desc, GaAggRequest *request,
-			   const char *device_name, ExplainState *es)
+			   const char *device_name, const GaAggStats *stats, bool executed,
+			   ExplainState *es)
 {
 	const GaGpuInfo *gpu = GpuAggExplainDevice(device_name, es);
+	GaStrategy	planned;
 	GaStrategy	strategy;
+	int64		device_estimate = 0;
+	bool		on_gpu = strcmp(device_name, "GPU") == 0;
 
-	strategy = ga_agg_planned_strategy(gpu, request);
+	planned = ga_agg_planned_strategy(gpu, request);
+	strategy = planned;
+	if (es->analyze && executed && on_gpu)
+	{
+		int			used = most_used_strategy(stats);
+
+		if (used >= 0)
+			strategy = (GaStrategy) used;
+		device_estimate = stats->device_estimated_groups;
+	}
 	if (es->format == EXPLAIN_FORMAT_TEXT)
-		ExplainPropertyText("Strategy",
-							psprintf("%s (estimated groups: %.0f)",
-									 ga_strategy_name(strategy), desc->est_groups),
-							es);
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "%s (estimated groups: %.0f", ga_strategy_name(strategy),
+						 desc->est_groups);
+		if (device_estimate > 0)
+			appendStringInfo(&buf, ", device estimate: " INT64_FORMAT, device_estimate);
+		if (strategy != planned)
+			appendStringInfo(&buf, ", planned: %s", ga_strategy_name(planned));
+		appendStringInfoChar(&buf, ')');
+		ExplainPropertyText("Strategy", buf.data, es);
+	}
 	else
 	{
 		ExplainPropertyText("Strategy", ga_strategy_name(strategy), es);
 		ExplainPropertyFloat("Estimated Groups", NULL, desc->est_groups, 0, es);
+		if (device_estimate > 0)
+			ExplainPropertyInteger("Device Estimated Groups", NULL, device_estimate, es);
+		if (strategy != planned)
+			ExplainPropertyText("Planned Strategy", ga_strategy_name(planned), es);
 	}
+}
+
+/* Device time per phase, e.g. "probe=0.120 group ids=1.500 aggregate=2.000 ms". */
+static char *
+phase_times(const GaAggStats *stats)
+{
+	StringInfoData buf;
+	int			p;
+
+	initStringInfo(&buf);
+	for (p = 0; p < GA_NUM_PHASES; p++)
+	{
+		if (stats->phase_ms[p] <= 0)
+			continue;
+		appendStringInfo(&buf, "%s%s=%.3f", buf.len > 0 ? " " : "",
+						 ga_phase_name((GaPhase) p), stats->phase_ms[p]);
+	}
+	if (buf.len == 0)
+		return NULL;
+	appendStringInfoString(&buf, " ms");
+	return buf.data;
 }
 
 /* Batches per strategy, e.g. "shared=3 global=1". */
@@ -268,7 +336,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (info->direct_scan)
 			ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
-		explain_device(desc, request, device_name, es);
+		explain_device(desc, request, device_name, stats, info->executed, es);
 	}
 
 	if (!es->analyze || !info->executed)
@@ -301,10 +369,25 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	ExplainPropertyInteger("Bytes Sent", "bytes", stats->bytes_sent, es);
 	ExplainPropertyInteger("Table Growths", NULL, stats->table_growths, es);
+	if (strcmp(device_name, "GPU") == 0)
+		ExplainPropertyInteger("Retries", NULL, stats->retries, es);
 	ExplainPropertyText("Batches by Strategy", strategy_batches(stats), es);
 	if (es->timing)
 	{
+		char	   *phases = phase_times(stats);
+
 		ExplainPropertyFloat("Device Time", "ms", stats->device_ms, 3, es);
+		if (phases != NULL && es->format == EXPLAIN_FORMAT_TEXT)
+			ExplainPropertyText("Device Phases", phases, es);
+		else if (phases != NULL)
+		{
+			int			p;
+
+			for (p = 0; p < GA_NUM_PHASES; p++)
+				if (stats->phase_ms[p] > 0)
+					ExplainPropertyFloat(psprintf("Device Time (%s)", ga_phase_name((GaPhase) p)),
+										 "ms", stats->phase_ms[p], 3, es);
+		}
 		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
 		if (info->setup_ms > 0)
 			ExplainPropertyFloat("Context Setup", "ms", info->setup_ms, 3, es);

@@ -40,8 +40,10 @@ static const struct config_enum_entry device_options[] = {
 
 static const struct config_enum_entry strategy_options[] = {
 	{"auto", GA_STRATEGY_AUTO, false},
+	{"perfect", GA_STRATEGY_PERFECT, false},
 	{"shared", GA_STRATEGY_SHARED, false},
 	{"global", GA_STRATEGY_GLOBAL, false},
+	{"partitioned", GA_STRATEGY_PARTITIONED, false},
 	{NULL, 0, false}
 };
 
@@ -119,9 +121,11 @@ GpuAggGucInit(void)
 							 &gpuagg_force, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuagg.strategy",
-							 "GPU aggregation strategy: auto, shared or global.",
-							 "shared keeps per-block tables in shared memory (few groups); "
-							 "global aggregates in device memory with atomics (many groups).",
+							 "GPU aggregation strategy: auto, perfect, shared, global or partitioned.",
+							 "perfect indexes small key ranges directly; shared keeps per-block "
+							 "tables in shared memory (few groups); global aggregates in one "
+							 "device-memory table with atomics (many groups); partitioned "
+							 "partitions rows by key hash first (groups beyond the L2 cache).",
 							 &gpuagg_strategy, GA_STRATEGY_AUTO, strategy_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.batch_rows",

@@ -404,20 +404,22 @@ void
 print_stats(const char *suite, int case_no, const char *label, const GaAggStats *stats,
 			int join_fed)
 {
+	int			s;
+
 	printf("%s %d [%s] stats: batches %lld rows %lld ", suite, case_no, label,
 		   (long long) stats->batches, (long long) stats->input_rows);
 	if (join_fed)
 		printf("joined %lld build %lld ", (long long) stats->joined_rows,
 			   (long long) stats->join_build_rows);
-	printf("groups %lld bytes %lld growths %lld "
-		   "by strategy auto/shared/global/cpu %lld/%lld/%lld/%lld device %.2f ms transfer %.2f ms\n",
+	printf("groups %lld bytes %lld growths %lld retries %lld device estimate %lld by strategy:",
 		   (long long) stats->groups, (long long) stats->bytes_sent,
-		   (long long) stats->table_growths,
-		   (long long) stats->batches_by_strategy[GA_STRATEGY_AUTO],
-		   (long long) stats->batches_by_strategy[GA_STRATEGY_SHARED],
-		   (long long) stats->batches_by_strategy[GA_STRATEGY_GLOBAL],
-		   (long long) stats->batches_by_strategy[GA_STRATEGY_CPU],
-		   stats->device_ms, stats->transfer_ms);
+		   (long long) stats->table_growths, (long long) stats->retries,
+		   (long long) stats->device_estimated_groups);
+	for (s = 0; s < GA_NUM_STRATEGIES; s++)
+		if (stats->batches_by_strategy[s] > 0)
+			printf(" %s=%lld", ga_strategy_name((GaStrategy) s),
+				   (long long) stats->batches_by_strategy[s]);
+	printf(" device %.2f ms transfer %.2f ms\n", stats->device_ms, stats->transfer_ms);
 }
 
 /* perm[0 .. n) = a random permutation of 0 .. n - 1 (Fisher-Yates). */
@@ -534,6 +536,12 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 		if (ks->type != GA_TYPE_INT64 && dom > hi - lo + 1)
 			dom = hi - lo + 1;
 		domains[k] = dom;
+		if (k == 0)
+			c->range_entries = 1;
+		if (ks->scattered || c->range_entries == 0 || c->range_entries > (INT64_C(1) << 40))
+			c->range_entries = 0;
+		else
+			c->range_entries *= dom + 1;
 		key_tables[k] = malloc(sizeof(int64_t) * dom);
 		if (ks->scattered)
 		{
@@ -545,6 +553,12 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 				key_tables[k][1] = hi;
 				key_tables[k][2] = 0;
 				key_tables[k][3] = -1;
+			}
+			if (dom > 6)
+			{
+				/* INT64_MIN + 1, or 1 with INT32_MIN: the GPU's packed empty slot */
+				key_tables[k][4] = lo + 1;
+				key_tables[k][5] = 1;
 			}
 		}
 		else
@@ -1510,6 +1524,41 @@ run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label, doubl
 }
 
 /*
+ * On the GPU, check that a forced strategy really ran where it applies, so
+ * that every strategy's kernels are exercised rather than silently falling
+ * back: global always; partitioned whenever there are keys; perfect when
+ * the keys are ranges small enough (not scattered over their types); shared
+ * when the groups and their estimate are few.  Empty batches are counted
+ * under the previous batch's strategy, so only the others must match.
+ */
+static void
+check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggStats *stats,
+				   RunReport *rr)
+{
+	GaStrategy	want = GA_STRATEGY_AUTO;
+	int64_t		nonempty = 0;
+	int			b;
+
+	for (b = 0; b < c->nbatches; b++)
+		if (c->batch_sizes[b] > 0)
+			nonempty++;
+	if (strategy == GA_STRATEGY_GLOBAL)
+		want = GA_STRATEGY_GLOBAL;
+	else if (strategy == GA_STRATEGY_PARTITIONED && c->nkeys > 0)
+		want = GA_STRATEGY_PARTITIONED;
+	else if (strategy == GA_STRATEGY_PERFECT && c->nkeys > 0 && c->nkeys <= 4 &&
+			 c->range_entries > 0 && c->range_entries <= (INT64_C(1) << 20))
+		want = GA_STRATEGY_PERFECT;
+	else if (strategy == GA_STRATEGY_SHARED && c->nkeys > 0 && c->ngroups <= 100 &&
+			 c->estimated_groups <= 100)
+		want = GA_STRATEGY_SHARED;
+	if (want != GA_STRATEGY_AUTO && stats->batches_by_strategy[want] < nonempty)
+		report(rr, "stats: forced %s ran %lld of %lld batches",
+			   ga_strategy_name(want), (long long) stats->batches_by_strategy[want],
+			   (long long) nonempty);
+}
+
+/*
  * Run a case on one device under one strategy (on one aggregation, or two
  * fed alternately) and compare with the reference.  Returns the number of
  * problems.
@@ -1598,6 +1647,10 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 				report(&rr, "stats: %lld groups from an estimate of %lld but no table growth",
 					   (long long) c->ngroups, (long long) c->estimated_groups);
 		}
+		if (ga_device_kind(dev) == GA_DEVICE_GPU)
+			check_gpu_strategy(c, strategy, &stats, &rr);
+		if (stats.retries < 0 || stats.device_estimated_groups < 0)
+			report(&rr, "stats: negative figures");
 		if (verbose)
 			print_stats("case", case_no, label, &stats, 0);
 	}
@@ -1870,7 +1923,7 @@ all_value_types(CaseSpec *s, ValMode int_mode, ValMode float_mode, double null_r
 	}
 }
 
-#define NUM_FIXED_CASES 22
+#define NUM_FIXED_CASES 29
 
 /* The fixed edge cases: each index is one scenario the random ones may miss. */
 static void
@@ -2045,6 +2098,86 @@ fixed_spec(int index, CaseSpec *s)
 			s->keys[0].scattered = 1;	/* INT64_MIN, INT64_MAX, 0, -1 among them */
 			s->keys[0].null_rate = 0.1;
 			all_value_types(s, VAL_EXTREME, VAL_SPECIAL, 0);
+			break;
+		case 22:
+			/* sorted keys: later batches lie outside the first one's range */
+			default_spec(s, "sorted-keys-escape-range");
+			s->keys[0].domain = 300000;
+			s->keys[0].dist = DIST_SEQUENTIAL;
+			s->nvals = 2;
+			s->vals[0].type = GA_TYPE_INT64;
+			s->vals[0].mode = VAL_FULL;
+			s->vals[1].type = GA_TYPE_FLOAT64;
+			s->nrows = 600000;
+			s->batch_rows = 65536;
+			s->estimated_groups = 1000;
+			break;
+		case 23:
+			/* two int32 keys fill 64 bits; (1, INT32_MIN) is the packed empty slot */
+			default_spec(s, "two-int32-keys-pack-64");
+			s->nkeys = 2;
+			s->keys[0].domain = 40;
+			s->keys[0].scattered = 1;
+			s->keys[1] = s->keys[0];
+			s->nrows = 200000;
+			s->batch_rows = 50000;
+			s->estimated_groups = 1600;
+			break;
+		case 24:
+			default_spec(s, "perfect-three-keys-nulls");
+			s->nkeys = 3;
+			s->keys[0].type = GA_TYPE_INT8;
+			s->keys[0].domain = 5;
+			s->keys[0].null_rate = 0.1;
+			s->keys[1].type = GA_TYPE_INT16;
+			s->keys[1].domain = 7;
+			s->keys[1].dist = DIST_ZIPF;
+			s->keys[2].type = GA_TYPE_INT64;
+			s->keys[2].domain = 11;
+			s->keys[2].null_rate = 0.02;
+			all_value_types(s, VAL_SMALL, VAL_SMALL, 0.05);
+			s->nrows = 150000;
+			s->batch_rows = 40000;
+			s->estimated_groups = 300;
+			break;
+		case 25:
+			/* a range too large for shared memory: direct indexing in global memory */
+			default_spec(s, "large-range-uniform");
+			s->keys[0].domain = 200000;
+			s->nrows = 400000;
+			s->batch_rows = 1 << 17;
+			s->estimated_groups = 150000;
+			break;
+		case 26:
+			/* the fused kernel's tables overflow and the global table grows */
+			default_spec(s, "int16-few-estimated-many");
+			s->keys[0].type = GA_TYPE_INT16;
+			s->keys[0].domain = 5000;
+			s->keys[0].scattered = 1;
+			s->keys[0].null_rate = 0.05;
+			s->nrows = 300000;
+			s->batch_rows = 1 << 16;
+			s->estimated_groups = 10;
+			break;
+		case 27:
+			default_spec(s, "int64-zipf-range");
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 100000;
+			s->keys[0].dist = DIST_ZIPF;
+			s->nrows = 500000;
+			s->batch_rows = 1 << 17;
+			s->estimated_groups = 20000;
+			break;
+		case 28:
+			/* big enough batches for auto to partition */
+			default_spec(s, "scattered-many-groups");
+			s->keys[0].domain = 400000;
+			s->keys[0].scattered = 1;
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT32;
+			s->nrows = 1200000;
+			s->batch_rows = 1 << 19;
+			s->estimated_groups = 400000;
 			break;
 		default:
 			default_spec(s, "one-group-many-rows");
@@ -2308,13 +2441,14 @@ main(int argc, char **argv)
 			gpu = ga_device_open(GA_DEVICE_GPU, 0, &st);
 		if (gpu != NULL)
 		{
-			static const GaStrategy strategies[] = {GA_STRATEGY_AUTO, GA_STRATEGY_SHARED,
-			GA_STRATEGY_GLOBAL};
+			static const GaStrategy strategies[] = {GA_STRATEGY_AUTO, GA_STRATEGY_PERFECT,
+				GA_STRATEGY_SHARED, GA_STRATEGY_GLOBAL, GA_STRATEGY_PARTITIONED};
+			const int	nstrategies = (int) (sizeof(strategies) / sizeof(strategies[0]));
 
 			printf("GPU 0: %s, compute capability %d.%d, %d SMs, context %.0f ms\n",
 				   info[0].name, info[0].cc_major, info[0].cc_minor,
 				   info[0].multiprocessors, ga_device_setup_ms(gpu));
-			for (j = 0; j < 3; j++)
+			for (j = 0; j < nstrategies; j++)
 			{
 				runs[nruns].device = gpu;
 				runs[nruns].strategy = strategies[j];

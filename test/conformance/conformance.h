@@ -106,6 +106,8 @@ typedef struct Case
 	int64_t    *batch_sizes;
 	int			interleave;
 	int			force_has_nulls;
+	int64_t		range_entries;	/* product of the key ranges (+ null slot),
+								 * 0 when a key is scattered over its type */
 	/* the reference's rows, sorted by key */
 	struct RowKey *sorted;
 	int64_t		ngroups;		/* distinct key tuples */

@@ -1,0 +1,655 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashagg_fused.cu
+ *	  One-pass aggregation kernels: direct indexing (the perfect strategy,
+ *	  and plain aggregates) and the fused shared-memory hash table (the
+ *	  shared strategy for keys that pack into 64 bits), plus the perfect
+ *	  entries' initialisation and their gathering into the group arrays.
+ *
+ * For few groups the two-phase kernels are bound by phase 1: every row
+ * probes the global table and writes its id, and phase 2 reads it back.
+ * These kernels read each row once and keep everything else in shared
+ * memory, so global memory sees little more than the streaming read of the
+ * batch:
+ *
+ * direct_shared_kernel (Karnagel et al.'s "perfect hashing" as MapD uses
+ * it): a row's entry is the mixed-radix index of its keys over ranges the
+ * host took from a sample of the first batch; each block accumulates into
+ * `replicas` copies of every entry in shared memory (lane l uses copy
+ * l % replicas, so a warp whose rows share a group does not serialise on
+ * one address), then merges the entries it saw into the perfect entries in
+ * global memory.  A row whose key lies outside its range "escapes": its
+ * row number goes to an escape list that the two-phase kernels aggregate
+ * through the global table right after.  Nothing here can overflow, so the
+ * host never redoes this kernel.
+ *
+ * direct_global_kernel: the same index for ranges too large for shared
+ * memory; atomics go straight to the perfect entries (all aggregates of an
+ * entry side by side, one random access per row) except for the entries a
+ * block finds in its small shared cache of hot entries (skewed keys).
+ *
+ * fused_shared_kernel: each block inserts packed keys into its own
+ * open-addressing table in shared memory and accumulates there; rows whose
+ * keys do not fit escape as above.  Then every block looks its keys up in
+ * the global table (inserting new ones), and the grid synchronises: a
+ * cooperative launch, so all blocks are resident.  If any insert found the
+ * global table full, no block merges anything and the host grows the table
+ * and runs the kernel again; otherwise every block merges its accumulators
+ * into the group arrays and control->merged tells the host that only the
+ * escapes would need redoing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "hashagg_device.cuh"
+
+/* ------------------------------------------------------------------------
+ * Direct indexing
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Where aggregate a's accumulator of perfect entry e lives: inside the
+ * entry, or (no perfect arrays: a plain aggregate) element e of the
+ * aggregate's own array.  Sets *g to the element index for global_fold.
+ */
+__device__ __forceinline__ unsigned char *
+perfect_target(const GaDevPerfect &perfect, const GaDevAgg &a, long long e, int64_t *g)
+{
+	if (perfect.acc == nullptr)
+	{
+		*g = e;
+		return (unsigned char *) a.acc;
+	}
+	*g = 0;
+	return perfect.acc + e * perfect.entry_bytes + a.perfect_offset;
+}
+
+/*
+ * Fold GA_ITEMS rows at positions rows[j] (those with index[j] >= 0) into
+ * entries index[j] of a shared table of `entries` entries.  All loads of an
+ * aggregate come before its atomics.
+ */
+__device__ __forceinline__ void
+fold_items_shared(const GaDevAggs &aggs, unsigned char *table, int64_t entries,
+				  const int64_t (&rows)[GA_ITEMS], const long long (&index)[GA_ITEMS])
+{
+	for (int a = 0; a < aggs.naggs; a++)
+	{
+		const GaDevAgg &agg = aggs.aggs[a];
+		unsigned char *arr = shared_array(table, agg, entries);
+		long long	v[GA_ITEMS];
+		bool		present[GA_ITEMS];
+
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			present[j] = false;
+			v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &present[j]) : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+			if (present[j] && index[j] >= 0)
+				shared_fold(agg.op, agg.shared_width, arr, index[j], v[j]);
+	}
+}
+
+/*
+ * perfect with a range that fits a block's shared memory, or a plain
+ * aggregate (nkeys = 0: one entry, the aggregates' own arrays).
+ */
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
+					 const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
+					 int32_t *escape_rows, int replicas)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	const int64_t entries = perfect.entries;
+	const int64_t table_entries = entries * replicas;
+	unsigned int *seen = (unsigned int *) (smem + table_entries * aggs.shared_state);
+	const int	copy = threadIdx.x & (replicas - 1);
+	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
+
+	shared_init_all(aggs, smem, table_entries);
+	for (int64_t w = threadIdx.x; w < (entries + 31) / 32; w += blockDim.x)
+		seen[w] = 0;
+	__syncthreads();
+
+	for (int64_t base = (int64_t) blockIdx.x * tile; base < nrows;
+		 base += (int64_t) gridDim.x * tile)
+	{
+		int64_t		rows[GA_ITEMS];
+		long long	index[GA_ITEMS];
+
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			rows[j] = base + (int64_t) j * blockDim.x + threadIdx.x;
+			index[j] = rows[j] < nrows ? perfect_index(keys, perfect, rows[j]) : -2;
+		}
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			if (index[j] == -1)
+				append_escape(control, escape_rows, rows[j]);
+			else if (index[j] >= 0)
+			{
+				mark_seen(seen, index[j]);
+				index[j] = index[j] * replicas + copy;
+			}
+		}
+		fold_items_shared(aggs, smem, table_entries, rows, index);
+	}
+	__syncthreads();
+
+	for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
+	{
+		if (!((seen[e >> 5] >> (e & 31)) & 1))
+			continue;
+		if (perfect.seen != nullptr)
+			mark_seen(perfect.seen, e);
+		for (int a = 0; a < aggs.naggs; a++)
+		{
+			int64_t		g;
+			unsigned char *target = perfect_target(perfect, aggs.aggs[a], e, &g);
+
+			shared_merge_replicas(aggs.aggs[a], shared_array(smem, aggs.aggs[a], table_entries),
+								  e, replicas, target, g);
+		}
+	}
+}
+
+/* perfect with a range beyond shared memory: global atomics, block caches. */
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+direct_global_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
+					 const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
+					 int32_t *escape_rows, int cache_bits)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	const int64_t cache_entries = 1 << cache_bits;
+	long long  *tags = (long long *) smem;
+	unsigned char *cache = smem + 8 * cache_entries;
+	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
+
+	for (int64_t s = threadIdx.x; s < cache_entries; s += blockDim.x)
+		tags[s] = GA_CACHE_EMPTY;
+	shared_init_all(aggs, cache, cache_entries);
+	__syncthreads();
+
+	for (int64_t base = (int64_t) blockIdx.x * tile; base < nrows;
+		 base += (int64_t) gridDim.x * tile)
+	{
+		int64_t		rows[GA_ITEMS];
+		long long	index[GA_ITEMS];
+		long long	entry[GA_ITEMS];
+
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			rows[j] = base + (int64_t) j * blockDim.x + threadIdx.x;
+			index[j] = rows[j] < nrows ? perfect_index(keys, perfect, rows[j]) : -2;
+		}
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			entry[j] = -1;
+			if (index[j] == -1)
+				append_escape(control, escape_rows, rows[j]);
+			else if (index[j] >= 0)
+			{
+				entry[j] = cache_entry(tags, cache_bits, index[j]);
+				if (entry[j] < 0)
+					mark_seen(perfect.seen, index[j]);
+			}
+		}
+		for (int a = 0; a < aggs.naggs; a++)
+		{
+			const GaDevAgg &agg = aggs.aggs[a];
+			unsigned char *arr = shared_array(cache, agg, cache_entries);
+			long long	v[GA_ITEMS];
+			bool		present[GA_ITEMS];
+
+#pragma unroll
+			for (int j = 0; j < GA_ITEMS; j++)
+			{
+				present[j] = false;
+				v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &present[j]) : 0;
+			}
+#pragma unroll
+			for (int j = 0; j < GA_ITEMS; j++)
+			{
+				if (!present[j] || index[j] < 0)
+					continue;
+				if (entry[j] >= 0)
+					shared_fold(agg.op, agg.shared_width, arr, entry[j], v[j]);
+				else
+				{
+					int64_t		g;
+					unsigned char *target = perfect_target(perfect, agg, index[j], &g);
+
+					global_fold(agg.op, target, g, v[j]);
+				}
+			}
+		}
+	}
+	__syncthreads();
+
+	for (int64_t s = threadIdx.x; s < cache_entries; s += blockDim.x)
+	{
+		long long	e = tags[s];
+
+		if (e < 0)
+			continue;
+		mark_seen(perfect.seen, e);
+		for (int a = 0; a < aggs.naggs; a++)
+		{
+			int64_t		g;
+			unsigned char *target = perfect_target(perfect, aggs.aggs[a], e, &g);
+
+			shared_merge(aggs.aggs[a].op, aggs.aggs[a].shared_width,
+						 shared_array(cache, aggs.aggs[a], cache_entries), s, target, g);
+		}
+	}
+}
+
+/* Set every perfect entry to the identities (full widths). */
+__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
+init_perfect_kernel(const GaDevPerfect perfect, const GaDevAggs aggs)
+{
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t e = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+		 e < perfect.entries; e += stride)
+		for (int a = 0; a < aggs.naggs; a++)
+			init_group(aggs.aggs[a].op,
+					   perfect.acc + e * perfect.entry_bytes + aggs.aggs[a].perfect_offset, 0);
+}
+
+/* *counter += the bits set in the perfect bitmap. */
+__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
+count_perfect_kernel(const GaDevPerfect perfect, unsigned long long *counter)
+{
+	const int64_t words = (perfect.entries + 31) / 32;
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	unsigned long long n = 0;
+
+	for (int64_t w = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
+		n += __popc(perfect.seen[w]);
+	for (int offset = 16; offset > 0; offset >>= 1)
+		n += __shfl_down_sync(0xffffffffu, n, offset);
+	if ((threadIdx.x & 31) == 0 && n > 0)
+		atomicAdd(counter, n);
+}
+
+/*
+ * Append the perfect entries seen to the group arrays, from group id `base`
+ * on: a warp reserves the places of its words' entries with one atomic, then
+ * every entry's keys are decoded from its index and its accumulators copied
+ * (the group arrays at those ids still hold identities and nothing else
+ * touches them).
+ */
+__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
+gather_perfect_kernel(const GaDevPerfect perfect, const GaDevAggs aggs,
+					  const GaDevTable table, int64_t base, unsigned long long *counter)
+{
+	const int64_t words = (perfect.entries + 31) / 32;
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	const int64_t capacity = table.capacity;
+
+	for (int64_t first = (int64_t) blockIdx.x * blockDim.x; first < words; first += stride)
+	{
+		const int64_t w = first + threadIdx.x;
+		unsigned int bits = w < words ? perfect.seen[w] : 0;
+		unsigned int n = __popc(bits);
+		unsigned int before = n;
+		const unsigned int lane = threadIdx.x & 31;
+		unsigned long long start = 0;
+
+		/* inclusive scan of n over the warp, then one atomic for its total */
+		for (int offset = 1; offset < 32; offset <<= 1)
+		{
+			unsigned int up = __shfl_up_sync(0xffffffffu, before, offset);
+
+			if (lane >= (unsigned int) offset)
+				before += up;
+		}
+		if (lane == 31 && before > 0)
+			start = atomicAdd(counter, (unsigned long long) before);
+		start = __shfl_sync(0xffffffffu, start, 31);
+		start += before - n;	/* exclusive prefix of this lane */
+
+		while (bits != 0)
+		{
+			const int	b = __ffs(bits) - 1;
+			const long long e = w * 32 + b;
+			const int64_t g = base + (int64_t) start++;
+			long long	mask = 0;
+
+			bits &= bits - 1;
+			for (int k = 0; k < perfect.nkeys; k++)
+			{
+				long long	digit = (e / perfect.stride[k]) % perfect.base[k];
+
+				if (digit == perfect.base[k] - 1)
+				{
+					mask |= 1LL << k;
+					table.keys[(int64_t) (k + 1) * capacity + g] = 0;
+				}
+				else
+					table.keys[(int64_t) (k + 1) * capacity + g] = perfect.lo[k] + digit;
+			}
+			table.keys[g] = mask;
+			for (int a = 0; a < aggs.naggs; a++)
+			{
+				const unsigned char *src = perfect.acc + e * perfect.entry_bytes +
+					aggs.aggs[a].perfect_offset;
+				unsigned char *dst = (unsigned char *) aggs.aggs[a].acc;
+
+				switch (aggs.aggs[a].op)
+				{
+					case GA_AGG_SUM_INT:
+						((unsigned long long *) dst)[2 * g] = ((const unsigned long long *) src)[0];
+						((unsigned long long *) dst)[2 * g + 1] = ((const unsigned long long *) src)[1];
+						break;
+					case GA_AGG_SUM_FLOAT32:
+						((float *) dst)[g] = *(const float *) src;
+						break;
+					default:
+						((unsigned long long *) dst)[g] = *(const unsigned long long *) src;
+						break;
+				}
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The fused shared-memory hash table
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * shared with packed keys, one pass (see the file header).  NW is the
+ * instantiated number of key words for the global lookups.
+ */
+template <int NW>
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+fused_shared_kernel(const GaDevKeys keys, const GaDevPack pack, const GaDevTable table,
+					const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
+					int32_t *escape_rows, int nslots, int replicas)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	unsigned long long *slot_keys = (unsigned long long *) smem;
+	unsigned char *accs = smem + 8 * (int64_t) nslots;
+	const int64_t table_entries = (int64_t) nslots * replicas;
+	const int	copy = threadIdx.x & (replicas - 1);
+	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
+
+	for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+		slot_keys[s] = GA_PACK_EMPTY;
+	shared_init_all(aggs, accs, table_entries);
+	__syncthreads();
+
+	for (int64_t base = (int64_t) blockIdx.x * tile; base < nrows;
+		 base += (int64_t) gridDim.x * tile)
+	{
+		int64_t		rows[GA_ITEMS];
+		unsigned long long packed[GA_ITEMS];
+		long long	index[GA_ITEMS];
+
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			rows[j] = base + (int64_t) j * blockDim.x + threadIdx.x;
+			packed[j] = rows[j] < nrows ? pack_key(keys, pack, rows[j]) : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+		{
+			index[j] = -2;
+			if (rows[j] < nrows)
+			{
+				int			s = packed[j] == GA_PACK_EMPTY ? -1 :
+					local_slot(slot_keys, nslots, packed[j]);
+
+				if (s < 0)
+					append_escape(control, escape_rows, rows[j]);
+				else
+					index[j] = (long long) s * replicas + copy;
+			}
+		}
+		fold_items_shared(aggs, accs, table_entries, rows, index);
+	}
+	__syncthreads();
+
+	/* the group ids of this block's keys; the slot keeps the id from here on */
+	for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+	{
+		unsigned long long k = slot_keys[s];
+
+		if (k != GA_PACK_EMPTY)
+		{
+			long long	words[NW];
+
+			unpack_key<NW>(pack, k, words);
+			slot_keys[s] = (unsigned long long) (long long) find_or_insert<NW>(table, words,
+																			 keys.nkeys + 1);
+		}
+	}
+
+	cg::this_grid().sync();
+	if (((volatile GaDevControl *) control)->overflow)
+		return;					/* the host grows the table and runs us again */
+
+	for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+	{
+		long long	g = (long long) slot_keys[s];
+
+		if (slot_keys[s] == GA_PACK_EMPTY || g < 0)
+			continue;
+		for (int a = 0; a < aggs.naggs; a++)
+			shared_merge_replicas(aggs.aggs[a], shared_array(accs, aggs.aggs[a], table_entries),
+								  s, replicas, (unsigned char *) aggs.aggs[a].acc, g);
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		control->merged = 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Launch functions
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Rows a block of a one-pass kernel should get at least, so that its
+ * table's initialisation and merge (table_entries) stay a small part of
+ * its work.
+ */
+static int64_t
+rows_per_block(int threads, int64_t table_entries)
+{
+	int64_t		rows = 4 * (int64_t) threads * GA_ITEMS;
+
+	return rows > 4 * table_entries ? rows : 4 * table_entries;
+}
+
+/* Launch direct_shared_kernel. */
+cudaError_t
+ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
+						const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
+						int32_t *escape_rows, int replicas, int sm_count,
+						cudaStream_t stream)
+{
+	size_t		shared_bytes = ga_direct_shared_bytes(perfect->entries, replicas,
+													  aggs->shared_state);
+	const void *kernel = (const void *) direct_shared_kernel;
+	GaLaunchShape shape;
+	int			grid;
+	cudaError_t err;
+
+	if (nrows <= 0)
+		return cudaSuccess;
+	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	if (err != cudaSuccess)
+		return err;
+	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
+					   rows_per_block(shape.threads, perfect->entries * replicas), &grid);
+	if (err != cudaSuccess)
+		return err;
+	ga_clear_stale_error();
+	direct_shared_kernel<<<grid, shape.threads, shared_bytes, stream>>>(*keys, *perfect, *aggs,
+																	  nrows, control,
+																	  escape_rows, replicas);
+	return cudaGetLastError();
+}
+
+/* Launch direct_global_kernel. */
+cudaError_t
+ga_launch_direct_global(const GaDevKeys *keys, const GaDevPerfect *perfect,
+						const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
+						int32_t *escape_rows, int cache_bits, int sm_count,
+						cudaStream_t stream)
+{
+	size_t		shared_bytes = ga_cache_shared_bytes(cache_bits, aggs->shared_state);
+	const void *kernel = (const void *) direct_global_kernel;
+	GaLaunchShape shape;
+	int			grid;
+	cudaError_t err;
+
+	if (nrows <= 0)
+		return cudaSuccess;
+	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	if (err != cudaSuccess)
+		return err;
+	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
+					   rows_per_block(shape.threads, (int64_t) 1 << cache_bits), &grid);
+	if (err != cudaSuccess)
+		return err;
+	ga_clear_stale_error();
+	direct_global_kernel<<<grid, shape.threads, shared_bytes, stream>>>(*keys, *perfect, *aggs,
+																	  nrows, control,
+																	  escape_rows, cache_bits);
+	return cudaGetLastError();
+}
+
+/* Launch the fused kernel instantiated for NW key words, cooperatively. */
+template <int NW>
+static cudaError_t
+launch_fused_shared(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTable *table,
+					const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
+					int32_t *escape_rows, int64_t nslots, int replicas, int sm_count,
+					cudaStream_t stream)
+{
+	size_t		shared_bytes = ga_fused_shared_bytes(nslots, replicas, aggs->shared_state);
+	const void *kernel = (const void *) fused_shared_kernel<NW>;
+	GaLaunchShape shape;
+	int64_t		needed;
+	int			grid;
+	int			nslots_arg = (int) nslots;
+	cudaError_t err;
+	void	   *args[] = {(void *) keys, (void *) pack, (void *) table, (void *) aggs,
+		(void *) &nrows, (void *) &control, (void *) &escape_rows,
+	(void *) &nslots_arg, (void *) &replicas};
+
+	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	if (err != cudaSuccess)
+		return err;
+	if (shape.blocks_per_sm < 1)
+		return cudaErrorNotSupported;
+	/* every block must be resident for the grid synchronisation */
+	needed = (nrows + rows_per_block(shape.threads, nslots * replicas) - 1) /
+		rows_per_block(shape.threads, nslots * replicas);
+	grid = (int) (needed < (int64_t) shape.blocks_per_sm * sm_count ?
+				  needed : (int64_t) shape.blocks_per_sm * sm_count);
+	if (grid < 1)
+		grid = 1;
+	ga_clear_stale_error();
+	err = cudaLaunchCooperativeKernel(kernel, grid, shape.threads, args, shared_bytes, stream);
+	if (err == cudaErrorCooperativeLaunchTooLarge || err == cudaErrorNotSupported)
+	{
+		ga_clear_stale_error();
+		return cudaErrorNotSupported;
+	}
+	return err;
+}
+
+/* Launch the fused kernel with the instantiation that holds nkeys + 1 words. */
+cudaError_t
+ga_launch_fused_shared(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTable *table,
+					   const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
+					   int32_t *escape_rows, int64_t nslots, int replicas, int sm_count,
+					   cudaStream_t stream)
+{
+	int			nwords = keys->nkeys + 1;
+
+	if (nrows <= 0)
+		return cudaSuccess;
+	if (nwords <= 2)
+		return launch_fused_shared<2>(keys, pack, table, aggs, nrows, control, escape_rows,
+									  nslots, replicas, sm_count, stream);
+	if (nwords <= 3)
+		return launch_fused_shared<3>(keys, pack, table, aggs, nrows, control, escape_rows,
+									  nslots, replicas, sm_count, stream);
+	if (nwords <= 5)
+		return launch_fused_shared<5>(keys, pack, table, aggs, nrows, control, escape_rows,
+									  nslots, replicas, sm_count, stream);
+	if (nwords <= GA_PACK_MAX_KEYS + 1)
+		return launch_fused_shared<GA_PACK_MAX_KEYS + 1>(keys, pack, table, aggs, nrows,
+														 control, escape_rows, nslots,
+														 replicas, sm_count, stream);
+	return cudaErrorNotSupported;
+}
+
+/* Launch the perfect entries' initialisation. */
+cudaError_t
+ga_launch_init_perfect(const GaDevPerfect *perfect, const GaDevAggs *aggs, int sm_count,
+					   cudaStream_t stream)
+{
+	int			grid;
+	cudaError_t err;
+
+	if (aggs->naggs == 0 || perfect->entries <= 0)
+		return cudaSuccess;
+	err = ga_grid_size((const void *) init_perfect_kernel, GA_GPU_BLOCK_THREADS, 0, sm_count,
+					   perfect->entries, GA_GPU_BLOCK_THREADS, &grid);
+	if (err != cudaSuccess)
+		return err;
+	ga_clear_stale_error();
+	init_perfect_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*perfect, *aggs);
+	return cudaGetLastError();
+}
+
+/* Launch the count of perfect entries seen. */
+cudaError_t
+ga_launch_count_perfect(const GaDevPerfect *perfect, unsigned long long *counter,
+						int sm_count, cudaStream_t stream)
+{
+	int			grid;
+	cudaError_t err;
+
+	err = ga_grid_size((const void *) count_perfect_kernel, GA_GPU_BLOCK_THREADS, 0, sm_count,
+					   (perfect->entries + 31) / 32, GA_GPU_BLOCK_THREADS, &grid);
+	if (err != cudaSuccess)
+		return err;
+	ga_clear_stale_error();
+	count_perfect_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*perfect, counter);
+	return cudaGetLastError();
+}
+
+/* Launch the gathering of the perfect entries into the group arrays. */
+cudaError_t
+ga_launch_gather_perfect(const GaDevPerfect *perfect, const GaDevAggs *aggs,
+						 const GaDevTable *table, int64_t base,
+						 unsigned long long *counter, int sm_count, cudaStream_t stream)
+{
+	int			grid;
+	cudaError_t err;
+
+	err = ga_grid_size((const void *) gather_perfect_kernel, GA_GPU_BLOCK_THREADS, 0, sm_count,
+					   (perfect->entries + 31) / 32, GA_GPU_BLOCK_THREADS, &grid);
+	if (err != cudaSuccess)
+		return err;
+	ga_clear_stale_error();
+	gather_perfect_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*perfect, *aggs, *table,
+																	base, counter);
+	return cudaGetLastError();
+}
