@@ -47,9 +47,11 @@
  * block, global while the table fits L2, partitioned beyond.  The group
  * count is the planner's estimate, replaced by the probe's estimate for the
  * first batch (a HyperLogLog sketch of the sample) and by the groups found
- * so far for later batches.  A forced strategy runs where it applies:
- * perfect needs ranges small enough (else as auto), shared needs the groups
- * to fit (else global).
+ * so far for later batches.  A forced strategy runs where it applies, and
+ * elsewhere the device chooses as auto does: perfect needs ranges small
+ * enough, shared needs the groups to fit a block, partitioned needs more
+ * groups than that (partitioning few groups only serialises), global
+ * always applies.
  *
  * Overflow (the Rapids report: detect a full table, grow, relaunch).  When
  * the dense group arrays are full the kernels raise a flag and accumulate
@@ -98,7 +100,7 @@
 
 /* Group capacity bounds: the smallest table, the largest initial one. */
 #define GPU_MIN_CAPACITY 1024
-#define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 24)
+#define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 26)
 
 /* Shared tables are sized for at least this many groups (when they fit). */
 #define GPU_SHARED_MIN_GROUPS 32
@@ -903,19 +905,23 @@ choose_plan(GpuAgg *agg)
 	if (groups < 1)
 		groups = 1;
 
+	/* a forced strategy where it applies; elsewhere as auto */
 	switch (requested)
 	{
 		case GA_STRATEGY_GLOBAL:
 			return PLAN_GLOBAL;
 		case GA_STRATEGY_PARTITIONED:
-			if (agg->rows_ok)
-			{
-				agg->inflight_pbits = 0;
+			if (agg->rows_ok && groups > agg->max_shared_groups)
 				return PLAN_PARTITIONED;
-			}
-			return PLAN_GLOBAL;
+			break;
 		case GA_STRATEGY_SHARED:
-			return shared_plan(agg, groups, 1);
+			{
+				GpuPlan		plan = shared_plan(agg, groups, 1);
+
+				if (plan != PLAN_GLOBAL)
+					return plan;
+			}
+			break;
 		default:				/* auto, and perfect where it does not apply */
 			break;
 	}
@@ -1069,14 +1075,17 @@ decide_perfect(GpuAgg *agg, int64_t nrows)
 			return;
 		if (!whole)
 		{
+			/* width <= 2^28 here, so neither bound below overflows */
 			long long	slack = (long long) (width / 8) + 16;
 
-			lo = (double) lo - slack < (double) tmin ? tmin : lo - slack;
-			hi = (double) hi + slack > (double) tmax ? tmax : hi + slack;
+			lo = lo < tmin + slack ? tmin : lo - slack;
+			hi = hi > tmax - slack ? tmax : hi + slack;
 			width = (double) hi - (double) lo + 1;
+			if (width > (double) GPU_PERFECT_MAX_ENTRIES)
+				return;
 		}
 		p->lo[k] = lo;
-		p->base[k] = (long long) width + 1;
+		p->base[k] = hi - lo + 2;	/* the values, and the null slot */
 		p->stride[k] = (long long) entries;
 		entries *= (double) p->base[k];
 		if (entries > (double) GPU_PERFECT_MAX_ENTRIES)
@@ -1744,6 +1753,11 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 			estimate = GPU_MIN_CAPACITY;
 		if (estimate > GPU_MAX_INITIAL_CAPACITY)
 			estimate = GPU_MAX_INITIAL_CAPACITY;
+		/* and at most an eighth of the GPU's memory; growth does the rest */
+		while (estimate > GPU_MIN_CAPACITY &&
+			   (double) estimate * ga_table_bytes_per_group(&agg->request) >
+			   (double) device->info.total_memory / 8)
+			estimate /= 2;
 		capacity = next_pow2(estimate);
 	}
 	if (!table_alloc(agg, capacity, &agg->table, status))

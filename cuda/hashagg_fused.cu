@@ -83,8 +83,10 @@ fold_items_shared(const GaDevAggs &aggs, unsigned char *table, int64_t entries,
 #pragma unroll
 		for (int j = 0; j < GA_ITEMS; j++)
 		{
-			present[j] = false;
-			v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &present[j]) : 0;
+			bool		counts = false;
+
+			v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &counts) : 0;
+			present[j] = counts;
 		}
 #pragma unroll
 		for (int j = 0; j < GA_ITEMS; j++)
@@ -97,7 +99,7 @@ fold_items_shared(const GaDevAggs &aggs, unsigned char *table, int64_t entries,
  * perfect with a range that fits a block's shared memory, or a plain
  * aggregate (nkeys = 0: one entry, the aggregates' own arrays).
  */
-__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
 direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 					 const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
 					 int32_t *escape_rows, int replicas)
@@ -159,7 +161,7 @@ direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 }
 
 /* perfect with a range beyond shared memory: global atomics, block caches. */
-__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
 direct_global_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 					 const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
 					 int32_t *escape_rows, int cache_bits)
@@ -211,8 +213,10 @@ direct_global_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 #pragma unroll
 			for (int j = 0; j < GA_ITEMS; j++)
 			{
-				present[j] = false;
-				v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &present[j]) : 0;
+				bool		counts = false;
+
+				v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &counts) : 0;
+				present[j] = counts;
 			}
 #pragma unroll
 			for (int j = 0; j < GA_ITEMS; j++)
@@ -372,7 +376,7 @@ gather_perfect_kernel(const GaDevPerfect perfect, const GaDevAggs aggs,
  * instantiated number of key words for the global lookups.
  */
 template <int NW>
-__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
 fused_shared_kernel(const GaDevKeys keys, const GaDevPack pack, const GaDevTable table,
 					const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
 					int32_t *escape_rows, int nslots, int replicas)

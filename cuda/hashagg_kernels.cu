@@ -204,7 +204,7 @@ accumulate_cached_kernel(const GaDevAggs aggs, const int32_t *group_ids,
  * to global atomics (a block-uniform branch) when phase 1 produced more
  * groups than the shared table holds.  Nothing when phase 1 overflowed.
  */
-__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX)
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
 accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 						 int64_t nrows, GaDevControl *control, int64_t groups_alloc,
 						 int replicas)

@@ -104,6 +104,9 @@
 #define GA_CACHE_EMPTY (-1LL)
 #define GA_CACHE_PROBES 4
 
+/* The partitioning kernels' block caches of hot partitions (2^bits). */
+#define GA_PART_CACHE_BITS 8
+
 /* HyperLogLog registers of the first batch's probe (2^bits). */
 #define GA_HLL_BITS 10
 #define GA_HLL_REGISTERS (1 << GA_HLL_BITS)

@@ -24,8 +24,10 @@
  * moment of work needs stay in the L2 cache even when the whole table is
  * far larger.  Rows of one partition with equal keys end up close, which
  * the phase 2 block caches turn into shared-memory atomics.  Counters are
- * bumped once per group of warp lanes with the same partition
- * (labeled_partition), so few or skewed partitions do not serialise.
+ * bumped in shared memory for the partitions a block meets first (the hot
+ * ones of skewed keys) and once per group of warp lanes with the same
+ * partition for the others (labeled_partition), so few or skewed
+ * partitions do not serialise on a handful of global counters.
  *
  *-------------------------------------------------------------------------
  */
@@ -167,27 +169,57 @@ row_partition(const GaDevKeys &keys, int64_t row, int pbits)
 	return (unsigned int) (hash_row(keys, row) >> (64 - pbits));
 }
 
-/* hist[p] += rows of partition p. */
+/*
+ * Count or place one row of a partition that missed the block's cache of
+ * hot partitions: the warp's lanes with the same partition share one
+ * atomic.  Returns the row's place (for the scatter).
+ */
+__device__ __forceinline__ unsigned int
+partition_add_global(unsigned int *counters, unsigned int p)
+{
+	cg::coalesced_group active = cg::coalesced_threads();
+	cg::coalesced_group same = cg::labeled_partition(active, p);
+	unsigned int place = 0;
+
+	if (same.thread_rank() == 0)
+		place = atomicAdd(&counters[p], same.num_threads());
+	return same.shfl(place, 0) + same.thread_rank();
+}
+
+/*
+ * hist[p] += rows of partition p.  A block counts the partitions it meets
+ * first (the hot ones of skewed keys) in shared memory and adds them to
+ * hist at its end, so that few or skewed partitions do not serialise on a
+ * handful of global counters.
+ */
 __global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
 partition_count_kernel(const GaDevKeys keys, int64_t nrows, int pbits, unsigned int *hist)
 {
+	__shared__ long long tags[1 << GA_PART_CACHE_BITS];
+	__shared__ unsigned int counts[1 << GA_PART_CACHE_BITS];
 	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
 
-	/* the loop runs the same number of times for the whole block */
-	for (int64_t first = (int64_t) blockIdx.x * blockDim.x; first < nrows; first += stride)
+	for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
 	{
-		const int64_t row = first + threadIdx.x;
-
-		if (row < nrows)
-		{
-			unsigned int p = row_partition(keys, row, pbits);
-			cg::coalesced_group active = cg::coalesced_threads();
-			cg::coalesced_group same = cg::labeled_partition(active, p);
-
-			if (same.thread_rank() == 0)
-				atomicAdd(&hist[p], same.num_threads());
-		}
+		tags[s] = GA_CACHE_EMPTY;
+		counts[s] = 0;
 	}
+	__syncthreads();
+	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
+		 row += stride)
+	{
+		unsigned int p = row_partition(keys, row, pbits);
+		int			entry = cache_entry(tags, GA_PART_CACHE_BITS, p);
+
+		if (entry >= 0)
+			atomicAdd(&counts[entry], 1u);
+		else
+			(void) partition_add_global(hist, p);
+	}
+	__syncthreads();
+	for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
+		if (tags[s] != GA_CACHE_EMPTY && counts[s] > 0)
+			atomicAdd(&hist[tags[s]], counts[s]);
 }
 
 /*
@@ -223,29 +255,70 @@ partition_scan_kernel(const unsigned int *hist, unsigned int *cursor, int npart)
 	}
 }
 
-/* perm[cursor[p]++] = row, for every row of partition p. */
+/*
+ * perm[cursor[p]++] = row, for every row of partition p.  Tile by tile, a
+ * block ranks the rows of the partitions it caches in shared memory, then
+ * reserves each cached partition's places with one global atomic; the
+ * other rows take theirs a warp at a time.
+ */
 __global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
 partition_scatter_kernel(const GaDevKeys keys, int64_t nrows, int pbits,
 						 unsigned int *cursor, int32_t *perm)
 {
-	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	__shared__ long long tags[1 << GA_PART_CACHE_BITS];
+	__shared__ unsigned int counts[1 << GA_PART_CACHE_BITS];
+	__shared__ unsigned int bases[1 << GA_PART_CACHE_BITS];
+	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
 
-	for (int64_t first = (int64_t) blockIdx.x * blockDim.x; first < nrows; first += stride)
+	for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
 	{
-		const int64_t row = first + threadIdx.x;
+		tags[s] = GA_CACHE_EMPTY;
+		counts[s] = 0;
+	}
+	__syncthreads();
 
-		if (row < nrows)
+	/* the loop runs the same number of times for the whole block */
+	for (int64_t first = (int64_t) blockIdx.x * tile; first < nrows;
+		 first += (int64_t) gridDim.x * tile)
+	{
+		int			entry[GA_ITEMS];
+		unsigned int rank[GA_ITEMS];
+
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
 		{
-			unsigned int p = row_partition(keys, row, pbits);
-			cg::coalesced_group active = cg::coalesced_threads();
-			cg::coalesced_group same = cg::labeled_partition(active, p);
-			unsigned int place = 0;
+			const int64_t row = first + (int64_t) j * blockDim.x + threadIdx.x;
 
-			if (same.thread_rank() == 0)
-				place = atomicAdd(&cursor[p], same.num_threads());
-			place = same.shfl(place, 0) + same.thread_rank();
-			perm[place] = (int32_t) row;
+			entry[j] = -1;
+			rank[j] = 0;
+			if (row < nrows)
+			{
+				unsigned int p = row_partition(keys, row, pbits);
+
+				entry[j] = cache_entry(tags, GA_PART_CACHE_BITS, p);
+				if (entry[j] >= 0)
+					rank[j] = atomicAdd(&counts[entry[j]], 1u);
+				else
+					perm[partition_add_global(cursor, p)] = (int32_t) row;
+			}
 		}
+		__syncthreads();
+		for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
+			if (counts[s] > 0)
+				bases[s] = atomicAdd(&cursor[tags[s]], counts[s]);
+		__syncthreads();
+#pragma unroll
+		for (int j = 0; j < GA_ITEMS; j++)
+			if (entry[j] >= 0)
+				perm[bases[entry[j]] + rank[j]] =
+					(int32_t) (first + (int64_t) j * blockDim.x + threadIdx.x);
+		__syncthreads();
+		for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
+		{
+			tags[s] = GA_CACHE_EMPTY;
+			counts[s] = 0;
+		}
+		__syncthreads();
 	}
 }
 
@@ -305,7 +378,7 @@ ga_launch_partition(const GaDevKeys *keys, int64_t nrows, int pbits, unsigned in
 	if (err != cudaSuccess)
 		return err;
 	err = ga_grid_size((const void *) partition_count_kernel, GA_GPU_BLOCK_THREADS, 0,
-					   sm_count, nrows, GA_GPU_BLOCK_THREADS, &grid);
+					   sm_count, nrows, 16 * GA_GPU_BLOCK_THREADS, &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();

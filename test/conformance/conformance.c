@@ -1526,7 +1526,8 @@ run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label, doubl
 /*
  * On the GPU, check that a forced strategy really ran where it applies, so
  * that every strategy's kernels are exercised rather than silently falling
- * back: global always; partitioned whenever there are keys; perfect when
+ * back: global always; partitioned in some batch when the groups and their
+ * estimate are far more than a block's shared memory holds; perfect when
  * the keys are ranges small enough (not scattered over their types); shared
  * when the groups and their estimate are few.  Empty batches are counted
  * under the previous batch's strategy, so only the others must match.
@@ -1542,10 +1543,11 @@ check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggStats *stats,
 	for (b = 0; b < c->nbatches; b++)
 		if (c->batch_sizes[b] > 0)
 			nonempty++;
+	if (strategy == GA_STRATEGY_PARTITIONED && c->nkeys > 0 && c->ngroups > 50000 &&
+		c->estimated_groups > 50000 && stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] < 1)
+		report(rr, "stats: forced partitioned never ran");
 	if (strategy == GA_STRATEGY_GLOBAL)
 		want = GA_STRATEGY_GLOBAL;
-	else if (strategy == GA_STRATEGY_PARTITIONED && c->nkeys > 0)
-		want = GA_STRATEGY_PARTITIONED;
 	else if (strategy == GA_STRATEGY_PERFECT && c->nkeys > 0 && c->nkeys <= 4 &&
 			 c->range_entries > 0 && c->range_entries <= (INT64_C(1) << 20))
 		want = GA_STRATEGY_PERFECT;

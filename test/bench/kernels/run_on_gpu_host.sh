@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# test/bench/kernels/run_on_gpu_host.sh OUTDIR
+#
+# On the GPU host (CUDA 12.1+, an H100, repository as working directory):
+#   1. builds gpuagg's GPU device for sm_90 (`make CUDA_ARCHS=90`; without
+#      pg_config, the CUDA objects alone with nvcc),
+#   2. runs the device conformance test on the GPU under every strategy
+#      (auto, perfect, shared, global, partitioned; against the CPU reference),
+#   3. builds and runs the kernel benchmark (bench_kernels.cu: every strategy
+#      and a plain global-atomics kernel on 2^26 rows already on the GPU,
+#      int32/int64 keys, 2^1 .. 2^26 groups, uniform and Zipf, dense and
+#      sparse keys),
+#   4. writes into OUTDIR: kernels.csv, kernels_meta.json, kernel-benchmarks.md (tables
+#      and the issue's criteria), kernel-benchmarks.png (when python3 has matplotlib),
+#      conformance.log, bench.log, build.log,
+# and prints a short summary last.  Exit status: nonzero when the build,
+# the conformance test or the benchmark's checksums failed.  About 4-6
+# minutes on an H100.
+#
+# Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc),
+# CONFORMANCE_CASES (random cases, default 150), BENCH_BUDGET (seconds for
+# the benchmark, default 200), BENCH_ARGS (more bench_kernels options).
+set -euo pipefail
+
+out=${1:?usage: test/bench/kernels/run_on_gpu_host.sh OUTDIR}
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+root=$(pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export CUDA_MODULE_LOADING=EAGER	# kernel loading must not land in timed work
+
+say() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
+fail() { say "FAILED: $*" >&2; exit 1; }
+
+NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || fail "no nvcc (set NVCC=/path/to/nvcc)"
+CUDA_HOME=$(cd "$(dirname "$NVCC")/.." && pwd)
+export CUDA_HOME
+command -v nvidia-smi >/dev/null && nvidia-smi -L || say "nvidia-smi not found; going on"
+say "nvcc: $("$NVCC" --version | tail -1)"
+
+# ---- 1. build ---------------------------------------------------------------
+say "building the GPU device for sm_90 (log: $out/build.log)"
+gpu_cus="cuda/device_gpu.cu $(ls cuda/hashagg_*.cu | tr '\n' ' ')"
+if command -v "${PG_CONFIG:-pg_config}" >/dev/null 2>&1; then
+	make -j8 CUDA_ARCHS=90 NVCC="$NVCC" >"$out/build.log" 2>&1 ||
+		{ tail -30 "$out/build.log"; fail "make CUDA_ARCHS=90"; }
+else
+	say "no pg_config: compiling the CUDA objects only"
+	: >"$out/build.log"
+	for cu in $gpu_cus; do
+		"$NVCC" -O3 -std=c++17 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 \
+			-Icuda -c "$cu" -o "${cu%.cu}.o" >>"$out/build.log" 2>&1 ||
+			{ tail -30 "$out/build.log"; fail "nvcc $cu"; }
+	done
+fi
+gpu_objs=""
+for cu in $gpu_cus; do
+	[ -f "${cu%.cu}.o" ] || fail "${cu%.cu}.o was not built"
+	gpu_objs="$gpu_objs ${cu%.cu}.o"
+done
+
+# ---- 2. conformance on the GPU ---------------------------------------------------
+status=0
+say "conformance test on the GPU, every strategy (log: $out/conformance.log)"
+if test/conformance/run.sh --device gpu --cases "${CONFORMANCE_CASES:-150}" --timeout 240 \
+	>"$out/conformance.log" 2>&1; then
+	conformance="passed"
+else
+	conformance="FAILED (see conformance.log)"
+	status=1
+	grep -E "FAIL|TIMED OUT|mismatch|stats:" "$out/conformance.log" | head -20 || true
+fi
+say "conformance: $(tail -1 "$out/conformance.log")"
+
+# ---- 3. kernel benchmark --------------------------------------------------------
+build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-bench.XXXXXX")
+trap 'rm -rf "$build"' EXIT
+say "building bench_kernels"
+cc -O2 -fPIC -Icuda -c cuda/device.c -o "$build/device.o"
+cc -O2 -fPIC -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
+# shellcheck disable=SC2086
+"$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda \
+	test/bench/kernels/bench_kernels.cu $gpu_objs "$build/device.o" "$build/device_cpu.o" \
+	-o "$build/bench_kernels" -lm >>"$out/build.log" 2>&1 ||
+	{ tail -30 "$out/build.log"; fail "building bench_kernels"; }
+
+say "running the kernel benchmark (budget ${BENCH_BUDGET:-200} s; log: $out/bench.log)"
+# shellcheck disable=SC2086
+if "$build/bench_kernels" --budget "${BENCH_BUDGET:-200}" --csv "$out/kernels.csv" \
+	--meta "$out/kernels_meta.json" ${BENCH_ARGS:-} 2>"$out/bench.log"; then
+	bench="passed (every strategy gave the same groups)"
+else
+	bench="FAILED (errors or checksum mismatches: see bench.log and the check column)"
+	status=1
+	grep -E "ERROR|MISMATCH|bench_kernels:" "$out/bench.log" | head -20 || true
+fi
+tail -2 "$out/bench.log"
+
+# ---- 4. report -----------------------------------------------------------------
+python=python3
+for p in python3 /usr/bin/python3; do
+	if command -v "$p" >/dev/null && "$p" -c 'import matplotlib' 2>/dev/null; then
+		python=$p
+		break
+	fi
+done
+[ -s "$out/kernels.csv" ] || fail "the benchmark wrote no results"
+"$python" test/bench/kernels/report.py "$out/kernels.csv" "$out/kernels_meta.json" "$out" \
+	>"$out/summary.txt" || fail "report.py"
+
+echo
+echo "==== summary ($(basename "$root"), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')) ===="
+echo "conformance on the GPU: $conformance"
+echo "kernel benchmark:       $bench"
+echo "files in $out: $(cd "$out" && ls | tr '\n' ' ')"
+cat "$out/summary.txt"
+exit $status
