@@ -781,17 +781,20 @@ plan_has_escapes(const GpuAgg *agg, GpuPlan plan)
 
 /*
  * Copies of each entry of a shared table of `entries` entries (plus
- * other_bytes of other shared memory): as many, up to 32, as keep the
- * copies within 512 entries (few groups: a warp's lanes then hit different
- * copies) and the whole within the shared-memory budget.
+ * other_bytes of other shared memory) whose rows fall on about `hot` of
+ * them: as many, up to 32, as keep hot * copies within 512 (few groups: a
+ * warp's lanes then hit different copies) and the whole table within the
+ * shared-memory budget.
  */
 static int
-choose_replicas(const GpuAgg *agg, int64_t entries, int64_t other_bytes)
+choose_replicas(const GpuAgg *agg, int64_t hot, int64_t entries, int64_t other_bytes)
 {
 	const int64_t state = agg->inflight_aggs.shared_state;
 	int			replicas = 1;
 
-	while (replicas < 32 && entries * replicas * 2 <= 512 &&
+	if (hot < 1)
+		hot = 1;
+	while (replicas < 32 && hot * replicas * 2 <= 512 &&
 		   other_bytes + entries * replicas * 2 * state <= agg->shared_budget)
 		replicas *= 2;
 	return replicas;
@@ -854,7 +857,7 @@ shared_plan(GpuAgg *agg, int64_t groups, int forced)
 		{
 			agg->inflight_pack = pack;
 			agg->inflight_nslots = nslots;
-			agg->inflight_replicas = choose_replicas(agg, nslots, 8 * nslots);
+			agg->inflight_replicas = choose_replicas(agg, groups, nslots, 8 * nslots);
 			return PLAN_FUSED;
 		}
 	}
@@ -863,7 +866,7 @@ shared_plan(GpuAgg *agg, int64_t groups, int forced)
 		if (forced || target > agg->max_shared_groups)
 			target = agg->max_shared_groups;
 		agg->inflight_groups_alloc = target;
-		agg->inflight_replicas = choose_replicas(agg, target, 0);
+		agg->inflight_replicas = choose_replicas(agg, groups, target, 0);
 		return PLAN_SHARED;
 	}
 	return PLAN_GLOBAL;
@@ -887,7 +890,7 @@ choose_plan(GpuAgg *agg)
 			return PLAN_DIRECT_SHARED;
 		/* one group in a two-phase shared table */
 		agg->inflight_groups_alloc = 1;
-		agg->inflight_replicas = choose_replicas(agg, 1, 0);
+		agg->inflight_replicas = choose_replicas(agg, 1, 1, 0);
 		return PLAN_SHARED;
 	}
 	if (agg->perfect)
@@ -1030,7 +1033,7 @@ perfect_free(GpuAgg *agg)
 /*
  * After the first batch's probe: whether a direct index over the keys'
  * ranges applies, and if so its layout and arrays.  Each key's range is the
- * sample's min..max, widened by an eighth on both sides (within the type)
+ * sample's min..max, widened by an eighth plus one on both sides (within the type)
  * when the sample was not the whole batch, plus a null slot.  It applies
  * when the product of the ranges is at most GPU_PERFECT_MAX_ENTRIES and its
  * entries fit in a fourth of the GPU's memory; auto also wants it small
@@ -1047,6 +1050,7 @@ decide_perfect(GpuAgg *agg, int64_t nrows)
 	const int	whole = probe->rows >= (unsigned long long) nrows;
 	const int64_t state = agg->inflight_aggs.shared_state;
 	double		entries = 1;
+	double		observed = 1;	/* entries the sample's values span */
 	size_t		acc_bytes;
 	size_t		seen_bytes;
 	GaStatus	ignored;
@@ -1073,10 +1077,11 @@ decide_perfect(GpuAgg *agg, int64_t nrows)
 		width = (double) hi - (double) lo + 1;
 		if (width > (double) GPU_PERFECT_MAX_ENTRIES)
 			return;
+		observed *= width + (probe->has_null[k] ? 1 : 0);
 		if (!whole)
 		{
 			/* width <= 2^28 here, so neither bound below overflows */
-			long long	slack = (long long) (width / 8) + 16;
+			long long	slack = (long long) (width / 8) + 1;
 
 			lo = lo < tmin + slack ? tmin : lo - slack;
 			hi = hi > tmax - slack ? tmax : hi + slack;
@@ -1118,7 +1123,7 @@ decide_perfect(GpuAgg *agg, int64_t nrows)
 	agg->perfect = 1;
 	agg->perfect_needs_init = 1;
 	agg->perfect_replicas = agg->perfect_in_shared ?
-		choose_replicas(agg, p->entries, (int64_t) seen_bytes) : 1;
+		choose_replicas(agg, (int64_t) observed, p->entries, (int64_t) seen_bytes) : 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -1215,7 +1220,7 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 					GPU_TRY(ga_launch_direct_shared(keys, perfect, aggs, nrows, control,
 													agg->dev_rows,
 													agg->nkeys > 0 ? agg->perfect_replicas :
-													choose_replicas(agg, 1, 0),
+													choose_replicas(agg, 1, 1, 0),
 													sms, stream),
 							"launching the direct shared-memory kernel");
 				}
