@@ -308,6 +308,11 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 		total->batches_by_strategy[i] += run.batches_by_strategy[i];
 	total->device_ms += run.device_ms;
 	total->transfer_ms += run.transfer_ms;
+	total->retries += run.retries;
+	if (run.device_estimated_groups > total->device_estimated_groups)
+		total->device_estimated_groups = run.device_estimated_groups;
+	for (i = 0; i < GA_NUM_PHASES; i++)
+		total->phase_ms[i] += run.phase_ms[i];
 }
 
 /*
