@@ -825,24 +825,37 @@ ga_perfect_shared_max_entries(const GaGpuInfo *info, const GaAggRequest *request
 }
 
 /*
- * The hash-based strategy for `groups` groups: shared while they fit a
- * block's shared memory, global while the group table fits in the L2 cache
- * (GA_PARTITIONED_L2_PERCENT percent of it), partitioned beyond.
+ * The hash-based strategy auto uses for `groups` groups: shared while they
+ * fit a block's shared memory, global beyond.  Auto never partitions: on the
+ * H100 the partitioned strategy measured 2x slower than global while the
+ * table fits L2 and no faster beyond it (kernel benchmark, issue 5), so it
+ * runs only when forced (ga_partitioned_applies).
  */
 GaStrategy
 ga_auto_strategy_for_groups(const GaGpuInfo *info, const GaAggRequest *request,
 							int64_t groups)
 {
-	int64_t		l2 = info->l2_cache_size > 0 ? info->l2_cache_size : 4 * 1024 * 1024;
-
 	if (groups < 1)
 		groups = 1;
 	if (request->nkeys == 0 || groups <= ga_shared_strategy_max_groups(info, request))
 		return GA_STRATEGY_SHARED;
-	if ((double) groups * ga_table_bytes_per_group(request) <=
-		(double) l2 * GA_PARTITIONED_L2_PERCENT / 100)
-		return GA_STRATEGY_GLOBAL;
-	return GA_STRATEGY_PARTITIONED;
+	return GA_STRATEGY_GLOBAL;
+}
+
+/*
+ * Whether a forced partitioned strategy runs as itself for `groups` groups:
+ * only when the global table (GA_PARTITIONED_L2_PERCENT percent of the L2
+ * cache) no longer fits L2, where partitioning can pay; elsewhere global runs.
+ */
+int
+ga_partitioned_applies(const GaGpuInfo *info, const GaAggRequest *request,
+					   int64_t groups)
+{
+	int64_t		l2 = info->l2_cache_size > 0 ? info->l2_cache_size : 4 * 1024 * 1024;
+
+	return request->nkeys > 0 &&
+		(double) groups * ga_table_bytes_per_group(request) >
+		(double) l2 * GA_PARTITIONED_L2_PERCENT / 100;
 }
 
 /*

@@ -42,16 +42,16 @@
  *				that the table's working set stays in the L2 cache.
  *
  * auto chooses from the group count and widths and the GPU's shared memory
- * and L2 size (device.c has the rules): perfect when the probed ranges are
- * small (shared memory) or dense enough; else shared while the groups fit a
- * block, global while the table fits L2, partitioned beyond.  The group
- * count is the planner's estimate, replaced by the probe's estimate for the
- * first batch (a HyperLogLog sketch of the sample) and by the groups found
- * so far for later batches.  A forced strategy runs where it applies, and
- * elsewhere the device chooses as auto does: perfect needs ranges small
- * enough, shared needs the groups to fit a block, partitioned needs more
- * groups than that (partitioning few groups only serialises), global
- * always applies.
+ * (device.c has the rules): perfect when the probed ranges are small
+ * (shared memory) or dense enough; else shared while the groups fit a
+ * block, global beyond.  Auto never partitions (measured slower than global
+ * on the H100).  The group count is the planner's estimate, replaced by the
+ * probe's estimate for the first batch (a HyperLogLog sketch of the sample)
+ * and by the groups found so far for later batches.  A forced strategy runs
+ * where it applies: perfect needs ranges small enough and shared needs the
+ * groups to fit a block (elsewhere the device chooses as auto does);
+ * partitioned needs a group table larger than the L2 cache (elsewhere
+ * global runs); global always applies.
  *
  * Overflow (the Rapids report: detect a full table, grow, relaunch).  When
  * the dense group arrays are full the kernels raise a flag and accumulate
@@ -114,9 +114,6 @@
 /* perfect: most entries, and how sparse a range auto still indexes directly. */
 #define GPU_PERFECT_MAX_ENTRIES (INT64_C(1) << 28)
 #define GPU_PERFECT_DENSITY 4	/* entries per estimated group, at most */
-
-/* Below this many rows a batch is not worth partitioning. */
-#define GPU_PARTITION_MIN_ROWS (INT64_C(1) << 18)
 
 /* Most partitions (bits), and rows per partition aimed at. */
 #define GPU_PARTITION_MAX_BITS 16
@@ -914,9 +911,10 @@ choose_plan(GpuAgg *agg)
 		case GA_STRATEGY_GLOBAL:
 			return PLAN_GLOBAL;
 		case GA_STRATEGY_PARTITIONED:
-			if (agg->rows_ok && groups > agg->max_shared_groups)
+			if (agg->rows_ok &&
+				ga_partitioned_applies(&agg->device->info, &agg->request, groups))
 				return PLAN_PARTITIONED;
-			break;
+			return PLAN_GLOBAL;
 		case GA_STRATEGY_SHARED:
 			{
 				GpuPlan		plan = shared_plan(agg, groups, 1);
@@ -932,10 +930,6 @@ choose_plan(GpuAgg *agg)
 	{
 		case GA_STRATEGY_SHARED:
 			return shared_plan(agg, groups, 0);
-		case GA_STRATEGY_PARTITIONED:
-			if (agg->rows_ok && agg->inflight_rows >= GPU_PARTITION_MIN_ROWS)
-				return PLAN_PARTITIONED;
-			return PLAN_GLOBAL;
 		default:
 			return PLAN_GLOBAL;
 	}

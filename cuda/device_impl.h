@@ -150,8 +150,8 @@ extern int64_t ga_agg_state_bytes_per_group(const GaAggRequest *request);
 /* device.c: strategy planning (see the notes there) */
 #define GA_PERFECT_MAX_KEYS 4		/* keys a direct index combines */
 #define GA_FUSED_LOAD_PERCENT 70	/* fill limit of the fused kernel's tables */
-#define GA_PARTITIONED_L2_PERCENT 100	/* global table size, in % of L2, that
-										 * switches auto to partitioned */
+#define GA_PARTITIONED_L2_PERCENT 100	/* global table size, in % of L2, from
+										 * which a forced partitioned runs */
 extern int	ga_shared_width(const GaAggRequest *request, int agg, int narrow);
 extern int	ga_request_two_phase_only(const GaAggRequest *request);
 extern int64_t ga_shared_state_bytes(const GaAggRequest *request, int narrow);
@@ -166,6 +166,8 @@ extern int64_t ga_perfect_shared_max_entries(const GaGpuInfo *info,
 extern GaStrategy ga_auto_strategy_for_groups(const GaGpuInfo *info,
 											  const GaAggRequest *request,
 											  int64_t groups);
+extern int	ga_partitioned_applies(const GaGpuInfo *info, const GaAggRequest *request,
+								   int64_t groups);
 
 /*
  * The murmur3 finaliser: spreads every input bit over the low bits of a slot

@@ -652,11 +652,15 @@ shared_array(unsigned char *table, const GaDevAgg &a, int64_t entries)
 	return table + a.shared_unit_offset * entries;
 }
 
-/* Initialise entries [0, entries) of every aggregate's shared array. */
+/*
+ * Initialise entries [0, count) of every aggregate's array in a shared table
+ * of `entries` entries (the arrays' stride; count <= entries).
+ */
 __device__ __forceinline__ void
-shared_init_all(const GaDevAggs &aggs, unsigned char *table, int64_t entries)
+shared_init_all(const GaDevAggs &aggs, unsigned char *table, int64_t entries,
+				int64_t count)
 {
-	for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
+	for (int64_t e = threadIdx.x; e < count; e += blockDim.x)
 		for (int a = 0; a < aggs.naggs; a++)
 			shared_init(aggs.aggs[a].op, aggs.aggs[a].shared_width,
 						shared_array(table, aggs.aggs[a], entries), e);

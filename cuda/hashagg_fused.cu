@@ -111,7 +111,7 @@ direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 	const int	copy = threadIdx.x & (replicas - 1);
 	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
 
-	shared_init_all(aggs, smem, table_entries);
+	shared_init_all(aggs, smem, table_entries, table_entries);
 	for (int64_t w = threadIdx.x; w < (entries + 31) / 32; w += blockDim.x)
 		seen[w] = 0;
 	__syncthreads();
@@ -174,7 +174,7 @@ direct_global_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 
 	for (int64_t s = threadIdx.x; s < cache_entries; s += blockDim.x)
 		tags[s] = GA_CACHE_EMPTY;
-	shared_init_all(aggs, cache, cache_entries);
+	shared_init_all(aggs, cache, cache_entries, cache_entries);
 	__syncthreads();
 
 	for (int64_t base = (int64_t) blockIdx.x * tile; base < nrows;
@@ -390,7 +390,7 @@ fused_shared_kernel(const GaDevKeys keys, const GaDevPack pack, const GaDevTable
 
 	for (int s = threadIdx.x; s < nslots; s += blockDim.x)
 		slot_keys[s] = GA_PACK_EMPTY;
-	shared_init_all(aggs, accs, table_entries);
+	shared_init_all(aggs, accs, table_entries, table_entries);
 	__syncthreads();
 
 	for (int64_t base = (int64_t) blockIdx.x * tile; base < nrows;

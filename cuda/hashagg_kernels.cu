@@ -144,7 +144,7 @@ accumulate_cached_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 
 	for (int64_t s = threadIdx.x; s < cache_entries; s += blockDim.x)
 		tags[s] = GA_CACHE_EMPTY;
-	shared_init_all(aggs, cache, cache_entries);
+	shared_init_all(aggs, cache, cache_entries, cache_entries);
 	__syncthreads();
 
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -249,7 +249,7 @@ accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 	}
 
 	entries = groups_alloc * replicas;
-	shared_init_all(aggs, smem, ngroups * replicas < entries ? ngroups * replicas : entries);
+	shared_init_all(aggs, smem, entries, ngroups * replicas < entries ? ngroups * replicas : entries);
 	__syncthreads();
 
 	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;

@@ -45,6 +45,7 @@
  */
 #include "conformance.h"
 #include "derived.h"
+#include "device_impl.h"		/* the GPU strategy rules, to check them */
 
 #include <float.h>
 #include <math.h>
@@ -565,7 +566,11 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 		{
 			int64_t		start;
 
-			if (ks->type == GA_TYPE_INT64)
+			if (ks->edge > 0)
+				start = hi - (dom - 1); /* the last value is the type's largest */
+			else if (ks->edge < 0)
+				start = lo;
+			else if (ks->type == GA_TYPE_INT64)
 				start = rng_range(rng, -(INT64_C(1) << 40), INT64_C(1) << 40);
 			else
 				start = rng_range(rng, lo, hi - dom + 1);
@@ -1456,6 +1461,9 @@ expected_bytes_sent(const Case *c)
 	return bytes;
 }
 
+/* The first GPU's properties, for check_gpu_strategy(). */
+static GaGpuInfo gpu_info;
+
 /*
  * Batch b of a run: the aggregation's next batch, which must come empty
  * (check_empty_batch against the case c).  NULL, reported, when it fails
@@ -1526,26 +1534,37 @@ run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label, doubl
 /*
  * On the GPU, check that a forced strategy really ran where it applies, so
  * that every strategy's kernels are exercised rather than silently falling
- * back: global always; partitioned in some batch when the groups and their
- * estimate are far more than a block's shared memory holds; perfect when
- * the keys are ranges small enough (not scattered over their types); shared
- * when the groups and their estimate are few.  Empty batches are counted
- * under the previous batch's strategy, so only the others must match.
+ * back: global always; partitioned in the first batch when the estimate
+ * makes the group table larger than the L2 cache (the device's own rule,
+ * ga_partitioned_applies), and never when no count of groups the case can
+ * reach would; perfect when the keys are ranges small enough (not
+ * scattered over their types); shared when the groups and their estimate
+ * are few.  Empty batches are counted under the previous batch's strategy,
+ * so only the others must match.
  */
 static void
-check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggStats *stats,
-				   RunReport *rr)
+check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggRequest *req,
+				   const GaAggStats *stats, RunReport *rr)
 {
 	GaStrategy	want = GA_STRATEGY_AUTO;
 	int64_t		nonempty = 0;
+	int64_t		most = c->ngroups > c->estimated_groups ? c->ngroups : c->estimated_groups;
 	int			b;
 
 	for (b = 0; b < c->nbatches; b++)
 		if (c->batch_sizes[b] > 0)
 			nonempty++;
-	if (strategy == GA_STRATEGY_PARTITIONED && c->nkeys > 0 && c->ngroups > 50000 &&
-		c->estimated_groups > 50000 && stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] < 1)
+	if (strategy == GA_STRATEGY_PARTITIONED && nonempty > 0 &&
+		ga_partitioned_applies(&gpu_info, req, c->estimated_groups) &&
+		stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] < 1)
 		report(rr, "stats: forced partitioned never ran");
+	if (strategy == GA_STRATEGY_PARTITIONED &&
+		!ga_partitioned_applies(&gpu_info, req, most) &&
+		stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] > 0)
+		report(rr, "stats: forced partitioned ran with a group table that fits L2");
+	if (strategy != GA_STRATEGY_PARTITIONED &&
+		stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] > 0)
+		report(rr, "stats: partitioned ran without being forced");
 	if (strategy == GA_STRATEGY_GLOBAL)
 		want = GA_STRATEGY_GLOBAL;
 	else if (strategy == GA_STRATEGY_PERFECT && c->nkeys > 0 && c->nkeys <= 4 &&
@@ -1650,7 +1669,7 @@ run_case(const Case *c, int case_no, GaDevice *dev, GaStrategy strategy,
 					   (long long) c->ngroups, (long long) c->estimated_groups);
 		}
 		if (ga_device_kind(dev) == GA_DEVICE_GPU)
-			check_gpu_strategy(c, strategy, &stats, &rr);
+			check_gpu_strategy(c, strategy, &req, &stats, &rr);
 		if (stats.retries < 0 || stats.device_estimated_groups < 0)
 			report(&rr, "stats: negative figures");
 		if (verbose)
@@ -1925,7 +1944,7 @@ all_value_types(CaseSpec *s, ValMode int_mode, ValMode float_mode, double null_r
 	}
 }
 
-#define NUM_FIXED_CASES 29
+#define NUM_FIXED_CASES 35
 
 /* The fixed edge cases: each index is one scenario the random ones may miss. */
 static void
@@ -2181,6 +2200,96 @@ fixed_spec(int index, CaseSpec *s)
 			s->batch_rows = 1 << 19;
 			s->estimated_groups = 400000;
 			break;
+		case 29:
+			/*
+			 * Few groups of keys that do not pack into 64 bits and span
+			 * their types (no direct index): the two-phase shared kernel,
+			 * with every width of shared accumulator.
+			 */
+			default_spec(s, "two-phase-shared-mixed-widths");
+			s->nkeys = 2;
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 8;
+			s->keys[0].scattered = 1;
+			s->keys[0].null_rate = 0.1;
+			s->keys[1].type = GA_TYPE_INT32;
+			s->keys[1].domain = 5;
+			s->keys[1].scattered = 1;
+			all_value_types(s, VAL_EXTREME, VAL_SPECIAL, 0.05);
+			s->nrows = 60000;
+			s->batch_rows = 16384;
+			s->estimated_groups = 40;
+			break;
+		case 30:
+			/* direct index next to INT64_MAX and INT32_MIN, sampled first batch */
+			default_spec(s, "perfect-at-type-ends");
+			s->nkeys = 2;
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 50;
+			s->keys[0].edge = 1;
+			s->keys[0].null_rate = 0.05;
+			s->keys[1].type = GA_TYPE_INT32;
+			s->keys[1].domain = 40;
+			s->keys[1].edge = -1;
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT32;
+			s->nrows = 1500000;
+			s->batch_rows = 1200000;
+			s->estimated_groups = 2000;
+			break;
+		case 31:
+			/* keys from INT64_MIN up, in order: later batches escape the range */
+			default_spec(s, "perfect-escapes-from-int64-min");
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 100000;
+			s->keys[0].edge = -1;
+			s->keys[0].dist = DIST_SEQUENTIAL;
+			s->nrows = 250000;
+			s->batch_rows = 20000;
+			s->estimated_groups = 100;
+			break;
+		case 32:
+			/*
+			 * Packable keys, the fused kernel's block tables sized from an
+			 * estimate larger than the global table's first capacity: the
+			 * one-pass kernel overflows the global table and runs again.
+			 */
+			default_spec(s, "fused-overflows-global-table");
+			s->nkeys = 2;
+			s->keys[0].type = GA_TYPE_INT16;
+			s->keys[0].domain = 50;
+			s->keys[0].scattered = 1;
+			s->keys[1].type = GA_TYPE_INT8;
+			s->keys[1].domain = 50;
+			s->keys[1].null_rate = 0.02;
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT32;
+			s->nrows = 200000;
+			s->batch_rows = 65536;
+			s->estimated_groups = 1000;
+			break;
+		case 33:
+			/* an estimate whose group table exceeds the L2 cache: partitioned */
+			default_spec(s, "partitioned-beyond-l2");
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 300000;
+			s->keys[0].scattered = 1;
+			s->keys[0].null_rate = 0.01;
+			s->nvals = 2;
+			s->vals[0].type = GA_TYPE_INT32;
+			s->vals[1].type = GA_TYPE_FLOAT64;
+			s->nrows = 700000;
+			s->batch_rows = 1 << 18;
+			s->estimated_groups = 8000000;
+			break;
+		case 34:
+			/* a plain aggregate over many batches with every width */
+			default_spec(s, "plain-mixed-widths");
+			s->nkeys = 0;
+			all_value_types(s, VAL_EXTREME, VAL_MAGNITUDES, 0.2);
+			s->nrows = 100000;
+			s->batch_rows = 3000;
+			break;
 		default:
 			default_spec(s, "one-group-many-rows");
 			s->keys[0].domain = 1;
@@ -2275,6 +2384,20 @@ random_spec(Rng *rng, CaseSpec *s, int64_t max_rows)
 	s->all_aggs = rng_chance(rng, 0.3);
 	s->interleave = rng_chance(rng, 0.1);
 	s->force_has_nulls = rng_chance(rng, 0.05);
+
+	/*
+	 * Key ranges at the ends of their types (direct indexing's range
+	 * arithmetic), from a side stream so that the draws above and the
+	 * case's data keep their seeds.
+	 */
+	{
+		Rng			side = *rng;
+
+		rng_seed(&side, rng_next(&side) ^ UINT64_C(0x5851f42d4c957f2d));
+		for (k = 0; k < s->nkeys; k++)
+			if (!s->keys[k].scattered && rng_chance(&side, 0.25))
+				s->keys[k].edge = rng_chance(&side, 0.5) ? 1 : -1;
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -2447,6 +2570,7 @@ main(int argc, char **argv)
 				GA_STRATEGY_SHARED, GA_STRATEGY_GLOBAL, GA_STRATEGY_PARTITIONED};
 			const int	nstrategies = (int) (sizeof(strategies) / sizeof(strategies[0]));
 
+			gpu_info = info[0];
 			printf("GPU 0: %s, compute capability %d.%d, %d SMs, context %.0f ms\n",
 				   info[0].name, info[0].cc_major, info[0].cc_minor,
 				   info[0].multiprocessors, ga_device_setup_ms(gpu));

@@ -52,6 +52,9 @@ typedef struct KeySpec
 	int64_t		domain;			/* distinct key values drawn from */
 	KeyDist		dist;
 	int			scattered;		/* values spread over the range (incl. ends) */
+	int			edge;			/* a range (not scattered) ending at the type's
+								 * largest value (1) or starting at its
+								 * smallest (-1); 0: anywhere */
 	double		null_rate;
 } KeySpec;
 
