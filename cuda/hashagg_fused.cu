@@ -95,14 +95,27 @@ fold_items_shared(const GaDevAggs &aggs, unsigned char *table, int64_t entries,
 	}
 }
 
+/* Value of a count's shared entry e (width 4 or 8). */
+__device__ __forceinline__ unsigned long long
+shared_count(const GaDevAgg &a, const unsigned char *arr, int64_t e)
+{
+	return a.shared_width == 4 ? ((const unsigned int *) arr)[e] :
+		((const unsigned long long *) arr)[e];
+}
+
 /*
  * perfect with a range that fits a block's shared memory, or a plain
- * aggregate (nkeys = 0: one entry, the aggregates' own arrays).
+ * aggregate (nkeys = 0: one entry, the aggregates' own arrays).  An entry
+ * is "seen" when a row of the batch fell on it.  With count_agg >= 0 (an
+ * aggregate that counts every row: COUNT_ROWS, or COUNT of a column without
+ * nulls in this batch) that is its count being nonzero, so rows skip the
+ * block's bitmap; without perfect entries (a plain aggregate) nothing is
+ * tracked, as merging an entry still at its identities adds nothing.
  */
 __global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
 direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 					 const GaDevAggs aggs, int64_t nrows, GaDevControl *control,
-					 int32_t *escape_rows, int replicas)
+					 int32_t *escape_rows, int replicas, int count_agg)
 {
 	extern __shared__ __align__(16) unsigned char smem[];
 	const int64_t entries = perfect.entries;
@@ -110,6 +123,7 @@ direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 	unsigned int *seen = (unsigned int *) (smem + table_entries * aggs.shared_state);
 	const int	copy = threadIdx.x & (replicas - 1);
 	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
+	const bool	mark_rows = perfect.seen != nullptr && count_agg < 0;
 
 	shared_init_all(aggs, smem, table_entries, table_entries);
 	for (int64_t w = threadIdx.x; w < (entries + 31) / 32; w += blockDim.x)
@@ -135,7 +149,8 @@ direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 				append_escape(control, escape_rows, rows[j]);
 			else if (index[j] >= 0)
 			{
-				mark_seen(seen, index[j]);
+				if (mark_rows)
+					mark_seen(seen, index[j]);
 				index[j] = index[j] * replicas + copy;
 			}
 		}
@@ -145,17 +160,34 @@ direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 
 	for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
 	{
-		if (!((seen[e >> 5] >> (e & 31)) & 1))
+		int			merged = -1;	/* the aggregate whose replicas are folded */
+
+		if (mark_rows && !((seen[e >> 5] >> (e & 31)) & 1))
 			continue;
+		if (perfect.seen != nullptr && count_agg >= 0)
+		{
+			const GaDevAgg &c = aggs.aggs[count_agg];
+			unsigned char *arr = shared_array(smem, c, table_entries);
+
+			for (int r = 1; r < replicas; r++)
+				shared_combine(c.op, c.shared_width, arr, e * replicas, e * replicas + r);
+			if (shared_count(c, arr, e * replicas) == 0)
+				continue;
+			merged = count_agg;
+		}
 		if (perfect.seen != nullptr)
 			mark_seen(perfect.seen, e);
 		for (int a = 0; a < aggs.naggs; a++)
 		{
 			int64_t		g;
 			unsigned char *target = perfect_target(perfect, aggs.aggs[a], e, &g);
+			unsigned char *arr = shared_array(smem, aggs.aggs[a], table_entries);
 
-			shared_merge_replicas(aggs.aggs[a], shared_array(smem, aggs.aggs[a], table_entries),
-								  e, replicas, target, g);
+			if (a == merged)
+				shared_merge(aggs.aggs[a].op, aggs.aggs[a].shared_width, arr, e * replicas,
+							 target, g);
+			else
+				shared_merge_replicas(aggs.aggs[a], arr, e, replicas, target, g);
 		}
 	}
 }
@@ -490,8 +522,15 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	int			grid;
 	cudaError_t err;
 
+	int			count_agg = -1;
+
 	if (nrows <= 0)
 		return cudaSuccess;
+	/* an aggregate that counts every row of this batch tells the entries seen */
+	for (int a = 0; a < aggs->naggs && count_agg < 0; a++)
+		if (aggs->aggs[a].op == GA_AGG_COUNT_ROWS ||
+			(aggs->aggs[a].op == GA_AGG_COUNT && aggs->aggs[a].input.validity == NULL))
+			count_agg = a;
 	err = ga_shared_shape(kernel, shared_bytes, &shape);
 	if (err != cudaSuccess)
 		return err;
@@ -502,7 +541,8 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	ga_clear_stale_error();
 	direct_shared_kernel<<<grid, shape.threads, shared_bytes, stream>>>(*keys, *perfect, *aggs,
 																	  nrows, control,
-																	  escape_rows, replicas);
+																	  escape_rows, replicas,
+																	  count_agg);
 	return cudaGetLastError();
 }
 
