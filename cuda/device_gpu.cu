@@ -3,8 +3,8 @@
  * device_gpu.cu
  *	  The GPU device: host side of gpuagg_device.h on CUDA.  Discovery, the
  *	  per-process context and stream, pinned double-buffered batches, and the
- *	  aggregation object that chooses a strategy per batch and drives the
- *	  kernels of hashagg_*.cu.
+ *	  aggregation object's entry points (GaDeviceOps): its layout, batches,
+ *	  join-fed pieces and results.
  *
  * Flow of one aggregation.  Two batches of pinned host memory are handed
  * out in turn, so that the caller fills one while the GPU works on the
@@ -17,51 +17,12 @@
  * overflow flag) back into pinned memory.  Only one batch is on the device
  * at a time, so its input is still there when it has to be redone.
  *
- * Strategies (gpuagg.strategy; the papers are in the design notes).  Every
- * one ends with the same dense group arrays, so they may change from batch
- * to batch and all give the same answers:
- *
- *	perfect		Direct indexing (Karnagel et al., MapD): a row's entry is the
- *				mixed-radix index of its keys over their ranges, each with a
- *				null slot.  The ranges come from a sample of the first batch
- *				(the probe), widened when the sample was not the whole batch.
- *				Small ranges are indexed in each block's shared memory, large
- *				ones in global memory; either way into "perfect entries" that
- *				are gathered into the group arrays at the end.  A row whose
- *				key lies outside the ranges escapes to the global table, so
- *				no key is ever lost.  Chosen at the first batch and kept.
- *	shared		Per-block tables in shared memory (Rosenfeld et al.).  Keys
- *				that pack into 64 bits use the fused one-pass kernel: a block
- *				hashes packed keys into its own table, and only the block's
- *				distinct keys are looked up in the global table.  Other keys
- *				use two phases: global ids, then shared accumulators.
- *	global		Two phases: global ids, then atomics into the group arrays
- *				(through a small per-block cache of hot groups for skew).
- *	partitioned	Rows partitioned by the top bits of their key hash first
- *				(Wu et al.), then the two phases over them in that order, so
- *				that the table's working set stays in the L2 cache.
- *
- * auto chooses from the group count and widths and the GPU's shared memory
- * (device.c has the rules): perfect when the probed ranges are small
- * (shared memory) or dense enough; else shared while the groups fit a
- * block, global beyond.  Auto never partitions (measured slower than global
- * on the H100).  The group count is the planner's estimate, replaced by the
- * probe's estimate for the first batch (a HyperLogLog sketch of the sample)
- * and by the groups found so far for later batches.  A forced strategy runs
- * where it applies: perfect needs ranges small enough and shared needs the
- * groups to fit a block (elsewhere the device chooses as auto does);
- * partitioned needs a group table larger than the L2 cache (elsewhere
- * global runs); global always applies.
- *
- * Overflow (the Rapids report: detect a full table, grow, relaunch).  When
- * the dense group arrays are full the kernels raise a flag and accumulate
- * nothing more; the host sees the flag when it waits for the batch, grows
- * the arrays to at least twice the capacity and twice the groups seen,
- * copies keys and accumulators over, rebuilds the slots from the dense keys
- * and runs the batch's kernels again: all of them, or only the escapes'
- * when the one-pass kernel had already merged (perfect never overflows; the
- * fused kernel merges only when nothing overflowed).  A wrong estimate of
- * the number of groups therefore costs time, never a wrong answer.
+ * Strategies (gpuagg.strategy): perfect, shared, global and partitioned;
+ * every one ends with the same dense group arrays, so they may change from
+ * batch to batch and all give the same answers.  strategy_gpu.cu chooses a
+ * batch's plan (its header has the rules); batch_gpu.cu runs the plan's
+ * kernels, the first batch's probe, overflow growth and redo, and perfect's
+ * final gather.
  *
  * Launch parameters come from the device's properties through the
  * occupancy calculator (hashagg_kernels.cu), shared-memory budgets from its
@@ -102,32 +63,12 @@
 #define GPU_MIN_CAPACITY 1024
 #define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 26)
 
-/* Shared tables are sized for at least this many groups (when they fit). */
-#define GPU_SHARED_MIN_GROUPS 32
-
 /* Largest batch capacity accepted: keeps every size computation in range. */
 #define GPU_MAX_BATCH_ROWS (INT64_C(1) << 40)
-
-/* Alignment of the arrays carved out of one allocation. */
-#define GPU_ALIGN 256
-
-/* perfect: most entries, and how sparse a range auto still indexes directly. */
-#define GPU_PERFECT_MAX_ENTRIES (INT64_C(1) << 28)
-#define GPU_PERFECT_DENSITY 4	/* entries per estimated group, at most */
-
-/* Most partitions (bits), and rows per partition aimed at. */
-#define GPU_PARTITION_MAX_BITS 16
-#define GPU_PARTITION_ROWS_LOG2 12
 
 /* Largest block cache of hot groups (bits) and its bytes. */
 #define GPU_CACHE_MAX_BITS 10
 #define GPU_CACHE_MAX_BYTES (32 * 1024)
-
-/* Kernel parameters (CUDA 12.1+ takes up to 32764 bytes). */
-static_assert(sizeof(GaDevKeys) + sizeof(GaDevPerfect) + sizeof(GaDevAggs) + 64 <= 32764,
-			  "direct kernel parameters exceed 32 KB");
-static_assert(sizeof(GaDevKeys) + sizeof(GaDevPack) + sizeof(GaDevTable) +
-			  sizeof(GaDevAggs) + 64 <= 32764, "fused kernel parameters exceed 32 KB");
 
 /* The per-process GPU devices, created by the first open of each ordinal. */
 static GpuDevice *gpu_devices[GA_MAX_GPUS];
@@ -357,7 +298,6 @@ ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
 	return device;
 }
 
-
 /* ------------------------------------------------------------------------
  * Aggregation: state, tables and batches
  * ------------------------------------------------------------------------
@@ -398,108 +338,6 @@ agg_usable(const GpuAgg *agg, GaStatus *status)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the GPU aggregation has already finished");
 	ga_status_ok(status);
-	return 1;
-}
-
-/* Free a table's device arrays and mark it empty. */
-static void
-table_free(GpuAgg *agg, GpuTable *table)
-{
-	device_free(&table->slots);
-	device_free(&table->keys);
-	for (int a = 0; a < agg->naggs; a++)
-		device_free(&table->acc[a]);
-	table->capacity = 0;
-}
-
-/*
- * Allocate a table of `capacity` groups: slots (2 * capacity), dense keys
- * and accumulators.  Nothing is initialised here.  Frees what it got on
- * failure.
- */
-static int
-table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table, GaStatus *status)
-{
-	memset(table, 0, sizeof(*table));
-	table->capacity = capacity;
-	if (agg->nkeys > 0)
-	{
-		if (!device_alloc((void **) &table->slots, (size_t) (2 * capacity) * sizeof(int32_t),
-						  "the group table's slots", status) ||
-			!device_alloc((void **) &table->keys,
-						  (size_t) (agg->nkeys + 1) * (size_t) capacity * sizeof(long long),
-						  "the group keys", status))
-		{
-			table_free(agg, table);
-			return 0;
-		}
-	}
-	for (int a = 0; a < agg->naggs; a++)
-	{
-		if (!device_alloc(&table->acc[a], (size_t) capacity * agg->acc_width[a],
-						  "the aggregate accumulators", status))
-		{
-			table_free(agg, table);
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/* log2 of a power of two. */
-static int
-log2_exact(int64_t pow2)
-{
-	int			bits = 0;
-
-	while ((INT64_C(1) << bits) < pow2)
-		bits++;
-	return bits;
-}
-
-/* The kernels' view of a table. */
-static GaDevTable
-dev_table(const GpuAgg *agg, const GpuTable *table)
-{
-	GaDevTable	t;
-
-	memset(&t, 0, sizeof(t));
-	t.slots = table->slots;
-	t.slot_mask = 2 * table->capacity - 1;
-	t.slot_shift = 64 - log2_exact(2 * table->capacity);
-	t.keys = table->keys;
-	t.capacity = table->capacity;
-	t.nkeys = agg->nkeys;
-	t.control = agg->dev_control;
-	return t;
-}
-
-/* Point the in-flight aggregates' accumulators at a table's arrays. */
-static void
-set_acc_pointers(GpuAgg *agg, GaDevAggs *aggs, const GpuTable *table)
-{
-	for (int a = 0; a < agg->naggs; a++)
-		aggs->aggs[a].acc = table->acc[a];
-}
-
-/*
- * Initialise a fresh table on the stream: slots EMPTY, accumulators of
- * groups [begin, capacity) at their identities.
- */
-static int
-table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin, GaStatus *status)
-{
-	cudaStream_t stream = agg->device->stream;
-	GaDevAggs  *aggs = &agg->inflight_aggs;
-
-	if (table->slots != NULL)
-		GPU_TRY(cudaMemsetAsync(table->slots, 0xff,
-								(size_t) (2 * table->capacity) * sizeof(int32_t), stream),
-				"clearing the group table");
-	set_acc_pointers(agg, aggs, table);
-	GPU_TRY(ga_launch_init_accumulators(aggs, begin, table->capacity,
-										agg->device->info.multiprocessors, stream),
-			"initialising the accumulators");
 	return 1;
 }
 
@@ -679,873 +517,6 @@ set_inflight_columns(GpuAgg *agg)
 			agg->inflight_aggs.aggs[dagg->partner].input =
 				dev_column(agg, agg->aggs[a].column2);
 	}
-}
-
-/* ------------------------------------------------------------------------
- * Aggregation: timing
- * ------------------------------------------------------------------------
- */
-
-/* Start a run of marks on the stream (marks[0]). */
-static int
-marks_start(GpuAgg *agg, GaStatus *status)
-{
-	agg->nmarks = 0;
-	GPU_TRY(cudaEventRecord(agg->marks[0], agg->device->stream), "recording an event");
-	agg->nmarks = 1;
-	return 1;
-}
-
-/* Mark the end of a phase on the stream. */
-static int
-mark(GpuAgg *agg, GaPhase phase, GaStatus *status)
-{
-	int			m = agg->nmarks < GPU_MAX_MARKS ? agg->nmarks : GPU_MAX_MARKS - 1;
-
-	GPU_TRY(cudaEventRecord(agg->marks[m], agg->device->stream), "recording an event");
-	agg->mark_phase[m] = phase;
-	agg->nmarks = m + 1;
-	return 1;
-}
-
-/* The last mark recorded: waiting for it waits for the whole run. */
-static cudaEvent_t
-last_mark(const GpuAgg *agg)
-{
-	return agg->marks[agg->nmarks > 0 ? agg->nmarks - 1 : 0];
-}
-
-/* After the last mark completed: add the run's phases to the statistics. */
-static void
-collect_marks(GpuAgg *agg)
-{
-	for (int m = 1; m < agg->nmarks; m++)
-	{
-		double		ms = 0;
-
-		add_elapsed(&ms, agg->marks[m - 1], agg->marks[m]);
-		agg->stats.phase_ms[agg->mark_phase[m]] += ms;
-		agg->stats.device_ms += ms;
-	}
-	agg->nmarks = 0;
-}
-
-/* Wait for the last mark and collect the run's times. */
-static int
-wait_marks(GpuAgg *agg, GaWaitCallback wait, void *arg, const char *what, GaStatus *status)
-{
-	if (agg->nmarks == 0)
-		return 1;
-	if (!wait_event(last_mark(agg), wait, arg, what, status))
-		return 0;
-	collect_marks(agg);
-	return 1;
-}
-
-/* ------------------------------------------------------------------------
- * Aggregation: choosing a strategy
- * ------------------------------------------------------------------------
- */
-
-/* The strategy a plan stands for (EXPLAIN's names). */
-static GaStrategy
-plan_strategy(const GpuAgg *agg, GpuPlan plan)
-{
-	switch (plan)
-	{
-		case PLAN_DIRECT_SHARED:
-			return agg->nkeys > 0 ? GA_STRATEGY_PERFECT : GA_STRATEGY_SHARED;
-		case PLAN_DIRECT_GLOBAL:
-			return GA_STRATEGY_PERFECT;
-		case PLAN_FUSED:
-		case PLAN_SHARED:
-			return GA_STRATEGY_SHARED;
-		case PLAN_PARTITIONED:
-			return GA_STRATEGY_PARTITIONED;
-		case PLAN_GLOBAL:
-			break;
-	}
-	return GA_STRATEGY_GLOBAL;
-}
-
-/* Whether a plan's kernels may leave rows in the escape list. */
-static int
-plan_has_escapes(const GpuAgg *agg, GpuPlan plan)
-{
-	return plan == PLAN_FUSED ||
-		(agg->nkeys > 0 && (plan == PLAN_DIRECT_SHARED || plan == PLAN_DIRECT_GLOBAL));
-}
-
-/*
- * Copies of each entry of a shared table of `entries` entries (plus
- * other_bytes of other shared memory) whose rows fall on about `hot` of
- * them: as many, up to 32, as keep hot * copies within 512 (few groups: a
- * warp's lanes then hit different copies) and the whole table within the
- * shared-memory budget.
- */
-static int
-choose_replicas(const GpuAgg *agg, int64_t hot, int64_t entries, int64_t other_bytes)
-{
-	const int64_t state = agg->inflight_aggs.shared_state;
-	int			replicas = 1;
-
-	if (hot < 1)
-		hot = 1;
-	while (replicas < 32 && hot * replicas * 2 <= 512 &&
-		   other_bytes + entries * replicas * 2 * state <= agg->shared_budget)
-		replicas *= 2;
-	return replicas;
-}
-
-/*
- * How the fused kernel packs this batch's keys: each key's width, and a
- * null bit for a key column that has nulls in this batch.  0 when they do
- * not fit 64 bits.
- */
-static int
-make_pack(const GpuAgg *agg, GaDevPack *pack)
-{
-	int			shift = 0;
-
-	memset(pack, 0, sizeof(*pack));
-	if (agg->nkeys < 1 || agg->nkeys > GA_PACK_MAX_KEYS)
-		return 0;
-	for (int k = 0; k < agg->nkeys; k++)
-	{
-		int			bits = 8 * ga_type_width(agg->column_types[agg->key_columns[k]]);
-		int			null_bit = agg->inflight_keys.columns[k].validity != NULL ? 1 : 0;
-
-		if (shift + bits + null_bit > 64)
-			return 0;
-		pack->shift[k] = shift;
-		pack->bits[k] = bits;
-		pack->null_bit[k] = null_bit;
-		shift += bits + null_bit;
-	}
-	pack->nkeys = agg->nkeys;
-	return 1;
-}
-
-/*
- * The shared strategy's plan for `groups` groups: the fused kernel when the
- * keys pack and its table holds them, else two phases with a shared table
- * (forced: the largest one), else global.  Tables are sized for twice the
- * groups, so that the groups of later batches fit too.
- */
-static GpuPlan
-shared_plan(GpuAgg *agg, int64_t groups, int forced)
-{
-	const int64_t state = agg->inflight_aggs.shared_state;
-	int64_t		target = 2 * groups > GPU_SHARED_MIN_GROUPS ? 2 * groups : GPU_SHARED_MIN_GROUPS;
-	GaDevPack	pack;
-
-	if (!agg->fused_failed && !agg->two_phase_only && agg->device->cooperative &&
-		agg->rows_ok && groups <= agg->max_fused_groups && make_pack(agg, &pack))
-	{
-		int64_t		max_slots = agg->shared_budget / (8 + state) / 32 * 32;
-		int64_t		nslots;
-
-		if (target > agg->max_fused_groups)
-			target = agg->max_fused_groups;
-		nslots = (target * 100 / GA_FUSED_LOAD_PERCENT + 31) / 32 * 32;
-		if (nslots > max_slots)
-			nslots = max_slots;
-		if (nslots >= 32)
-		{
-			agg->inflight_pack = pack;
-			agg->inflight_nslots = nslots;
-			agg->inflight_replicas = choose_replicas(agg, groups, nslots, 8 * nslots);
-			return PLAN_FUSED;
-		}
-	}
-	if (groups <= agg->max_shared_groups)
-	{
-		if (forced || target > agg->max_shared_groups)
-			target = agg->max_shared_groups;
-		agg->inflight_groups_alloc = target;
-		agg->inflight_replicas = choose_replicas(agg, groups, target, 0);
-		return PLAN_SHARED;
-	}
-	return PLAN_GLOBAL;
-}
-
-/*
- * The plan for the batch in flight (see the file header for the rules).
- * Sets the plan's sizes in agg->inflight_*.
- */
-static GpuPlan
-choose_plan(GpuAgg *agg)
-{
-	const GaStrategy requested = agg->request.strategy;
-	int64_t		groups;
-
-	if (agg->nkeys == 0)
-	{
-		if (requested == GA_STRATEGY_GLOBAL)
-			return PLAN_GLOBAL;
-		if (!agg->two_phase_only)
-			return PLAN_DIRECT_SHARED;
-		/* one group in a two-phase shared table */
-		agg->inflight_groups_alloc = 1;
-		agg->inflight_replicas = choose_replicas(agg, 1, 1, 0);
-		return PLAN_SHARED;
-	}
-	if (agg->perfect)
-		return agg->perfect_in_shared ? PLAN_DIRECT_SHARED : PLAN_DIRECT_GLOBAL;
-
-	groups = agg->known_groups;
-	if (agg->batches_launched == 0)
-	{
-		int64_t		estimate = agg->probed ? agg->device_estimate :
-			agg->request.estimated_groups;
-
-		if (estimate > groups)
-			groups = estimate;
-	}
-	if (groups < 1)
-		groups = 1;
-
-	/* a forced strategy where it applies; elsewhere as auto */
-	switch (requested)
-	{
-		case GA_STRATEGY_GLOBAL:
-			return PLAN_GLOBAL;
-		case GA_STRATEGY_PARTITIONED:
-			if (agg->rows_ok &&
-				ga_partitioned_applies(&agg->device->info, &agg->request, groups))
-				return PLAN_PARTITIONED;
-			return PLAN_GLOBAL;
-		case GA_STRATEGY_SHARED:
-			{
-				GpuPlan		plan = shared_plan(agg, groups, 1);
-
-				if (plan != PLAN_GLOBAL)
-					return plan;
-			}
-			break;
-		default:				/* auto, and perfect where it does not apply */
-			break;
-	}
-	switch (ga_auto_strategy_for_groups(&agg->device->info, &agg->request, groups))
-	{
-		case GA_STRATEGY_SHARED:
-			return shared_plan(agg, groups, 0);
-		default:
-			return PLAN_GLOBAL;
-	}
-}
-
-/*
- * Groups of a batch of nrows rows estimated from the probe: HyperLogLog
- * (with the small-range correction) for the sample's distinct tuples, then,
- * when the sample was not the whole batch, the group count g whose uniform
- * draws would show that many distinct tuples in the sample,
- * g * (1 - exp(-sampled / g)), at most nrows.
- */
-static int64_t
-estimate_groups(const GaDevProbe *probe, int64_t nrows)
-{
-	const double m = GA_HLL_REGISTERS;
-	const double alpha = 0.7213 / (1.0 + 1.079 / m);
-	const double sampled = (double) probe->rows;
-	double		sum = 0;
-	double		zeros = 0;
-	double		distinct;
-	double		lo,
-				hi;
-
-	if (probe->rows == 0)
-		return 0;
-	for (int r = 0; r < GA_HLL_REGISTERS; r++)
-	{
-		sum += ldexp(1.0, -(int) probe->hll[r]);
-		if (probe->hll[r] == 0)
-			zeros++;
-	}
-	distinct = alpha * m * m / sum;
-	if (distinct <= 2.5 * m && zeros > 0)
-		distinct = m * log(m / zeros);
-	if (distinct > sampled)
-		distinct = sampled;
-	if (distinct < 1)
-		distinct = 1;
-	if (sampled >= (double) nrows)
-		return (int64_t) ceil(distinct);
-	/*
-	 * Almost all distinct: g is at least ~5 times the sample, and the
-	 * sketch's few percent of error make the inversion unstable; say nrows.
-	 */
-	if (distinct >= 0.9 * sampled)
-		return nrows;
-
-	/* the expected distinct draws grow with g: bisect */
-	lo = distinct;
-	hi = (double) nrows;
-	if (hi * (1 - exp(-sampled / hi)) <= distinct)
-		return nrows;
-	for (int i = 0; i < 60; i++)
-	{
-		double		mid = 0.5 * (lo + hi);
-
-		if (mid * (1 - exp(-sampled / mid)) < distinct)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (int64_t) ceil(hi);
-}
-
-/* The range of values of an integer key type. */
-static void
-type_range(GaValueType type, long long *min, long long *max)
-{
-	switch (type)
-	{
-		case GA_TYPE_INT8:
-			*min = -128;
-			*max = 127;
-			break;
-		case GA_TYPE_INT16:
-			*min = -32768;
-			*max = 32767;
-			break;
-		case GA_TYPE_INT32:
-			*min = INT32_MIN;
-			*max = INT32_MAX;
-			break;
-		default:
-			*min = INT64_MIN;
-			*max = INT64_MAX;
-			break;
-	}
-}
-
-/* Free the perfect entries (if any). */
-static void
-perfect_free(GpuAgg *agg)
-{
-	device_free(&agg->dev_perfect.acc);
-	device_free(&agg->dev_perfect.seen);
-}
-
-/*
- * After the first batch's probe: whether a direct index over the keys'
- * ranges applies, and if so its layout and arrays.  Each key's range is the
- * sample's min..max, widened by an eighth plus one on both sides (within the type)
- * when the sample was not the whole batch, plus a null slot.  It applies
- * when the product of the ranges is at most GPU_PERFECT_MAX_ENTRIES and its
- * entries fit in a fourth of the GPU's memory; auto also wants it small
- * enough for shared memory or at most GPU_PERFECT_DENSITY entries per
- * estimated group.  Failing to allocate it is not an error: the hash-based
- * strategies take over.
- */
-static void
-decide_perfect(GpuAgg *agg, int64_t nrows)
-{
-	const GaDevProbe *probe = agg->host_probe;
-	GaDevPerfect *p = &agg->dev_perfect;
-	const int	forced = agg->request.strategy == GA_STRATEGY_PERFECT;
-	const int	whole = probe->rows >= (unsigned long long) nrows;
-	const int64_t state = agg->inflight_aggs.shared_state;
-	double		entries = 1;
-	double		observed = 1;	/* entries the sample's values span */
-	size_t		acc_bytes;
-	size_t		seen_bytes;
-	GaStatus	ignored;
-
-	if (agg->nkeys < 1 || agg->nkeys > GA_PERFECT_MAX_KEYS || !agg->rows_ok ||
-		agg->two_phase_only)
-		return;
-	for (int k = 0; k < agg->nkeys; k++)
-	{
-		long long	tmin,
-					tmax,
-					lo,
-					hi;
-		double		width;
-
-		type_range(agg->column_types[agg->key_columns[k]], &tmin, &tmax);
-		if (probe->min[k] > probe->max[k])
-			lo = hi = 0;		/* no value in the sample: nulls only */
-		else
-		{
-			lo = probe->min[k];
-			hi = probe->max[k];
-		}
-		width = (double) hi - (double) lo + 1;
-		if (width > (double) GPU_PERFECT_MAX_ENTRIES)
-			return;
-		observed *= width + (probe->has_null[k] ? 1 : 0);
-		if (!whole)
-		{
-			/* width <= 2^28 here, so neither bound below overflows */
-			long long	slack = (long long) (width / 8) + 1;
-
-			lo = lo < tmin + slack ? tmin : lo - slack;
-			hi = hi > tmax - slack ? tmax : hi + slack;
-			width = (double) hi - (double) lo + 1;
-			if (width > (double) GPU_PERFECT_MAX_ENTRIES)
-				return;
-		}
-		p->lo[k] = lo;
-		p->base[k] = hi - lo + 2;	/* the values, and the null slot */
-		p->stride[k] = (long long) entries;
-		entries *= (double) p->base[k];
-		if (entries > (double) GPU_PERFECT_MAX_ENTRIES)
-			return;
-	}
-	p->nkeys = agg->nkeys;
-	p->entries = (long long) entries;
-
-	agg->perfect_in_shared =
-		(int64_t) ga_direct_shared_bytes(p->entries, 1, (int) state) <= agg->shared_budget;
-	if (!agg->perfect_in_shared)
-	{
-		int64_t		groups = agg->device_estimate > 0 ? agg->device_estimate : 1;
-
-		if (!forced && (double) p->entries > (double) GPU_PERFECT_DENSITY * groups)
-			return;
-		if ((double) p->entries * p->entry_bytes > (double) agg->device->info.total_memory / 4)
-			return;
-	}
-
-	acc_bytes = (size_t) p->entries * p->entry_bytes;
-	seen_bytes = 4 * (size_t) ((p->entries + 31) / 32);
-	if (!device_alloc((void **) &p->acc, acc_bytes, "the perfect entries", &ignored) ||
-		!device_alloc((void **) &p->seen, seen_bytes, "the perfect bitmap", &ignored))
-	{
-		perfect_free(agg);
-		(void) cudaGetLastError();
-		return;
-	}
-	agg->perfect = 1;
-	agg->perfect_needs_init = 1;
-	agg->perfect_replicas = agg->perfect_in_shared ?
-		choose_replicas(agg, (int64_t) observed, p->entries, (int64_t) seen_bytes) : 1;
-}
-
-/* ------------------------------------------------------------------------
- * Aggregation: running batches
- * ------------------------------------------------------------------------
- */
-
-/* Allocate the row list (escapes, permutation) and partition counters. */
-static int
-ensure_plan_buffers(GpuAgg *agg, GpuPlan plan, GaStatus *status)
-{
-	if ((plan_has_escapes(agg, plan) || plan == PLAN_PARTITIONED) && agg->dev_rows == NULL &&
-		!device_alloc((void **) &agg->dev_rows, (size_t) agg->batch_rows * sizeof(int32_t),
-					  "the row lists", status))
-		return 0;
-	if (plan == PLAN_PARTITIONED && agg->dev_hist == NULL &&
-		(!device_alloc((void **) &agg->dev_hist,
-					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
-					   "the partition counters", status) ||
-		 !device_alloc((void **) &agg->dev_cursor,
-					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
-					   "the partition counters", status)))
-		return 0;
-	return 1;
-}
-
-/* Partition bits for a batch: about 2^GPU_PARTITION_ROWS_LOG2 rows each. */
-static int
-partition_bits(int64_t nrows)
-{
-	int			bits = log2_exact(nrows > 1 ? nrows : 2) - GPU_PARTITION_ROWS_LOG2;
-
-	return bits < 1 ? 1 : bits > GPU_PARTITION_MAX_BITS ? GPU_PARTITION_MAX_BITS : bits;
-}
-
-/*
- * Enqueue the kernels of the batch on the device: its derived columns'
- * (once per rows), then its plan's (or only the escaped rows' two phases),
- * then the copy of the control block to pinned memory; marks split the
- * time into phases, the last one ends the batch.
- */
-static int
-enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
-{
-	cudaStream_t stream = agg->device->stream;
-	const int	sms = agg->device->info.multiprocessors;
-	const int64_t nrows = agg->inflight_rows;
-	GaDevTable	table = dev_table(agg, &agg->table);
-	int32_t    *ids = agg->nkeys > 0 ? agg->dev_group_ids : NULL;
-	const GaDevKeys *keys = &agg->inflight_keys;
-	GaDevAggs  *aggs = &agg->inflight_aggs;
-	GaDevControl *control = agg->dev_control;
-
-	set_acc_pointers(agg, aggs, &agg->table);
-	if (!marks_start(agg, status))
-		return 0;
-	if (agg->derived_pending)
-	{
-		GPU_TRY(ga_launch_compute_derived(agg->dev_programs, agg->nprograms, nrows, sms, stream),
-				"launching the derived column kernel");
-		agg->derived_pending = 0;	/* a redo after growth finds them there */
-		if (!mark(agg, GA_PHASE_DERIVED, status))
-			return 0;
-	}
-	if (agg->perfect_needs_init)
-	{
-		GPU_TRY(cudaMemsetAsync(agg->dev_perfect.seen, 0,
-								4 * (size_t) ((agg->dev_perfect.entries + 31) / 32), stream),
-				"clearing the perfect bitmap");
-		GPU_TRY(ga_launch_init_perfect(&agg->dev_perfect, aggs, sms, stream),
-				"launching the perfect initialisation kernel");
-		agg->perfect_needs_init = 0;
-		if (!mark(agg, GA_PHASE_PROBE, status))
-			return 0;
-	}
-
-	if (!escapes_only)
-	{
-		if (plan_has_escapes(agg, agg->inflight_plan))
-			GPU_TRY(ga_launch_reset_batch(control, stream), "launching the batch reset kernel");
-		switch (agg->inflight_plan)
-		{
-			case PLAN_DIRECT_SHARED:
-				{
-					GaDevPerfect plain;
-					const GaDevPerfect *perfect = &agg->dev_perfect;
-
-					if (agg->nkeys == 0)
-					{
-						memset(&plain, 0, sizeof(plain));
-						plain.entries = 1;
-						perfect = &plain;
-					}
-					GPU_TRY(ga_launch_direct_shared(keys, perfect, aggs, nrows, control,
-													agg->dev_rows,
-													agg->nkeys > 0 ? agg->perfect_replicas :
-													choose_replicas(agg, 1, 1, 0),
-													sms, stream),
-							"launching the direct shared-memory kernel");
-				}
-				break;
-			case PLAN_DIRECT_GLOBAL:
-				GPU_TRY(ga_launch_direct_global(keys, &agg->dev_perfect, aggs, nrows, control,
-												agg->dev_rows,
-												agg->cache_bits > 0 ? agg->cache_bits : 1,
-												sms, stream),
-						"launching the direct global kernel");
-				break;
-			case PLAN_FUSED:
-				{
-					cudaError_t err = ga_launch_fused_shared(keys, &agg->inflight_pack, &table,
-															 aggs, nrows, control, agg->dev_rows,
-															 agg->inflight_nslots,
-															 agg->inflight_replicas, sms, stream);
-
-					if (err == cudaErrorNotSupported)
-					{
-						/* cannot be cooperative here: two phases from now on */
-						agg->fused_failed = 1;
-						agg->inflight_plan = shared_plan(agg, agg->inflight_nslots *
-														 GA_FUSED_LOAD_PERCENT / 200, 0);
-						return enqueue_batch(agg, 0, status);
-					}
-					GPU_TRY(err, "launching the fused shared-memory kernel");
-				}
-				break;
-			case PLAN_SHARED:
-				if (agg->nkeys > 0)
-				{
-					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
-													   stream),
-							"launching the group id kernel");
-					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
-						return 0;
-				}
-				GPU_TRY(ga_launch_accumulate_shared(aggs, ids, nrows, control,
-													agg->inflight_groups_alloc,
-													agg->inflight_replicas, sms, stream),
-						"launching the shared-memory aggregation kernel");
-				break;
-			case PLAN_GLOBAL:
-				if (agg->nkeys > 0)
-				{
-					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
-													   stream),
-							"launching the group id kernel");
-					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
-						return 0;
-				}
-				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, NULL, NULL, control,
-													agg->cache_bits, sms, stream),
-						"launching the global aggregation kernel");
-				break;
-			case PLAN_PARTITIONED:
-				agg->inflight_pbits = partition_bits(nrows);
-				GPU_TRY(ga_launch_partition(keys, nrows, agg->inflight_pbits, agg->dev_hist,
-											agg->dev_cursor, agg->dev_rows, sms, stream),
-						"launching the partitioning kernels");
-				if (!mark(agg, GA_PHASE_PARTITION, status))
-					return 0;
-				GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows, NULL, ids,
-												   sms, stream),
-						"launching the group id kernel");
-				if (!mark(agg, GA_PHASE_GROUP_IDS, status))
-					return 0;
-				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
-													control, agg->cache_bits, sms, stream),
-						"launching the global aggregation kernel");
-				break;
-		}
-		if (!mark(agg, GA_PHASE_AGGREGATE, status))
-			return 0;
-	}
-
-	if (plan_has_escapes(agg, agg->inflight_plan))
-	{
-		/* the escaped rows, in two phases through the global table */
-		GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows,
-										   &control->escapes, ids, sms, stream),
-				"launching the group id kernel for escaped rows");
-		if (!mark(agg, GA_PHASE_GROUP_IDS, status))
-			return 0;
-		GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, &control->escapes,
-											control, agg->cache_bits, sms, stream),
-				"launching the global aggregation kernel for escaped rows");
-	}
-	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the group count from the GPU");
-	return mark(agg, GA_PHASE_AGGREGATE, status);
-}
-
-/*
- * Grow the group table: a new table of at least twice the capacity and
- * twice `seen`, the old keys and accumulators copied into it, the rest
- * initialised, the slots rebuilt from the dense keys of the `valid` groups
- * (every id below it has its key written), and the counter set to valid.
- * Waits for the growth so that the old table can be freed.
- */
-static int
-grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback wait,
-		   void *arg, GaStatus *status)
-{
-	cudaStream_t stream = agg->device->stream;
-	int			sms = agg->device->info.multiprocessors;
-	int64_t		old_capacity = agg->table.capacity;
-	int64_t		want;
-	GpuTable	grown;
-	GaDevTable	table;
-
-	if (old_capacity >= GA_GPU_MAX_CAPACITY)
-		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-							 "more than %lld groups do not fit the GPU group table",
-							 (long long) GA_GPU_MAX_CAPACITY);
-	if (seen > (unsigned long long) GA_GPU_MAX_CAPACITY)
-		seen = GA_GPU_MAX_CAPACITY;
-	want = 2 * (int64_t) seen > 2 * old_capacity ? 2 * (int64_t) seen : 2 * old_capacity;
-	want = next_pow2(want);
-	if (want > GA_GPU_MAX_CAPACITY)
-		want = GA_GPU_MAX_CAPACITY;
-
-	if (!table_alloc(agg, want, &grown, status))
-		return 0;
-	/* From here the new table belongs to agg, so destroy frees it whatever happens. */
-	agg->retired = agg->table;
-	agg->table = grown;
-
-	if (!marks_start(agg, status))
-		return 0;
-	for (int w = 0; w <= agg->nkeys; w++)
-		GPU_TRY(cudaMemcpyAsync(grown.keys + (size_t) w * want,
-								agg->retired.keys + (size_t) w * old_capacity,
-								(size_t) old_capacity * sizeof(long long),
-								cudaMemcpyDeviceToDevice, stream),
-				"copying the group keys into the grown table");
-	for (int a = 0; a < agg->naggs; a++)
-		GPU_TRY(cudaMemcpyAsync(grown.acc[a], agg->retired.acc[a],
-								(size_t) old_capacity * agg->acc_width[a],
-								cudaMemcpyDeviceToDevice, stream),
-				"copying the accumulators into the grown table");
-	if (!table_init_async(agg, &grown, old_capacity, status))
-		return 0;
-	GPU_TRY(ga_launch_reset_control(agg->dev_control, valid, stream),
-			"launching the control reset kernel");
-	table = dev_table(agg, &grown);
-	GPU_TRY(ga_launch_rebuild_slots(&table, valid, sms, stream),
-			"launching the table rebuild kernel");
-	if (!mark(agg, GA_PHASE_GROW, status) ||
-		!wait_marks(agg, wait, arg, "growing the GPU group table", status))
-		return 0;
-
-	table_free(agg, &agg->retired);
-	agg->known_groups = valid;
-	agg->stats.table_growths++;
-	return 1;
-}
-
-/*
- * Wait for the batch on the device, if any, and settle it: on overflow
- * grow the table and run the batch's kernels again (its input is still on
- * the device) until it fits; then record its groups, timing and strategy.
- */
-static int
-settle_inflight(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
-{
-	while (agg->inflight)
-	{
-		GaDevControl control;
-		int			escapes_only;
-
-		if (!wait_event(last_mark(agg), wait, arg, "waiting for the GPU to aggregate a batch",
-						status))
-			return 0;
-		if (agg->inflight_copy_timed)
-			add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
-		agg->inflight_copy_timed = 0;
-		if (agg->inflight_gather_timed)
-			add_elapsed(&agg->stats.device_ms, agg->ev_gather_start, agg->ev_gather_end);
-		agg->inflight_gather_timed = 0;
-		collect_marks(agg);
-
-		memcpy(&control, agg->host_control, sizeof(control));
-		if (!control.overflow)
-		{
-			GaStrategy	strategy = plan_strategy(agg, agg->inflight_plan);
-
-			if (agg->inflight_plan == PLAN_SHARED &&
-				control.shared_fallbacks != agg->fallbacks_seen)
-				strategy = GA_STRATEGY_GLOBAL;
-			agg->fallbacks_seen = control.shared_fallbacks;
-			agg->stats.batches_by_strategy[strategy]++;
-			agg->last_strategy = strategy;
-			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
-			agg->inflight = 0;
-			return 1;
-		}
-		/* perfect never redoes its own kernel; fused not once it merged */
-		escapes_only = agg->inflight_plan == PLAN_DIRECT_SHARED ||
-			agg->inflight_plan == PLAN_DIRECT_GLOBAL ||
-			(agg->inflight_plan == PLAN_FUSED && control.merged);
-		agg->stats.retries++;
-		if (!grow_table(agg, control.ngroups, agg->table.capacity, wait, arg, status) ||
-			!enqueue_batch(agg, escapes_only, status))
-			return 0;
-	}
-	return 1;
-}
-
-/*
- * Probe the first batch (a sample: key ranges, a sketch of the groups) and
- * wait for it; then estimate the groups and decide about perfect.
- */
-static int
-probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
-{
-	cudaStream_t stream = agg->device->stream;
-
-	if (agg->dev_probe == NULL &&
-		!device_alloc((void **) &agg->dev_probe, sizeof(GaDevProbe), "the probe", status))
-		return 0;
-	if (agg->host_probe == NULL &&
-		!pinned_alloc((void **) &agg->host_probe, sizeof(GaDevProbe), "the probe", status))
-		return 0;
-	if (!marks_start(agg, status))
-		return 0;
-	GPU_TRY(ga_launch_probe(&agg->inflight_keys, agg->inflight_rows,
-							agg->nkeys <= GA_PERFECT_MAX_KEYS ? agg->nkeys : 0,
-							agg->dev_probe, agg->device->info.multiprocessors, stream),
-			"launching the probe kernel");
-	GPU_TRY(cudaMemcpyAsync(agg->host_probe, agg->dev_probe, sizeof(GaDevProbe),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the probe from the GPU");
-	if (!mark(agg, GA_PHASE_PROBE, status) ||
-		!wait_marks(agg, wait, arg, "probing the first batch on the GPU", status))
-		return 0;
-	agg->probed = 1;
-	agg->device_estimate = estimate_groups(agg->host_probe, agg->inflight_rows);
-	agg->stats.device_estimated_groups = agg->device_estimate;
-	decide_perfect(agg, agg->inflight_rows);
-	return 1;
-}
-
-/*
- * Launch the batch whose columns are in agg->inflight_keys/aggs (counted as
- * a batch; its input rows are the caller's to count): the probe first if
- * this is the first batch of an auto or perfect aggregation, then the
- * plan's kernels.  Returns without waiting for them.
- */
-static int
-start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg, GaStatus *status)
-{
-	GpuPlan		plan;
-
-	agg->inflight_rows = nrows;
-	agg->stats.batches++;
-	if (!agg->probed && agg->nkeys > 0 && agg->rows_ok &&
-		(agg->request.strategy == GA_STRATEGY_AUTO ||
-		 agg->request.strategy == GA_STRATEGY_PERFECT) &&
-		!probe_first_batch(agg, wait, arg, status))
-		return 0;
-	plan = choose_plan(agg);
-	agg->inflight_plan = plan;
-	if (!ensure_plan_buffers(agg, plan, status))
-		return 0;
-	agg->inflight = 1;
-	if (!enqueue_batch(agg, 0, status))
-		return 0;
-	agg->batches_launched++;
-	return 1;
-}
-
-/*
- * perfect, at the end: append the entries seen to the group arrays (grown
- * if needed), after the groups of the escaped rows.
- */
-static int
-gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
-{
-	cudaStream_t stream = agg->device->stream;
-	const int	sms = agg->device->info.multiprocessors;
-	GaDevControl *control = agg->dev_control;
-	GaDevAggs	aggs = agg->inflight_aggs;
-	GaDevTable	table;
-	int64_t		found;
-
-	if (!agg->perfect || agg->perfect_gathered)
-		return 1;
-	if (!marks_start(agg, status))
-		return 0;
-	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
-			"clearing a counter");
-	GPU_TRY(ga_launch_count_perfect(&agg->dev_perfect, &control->counter, sms, stream),
-			"launching the perfect count kernel");
-	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the group count from the GPU");
-	if (!mark(agg, GA_PHASE_FINISH, status) ||
-		!wait_marks(agg, wait, arg, "counting the groups on the GPU", status))
-		return 0;
-	found = (int64_t) agg->host_control->counter;
-	if (agg->known_groups + found > GA_GPU_MAX_CAPACITY)
-		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-							 "more than %lld groups do not fit the GPU group table",
-							 (long long) GA_GPU_MAX_CAPACITY);
-	if (agg->known_groups + found > agg->table.capacity &&
-		!grow_table(agg, (unsigned long long) (agg->known_groups + found),
-					agg->known_groups, wait, arg, status))
-		return 0;
-
-	table = dev_table(agg, &agg->table);
-	set_acc_pointers(agg, &aggs, &agg->table);
-	if (!marks_start(agg, status))
-		return 0;
-	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
-			"clearing a counter");
-	GPU_TRY(ga_launch_gather_perfect(&agg->dev_perfect, &aggs, &table, agg->known_groups,
-									 &control->counter, sms, stream),
-			"launching the perfect gather kernel");
-	if (!mark(agg, GA_PHASE_FINISH, status) ||
-		!wait_marks(agg, wait, arg, "gathering the groups on the GPU", status))
-		return 0;
-	agg->known_groups += found;
-	agg->perfect_gathered = 1;
-	return 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -1763,7 +734,7 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 			estimate /= 2;
 		capacity = next_pow2(estimate);
 	}
-	if (!table_alloc(agg, capacity, &agg->table, status))
+	if (!ga_gpu_agg_table_alloc(agg, capacity, &agg->table, status))
 		goto fail;
 
 	{
@@ -1775,7 +746,7 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 			goto fail;
 		}
 	}
-	if (!table_init_async(agg, &agg->table, 0, status))
+	if (!ga_gpu_agg_table_init_async(agg, &agg->table, 0, status))
 		goto fail;
 	if (agg->nkeys == 0)
 	{
@@ -1900,13 +871,6 @@ ga_gpu_agg_count_empty_batch(GpuAgg *agg)
 	agg->stats.batches_by_strategy[agg->last_strategy]++;
 }
 
-/* Wait for the piece on the device and settle it (for aggjoin_gpu.cu). */
-int
-ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
-{
-	return settle_inflight(agg, wait, arg, status);
-}
-
 /*
  * Aggregate the nrows rows a join gathered into the device input buffer
  * (column_has_nulls set for them): they go in flight like a copied batch,
@@ -1921,7 +885,7 @@ ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *a
 	agg->inflight_copy_timed = 0;
 	agg->inflight_gather_timed = 1;
 	agg->derived_pending = agg->nprograms > 0;
-	return start_batch(agg, nrows, wait, arg, status);
+	return ga_gpu_agg_start_batch(agg, nrows, wait, arg, status);
 }
 
 /*
@@ -1936,7 +900,7 @@ gpu_agg_submit_joined(GpuAgg *agg, GpuHostBatch *hb, int index, GaWaitCallback w
 					  void *arg, GaStatus *status)
 {
 	if (!select_device(agg, status) ||
-		!settle_inflight(agg, wait, arg, status) ||
+		!ga_gpu_agg_settle(agg, wait, arg, status) ||
 		!ga_gpu_aggjoin_submit(agg, hb, wait, arg, status))
 		return remember_failure(agg, status);
 	hb->state = HOST_BATCH_IN_FLIGHT;
@@ -1987,7 +951,7 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 		return gpu_agg_submit_joined(agg, hb, index, wait, arg, status);
 
 	if (!select_device(agg, status) ||
-		!settle_inflight(agg, wait, arg, status) ||
+		!ga_gpu_agg_settle(agg, wait, arg, status) ||
 		!enqueue_copies(agg, hb, status))
 		return remember_failure(agg, status);
 	hb->state = HOST_BATCH_IN_FLIGHT;
@@ -1999,7 +963,7 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 	agg->inflight_copy_timed = 1;
 	agg->derived_pending = agg->nprograms > 0;
 	agg->stats.input_rows += batch->nrows;
-	if (!start_batch(agg, batch->nrows, wait, arg, status))
+	if (!ga_gpu_agg_start_batch(agg, batch->nrows, wait, arg, status))
 		return remember_failure(agg, status);
 	return 1;
 }
@@ -2077,7 +1041,7 @@ ga_gpu_bench_submit(void *agg_impl, const void *const *values,
 							 (long long) nrows);
 	if (nrows == 0)
 		return 1;
-	if (!select_device(agg, status) || !settle_inflight(agg, NULL, NULL, status))
+	if (!select_device(agg, status) || !ga_gpu_agg_settle(agg, NULL, NULL, status))
 		return remember_failure(agg, status);
 	for (int k = 0; k < agg->nkeys; k++)
 		agg->inflight_keys.columns[k] = bench_column(agg, agg->key_columns[k], values, validity);
@@ -2093,7 +1057,7 @@ ga_gpu_bench_submit(void *agg_impl, const void *const *values,
 	}
 	agg->inflight_copy_timed = 0;
 	agg->stats.input_rows += nrows;
-	if (!start_batch(agg, nrows, NULL, NULL, status))
+	if (!ga_gpu_agg_start_batch(agg, nrows, NULL, NULL, status))
 		return remember_failure(agg, status);
 	return 1;
 }
@@ -2107,8 +1071,8 @@ ga_gpu_bench_settle(void *agg_impl, GaStatus *status)
 	if (!agg_usable(agg, status))
 		return 0;
 	if (!select_device(agg, status) ||
-		!settle_inflight(agg, NULL, NULL, status) ||
-		!gather_perfect(agg, NULL, NULL, status))
+		!ga_gpu_agg_settle(agg, NULL, NULL, status) ||
+		!ga_gpu_agg_gather_perfect(agg, NULL, NULL, status))
 		return remember_failure(agg, status);
 	return 1;
 }
@@ -2281,8 +1245,8 @@ gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 		return NULL;
 	if (!select_device(agg, status) ||
 		(agg->join != NULL && !ga_gpu_aggjoin_finish(agg, wait, arg, status)) ||
-		!settle_inflight(agg, wait, arg, status) ||
-		!gather_perfect(agg, wait, arg, status) ||
+		!ga_gpu_agg_settle(agg, wait, arg, status) ||
+		!ga_gpu_agg_gather_perfect(agg, wait, arg, status) ||
 		!copy_out_result(agg, agg->known_groups, wait, arg, status))
 	{
 		remember_failure(agg, status);
@@ -2322,9 +1286,9 @@ gpu_agg_destroy(void *agg_impl)
 		(void) cudaStreamSynchronize(agg->device->stream);
 	}
 	ga_gpu_aggjoin_destroy(agg);
-	table_free(agg, &agg->table);
-	table_free(agg, &agg->retired);
-	perfect_free(agg);
+	ga_gpu_agg_table_free(agg, &agg->table);
+	ga_gpu_agg_table_free(agg, &agg->retired);
+	ga_gpu_plan_perfect_free(agg);
 	device_free(&agg->dev_input);
 	device_free(&agg->dev_programs);
 	device_free(&agg->dev_group_ids);

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * device_gpu.cuh
- *	  Internal state of the GPU device (device_gpu.cu): the per-process
- *	  device with its stream, the pinned batches, the group table's device
- *	  arrays and the aggregation object.  Kept apart from the code so that
+ *	  Internal state of the GPU device (device_gpu.cu, strategy_gpu.cu,
+ *	  batch_gpu.cu): the per-process device with its stream, the pinned
+ *	  batches, the group table's device arrays and the aggregation object.  Kept apart from the code so that
  *	  later GPU operators (joins) can share the device and its buffers, and
  *	  so that the kernel benchmark (test/bench/kernels) can drive an
  *	  aggregation over data already on the GPU.
@@ -424,18 +424,55 @@ extern int	ga_gpu_derived_upload(GpuAgg *agg, GaStatus *status);
 
 /*
  * device_gpu.cu: what the join-fed aggregation uses of the aggregation.
- * settle waits for the piece in flight (redoing it on overflow) before its
- * input is overwritten; launch_input aggregates the nrows rows gathered
- * into the input buffer (column_has_nulls set), leaving them in flight
- * with their gather timed (the first piece of an auto or perfect
- * aggregation waits for its probe first, calling wait); count_empty_batch
- * counts a submit without rows.
+ * launch_input aggregates the nrows rows gathered into the input buffer
+ * (column_has_nulls set), leaving them in flight with their gather timed
+ * (the first piece of an auto or perfect aggregation waits for its probe
+ * first, calling wait); count_empty_batch counts a submit without rows.
  */
-extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
-							  GaStatus *status);
 extern int	ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait,
 									void *arg, GaStatus *status);
 extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
+
+/*
+ * batch_gpu.cu: the group table's arrays (alloc frees what it got on
+ * failure; init_async sets slots empty and groups [begin, capacity) to
+ * their identities, on the stream); start_batch launches the batch whose
+ * columns are in inflight_keys/aggs (counted as a batch, its input rows
+ * the caller's to count: the probe first when it is the first batch of an
+ * auto or perfect aggregation, then the plan's kernels), without waiting;
+ * settle waits for the batch in flight, if any, redoing it after growth on
+ * overflow (also before a join's next piece overwrites the input);
+ * gather_perfect appends perfect's entries to the group arrays at the end.
+ */
+extern void ga_gpu_agg_table_free(GpuAgg *agg, GpuTable *table);
+extern int	ga_gpu_agg_table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table,
+								   GaStatus *status);
+extern int	ga_gpu_agg_table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin,
+										GaStatus *status);
+extern int	ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg,
+								   GaStatus *status);
+extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
+							  GaStatus *status);
+extern int	ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg,
+									  GaStatus *status);
+
+/*
+ * strategy_gpu.cu: the plan of a batch (choose sets the plan's sizes in
+ * agg->inflight_*; shared is the shared strategy's plan for `groups`
+ * groups, forced or not), the strategy a plan stands for, whether it may
+ * leave escaped rows, the copies of a shared table's entries, the groups
+ * estimated from the first batch's probe, and whether (and how) a direct
+ * index applies after it.
+ */
+extern GpuPlan ga_gpu_plan_choose(GpuAgg *agg);
+extern GpuPlan ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced);
+extern GaStrategy ga_gpu_plan_strategy(const GpuAgg *agg, GpuPlan plan);
+extern int	ga_gpu_plan_has_escapes(const GpuAgg *agg, GpuPlan plan);
+extern int	ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries,
+								 int64_t other_bytes);
+extern int64_t ga_gpu_plan_estimate_groups(const GaDevProbe *probe, int64_t nrows);
+extern void ga_gpu_plan_decide_perfect(GpuAgg *agg, int64_t nrows);
+extern void ga_gpu_plan_perfect_free(GpuAgg *agg);
 
 /*
  * For test/bench/kernels: an aggregation whose batches are columns already

@@ -6,9 +6,10 @@
 # cuda/device.c, cuda/device_cpu.c, cuda/join_cpu.c and cuda/aggjoin_cpu.c
 # are plain C and are compiled here from source; the GPU device comes from
 # the objects a top-level `make` produced: cuda/device_gpu.o,
-# cuda/hashagg_kernels.o, cuda/hashagg_fused.o, cuda/hashagg_partition.o,
-# cuda/join_gpu.o, cuda/hashjoin_kernels.o,
-# cuda/aggjoin_gpu.o, cuda/aggjoin_kernels.o and cuda/derived_gpu.o (built
+# cuda/strategy_gpu.o, cuda/batch_gpu.o, cuda/hashagg_kernels.o,
+# cuda/hashagg_fused.o, cuda/hashagg_partition.o, cuda/join_gpu.o,
+# cuda/hashjoin_kernels.o, cuda/aggjoin_gpu.o, cuda/aggjoin_kernels.o and
+# cuda/derived_gpu.o (built
 # with nvcc, linked with the static CUDA runtime) or cuda/device_gpu_none.o
 # (built without nvcc).
 # Suites: --suite agg|join|aggjoin|derived|all (conformance.c's usage tells the rest).
@@ -50,7 +51,7 @@ $CC $CFLAGS -Icuda -c $src/derived_join.c -o "$build/derived_join.o"
 $CC $CFLAGS -Icuda -c $src/derived_api.c -o "$build/derived_api.o"
 
 libs=""
-gpu_objs="cuda/device_gpu.o cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o"
+gpu_objs="cuda/device_gpu.o cuda/strategy_gpu.o cuda/batch_gpu.o cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o"
 have_gpu_objs=1
 for o in $gpu_objs; do
 	[ -f "$o" ] || have_gpu_objs=0

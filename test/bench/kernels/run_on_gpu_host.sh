@@ -41,7 +41,7 @@ say "nvcc: $("$NVCC" --version | tail -1)"
 
 # ---- 1. build ---------------------------------------------------------------
 say "building the GPU device for sm_90 (log: $out/build.log)"
-gpu_cus="cuda/device_gpu.cu $(ls cuda/hashagg_*.cu | tr '\n' ' ')"
+gpu_cus="$(ls cuda/*.cu | tr '\n' ' ')"	# every GPU object the Makefile builds
 built=0
 if command -v "${PG_CONFIG:-pg_config}" >/dev/null 2>&1; then
 	if make -j8 CUDA_ARCHS=90 NVCC="$NVCC" >"$out/build.log" 2>&1; then
@@ -83,11 +83,14 @@ say "conformance: $(tail -1 "$out/conformance.log")"
 build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-bench.XXXXXX")
 trap 'rm -rf "$build"' EXIT
 say "building bench_kernels"
-cc -O2 -fPIC -Icuda -c cuda/device.c -o "$build/device.o"
-cc -O2 -fPIC -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
+cpu_objs=""
+for c in device device_cpu join_cpu aggjoin_cpu; do
+	cc -O2 -fPIC -Icuda -c "cuda/$c.c" -o "$build/$c.o"
+	cpu_objs="$cpu_objs $build/$c.o"
+done
 # shellcheck disable=SC2086
 "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda \
-	test/bench/kernels/bench_kernels.cu $gpu_objs "$build/device.o" "$build/device_cpu.o" \
+	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs \
 	-o "$build/bench_kernels" -lm >>"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; fail "building bench_kernels"; }
 

@@ -1,0 +1,632 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch_gpu.cu
+ *	  Running the GPU aggregation's batches: the group table's device
+ *	  arrays, the events that time each phase, the kernels of the plan
+ *	  strategy_gpu.cu chose (after the derived columns' kernel), the first
+ *	  batch's probe, overflow growth and redo, and perfect's final gather.
+ *
+ * Overflow (the Rapids report: detect a full table, grow, relaunch).  When
+ * the dense group arrays are full the kernels raise a flag and accumulate
+ * nothing more; the host sees the flag when it waits for the batch, grows
+ * the arrays to at least twice the capacity and twice the groups seen,
+ * copies keys and accumulators over, rebuilds the slots from the dense keys
+ * and runs the batch's kernels again: all of them, or only the escapes'
+ * when the one-pass kernel had already merged (perfect never overflows; the
+ * fused kernel merges only when nothing overflowed).  A wrong estimate of
+ * the number of groups therefore costs time, never a wrong answer.
+ *
+ * Only one batch is on the device at a time (device_gpu.cu waits for it
+ * before the next one's input overwrites the buffer), so its input is still
+ * there when it has to be redone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "device_gpu.cuh"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Most partitions (bits), and rows per partition aimed at. */
+#define GPU_PARTITION_MAX_BITS 16
+#define GPU_PARTITION_ROWS_LOG2 12
+
+/* Kernel parameters (CUDA 12.1+ takes up to 32764 bytes). */
+static_assert(sizeof(GaDevKeys) + sizeof(GaDevPerfect) + sizeof(GaDevAggs) + 64 <= 32764,
+			  "direct kernel parameters exceed 32 KB");
+static_assert(sizeof(GaDevKeys) + sizeof(GaDevPack) + sizeof(GaDevTable) +
+			  sizeof(GaDevAggs) + 64 <= 32764, "fused kernel parameters exceed 32 KB");
+
+/* ------------------------------------------------------------------------
+ * The group table
+ * ------------------------------------------------------------------------
+ */
+
+/* Free a table's device arrays and mark it empty. */
+void
+ga_gpu_agg_table_free(GpuAgg *agg, GpuTable *table)
+{
+	device_free(&table->slots);
+	device_free(&table->keys);
+	for (int a = 0; a < agg->naggs; a++)
+		device_free(&table->acc[a]);
+	table->capacity = 0;
+}
+
+/*
+ * Allocate a table of `capacity` groups: slots (2 * capacity), dense keys
+ * and accumulators.  Nothing is initialised here.  Frees what it got on
+ * failure.
+ */
+int
+ga_gpu_agg_table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table, GaStatus *status)
+{
+	memset(table, 0, sizeof(*table));
+	table->capacity = capacity;
+	if (agg->nkeys > 0)
+	{
+		if (!device_alloc((void **) &table->slots, (size_t) (2 * capacity) * sizeof(int32_t),
+						  "the group table's slots", status) ||
+			!device_alloc((void **) &table->keys,
+						  (size_t) (agg->nkeys + 1) * (size_t) capacity * sizeof(long long),
+						  "the group keys", status))
+		{
+			ga_gpu_agg_table_free(agg, table);
+			return 0;
+		}
+	}
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		if (!device_alloc(&table->acc[a], (size_t) capacity * agg->acc_width[a],
+						  "the aggregate accumulators", status))
+		{
+			ga_gpu_agg_table_free(agg, table);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* log2 of a power of two. */
+static int
+log2_exact(int64_t pow2)
+{
+	int			bits = 0;
+
+	while ((INT64_C(1) << bits) < pow2)
+		bits++;
+	return bits;
+}
+
+/* The kernels' view of a table. */
+static GaDevTable
+dev_table(const GpuAgg *agg, const GpuTable *table)
+{
+	GaDevTable	t;
+
+	memset(&t, 0, sizeof(t));
+	t.slots = table->slots;
+	t.slot_mask = 2 * table->capacity - 1;
+	t.slot_shift = 64 - log2_exact(2 * table->capacity);
+	t.keys = table->keys;
+	t.capacity = table->capacity;
+	t.nkeys = agg->nkeys;
+	t.control = agg->dev_control;
+	return t;
+}
+
+/* Point the in-flight aggregates' accumulators at a table's arrays. */
+static void
+set_acc_pointers(GpuAgg *agg, GaDevAggs *aggs, const GpuTable *table)
+{
+	for (int a = 0; a < agg->naggs; a++)
+		aggs->aggs[a].acc = table->acc[a];
+}
+
+/*
+ * Initialise a fresh table on the stream: slots EMPTY, accumulators of
+ * groups [begin, capacity) at their identities.
+ */
+int
+ga_gpu_agg_table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	GaDevAggs  *aggs = &agg->inflight_aggs;
+
+	if (table->slots != NULL)
+		GPU_TRY(cudaMemsetAsync(table->slots, 0xff,
+								(size_t) (2 * table->capacity) * sizeof(int32_t), stream),
+				"clearing the group table");
+	set_acc_pointers(agg, aggs, table);
+	GPU_TRY(ga_launch_init_accumulators(aggs, begin, table->capacity,
+										agg->device->info.multiprocessors, stream),
+			"initialising the accumulators");
+	return 1;
+}
+
+
+/* ------------------------------------------------------------------------
+ * Timing
+ * ------------------------------------------------------------------------
+ */
+
+/* Start a run of marks on the stream (marks[0]). */
+static int
+marks_start(GpuAgg *agg, GaStatus *status)
+{
+	agg->nmarks = 0;
+	GPU_TRY(cudaEventRecord(agg->marks[0], agg->device->stream), "recording an event");
+	agg->nmarks = 1;
+	return 1;
+}
+
+/* Mark the end of a phase on the stream. */
+static int
+mark(GpuAgg *agg, GaPhase phase, GaStatus *status)
+{
+	int			m = agg->nmarks < GPU_MAX_MARKS ? agg->nmarks : GPU_MAX_MARKS - 1;
+
+	GPU_TRY(cudaEventRecord(agg->marks[m], agg->device->stream), "recording an event");
+	agg->mark_phase[m] = phase;
+	agg->nmarks = m + 1;
+	return 1;
+}
+
+/* The last mark recorded: waiting for it waits for the whole run. */
+static cudaEvent_t
+last_mark(const GpuAgg *agg)
+{
+	return agg->marks[agg->nmarks > 0 ? agg->nmarks - 1 : 0];
+}
+
+/* After the last mark completed: add the run's phases to the statistics. */
+static void
+collect_marks(GpuAgg *agg)
+{
+	for (int m = 1; m < agg->nmarks; m++)
+	{
+		double		ms = 0;
+
+		add_elapsed(&ms, agg->marks[m - 1], agg->marks[m]);
+		agg->stats.phase_ms[agg->mark_phase[m]] += ms;
+		agg->stats.device_ms += ms;
+	}
+	agg->nmarks = 0;
+}
+
+/* Wait for the last mark and collect the run's times. */
+static int
+wait_marks(GpuAgg *agg, GaWaitCallback wait, void *arg, const char *what, GaStatus *status)
+{
+	if (agg->nmarks == 0)
+		return 1;
+	if (!wait_event(last_mark(agg), wait, arg, what, status))
+		return 0;
+	collect_marks(agg);
+	return 1;
+}
+
+
+/* ------------------------------------------------------------------------
+ * Running a batch
+ * ------------------------------------------------------------------------
+ */
+
+/* Allocate the row list (escapes, permutation) and partition counters. */
+static int
+ensure_plan_buffers(GpuAgg *agg, GpuPlan plan, GaStatus *status)
+{
+	if ((ga_gpu_plan_has_escapes(agg, plan) || plan == PLAN_PARTITIONED) && agg->dev_rows == NULL &&
+		!device_alloc((void **) &agg->dev_rows, (size_t) agg->batch_rows * sizeof(int32_t),
+					  "the row lists", status))
+		return 0;
+	if (plan == PLAN_PARTITIONED && agg->dev_hist == NULL &&
+		(!device_alloc((void **) &agg->dev_hist,
+					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
+					   "the partition counters", status) ||
+		 !device_alloc((void **) &agg->dev_cursor,
+					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
+					   "the partition counters", status)))
+		return 0;
+	return 1;
+}
+
+/* Partition bits for a batch: about 2^GPU_PARTITION_ROWS_LOG2 rows each. */
+static int
+partition_bits(int64_t nrows)
+{
+	int			bits = log2_exact(nrows > 1 ? nrows : 2) - GPU_PARTITION_ROWS_LOG2;
+
+	return bits < 1 ? 1 : bits > GPU_PARTITION_MAX_BITS ? GPU_PARTITION_MAX_BITS : bits;
+}
+
+/*
+ * Enqueue the kernels of the batch on the device: its derived columns'
+ * (once per rows), then its plan's (or only the escaped rows' two phases),
+ * then the copy of the control block to pinned memory; marks split the
+ * time into phases, the last one ends the batch.
+ */
+static int
+enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	const int	sms = agg->device->info.multiprocessors;
+	const int64_t nrows = agg->inflight_rows;
+	GaDevTable	table = dev_table(agg, &agg->table);
+	int32_t    *ids = agg->nkeys > 0 ? agg->dev_group_ids : NULL;
+	const GaDevKeys *keys = &agg->inflight_keys;
+	GaDevAggs  *aggs = &agg->inflight_aggs;
+	GaDevControl *control = agg->dev_control;
+
+	set_acc_pointers(agg, aggs, &agg->table);
+	if (!marks_start(agg, status))
+		return 0;
+	if (agg->derived_pending)
+	{
+		GPU_TRY(ga_launch_compute_derived(agg->dev_programs, agg->nprograms, nrows, sms, stream),
+				"launching the derived column kernel");
+		agg->derived_pending = 0;	/* a redo after growth finds them there */
+		if (!mark(agg, GA_PHASE_DERIVED, status))
+			return 0;
+	}
+	if (agg->perfect_needs_init)
+	{
+		GPU_TRY(cudaMemsetAsync(agg->dev_perfect.seen, 0,
+								4 * (size_t) ((agg->dev_perfect.entries + 31) / 32), stream),
+				"clearing the perfect bitmap");
+		GPU_TRY(ga_launch_init_perfect(&agg->dev_perfect, aggs, sms, stream),
+				"launching the perfect initialisation kernel");
+		agg->perfect_needs_init = 0;
+		if (!mark(agg, GA_PHASE_PROBE, status))
+			return 0;
+	}
+
+	if (!escapes_only)
+	{
+		if (ga_gpu_plan_has_escapes(agg, agg->inflight_plan))
+			GPU_TRY(ga_launch_reset_batch(control, stream), "launching the batch reset kernel");
+		switch (agg->inflight_plan)
+		{
+			case PLAN_DIRECT_SHARED:
+				{
+					GaDevPerfect plain;
+					const GaDevPerfect *perfect = &agg->dev_perfect;
+
+					if (agg->nkeys == 0)
+					{
+						memset(&plain, 0, sizeof(plain));
+						plain.entries = 1;
+						perfect = &plain;
+					}
+					GPU_TRY(ga_launch_direct_shared(keys, perfect, aggs, nrows, control,
+													agg->dev_rows,
+													agg->nkeys > 0 ? agg->perfect_replicas :
+													ga_gpu_plan_replicas(agg, 1, 1, 0),
+													sms, stream),
+							"launching the direct shared-memory kernel");
+				}
+				break;
+			case PLAN_DIRECT_GLOBAL:
+				GPU_TRY(ga_launch_direct_global(keys, &agg->dev_perfect, aggs, nrows, control,
+												agg->dev_rows,
+												agg->cache_bits > 0 ? agg->cache_bits : 1,
+												sms, stream),
+						"launching the direct global kernel");
+				break;
+			case PLAN_FUSED:
+				{
+					cudaError_t err = ga_launch_fused_shared(keys, &agg->inflight_pack, &table,
+															 aggs, nrows, control, agg->dev_rows,
+															 agg->inflight_nslots,
+															 agg->inflight_replicas, sms, stream);
+
+					if (err == cudaErrorNotSupported)
+					{
+						/* cannot be cooperative here: two phases from now on */
+						agg->fused_failed = 1;
+						agg->inflight_plan = ga_gpu_plan_shared(agg, agg->inflight_nslots *
+														 GA_FUSED_LOAD_PERCENT / 200, 0);
+						return enqueue_batch(agg, 0, status);
+					}
+					GPU_TRY(err, "launching the fused shared-memory kernel");
+				}
+				break;
+			case PLAN_SHARED:
+				if (agg->nkeys > 0)
+				{
+					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
+													   stream),
+							"launching the group id kernel");
+					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+						return 0;
+				}
+				GPU_TRY(ga_launch_accumulate_shared(aggs, ids, nrows, control,
+													agg->inflight_groups_alloc,
+													agg->inflight_replicas, sms, stream),
+						"launching the shared-memory aggregation kernel");
+				break;
+			case PLAN_GLOBAL:
+				if (agg->nkeys > 0)
+				{
+					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
+													   stream),
+							"launching the group id kernel");
+					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+						return 0;
+				}
+				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, NULL, NULL, control,
+													agg->cache_bits, sms, stream),
+						"launching the global aggregation kernel");
+				break;
+			case PLAN_PARTITIONED:
+				agg->inflight_pbits = partition_bits(nrows);
+				GPU_TRY(ga_launch_partition(keys, nrows, agg->inflight_pbits, agg->dev_hist,
+											agg->dev_cursor, agg->dev_rows, sms, stream),
+						"launching the partitioning kernels");
+				if (!mark(agg, GA_PHASE_PARTITION, status))
+					return 0;
+				GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows, NULL, ids,
+												   sms, stream),
+						"launching the group id kernel");
+				if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+					return 0;
+				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
+													control, agg->cache_bits, sms, stream),
+						"launching the global aggregation kernel");
+				break;
+		}
+		if (!mark(agg, GA_PHASE_AGGREGATE, status))
+			return 0;
+	}
+
+	if (ga_gpu_plan_has_escapes(agg, agg->inflight_plan))
+	{
+		/* the escaped rows, in two phases through the global table */
+		GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows,
+										   &control->escapes, ids, sms, stream),
+				"launching the group id kernel for escaped rows");
+		if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+			return 0;
+		GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, &control->escapes,
+											control, agg->cache_bits, sms, stream),
+				"launching the global aggregation kernel for escaped rows");
+	}
+	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the group count from the GPU");
+	return mark(agg, GA_PHASE_AGGREGATE, status);
+}
+
+/*
+ * Grow the group table: a new table of at least twice the capacity and
+ * twice `seen`, the old keys and accumulators copied into it, the rest
+ * initialised, the slots rebuilt from the dense keys of the `valid` groups
+ * (every id below it has its key written), and the counter set to valid.
+ * Waits for the growth so that the old table can be freed.
+ */
+static int
+grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback wait,
+		   void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	int			sms = agg->device->info.multiprocessors;
+	int64_t		old_capacity = agg->table.capacity;
+	int64_t		want;
+	GpuTable	grown;
+	GaDevTable	table;
+
+	if (old_capacity >= GA_GPU_MAX_CAPACITY)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "more than %lld groups do not fit the GPU group table",
+							 (long long) GA_GPU_MAX_CAPACITY);
+	if (seen > (unsigned long long) GA_GPU_MAX_CAPACITY)
+		seen = GA_GPU_MAX_CAPACITY;
+	want = 2 * (int64_t) seen > 2 * old_capacity ? 2 * (int64_t) seen : 2 * old_capacity;
+	want = next_pow2(want);
+	if (want > GA_GPU_MAX_CAPACITY)
+		want = GA_GPU_MAX_CAPACITY;
+
+	if (!ga_gpu_agg_table_alloc(agg, want, &grown, status))
+		return 0;
+	/* From here the new table belongs to agg, so destroy frees it whatever happens. */
+	agg->retired = agg->table;
+	agg->table = grown;
+
+	if (!marks_start(agg, status))
+		return 0;
+	for (int w = 0; w <= agg->nkeys; w++)
+		GPU_TRY(cudaMemcpyAsync(grown.keys + (size_t) w * want,
+								agg->retired.keys + (size_t) w * old_capacity,
+								(size_t) old_capacity * sizeof(long long),
+								cudaMemcpyDeviceToDevice, stream),
+				"copying the group keys into the grown table");
+	for (int a = 0; a < agg->naggs; a++)
+		GPU_TRY(cudaMemcpyAsync(grown.acc[a], agg->retired.acc[a],
+								(size_t) old_capacity * agg->acc_width[a],
+								cudaMemcpyDeviceToDevice, stream),
+				"copying the accumulators into the grown table");
+	if (!ga_gpu_agg_table_init_async(agg, &grown, old_capacity, status))
+		return 0;
+	GPU_TRY(ga_launch_reset_control(agg->dev_control, valid, stream),
+			"launching the control reset kernel");
+	table = dev_table(agg, &grown);
+	GPU_TRY(ga_launch_rebuild_slots(&table, valid, sms, stream),
+			"launching the table rebuild kernel");
+	if (!mark(agg, GA_PHASE_GROW, status) ||
+		!wait_marks(agg, wait, arg, "growing the GPU group table", status))
+		return 0;
+
+	ga_gpu_agg_table_free(agg, &agg->retired);
+	agg->known_groups = valid;
+	agg->stats.table_growths++;
+	return 1;
+}
+
+/*
+ * Wait for the batch on the device, if any, and settle it: on overflow
+ * grow the table and run the batch's kernels again (its input is still on
+ * the device) until it fits; then record its groups, timing and strategy.
+ */
+int
+ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	while (agg->inflight)
+	{
+		GaDevControl control;
+		int			escapes_only;
+
+		if (!wait_event(last_mark(agg), wait, arg, "waiting for the GPU to aggregate a batch",
+						status))
+			return 0;
+		if (agg->inflight_copy_timed)
+			add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
+		agg->inflight_copy_timed = 0;
+		if (agg->inflight_gather_timed)
+			add_elapsed(&agg->stats.device_ms, agg->ev_gather_start, agg->ev_gather_end);
+		agg->inflight_gather_timed = 0;
+		collect_marks(agg);
+
+		memcpy(&control, agg->host_control, sizeof(control));
+		if (!control.overflow)
+		{
+			GaStrategy	strategy = ga_gpu_plan_strategy(agg, agg->inflight_plan);
+
+			if (agg->inflight_plan == PLAN_SHARED &&
+				control.shared_fallbacks != agg->fallbacks_seen)
+				strategy = GA_STRATEGY_GLOBAL;
+			agg->fallbacks_seen = control.shared_fallbacks;
+			agg->stats.batches_by_strategy[strategy]++;
+			agg->last_strategy = strategy;
+			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
+			agg->inflight = 0;
+			return 1;
+		}
+		/* perfect never redoes its own kernel; fused not once it merged */
+		escapes_only = agg->inflight_plan == PLAN_DIRECT_SHARED ||
+			agg->inflight_plan == PLAN_DIRECT_GLOBAL ||
+			(agg->inflight_plan == PLAN_FUSED && control.merged);
+		agg->stats.retries++;
+		if (!grow_table(agg, control.ngroups, agg->table.capacity, wait, arg, status) ||
+			!enqueue_batch(agg, escapes_only, status))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Probe the first batch (a sample: key ranges, a sketch of the groups) and
+ * wait for it; then estimate the groups and decide about perfect.
+ */
+static int
+probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+
+	if (agg->dev_probe == NULL &&
+		!device_alloc((void **) &agg->dev_probe, sizeof(GaDevProbe), "the probe", status))
+		return 0;
+	if (agg->host_probe == NULL &&
+		!pinned_alloc((void **) &agg->host_probe, sizeof(GaDevProbe), "the probe", status))
+		return 0;
+	if (!marks_start(agg, status))
+		return 0;
+	GPU_TRY(ga_launch_probe(&agg->inflight_keys, agg->inflight_rows,
+							agg->nkeys <= GA_PERFECT_MAX_KEYS ? agg->nkeys : 0,
+							agg->dev_probe, agg->device->info.multiprocessors, stream),
+			"launching the probe kernel");
+	GPU_TRY(cudaMemcpyAsync(agg->host_probe, agg->dev_probe, sizeof(GaDevProbe),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the probe from the GPU");
+	if (!mark(agg, GA_PHASE_PROBE, status) ||
+		!wait_marks(agg, wait, arg, "probing the first batch on the GPU", status))
+		return 0;
+	agg->probed = 1;
+	agg->device_estimate = ga_gpu_plan_estimate_groups(agg->host_probe, agg->inflight_rows);
+	agg->stats.device_estimated_groups = agg->device_estimate;
+	ga_gpu_plan_decide_perfect(agg, agg->inflight_rows);
+	return 1;
+}
+
+/*
+ * Launch the batch whose columns are in agg->inflight_keys/aggs (counted as
+ * a batch; its input rows are the caller's to count): the probe first if
+ * this is the first batch of an auto or perfect aggregation, then the
+ * plan's kernels.  Returns without waiting for them.
+ */
+int
+ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuPlan		plan;
+
+	agg->inflight_rows = nrows;
+	agg->stats.batches++;
+	if (!agg->probed && agg->nkeys > 0 && agg->rows_ok &&
+		(agg->request.strategy == GA_STRATEGY_AUTO ||
+		 agg->request.strategy == GA_STRATEGY_PERFECT) &&
+		!probe_first_batch(agg, wait, arg, status))
+		return 0;
+	plan = ga_gpu_plan_choose(agg);
+	agg->inflight_plan = plan;
+	if (!ensure_plan_buffers(agg, plan, status))
+		return 0;
+	agg->inflight = 1;
+	if (!enqueue_batch(agg, 0, status))
+		return 0;
+	agg->batches_launched++;
+	return 1;
+}
+
+/*
+ * perfect, at the end: append the entries seen to the group arrays (grown
+ * if needed), after the groups of the escaped rows.
+ */
+int
+ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	const int	sms = agg->device->info.multiprocessors;
+	GaDevControl *control = agg->dev_control;
+	GaDevAggs	aggs = agg->inflight_aggs;
+	GaDevTable	table;
+	int64_t		found;
+
+	if (!agg->perfect || agg->perfect_gathered)
+		return 1;
+	if (!marks_start(agg, status))
+		return 0;
+	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
+			"clearing a counter");
+	GPU_TRY(ga_launch_count_perfect(&agg->dev_perfect, &control->counter, sms, stream),
+			"launching the perfect count kernel");
+	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the group count from the GPU");
+	if (!mark(agg, GA_PHASE_FINISH, status) ||
+		!wait_marks(agg, wait, arg, "counting the groups on the GPU", status))
+		return 0;
+	found = (int64_t) agg->host_control->counter;
+	if (agg->known_groups + found > GA_GPU_MAX_CAPACITY)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "more than %lld groups do not fit the GPU group table",
+							 (long long) GA_GPU_MAX_CAPACITY);
+	if (agg->known_groups + found > agg->table.capacity &&
+		!grow_table(agg, (unsigned long long) (agg->known_groups + found),
+					agg->known_groups, wait, arg, status))
+		return 0;
+
+	table = dev_table(agg, &agg->table);
+	set_acc_pointers(agg, &aggs, &agg->table);
+	if (!marks_start(agg, status))
+		return 0;
+	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
+			"clearing a counter");
+	GPU_TRY(ga_launch_gather_perfect(&agg->dev_perfect, &aggs, &table, agg->known_groups,
+									 &control->counter, sms, stream),
+			"launching the perfect gather kernel");
+	if (!mark(agg, GA_PHASE_FINISH, status) ||
+		!wait_marks(agg, wait, arg, "gathering the groups on the GPU", status))
+		return 0;
+	agg->known_groups += found;
+	agg->perfect_gathered = 1;
+	return 1;
+}
