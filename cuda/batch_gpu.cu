@@ -144,7 +144,6 @@ ga_gpu_agg_table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin, G
 	return 1;
 }
 
-
 /* ------------------------------------------------------------------------
  * Timing
  * ------------------------------------------------------------------------
@@ -205,7 +204,6 @@ wait_marks(GpuAgg *agg, GaWaitCallback wait, void *arg, const char *what, GaStat
 	collect_marks(agg);
 	return 1;
 }
-
 
 /* ------------------------------------------------------------------------
  * Running a batch
@@ -496,7 +494,6 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 				strategy = GA_STRATEGY_GLOBAL;
 			agg->fallbacks_seen = control.shared_fallbacks;
 			agg->stats.batches_by_strategy[strategy]++;
-			agg->last_strategy = strategy;
 			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
 			agg->inflight = 0;
 			return 1;
@@ -572,6 +569,7 @@ ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *ar
 	agg->inflight = 1;
 	if (!enqueue_batch(agg, 0, status))
 		return 0;
+	agg->last_strategy = ga_gpu_plan_strategy(agg, agg->inflight_plan);	/* after a fused fallback */
 	agg->batches_launched++;
 	return 1;
 }

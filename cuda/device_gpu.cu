@@ -642,12 +642,8 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	plan_layout(agg);
 	plan_shared_layout(agg);
 	agg->known_groups = agg->nkeys > 0 ? 0 : 1;
-	agg->last_strategy = agg->nkeys == 0 ? GA_STRATEGY_SHARED :
-		request->strategy == GA_STRATEGY_AUTO || request->strategy == GA_STRATEGY_PERFECT ?
-		ga_auto_strategy_for_groups(&device->info, &agg->request, request->estimated_groups) :
-		request->strategy;
-	if (agg->last_strategy >= GA_NUM_STRATEGIES || agg->last_strategy == GA_STRATEGY_CPU)
-		agg->last_strategy = GA_STRATEGY_GLOBAL;
+	/* empty batches before the first one: what it would run without a probe */
+	agg->last_strategy = ga_gpu_plan_strategy(agg, ga_gpu_plan_choose(agg));
 
 	if (!select_device(agg, status))
 		goto fail;
@@ -863,7 +859,7 @@ enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 	return 1;
 }
 
-/* Count a batch that brought no rows, under the last strategy that ran. */
+/* Count a batch that brought no rows, under the last batch's strategy (last_strategy). */
 void
 ga_gpu_agg_count_empty_batch(GpuAgg *agg)
 {

@@ -154,7 +154,9 @@ typedef struct GpuAgg
 	int			perfect_needs_init;
 	int			perfect_gathered;
 	GaDevPerfect dev_perfect;	/* the kernels' view, device pointers */
-	GaStrategy	last_strategy;
+	GaStrategy	last_strategy;	/* planned for the last batch launched (before
+								 * any: the first one's plan without a probe);
+								 * empty batches are counted under it */
 
 	/* The batch on the device, if any. */
 	int			inflight;

@@ -43,6 +43,12 @@
  * partitioned needs a group table larger than the L2 cache (elsewhere
  * global runs); global always applies.
  *
+ * Statistics: a batch counts under the strategy that ran it (a two-phase
+ * shared plan whose kernel fell back to global atomics counts as global);
+ * an empty batch under the strategy planned for the last batch launched,
+ * or, before any, under what the first batch would run without a probe.
+ * The conformance test recomputes these rules for forced partitioned.
+ *
  * A request with MOMENTS or COMOMENTS (ga_request_two_phase_only) runs in
  * the two-phase kernels only: never perfect nor the fused kernel; shared is
  * then the two-phase shared kernel, also for a plain aggregate.

@@ -1531,16 +1531,80 @@ run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label, doubl
 	return rr->mismatches;
 }
 
+/* Order int64 values ascending (qsort). */
+static int
+int64_cmp(const void *pa, const void *pb)
+{
+	int64_t		a = *(const int64_t *) pa;
+	int64_t		b = *(const int64_t *) pb;
+
+	return a < b ? -1 : a > b;
+}
+
 /*
- * On the GPU, check that a forced strategy really ran where it applies, so
- * that every strategy's kernels are exercised rather than silently falling
- * back: global always; partitioned in the first batch when the estimate
- * makes the group table larger than the L2 cache (the device's own rule,
- * ga_partitioned_applies), and never when no count of groups the case can
- * reach would; perfect when the keys are ranges small enough (not
- * scattered over their types); shared when the groups and their estimate
- * are few.  Empty batches are counted under the previous batch's strategy,
- * so only the others must match.
+ * The batches the GPU must count as partitioned when forced to partition
+ * (strategy_gpu.cu's rules): a batch with rows runs partitioned exactly
+ * when the group table for its group count exceeds the L2 cache
+ * (ga_partitioned_applies), that count being the estimate for the first
+ * batch and the groups found in the rows before it for later ones; an
+ * empty batch counts under the strategy planned for the last batch with
+ * rows, or before any under the first one's plan.  No keys: never.
+ */
+static int64_t
+expected_partitioned_batches(const Case *c, const GaAggRequest *req)
+{
+	int64_t    *firsts;			/* each group's first row, ascending */
+	int64_t		ngroups = 0;
+	int64_t		seen = 0;		/* groups whose first row is before start */
+	int64_t		start = 0;
+	int64_t		count = 0;
+	int			launched = 0;
+	int			last;
+	int64_t		r;
+	int			b;
+
+	if (c->nkeys == 0)
+		return 0;
+	firsts = malloc(sizeof(int64_t) * (c->nrows > 0 ? c->nrows : 1));
+	for (r = 0; r < c->nrows; r++)
+	{
+		if (r == 0 || rowkey_compare(&c->sorted[r - 1], &c->sorted[r], c->nkeys) != 0)
+			firsts[ngroups++] = c->sorted[r].index;
+		else if (c->sorted[r].index < firsts[ngroups - 1])
+			firsts[ngroups - 1] = c->sorted[r].index;
+	}
+	qsort(firsts, (size_t) ngroups, sizeof(int64_t), int64_cmp);
+
+	last = ga_partitioned_applies(&gpu_info, req, c->estimated_groups > 1 ? c->estimated_groups : 1);
+	for (b = 0; b < c->nbatches; b++)
+	{
+		while (seen < ngroups && firsts[seen] < start)
+			seen++;
+		if (c->batch_sizes[b] > 0)
+		{
+			int64_t		groups = launched ? seen : c->estimated_groups;
+
+			last = ga_partitioned_applies(&gpu_info, req, groups > 1 ? groups : 1);
+			launched = 1;
+		}
+		count += last;
+		start += c->batch_sizes[b];
+	}
+	free(firsts);
+	return count;
+}
+
+/*
+ * On the GPU, check that a forced strategy ran where it applies and only
+ * there, so that every strategy's kernels are exercised rather than
+ * silently falling back: global always; partitioned exactly in the batches
+ * expected_partitioned_batches() finds, and no other strategy ever
+ * partitions; perfect when the keys are ranges small enough (not
+ * scattered over their types) and no aggregate keeps it off
+ * (ga_request_two_phase_only); shared when the groups and their estimate
+ * are few and fit a block's shared memory.  Empty batches are counted
+ * under the previous batch's strategy, so for perfect and shared only the
+ * others must match.
  */
 static void
 check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggRequest *req,
@@ -1549,29 +1613,26 @@ check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggRequest *req,
 	GaStrategy	want = GA_STRATEGY_AUTO;
 	int64_t		nonempty = 0;
 	int64_t		most = c->ngroups > c->estimated_groups ? c->ngroups : c->estimated_groups;
+	int64_t		partitioned = strategy == GA_STRATEGY_PARTITIONED ?
+		expected_partitioned_batches(c, req) : 0;
 	int			b;
 
 	for (b = 0; b < c->nbatches; b++)
 		if (c->batch_sizes[b] > 0)
 			nonempty++;
-	if (strategy == GA_STRATEGY_PARTITIONED && nonempty > 0 &&
-		ga_partitioned_applies(&gpu_info, req, c->estimated_groups) &&
-		stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] < 1)
-		report(rr, "stats: forced partitioned never ran");
-	if (strategy == GA_STRATEGY_PARTITIONED &&
-		!ga_partitioned_applies(&gpu_info, req, most) &&
-		stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] > 0)
-		report(rr, "stats: forced partitioned ran with a group table that fits L2");
-	if (strategy != GA_STRATEGY_PARTITIONED &&
-		stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] > 0)
-		report(rr, "stats: partitioned ran without being forced");
+	if (stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] != partitioned)
+		report(rr, "stats: %lld batches partitioned under %s, expected %lld (the group table "
+			   "exceeds L2 for that many)",
+			   (long long) stats->batches_by_strategy[GA_STRATEGY_PARTITIONED],
+			   ga_strategy_name(strategy), (long long) partitioned);
 	if (strategy == GA_STRATEGY_GLOBAL)
 		want = GA_STRATEGY_GLOBAL;
 	else if (strategy == GA_STRATEGY_PERFECT && c->nkeys > 0 && c->nkeys <= 4 &&
-			 c->range_entries > 0 && c->range_entries <= (INT64_C(1) << 20))
+			 c->range_entries > 0 && c->range_entries <= (INT64_C(1) << 20) &&
+			 !ga_request_two_phase_only(req))
 		want = GA_STRATEGY_PERFECT;
-	else if (strategy == GA_STRATEGY_SHARED && c->nkeys > 0 && c->ngroups <= 100 &&
-			 c->estimated_groups <= 100)
+	else if (strategy == GA_STRATEGY_SHARED && c->nkeys > 0 && most <= 100 &&
+			 most <= ga_shared_strategy_max_groups(&gpu_info, req))
 		want = GA_STRATEGY_SHARED;
 	if (want != GA_STRATEGY_AUTO && stats->batches_by_strategy[want] < nonempty)
 		report(rr, "stats: forced %s ran %lld of %lld batches",
