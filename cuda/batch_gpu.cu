@@ -239,6 +239,24 @@ partition_bits(int64_t nrows)
 }
 
 /*
+ * Enqueue phase 1 (group ids) for the batch's positions: its rows, or the
+ * row list dev_rows of *count rows when count is given (all nrows rows of
+ * it otherwise), and mark it; nothing for a plain aggregate.
+ */
+static int
+enqueue_group_ids(GpuAgg *agg, const GaDevTable *table, const int32_t *rows,
+				  const unsigned long long *count, GaStatus *status)
+{
+	if (agg->nkeys == 0)
+		return 1;
+	GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, table, agg->inflight_rows, rows,
+									   count, agg->dev_group_ids,
+									   agg->device->info.multiprocessors, agg->device->stream),
+			"launching the group id kernel");
+	return mark(agg, GA_PHASE_GROUP_IDS, status);
+}
+
+/*
  * Enqueue the kernels of the batch on the device: its derived columns'
  * (once per rows), then its plan's (or only the escaped rows' two phases),
  * then the copy of the control block to pinned memory; marks split the
@@ -330,28 +348,16 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 				}
 				break;
 			case PLAN_SHARED:
-				if (agg->nkeys > 0)
-				{
-					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
-													   stream),
-							"launching the group id kernel");
-					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
-						return 0;
-				}
+				if (!enqueue_group_ids(agg, &table, NULL, NULL, status))
+					return 0;
 				GPU_TRY(ga_launch_accumulate_shared(aggs, ids, nrows, control,
 													agg->inflight_groups_alloc,
 													agg->inflight_replicas, sms, stream),
 						"launching the shared-memory aggregation kernel");
 				break;
 			case PLAN_GLOBAL:
-				if (agg->nkeys > 0)
-				{
-					GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, NULL, NULL, ids, sms,
-													   stream),
-							"launching the group id kernel");
-					if (!mark(agg, GA_PHASE_GROUP_IDS, status))
-						return 0;
-				}
+				if (!enqueue_group_ids(agg, &table, NULL, NULL, status))
+					return 0;
 				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, NULL, NULL, control,
 													agg->cache_bits, sms, stream),
 						"launching the global aggregation kernel");
@@ -361,12 +367,8 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 				GPU_TRY(ga_launch_partition(keys, nrows, agg->inflight_pbits, agg->dev_hist,
 											agg->dev_cursor, agg->dev_rows, sms, stream),
 						"launching the partitioning kernels");
-				if (!mark(agg, GA_PHASE_PARTITION, status))
-					return 0;
-				GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows, NULL, ids,
-												   sms, stream),
-						"launching the group id kernel");
-				if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+				if (!mark(agg, GA_PHASE_PARTITION, status) ||
+					!enqueue_group_ids(agg, &table, agg->dev_rows, NULL, status))
 					return 0;
 				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
 													control, agg->cache_bits, sms, stream),
@@ -380,10 +382,7 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 	if (ga_gpu_plan_has_escapes(agg, agg->inflight_plan))
 	{
 		/* the escaped rows, in two phases through the global table */
-		GPU_TRY(ga_launch_assign_group_ids(keys, &table, nrows, agg->dev_rows,
-										   &control->escapes, ids, sms, stream),
-				"launching the group id kernel for escaped rows");
-		if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+		if (!enqueue_group_ids(agg, &table, agg->dev_rows, &control->escapes, status))
 			return 0;
 		GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, &control->escapes,
 											control, agg->cache_bits, sms, stream),

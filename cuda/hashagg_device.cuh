@@ -227,34 +227,6 @@ is_moments(int op)
 	return op == GA_AGG_MOMENTS || op == GA_AGG_COMOMENTS;
 }
 
-/* Fold a loaded input v into global accumulator g (full widths, atomics). */
-__device__ __forceinline__ void
-global_fold(int op, unsigned char *acc, int64_t g, long long v)
-{
-	switch (op)
-	{
-		case GA_AGG_SUM_INT:
-			add_int128((unsigned long long *) acc + 2 * g,
-					   (unsigned long long) v, v < 0 ? ~0ULL : 0ULL);
-			break;
-		case GA_AGG_SUM_FLOAT32:
-			atomicAdd((float *) acc + g, __uint_as_float((unsigned int) v));
-			break;
-		case GA_AGG_SUM_FLOAT64:
-			atomicAdd((double *) acc + g, __longlong_as_double(v));
-			break;
-		case GA_AGG_MIN:
-			atomicMin((long long *) acc + g, v);
-			break;
-		case GA_AGG_MAX:
-			atomicMax((long long *) acc + g, v);
-			break;
-		default:				/* the counts: v is 1 */
-			atomicAdd((unsigned long long *) acc + g, (unsigned long long) v);
-			break;
-	}
-}
-
 /* ------------------------------------------------------------------------
  * Moments (MOMENTS and COMOMENTS; see GaMoments in gpuagg_device.h)
  * ------------------------------------------------------------------------
@@ -441,44 +413,19 @@ moments_merge(int op, const unsigned char *arr, int64_t e, unsigned char *acc, i
 	}
 }
 
-/* Set shared entry e (shared width `width`) to op's identity. */
+/*
+ * Set shared entry e (shared width `width`) to op's identity: init_group()
+ * but for the narrow widths (8-byte integer sums, 4-byte counts).
+ */
 __device__ __forceinline__ void
 shared_init(int op, int width, unsigned char *arr, int64_t e)
 {
-	switch (op)
-	{
-		case GA_AGG_SUM_INT:
-			if (width == 8)
-				((unsigned long long *) arr)[e] = 0;
-			else
-			{
-				((unsigned long long *) arr)[2 * e] = 0;
-				((unsigned long long *) arr)[2 * e + 1] = 0;
-			}
-			break;
-		case GA_AGG_SUM_FLOAT32:
-			((float *) arr)[e] = -0.0f;
-			break;
-		case GA_AGG_SUM_FLOAT64:
-			((double *) arr)[e] = -0.0;
-			break;
-		case GA_AGG_MIN:
-			((long long *) arr)[e] = LLONG_MAX;
-			break;
-		case GA_AGG_MAX:
-			((long long *) arr)[e] = LLONG_MIN;
-			break;
-		case GA_AGG_MOMENTS:
-		case GA_AGG_COMOMENTS:
-			init_group(op, arr, e);
-			break;
-		default:
-			if (width == 4)
-				((unsigned int *) arr)[e] = 0;
-			else
-				((unsigned long long *) arr)[e] = 0;
-			break;
-	}
+	if (op == GA_AGG_SUM_INT && width == 8)
+		((unsigned long long *) arr)[e] = 0;
+	else if (width == 4 && op != GA_AGG_SUM_FLOAT32)
+		((unsigned int *) arr)[e] = 0;
+	else
+		init_group(op, arr, e);
 }
 
 /*
@@ -517,6 +464,16 @@ shared_fold(int op, int width, unsigned char *arr, int64_t e, long long v)
 				atomicAdd((unsigned long long *) arr + e, (unsigned long long) v);
 			break;
 	}
+}
+
+/*
+ * Fold a loaded input v into global accumulator g (full widths, atomics):
+ * shared_fold() at the full widths (16-byte integer sums, 8-byte counts).
+ */
+__device__ __forceinline__ void
+global_fold(int op, unsigned char *acc, int64_t g, long long v)
+{
+	shared_fold(op, op == GA_AGG_SUM_INT ? 16 : 8, acc, g, v);
 }
 
 /*

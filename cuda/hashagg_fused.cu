@@ -65,6 +65,25 @@ perfect_target(const GaDevPerfect &perfect, const GaDevAgg &a, long long e, int6
 }
 
 /*
+ * Load aggregate agg's input in GA_ITEMS rows rows[j] (those with index[j]
+ * >= 0) into v[j]; present[j] says whether it counts (load_agg_input).
+ */
+__device__ __forceinline__ void
+load_items(const GaDevAgg &agg, const int64_t (&rows)[GA_ITEMS],
+		   const long long (&index)[GA_ITEMS], long long (&v)[GA_ITEMS],
+		   bool (&present)[GA_ITEMS])
+{
+#pragma unroll
+	for (int j = 0; j < GA_ITEMS; j++)
+	{
+		bool		counts = false;
+
+		v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &counts) : 0;
+		present[j] = counts;
+	}
+}
+
+/*
  * Fold GA_ITEMS rows at positions rows[j] (those with index[j] >= 0) into
  * entries index[j] of a shared table of `entries` entries.  All loads of an
  * aggregate come before its atomics.
@@ -80,14 +99,7 @@ fold_items_shared(const GaDevAggs &aggs, unsigned char *table, int64_t entries,
 		long long	v[GA_ITEMS];
 		bool		present[GA_ITEMS];
 
-#pragma unroll
-		for (int j = 0; j < GA_ITEMS; j++)
-		{
-			bool		counts = false;
-
-			v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &counts) : 0;
-			present[j] = counts;
-		}
+		load_items(agg, rows, index, v, present);
 #pragma unroll
 		for (int j = 0; j < GA_ITEMS; j++)
 			if (present[j] && index[j] >= 0)
@@ -242,14 +254,7 @@ direct_global_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 			long long	v[GA_ITEMS];
 			bool		present[GA_ITEMS];
 
-#pragma unroll
-			for (int j = 0; j < GA_ITEMS; j++)
-			{
-				bool		counts = false;
-
-				v[j] = index[j] >= 0 ? load_agg_input(agg, rows[j], &counts) : 0;
-				present[j] = counts;
-			}
+			load_items(agg, rows, index, v, present);
 #pragma unroll
 			for (int j = 0; j < GA_ITEMS; j++)
 			{
