@@ -141,6 +141,14 @@ accumulate_cached_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 	if (((volatile GaDevControl *) control)->overflow)
 		return;
 	n = positions(nrows, count);
+	/*
+	 * A block without positions (every block when no row escaped: the
+	 * escape pass after a one-pass kernel, launched for nrows) leaves before
+	 * setting up and scanning its cache.  n is the same for all its threads:
+	 * no kernel of this launch writes *count.
+	 */
+	if ((int64_t) blockIdx.x * blockDim.x >= n)
+		return;
 
 	for (int64_t s = threadIdx.x; s < cache_entries; s += blockDim.x)
 		tags[s] = GA_CACHE_EMPTY;
