@@ -11,7 +11,7 @@ PGFILEDESC = "gpuagg - GPU hash aggregation for PostgreSQL"
 
 REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text \
 	hashagg_nulls hashagg_plain hashagg_having hashagg_types hashagg_stats hashagg_float_stats \
-	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi hashagg_join_fed fallback explain cancel
+	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi hashagg_join_fed hashagg_join_keys fallback explain cancel
 
 PG_CONFIG ?= pg_config
 

@@ -23,11 +23,14 @@
  *	- INNER, LEFT, SEMI (EXISTS, IN: its build keeps each key once, and the
  *	  device joins it as an inner join) and ANTI (NOT EXISTS: the probe rows
  *	  without a match) joins with no other join condition and, for LEFT, no
- *	  condition above the join, on one equality whose device key is exact
- *	  (the integer-like types of GpuJoinKeyIsExact) or the id of one key
- *	  dictionary for both sides (text and the other key_dict.c types, under
- *	  a deterministic collation; a dictionary per join), or on two
- *	  equalities of int2/int4 keys (paired into one exact int8);
+ *	  condition above the join, on up to GA_AGG_MAX_JOIN_KEYS equalities
+ *	  whose every device key is exact (the integer-like types of
+ *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
+ *	  (text and the other key_dict.c types, under a deterministic collation;
+ *	  a dictionary per join key): one key as it is, two int2/int4 keys of one
+ *	  side paired into one exact int8, any other keys each in its own column
+ *	  (the device hashes them together and compares them; the outer keys of
+ *	  one join may then come from different sides below it);
  *	- every group key, aggregate argument, FILTER and join key above the
  *	  bottom join computed from one side by an expression that cannot fail
  *	  (plain columns, leakproof functions: each side computes it also for
@@ -515,7 +518,8 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 
 		if (expr_side(root, key, sides, &why) > 0 &&
 			(type == FLOAT4OID || type == FLOAT8OID ||
-			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type))))
+			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type) &&
+			  !KeyDictIsPaddedBpchar(key))))
 			return join_fed_reject("a group key of a build side with several spellings of one value");
 	}
 	foreach(lc, aggrefs)
@@ -580,6 +584,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		List	   *inner = NIL;
 		List	   *key_sides = NIL;
 
+		sides->nkeys += step_keys[t - 1].nkeys;
 		for (k = 0; k < step_keys[t - 1].nkeys; k++)
 		{
 			outer = lappend(outer, step_keys[t - 1].outer[k]);

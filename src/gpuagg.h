@@ -344,6 +344,7 @@ typedef struct GpuAggJoinSides
 													 * expressions, then its
 													 * keys */
 	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
+	int			nkeys;			/* device join keys of all the steps */
 } GpuAggJoinSides;
 
 extern List *GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side);
@@ -382,6 +383,7 @@ typedef struct KeyDict KeyDict;
 extern KeyDict *KeyDictCreate(Oid type, MemoryContext cxt);
 extern bool KeyDictTypeSupported(Oid type);
 extern bool KeyDictHasSpellings(Oid type);
+extern bool KeyDictIsPaddedBpchar(Node *key);
 extern int32 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch);
 extern void KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull,
 							  int n, int32 *ids, MemoryContext scratch);
