@@ -576,8 +576,8 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
  */
 int
 ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t *rows,
-					 int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
-					 GaStatus *status)
+					 int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
+					 void *arg, GaStatus *status)
 {
 	GpuAggJoin *aj = agg->join;
 	GpuAggJoinStep *st = &aj->steps[step];
