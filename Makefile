@@ -11,7 +11,7 @@ PGFILEDESC = "gpuagg - GPU hash aggregation for PostgreSQL"
 
 REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text \
 	hashagg_nulls hashagg_plain hashagg_having hashagg_types hashagg_stats hashagg_float_stats \
-	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi hashagg_join_fed fallback explain cancel
+	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi hashagg_join_fed hashagg_join_keys fallback explain cancel
 
 PG_CONFIG ?= pg_config
 
@@ -36,7 +36,7 @@ ifneq ($(strip $(NVCC)),)
 CUDA_LIBDIR ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
 endif
 
-DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o cuda/aggjoin_cpu.o
+DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o cuda/aggjoin_cpu.o cuda/join_key.o
 ifeq ($(strip $(NVCC)),)
 GPU_OBJS = cuda/device_gpu_none.o
 GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or CUDA_HOME, or install the CUDA toolkit); building the CPU device only
@@ -66,11 +66,12 @@ ifeq ($(filter regress-list cuda-libdir clean,$(MAKECMDGOALS)),)
 $(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
 endif
 
-cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h $(wildcard cuda/*.cuh)
+cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h cuda/join_key.h \
+	$(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -c $< -o $@
 
 $(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/gpuagg_device.h
-$(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h
+$(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h cuda/join_key.h
 
 .PHONY: regress-list cuda-libdir
 regress-list:

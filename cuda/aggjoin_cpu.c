@@ -42,14 +42,24 @@
  * time.  With one step, level 1 is the piece of joined rows, filled in one
  * pass over the probe rows.
  *
+ * Several keys.  A step of several keys is built on device.c's hashes of
+ * its build rows' keys (join_key.h), like a step of one key; a row is
+ * looked up by the hash of its key columns' values under the step's seed
+ * (no match when one is null), and a hash found is rechecked: the row's
+ * key is compared with the build key columns of the hash's first build
+ * row, and a different key is no match.  The seed leaves the build's
+ * hashes free of collisions, so the first build row speaks for all of
+ * them.
+ *
  * Only the columns a key or an aggregate reads are gathered, and only those
- * and the steps' key columns are copied.  Derived columns are not gathered
- * but computed in the piece by the CPU aggregation (device_cpu.c), from
- * their operands and NaN flags, which are gathered like any read column.  Statistics: input_rows counts
- * probe rows, joined_rows the last step's rows, join_build_rows the keyed
- * build rows of every step; bytes_sent counts what a GPU would ship of
- * every column (each step's keys, rows and build columns once, the probe
- * columns of every batch, derived columns never), as the plain CPU
+ * and the steps' key columns (build key columns included) are copied.
+ * Derived columns are not gathered but computed in the piece by the CPU
+ * aggregation (device_cpu.c), from their operands and NaN flags, which are
+ * gathered like any read column.  Statistics: input_rows counts probe
+ * rows, joined_rows the last step's rows, join_build_rows the keyed build
+ * rows of every step; bytes_sent counts what a GPU would ship of every
+ * column (each step's keys (or hashes), rows and build columns once, the
+ * probe columns of every batch, derived columns never), as the plain CPU
  * aggregation does.
  *
  * RIGHT and FULL (the last step only) join like INNER and LEFT, and mark
@@ -67,6 +77,7 @@
  *-------------------------------------------------------------------------
  */
 #include "device_impl.h"
+#include "join_key.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +126,8 @@ struct CpuAggJoin
 	uint8_t    *from_build;		/* per column: 0 probe, s build of step s */
 	uint8_t    *aggregated;		/* per column: a key, an aggregate or a
 								 * derived column reads it */
-	uint8_t    *step_key;		/* per column: a step's join key */
+	uint8_t    *step_key;		/* per column: a step's key column or build
+								 * key column */
 	uint8_t    *derived;		/* per column: computed in the piece, not
 								 * gathered */
 	int64_t		batch_rows;
@@ -125,6 +137,7 @@ struct CpuAggJoin
 	void	  **build_values;	/* per copied build column, payload rows */
 	uint8_t   **build_validity; /* NULL when the column has no nulls */
 	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
+	uint64_t	key_seed[GA_AGG_MAX_JOIN_STEPS];	/* several keys: the hash's */
 
 	/* a RIGHT or FULL last step: which of its payload rows a row matched */
 	int64_t		last_build_rows;	/* the last step's payload rows */
@@ -205,7 +218,8 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 /*
  * Mark the columns that a key or an aggregate reads, the operands and NaN
  * flags of the derived columns, the derived columns themselves and the
- * steps' keys.
+ * steps' keys (a step of several keys: its key columns and build key
+ * columns).
  */
 static void
 aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
@@ -238,8 +252,21 @@ aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 					aj->aggregated[dc->steps[s].nan_column] = 1;
 			}
 	}
-	for (i = 0; i < aj->nsteps; i++)
-		aj->step_key[aj->steps[i].key_column] = 1;
+	for (s = 0; s < aj->nsteps; s++)
+	{
+		const GaAggJoinStep *step = &aj->steps[s];
+
+		if (step->nkeys <= 1)
+		{
+			aj->step_key[step->key_column] = 1;
+			continue;
+		}
+		for (i = 0; i < step->nkeys; i++)
+		{
+			aj->step_key[step->key_columns[i]] = 1;
+			aj->step_key[step->build_key_columns[i]] = 1;
+		}
+	}
 }
 
 /*
@@ -353,8 +380,9 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 }
 
 /*
- * Copy the build columns of step `side` that are read (by the aggregation
- * or as a later step's key) out of the payload (validity only with nulls).
+ * Copy the build columns of step `side` that are read (by the aggregation,
+ * as a later step's key or as the step's own build key) out of the
+ * payload (validity only with nulls).
  */
 static int
 aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
@@ -520,16 +548,19 @@ aggjoin_keeps_unmatched_build(GaAggJoinType type)
 
 /*
  * Take the build side of step `step` (0-based): copy its read build
- * columns and group its keyed rows by key; for a RIGHT or FULL last step,
- * also start a cleared matched flag per payload row.  Statistics: the
- * keyed rows, and the bytes a GPU would ship.
+ * columns and group its keyed rows by key (a step of several keys: by the
+ * hash of its key under key_seed, kept for the lookups); for a RIGHT or
+ * FULL last step, also start a cleared matched flag per payload row.
+ * Statistics: the keyed rows, and the bytes a GPU would ship.
  */
 int
 ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32_t *rows,
-					 int64_t n, const GaBatch *payload, GaAggStats *stats,
+					 int64_t n, uint64_t key_seed, const GaBatch *payload, GaAggStats *stats,
 					 GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	int			grouped;
+
+	aj->key_seed[step] = key_seed;
 
 	if (!aggjoin_copy_payload(aj, payload, step + 1))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -679,6 +710,58 @@ aggjoin_append(CpuAggJoinRun *run, int s, int64_t p, int64_t b)
 }
 
 /*
+ * The value of int64 column c in row p of level `level` into *value; 0
+ * when it is null there (also when the row has no source on the column's
+ * side).
+ */
+static inline int
+aggjoin_level_value(const CpuAggJoinRun *run, int level, int64_t p, int c, int64_t *value)
+{
+	const void *values;
+	const uint8_t *validity;
+	int			side = aggjoin_column_home(run->aj, run->probe, c, &values, &validity);
+	int64_t		r = run->aj->levels[level].source[side][p];
+
+	if (r == CPU_AGGJOIN_NO_ROW || (validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
+		return 0;
+	*value = ((const int64_t *) values)[r];
+	return 1;
+}
+
+/*
+ * The distinct index of the build key that row p of level s - 1 matches
+ * at step s, or -1 for none (a null key included).  With several keys:
+ * the row's key columns hashed under the step's seed and looked up, then
+ * the key rechecked against the first build row of the hash found.
+ */
+static int64_t
+aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
+{
+	const CpuAggJoin *aj = run->aj;
+	const GaAggJoinStep *step = &aj->steps[s - 1];
+	const CpuJoinTable *table = &aj->tables[s - 1];
+	int64_t		k[GA_AGG_MAX_JOIN_KEYS];
+	int64_t		d;
+	uint32_t	b;
+	int			i;
+
+	if (step->nkeys <= 1)
+		return aggjoin_level_value(run, s - 1, p, step->key_column, &k[0]) ?
+			aggjoin_lookup(table, k[0]) : -1;
+	for (i = 0; i < step->nkeys; i++)
+		if (!aggjoin_level_value(run, s - 1, p, step->key_columns[i], &k[i]))
+			return -1;
+	d = aggjoin_lookup(table, ga_join_key_hash(aj->key_seed[s - 1], k, step->nkeys));
+	if (d < 0)
+		return -1;
+	b = table->key_rows[table->offsets[d]];
+	for (i = 0; i < step->nkeys; i++)
+		if (((const int64_t *) aj->build_values[step->build_key_columns[i]])[b] != k[i])
+			return -1;
+	return d;
+}
+
+/*
  * Join row p of level s - 1 at step s: look its key up and append its
  * rows of level s (one per match, or one without a build row for a LEFT,
  * FULL or ANTI row without a match; an ANTI row with matches gives none).
@@ -690,15 +773,9 @@ aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
 	const CpuAggJoin *aj = run->aj;
 	const GaAggJoinStep *step = &aj->steps[s - 1];
 	const CpuJoinTable *table = &aj->tables[s - 1];
-	const void *values;
-	const uint8_t *validity;
-	int			side = aggjoin_column_home(aj, run->probe, step->key_column, &values, &validity);
-	int64_t		r = aj->levels[s - 1].source[side][p];
-	int64_t		d = -1;
+	int64_t		d = aggjoin_find(run, s, p);
 	int64_t		k;
 
-	if (r != CPU_AGGJOIN_NO_ROW && (validity == NULL || (validity[r >> 3] & (1u << (r & 7)))))
-		d = aggjoin_lookup(table, ((const int64_t *) values)[r]);
 	if (d < 0)
 		return step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_RIGHT ? 1 :
 			aggjoin_append(run, s, p, CPU_AGGJOIN_NO_ROW);

@@ -34,7 +34,14 @@
  *	  waited for.  This is the count-then-write scheme of the GPU hash-join
  *	  report (Gupta and Murugavel) and of He et al. ("Relational joins on
  *	  graphics processors", section 4), which sizes the output before
- *	  writing it.
+ *	  writing it.  A step of several keys (join_key.h) has its key columns
+ *	  where a single key would be (step 1: the probe buffer; later steps:
+ *	  each gathered from the level into an array of the step's), hashes
+ *	  them under the build's seed into its keys
+ *	  (ga_launch_aggjoin_key_hash), probes the hashes, and clears the count
+ *	  of every row whose key is null or differs from its first candidate's
+ *	  (ga_launch_aggjoin_key_recheck, reading the step's build key columns,
+ *	  which are uploaded with its payload for that) before the scan.
  * 3. The step's rows are then written a piece at a time, appended to what
  *	  their destination holds: for the last step, gathered as columns into
  *	  the aggregation's device input buffer, which is aggregated when it
@@ -92,7 +99,13 @@
 typedef struct GpuAggJoinStep
 {
 	GaAggJoinType type;
-	int			key_column;
+	int			nkeys;			/* 1: key_columns[0] alone, as given; 2 ..
+								 * GA_AGG_MAX_JOIN_KEYS: hashed (join_key.h) */
+	int			key_columns[GA_AGG_MAX_JOIN_KEYS];
+	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2 */
+	unsigned long long key_seed;	/* nkeys >= 2: the build's hash seed */
+	int			key_gather_first;	/* after the first step: its key columns'
+									 * first description in dev_columns */
 
 	/* the build side */
 	void	   *build;			/* a GpuJoin of join_gpu.cu */
@@ -103,9 +116,15 @@ typedef struct GpuAggJoinStep
 	uint8_t    *dev_matched;	/* RIGHT, FULL: a byte per payload row, 1 =
 								 * matched; NULL otherwise */
 
-	/* the probe of a level's rows: keys (after the first step), answer, scan */
+	/*
+	 * the probe of a level's rows: keys (after the first step, or hashes),
+	 * the key columns gathered (several keys, after the first step),
+	 * answer, scan
+	 */
 	unsigned long long *dev_keys;
-	uint8_t    *dev_key_validity;
+	uint8_t    *dev_key_validity;	/* one key, after the first step */
+	unsigned long long *dev_key_values[GA_AGG_MAX_JOIN_KEYS];
+	uint8_t    *dev_key_values_validity[GA_AGG_MAX_JOIN_KEYS];
 	uint32_t   *dev_first;
 	uint32_t   *dev_count;
 	unsigned long long *dev_pair_ends;
@@ -124,8 +143,10 @@ struct GpuAggJoin
 	GpuAggJoinStep steps[GA_AGG_MAX_JOIN_STEPS];
 	int			nbuilt;
 	uint8_t    *from_build;		/* per column: 0 probe, s a column of step s */
-	uint8_t    *later_key;		/* per column: the key of a step after the
-								 * first (read through a gather) */
+	uint8_t    *later_key;		/* per column: a key column of a step after
+								 * the first (read through a gather) */
+	uint8_t    *build_key;		/* per column: a build key column of a step
+								 * of several keys (its values uploaded) */
 
 	/* the probe buffer: per column a values and a validity slot, or none */
 	size_t	   *probe_values_offset;
@@ -151,7 +172,8 @@ struct GpuAggJoin
 
 	/*
 	 * The gather's columns in device memory: the aggregation's
-	 * (ncolumns_gathered), then the key of every step after the first.
+	 * (ncolumns_gathered), then the key columns of every step after the
+	 * first (from its key_gather_first on).
 	 */
 	GaDevGatherColumn *dev_columns;
 	int			ncolumns_gathered;
@@ -188,9 +210,9 @@ aggjoin_unmatched_chunk(const GpuAgg *agg)
 
 /*
  * Lay out the probe buffer: a values slot for every probe column whose
- * values the aggregation reads and for every step's key, a validity slot
- * for every probe column whose validity it reads and for every step's key.
- * Returns its size.
+ * values the aggregation reads and for every key column of a step, a
+ * validity slot for every probe column whose validity it reads and for
+ * every key column of a step.  Returns its size.
  */
 static size_t
 aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
@@ -244,9 +266,10 @@ aggjoin_destroy_events(const cudaEvent_t *events, int n)
 
 /*
  * Allocate step i's buffers (0-based): the probe's answer and scan, sized
- * for a full level; the gathered keys after the first step; the level of
- * its rows (probe rows, build rows of steps 1 .. i + 1) before the last;
- * its events; and an empty hash join for its build.
+ * for a full level; the gathered keys after the first step (of several
+ * keys: each key column, and the hashes at every step); the level of its
+ * rows (probe rows, build rows of steps 1 .. i + 1) before the last; its
+ * events; and an empty hash join for its build.
  */
 static int
 aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
@@ -264,12 +287,20 @@ aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
 		!device_alloc((void **) &step->dev_pair_ends, rows * sizeof(unsigned long long),
 					  "a join step's row offsets", status))
 		return 0;
-	if (i > 0 &&
-		(!device_alloc((void **) &step->dev_keys, rows * sizeof(unsigned long long),
-					   "a join step's keys", status) ||
-		 !device_alloc((void **) &step->dev_key_validity, align_up((rows + 7) / 8),
-					   "a join step's keys", status)))
+	if ((i > 0 || step->nkeys > 1) &&
+		!device_alloc((void **) &step->dev_keys, rows * sizeof(unsigned long long),
+					  "a join step's keys", status))
 		return 0;
+	if (i > 0 && step->nkeys == 1 &&
+		!device_alloc((void **) &step->dev_key_validity, align_up((rows + 7) / 8),
+					  "a join step's keys", status))
+		return 0;
+	for (int k = 0; i > 0 && step->nkeys > 1 && k < step->nkeys; k++)
+		if (!device_alloc((void **) &step->dev_key_values[k], rows * sizeof(unsigned long long),
+						  "a join step's key columns", status) ||
+			!device_alloc((void **) &step->dev_key_values_validity[k], align_up((rows + 7) / 8),
+						  "a join step's key columns", status))
+			return 0;
 	if (i + 1 < aj->nsteps)
 	{
 		if (!device_alloc((void **) &step->level.probe_rows, rows * sizeof(int64_t),
@@ -310,13 +341,15 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	aj->nsteps = spec->nsteps;
 	aj->from_build = (uint8_t *) calloc(n, 1);
 	aj->later_key = (uint8_t *) calloc(n, 1);
+	aj->build_key = (uint8_t *) calloc(n, 1);
 	aj->payload_has_nulls = (uint8_t *) calloc(n, 1);
 	aj->probe_values_offset = (size_t *) calloc(n, sizeof(size_t));
 	aj->probe_validity_offset = (size_t *) calloc(n, sizeof(size_t));
 	aj->column_values = (const void **) calloc(n, sizeof(void *));
 	aj->column_validity = (const uint8_t **) calloc(n, sizeof(uint8_t *));
 	step_key = (uint8_t *) calloc(n, 1);
-	if (aj->from_build == NULL || aj->later_key == NULL || aj->payload_has_nulls == NULL ||
+	if (aj->from_build == NULL || aj->later_key == NULL || aj->build_key == NULL ||
+		aj->payload_has_nulls == NULL ||
 		aj->probe_values_offset == NULL || aj->probe_validity_offset == NULL ||
 		aj->column_values == NULL || aj->column_validity == NULL || step_key == NULL)
 	{
@@ -328,11 +361,27 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		memcpy(aj->from_build, spec->from_build, agg->ncolumns);
 	for (int i = 0; i < aj->nsteps; i++)
 	{
-		aj->steps[i].type = spec->steps[i].type;
-		aj->steps[i].key_column = spec->steps[i].key_column;
-		step_key[spec->steps[i].key_column] = 1;
-		if (i > 0)
-			aj->later_key[spec->steps[i].key_column] = 1;
+		const GaAggJoinStep *given = &spec->steps[i];
+		GpuAggJoinStep *step = &aj->steps[i];
+
+		step->type = given->type;
+		step->nkeys = given->nkeys > 1 ? given->nkeys : 1;
+		if (given->nkeys > 1)
+		{
+			memcpy(step->key_columns, given->key_columns, sizeof(int) * given->nkeys);
+			memcpy(step->build_key_columns, given->build_key_columns,
+				   sizeof(int) * given->nkeys);
+		}
+		else
+			step->key_columns[0] = given->key_column;
+		for (int k = 0; k < step->nkeys; k++)
+		{
+			step_key[step->key_columns[k]] = 1;
+			if (i > 0)
+				aj->later_key[step->key_columns[k]] = 1;
+			if (step->nkeys > 1)
+				aj->build_key[step->build_key_columns[k]] = 1;
+		}
 	}
 	probe_bytes = aggjoin_plan_probe(agg, aj, step_key);
 	free(step_key);
@@ -374,8 +423,9 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 
 /*
  * Upload step `step`'s build columns that are read (values the aggregation
- * or a later step's key reads; validity where they are read and the column
- * has nulls) into one device buffer, and note where each lives.
+ * or a later step's key reads, and of the step's own build key columns;
+ * validity where they are read and the column has nulls) into one device
+ * buffer, and note where each lives.
  */
 static int
 aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *payload,
@@ -409,7 +459,8 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 		if (aj->from_build[c] != step + 1)
 			continue;
 		aj->payload_has_nulls[c] = (uint8_t) (col->has_nulls != 0);
-		if ((agg->needs_values[c] || key) && ga_type_width(agg->column_types[c]) > 0)
+		if ((agg->needs_values[c] || key || aj->build_key[c]) &&
+			ga_type_width(agg->column_types[c]) > 0)
 		{
 			values_offset[c] = bytes;
 			bytes += align_up(nrows * (size_t) ga_type_width(agg->column_types[c]));
@@ -504,8 +555,8 @@ aggjoin_describe_column(const GpuAggJoin *aj, int c, int width)
 /*
  * Once every step is built: describe every column the gather writes (the
  * aggregation's columns into its input buffer, derived ones aside, then
- * the key of every step after the first into the step's key array) and
- * upload the descriptions.
+ * the key columns of every step after the first into the step's key
+ * arrays) and upload the descriptions.
  */
 static int
 aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
@@ -526,7 +577,7 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 				aj->column_validity[c] = aj->dev_probe + aj->probe_validity_offset[c];
 		}
 
-	columns = (GaDevGatherColumn *) calloc(agg->ncolumns + aj->nsteps,
+	columns = (GaDevGatherColumn *) calloc(agg->ncolumns + aj->nsteps * GA_AGG_MAX_JOIN_KEYS,
 										   sizeof(GaDevGatherColumn));
 	if (columns == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -548,11 +599,18 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 	aj->ncolumns_gathered = n;
 	for (int i = 1; i < aj->nsteps; i++)
 	{
-		columns[n] = aggjoin_describe_column(aj, aj->steps[i].key_column,
-											 (int) sizeof(unsigned long long));
-		columns[n].dst_values = aj->steps[i].dev_keys;
-		columns[n].dst_validity = aj->steps[i].dev_key_validity;
-		n++;
+		GpuAggJoinStep *step = &aj->steps[i];
+
+		step->key_gather_first = n;
+		for (int k = 0; k < step->nkeys; k++)
+		{
+			columns[n] = aggjoin_describe_column(aj, step->key_columns[k],
+												 (int) sizeof(unsigned long long));
+			columns[n].dst_values = step->nkeys > 1 ? step->dev_key_values[k] : step->dev_keys;
+			columns[n].dst_validity = step->nkeys > 1 ? step->dev_key_values_validity[k] :
+				step->dev_key_validity;
+			n++;
+		}
 	}
 	/* The host array must outlive the copy: wait for it. */
 	ok = device_alloc((void **) &aj->dev_columns,
@@ -569,19 +627,22 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 
 /*
  * Take step `step`'s build side (0-based): the hash join's build with the
- * sorted rows kept on the device, then the payload's columns (and, for a
- * RIGHT or FULL last step, its cleared matched flags); the join's own
- * statistics are added to the aggregation's.  After the last step's
- * build, the gather's columns are described.
+ * sorted rows kept on the device (a step of several keys: on device.c's
+ * hashes, whose seed is kept for the probes), then the payload's columns
+ * (and, for a RIGHT or FULL last step, its cleared matched flags); the
+ * join's own statistics are added to the aggregation's.  After the last
+ * step's build, the gather's columns are described.
  */
 int
 ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t *rows,
-					 int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
-					 GaStatus *status)
+					 int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
+					 void *arg, GaStatus *status)
 {
 	GpuAggJoin *aj = agg->join;
 	GpuAggJoinStep *st = &aj->steps[step];
 	GaJoinStats join_stats;
+
+	st->key_seed = (unsigned long long) key_seed;
 
 	if (!ga_gpu_join_build_on_device(st->build, keys, rows, n, wait, arg, status))
 		return 0;
@@ -694,10 +755,47 @@ aggjoin_level_before(const GpuAggJoin *aj, int s)
 }
 
 /*
+ * Where the key columns of step s (1-based, of several keys) are over the
+ * rows it probes (step 1: the probe buffer; later: the gathered arrays),
+ * with its build key columns and seed, as the key kernels read them.
+ */
+static GaDevJoinKey
+aggjoin_key_columns(const GpuAggJoin *aj, int s)
+{
+	const GpuAggJoinStep *step = &aj->steps[s - 1];
+	GaDevJoinKey key;
+
+	memset(&key, 0, sizeof(key));
+	key.nkeys = step->nkeys;
+	key.seed = step->key_seed;
+	for (int k = 0; k < step->nkeys; k++)
+	{
+		int			c = step->key_columns[k];
+
+		if (s == 1)
+		{
+			key.values[k] = (const unsigned long long *) (aj->dev_probe +
+														  aj->probe_values_offset[c]);
+			if (aj->probe->columns[c].has_nulls)
+				key.validity[k] = aj->dev_probe + aj->probe_validity_offset[c];
+		}
+		else
+		{
+			key.values[k] = step->dev_key_values[k];
+			key.validity[k] = step->dev_key_values_validity[k];
+		}
+		key.build_values[k] =
+			(const unsigned long long *) aj->column_values[step->build_key_columns[k]];
+	}
+	return key;
+}
+
+/*
  * Count the rows of step s (1-based) over the nlevel rows of the level
- * before it: its keys (gathered from the level after the first step), the
- * probe, the scan, and the total copied back and waited for.  Fills
- * *pairs for writing the rows.
+ * before it: its keys (gathered from the level after the first step; of
+ * several keys, hashed), the probe (of several keys, then the recheck),
+ * the scan, and the total copied back and waited for.  Fills *pairs for
+ * writing the rows.
  */
 static int
 aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPairs *pairs,
@@ -709,32 +807,47 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 	GaDevLevel	from = aggjoin_level_before(aj, s);
 	const unsigned long long *keys;
 	const uint8_t *key_validity = NULL;
+	GaDevJoinKey key;
 	size_t		scan_bytes = aj->scan_temp_bytes;
 
+	memset(&key, 0, sizeof(key));
 	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
-	if (s == 1)
+	if (s == 1 && step->nkeys == 1)
 	{
 		keys = (const unsigned long long *) (aj->dev_probe +
-											 aj->probe_values_offset[step->key_column]);
-		if (aj->probe->columns[step->key_column].has_nulls)
-			key_validity = aj->dev_probe + aj->probe_validity_offset[step->key_column];
+											 aj->probe_values_offset[step->key_columns[0]]);
+		if (aj->probe->columns[step->key_columns[0]].has_nulls)
+			key_validity = aj->dev_probe + aj->probe_validity_offset[step->key_columns[0]];
 	}
 	else
+	{
+		keys = step->dev_keys;
+		key_validity = step->dev_key_validity;	/* NULL with several keys */
+	}
+	if (s > 1)
 	{
 		GaDevPairs	level_rows;
 
 		memset(&level_rows, 0, sizeof(level_rows));
 		level_rows.nlevel = nlevel;
 		level_rows.step = -1;
-		GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns + aj->ncolumns_gathered + (s - 2), 1,
+		GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns + step->key_gather_first, step->nkeys,
 										 &level_rows, &from, 0, nlevel, 0, sms, stream),
 				"launching the gather of a join step's keys");
-		keys = step->dev_keys;
-		key_validity = step->dev_key_validity;
+	}
+	if (step->nkeys > 1)
+	{
+		key = aggjoin_key_columns(aj, s);
+		GPU_TRY(ga_launch_aggjoin_key_hash(&key, nlevel, step->dev_keys, sms, stream),
+				"launching the hash of a join step's keys");
 	}
 	GPU_TRY(ga_launch_join_probe(&step->table, keys, key_validity, nlevel, step->dev_first,
 								 step->dev_count, aj->dev_inner_total, sms, stream),
 			"launching the join's probe kernel");
+	if (step->nkeys > 1)
+		GPU_TRY(ga_launch_aggjoin_key_recheck(&key, nlevel, step->dev_sorted_rows,
+											  step->dev_first, step->dev_count, sms, stream),
+				"launching the recheck of a join step's keys");
 	GPU_TRY(ga_aggjoin_pair_ends(aj->dev_scan_temp, &scan_bytes, step->dev_count,
 								 step->dev_pair_ends, nlevel, (int) step->type, stream),
 			"scanning a join step's row counts");
@@ -1037,6 +1150,11 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 		device_free(&step->dev_matched);
 		device_free(&step->dev_keys);
 		device_free(&step->dev_key_validity);
+		for (int k = 0; k < GA_AGG_MAX_JOIN_KEYS; k++)
+		{
+			device_free(&step->dev_key_values[k]);
+			device_free(&step->dev_key_values_validity[k]);
+		}
 		device_free(&step->dev_first);
 		device_free(&step->dev_count);
 		device_free(&step->dev_pair_ends);
@@ -1060,6 +1178,7 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	}
 	free(aj->from_build);
 	free(aj->later_key);
+	free(aj->build_key);
 	free(aj->payload_has_nulls);
 	free(aj->probe_values_offset);
 	free(aj->probe_validity_offset);

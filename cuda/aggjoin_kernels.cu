@@ -43,9 +43,19 @@
  * items a counting iterator), and the gather writes them with every other
  * side's columns null.
  *
+ * Several keys: one thread per level row in a grid-stride loop, before the
+ * probe (the hash of the row's key columns, join_key.h's, the same as the
+ * host's) and after it (the recheck of the row's key against its first
+ * candidate's build key columns: the RAPIDS group-by's compare of the keys
+ * themselves after a hash of all of them, /work/shared/papers/
+ * rapids-hash-groupby-gpu.txt).  A null key column is dealt with by the
+ * recheck alone (its count cleared), so the hash kernel writes no bitmap
+ * and the probe reads none.
+ *
  *-------------------------------------------------------------------------
  */
 #include "aggjoin_kernels.cuh"
+#include "join_key.h"
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -251,6 +261,77 @@ aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t 
 	}
 }
 
+/*
+ * Row r's key into k[0 .. key.nkeys - 1] and its hash under the build's
+ * seed into *hash (join_key.h's, folded a value at a time so that the key
+ * stays in registers); false when one of its key columns is null there.
+ */
+__device__ __forceinline__ bool
+aggjoin_row_key(const GaDevJoinKey &key, int64_t r, int64_t *k, unsigned long long *hash)
+{
+	uint64_t	h = ga_join_key_hash_start(key.seed);
+	bool		valid = true;
+
+#pragma unroll
+	for (int i = 0; i < GA_AGG_MAX_JOIN_KEYS; i++)
+	{
+		if (i >= key.nkeys)
+			break;
+		if (key.validity[i] != nullptr && !((__ldg(key.validity[i] + (r >> 3)) >> (r & 7)) & 1))
+			valid = false;
+		k[i] = (int64_t) __ldg(key.values[i] + r);
+		h = ga_join_key_hash_add(h, k[i], i);
+	}
+	*hash = (unsigned long long) h;
+	return valid;
+}
+
+/* Hash every row's key under the build's seed. */
+__global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
+aggjoin_key_hash_kernel(GaDevJoinKey key, int64_t n, unsigned long long *hashes)
+{
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t r = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
+	{
+		int64_t		k[GA_AGG_MAX_JOIN_KEYS];
+		unsigned long long h;
+
+		(void) aggjoin_row_key(key, r, k, &h);
+		hashes[r] = h;
+	}
+}
+
+/*
+ * Clear the count of every row whose key has a null or differs from its
+ * first candidate's (all candidates of a hash hold one key: join_key.h).
+ */
+__global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
+aggjoin_key_recheck_kernel(GaDevJoinKey key, int64_t n, const uint32_t *sorted_rows,
+						   const uint32_t *first, uint32_t *count)
+{
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t r = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
+	{
+		int64_t		k[GA_AGG_MAX_JOIN_KEYS];
+		unsigned long long h;
+		bool		same;
+		uint32_t	b;
+
+		if (count[r] == 0)
+			continue;
+		same = aggjoin_row_key(key, r, k, &h);
+		b = __ldg(sorted_rows + __ldg(first + r));
+#pragma unroll
+		for (int i = 0; i < GA_AGG_MAX_JOIN_KEYS; i++)
+			if (i < key.nkeys && (unsigned long long) k[i] != __ldg(key.build_values[i] + b))
+				same = false;
+		if (!same)
+			count[r] = 0;
+	}
+}
+
 /* Inclusive prefix sum of the rows per level row at a step of `type`, 64-bit. */
 cudaError_t
 ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes, const uint32_t *count,
@@ -329,22 +410,53 @@ ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, int ncolumns,
 	return cudaGetLastError();
 }
 
-/* Launch the expansion of n rows of a step into its level. */
-cudaError_t
-ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDevLevel *from, const GaDevLevel *to,
-						 int64_t start, int64_t n, int64_t dst_offset, int sm_count,
-						 cudaStream_t stream)
+/*
+ * Launch a kernel of one thread per row over n rows (a grid-stride loop:
+ * aggjoin_grid's blocks, no dynamic shared memory) with its arguments;
+ * nothing for n <= 0.
+ */
+template <typename... Params, typename... Args>
+static cudaError_t
+aggjoin_launch_rows(void (*kernel) (Params...), int64_t n, int sm_count, cudaStream_t stream,
+					Args... args)
 {
 	int			grid = 0;
 	cudaError_t err;
 
 	if (n <= 0)
 		return cudaSuccess;
-	err = aggjoin_grid((const void *) aggjoin_expand_kernel, 0, n, sm_count, &grid);
+	err = aggjoin_grid((const void *) kernel, 0, n, sm_count, &grid);
 	if (err != cudaSuccess)
 		return err;
 	(void) cudaGetLastError();	/* clear a stale, already handled error */
-	aggjoin_expand_kernel<<<grid, GA_AGGJOIN_BLOCK_THREADS, 0, stream>>>(
-		*pairs, *from, *to, start, n, dst_offset);
+	kernel<<<grid, GA_AGGJOIN_BLOCK_THREADS, 0, stream>>>(args...);
 	return cudaGetLastError();
+}
+
+/* Launch the expansion of n rows of a step into its level. */
+cudaError_t
+ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDevLevel *from, const GaDevLevel *to,
+						 int64_t start, int64_t n, int64_t dst_offset, int sm_count,
+						 cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_expand_kernel, n, sm_count, stream, *pairs, *from, *to,
+							   start, n, dst_offset);
+}
+
+/* Launch the hash of n rows' keys. */
+cudaError_t
+ga_launch_aggjoin_key_hash(const GaDevJoinKey *key, int64_t n, unsigned long long *hashes,
+						   int sm_count, cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_key_hash_kernel, n, sm_count, stream, *key, n, hashes);
+}
+
+/* Launch the recheck of n rows' candidates. */
+cudaError_t
+ga_launch_aggjoin_key_recheck(const GaDevJoinKey *key, int64_t n, const uint32_t *sorted_rows,
+							  const uint32_t *first, uint32_t *count, int sm_count,
+							  cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_key_recheck_kernel, n, sm_count, stream, *key, n,
+							   sorted_rows, first, count);
 }

@@ -22,6 +22,12 @@
  * last entry is the total.  A step's row j of level row r is r's
  * (j - pair_ends[r - 1])-th match, or no build row when r has none.
  *
+ * Several keys (join_key.h).  A step of several keys probes the hashes of
+ * its rows' keys (ga_launch_aggjoin_key_hash, under the step's seed), and
+ * ga_launch_aggjoin_key_recheck then clears the count of every row whose
+ * key differs from that of the first build row of its range, or that has
+ * a null key column.
+ *
  * Unmatched build rows (a RIGHT or FULL last step).  The gather marks, in
  * a byte per build row of the last step (pairs->matched), every build row
  * it writes a row of; at finish ga_aggjoin_select_unmatched lists the
@@ -98,6 +104,39 @@ typedef struct GaDevGatherColumn
 	int32_t		width;			/* bytes per value: 0, 1, 2, 4 or 8 */
 	int32_t		side;			/* 0 probe, s a build column of step s */
 } GaDevGatherColumn;
+
+/*
+ * The key of a step of several keys over the rows of a level, as the key
+ * kernels read it: row r's key is values[i][r] for i < nkeys, null when a
+ * validity bit is clear (validity[i] NULL: no nulls); a build row b's key
+ * is build_values[i][b] (valid: only keyed build rows are in the table).
+ */
+typedef struct GaDevJoinKey
+{
+	const unsigned long long *values[GA_AGG_MAX_JOIN_KEYS];
+	const uint8_t *validity[GA_AGG_MAX_JOIN_KEYS];
+	const unsigned long long *build_values[GA_AGG_MAX_JOIN_KEYS];
+	unsigned long long seed;	/* the build's (join_key.h) */
+	int32_t		nkeys;			/* 2 .. GA_AGG_MAX_JOIN_KEYS */
+} GaDevJoinKey;
+
+/*
+ * hashes[r] for r in [0, n): the hash of row r's key under key->seed
+ * (join_key.h; any value when the key has a null).
+ */
+extern cudaError_t ga_launch_aggjoin_key_hash(const GaDevJoinKey *key, int64_t n,
+											  unsigned long long *hashes, int sm_count,
+											  cudaStream_t stream);
+
+/*
+ * After the probe of the hashes: count[r] = 0 for every row r in [0, n)
+ * with a count whose key has a null or differs from the key of build row
+ * sorted_rows[first[r]].
+ */
+extern cudaError_t ga_launch_aggjoin_key_recheck(const GaDevJoinKey *key, int64_t n,
+												 const uint32_t *sorted_rows,
+												 const uint32_t *first, uint32_t *count,
+												 int sm_count, cudaStream_t stream);
 
 /*
  * pair_ends[r] for r in [0, n): the inclusive prefix sum of the rows each

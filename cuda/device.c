@@ -19,6 +19,7 @@
  *-------------------------------------------------------------------------
  */
 #include "device_impl.h"
+#include "join_key.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,9 +47,12 @@ struct GaAgg
 	int			join_steps;
 	int			ncolumns;
 	GaValueType *column_types;	/* copied, to check the build's payload */
+	GaAggJoinStep join_step[GA_AGG_MAX_JOIN_STEPS];	/* copied: the keys */
 	uint8_t		join_build_called[GA_AGG_MAX_JOIN_STEPS];	/* per step: given */
 	int			join_builds_called; /* steps whose build was given */
 	int			batch_handed_out;	/* ga_agg_next_batch was called */
+	GaFailure	build_failure;	/* a build that failed here, before any
+								 * device saw it (hashing several keys) */
 };
 
 struct GaJoin
@@ -198,12 +202,76 @@ type_is_float(GaValueType type)
 }
 
 /*
+ * Check a key column `key` of join step s (0-based): a column of
+ * GA_TYPE_INT64 that the step's rows already have, a probe column or a
+ * build column of an earlier step.
+ */
+static int
+join_key_column_validate(const GaAggRequest *request, int s, int key, GaStatus *status)
+{
+	const GaAggJoinSpec *join = request->join;
+
+	if (key < 0 || key >= request->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the key column %d of join step %d does not exist",
+							 key, s + 1);
+	if (join->from_build[key] > s)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the key column %d of join step %d is a build column of step %d, not a probe column or a build column of an earlier step",
+							 key, s + 1, (int) join->from_build[key]);
+	if (request->column_types[key] != GA_TYPE_INT64)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the key column %d of join step %d is not of type int64",
+							 key, s + 1);
+	return 1;
+}
+
+/*
+ * Check the keys of join step s (0-based): its key_column with nkeys 0 or
+ * 1; with 2 .. GA_AGG_MAX_JOIN_KEYS, each of its key_columns as a
+ * key_column and each of its build_key_columns a GA_TYPE_INT64 build
+ * column of the step itself.
+ */
+static int
+join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
+{
+	const GaAggJoinStep *step = &request->join->steps[s];
+	int			i;
+
+	if (step->nkeys < 0 || step->nkeys > GA_AGG_MAX_JOIN_KEYS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "join step %d of the join-fed aggregation has %d keys; 0 to %d are supported",
+							 s + 1, step->nkeys, GA_AGG_MAX_JOIN_KEYS);
+	if (step->nkeys <= 1)
+		return join_key_column_validate(request, s, step->key_column, status);
+	for (i = 0; i < step->nkeys; i++)
+	{
+		int			build_key = step->build_key_columns[i];
+
+		if (!join_key_column_validate(request, s, step->key_columns[i], status))
+			return 0;
+		if (build_key < 0 || build_key >= request->ncolumns)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the build key column %d of join step %d does not exist",
+								 build_key, s + 1);
+		if (request->join->from_build[build_key] != s + 1)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the build key column %d of join step %d is not a build column of that step (its from_build is %d)",
+								 build_key, s + 1, (int) request->join->from_build[build_key]);
+		if (request->column_types[build_key] != GA_TYPE_INT64)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the build key column %d of join step %d is not of type int64",
+								 build_key, s + 1);
+	}
+	return 1;
+}
+
+/*
  * Check a request's join spec: 1 .. GA_AGG_MAX_JOIN_STEPS steps of known
  * types (RIGHT and FULL only as the last step: their unmatched build rows
  * are emitted once, at finish, which only the last step's rows allow), a
- * from_build entry (0 .. nsteps) per column, and every step's key
- * a column of GA_TYPE_INT64 that its rows already have: a probe column or a
- * build column of an earlier step.
+ * from_build entry (0 .. nsteps) per column, and every step's keys (see
+ * join_step_keys_validate).
  */
 static int
 join_spec_validate(const GaAggRequest *request, GaStatus *status)
@@ -239,23 +307,26 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 								 "column %d of the join-fed aggregation has from_build %d, but the join has %d steps",
 								 i, (int) join->from_build[i], join->nsteps);
 	for (s = 0; s < join->nsteps; s++)
-	{
-		int			key = join->steps[s].key_column;
-
-		if (key < 0 || key >= request->ncolumns)
-			return ga_status_set(status, GA_ERR_INVALID,
-								 "the key column %d of join step %d does not exist",
-								 key, s + 1);
-		if (join->from_build[key] > s)
-			return ga_status_set(status, GA_ERR_INVALID,
-								 "the key column %d of join step %d is a build column of step %d, not a probe column or a build column of an earlier step",
-								 key, s + 1, (int) join->from_build[key]);
-		if (request->column_types[key] != GA_TYPE_INT64)
-			return ga_status_set(status, GA_ERR_INVALID,
-								 "the key column %d of join step %d is not of type int64",
-								 key, s + 1);
-	}
+		if (!join_step_keys_validate(request, s, status))
+			return 0;
 	return 1;
+}
+
+/*
+ * Whether column c is a key column of join step s: its key_column, or one
+ * of its key_columns when it has several keys.
+ */
+static int
+join_step_keyed_on(const GaAggJoinStep *step, int c)
+{
+	int			i;
+
+	if (step->nkeys <= 1)
+		return step->key_column == c;
+	for (i = 0; i < step->nkeys; i++)
+		if (step->key_columns[i] == c)
+			return 1;
+	return 0;
 }
 
 /* Whether column c of a request is filled by one of its derived columns. */
@@ -428,9 +499,9 @@ derived_column_validate(const GaAggRequest *request, int d, GaStatus *status)
 	if (request->join != NULL)
 	{
 		for (i = 0; i < request->join->nsteps; i++)
-			if (request->join->steps[i].key_column == c)
+			if (join_step_keyed_on(&request->join->steps[i], c))
 				return ga_status_set(status, GA_ERR_INVALID,
-									 "derived column %d fills column %d, which is the key column of join step %d",
+									 "derived column %d fills column %d, which is a key column of join step %d",
 									 d, c, i + 1);
 		if (request->join->from_build[c] != 0)
 			return ga_status_set(status, GA_ERR_INVALID,
@@ -990,6 +1061,8 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 		if (request->ncolumns > 0)
 			memcpy(agg->column_types, request->column_types,
 				   sizeof(GaValueType) * request->ncolumns);
+		memcpy(agg->join_step, request->join->steps,
+			   sizeof(GaAggJoinStep) * request->join->nsteps);
 	}
 	agg->impl = device->ops->agg_create(device->impl, request, status);
 	if (agg->impl == NULL)
@@ -1035,17 +1108,53 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 }
 
 /*
+ * Check the payload's build key columns of a step of several keys: arrays
+ * where rows need them, and every listed build row valid in each.
+ */
+static int
+join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows, int64_t n,
+						 const GaBatch *payload, GaStatus *status)
+{
+	int64_t		i;
+	int			k;
+
+	for (k = 0; k < js->nkeys && n > 0; k++)
+	{
+		const GaColumn *col = &payload->columns[js->build_key_columns[k]];
+
+		if (col->values == NULL || (col->has_nulls && col->validity == NULL))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the build key column %d of join step %d has no values in the payload",
+								 js->build_key_columns[k], step + 1);
+		for (i = 0; i < n; i++)
+			if (ga_column_is_null(col, rows[i]))
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "build row %u of join step %d is listed, but its build key column %d is null",
+									 rows[i], step + 1, js->build_key_columns[k]);
+	}
+	return 1;
+}
+
+/*
  * Check the build's arguments and call order (a join-fed aggregation, a
  * step it has, the step's first build, before any batch; n and every row
- * in range), then build.  A step whose build the device refused counts as
- * given: the device remembers the failure and reports it from then on.
+ * in range; keys for a step of one key, none for a step of several), then
+ * build.  A step of several keys is built on the hashes of its build rows'
+ * keys (join_key.h), with the seed that keeps them free of collisions.  A
+ * step whose build failed counts as given: the device, or for a failure
+ * here (hashing) this layer, remembers the failure and reports it from
+ * then on.
  */
 int
 ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows, int64_t n,
 				  const GaBatch *payload, GaWaitCallback wait, void *arg,
 				  GaStatus *status)
 {
+	const GaAggJoinStep *js;
+	int64_t    *hashes = NULL;
+	uint64_t	key_seed = 0;
 	int64_t		i;
+	int			ok;
 
 	if (!agg->join_fed)
 		return ga_status_set(status, GA_ERR_INVALID,
@@ -1054,6 +1163,7 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given for step argument %d, but the join-fed aggregation's steps are 0 to %d",
 							 step, agg->join_steps - 1);
+	js = &agg->join_step[step];
 	if (agg->join_build_called[step])
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the build side of join step %d (step argument %d) of a join-fed aggregation was given twice",
@@ -1068,7 +1178,11 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 							 "a join-fed aggregation's build side has %lld keyed rows, but its payload has %lld rows (at most %lld are supported)",
 							 (long long) n, (long long) payload->nrows,
 							 (long long) GA_JOIN_MAX_BUILD_ROWS);
-	if (n > 0 && (keys == NULL || rows == NULL))
+	if (js->nkeys >= 2 && keys != NULL)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "join step %d joins on %d keys, so its build side takes no keys: the device reads them from its build key columns",
+							 step + 1, js->nkeys);
+	if (n > 0 && ((js->nkeys <= 1 && keys == NULL) || rows == NULL))
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a join-fed aggregation's build side has rows but no key or row arrays");
 	for (i = 0; i < n; i++)
@@ -1076,18 +1190,41 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "build row %lld of a join-fed aggregation is %u, beyond the payload's %lld rows",
 								 (long long) i, rows[i], (long long) payload->nrows);
+	if (js->nkeys >= 2 && !join_build_keys_validate(js, step, rows, n, payload, status))
+		return 0;
 	agg->join_build_called[step] = 1;
 	agg->join_builds_called++;
-	return agg->ops->agg_join_build(agg->impl, step, keys, rows, n, payload, wait, arg, status);
+	if (js->nkeys >= 2)
+	{
+		hashes = ga_alloc_array(n, sizeof(int64_t));
+		if (hashes == NULL)
+			return ga_failure_set(&agg->build_failure, status, GA_ERR_OUT_OF_MEMORY,
+								  "out of host memory hashing the keys of a join-fed aggregation's build side");
+		if (!ga_join_key_hash_build(payload, js->build_key_columns, js->nkeys, rows, n, hashes,
+									&key_seed, wait, arg, status))
+		{
+			GaStatus	failed = *status;
+
+			free(hashes);
+			return ga_failure_set(&agg->build_failure, status, failed.code, failed.message);
+		}
+		keys = hashes;
+	}
+	ok = agg->ops->agg_join_build(agg->impl, step, keys, rows, n, key_seed, payload, wait, arg,
+								  status);
+	free(hashes);
+	return ok;
 }
 
 /*
- * Whether a join-fed aggregation still lacks the build side of a step
- * (then sets status); a plain one never does.
+ * Whether a join-fed aggregation still lacks the build side of a step, or
+ * one of its builds failed here (then sets status); a plain one never does.
  */
 static int
 join_builds_missing(const GaAgg *agg, const char *what, GaStatus *status)
 {
+	if (!ga_failure_check(&agg->build_failure, status))
+		return 1;
 	if (!agg->join_fed || agg->join_builds_called == agg->join_steps)
 		return 0;
 	ga_status_set(status, GA_ERR_INVALID,
@@ -1128,9 +1265,12 @@ ga_agg_submit(GaAgg *agg, GaBatch *batch, GaWaitCallback wait, void *arg,
 	return agg->ops->agg_submit(agg->impl, batch, wait, arg, status);
 }
 
+/* Finish on the device; a build that failed in this layer fails it too. */
 const GaAggResult *
 ga_agg_finish(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
+	if (!ga_failure_check(&agg->build_failure, status))
+		return NULL;
 	return agg->ops->agg_finish(agg->impl, wait, arg, status);
 }
 

@@ -1183,8 +1183,8 @@ cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
  */
 static int
 cpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
-				   int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
-				   GaStatus *status)
+				   int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
+				   void *arg, GaStatus *status)
 {
 	CpuAgg	   *agg = agg_impl;
 	double		start = ga_cpu_now_ms();
@@ -1194,8 +1194,8 @@ cpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t
 	if (agg->join == NULL)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
-	if (!ga_cpu_aggjoin_build(agg->join, step, keys, rows, n, payload, &agg->stats, wait,
-							  arg, status))
+	if (!ga_cpu_aggjoin_build(agg->join, step, keys, rows, n, key_seed, payload, &agg->stats,
+							  wait, arg, status))
 	{
 		agg->failure.failed = 1;
 		agg->failure.status = *status;

@@ -972,8 +972,8 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
  */
 static int
 gpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
-				   int64_t n, const GaBatch *payload, GaWaitCallback wait, void *arg,
-				   GaStatus *status)
+				   int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
+				   void *arg, GaStatus *status)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 
@@ -983,7 +983,7 @@ gpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
 	if (!select_device(agg, status) ||
-		!ga_gpu_aggjoin_build(agg, step, keys, rows, n, payload, wait, arg, status))
+		!ga_gpu_aggjoin_build(agg, step, keys, rows, n, key_seed, payload, wait, arg, status))
 		return remember_failure(agg, status);
 	ga_status_ok(status);
 	return 1;

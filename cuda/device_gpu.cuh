@@ -408,8 +408,9 @@ extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table
 extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
 								  GaStatus *status);
 extern int	ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys,
-								 const uint32_t *rows, int64_t n, const GaBatch *payload,
-								 GaWaitCallback wait, void *arg, GaStatus *status);
+								 const uint32_t *rows, int64_t n, uint64_t key_seed,
+								 const GaBatch *payload, GaWaitCallback wait, void *arg,
+								 GaStatus *status);
 extern int	ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait,
 								  void *arg, GaStatus *status);
 extern int	ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg,

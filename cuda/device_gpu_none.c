@@ -103,7 +103,7 @@ none_agg_destroy(void *agg_impl)
 /* Build nothing (unreachable: no aggregation can be started). */
 static int
 none_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
-					int64_t n, const GaBatch *payload, GaWaitCallback wait,
+					int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
 					void *arg, GaStatus *status)
 {
 	(void) agg_impl;
@@ -111,6 +111,7 @@ none_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_
 	(void) keys;
 	(void) rows;
 	(void) n;
+	(void) key_seed;
 	(void) payload;
 	(void) wait;
 	(void) arg;

@@ -37,10 +37,16 @@ typedef struct GaDeviceOps
 	 * the step exists and is given for the first time before any batch,
 	 * and the arguments (n in range, every row below payload->nrows, the
 	 * payload's shape and types); submits of a join-fed aggregation reach
-	 * agg_submit only after every step's build was given.
+	 * agg_submit only after every step's build was given.  For a step of
+	 * several keys, keys[i] is device.c's hash of build row rows[i]'s key
+	 * under key_seed (join_key.h; free of collisions among the build's
+	 * distinct keys, every listed row valid in every build key column):
+	 * the device builds on the hashes as on single keys, hashes each row
+	 * it looks up under key_seed, and rechecks the first candidate's key.
+	 * key_seed is 0 and unused for a step of one key.
 	 */
 	int			(*agg_join_build) (void *agg_impl, int step, const int64_t *keys,
-								   const uint32_t *rows, int64_t n,
+								   const uint32_t *rows, int64_t n, uint64_t key_seed,
 								   const GaBatch *payload, GaWaitCallback wait,
 								   void *arg, GaStatus *status);
 
@@ -115,7 +121,7 @@ typedef int (*CpuAggregateFn) (void *agg, GaBatch *batch,
 extern CpuAggJoin *ga_cpu_aggjoin_create(const GaAggRequest *request,
 										 GaStatus *status);
 extern int	ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys,
-								 const uint32_t *rows, int64_t n,
+								 const uint32_t *rows, int64_t n, uint64_t key_seed,
 								 const GaBatch *payload, GaAggStats *stats,
 								 GaWaitCallback wait, void *arg, GaStatus *status);
 extern int	ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe,

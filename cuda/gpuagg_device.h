@@ -516,10 +516,11 @@ typedef struct GaDerivedColumn
  * or a build column of an earlier step), whose value in a row of step
  * s - 1 is the key looked up.  Equal int64 values are equal keys (the
  * caller encodes keys exactly, so no recheck is needed); a null key never
- * matches.  A row r of step s - 1 and each build row b whose key equals
- * r's give one row of step s: r's columns, and step s's build columns from
- * b (many to many: every pair; a row matching a million build rows gives a
- * million rows, processed in pieces of at most batch_rows).  With
+ * matches.  (A step may also join on several such keys: see below.)  A
+ * row r of step s - 1 and each build row b whose key equals r's give one
+ * row of step s: r's columns, and step s's build columns from b (many to
+ * many: every pair; a row matching a million build rows gives a million
+ * rows, processed in pieces of at most batch_rows).  With
  * GA_AGG_JOIN_LEFT a row without any match (also one with a null key)
  * gives one row whose step-s build columns are null; with
  * GA_AGG_JOIN_ANTI only such rows are kept (a step of type ANTI normally
@@ -565,12 +566,35 @@ typedef enum GaAggJoinType
  * always, so no row is emitted twice or lost.
  */
 
+/*
+ * A step joins on one key or on several.  With nkeys 0 or 1 the key is
+ * key_column, exact as above, and ga_agg_join_build is given each build
+ * row's key.  With nkeys 2 .. GA_AGG_MAX_JOIN_KEYS the step joins on the
+ * pairs (key_columns[i], build_key_columns[i]): key_columns[i] is a
+ * GA_TYPE_INT64 probe column or build column of an earlier step (as
+ * key_column; key_column itself is ignored), build_key_columns[i] a
+ * GA_TYPE_INT64 build column of this step (from_build = step + 1); a row
+ * and a build row match when every pair's values are equal, and a null in
+ * any of a row's key columns never matches.  The caller then gives
+ * ga_agg_join_build no keys (NULL): the device reads the build rows' keys
+ * from their build key columns and looks rows up by a hash of the whole
+ * key that it chooses free of collisions among the build's distinct keys,
+ * then compares a row's keys with its candidate's, so equal hashes never
+ * join unequal keys.  (As the RAPIDS group-by paper's table does with
+ * several key columns: the position from a hash of the whole key, then a
+ * compare of the keys themselves.)  No key column of a step, of either
+ * kind, may be a derived column.
+ */
 #define GA_AGG_MAX_JOIN_STEPS 4
+#define GA_AGG_MAX_JOIN_KEYS 4
 
 typedef struct GaAggJoinStep
 {
 	GaAggJoinType type;
-	int			key_column;		/* GA_TYPE_INT64: a probe column, or a build column of an earlier step */
+	int			key_column;		/* nkeys <= 1: GA_TYPE_INT64, a probe column or a build column of an earlier step */
+	int			nkeys;			/* 0 or 1: key_column alone; 2 .. GA_AGG_MAX_JOIN_KEYS: the pairs below */
+	int			key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: each as key_column */
+	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: GA_TYPE_INT64 build columns of this step */
 } GaAggJoinStep;
 
 typedef struct GaAggJoinSpec
@@ -589,7 +613,11 @@ typedef struct GaAggJoinSpec
  * batch; its other columns are not read; capacity >= nrows).  keys[i] is
  * the join key of build row rows[i], for the n <= payload->nrows build
  * rows that have a key (rows with a null key are left out: they never
- * match); rows are distinct.  Everything is copied: the caller may free
+ * match); rows are distinct.  A step of several keys takes keys NULL, and
+ * rows lists the build rows whose build key columns are all valid (a
+ * listed row with a null in one is refused with GA_ERR_INVALID); should no
+ * hash of its keys be free of collisions (practically never), the build
+ * fails with GA_ERR_DEVICE.  Everything is copied: the caller may free
  * keys, rows and payload afterwards.  At most GA_JOIN_MAX_BUILD_ROWS rows
  * per step; a build the device cannot hold fails with
  * GA_ERR_OUT_OF_MEMORY (the caller then uses the CPU device).

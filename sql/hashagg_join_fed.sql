@@ -133,7 +133,8 @@ SELECT jf_check('SELECT jf_pair.a, count(*), sum(jf_pair.val), sum(jf_fact.v) FR
 SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_pair.val), sum(jf_pair.val) FROM jf_fact LEFT JOIN jf_pair ON jf_fact.k2 = jf_pair.b AND jf_fact.g - 6 = jf_pair.a GROUP BY jf_fact.g');
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b;
--- (three keys, or an int8 among two, keep the other plans)
+-- three keys, or an int8 among two: hashed and rechecked on the device
+-- (more in hashagg_join_keys)
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
 SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');
 -- a chain of joins: the aggregation joins them all on the device (up to

@@ -23,11 +23,14 @@
  *	- INNER, LEFT, SEMI (EXISTS, IN: its build keeps each key once, and the
  *	  device joins it as an inner join) and ANTI (NOT EXISTS: the probe rows
  *	  without a match) joins with no other join condition and, for LEFT, no
- *	  condition above the join, on one equality whose device key is exact
- *	  (the integer-like types of GpuJoinKeyIsExact) or the id of one key
- *	  dictionary for both sides (text and the other key_dict.c types, under
- *	  a deterministic collation; a dictionary per join), or on two
- *	  equalities of int2/int4 keys (paired into one exact int8);
+ *	  condition above the join, on up to GA_AGG_MAX_JOIN_KEYS equalities
+ *	  whose every device key is exact (the integer-like types of
+ *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
+ *	  (text and the other key_dict.c types, under a deterministic collation;
+ *	  a dictionary per join key): one key as it is, two int2/int4 keys of one
+ *	  side paired into one exact int8, any other keys each in its own column
+ *	  (the device hashes them together and compares them; the outer keys of
+ *	  one join may then come from different sides below it);
  *	- every group key, aggregate argument, FILTER and join key above the
  *	  bottom join computed from one side by an expression that cannot fail
  *	  (plain columns, leakproof functions: each side computes it also for
@@ -169,31 +172,62 @@ key_fits_32_bits(Expr *key)
 	return type == INT2OID || type == INT4OID;
 }
 
-/*
- * The join's device key of one side, from its list of key expressions: the
- * one key, or two int2/int4 keys paired into one exact int8 (pair_key); NULL
- * when the join's keys are not of those forms.  (Every pair of keys is
- * exact: checked by the caller.)
- */
-static Expr *
-side_key(List *keys)
-{
-	if (list_length(keys) == 1)
-		return linitial(keys);
-	if (list_length(keys) == 2 && key_fits_32_bits(linitial(keys)) &&
-		key_fits_32_bits(lsecond(keys)))
-		return pair_key(linitial(keys), lsecond(keys));
-	return NULL;
-}
-
 /* One join of a chain, as the planner found it. */
 typedef struct JoinStepFound
 {
 	CustomPath *path;			/* the GpuHashJoin path kept for it */
 	JoinType	type;
-	Expr	   *outer_key;		/* the device key of each side */
-	Expr	   *inner_key;
+	int			nkeys;			/* its equalities, 1 .. GA_AGG_MAX_JOIN_KEYS */
+	Expr	   *outer_keys[GA_AGG_MAX_JOIN_KEYS];	/* each one's sides, each */
+	Expr	   *inner_keys[GA_AGG_MAX_JOIN_KEYS];	/* exact or a dictionary id */
+	bool		pairable;		/* two int2/int4 keys on each side */
 } JoinStepFound;
+
+/*
+ * Whether the device can join on path's equalities (clauses, with the
+ * outer and inner keys of each): every one exact (GpuJoinKeyIsExact) or of
+ * one key dictionary for both sides, at most GA_AGG_MAX_JOIN_KEYS of them
+ * (several are hashed together and rechecked by the device); fills found's
+ * keys.
+ */
+static bool
+join_step_keys(List *clauses, List *outer_keys, List *inner_keys, JoinStepFound *found,
+			   const char **why)
+{
+	ListCell   *lc_clause;
+	ListCell   *lc_outer;
+	ListCell   *lc_inner;
+	bool		all_exact = true;
+	int			k = 0;
+
+	if (list_length(clauses) > GA_AGG_MAX_JOIN_KEYS)
+	{
+		*why = psprintf("more than %d join keys", GA_AGG_MAX_JOIN_KEYS);
+		return false;
+	}
+	forthree(lc_clause, clauses, lc_outer, outer_keys, lc_inner, inner_keys)
+	{
+		OpExpr	   *clause = lfirst_node(OpExpr, lc_clause);
+		Oid			outer_type = exprType(lfirst(lc_outer));
+		Oid			inner_type = exprType(lfirst(lc_inner));
+		bool		exact = GpuJoinKeyIsExact(clause->opno, outer_type, inner_type);
+
+		if (!exact && !join_key_is_dictionary(clause, outer_type, inner_type))
+		{
+			*why = "a join key neither of an integer-like type nor of a type of one key dictionary for both sides";
+			return false;
+		}
+		all_exact = all_exact && exact;
+		found->outer_keys[k] = lfirst(lc_outer);
+		found->inner_keys[k] = lfirst(lc_inner);
+		k++;
+	}
+	found->nkeys = k;
+	found->pairable = k == 2 && all_exact &&
+		key_fits_32_bits(found->outer_keys[0]) && key_fits_32_bits(found->outer_keys[1]) &&
+		key_fits_32_bits(found->inner_keys[0]) && key_fits_32_bits(found->inner_keys[1]);
+	return k > 0;
+}
 
 /*
  * The GpuHashJoin path of rel that the device can join under an
@@ -211,14 +245,7 @@ find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why
 	{
 		CustomPath *path = lfirst(lc);
 		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
-		OpExpr	   *clause = NULL;
-		ListCell   *lc_clause;
-		ListCell   *lc_outer;
-		ListCell   *lc_inner;
-		Expr	   *outer_key = side_key(lsecond(path->custom_private));
-		Expr	   *inner_key = side_key(lthird(path->custom_private));
-		bool		exact;
-		bool		dictionary;
+		JoinStepFound candidate;
 
 		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
 			!(top && (type == JOIN_RIGHT || type == JOIN_FULL)))
@@ -232,24 +259,9 @@ find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why
 			*why = "join conditions other than the keys' equalities";
 			continue;
 		}
-		exact = true;
-		forthree(lc_clause, lfourth(path->custom_private),
-				 lc_outer, lsecond(path->custom_private),
-				 lc_inner, lthird(path->custom_private))
-		{
-			clause = lfirst_node(OpExpr, lc_clause);
-			exact = exact && GpuJoinKeyIsExact(clause->opno, exprType(lfirst(lc_outer)),
-											   exprType(lfirst(lc_inner)));
-		}
-		exact = exact && outer_key != NULL && inner_key != NULL;
-		dictionary = !exact && list_length(lfourth(path->custom_private)) == 1 &&
-			join_key_is_dictionary(clause, exprType((Node *) outer_key),
-								   exprType((Node *) inner_key));
-		if (!exact && !dictionary)
-		{
-			*why = "join keys other than one exact or dictionary key, or two int2/int4 keys";
+		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
+							lthird(path->custom_private), &candidate, why))
 			continue;
-		}
 		/* the smaller build side: it is read by one process and held whole */
 		if (found->path == NULL ||
 			((Path *) lsecond(path->custom_paths))->rows <
@@ -258,10 +270,9 @@ find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why
 			 ((Path *) lsecond(found->path->custom_paths))->rows &&
 			 path->path.total_cost < found->path->path.total_cost))
 		{
+			*found = candidate;
 			found->path = path;
 			found->type = type;
-			found->outer_key = outer_key;
-			found->inner_key = inner_key;
 		}
 	}
 	return found->path != NULL;
@@ -387,6 +398,62 @@ side_expr_problem(const JoinStepFound *steps, int nsteps, int side, int step, No
 	return NULL;
 }
 
+/* A join step's device keys, and the side computing each outer key. */
+typedef struct StepDeviceKeys
+{
+	int			nkeys;
+	Expr	   *outer[GA_AGG_MAX_JOIN_KEYS];
+	Expr	   *inner[GA_AGG_MAX_JOIN_KEYS];
+	int			side[GA_AGG_MAX_JOIN_KEYS];
+} StepDeviceKeys;
+
+/*
+ * The device keys of join step t (1-based) of steps: every outer key from
+ * one side below the step (the probe side or an earlier build side) that
+ * may compute it; two int2/int4 keys from one side paired into one exact
+ * int8 (one column a side, and no hashing), any other keys apart (the
+ * device hashes and rechecks them).  False with *why set when a key does
+ * not qualify.
+ */
+static bool
+step_device_keys(PlannerInfo *root, const JoinStepFound *steps, int t,
+				 const GpuAggJoinSides *sides, StepDeviceKeys *keys, const char **why)
+{
+	const JoinStepFound *step = &steps[t - 1];
+	int			k;
+
+	keys->nkeys = step->nkeys;
+	for (k = 0; k < step->nkeys; k++)
+	{
+		keys->outer[k] = step->outer_keys[k];
+		keys->inner[k] = step->inner_keys[k];
+		keys->side[k] = expr_side(root, (Node *) keys->outer[k], sides, why);
+		if (keys->side[k] < 0 || keys->side[k] >= t)
+		{
+			*why = "a join key over two of the joined sides";
+			return false;
+		}
+		if (t > 1 &&
+			(*why = side_expr_problem(steps, 0, keys->side[k], t, (Node *) keys->outer[k])) != NULL)
+		{
+			*why = psprintf("%s (a join key)", *why);
+			return false;
+		}
+	}
+	if (step->pairable && keys->side[0] == keys->side[1])
+	{
+		Expr	   *paired = pair_key(keys->outer[0], keys->outer[1]);
+
+		if (t == 1 || side_expr_problem(steps, 0, keys->side[0], t, (Node *) paired) == NULL)
+		{
+			keys->nkeys = 1;
+			keys->outer[0] = paired;
+			keys->inner[0] = pair_key(keys->inner[0], keys->inner[1]);
+		}
+	}
+	return true;
+}
+
 /*
  * Whether the aggregation can be fed by the device joining the chain steps
  * (bottom up: steps[0]'s outer side is the probe side, each later step's
@@ -399,7 +466,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 {
 	List	   *child_sides = NIL;
 	List	   *step_list = NIL;
-	int			key_side[GA_AGG_MAX_JOIN_STEPS];
+	StepDeviceKeys step_keys[GA_AGG_MAX_JOIN_STEPS];
 	const char *why = NULL;
 	double		build_bytes = 0;
 	double		build_limit;
@@ -407,6 +474,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 	ListCell   *lc;
 	int			s;
 	int			t;
+	int			k;
 
 	memset(sides, 0, sizeof(*sides));
 	sides->nsides = nsteps + 1;
@@ -419,16 +487,11 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		sides->targets[s] = create_empty_pathtarget();
 	}
 
-	/* each step's outer key from one side below it */
+	/* each step's outer keys, each from one side below it */
 	for (t = 1; t <= nsteps; t++)
 	{
-		key_side[t - 1] = expr_side(root, (Node *) steps[t - 1].outer_key, sides, &why);
-		if (key_side[t - 1] < 0 || key_side[t - 1] >= t)
-			return join_fed_reject("a join key over two of the joined sides");
-		if (t > 1 &&
-			(why = side_expr_problem(steps, 0, key_side[t - 1], t,
-									 (Node *) steps[t - 1].outer_key)) != NULL)
-			return join_fed_reject(psprintf("%s (a join key)", why));
+		if (!step_device_keys(root, steps, t, sides, &step_keys[t - 1], &why))
+			return join_fed_reject(why);
 	}
 	foreach(lc, child_exprs)
 	{
@@ -455,7 +518,8 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 
 		if (expr_side(root, key, sides, &why) > 0 &&
 			(type == FLOAT4OID || type == FLOAT8OID ||
-			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type))))
+			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type) &&
+			  !KeyDictIsPaddedBpchar(key))))
 			return join_fed_reject("a group key of a build side with several spellings of one value");
 	}
 	foreach(lc, aggrefs)
@@ -486,20 +550,23 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 	/* each side's keys after its expressions: its build key, the outer keys it gives */
 	for (s = 0; s <= nsteps; s++)
 	{
-		if (s > 0)
+		for (k = 0; s > 0 && k < step_keys[s - 1].nkeys; k++)
 			add_column_to_pathtarget(sides->targets[s],
 									 (Expr *) GpuAggWithoutOuterJoinNulls(root,
-																		  (Node *) steps[s - 1].inner_key,
+																		  (Node *) step_keys[s - 1].inner[k],
 																		  sides->rels[s]->relids),
 									 0);
 		for (t = 1; t <= nsteps; t++)
 		{
-			if (key_side[t - 1] == s)
-				add_column_to_pathtarget(sides->targets[s],
-										 (Expr *) GpuAggWithoutOuterJoinNulls(root,
-																			  (Node *) steps[t - 1].outer_key,
-																			  sides->rels[s]->relids),
-										 0);
+			for (k = 0; k < step_keys[t - 1].nkeys; k++)
+			{
+				if (step_keys[t - 1].side[k] == s)
+					add_column_to_pathtarget(sides->targets[s],
+											 (Expr *) GpuAggWithoutOuterJoinNulls(root,
+																				  (Node *) step_keys[t - 1].outer[k],
+																				  sides->rels[s]->relids),
+											 0);
+			}
 		}
 		set_pathtarget_cost_width(root, sides->targets[s]);
 		/* a build holds its side's columns of the aggregation and its key */
@@ -512,10 +579,22 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 										build_bytes / 1024.0, build_limit / 1024.0));
 
 	for (t = 1; t <= nsteps; t++)
+	{
+		List	   *outer = NIL;
+		List	   *inner = NIL;
+		List	   *key_sides = NIL;
+
+		sides->nkeys += step_keys[t - 1].nkeys;
+		for (k = 0; k < step_keys[t - 1].nkeys; k++)
+		{
+			outer = lappend(outer, step_keys[t - 1].outer[k]);
+			inner = lappend(inner, step_keys[t - 1].inner[k]);
+			key_sides = lappend_int(key_sides, step_keys[t - 1].side[k]);
+		}
 		step_list = lappend(step_list,
-							list_make5(makeInteger(steps[t - 1].type), steps[t - 1].outer_key,
-									   steps[t - 1].inner_key, makeInteger(key_side[t - 1]),
+							list_make5(makeInteger(steps[t - 1].type), outer, inner, key_sides,
 									   lfourth(steps[t - 1].path->custom_private)));
+	}
 	sides->join_private = list_make3(step_list, child_sides, list_make2_int(0, 0));
 	return true;
 }
@@ -631,7 +710,7 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 
 /*
  * Number the columns of each side's child (see GpuAggDesc): its
- * expressions in child order, then its build key, then the outer keys it
+ * expressions in child order, then its build keys, then the outer keys it
  * gives, in step order.
  */
 static void
@@ -640,6 +719,7 @@ join_desc_number_columns(GpuAggDesc *desc)
 	AttrNumber	next[GA_AGG_MAX_JOIN_STEPS + 1];
 	int			s;
 	int			t;
+	int			k;
 	int			i;
 
 	for (s = 0; s <= desc->njoin_steps; s++)
@@ -648,12 +728,15 @@ join_desc_number_columns(GpuAggDesc *desc)
 		desc->child_side_attno[i] = next[desc->child_side[i]]++;
 	for (s = 0; s <= desc->njoin_steps; s++)
 	{
-		if (s > 0)
-			desc->join_steps[s - 1].build_key_attno = next[s]++;
+		for (k = 0; s > 0 && k < desc->join_steps[s - 1].nkeys; k++)
+			desc->join_steps[s - 1].keys[k].build_attno = next[s]++;
 		for (t = 0; t < desc->njoin_steps; t++)
 		{
-			if (desc->join_steps[t].key_side == s)
-				desc->join_steps[t].key_attno = next[s]++;
+			for (k = 0; k < desc->join_steps[t].nkeys; k++)
+			{
+				if (desc->join_steps[t].keys[k].side == s)
+					desc->join_steps[t].keys[k].attno = next[s]++;
+			}
 		}
 		desc->side_ncolumns[s] = next[s] - 1;
 	}
@@ -689,15 +772,21 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 	{
 		List	   *step = lfirst(lc);
 		JoinType	type = (JoinType) intVal(linitial(step));
+		int			k;
 
 		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGG_JOIN_LEFT :
 			type == JOIN_ANTI ? GA_AGG_JOIN_ANTI :
 			type == JOIN_RIGHT ? GA_AGG_JOIN_RIGHT :
 			type == JOIN_FULL ? GA_AGG_JOIN_FULL : GA_AGG_JOIN_INNER;
 		desc->join_steps[t].build_unique = type == JOIN_SEMI;
-		desc->join_steps[t].key_type = getBaseType(exprType(lsecond(step)));
-		desc->join_steps[t].build_key_type = getBaseType(exprType(lthird(step)));
-		desc->join_steps[t].key_side = intVal(lfourth(step));
+		desc->join_steps[t].nkeys = list_length(lsecond(step));
+		for (k = 0; k < desc->join_steps[t].nkeys; k++)
+		{
+			desc->join_steps[t].keys[k].type = getBaseType(exprType(list_nth(lsecond(step), k)));
+			desc->join_steps[t].keys[k].build_type =
+				getBaseType(exprType(list_nth(lthird(step), k)));
+			desc->join_steps[t].keys[k].side = list_nth_int(lfourth(step), k);
+		}
 		t++;
 	}
 	desc->njoin_steps = t;
@@ -715,6 +804,7 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 {
 	List	   *list = list_make1_int(desc->njoin_steps);
 	int			i;
+	int			k;
 
 	if (desc->njoin_steps == 0)
 		return list;
@@ -722,9 +812,13 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 	{
 		list = lappend_int(list, desc->join_steps[i].type);
 		list = lappend_int(list, desc->join_steps[i].build_unique ? 1 : 0);
-		list = lappend_int(list, desc->join_steps[i].key_side);
-		list = lappend_int(list, (int) desc->join_steps[i].key_type);
-		list = lappend_int(list, (int) desc->join_steps[i].build_key_type);
+		list = lappend_int(list, desc->join_steps[i].nkeys);
+		for (k = 0; k < desc->join_steps[i].nkeys; k++)
+		{
+			list = lappend_int(list, desc->join_steps[i].keys[k].side);
+			list = lappend_int(list, (int) desc->join_steps[i].keys[k].type);
+			list = lappend_int(list, (int) desc->join_steps[i].keys[k].build_type);
+		}
 	}
 	list = lappend_int(list, desc->packed_sides);
 	list = lappend_int(list, desc->pack_side);
@@ -739,6 +833,7 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 {
 	int			at = 1;
 	int			i;
+	int			k;
 
 	desc->njoin_steps = linitial_int(list);
 	if (desc->njoin_steps == 0)
@@ -747,9 +842,13 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 	{
 		desc->join_steps[i].type = list_nth_int(list, at++);
 		desc->join_steps[i].build_unique = list_nth_int(list, at++) != 0;
-		desc->join_steps[i].key_side = list_nth_int(list, at++);
-		desc->join_steps[i].key_type = (Oid) list_nth_int(list, at++);
-		desc->join_steps[i].build_key_type = (Oid) list_nth_int(list, at++);
+		desc->join_steps[i].nkeys = list_nth_int(list, at++);
+		for (k = 0; k < desc->join_steps[i].nkeys; k++)
+		{
+			desc->join_steps[i].keys[k].side = list_nth_int(list, at++);
+			desc->join_steps[i].keys[k].type = (Oid) list_nth_int(list, at++);
+			desc->join_steps[i].keys[k].build_type = (Oid) list_nth_int(list, at++);
+		}
 	}
 	desc->packed_sides = list_nth_int(list, at++);
 	desc->pack_side = list_nth_int(list, at++);
@@ -825,6 +924,50 @@ build_distinct_keys(int64 *keys, uint32 *rows, int64 n)
 	return kept;
 }
 
+/* The key columns of a build side, for comparing build rows by their keys. */
+typedef struct BuildKeyColumns
+{
+	int			nkeys;
+	const int64 *values[GA_AGG_MAX_JOIN_KEYS];
+} BuildKeyColumns;
+
+/* qsort_arg comparator of build rows by their keys (a BuildKeyColumns). */
+static int
+build_row_keys_cmp(const void *a, const void *b, void *arg)
+{
+	const BuildKeyColumns *keys = arg;
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+	int			k;
+
+	for (k = 0; k < keys->nkeys; k++)
+	{
+		if (keys->values[k][x] != keys->values[k][y])
+			return keys->values[k][x] < keys->values[k][y] ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * A SEMI join's build on several keys: each key (all its columns) once, as
+ * build_distinct_keys does for one.  Returns the number left in rows.
+ */
+static int64
+build_distinct_rows(const BuildKeyColumns *keys, uint32 *rows, int64 n)
+{
+	int64		kept = 0;
+	int64		i;
+
+	qsort_arg(rows, n, sizeof(uint32), build_row_keys_cmp, (void *) keys);
+	for (i = 0; i < n; i++)
+	{
+		if (kept > 0 && build_row_keys_cmp(&rows[kept - 1], &rows[i], (void *) keys) == 0)
+			continue;
+		rows[kept++] = rows[i];
+	}
+	return kept;
+}
+
 /* Fail clearly when the build side has more rows than a device join takes. */
 static void
 build_check_rows(int64 nrows)
@@ -884,13 +1027,14 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
 	int			first = layout->side_first[step];
 	int			end = layout->side_first[step + 1];
-	const GaColumn *key_column;
+	BuildKeyColumns key_columns;
 	int64	   *keys;
 	uint32	   *rows;
 	int64		nkeys = 0;
 	int64		r;
 	bool		ok;
 	int			c;
+	int			k;
 
 	payload->ncolumns = layout->ncolumns;
 	payload->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * layout->ncolumns);
@@ -921,19 +1065,31 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 	}
 	GpuAggBatchBuilderSetColumns(builder, 0, layout->side_first[1]);
 
-	/* the build rows with a key (a null key never matches) */
-	key_column = &payload->columns[layout->build_key_column[step]];
-	keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
+	/*
+	 * The build rows with a key (a null never matches): one key's values go
+	 * with them, several keys are read by the device from their columns.
+	 */
+	key_columns.nkeys = desc->join_steps[step - 1].nkeys;
+	for (k = 0; k < key_columns.nkeys; k++)
+		key_columns.values[k] =
+			(const int64 *) payload->columns[layout->build_key_columns[step][k]].values;
+	keys = key_columns.nkeys > 1 ? NULL :
+		MemoryContextAllocExtended(cxt, sizeof(int64) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	for (r = 0; r < payload->nrows; r++)
 	{
-		if (ga_column_is_null(key_column, r))
+		for (k = 0; k < key_columns.nkeys; k++)
+			if (ga_column_is_null(&payload->columns[layout->build_key_columns[step][k]], r))
+				break;
+		if (k < key_columns.nkeys)
 			continue;
-		keys[nkeys] = ((const int64 *) key_column->values)[r];
+		if (keys != NULL)
+			keys[nkeys] = key_columns.values[0][r];
 		rows[nkeys++] = (uint32) r;
 	}
 	if (desc->join_steps[step - 1].build_unique)
-		nkeys = build_distinct_keys(keys, rows, nkeys);
+		nkeys = keys != NULL ? build_distinct_keys(keys, rows, nkeys) :
+			build_distinct_rows(&key_columns, rows, nkeys);
 	ok = ga_agg_join_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
 						   status);
 	for (c = first; c < end; c++)
@@ -943,7 +1099,8 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 		if (payload->columns[c].validity != NULL)
 			pfree(payload->columns[c].validity);
 	}
-	pfree(keys);
+	if (keys != NULL)
+		pfree(keys);
 	pfree(rows);
 	return ok;
 }

@@ -422,17 +422,17 @@ layout_side(const GpuAggDesc *desc, AttrNumber attno)
 }
 
 /*
- * Append the column of join step's (0-based) key to the split layout's
- * arrays.
+ * Append the column of join step's (0-based) key number key to the split
+ * layout's arrays.
  */
 static void
 layout_join_key(GpuAggColumnSource *sources, GaValueType *types, uint8 *from_build,
-				int column, int side, int step, AttrNumber attno, Oid type)
+				int column, int side, int step, int key, AttrNumber attno, Oid type)
 {
 	sources[column].attno = attno;
 	sources[column].encoding = KeyDictTypeSupported(type) ?
 		GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
-	sources[column].join_step = (int16) step;
+	sources[column].join_key = (int16) (step * GA_AGG_MAX_JOIN_KEYS + key);
 	sources[column].type = type;
 	types[column] = GA_TYPE_INT64;
 	from_build[column] = (uint8) side;
@@ -451,15 +451,22 @@ static void
 layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 {
 	int			nsides = desc->njoin_steps + 1;
-	int			ncolumns = layout->ncolumns + 2 * desc->njoin_steps;
-	GpuAggColumnSource *sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
-	GaValueType *types = palloc0(sizeof(GaValueType) * ncolumns);
-	uint8	   *from_build = palloc0(ncolumns);
+	int			ncolumns = layout->ncolumns;
+	GpuAggColumnSource *sources;
+	GaValueType *types;
+	uint8	   *from_build;
 	int		   *moved = palloc(sizeof(int) * Max(layout->ncolumns, 1));
 	int			next = 0;
 	int			side;
 	int			c;
 	int			t;
+	int			k;
+
+	for (t = 0; t < desc->njoin_steps; t++)
+		ncolumns += 2 * desc->join_steps[t].nkeys;
+	sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
+	types = palloc0(sizeof(GaValueType) * ncolumns);
+	from_build = palloc0(ncolumns);
 
 	for (side = 0; side < nsides; side++)
 	{
@@ -483,21 +490,32 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 			from_build[next] = (uint8) side;
 			moved[c] = next++;
 		}
-		if (side > 0)
+		for (k = 0; side > 0 && k < desc->join_steps[side - 1].nkeys; k++)
 		{
-			layout->build_key_column[side] = next;
-			layout_join_key(sources, types, from_build, next++, side, side - 1,
-							desc->join_steps[side - 1].build_key_attno,
-							desc->join_steps[side - 1].build_key_type);
+			layout->build_key_columns[side][k] = next;
+			layout->join_spec.steps[side - 1].build_key_columns[k] = next;
+			layout_join_key(sources, types, from_build, next++, side, side - 1, k,
+							desc->join_steps[side - 1].keys[k].build_attno,
+							desc->join_steps[side - 1].keys[k].build_type);
 		}
 		for (t = 0; t < desc->njoin_steps; t++)
 		{
-			if (desc->join_steps[t].key_side != side)
-				continue;
-			layout->join_spec.steps[t].type = (GaAggJoinType) desc->join_steps[t].type;
-			layout->join_spec.steps[t].key_column = next;
-			layout_join_key(sources, types, from_build, next++, side, t,
-							desc->join_steps[t].key_attno, desc->join_steps[t].key_type);
+			GaAggJoinStep *step = &layout->join_spec.steps[t];
+
+			for (k = 0; k < desc->join_steps[t].nkeys; k++)
+			{
+				if (desc->join_steps[t].keys[k].side != side)
+					continue;
+				step->type = (GaAggJoinType) desc->join_steps[t].type;
+				/* one key: key_column; several: the device hashes and rechecks them */
+				step->nkeys = desc->join_steps[t].nkeys > 1 ? desc->join_steps[t].nkeys : 0;
+				step->key_columns[k] = next;
+				if (k == 0)
+					step->key_column = next;
+				layout_join_key(sources, types, from_build, next++, side, t, k,
+								desc->join_steps[t].keys[k].attno,
+								desc->join_steps[t].keys[k].type);
+			}
 		}
 	}
 	layout->nsides = nsides;

@@ -535,7 +535,7 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
 							check->aggrefs, grouping_sets, &sides))
 		return false;
-	ncolumns = batch_values + 2 * (sides.nsides - 1);	/* and the join keys */
+	ncolumns = batch_values + 2 * sides.nkeys;	/* and the join keys */
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
 		double		probe_rows = sides.paths[0]->rows;

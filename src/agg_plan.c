@@ -228,12 +228,11 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		desc->keys[i].type = getBaseType(exprType(key));
 
 		/*
-		 * A bpchar of a declared length pads every value to it, so equal
-		 * keys are equal bytes: its dictionary is a text one, with one
-		 * spelling per key and no spelling column to find a group's first
-		 * row by (TPC-H's l_returnflag char(1)).
+		 * A bpchar of a declared length: its dictionary is a text one, with
+		 * one spelling per key and no spelling column to find a group's
+		 * first row by (TPC-H's l_returnflag char(1)).
 		 */
-		if (exprType(key) == BPCHAROID && exprTypmod(key) > VARHDRSZ)
+		if (KeyDictIsPaddedBpchar(key))
 			desc->keys[i].type = TEXTOID;
 		tlist = lappend(tlist, makeTargetEntry((Expr *) key, list_length(tlist) + 1,
 											   NULL, false));

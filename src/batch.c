@@ -85,11 +85,11 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		{
 			int			j;
 
-			/* a join's two keys share one dictionary: equal ids, equal keys */
+			/* a join key's two sides share one dictionary: equal ids, equal keys */
 			for (j = 0; j < i; j++)
 				if (sources[i].encoding == GPUAGG_ENC_DICT_JOIN_KEY &&
 					sources[j].encoding == GPUAGG_ENC_DICT_JOIN_KEY &&
-					sources[i].join_step == sources[j].join_step)
+					sources[i].join_key == sources[j].join_key)
 					builder->dicts[i] = builder->dicts[j];
 			if (builder->dicts[i] == NULL)
 				builder->dicts[i] = KeyDictCreate(sources[i].type, cxt);

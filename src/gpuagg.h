@@ -268,7 +268,11 @@ typedef struct GpuAggDesc
 	 * step s, bottom up; each is a child of the node.  Every child expression
 	 * is computed by one side, as its column child_side_attno there; each
 	 * side's child outputs its expressions, then (a build side) its own join
-	 * key, then the outer keys of the steps it gives them to (key_side).
+	 * keys, then the outer keys of the steps it gives them to (keys' side).
+	 * A step joins on one device key (an exact value, a dictionary id, or
+	 * two int2/int4 keys paired), or on 2 .. GA_AGG_MAX_JOIN_KEYS keys that
+	 * the device hashes together and rechecks (each exact or a dictionary
+	 * id; their outer keys may come from different sides).
 	 */
 	int			njoin_steps;	/* 0: not join-fed */
 	struct
@@ -277,11 +281,15 @@ typedef struct GpuAggDesc
 		bool		build_unique;	/* a SEMI join: each key built once, so
 									 * that the inner join matches a row at
 									 * most once */
-		int			key_side;	/* the side computing the step's outer key */
-		Oid			key_type;	/* base types of the outer and build keys */
-		Oid			build_key_type;
-		AttrNumber	key_attno;	/* the outer key's column in key_side's child */
-		AttrNumber	build_key_attno;	/* the build key's in side step's */
+		int			nkeys;		/* 1 .. GA_AGG_MAX_JOIN_KEYS */
+		struct
+		{
+			int			side;	/* the side computing the outer key */
+			Oid			type;	/* base types of the outer and build keys */
+			Oid			build_type;
+			AttrNumber	attno;	/* the outer key's column in side's child */
+			AttrNumber	build_attno;	/* the build key's in side step's */
+		}			keys[GA_AGG_MAX_JOIN_KEYS];
 	}			join_steps[GA_AGG_MAX_JOIN_STEPS];
 	int			nchild;			/* child expressions */
 	int		   *child_side;		/* per child column (attno - 1) */
@@ -336,6 +344,7 @@ typedef struct GpuAggJoinSides
 													 * expressions, then its
 													 * keys */
 	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
+	int			nkeys;			/* device join keys of all the steps */
 } GpuAggJoinSides;
 
 extern List *GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side);
@@ -374,6 +383,7 @@ typedef struct KeyDict KeyDict;
 extern KeyDict *KeyDictCreate(Oid type, MemoryContext cxt);
 extern bool KeyDictTypeSupported(Oid type);
 extern bool KeyDictHasSpellings(Oid type);
+extern bool KeyDictIsPaddedBpchar(Node *key);
 extern int32 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch);
 extern void KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull,
 							  int n, int32 *ids, MemoryContext scratch);
@@ -398,8 +408,10 @@ typedef struct GpuAggColumnSource
 	Oid			type;			/* base type of the child column */
 	int16		scale;			/* numeric encodings: the value's scale */
 	int16		part;			/* numeric: limb number or GpuAggNumericPart */
-	int16		join_step;		/* GPUAGG_ENC_DICT_JOIN_KEY: its join step; the
-								 * two keys of a step share one dictionary */
+	int16		join_key;		/* GPUAGG_ENC_DICT_JOIN_KEY: its join step
+								 * times GA_AGG_MAX_JOIN_KEYS plus its key's
+								 * number; a key's two sides share one
+								 * dictionary */
 	int16		derived;		/* GPUAGG_ENC_DERIVED: 1 + the layout's number
 								 * of its expression, else 0 */
 } GpuAggColumnSource;
@@ -545,7 +557,7 @@ typedef struct GpuAggLayout
 	 */
 	int			nsides;
 	int			side_first[GA_AGG_MAX_JOIN_STEPS + 2];
-	int			build_key_column[GA_AGG_MAX_JOIN_STEPS + 1];	/* per build side */
+	int			build_key_columns[GA_AGG_MAX_JOIN_STEPS + 1][GA_AGG_MAX_JOIN_KEYS]; /* per build side and key */
 	uint8	   *from_build;		/* per column: its side */
 	GaAggJoinSpec join_spec;
 

@@ -29,6 +29,7 @@
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -273,6 +274,17 @@ bool
 KeyDictHasSpellings(Oid type)
 {
 	return type == BPCHAROID || type == NUMERICOID || type == INTERVALOID;
+}
+
+/*
+ * Whether a key expression is a bpchar of a declared length, which pads
+ * every value to it: equal keys are then equal bytes, spelt one way, as
+ * in a text dictionary (TPC-H's l_returnflag char(1), n_name char(25)).
+ */
+bool
+KeyDictIsPaddedBpchar(Node *key)
+{
+	return exprType(key) == BPCHAROID && exprTypmod(key) > VARHDRSZ;
 }
 
 /* A dictionary for keys of base type `type`; memory lives in cxt. */

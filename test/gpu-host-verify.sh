@@ -19,7 +19,8 @@
 #   aggjoin   build, then the join-fed aggregation's conformance suite (300 random
 #             cases, seed AGGJOIN_SEED: chains of joins, ANTI, every device) and small
 #             cases of it under compute-sanitizer's AGGJOIN_TOOLS (default memcheck,
-#             racecheck of the chain cases, synccheck; about 9 minutes)
+#             racecheck of the chain cases from case AGGJOIN_RACECHECK_FIRST, default
+#             17, synccheck; about 9 minutes)
 #   derived   build, then the derived-column suite (numeric arithmetic on the device:
 #             random programs, known answers, join-fed operands) on every device, and
 #             under compute-sanitizer's memcheck, racecheck and synccheck (about 3 minutes)
@@ -116,7 +117,8 @@ case "$STAGE" in
 			for tool in ${AGGJOIN_TOOLS:-memcheck racecheck synccheck}; do
 				case "$tool" in
 					memcheck) opts="--tool memcheck --leak-check full" limit=120 first=0 ;;
-					racecheck) opts="--tool racecheck --racecheck-report all" limit=300 first=17 ;;
+					racecheck) opts="--tool racecheck --racecheck-report all" limit=300
+						first=${AGGJOIN_RACECHECK_FIRST:-17} ;;
 					*) opts="--tool $tool" limit=90 first=0 ;;
 				esac
 				echo "== compute-sanitizer $opts (join-fed aggregation suite from case $first, GPU, small cases)" >>"$LOG"

@@ -11,9 +11,11 @@
  * The reference.  Every step's build rows with a key are sorted by key.
  * Each probe row, in order, is walked through the steps depth first: at
  * step s its row's key (the value of the step's key column, a probe column
- * or a build column of an earlier step) is looked up by binary search and
- * gives one row per build row with an equal key, or, for a LEFT step, one
- * row with null step-s columns when it has no match (a null key never
+ * or a build column of an earlier step; with several keys, the tuple of
+ * the values of its key columns, compared as a tuple, never hashed) is
+ * looked up by binary search and gives one row per build row with an
+ * equal key, or, for a LEFT step, one row with null step-s columns when it
+ * has no match (a null key, or a null in any of its key columns, never
  * matches); an ANTI step keeps only the rows without a match, with null
  * step-s columns.  A RIGHT last step joins like INNER and a FULL one like
  * LEFT; after every probe row, each build row of that step that no row
@@ -49,8 +51,14 @@
  * keys flowing from a LEFT step into the next, every type in two builds),
  * then RIGHT and FULL last steps (null keys on both sides, an empty probe
  * side, an empty build, every build row matched, none matched, small
- * pieces, two- and three-step chains ending in them), then random
- * mixtures of all of it.
+ * pieces, two- and three-step chains ending in them), then steps of
+ * several keys (2 to 4 keys of the probe side, of earlier build sides and
+ * of earlier steps' keys mixed in one step; keys that share a component or
+ * are permutations of each other; duplicates, nulls in some key columns
+ * on both sides, every join type, chains mixing them with steps of one
+ * key), then random mixtures of all of it (a step of several keys drawn
+ * from a stream of its own, so that the other random cases stay those of
+ * a suite without them).
  *
  *-------------------------------------------------------------------------
  */
@@ -75,14 +83,24 @@
 static const char *const aj_dist_names[] = {"unique", "dups", "skew"};
 static const char *const aj_type_names[] = {"inner", "left", "anti", "right", "full"};
 
+/* A keyed build row of a step of several keys, for the reference. */
+typedef struct AjTuple
+{
+	int64_t		k[GA_AGG_MAX_JOIN_KEYS];	/* unused components 0 */
+	int64_t		row;
+} AjTuple;
+
 /* One step's build side as given to the device, and sorted for the reference. */
 typedef struct AjBuild
 {
 	int64_t		nbuild;			/* payload rows */
 	int64_t		nkeyed;
-	int64_t    *keys;			/* nkeyed, in the order given to the device */
+	int64_t    *keys;			/* nkeyed, in the order given to the device
+								 * (NULL for a step of several keys) */
 	uint32_t   *rows;
 	KeyEntry   *entries;		/* the same, sorted by key and row */
+	AjTuple    *tuples;			/* several keys: the same, sorted by key
+								 * (as a tuple) and row */
 } AjBuild;
 
 /* A generated case: every side, the batches, and the joined rows. */
@@ -95,6 +113,9 @@ typedef struct AjCase
 	int			build_order[AJ_MAX_STEPS];	/* the order the builds are given */
 	uint8_t		from_build[MAX_COLUMNS];
 	int			probe_key[MAX_COLUMNS]; /* a step's key column on the probe side */
+	int			table_of[MAX_COLUMNS];	/* a key column's or build key
+										 * column's key table (that of the
+										 * column it was drawn for); -1 */
 
 	/* every column's values, over the rows of its side */
 	int64_t		nprobe;
@@ -120,6 +141,13 @@ static int64_t
 aj_side_rows(const AjCase *jc, int side)
 {
 	return side == 0 ? jc->nprobe : jc->builds[side - 1].nbuild;
+}
+
+/* The first key column of step s (0-based): its only one, or its first of several. */
+static int
+aj_first_key(const AjCase *jc, int s)
+{
+	return jc->steps[s].nkeys > 1 ? jc->steps[s].key_columns[0] : jc->steps[s].key_column;
 }
 
 /* Order entries by key, then row (qsort's form). */
@@ -205,6 +233,45 @@ aj_key_table(const AjSpec *s, Rng *rng, int64_t domain)
 }
 
 /*
+ * List a build side's rows whose key is not null (key_null[b]) in a
+ * random order (the device keeps it per key).
+ */
+static void
+aj_list_keyed_rows(AjBuild *build, Rng *rng, const uint8_t *key_null)
+{
+	int64_t		b,
+				i;
+
+	build->rows = malloc(sizeof(uint32_t) * (build->nbuild > 0 ? build->nbuild : 1));
+	build->nkeyed = 0;
+	for (b = 0; b < build->nbuild; b++)
+		if (!key_null[b])
+			build->rows[build->nkeyed++] = (uint32_t) b;
+	for (i = build->nkeyed - 1; i > 0; i--)
+	{
+		int64_t		k = rng_range(rng, 0, i);
+		uint32_t	t = build->rows[i];
+
+		build->rows[i] = build->rows[k];
+		build->rows[k] = t;
+	}
+}
+
+/* Order tuples by key, component by component, then row (qsort's form). */
+static int
+aj_tuple_cmp(const void *pa, const void *pb)
+{
+	const AjTuple *a = pa;
+	const AjTuple *b = pb;
+	int			i;
+
+	for (i = 0; i < GA_AGG_MAX_JOIN_KEYS; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i] ? -1 : 1;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/*
  * Draw step i's build side: its rows' keys (with nulls) from the key
  * table of its key column, the keyed rows in a random order (the device
  * keeps it per key), and the sorted entries of the reference.
@@ -232,20 +299,8 @@ aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_
 	}
 
 	build->keys = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
-	build->rows = malloc(sizeof(uint32_t) * (n > 0 ? n : 1));
 	build->entries = malloc(sizeof(KeyEntry) * (n > 0 ? n : 1));
-	build->nkeyed = 0;
-	for (b = 0; b < n; b++)
-		if (!key_null[b])
-			build->rows[build->nkeyed++] = (uint32_t) b;
-	for (i = build->nkeyed - 1; i > 0; i--)
-	{
-		int64_t		k = rng_range(rng, 0, i);
-		uint32_t	t = build->rows[i];
-
-		build->rows[i] = build->rows[k];
-		build->rows[k] = t;
-	}
+	aj_list_keyed_rows(build, rng, key_null);
 	for (i = 0; i < build->nkeyed; i++)
 	{
 		build->keys[i] = key_of[build->rows[i]];
@@ -253,6 +308,76 @@ aj_gen_build(AjBuild *build, const AjStepSpec *ss, Rng *rng, const int64_t *key_
 		build->entries[i].row = build->rows[i];
 	}
 	qsort(build->entries, (size_t) build->nkeyed, sizeof(KeyEntry), key_entry_cmp);
+}
+
+/*
+ * Draw the build side of step i (0-based), of several keys, into its
+ * build key columns (allocated here): per row, each component from the
+ * key table of its key column (AJ_UNIQUE: the row's digits in base
+ * domain; AJ_SKEW: every component the hot key for skew_rows rows), null
+ * at build_key_null; then the rows with no null component, listed for the
+ * device in a random order, and their keys sorted for the reference.
+ * key_of and key_null get the first component (for a column holding the
+ * step's build key).
+ */
+static void
+aj_gen_build_tuples(AjCase *jc, int i, const AjStepSpec *ss, Rng *rng,
+					int64_t *const *key_table, const int64_t *domain, int64_t *key_of,
+					uint8_t *key_null)
+{
+	const GaAggJoinStep *step = &jc->steps[i];
+	AjBuild    *build = &jc->builds[i];
+	int64_t		n = build->nbuild;
+	uint8_t    *any_null = calloc(n > 0 ? n : 1, 1);
+	int64_t		b,
+				r;
+	int			j;
+
+	for (j = 0; j < step->nkeys; j++)
+	{
+		int			bc = step->build_key_columns[j];
+
+		jc->values[bc] = calloc(n > 0 ? n : 1, sizeof(int64_t));
+		jc->isnull[bc] = calloc(n > 0 ? n : 1, 1);
+	}
+	for (b = 0; b < n; b++)
+	{
+		int			hot = ss->build_dist == AJ_SKEW &&
+			rng_chance(rng, (double) ss->skew_rows / (double) n);
+		int64_t		digits = b;
+
+		for (j = 0; j < step->nkeys; j++)
+		{
+			int			bc = step->build_key_columns[j];
+			int			t = jc->table_of[bc];
+			int64_t		x;
+
+			if (ss->build_dist == AJ_UNIQUE)
+			{
+				x = digits % domain[t];
+				digits /= domain[t];
+			}
+			else
+				x = hot ? 0 : rng_range(rng, 0, domain[t] - 1);
+			((int64_t *) jc->values[bc])[b] = key_table[t][x];
+			if (ss->build_key_null > 0 && rng_chance(rng, ss->build_key_null))
+				jc->isnull[bc][b] = any_null[b] = 1;
+		}
+		key_of[b] = ((int64_t *) jc->values[step->build_key_columns[0]])[b];
+		key_null[b] = jc->isnull[step->build_key_columns[0]][b];
+	}
+
+	aj_list_keyed_rows(build, rng, any_null);
+	build->tuples = calloc(build->nkeyed > 0 ? build->nkeyed : 1, sizeof(AjTuple));
+	for (r = 0; r < build->nkeyed; r++)
+	{
+		build->tuples[r].row = build->rows[r];
+		for (j = 0; j < step->nkeys; j++)
+			build->tuples[r].k[j] =
+				((int64_t *) jc->values[step->build_key_columns[j]])[build->rows[r]];
+	}
+	qsort(build->tuples, (size_t) build->nkeyed, sizeof(AjTuple), aj_tuple_cmp);
+	free(any_null);
 }
 
 /*
@@ -309,6 +434,52 @@ aj_key_value(const AjCase *jc, int c, const int64_t *tuple, int64_t *key)
 	return 1;
 }
 
+/*
+ * The build rows of step s (0-based) whose key equals that of the row of
+ * step s - 1 given by its sources: their first index in the build's
+ * sorted entries (*first) and how many (0: none; also for a null key or a
+ * null in any key column).  Several keys are compared as a tuple.
+ */
+static int64_t
+aj_step_matches(const AjCase *jc, int s, const int64_t *tuple, int64_t *first)
+{
+	const GaAggJoinStep *step = &jc->steps[s];
+	const AjBuild *build = &jc->builds[s];
+	AjTuple		key;
+	int64_t		lo = 0,
+				hi = build->nkeyed,
+				end;
+	int			j;
+
+	*first = 0;
+	if (step->nkeys <= 1)
+	{
+		int64_t		k;
+
+		return aj_key_value(jc, step->key_column, tuple, &k) ?
+			key_entry_matches(build->entries, build->nkeyed, k, first) : 0;
+	}
+	memset(&key, 0, sizeof(key));
+	key.row = -1;				/* before every row of an equal key */
+	for (j = 0; j < step->nkeys; j++)
+		if (!aj_key_value(jc, step->key_columns[j], tuple, &key.k[j]))
+			return 0;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (aj_tuple_cmp(&build->tuples[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (end = lo; end < build->nkeyed &&
+		 memcmp(build->tuples[end].k, key.k, sizeof(key.k)) == 0; end++)
+		;
+	return end - lo;
+}
+
 /* Append the row in w->tuple to the last step's rows. */
 static void
 aj_walk_emit(AjWalk *w)
@@ -334,8 +505,7 @@ aj_walk(AjWalk *w, int s)
 	const AjCase *jc = w->jc;
 	const GaAggJoinStep *step;
 	const AjBuild *build;
-	int64_t		key,
-				first = 0,
+	int64_t		first = 0,
 				m = 0,
 				k;
 
@@ -346,15 +516,15 @@ aj_walk(AjWalk *w, int s)
 	}
 	step = &jc->steps[s];
 	build = &jc->builds[s];
-	if (aj_key_value(jc, step->key_column, w->tuple, &key))
-		m = key_entry_matches(build->entries, build->nkeyed, key, &first);
+	m = aj_step_matches(jc, s, w->tuple, &first);
 	if (m > 0 && step->type != GA_AGG_JOIN_ANTI)
 	{
 		for (k = 0; k < m; k++)
 		{
 			if (++w->work > w->limit)
 				return 0;
-			w->tuple[s + 1] = build->entries[first + k].row;
+			w->tuple[s + 1] = step->nkeys > 1 ? build->tuples[first + k].row :
+				build->entries[first + k].row;
 			if (!aj_walk(w, s + 1))
 				return 0;
 		}
@@ -579,7 +749,7 @@ aj_add_aggs(AjCase *jc, const AjSpec *s, int ncols, Rng *rng, const int *col_of)
 						s->cols[i].group_key ? 0.3 : p);
 	}
 	if (rng_chance(rng, 0.3))
-		add_agg(c, GA_AGG_COUNT, jc->steps[rng_range(rng, 0, jc->nsteps - 1)].key_column);
+		add_agg(c, GA_AGG_COUNT, aj_first_key(jc, (int) rng_range(rng, 0, jc->nsteps - 1)));
 	for (i = 0; i < ncols; i++)
 		for (k = 0; k < ncols; k++)
 		{
@@ -598,11 +768,57 @@ aj_add_aggs(AjCase *jc, const AjSpec *s, int ncols, Rng *rng, const int *col_of)
 		add_agg(c, GA_AGG_COUNT_ROWS, -1);
 }
 
+/* The key column of step s (1-based) that AJ_KEY_SHARED component j takes. */
+static int
+aj_shared_key(const AjCase *jc, int s, int j)
+{
+	const GaAggJoinStep *step = &jc->steps[s - 1];
+
+	return step->nkeys > 1 ? step->build_key_columns[j % step->nkeys] : step->key_column;
+}
+
+/* The columns a step's keys add: new key columns, and build key columns. */
+static int
+aj_step_new_columns(const AjStepSpec *ss)
+{
+	int			n = 0,
+				j;
+
+	if (ss->nkeys <= 1)
+		return ss->key_from != AJ_KEY_SHARED;
+	for (j = 0; j < ss->nkeys; j++)
+		n += 1 + (ss->comp_from[j] != AJ_KEY_SHARED);
+	return n;
+}
+
+/*
+ * Place a key column of a step (from, side as in its spec; j: its
+ * component): an earlier step's for AJ_KEY_SHARED, else a new int64 column
+ * from perm, on the probe side or an earlier build side, with a key table
+ * of its own.  Returns the column.
+ */
+static int
+aj_place_key(AjCase *jc, AjKeyFrom from, int side, int j, const int *perm, int *next)
+{
+	int			col;
+
+	if (from == AJ_KEY_SHARED)
+		return aj_shared_key(jc, side, j);
+	col = perm[(*next)++];
+	jc->joined.types[col] = GA_TYPE_INT64;
+	jc->from_build[col] = (uint8_t) (from == AJ_KEY_BUILD ? side : 0);
+	jc->probe_key[col] = from == AJ_KEY_PROBE;
+	jc->table_of[col] = col;
+	return col;
+}
+
 /*
  * Place the columns: the steps' key columns (new ones for AJ_KEY_PROBE and
- * AJ_KEY_BUILD, an earlier step's for AJ_KEY_SHARED) and the other columns,
- * at shuffled positions.  col_of[k] is where spec column k went; *ncols
- * may shrink so that every column fits.
+ * AJ_KEY_BUILD, an earlier step's for AJ_KEY_SHARED; a step of several
+ * keys also a new build key column per component, its key_column -1,
+ * which the device ignores) and the other columns, at shuffled positions.
+ * col_of[k] is where spec column k went; *ncols may shrink so that every
+ * column fits.
  */
 static void
 aj_place_columns(AjCase *jc, const AjSpec *s, Rng *rng, int *col_of, int *ncols)
@@ -611,29 +827,41 @@ aj_place_columns(AjCase *jc, const AjSpec *s, Rng *rng, int *col_of, int *ncols)
 	int			perm[MAX_COLUMNS];
 	int			nkeycols = 0;
 	int			next = 0;
-	int			i;
+	int			i,
+				j;
 
+	for (i = 0; i < MAX_COLUMNS; i++)
+		jc->table_of[i] = -1;
 	for (i = 0; i < s->nsteps; i++)
-		nkeycols += s->steps[i].key_from != AJ_KEY_SHARED;
+		nkeycols += aj_step_new_columns(&s->steps[i]);
 	*ncols = s->ncols < MAX_COLUMNS - nkeycols ? s->ncols : MAX_COLUMNS - nkeycols;
 	c->ncolumns = nkeycols + *ncols;
 	rng_permutation(rng, perm, c->ncolumns);
 	for (i = 0; i < s->nsteps; i++)
 	{
 		const AjStepSpec *ss = &s->steps[i];
-		int			col;
+		GaAggJoinStep *step = &jc->steps[i];
 
-		jc->steps[i].type = ss->type;
-		if (ss->key_from == AJ_KEY_SHARED)
+		step->type = ss->type;
+		if (ss->nkeys <= 1)
 		{
-			jc->steps[i].key_column = jc->steps[ss->key_side - 1].key_column;
+			step->key_column = aj_place_key(jc, ss->key_from, ss->key_side, 0, perm, &next);
 			continue;
 		}
-		col = perm[next++];
-		c->types[col] = GA_TYPE_INT64;
-		jc->from_build[col] = (uint8_t) (ss->key_from == AJ_KEY_BUILD ? ss->key_side : 0);
-		jc->probe_key[col] = ss->key_from == AJ_KEY_PROBE;
-		jc->steps[i].key_column = col;
+		step->nkeys = ss->nkeys;
+		step->key_column = -1;
+		for (j = 0; j < ss->nkeys; j++)
+			step->key_columns[j] = aj_place_key(jc, ss->comp_from[j], ss->comp_side[j], j,
+												perm, &next);
+		for (j = 0; j < ss->nkeys; j++)
+		{
+			int			col = perm[next++];
+
+			c->types[col] = GA_TYPE_INT64;
+			jc->from_build[col] = (uint8_t) (i + 1);
+			jc->table_of[col] = jc->table_of[step->key_columns[j]];
+			step->build_key_columns[j] = col;
+		}
 	}
 	for (i = 0; i < *ncols; i++)
 	{
@@ -645,8 +873,9 @@ aj_place_columns(AjCase *jc, const AjSpec *s, Rng *rng, int *col_of, int *ncols)
 
 /*
  * Draw every column's rows: the key columns from their key tables, the
- * columns holding a step's build key from it, the rest from their specs;
- * a build column with nulls gets its payload bitmap.
+ * columns holding a step's build key from it, the rest from their specs
+ * (the build key columns of steps of several keys are drawn already); a
+ * build column with nulls gets its payload bitmap.
  */
 static void
 aj_gen_columns(AjCase *jc, const AjSpec *s, Rng *rng, const int *col_of, int ncols,
@@ -663,6 +892,8 @@ aj_gen_columns(AjCase *jc, const AjSpec *s, Rng *rng, const int *col_of, int nco
 		int64_t		n = aj_side_rows(jc, jc->from_build[col]);
 		int			width = ga_type_width(c->types[col]);
 
+		if (jc->values[col] != NULL)
+			continue;			/* a build key column, drawn with its build */
 		jc->values[col] = calloc(n > 0 ? n : 1, width > 0 ? width : 1);
 		jc->isnull[col] = calloc(n > 0 ? n : 1, 1);
 		if (key_table[col] != NULL)
@@ -716,11 +947,19 @@ aj_describe(AjCase *jc, const AjSpec *s, int ncols)
 	for (k = 0; k < jc->nsteps; k++)
 	{
 		const AjStepSpec *ss = &s->steps[k];
+		int			j;
 
-		d += sprintf(d, "%s%s(%s%d) build=%lld/%lld %s", k ? "; " : "",
-					 aj_type_names[ss->type],
-					 ss->key_from == AJ_KEY_PROBE ? "p" : ss->key_from == AJ_KEY_BUILD ? "b" : "=",
-					 ss->key_from == AJ_KEY_PROBE ? 0 : ss->key_side,
+		d += sprintf(d, "%s%s%s", k ? "; " : "", aj_type_names[ss->type],
+					 ss->nkeys > 1 ? "[" : "(");
+		for (j = 0; j < (ss->nkeys > 1 ? ss->nkeys : 1); j++)
+		{
+			AjKeyFrom	from = ss->nkeys > 1 ? ss->comp_from[j] : ss->key_from;
+
+			d += sprintf(d, "%s%s%d", j ? "," : "",
+						 from == AJ_KEY_PROBE ? "p" : from == AJ_KEY_BUILD ? "b" : "=",
+						 from == AJ_KEY_PROBE ? 0 : ss->nkeys > 1 ? ss->comp_side[j] : ss->key_side);
+		}
+		d += sprintf(d, "%s build=%lld/%lld %s", ss->nkeys > 1 ? "]" : ")",
 					 (long long) jc->builds[k].nkeyed, (long long) jc->builds[k].nbuild,
 					 aj_dist_names[ss->build_dist]);
 	}
@@ -729,7 +968,7 @@ aj_describe(AjCase *jc, const AjSpec *s, int ncols)
 	{
 		int			col = c->key_columns[k];
 
-		d += sprintf(d, "%s%s%d:%s", k ? "," : "", col == jc->steps[0].key_column ? "joinkey" : "",
+		d += sprintf(d, "%s%s%d:%s", k ? "," : "", col == aj_first_key(jc, 0) ? "joinkey" : "",
 					 jc->from_build[col], type_name(c->types[col]));
 	}
 	d += sprintf(d, "] cols=[");
@@ -766,26 +1005,48 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 
 	/* Grouping keys: the first step's key if asked, then the group columns. */
 	if (s->group_by_probe_key)
-		c->key_columns[c->nkeys++] = jc->steps[0].key_column;
+		c->key_columns[c->nkeys++] = aj_first_key(jc, 0);
 	for (k = 0; k < ncols && c->nkeys < MAX_KEYS; k++)
 		if (s->cols[k].group_key)
 			c->key_columns[c->nkeys++] = col_of[k];
 
-	/* Build sides, each keyed from its key column's table. */
+	/* Build sides, each keyed from its key columns' tables. */
 	for (i = 0; i < s->nsteps; i++)
 	{
-		int			kc = jc->steps[i].key_column;
+		const GaAggJoinStep *step = &jc->steps[i];
+		int			nkeys = step->nkeys > 1 ? step->nkeys : 1;
+		int			first_table = -1;
 		AjBuild    *build = &jc->builds[i];
 
-		if (key_table[kc] == NULL)
+		for (k = 0; k < nkeys; k++)
 		{
-			domain[kc] = s->steps[i].key_domain > 0 ? s->steps[i].key_domain : 1;
-			key_table[kc] = aj_key_table(s, rng, domain[kc]);
+			int			t = jc->table_of[step->nkeys > 1 ? step->key_columns[k] : step->key_column];
+
+			if (key_table[t] != NULL)
+				continue;
+			domain[t] = s->steps[i].key_domain > 0 ? s->steps[i].key_domain : 1;
+			if (first_table < 0)
+			{
+				key_table[t] = aj_key_table(s, rng, domain[t]);
+				first_table = t;
+			}
+			else
+			{
+				/* the step's other new tables hold the same keys */
+				key_table[t] = malloc(sizeof(int64_t) * (domain[t] + AJ_MISSES));
+				memcpy(key_table[t], key_table[first_table],
+					   sizeof(int64_t) * (domain[t] + AJ_MISSES));
+			}
 		}
 		build->nbuild = s->steps[i].nbuild;
 		key_of[i] = malloc(sizeof(int64_t) * (build->nbuild > 0 ? build->nbuild : 1));
 		key_null[i] = calloc(build->nbuild > 0 ? build->nbuild : 1, 1);
-		aj_gen_build(build, &s->steps[i], rng, key_table[kc], domain[kc], key_of[i], key_null[i]);
+		if (step->nkeys > 1)
+			aj_gen_build_tuples(jc, i, &s->steps[i], rng, key_table, domain, key_of[i],
+								key_null[i]);
+		else
+			aj_gen_build(build, &s->steps[i], rng, key_table[jc->table_of[step->key_column]],
+						 domain[jc->table_of[step->key_column]], key_of[i], key_null[i]);
 		jc->build_order[i] = i;
 	}
 	rng_permutation(rng, jc->build_order, jc->nsteps);
@@ -830,6 +1091,7 @@ aj_free_case(AjCase *jc)
 		free(jc->builds[s].keys);
 		free(jc->builds[s].rows);
 		free(jc->builds[s].entries);
+		free(jc->builds[s].tuples);
 	}
 	free(jc->batch_sizes);
 	free_case(&jc->joined);

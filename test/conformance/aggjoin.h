@@ -26,15 +26,26 @@ typedef enum AjBuildDist
 	AJ_SKEW						/* one key on skew_rows rows, the rest uniform */
 } AjBuildDist;
 
-/* Where a step's key column is. */
+/* Where a step's key column (or a key column of a step of several) is. */
 typedef enum AjKeyFrom
 {
 	AJ_KEY_PROBE,				/* a probe column of its own */
 	AJ_KEY_BUILD,				/* a column of its own on an earlier build side */
-	AJ_KEY_SHARED				/* the key column of an earlier step */
+	AJ_KEY_SHARED				/* the key column of an earlier step (of one of
+								 * several keys: its build key column) */
 } AjKeyFrom;
 
-/* One join step: its type, its key column and its build side. */
+/*
+ * One join step: its type, its key column(s) and its build side.  A step
+ * of several keys (nkeys 2 .. GA_AGG_MAX_JOIN_KEYS) has one key column per
+ * component, placed as a single key is (comp_from[i], comp_side[i]), and one
+ * new int64 build column of its own per component holding the build rows'
+ * keys; its build keys are drawn per component (key_domain values each,
+ * the same values for every component the step draws a new table for, so
+ * that (1, 2) and (2, 1) both occur), a component null at build_key_null.
+ * AJ_UNIQUE then makes build row b's key the digits of b in base
+ * key_domain.
+ */
 typedef struct AjStepSpec
 {
 	GaAggJoinType type;
@@ -42,10 +53,16 @@ typedef struct AjStepSpec
 	int			key_side;		/* AJ_KEY_BUILD: the earlier step (1-based)
 								 * whose build side holds the key;
 								 * AJ_KEY_SHARED: the earlier step whose key
-								 * column this one reuses */
+								 * column this one reuses (a step of several
+								 * keys: its build key column of this
+								 * component, modulo its keys) */
+	int			nkeys;			/* 0: the key above; 2 .. 4: the components */
+	AjKeyFrom	comp_from[GA_AGG_MAX_JOIN_KEYS];	/* as key_from, per component */
+	int			comp_side[GA_AGG_MAX_JOIN_KEYS];	/* as key_side, per component */
 	int64_t		nbuild;			/* payload rows */
 	AjBuildDist build_dist;
-	int64_t		key_domain;		/* distinct build keys drawn from */
+	int64_t		key_domain;		/* distinct build keys drawn from (several
+								 * keys: per component) */
 	int64_t		skew_rows;		/* AJ_SKEW: build rows on the hot key */
 	double		build_key_null;
 } AjStepSpec;
@@ -87,7 +104,7 @@ typedef struct AjSpec
 /* aggjoin_specs.c */
 
 /* How many fixed cases there are (indexes 0 .. NUM_FIXED_AJ_CASES - 1). */
-#define NUM_FIXED_AJ_CASES 36
+#define NUM_FIXED_AJ_CASES 48
 
 /* The fixed case `index`, and a random one; max_pairs is the budget. */
 extern void aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs);

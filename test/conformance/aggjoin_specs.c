@@ -3,7 +3,7 @@
  * aggjoin_specs.c
  *	  The join-fed aggregation suite's cases as specs (aggjoin.h): the fixed
  *	  edge cases, one step first, then chains, then RIGHT and FULL last
- *	  steps, and the random mixtures of
+ *	  steps, then steps of several keys, and the random mixtures of
  *	  steps, sides, keys, skew, nulls and columns that follow them.
  *	  aggjoin.c generates and runs them.
  *
@@ -12,6 +12,7 @@
 #include "aggjoin.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Set step i (0-based) of a spec: its type, key and build side. */
@@ -30,6 +31,32 @@ aj_set_step(AjSpec *s, int i, GaAggJoinType type, AjKeyFrom key_from, int key_si
 	ss->key_domain = key_domain;
 	if (s->nsteps < i + 1)
 		s->nsteps = i + 1;
+}
+
+/*
+ * Make step i (0-based) join on several keys, each of `domain` values, one
+ * per word of `keys`: "p" a probe column, "bN" a column of build side N,
+ * "=N" step N's key (of a step of several keys: its build key column).
+ */
+static void
+aj_set_keys(AjSpec *s, int i, const char *keys, int64_t domain)
+{
+	AjStepSpec *ss = &s->steps[i];
+	const char *k = keys;
+
+	ss->nkeys = 0;
+	ss->key_domain = domain;
+	while (*k != '\0' && ss->nkeys < GA_AGG_MAX_JOIN_KEYS)
+	{
+		int			j = ss->nkeys++;
+
+		ss->comp_from[j] = *k == 'p' ? AJ_KEY_PROBE : *k == 'b' ? AJ_KEY_BUILD : AJ_KEY_SHARED;
+		ss->comp_side[j] = *k == 'p' ? 0 : (int) strtol(k + 1, NULL, 10);
+		while (*k != '\0' && *k != ' ')
+			k++;
+		while (*k == ' ')
+			k++;
+	}
 }
 
 /* A plain spec to modify: one LEFT step, duplicates, a group column on each side. */
@@ -470,6 +497,154 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 	}
 }
 
+/*
+ * The fixed cases of steps of several keys (index 36 .. 47): small
+ * domains per component, so that keys share components ((1, 2) and
+ * (1, 3)) and are permutations of each other ((1, 2) and (2, 1)), with
+ * duplicates on both sides, nulls in some key columns, every join type,
+ * and chains that mix keys of the probe side, of earlier build sides and
+ * of earlier steps with steps of one key.
+ */
+static void
+aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
+{
+	AjStepSpec *s0 = &s->steps[0];
+
+	switch (index)
+	{
+		case 36:
+			aj_default_spec(s, "keys2-inner", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			aj_set_keys(s, 0, "p p", 40);
+			s->probe_key_null = 0.05;
+			s0->build_key_null = 0.05;
+			break;
+		case 37:
+			/* 27 keys over 300 build rows: every key on about 11 rows */
+			aj_default_spec(s, "keys3-left-many-to-many", max_pairs);
+			aj_set_keys(s, 0, "p p p", 3);
+			s0->nbuild = 300;
+			s->nprobe = 3000;
+			s->probe_key_null = 0.1;
+			s0->build_key_null = 0.1;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 38:
+			aj_default_spec(s, "keys4-anti-nulls", max_pairs);
+			s0->type = GA_AGG_JOIN_ANTI;
+			aj_set_keys(s, 0, "p p p p", 3);
+			s0->nbuild = 100;
+			s->probe_key_null = 0.05;
+			s0->build_key_null = 0.05;
+			s->batch_rows = 512;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 39:
+			aj_default_spec(s, "keys2-right-nulls-dups", max_pairs);
+			s0->type = GA_AGG_JOIN_RIGHT;
+			aj_set_keys(s, 0, "p p", 30);
+			s0->nbuild = 2000;
+			s->nprobe = 3000;
+			s->probe_key_null = 0.2;
+			s0->build_key_null = 0.2;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 40:
+			aj_default_spec(s, "keys3-full-skew-small-pieces", max_pairs);
+			s0->type = GA_AGG_JOIN_FULL;
+			aj_set_keys(s, 0, "p p p", 8);
+			s0->build_dist = AJ_SKEW;
+			s0->skew_rows = 200;
+			s0->nbuild = 1500;
+			s0->build_key_null = 0.05;
+			s->probe_hot = 0.05;
+			s->nprobe = 1500;
+			s->batch_rows = 7;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 41:
+			/* a composite primary key: 250 x 250 keys, each on at most one row */
+			aj_default_spec(s, "keys2-unique-scattered", max_pairs);
+			aj_set_keys(s, 0, "p p", 250);
+			s0->build_dist = AJ_UNIQUE;
+			s0->nbuild = 50000;
+			s->nprobe = 100000;
+			s->scattered = 1;
+			s->batch_rows = 65536;
+			s->group_by_probe_key = 1;
+			s->cols[0].group_key = 0;
+			break;
+		case 42:
+			/* one key, then keys of build side 1 and the probe, then of steps 2 and 3 */
+			aj_chain_spec(s, "keys-chain-mixed-sides", max_pairs, 3);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			aj_set_keys(s, 1, "b1 p", 20);
+			s->steps[2].type = GA_AGG_JOIN_INNER;
+			aj_set_keys(s, 2, "=2 b2 p", 5);
+			s->probe_key_null = 0.05;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 43:
+			/* several keys, then one key on its build key column, then ANTI */
+			aj_chain_spec(s, "keys-chain-then-one-key", max_pairs, 3);
+			aj_set_keys(s, 0, "p p", 30);
+			s->steps[0].build_key_null = 0.1;
+			s->steps[1].key_from = AJ_KEY_SHARED;
+			s->steps[1].key_side = 1;
+			s->steps[1].key_domain = 30;
+			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].key_from = AJ_KEY_BUILD;
+			s->steps[2].key_side = 2;
+			s->steps[2].key_domain = 300;
+			break;
+		case 44:
+			/* FULL last, keyed on step 1's key and a column of build side 1 */
+			aj_chain_spec(s, "keys-chain-full-last", max_pairs, 2);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[1].type = GA_AGG_JOIN_FULL;
+			aj_set_keys(s, 1, "=1 b1", 25);
+			s->steps[1].build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->batch_rows = 256;
+			break;
+		case 45:
+			/* four steps of one-row pieces, keys of every origin */
+			aj_chain_spec(s, "keys-chain-4-one-row-pieces", max_pairs, 4);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			aj_set_keys(s, 0, "p p", 5);
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			aj_set_keys(s, 1, "=1 b1 p =1", 3);
+			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[3].type = GA_AGG_JOIN_RIGHT;
+			aj_set_keys(s, 3, "b2 =2", 4);
+			s->nprobe = 200;
+			s->steps[0].nbuild = s->steps[1].nbuild = s->steps[3].nbuild = 100;
+			s->steps[2].key_domain = 50;
+			s->batch_rows = 1;
+			break;
+		case 46:
+			/* grouped by the first key column and by a build key column */
+			aj_default_spec(s, "keys2-group-by-keys", max_pairs);
+			s0->type = GA_AGG_JOIN_INNER;
+			aj_set_keys(s, 0, "p p", 50);
+			s->group_by_probe_key = 1;
+			s->cols[0].group_key = 0;
+			s->cols[1] = (AjColSpec) {1, GA_TYPE_INT64, VAL_FULL, 0, 1, 0, 1};
+			s->probe_key_null = 0.1;
+			s0->build_key_null = 0.1;
+			s->estimated_groups = 10;
+			break;
+		default:
+			/* no build row has all its keys: LEFT keeps every row, null */
+			aj_default_spec(s, "keys3-no-keyed-build-row", max_pairs);
+			aj_set_keys(s, 0, "p p p", 10);
+			s0->build_key_null = 1.0;
+			s->probe_key_null = 0.5;
+			break;
+	}
+}
+
 /* The fixed edge cases: each index is one scenario random ones may miss. */
 void
 aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
@@ -478,8 +653,10 @@ aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
 		aj_fixed_one_step(index, s, max_pairs);
 	else if (index <= 26)
 		aj_fixed_chain(index, s, max_pairs);
-	else
+	else if (index <= 35)
 		aj_fixed_outer(index, s, max_pairs);
+	else
+		aj_fixed_multikey(index, s, max_pairs);
 }
 
 /* Null rates of random key columns and build keys. */
@@ -512,6 +689,55 @@ aj_random_step(Rng *rng, AjSpec *s, int i, double size_exp)
 		ss->key_domain = 1;
 	ss->skew_rows = rng_range(rng, 1, 6000);
 	ss->build_key_null = rng_pick(rng, aj_key_null_rates, i == 0 ? 8 : 7);
+}
+
+/*
+ * Make some steps of a random spec join on several keys (each step with
+ * probability 0.2), drawn from a stream of their own, so that the draws of
+ * every other random case stay what they were: 2 .. 4 keys of the probe
+ * side, of earlier build sides and of earlier steps' keys, each of a few
+ * values (a root of the step's domain, or 2 .. 5), within room for 11
+ * key columns in all.
+ */
+static void
+aj_random_multikey(const Rng *rng, AjSpec *s)
+{
+	Rng			mk;
+	int			ncolumns = 0,
+				i,
+				j;
+
+	rng_seed(&mk, rng->s[0] ^ rng->s[3] ^ UINT64_C(0x6b657973));
+	for (i = 0; i < s->nsteps; i++)
+		ncolumns += s->steps[i].key_from != AJ_KEY_SHARED;
+	for (i = 0; i < s->nsteps; i++)
+	{
+		AjStepSpec *ss = &s->steps[i];
+		AjStepSpec	multi = *ss;
+		int			added = 0;
+
+		if (!rng_chance(&mk, 0.2))
+			continue;
+		multi.nkeys = (int) rng_range(&mk, 2, GA_AGG_MAX_JOIN_KEYS);
+		for (j = 0; j < multi.nkeys; j++)
+		{
+			double		t = rng_unit(&mk);
+
+			multi.comp_from[j] = i == 0 || t < 0.4 ? AJ_KEY_PROBE :
+				t < 0.75 ? AJ_KEY_BUILD : AJ_KEY_SHARED;
+			multi.comp_side[j] = i > 0 ? (int) rng_range(&mk, 1, i) : 0;
+			added += 1 + (multi.comp_from[j] != AJ_KEY_SHARED);
+		}
+		if (ncolumns - (ss->key_from != AJ_KEY_SHARED) + added > 11)
+			continue;
+		ncolumns += added - (ss->key_from != AJ_KEY_SHARED);
+		multi.key_domain = rng_chance(&mk, 0.5) ? rng_range(&mk, 2, 5) :
+			(int64_t) ceil(pow((double) (ss->key_domain > 1 ? ss->key_domain : 1),
+							   1.0 / multi.nkeys));
+		if (multi.key_domain < 1)
+			multi.key_domain = 1;
+		*ss = multi;
+	}
 }
 
 /* A random case: steps, sides, keys, skew, nulls, columns, sizes all drawn. */
@@ -610,6 +836,7 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 		 s->steps[s->nsteps - 1].type == GA_AGG_JOIN_FULL) &&
 		s->steps[s->nsteps - 1].nbuild > s->batch_rows * 2000)
 		s->steps[s->nsteps - 1].nbuild = s->batch_rows * 2000;
+	aj_random_multikey(rng, s);
 }
 
 /* Keep a spec within --max-rows on every side (small runs under a sanitizer). */

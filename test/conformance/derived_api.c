@@ -198,6 +198,10 @@ api_refused(GaDevice *dev, RunReport *rr)
 	REFUSE("an unknown operation", a.derived[2].steps[2].op = (GaExprOp) 99);
 	REFUSE("a derived grouping key", a.key = C_LIMB);
 	REFUSE("a derived join key", api_join(&a, C_VALUE));
+	REFUSE("a derived key column of a step of several keys",
+		   (api_join(&a, C_SPARE64), a.join.steps[0].nkeys = 2,
+			a.join.steps[0].key_columns[0] = C_SPARE64, a.join.steps[0].key_columns[1] = C_VALUE,
+			a.join.steps[0].build_key_columns[0] = a.join.steps[0].build_key_columns[1] = C_BUILD));
 	REFUSE("a derived column from a build side",
 		   (api_join(&a, C_SPARE64), a.from_build[C_LIMB] = 1));
 #undef REFUSE
@@ -252,6 +256,15 @@ api_accepted(GaDevice *dev, RunReport *rr)
 	a.derived[1].column = C_FLAG;
 	a.derived[1].part = GA_DERIVED_NAN;
 	api_expect(dev, &a, 1, "an operand and a NaN flag on a join's build side", rr);
+
+	/* a step of several keys ignores its key_column, derived or not */
+	api_base(&a);
+	api_join(&a, C_VALUE);
+	a.join.steps[0].nkeys = 2;
+	a.join.steps[0].key_columns[0] = C_SPARE64;
+	a.join.steps[0].key_columns[1] = C_KEY;
+	a.join.steps[0].build_key_columns[0] = a.join.steps[0].build_key_columns[1] = C_BUILD;
+	api_expect(dev, &a, 1, "a step of several keys whose unused key_column is derived", rr);
 }
 
 /*

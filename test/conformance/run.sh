@@ -3,9 +3,9 @@
 #
 #   test/conformance/run.sh [--device cpu|gpu|all] [--cases N] [--seed S] [--only I] ...
 #
-# cuda/device.c, cuda/device_cpu.c, cuda/join_cpu.c and cuda/aggjoin_cpu.c
-# are plain C and are compiled here from source; the GPU device comes from
-# the objects a top-level `make` produced: cuda/device_gpu.o,
+# cuda/device.c, cuda/device_cpu.c, cuda/join_cpu.c, cuda/aggjoin_cpu.c and
+# cuda/join_key.c are plain C and are compiled here from source; the GPU
+# device comes from the objects a top-level `make` produced: cuda/device_gpu.o,
 # cuda/strategy_gpu.o, cuda/batch_gpu.o, cuda/hashagg_kernels.o,
 # cuda/hashagg_fused.o, cuda/hashagg_partition.o, cuda/join_gpu.o,
 # cuda/hashjoin_kernels.o, cuda/aggjoin_gpu.o, cuda/aggjoin_kernels.o and
@@ -39,6 +39,7 @@ $CC $CFLAGS -Icuda -c cuda/device.c -o "$build/device.o"
 $CC $CFLAGS -Icuda -c cuda/device_cpu.c -o "$build/device_cpu.o"
 $CC $CFLAGS -Icuda -c cuda/join_cpu.c -o "$build/join_cpu.o"
 $CC $CFLAGS -Icuda -c cuda/aggjoin_cpu.c -o "$build/aggjoin_cpu.o"
+$CC $CFLAGS -Icuda -c cuda/join_key.c -o "$build/join_key.o"
 $CC $CFLAGS -Icuda -c $src/conformance.c -o "$build/conformance.o"
 $CC $CFLAGS -Icuda -c $src/join.c -o "$build/join.o"
 $CC $CFLAGS -Icuda -c $src/aggjoin.c -o "$build/aggjoin.o"
@@ -78,7 +79,8 @@ $CC $LDFLAGS -o "$build/conformance" "$build/conformance.o" "$build/join.o" \
 	"$build/derived.o" "$build/derived_cases.o" "$build/derived_ref.o" "$build/derived_join.o" \
 	"$build/derived_api.o" \
 	"$build/device.o" \
-	"$build/device_cpu.o" "$build/join_cpu.o" "$build/aggjoin_cpu.o" $gpu_objs $libs -lm
+	"$build/device_cpu.o" "$build/join_cpu.o" "$build/aggjoin_cpu.o" "$build/join_key.o" \
+	$gpu_objs $libs -lm
 cp "$build/conformance" "$src/conformance.tmp.$$"
 mv -f "$src/conformance.tmp.$$" "$src/conformance"
 "$build/conformance" "$@"

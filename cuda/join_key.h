@@ -1,0 +1,129 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_key.h
+ *	  The key of a join-fed step on several columns (the "A step joins on
+ *	  one key or on several" part of gpuagg_device.h): the hash of a whole
+ *	  key, shared by device.c (which hashes the build rows), the CPU device
+ *	  and the GPU kernels (which hash the rows they look up), so that they
+ *	  cannot disagree; and the choice of a seed under which the build's
+ *	  hashes are free of collisions (join_key.c, host only).  Internal to
+ *	  cuda/; no PostgreSQL and no CUDA runtime header.
+ *
+ * A step of several keys runs as a step of one: device.c hashes every
+ * listed build row's key columns into one int64, and the devices build
+ * their tables on those hashes exactly as on a single key.  A row looked
+ * up is hashed the same way, found among the build's hashes, and then
+ * rechecked: its key is compared with the key of the first build row of
+ * its hash, and a row whose key differs has no match.  That is the RAPIDS
+ * group-by's table over several key columns (Chen et al., "Rapids Group-by
+ * GPU Hash Based Implementation", /work/shared/papers/
+ * rapids-hash-groupby-gpu.txt: one hash code of all the keys for the
+ * position, then a compare of the keys themselves).
+ *
+ * One compare suffices because the seed is chosen so that no two distinct
+ * keys of the build share a hash: all build rows of one hash then hold the
+ * same key, and a row either equals all of them or none.  device.c tries
+ * the seeds ga_join_key_seed(0), (1), ... until the build's hashes are free
+ * of collisions (the cuckoo hash join's re-hash with new constants when a
+ * hash function fails, /work/shared/papers/cuckoo-hash-join-gpu.txt); with
+ * a 64-bit hash, one seed nearly always suffices.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_JOIN_KEY_H
+#define GPUAGG_JOIN_KEY_H
+
+#include <stdint.h>
+
+#include "gpuagg_device.h"
+
+#if defined(__CUDACC__)
+#define GA_JOIN_KEY_FN static __host__ __device__ __forceinline__
+#else
+#define GA_JOIN_KEY_FN static inline
+#endif
+
+/* Seeds device.c tries before it gives up on a build (see join_key.c). */
+#define GA_JOIN_KEY_SEED_TRIES 8
+
+/* The golden ratio's 64-bit constant (splitmix64's increment). */
+#define GA_JOIN_KEY_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
+
+/* splitmix64's finaliser: every input bit reaches every output bit. */
+GA_JOIN_KEY_FN uint64_t
+ga_join_key_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * The hash of a whole key k[0 .. nkeys - 1] under seed: each value mixed
+ * with its position, folded into the running hash and mixed again, so
+ * that permuted keys ((1, 2) and (2, 1)) and keys sharing a component
+ * ((1, 2) and (1, 3)) hash apart.  A kernel that holds the values in
+ * registers folds them one at a time with ga_join_key_hash_start and
+ * ga_join_key_hash_add, which give the same hash.
+ */
+GA_JOIN_KEY_FN uint64_t
+ga_join_key_hash_start(uint64_t seed)
+{
+	return ga_join_key_mix(seed + GA_JOIN_KEY_GOLDEN);
+}
+
+/* Fold value v, the key's component i, into the running hash h. */
+GA_JOIN_KEY_FN uint64_t
+ga_join_key_hash_add(uint64_t h, int64_t v, int i)
+{
+	return ga_join_key_mix(h ^ ga_join_key_mix((uint64_t) v +
+											   (uint64_t) (i + 1) * GA_JOIN_KEY_GOLDEN));
+}
+
+GA_JOIN_KEY_FN int64_t
+ga_join_key_hash(uint64_t seed, const int64_t *k, int nkeys)
+{
+	uint64_t	h = ga_join_key_hash_start(seed);
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+		h = ga_join_key_hash_add(h, k[i], i);
+	return (int64_t) h;
+}
+
+#if !defined(__CUDACC__)
+
+/* join_key.c: the seed choice (host only) */
+
+/* The seed of try `attempt` (0 .. GA_JOIN_KEY_SEED_TRIES - 1). */
+extern uint64_t ga_join_key_seed(int attempt);
+
+/*
+ * Whether n hashes are free of collisions: every two rows i, j with
+ * hashes[i] == hashes[j] hold equal keys, the values of build rows
+ * rows[i], rows[j] in payload's columns columns[0 .. nkeys - 1] (int64,
+ * valid in those rows).  Returns 1 when free, 0 on a collision, -1 when
+ * out of host memory.
+ */
+extern int	ga_join_key_collision_free(const GaBatch *payload, const int *columns, int nkeys,
+									   const uint32_t *rows, const int64_t *hashes, int64_t n);
+
+/*
+ * Hash the keys of build rows rows[0 .. n - 1] (payload's columns
+ * columns[0 .. nkeys - 1], int64 and valid in those rows) into hashes[],
+ * under the first seed of ga_join_key_seed that leaves them free of
+ * collisions, stored in *seed.  Asks the wait callback between tries.
+ * Returns 0 with status when out of memory, cancelled, or when no seed
+ * was free of collisions (GA_ERR_DEVICE).
+ */
+extern int	ga_join_key_hash_build(const GaBatch *payload, const int *columns, int nkeys,
+								   const uint32_t *rows, int64_t n, int64_t *hashes,
+								   uint64_t *seed, GaWaitCallback wait, void *arg,
+								   GaStatus *status);
+
+#endif
+
+#endif							/* GPUAGG_JOIN_KEY_H */
