@@ -84,7 +84,7 @@ build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-bench.XXXXXX")
 trap 'rm -rf "$build"' EXIT
 say "building bench_kernels"
 cpu_objs=""
-for c in device device_cpu join_cpu aggjoin_cpu; do
+for c in device device_cpu join_cpu aggjoin_cpu join_key; do
 	cc -O2 -fPIC -Icuda -c "cuda/$c.c" -o "$build/$c.o"
 	cpu_objs="$cpu_objs $build/$c.o"
 done
