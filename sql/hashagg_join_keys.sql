@@ -122,6 +122,35 @@ EXECUTE mk_prep(4);
 RESET gpuagg.enabled;
 DEALLOCATE mk_prep;
 
+-- parallel workers pack the probe side and the build sides (a text key
+-- among several: each key's dictionary ids mapped to the leader's), small
+-- batches; then a device failure in the middle, finished on the CPU
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuagg.batch_rows = 256;
+EXPLAIN (COSTS OFF)
+SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact
+JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c
+GROUP BY mk_fact.g;
+SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
+SELECT mk_check('SELECT mk_dim.c, count(*), count(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.c = mk_dim.c AND mk_fact.b = mk_dim.b GROUP BY mk_dim.c');
+SELECT mk_check('SELECT mk_nation.name, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.name');
+SET gpuagg.debug_fail_at_batch = 3;
+SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact
+JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c
+GROUP BY mk_fact.g ORDER BY mk_fact.g;
+RESET gpuagg.debug_fail_at_batch;
+SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact
+JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c
+GROUP BY mk_fact.g ORDER BY mk_fact.g;
+RESET gpuagg.batch_rows;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
 -- what stays on other plans: five keys, a float key
 SELECT mk_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation = mk_dim.nation AND mk_fact.id = mk_dim.w');
 SELECT mk_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.v::float8 = mk_dim.w::float8');
