@@ -456,6 +456,38 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 	}
 }
 
+/*
+ * The executor's per-tuple cost that the direct scan (scan_direct.c) saves
+ * when it reads scan's pages itself: scan is a Seq Scan whose output, the
+ * child's target, is plain columns of its table, and gpuagg.direct_scan is
+ * on; 0 otherwise.  PostgreSQL charges cpu_tuple_cost for every tuple a Seq
+ * Scan passes through the executor; the direct scan deforms a page's
+ * tuples in one run straight into batch columns.  Without this the
+ * planner kept a 100-group query native whose GpuHashAgg ran 6.6 times as
+ * fast (q1 at 1e8 rows on the H100, docs/measurements/
+ * 2026-11-22-h100-session8.md: both costs within 0.5%).
+ */
+static Cost
+agg_direct_scan_saving(Path *scan, PathTarget *target)
+{
+	RelOptInfo *rel = scan->parent;
+	ListCell   *lc;
+
+	if (!gpuagg_direct_scan || scan->pathtype != T_SeqScan ||
+		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
+		scan->param_info != NULL || rel->rows <= 0)
+		return 0;
+	foreach(lc, target->exprs)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (!IsA(var, Var) || var->varno != rel->relid || var->varattno <= 0 ||
+			var->varlevelsup != 0)
+			return 0;
+	}
+	return cpu_tuple_cost * rel->tuples * (scan->rows / rel->rows);
+}
+
 /* A GpuHashAgg path over child, not yet costed. */
 static CustomPath *
 agg_make_path(RelOptInfo *output_rel, Path *child, List *path_private, double groups)
@@ -510,6 +542,8 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 	pack_target->width = (int) Min(GpuAggMessageCapacity() * 8, 1024 * 1024);
 	pack = GpuAggPackPath(input_rel, projected, pack_target, path_private,
 						  list_length(child_target->exprs));
+	pack->total_cost = Max(pack->startup_cost,
+						   pack->total_cost - agg_direct_scan_saving(partial, child_target));
 	messages = Max(1.0, ceil(input_rows / (double) GpuAggMessageCapacity()));
 	return (Path *) create_gather_path(root, input_rel, pack, pack_target, NULL, &messages);
 }
@@ -713,6 +747,13 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	agg_cost_path(cpath, child_path, input_rows, false, device,
 				  list_length(check.keys), list_length(check.aggrefs), ncolumns,
 				  list_length(linitial(sets)), groups, having);
+	if (!gpuagg_force)
+	{
+		Cost		saving = agg_direct_scan_saving(input_path, child_target);
+
+		cpath->path.startup_cost -= saving;
+		cpath->path.total_cost -= saving;
+	}
 	add_path(output_rel, &cpath->path);
 
 	/*
