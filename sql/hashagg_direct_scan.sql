@@ -230,6 +230,39 @@ EXPLAIN (COSTS OFF) SELECT a, count(*) FROM ds_temp GROUP BY a;
 SELECT gpuagg_check('SELECT a, t, count(*), sum(b) FROM ds_temp GROUP BY a, t');
 DROP TABLE ds_temp;
 
+-- the planner does not charge the executor's per-tuple cost of a Seq Scan
+-- the direct scan reads (plain columns), and does where it cannot (an
+-- expression in the child's output): the GpuHashAgg's own cost, unforced,
+-- with native aggregation priced out, with gpuagg.direct_scan on and off
+CREATE FUNCTION ds_cost(query text, direct text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    PERFORM set_config('gpuagg.direct_scan', direct, true);
+    EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+    PERFORM set_config('gpuagg.direct_scan', 'on', true);
+    IF plan->0->'Plan'->>'Custom Plan Provider' IS DISTINCT FROM 'GpuHashAgg' THEN
+        RAISE EXCEPTION 'not a GpuHashAgg at the top: %', plan->0->'Plan'->>'Node Type';
+    END IF;
+    RETURN (plan->0->'Plan'->>'Total Cost')::float8;
+END
+$$;
+SET gpuagg.force = off;
+SET enable_hashagg = off;
+SET enable_sort = off;
+SET max_parallel_workers_per_gather = 0;
+SELECT abs(ds_cost(q, 'off') - ds_cost(q, 'on') -
+           (SELECT reltuples FROM pg_class WHERE relname = 'ds') *
+           current_setting('cpu_tuple_cost')::float8) < 0.001 AS saves_the_scan_tuple_cost
+FROM (VALUES ('SELECT a, count(*), sum(b) FROM ds GROUP BY a')) v(q);
+SELECT ds_cost(q, 'off') = ds_cost(q, 'on') AS saves_nothing
+FROM (VALUES ('SELECT a + 1, count(*) FROM ds GROUP BY a + 1')) v(q);
+RESET max_parallel_workers_per_gather;
+RESET enable_sort;
+RESET enable_hashagg;
+SET gpuagg.force = on;
+DROP FUNCTION ds_cost(text, text);
+
 DROP TABLE ds, ds_toast;
 RESET gpuagg.force;
 RESET gpuagg.device;
