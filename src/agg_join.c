@@ -890,40 +890,6 @@ payload_reserve(GaBatch *payload, int first, int end, int64 want, MemoryContext 
 	payload->capacity = capacity;
 }
 
-/* qsort comparator of int64 keys. */
-static int
-key_cmp(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/*
- * A SEMI join's build: each key once (the first row of each does; a SEMI
- * join's aggregation reads no build column), so that the device's inner
- * join matches each probe row at most once.  Returns the number left in
- * keys and rows.
- */
-static int64
-build_distinct_keys(int64 *keys, uint32 *rows, int64 n)
-{
-	int64		kept = 0;
-	int64		i;
-
-	qsort(keys, n, sizeof(int64), key_cmp);
-	for (i = 0; i < n; i++)
-	{
-		if (kept > 0 && keys[kept - 1] == keys[i])
-			continue;
-		keys[kept] = keys[i];
-		rows[kept] = rows[i];	/* any row: none of its columns is read */
-		kept++;
-	}
-	return kept;
-}
-
 /* The key columns of a build side, for comparing build rows by their keys. */
 typedef struct BuildKeyColumns
 {
@@ -949,8 +915,10 @@ build_row_keys_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * A SEMI join's build on several keys: each key (all its columns) once, as
- * build_distinct_keys does for one.  Returns the number left in rows.
+ * A SEMI join's build: each key (all its columns) once, the first of its
+ * rows (a SEMI join's aggregation reads no build column), so that the
+ * device's inner join matches each probe row at most once.  Returns the
+ * number left in rows.
  */
 static int64
 build_distinct_rows(const BuildKeyColumns *keys, uint32 *rows, int64 n)
@@ -1066,30 +1034,32 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 	GpuAggBatchBuilderSetColumns(builder, 0, layout->side_first[1]);
 
 	/*
-	 * The build rows with a key (a null never matches): one key's values go
-	 * with them, several keys are read by the device from their columns.
+	 * The build rows with a key (a null never matches), each key once for a
+	 * SEMI join; one key's values go with them, several keys are read by the
+	 * device from their columns.
 	 */
 	key_columns.nkeys = desc->join_steps[step - 1].nkeys;
 	for (k = 0; k < key_columns.nkeys; k++)
 		key_columns.values[k] =
 			(const int64 *) payload->columns[layout->build_key_columns[step][k]].values;
-	keys = key_columns.nkeys > 1 ? NULL :
-		MemoryContextAllocExtended(cxt, sizeof(int64) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	for (r = 0; r < payload->nrows; r++)
 	{
 		for (k = 0; k < key_columns.nkeys; k++)
 			if (ga_column_is_null(&payload->columns[layout->build_key_columns[step][k]], r))
 				break;
-		if (k < key_columns.nkeys)
-			continue;
-		if (keys != NULL)
-			keys[nkeys] = key_columns.values[0][r];
-		rows[nkeys++] = (uint32) r;
+		if (k == key_columns.nkeys)
+			rows[nkeys++] = (uint32) r;
 	}
 	if (desc->join_steps[step - 1].build_unique)
-		nkeys = keys != NULL ? build_distinct_keys(keys, rows, nkeys) :
-			build_distinct_rows(&key_columns, rows, nkeys);
+		nkeys = build_distinct_rows(&key_columns, rows, nkeys);
+	keys = NULL;
+	if (key_columns.nkeys == 1)
+	{
+		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
+		for (r = 0; r < nkeys; r++)
+			keys[r] = key_columns.values[0][rows[r]];
+	}
 	ok = ga_agg_join_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
 						   status);
 	for (c = first; c < end; c++)
