@@ -463,11 +463,16 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	int			k;
 
 	for (t = 0; t < desc->njoin_steps; t++)
+	{
 		ncolumns += 2 * desc->join_steps[t].nkeys;
+		layout->join_spec.steps[t].type = (GaAggJoinType) desc->join_steps[t].type;
+		/* one key: key_column; several: the device hashes and rechecks them */
+		layout->join_spec.steps[t].nkeys =
+			desc->join_steps[t].nkeys > 1 ? desc->join_steps[t].nkeys : 0;
+	}
 	sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
 	types = palloc0(sizeof(GaValueType) * ncolumns);
 	from_build = palloc0(ncolumns);
-
 	for (side = 0; side < nsides; side++)
 	{
 		layout->side_first[side] = next;
@@ -506,9 +511,6 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 			{
 				if (desc->join_steps[t].keys[k].side != side)
 					continue;
-				step->type = (GaAggJoinType) desc->join_steps[t].type;
-				/* one key: key_column; several: the device hashes and rechecks them */
-				step->nkeys = desc->join_steps[t].nkeys > 1 ? desc->join_steps[t].nkeys : 0;
 				step->key_columns[k] = next;
 				if (k == 0)
 					step->key_column = next;
