@@ -52,22 +52,6 @@ FROM generate_series(-8, 8) a, generate_series(0, 399, 7) b
 UNION ALL SELECT NULL, 7::int2, -1 UNION ALL SELECT 1, NULL, -2;
 ANALYZE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region;
 
--- whether the plan is a join-fed GpuHashAgg, and the answers equal native's
-CREATE FUNCTION jf_check(query text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    fed boolean := false;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        fed := fed OR line LIKE '%children on the device%';
-    END LOOP;
-    IF NOT fed THEN
-        RETURN 'NOT JOIN-FED';
-    END IF;
-    RETURN gpuagg_check(query);
-END
-$$;
-
 -- the plans: no GpuHashJoin node, the aggregation has both sides as children
 EXPLAIN (COSTS OFF)
 SELECT count(*), sum(jf_fact.v), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k);
@@ -76,123 +60,123 @@ SELECT jf_dim.name, count(*), avg(jf_fact.f) FROM jf_fact LEFT JOIN jf_dim USING
 GROUP BY jf_dim.name;
 
 -- INNER: plain and grouped, keys and aggregates from either side
-SELECT jf_check('SELECT count(*), sum(jf_fact.v), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), min(jf_dim.x), max(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_dim.name, jf_fact.gt, count(jf_dim.w), avg(jf_fact.v), sum(jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), min(jf_dim.x), max(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.name, jf_fact.gt, count(jf_dim.w), avg(jf_fact.v), sum(jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
 -- (float statistics rounded: the order of float additions differs)
-SELECT jf_check('SELECT jf_dim.w, count(*), round(stddev(jf_dim.x)::numeric, 9), variance(jf_fact.n), round(covar_pop(jf_dim.x, jf_dim.w)::numeric, 9) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_dim.w');
-SELECT jf_check('SELECT jf_fact.gt, sum(jf_fact.n), count(*) FILTER (WHERE jf_fact.v > 100), bool_and(jf_dim.w > 3) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.gt');
+SELECT join_fed_check('SELECT jf_dim.w, count(*), round(stddev(jf_dim.x)::numeric, 9), variance(jf_fact.n), round(covar_pop(jf_dim.x, jf_dim.w)::numeric, 9) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_dim.w');
+SELECT join_fed_check('SELECT jf_fact.gt, sum(jf_fact.n), count(*) FILTER (WHERE jf_fact.v > 100), bool_and(jf_dim.w > 3) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.gt');
 -- an expression of one side that cannot fail is computed by that side; one
 -- that can (overflow, division by zero) is not, since the join may drop the
 -- rows it fails on: big * 2 overflows only where k is NULL
-SELECT jf_check('SELECT jf_fact.g < 5, count(*), bool_or(jf_dim.w > 10), sum(jf_fact.v) FILTER (WHERE jf_fact.f < 5) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g < 5');
-SELECT jf_check('SELECT max(jf_fact.big * 2), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT jf_fact.g < 5, count(*), bool_or(jf_dim.w > 10), sum(jf_fact.v) FILTER (WHERE jf_fact.f < 5) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g < 5');
+SELECT join_fed_check('SELECT max(jf_fact.big * 2), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 SELECT gpuagg_check('SELECT max(jf_fact.big * 2), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
-SELECT jf_check('SELECT jf_fact.g % 3, sum(jf_dim.w * 2 + 1) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g % 3');
+SELECT join_fed_check('SELECT jf_fact.g % 3, sum(jf_dim.w * 2 + 1) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g % 3');
 -- ... but the outer side of a LEFT join keeps every row: PostgreSQL computes
 -- its expressions for all of them too (and fails the same way)
-SELECT jf_check('SELECT jf_fact.g % 3, sum(jf_fact.v / (jf_fact.g + 1)), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_fact.g % 3');
+SELECT join_fed_check('SELECT jf_fact.g % 3, sum(jf_fact.v / (jf_fact.g + 1)), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_fact.g % 3');
 EXPLAIN (COSTS OFF) SELECT max(jf_fact.big * 2), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim USING (k);
 SELECT max(jf_fact.big * 2), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim USING (k);
 SET gpuagg.enabled = off;
 SELECT max(jf_fact.big * 2), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim USING (k);
 RESET gpuagg.enabled;
 -- LEFT: rows without a match (NULL keys too) count, with the inner side NULL
-SELECT jf_check('SELECT count(*), count(jf_dim.w), sum(jf_dim.w), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k)');
-SELECT jf_check('SELECT jf_dim.name, count(*), max(jf_dim.x), min(jf_fact.f) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name');
+SELECT join_fed_check('SELECT count(*), count(jf_dim.w), sum(jf_dim.w), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT jf_dim.name, count(*), max(jf_dim.x), min(jf_fact.f) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name');
 -- many to many, with one key matching 500 rows of the build side
-SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w), sum(jf_fact.v) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
-SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w), sum(jf_fact.v) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi USING (k) GROUP BY jf_fact.g');
 -- cross-type keys (int2 = int4, int4 = int8) and date keys
-SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k2 = jf_dim.k');
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.d = jf_dim.d GROUP BY jf_dim.name');
+SELECT join_fed_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k2 = jf_dim.k');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.d = jf_dim.d GROUP BY jf_dim.name');
 -- dictionary keys: text (and varchar), bpchar ('a' = 'a  '), numeric (1.5 =
 -- 1.50): both sides' values become ids of one key dictionary
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_fact.g');
-SELECT jf_check('SELECT count(*), count(jf_dim.w), sum(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.t = jf_dim.name');
-SELECT jf_check('SELECT jf_fact.gt, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.t::varchar(12) = jf_dim.name::varchar(12) GROUP BY jf_fact.gt');
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_fact.g, count(*), min(jf_dim.x) FROM jf_fact JOIN jf_dim ON jf_fact.n = jf_dim.m GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT count(*), count(jf_dim.w), sum(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.t = jf_dim.name');
+SELECT join_fed_check('SELECT jf_fact.gt, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.t::varchar(12) = jf_dim.name::varchar(12) GROUP BY jf_fact.gt');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), min(jf_dim.x) FROM jf_fact JOIN jf_dim ON jf_fact.n = jf_dim.m GROUP BY jf_fact.g');
 -- (bpchar = text compares the bpchar's text: its blanks stripped)
-SELECT jf_check('SELECT count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.c = jf_dim.c::text');
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.c = jf_dim.c::text');
 -- ... not under a nondeterministic collation
 CREATE COLLATION jf_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
 SELECT gpuagg_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.t COLLATE jf_ci = jf_dim.name');
 DROP COLLATION jf_ci;
 -- SEMI joins (EXISTS, IN): the build keeps each key once, so a probe row
 -- counts once however many inner rows match it (jf_multi has duplicates)
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT count(*), sum(jf_fact.v), max(jf_fact.f) FROM jf_fact WHERE jf_fact.k IN (SELECT k FROM jf_multi WHERE w > 100)');
-SELECT jf_check('SELECT jf_fact.gt, count(*) FROM jf_fact WHERE jf_fact.t IN (SELECT name FROM jf_dim) GROUP BY jf_fact.gt');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v), max(jf_fact.f) FROM jf_fact WHERE jf_fact.k IN (SELECT k FROM jf_multi WHERE w > 100)');
+SELECT join_fed_check('SELECT jf_fact.gt, count(*) FROM jf_fact WHERE jf_fact.t IN (SELECT name FROM jf_dim) GROUP BY jf_fact.gt');
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k);
 -- two int2/int4 keys: paired into one exact key (negative parts included)
-SELECT jf_check('SELECT jf_pair.a, count(*), sum(jf_pair.val), sum(jf_fact.v) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b GROUP BY jf_pair.a');
-SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_pair.val), sum(jf_pair.val) FROM jf_fact LEFT JOIN jf_pair ON jf_fact.k2 = jf_pair.b AND jf_fact.g - 6 = jf_pair.a GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_pair.a, count(*), sum(jf_pair.val), sum(jf_fact.v) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b GROUP BY jf_pair.a');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_pair.val), sum(jf_pair.val) FROM jf_fact LEFT JOIN jf_pair ON jf_fact.k2 = jf_pair.b AND jf_fact.g - 6 = jf_pair.a GROUP BY jf_fact.g');
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b;
 -- three keys, or an int8 among two: hashed and rechecked on the device
 -- (more in hashagg_join_keys)
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');
 -- a chain of joins: the aggregation joins them all on the device (up to
 -- four), each join's outer key from the probe side or a build side below it
 EXPLAIN (COSTS OFF)
 SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name;
-SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name');
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) LEFT JOIN jf_pair ON jf_pair.a = jf_fact.g AND jf_pair.b = jf_fact.k2 GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) LEFT JOIN jf_pair ON jf_pair.a = jf_fact.g AND jf_pair.b = jf_fact.k2 GROUP BY jf_fact.g');
 -- ... with an outer join below: its nullable side's columns come from the
 -- probe side as that join left them
-SELECT jf_check('SELECT jf_dim.name, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi ON jf_multi.k = jf_fact.k2 JOIN jf_dim ON jf_dim.k = jf_fact.k GROUP BY jf_dim.name');
+SELECT join_fed_check('SELECT jf_dim.name, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi ON jf_multi.k = jf_fact.k2 JOIN jf_dim ON jf_dim.k = jf_fact.k GROUP BY jf_dim.name');
 -- a snowflake: the second join's outer key is a column of the first one's
 -- build side; LEFT joins in the chain (a null-extended key matches nothing
 -- further up); four joins, many to many and SEMI among them
 EXPLAIN (COSTS OFF)
 SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region;
-SELECT jf_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
-SELECT jf_check('SELECT jf_dim2.region, count(*), count(jf_dim.w), sum(jf_dim2.pop) FROM jf_fact LEFT JOIN jf_dim USING (k) LEFT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
-SELECT jf_check('SELECT jf_fact.gt, count(*), sum(jf_dim2.pop) FROM jf_fact LEFT JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_fact.gt');
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), count(jf_dim.w), sum(jf_dim2.pop) FROM jf_fact LEFT JOIN jf_dim USING (k) LEFT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
+SELECT join_fed_check('SELECT jf_fact.gt, count(*), sum(jf_dim2.pop) FROM jf_fact LEFT JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_fact.gt');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g');
 EXPLAIN (COSTS OFF)
 SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g;
 -- text keys in a chain: each join's two keys share their own dictionary
 -- (text at the first and the third join, bpchar at a LEFT one)
-SELECT jf_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');
+SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');
 EXPLAIN (COSTS OFF)
 SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone;
-SELECT jf_check('SELECT jf_fact.g, count(*), count(d2.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name LEFT JOIN jf_dim d2 ON d2.c = jf_fact.c GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(d2.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name LEFT JOIN jf_dim d2 ON d2.c = jf_fact.c GROUP BY jf_fact.g');
 -- fewer joins on the device when an expression needs a join's result (a
 -- FILTER over two tables), or a key above may fail on rows a join drops
 -- (jf_dim.w + 1 overflows where PostgreSQL never computes it): the joins
 -- below run as usual in the probe side
 EXPLAIN (COSTS OFF)
 SELECT count(*) FILTER (WHERE jf_fact.g < jf_multi.w), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2;
-SELECT jf_check('SELECT count(*) FILTER (WHERE jf_fact.g < jf_multi.w), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2');
-SELECT jf_check('SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w + 1');
+SELECT join_fed_check('SELECT count(*) FILTER (WHERE jf_fact.g < jf_multi.w), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2');
+SELECT join_fed_check('SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w + 1');
 SELECT gpuagg_used('SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w + 1', 'GpuHashJoin');
 -- bounded numeric arithmetic cannot fail (numeric(8,2) columns, integers
 -- cast to numeric, constants): computed on either side, like TPC-H's
 -- revenue; a cast to a narrower numeric may fail, so it is not
-SELECT jf_check('SELECT jf_fact.g, sum(jf_fact.n * (1 - jf_fact.n)), sum(jf_dim.m * jf_dim.w::numeric) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT sum(jf_fact.n::numeric(3,1)) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT jf_fact.g, sum(jf_fact.n * (1 - jf_fact.n)), sum(jf_dim.m * jf_dim.w::numeric) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT sum(jf_fact.n::numeric(3,1)) FROM jf_fact JOIN jf_dim USING (k)');
 -- numeric arithmetic over two sides: the device multiplies after the joins
 -- (an unmatched LEFT join row's build operands are null, so is the product)
 EXPLAIN (COSTS OFF)
 SELECT jf_fact.g, sum(jf_fact.n * jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g;
-SELECT jf_check('SELECT jf_fact.g, sum(jf_fact.n * jf_dim.m), avg(jf_fact.n - jf_dim.m * 2), sum(jf_fact.v * jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_dim.w, sum(jf_fact.n * jf_dim.m), count(*) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.w');
-SELECT jf_check('SELECT sum(jf_fact.n * jf_dim.m * jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w');
+SELECT join_fed_check('SELECT jf_fact.g, sum(jf_fact.n * jf_dim.m), avg(jf_fact.n - jf_dim.m * 2), sum(jf_fact.v * jf_dim.m) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.w, sum(jf_fact.n * jf_dim.m), count(*) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.w');
+SELECT join_fed_check('SELECT sum(jf_fact.n * jf_dim.m * jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w');
 -- ANTI joins (NOT EXISTS): the probe rows without a match, NULL keys among
 -- them; exact and text keys, an empty inner side, in a chain
 EXPLAIN (COSTS OFF)
 SELECT count(*), sum(jf_fact.v) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.k = jf_fact.k);
-SELECT jf_check('SELECT count(*), sum(jf_fact.v) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.k = jf_fact.k)');
-SELECT jf_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k2) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT count(*), count(jf_fact.t) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.name = jf_fact.t)');
-SELECT jf_check('SELECT count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_empty WHERE jf_empty.k = jf_fact.k)');
-SELECT jf_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim USING (k) WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k2) GROUP BY jf_dim.name');
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.k = jf_fact.k)');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k2) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT count(*), count(jf_fact.t) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.name = jf_fact.t)');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_empty WHERE jf_empty.k = jf_fact.k)');
+SELECT join_fed_check('SELECT jf_dim.name, count(*) FROM jf_fact JOIN jf_dim USING (k) WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k2) GROUP BY jf_dim.name');
 -- RIGHT and FULL joins at the top: the build rows nothing matched come once,
 -- after the probe rows, every other column null (NULL keys on both sides,
 -- keys matched by many probe rows, keys matched by none)
@@ -203,43 +187,43 @@ UNION ALL SELECT NULL, 77, 1.25::numeric(6,2);
 ANALYZE jf_rf;
 EXPLAIN (COSTS OFF)
 SELECT count(*), count(jf_fact.id), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k;
-SELECT jf_check('SELECT count(*), count(jf_fact.id), sum(jf_rf.r), sum(jf_fact.v) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
-SELECT jf_check('SELECT jf_rf.r, count(*), count(jf_fact.id), sum(jf_fact.v), min(jf_fact.d) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.r');
-SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_rf.k), sum(jf_rf.r) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_rf.k, count(*), sum(jf_fact.n * jf_rf.q), avg(jf_rf.q - jf_fact.n) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.k');
-SELECT jf_check('SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact JOIN jf_dim USING (k) FULL JOIN jf_rf ON jf_rf.k = jf_dim.k');
-SELECT jf_check('SELECT count(*), count(jf_fact.id) FROM jf_fact FULL JOIN jf_empty ON jf_empty.k = jf_fact.k');
+SELECT join_fed_check('SELECT count(*), count(jf_fact.id), sum(jf_rf.r), sum(jf_fact.v) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
+SELECT join_fed_check('SELECT jf_rf.r, count(*), count(jf_fact.id), sum(jf_fact.v), min(jf_fact.d) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.r');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_rf.k), sum(jf_rf.r) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_rf.k, count(*), sum(jf_fact.n * jf_rf.q), avg(jf_rf.q - jf_fact.n) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k GROUP BY jf_rf.k');
+SELECT join_fed_check('SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact JOIN jf_dim USING (k) FULL JOIN jf_rf ON jf_rf.k = jf_dim.k');
+SELECT join_fed_check('SELECT count(*), count(jf_fact.id) FROM jf_fact FULL JOIN jf_empty ON jf_empty.k = jf_fact.k');
 -- an expression over a null-extended side, or a filter over both sides
 -- above the join, is not join-fed
-SELECT jf_check('SELECT sum(coalesce(jf_fact.v, 0)), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
-SELECT jf_check('SELECT count(*), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k WHERE jf_fact.v IS NULL OR jf_rf.r > 0');
+SELECT join_fed_check('SELECT sum(coalesce(jf_fact.v, 0)), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
+SELECT join_fed_check('SELECT count(*), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k WHERE jf_fact.v IS NULL OR jf_rf.r > 0');
 -- filters below the join stay with their side
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
-SELECT jf_check('SELECT count(*), sum(jf_fact.v), max(jf_empty.w) FROM jf_fact JOIN jf_empty USING (k)');
-SELECT jf_check('SELECT count(*), count(jf_empty.w) FROM jf_fact LEFT JOIN jf_empty USING (k)');
-SELECT jf_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_empty USING (k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.id < 0');
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v), max(jf_empty.w) FROM jf_fact JOIN jf_empty USING (k)');
+SELECT join_fed_check('SELECT count(*), count(jf_empty.w) FROM jf_fact LEFT JOIN jf_empty USING (k)');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_empty USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.id < 0');
 -- small batches: every batch joined and aggregated on its own
 SET gpuagg.batch_rows = 700;
-SELECT jf_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag, jf_fact.g');
+SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag, jf_fact.g');
 RESET gpuagg.batch_rows;
 
 -- what is not join-fed: GpuHashAgg over other inputs, or the native plan
 -- (an aggregate over both sides, a LEFT join's inner expression, a float
 -- key, a join condition besides the key, DISTINCT, grouping sets)
-SELECT jf_check('SELECT sum(jf_fact.v * jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
-SELECT jf_check('SELECT sum(coalesce(jf_dim.w, 0)) FROM jf_fact LEFT JOIN jf_dim USING (k)');
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.f = jf_dim.x');
-SELECT jf_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
-SELECT jf_check('SELECT jf_fact.g, count(DISTINCT jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_fact.g, jf_fact.gt, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY ROLLUP (jf_fact.g, jf_fact.gt)');
+SELECT join_fed_check('SELECT sum(jf_fact.v * jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT sum(coalesce(jf_dim.w, 0)) FROM jf_fact LEFT JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.f = jf_dim.x');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
+SELECT join_fed_check('SELECT jf_fact.g, count(DISTINCT jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_fact.g, jf_fact.gt, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY ROLLUP (jf_fact.g, jf_fact.gt)');
 -- ... and with gpuagg.enable_hashjoin off, no device join at all
 SET gpuagg.enable_hashjoin = off;
-SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 RESET gpuagg.enable_hashjoin;
 SET gpuagg.enable_join_fed_agg = off;
-SELECT jf_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
+SELECT join_fed_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 EXPLAIN (COSTS OFF) SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k);
 RESET gpuagg.enable_join_fed_agg;
 
@@ -247,11 +231,11 @@ RESET gpuagg.enable_join_fed_agg;
 -- small enough as the few columns a join-fed aggregation holds
 SET gpuagg.hashjoin_build_limit = '64kB';
 SELECT gpuagg_used('SELECT jf_fact.g, jf_multi.tag FROM jf_fact JOIN jf_multi USING (k)', 'GpuHashJoin');
-SELECT jf_check('SELECT count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k)');
+SELECT join_fed_check('SELECT count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k)');
 -- a build over the limit for the join-fed columns too (12000 rows) is not joined on the device
-SELECT jf_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
+SELECT join_fed_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
 SET gpuagg.hashjoin_build_limit = -1;
-SELECT jf_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
+SELECT join_fed_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
 RESET gpuagg.hashjoin_build_limit;
 
 -- EXPLAIN ANALYZE: probe rows in, build rows, joined rows
@@ -273,19 +257,19 @@ SET min_parallel_table_scan_size = 0;
 EXPLAIN (COSTS OFF)
 SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g;
 SET gpuagg.batch_rows = 512;
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
-SELECT jf_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
+SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
 -- the build side packed by workers too, with text keys: the workers'
 -- dictionary ids mapped to the leader's, one dictionary for both sides' keys
-SELECT jf_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');
-SELECT jf_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.c = jf_dim.c GROUP BY jf_fact.g');
 -- a chain in parallel: the workers pack the probe side and each build side
 EXPLAIN (COSTS OFF)
 SELECT jf_dim2.region, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region;
-SELECT jf_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
-SELECT jf_check('SELECT jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE NOT EXISTS (SELECT 1 FROM jf_pair WHERE jf_pair.a = jf_fact.g) GROUP BY jf_fact.g');
-SELECT jf_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY jf_dim2.region');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE NOT EXISTS (SELECT 1 FROM jf_pair WHERE jf_pair.a = jf_fact.g) GROUP BY jf_fact.g');
+SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');
 -- a device failure: both Gathers run again and the CPU finishes the query
 SET gpuagg.debug_fail_at_batch = 2;
 SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name ORDER BY jf_dim.name;
@@ -318,11 +302,11 @@ RESET gpuagg.batch_rows;
 
 -- rescans: a correlated subquery runs the join-fed aggregation per outer row
 -- (the outer row's value changes the probe side; the build side is the same)
-SELECT jf_check('SELECT t.x, (SELECT count(*) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.g = t.x) FROM generate_series(0, 4) t(x)');
+SELECT join_fed_check('SELECT t.x, (SELECT count(*) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.g = t.x) FROM generate_series(0, 4) t(x)');
 -- (here the build side changes with the outer row)
-SELECT jf_check('SELECT t.x, (SELECT sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_dim.w = t.x) FROM generate_series(0, 4) t(x)');
+SELECT join_fed_check('SELECT t.x, (SELECT sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_dim.w = t.x) FROM generate_series(0, 4) t(x)');
 -- (a chain, its top build side changing with the outer row)
-SELECT jf_check('SELECT t.x, (SELECT count(*) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w WHERE jf_dim2.pop > t.x * 100) FROM generate_series(0, 4) t(x)');
+SELECT join_fed_check('SELECT t.x, (SELECT count(*) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w WHERE jf_dim2.pop > t.x * 100) FROM generate_series(0, 4) t(x)');
 -- prepared, with a generic plan
 PREPARE jf_prep(int) AS
 SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)
@@ -333,6 +317,5 @@ EXECUTE jf_prep(30000);
 RESET plan_cache_mode;
 DEALLOCATE jf_prep;
 
-DROP FUNCTION jf_check(text);
 DROP FUNCTION jf_analyze(text);
 DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region, jf_rf;

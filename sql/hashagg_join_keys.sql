@@ -41,22 +41,6 @@ FROM generate_series(0, 5) n, generate_series(0, 5) a WHERE (n + a) % 4 <> 3;
 CREATE TABLE mk_empty AS SELECT * FROM mk_dim WHERE false;
 ANALYZE mk_fact, mk_dim, mk_multi, mk_nation, mk_empty;
 
--- whether the plan is a join-fed GpuHashAgg, and the answers equal native's
-CREATE FUNCTION mk_check(query text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    fed boolean := false;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        fed := fed OR line LIKE '%children on the device%';
-    END LOOP;
-    IF NOT fed THEN
-        RETURN 'NOT JOIN-FED';
-    END IF;
-    RETURN gpuagg_check(query);
-END
-$$;
-
 -- the plan: the aggregation joins on all three keys itself
 EXPLAIN (COSTS OFF)
 SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact
@@ -64,28 +48,28 @@ JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_
 GROUP BY mk_fact.g;
 
 -- INNER on two, three keys; int4 = int8 across the sides; a text key
-SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b GROUP BY mk_fact.g');
-SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
-SELECT mk_check('SELECT mk_dim.c, count(*), min(mk_dim.w), max(mk_fact.id) FROM mk_fact JOIN mk_dim ON mk_fact.c = mk_dim.c AND mk_fact.a = mk_dim.a GROUP BY mk_dim.c');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_dim.c, count(*), min(mk_dim.w), max(mk_fact.id) FROM mk_fact JOIN mk_dim ON mk_fact.c = mk_dim.c AND mk_fact.a = mk_dim.a GROUP BY mk_dim.c');
 -- four keys, one an expression of the probe side
-SELECT mk_check('SELECT count(*), sum(mk_dim.w) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation % 3 = mk_dim.nation % 3');
+SELECT join_fed_check('SELECT count(*), sum(mk_dim.w) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation % 3 = mk_dim.nation % 3');
 -- many to many, one heavy key
-SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_multi.w) FROM mk_fact JOIN mk_multi ON mk_fact.a = mk_multi.a AND mk_fact.b = mk_multi.b GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_multi.w) FROM mk_fact JOIN mk_multi ON mk_fact.a = mk_multi.a AND mk_fact.b = mk_multi.b GROUP BY mk_fact.g');
 
 -- LEFT: a NULL in any key, or no match, keeps the row with NULL columns
-SELECT mk_check('SELECT mk_fact.g, count(*), count(mk_dim.w), sum(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
-SELECT mk_check('SELECT mk_fact.a IS NULL OR mk_fact.b IS NULL OR mk_fact.c IS NULL AS null_key, count(*), count(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY 1');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), count(mk_dim.w), sum(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_fact.a IS NULL OR mk_fact.b IS NULL OR mk_fact.c IS NULL AS null_key, count(*), count(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY 1');
 -- (an expression over the LEFT join's nullable side stays off the device)
-SELECT mk_check('SELECT mk_dim.w IS NULL AS unmatched, count(*) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY 1');
+SELECT join_fed_check('SELECT mk_dim.w IS NULL AS unmatched, count(*) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY 1');
 -- SEMI (each key tuple once, however many build rows have it) and ANTI
-SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_fact.v) FROM mk_fact WHERE EXISTS (SELECT 1 FROM mk_multi WHERE mk_multi.a = mk_fact.a AND mk_multi.b = mk_fact.b) GROUP BY mk_fact.g');
-SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_fact.v) FROM mk_fact WHERE NOT EXISTS (SELECT 1 FROM mk_dim WHERE mk_dim.a = mk_fact.a AND mk_dim.b = mk_fact.b AND mk_dim.c = mk_fact.c) GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_fact.v) FROM mk_fact WHERE EXISTS (SELECT 1 FROM mk_multi WHERE mk_multi.a = mk_fact.a AND mk_multi.b = mk_fact.b) GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_fact.v) FROM mk_fact WHERE NOT EXISTS (SELECT 1 FROM mk_dim WHERE mk_dim.a = mk_fact.a AND mk_dim.b = mk_fact.b AND mk_dim.c = mk_fact.c) GROUP BY mk_fact.g');
 -- RIGHT and FULL: the build rows without a match, NULL keys included
-SELECT mk_check('SELECT mk_dim.nation, count(*), count(mk_fact.id), sum(mk_dim.w) FROM mk_fact RIGHT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_dim.nation');
-SELECT mk_check('SELECT count(*), count(mk_fact.id), count(mk_dim.w), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact FULL JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c');
+SELECT join_fed_check('SELECT mk_dim.nation, count(*), count(mk_fact.id), sum(mk_dim.w) FROM mk_fact RIGHT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_dim.nation');
+SELECT join_fed_check('SELECT count(*), count(mk_fact.id), count(mk_dim.w), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact FULL JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c');
 -- an empty build side
-SELECT mk_check('SELECT mk_fact.g, count(*), count(mk_empty.w) FROM mk_fact LEFT JOIN mk_empty ON mk_fact.a = mk_empty.a AND mk_fact.b = mk_empty.b GROUP BY mk_fact.g');
-SELECT mk_check('SELECT count(*) FROM mk_fact JOIN mk_empty ON mk_fact.a = mk_empty.a AND mk_fact.b = mk_empty.b');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), count(mk_empty.w) FROM mk_fact LEFT JOIN mk_empty ON mk_fact.a = mk_empty.a AND mk_fact.b = mk_empty.b GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT count(*) FROM mk_fact JOIN mk_empty ON mk_fact.a = mk_empty.a AND mk_fact.b = mk_empty.b');
 
 -- a chain: the second join's keys come from two sides (the probe side and
 -- the first join's build side), as TPC-H Q5's supplier join does
@@ -94,18 +78,18 @@ SELECT mk_nation.name, count(*), sum(mk_fact.v) FROM mk_fact
 JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c
 JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a
 GROUP BY mk_nation.name;
-SELECT mk_check('SELECT mk_nation.name, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.name');
-SELECT mk_check('SELECT mk_fact.g, count(*), count(mk_nation.name) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c LEFT JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_nation.name, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.name');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), count(mk_nation.name) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c LEFT JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_fact.g');
 -- a single-key join, then one on two keys, then a FULL one on two
-SELECT mk_check('SELECT count(*), count(mk_fact.id), count(mk_nation.name), sum(mk_multi.w) FROM mk_fact JOIN mk_multi ON mk_multi.w = mk_fact.id JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c FULL JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a');
+SELECT join_fed_check('SELECT count(*), count(mk_fact.id), count(mk_nation.name), sum(mk_multi.w) FROM mk_fact JOIN mk_multi ON mk_multi.w = mk_fact.id JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c FULL JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a');
 
 -- a char(n) group key of a build side: padded to its length, so spelt one
 -- way (TPC-H Q5's n_name); an unpadded bpchar's spellings keep other plans
 ALTER TABLE mk_nation ADD COLUMN cname char(12);
 UPDATE mk_nation SET cname = 'n' || nation;
 ANALYZE mk_nation;
-SELECT mk_check('SELECT mk_nation.cname, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.cname');
-SELECT mk_check('SELECT mk_nation.cname::bpchar, count(*) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY 1');
+SELECT join_fed_check('SELECT mk_nation.cname, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.cname');
+SELECT join_fed_check('SELECT mk_nation.cname::bpchar, count(*) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY 1');
 
 -- prepared, run as a generic plan
 PREPARE mk_prep(int) AS
@@ -134,9 +118,9 @@ EXPLAIN (COSTS OFF)
 SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact
 JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c
 GROUP BY mk_fact.g;
-SELECT mk_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
-SELECT mk_check('SELECT mk_dim.c, count(*), count(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.c = mk_dim.c AND mk_fact.b = mk_dim.b GROUP BY mk_dim.c');
-SELECT mk_check('SELECT mk_nation.name, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.name');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_dim.w), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c GROUP BY mk_fact.g');
+SELECT join_fed_check('SELECT mk_dim.c, count(*), count(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.c = mk_dim.c AND mk_fact.b = mk_dim.b GROUP BY mk_dim.c');
+SELECT join_fed_check('SELECT mk_nation.name, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c JOIN mk_nation ON mk_nation.nation = mk_dim.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.name');
 SET gpuagg.debug_fail_at_batch = 3;
 SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact
 JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c
@@ -152,8 +136,7 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
 -- what stays on other plans: five keys, a float key
-SELECT mk_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation = mk_dim.nation AND mk_fact.id = mk_dim.w');
-SELECT mk_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.v::float8 = mk_dim.w::float8');
+SELECT join_fed_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation = mk_dim.nation AND mk_fact.id = mk_dim.w');
+SELECT join_fed_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.v::float8 = mk_dim.w::float8');
 
-DROP FUNCTION mk_check(text);
 DROP TABLE mk_fact, mk_dim, mk_multi, mk_nation, mk_empty;

@@ -53,6 +53,23 @@ BEGIN
 END
 $$;
 
+-- Whether a query's plan is a join-fed GpuHashAgg (the aggregation joins
+-- its children on the device), and then gpuagg_check's verdict on it.
+CREATE FUNCTION join_fed_check(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    fed boolean := false;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        fed := fed OR line LIKE '%children on the device%';
+    END LOOP;
+    IF NOT fed THEN
+        RETURN 'NOT JOIN-FED';
+    END IF;
+    RETURN gpuagg_check(query);
+END
+$$;
+
 -- Runs a query in a scrollable cursor: all rows forward, then backward,
 -- then the row at one position; says whether backward and absolute fetches
 -- agree with the forward ones (group order is the device's, so compare
