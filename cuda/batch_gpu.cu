@@ -317,7 +317,7 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 					GPU_TRY(ga_launch_direct_shared(keys, perfect, aggs, nrows, control,
 													agg->dev_rows,
 													agg->nkeys > 0 ? agg->perfect_replicas :
-													ga_gpu_plan_replicas(agg, 1, 1, 0),
+													ga_gpu_plan_replicas(agg, 1, 1, 0, agg->direct_budget),
 													sms, stream),
 							"launching the direct shared-memory kernel");
 				}

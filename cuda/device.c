@@ -830,6 +830,24 @@ ga_shared_budget_bytes(const GaGpuInfo *info)
 }
 
 /*
+ * Shared memory a block of a one-pass direct kernel (perfect in shared
+ * memory) may use: all that one block may opt in to, so one block per
+ * multiprocessor when the table is large; at least the two-block budget.
+ * A direct table in shared memory at half the threads is still far ahead of
+ * direct_global's atomics in device memory (issue 5 measured direct_global
+ * at 10.8 G rows/s on the H100 for 2^13 keys, which the two-block budget
+ * could not hold with the range's slack).
+ */
+int64_t
+ga_direct_budget_bytes(const GaGpuInfo *info)
+{
+	int64_t		two_blocks = ga_shared_budget_bytes(info);
+
+	return info->shared_memory_per_block > two_blocks ?
+		info->shared_memory_per_block : two_blocks;
+}
+
+/*
  * Bits of the key tuple packed into one 64-bit word (the fused shared
  * kernel's local table keys): each key's width, plus a null bit for a key
  * that may be null.  Above 64 the keys cannot be packed.
@@ -892,7 +910,7 @@ ga_perfect_shared_max_entries(const GaGpuInfo *info, const GaAggRequest *request
 	int64_t		state = ga_shared_state_bytes(request, 1);
 
 	/* accumulators plus one bit per entry for "seen" */
-	return ga_shared_budget_bytes(info) * 8 / (8 * (state > 0 ? state : 0) + 1);
+	return ga_direct_budget_bytes(info) * 8 / (8 * (state > 0 ? state : 0) + 1);
 }
 
 /*

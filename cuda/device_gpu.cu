@@ -470,6 +470,7 @@ plan_shared_layout(GpuAgg *agg)
 											  offset <= 32 ? 32 : (offset + 7) / 8 * 8);
 
 	agg->shared_budget = ga_shared_budget_bytes(info);
+	agg->direct_budget = ga_direct_budget_bytes(info);
 	agg->max_shared_groups = state > 0 ? agg->shared_budget / state : agg->shared_budget / 4;
 	agg->max_fused_groups = agg->shared_budget / (8 + state) * GA_FUSED_LOAD_PERCENT / 100;
 	agg->cache_bits = 0;

@@ -141,6 +141,7 @@ typedef struct GpuAgg
 	int			rows_ok;		/* row numbers fit int32 (lists, escapes) */
 	int			cache_bits;		/* block caches of the global kernels */
 	int64_t		shared_budget;	/* bytes of shared memory per block */
+	int64_t		direct_budget;	/* the same for a direct kernel's block */
 	int64_t		max_shared_groups;	/* two-phase shared table */
 	int64_t		max_fused_groups;	/* fused shared table */
 	int			fused_failed;	/* cooperative launch impossible here */
@@ -472,7 +473,7 @@ extern GpuPlan ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced);
 extern GaStrategy ga_gpu_plan_strategy(const GpuAgg *agg, GpuPlan plan);
 extern int	ga_gpu_plan_has_escapes(const GpuAgg *agg, GpuPlan plan);
 extern int	ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries,
-								 int64_t other_bytes);
+								 int64_t other_bytes, int64_t budget);
 extern int64_t ga_gpu_plan_estimate_groups(const GaDevProbe *probe, int64_t nrows);
 extern void ga_gpu_plan_decide_perfect(GpuAgg *agg, int64_t nrows);
 extern void ga_gpu_plan_perfect_free(GpuAgg *agg);

@@ -162,6 +162,7 @@ extern int	ga_shared_width(const GaAggRequest *request, int agg, int narrow);
 extern int	ga_request_two_phase_only(const GaAggRequest *request);
 extern int64_t ga_shared_state_bytes(const GaAggRequest *request, int narrow);
 extern int64_t ga_shared_budget_bytes(const GaGpuInfo *info);
+extern int64_t ga_direct_budget_bytes(const GaGpuInfo *info);
 extern int	ga_keys_pack_bits(const GaAggRequest *request, int assume_nullable);
 extern int64_t ga_table_bytes_per_group(const GaAggRequest *request);
 extern int64_t ga_shared_strategy_max_groups(const GaGpuInfo *info,

@@ -116,6 +116,52 @@ shared_count(const GaDevAgg &a, const unsigned char *arr, int64_t e)
 }
 
 /*
+ * The end of a one-pass direct kernel: merge the block's shared entries
+ * (replicas copies each, table_entries in all) into the perfect entries or
+ * a plain aggregate's arrays, marking the entries seen.  An entry the
+ * block never met is skipped: by the block's bitmap `seen` when it kept
+ * one, else (count_agg >= 0) by its count being zero.
+ */
+__device__ __forceinline__ void
+merge_direct_entries(const GaDevPerfect &perfect, const GaDevAggs &aggs, unsigned char *smem,
+					 int64_t table_entries, const unsigned int *seen, int replicas,
+					 int count_agg)
+{
+	for (int64_t e = threadIdx.x; e < perfect.entries; e += blockDim.x)
+	{
+		int			merged = -1;	/* the aggregate whose replicas are folded */
+
+		if (seen != nullptr && !((seen[e >> 5] >> (e & 31)) & 1))
+			continue;
+		if (perfect.seen != nullptr && count_agg >= 0)
+		{
+			const GaDevAgg &c = aggs.aggs[count_agg];
+			unsigned char *arr = shared_array(smem, c, table_entries);
+
+			for (int r = 1; r < replicas; r++)
+				shared_combine(c.op, c.shared_width, arr, e * replicas, e * replicas + r);
+			if (shared_count(c, arr, e * replicas) == 0)
+				continue;
+			merged = count_agg;
+		}
+		if (perfect.seen != nullptr)
+			mark_seen(perfect.seen, e);
+		for (int a = 0; a < aggs.naggs; a++)
+		{
+			int64_t		g;
+			unsigned char *target = perfect_target(perfect, aggs.aggs[a], e, &g);
+			unsigned char *arr = shared_array(smem, aggs.aggs[a], table_entries);
+
+			if (a == merged)
+				shared_merge(aggs.aggs[a].op, aggs.aggs[a].shared_width, arr, e * replicas,
+							 target, g);
+			else
+				shared_merge_replicas(aggs.aggs[a], arr, e, replicas, target, g);
+		}
+	}
+}
+
+/*
  * perfect with a range that fits a block's shared memory, or a plain
  * aggregate (nkeys = 0: one entry, the aggregates' own arrays).  An entry
  * is "seen" when a row of the batch fell on it.  With count_agg >= 0 (an
@@ -169,39 +215,192 @@ direct_shared_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 		fold_items_shared(aggs, smem, table_entries, rows, index);
 	}
 	__syncthreads();
+	merge_direct_entries(perfect, aggs, smem, table_entries, mark_rows ? seen : nullptr,
+						 replicas, count_agg);
+}
 
-	for (int64_t e = threadIdx.x; e < entries; e += blockDim.x)
+/*
+ * Four consecutive values of a column of T (int or long long) from the
+ * 16-byte aligned quad q (rows 4q .. 4q+3), in vector loads.
+ */
+template <typename T>
+__device__ __forceinline__ void
+load_quad(const void *column, int64_t q, T (&out)[4])
+{
+	if (sizeof(T) == 4)
 	{
-		int			merged = -1;	/* the aggregate whose replicas are folded */
+		const int4	v = __ldg((const int4 *) column + q);
 
-		if (mark_rows && !((seen[e >> 5] >> (e & 31)) & 1))
-			continue;
-		if (perfect.seen != nullptr && count_agg >= 0)
+		out[0] = (T) v.x;
+		out[1] = (T) v.y;
+		out[2] = (T) v.z;
+		out[3] = (T) v.w;
+	}
+	else
+	{
+		const longlong2 a = __ldg((const longlong2 *) column + 2 * q);
+		const longlong2 b = __ldg((const longlong2 *) column + 2 * q + 1);
+
+		out[0] = (T) a.x;
+		out[1] = (T) a.y;
+		out[2] = (T) b.x;
+		out[3] = (T) b.y;
+	}
+}
+
+/*
+ * The aggregates of a narrow batch (see direct_narrow_kernel) that read a
+ * column, in order; every other aggregate counts every row.
+ */
+typedef struct GaDevNarrow
+{
+	int32_t		ninputs;
+	int32_t		agg[GA_NARROW_MAX_INPUTS];
+} GaDevNarrow;
+
+/* Whether op counts every row of a narrow batch (no nulls to skip). */
+__device__ __forceinline__ bool
+narrow_counts(int op)
+{
+	return op == GA_AGG_COUNT_ROWS || op == GA_AGG_COUNT;
+}
+
+/*
+ * The entry (replica copy included) of a narrow row with key `key`, or -1
+ * after sending the row to the escape list when the key is outside the
+ * range.
+ */
+__device__ __forceinline__ int
+narrow_entry(long long key, const GaDevPerfect &perfect, int replicas, int copy,
+			 GaDevControl *control, int32_t *escape_rows, int64_t row)
+{
+	const unsigned long long d = (unsigned long long) key - (unsigned long long) perfect.lo[0];
+
+	if (d >= (unsigned long long) (perfect.base[0] - 1))
+	{
+		append_escape(control, escape_rows, row);
+		return -1;
+	}
+	return (int) d * (int) perfect.stride[0] * replicas + copy;
+}
+
+/*
+ * Fold one narrow row on entry e (>= 0): input[s] into the s-th reading
+ * aggregate, 1 into every count.
+ */
+template <typename ValT>
+__device__ __forceinline__ void
+narrow_fold(const GaDevAggs &aggs, const GaDevNarrow &narrow, unsigned char *smem,
+			int64_t table_entries, int e, const ValT (&input)[GA_NARROW_MAX_INPUTS])
+{
+#pragma unroll
+	for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
+		if (s < narrow.ninputs)
 		{
-			const GaDevAgg &c = aggs.aggs[count_agg];
-			unsigned char *arr = shared_array(smem, c, table_entries);
+			const GaDevAgg &agg = aggs.aggs[narrow.agg[s]];
 
-			for (int r = 1; r < replicas; r++)
-				shared_combine(c.op, c.shared_width, arr, e * replicas, e * replicas + r);
-			if (shared_count(c, arr, e * replicas) == 0)
-				continue;
-			merged = count_agg;
+			shared_fold(agg.op, agg.shared_width, shared_array(smem, agg, table_entries), e,
+						(long long) input[s]);
 		}
-		if (perfect.seen != nullptr)
-			mark_seen(perfect.seen, e);
-		for (int a = 0; a < aggs.naggs; a++)
-		{
-			int64_t		g;
-			unsigned char *target = perfect_target(perfect, aggs.aggs[a], e, &g);
-			unsigned char *arr = shared_array(smem, aggs.aggs[a], table_entries);
+	for (int a = 0; a < aggs.naggs; a++)
+		if (narrow_counts(aggs.aggs[a].op))
+			shared_fold(aggs.aggs[a].op, aggs.aggs[a].shared_width,
+						shared_array(smem, aggs.aggs[a], table_entries), e, 1);
+}
 
-			if (a == merged)
-				shared_merge(aggs.aggs[a].op, aggs.aggs[a].shared_width, arr, e * replicas,
-							 target, g);
-			else
-				shared_merge_replicas(aggs.aggs[a], arr, e, replicas, target, g);
+/*
+ * perfect for the commonest shape, specialised: one integer key (KeyT)
+ * without nulls in the batch; aggregates that count every row (COUNT_ROWS,
+ * COUNT of a column without nulls in the batch), and at most
+ * GA_NARROW_MAX_INPUTS integer SUM/MIN/MAX of columns of ValT without nulls
+ * (narrow_shape() on the host checks it; count_agg >= 0).  Issue 5: the
+ * generic direct_shared_kernel runs the type, null and operation switches
+ * and the key loop for every row, and loads a row's inputs only after its
+ * key, which held it to about a sixth of the memory bandwidth for few
+ * groups.  Here each thread loads U quads of keys and of every input column
+ * in 16-byte vector loads, all before any atomic, then folds them into its
+ * replica of the block's shared entries (MapD's perfect hashing, Karnagel et
+ * al.; replicas as in direct_shared_kernel).  Rows past the last whole quad
+ * go through the same code one by one.  The merge at the end is
+ * direct_shared_kernel's.
+ */
+template <typename KeyT, typename ValT, int U>
+__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
+direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
+					 const GaDevAggs aggs, const GaDevNarrow narrow, int64_t nrows,
+					 GaDevControl *control, int32_t *escape_rows, int replicas, int count_agg)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	const int64_t table_entries = perfect.entries * replicas;
+	const int	copy = threadIdx.x & (replicas - 1);
+	const void *key_column = keys.columns[0].values;
+	const int64_t quads = nrows / 4;
+	const int64_t step = (int64_t) gridDim.x * blockDim.x * U;
+
+	shared_init_all(aggs, smem, table_entries, table_entries);
+	__syncthreads();
+
+	for (int64_t first = (int64_t) blockIdx.x * blockDim.x * U + threadIdx.x; first < quads;
+		 first += step)
+	{
+		KeyT		key[U][4];
+		ValT		input[GA_NARROW_MAX_INPUTS][U][4];
+
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			if (first + (int64_t) u * blockDim.x < quads)
+				load_quad<KeyT>(key_column, first + (int64_t) u * blockDim.x, key[u]);
+#pragma unroll
+		for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
+			if (s < narrow.ninputs)
+			{
+#pragma unroll
+				for (int u = 0; u < U; u++)
+					if (first + (int64_t) u * blockDim.x < quads)
+						load_quad<ValT>(aggs.aggs[narrow.agg[s]].input.values,
+										first + (int64_t) u * blockDim.x, input[s][u]);
+			}
+#pragma unroll
+		for (int u = 0; u < U; u++)
+		{
+			const int64_t q = first + (int64_t) u * blockDim.x;
+
+			if (q >= quads)
+				continue;
+#pragma unroll
+			for (int r = 0; r < 4; r++)
+			{
+				const int	e = narrow_entry((long long) key[u][r], perfect, replicas, copy,
+											 control, escape_rows, 4 * q + r);
+				ValT		row_input[GA_NARROW_MAX_INPUTS];
+
+				if (e < 0)
+					continue;
+#pragma unroll
+				for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
+					row_input[s] = input[s][u][r];
+				narrow_fold<ValT>(aggs, narrow, smem, table_entries, e, row_input);
+			}
 		}
 	}
+
+	/* the rows after the last whole quad (fewer than 4): block 0 */
+	if (blockIdx.x == 0 && threadIdx.x < nrows - 4 * quads)
+	{
+		const int64_t row = 4 * quads + threadIdx.x;
+		const int	e = narrow_entry((long long) ((const KeyT *) key_column)[row], perfect,
+									 replicas, copy, control, escape_rows, row);
+		ValT		row_input[GA_NARROW_MAX_INPUTS];
+
+#pragma unroll
+		for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
+			row_input[s] = s < narrow.ninputs ?
+				((const ValT *) aggs.aggs[narrow.agg[s]].input.values)[row] : 0;
+		if (e >= 0)
+			narrow_fold<ValT>(aggs, narrow, smem, table_entries, e, row_input);
+	}
+	__syncthreads();
+	merge_direct_entries(perfect, aggs, smem, table_entries, nullptr, replicas, count_agg);
 }
 
 /* perfect with a range beyond shared memory: global atomics, block caches. */
@@ -513,6 +712,78 @@ rows_per_block(int threads, int64_t table_entries)
 	return rows > 4 * table_entries ? rows : 4 * table_entries;
 }
 
+/* Whether a device pointer allows the narrow kernel's 16-byte loads. */
+static bool
+aligned16(const void *p)
+{
+	return ((uintptr_t) p & 15) == 0;
+}
+
+/*
+ * Whether direct_narrow_kernel takes this batch (see it), which of its
+ * aggregates read a column (*narrow), and with which widths: *key_wide /
+ * *value_wide say int64 rather than int32 (the columns the aggregates read
+ * must have one width).
+ */
+static bool
+narrow_shape(const GaDevKeys *keys, const GaDevPerfect *perfect, const GaDevAggs *aggs,
+			 int count_agg, GaDevNarrow *narrow, bool *key_wide, bool *value_wide)
+{
+	const GaDevColumn *key = &keys->columns[0];
+	int			value_type = -1;
+
+	memset(narrow, 0, sizeof(*narrow));
+	if (keys->nkeys != 1 || perfect->nkeys != 1 || perfect->seen == nullptr ||
+		count_agg < 0 || key->validity != nullptr ||
+		(key->type != GA_TYPE_INT32 && key->type != GA_TYPE_INT64) || !aligned16(key->values))
+		return false;
+	for (int a = 0; a < aggs->naggs; a++)
+	{
+		const GaDevAgg *agg = &aggs->aggs[a];
+
+		if (agg->op == GA_AGG_COUNT_ROWS ||
+			(agg->op == GA_AGG_COUNT && agg->input.validity == nullptr))
+			continue;
+		if ((agg->op != GA_AGG_SUM_INT && agg->op != GA_AGG_MIN && agg->op != GA_AGG_MAX) ||
+			agg->input_is_float || agg->input.validity != nullptr ||
+			(agg->input.type != GA_TYPE_INT32 && agg->input.type != GA_TYPE_INT64) ||
+			(value_type >= 0 && agg->input.type != value_type) ||
+			!aligned16(agg->input.values) || narrow->ninputs == GA_NARROW_MAX_INPUTS)
+			return false;
+		value_type = agg->input.type;
+		narrow->agg[narrow->ninputs++] = a;
+	}
+	*key_wide = key->type == GA_TYPE_INT64;
+	*value_wide = value_type == GA_TYPE_INT64;
+	return true;
+}
+
+/* Launch one instantiation of direct_narrow_kernel. */
+template <typename KeyT, typename ValT, int U>
+static cudaError_t
+launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
+					 const GaDevAggs *aggs, const GaDevNarrow *narrow, int64_t nrows,
+					 GaDevControl *control, int32_t *escape_rows, int replicas, int count_agg,
+					 size_t shared_bytes, int sm_count, cudaStream_t stream)
+{
+	const void *kernel = (const void *) direct_narrow_kernel<KeyT, ValT, U>;
+	GaLaunchShape shape;
+	int			grid;
+	cudaError_t err;
+
+	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	if (err != cudaSuccess)
+		return err;
+	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
+					   rows_per_block(shape.threads, perfect->entries * replicas), &grid);
+	if (err != cudaSuccess)
+		return err;
+	ga_clear_stale_error();
+	direct_narrow_kernel<KeyT, ValT, U><<<grid, shape.threads, shared_bytes, stream>>>(
+		*keys, *perfect, *aggs, *narrow, nrows, control, escape_rows, replicas, count_agg);
+	return cudaGetLastError();
+}
+
 /* Launch direct_shared_kernel. */
 cudaError_t
 ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
@@ -526,8 +797,10 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	GaLaunchShape shape;
 	int			grid;
 	cudaError_t err;
-
 	int			count_agg = -1;
+	GaDevNarrow narrow;
+	bool		key_wide;
+	bool		value_wide;
 
 	if (nrows <= 0)
 		return cudaSuccess;
@@ -536,6 +809,27 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 		if (aggs->aggs[a].op == GA_AGG_COUNT_ROWS ||
 			(aggs->aggs[a].op == GA_AGG_COUNT && aggs->aggs[a].input.validity == NULL))
 			count_agg = a;
+	if (narrow_shape(keys, perfect, aggs, count_agg, &narrow, &key_wide, &value_wide))
+	{
+		if (!key_wide && !value_wide)
+			return launch_direct_narrow<int, int, 2>(keys, perfect, aggs, &narrow, nrows,
+													 control, escape_rows, replicas, count_agg,
+													 shared_bytes, sm_count, stream);
+		if (!key_wide)
+			return launch_direct_narrow<int, long long, 1>(keys, perfect, aggs, &narrow, nrows,
+														   control, escape_rows, replicas,
+														   count_agg, shared_bytes, sm_count,
+														   stream);
+		if (!value_wide)
+			return launch_direct_narrow<long long, int, 2>(keys, perfect, aggs, &narrow, nrows,
+														   control, escape_rows, replicas,
+														   count_agg, shared_bytes, sm_count,
+														   stream);
+		return launch_direct_narrow<long long, long long, 1>(keys, perfect, aggs, &narrow,
+															 nrows, control, escape_rows,
+															 replicas, count_agg, shared_bytes,
+															 sm_count, stream);
+	}
 	err = ga_shared_shape(kernel, shared_bytes, &shape);
 	if (err != cudaSuccess)
 		return err;

@@ -85,6 +85,9 @@
 /* Rows each thread of a fused or direct kernel loads before using them. */
 #define GA_ITEMS 4
 
+/* Most aggregates reading a column that direct_narrow_kernel takes. */
+#define GA_NARROW_MAX_INPUTS 3
+
 /* Slot states of the group table; dense group ids are >= 0. */
 #define GA_SLOT_EMPTY (-1)		/* all bits set: cudaMemset(0xff) makes it */
 #define GA_SLOT_BUSY (-2)

@@ -117,9 +117,20 @@ probe_kernel(const GaDevKeys keys, int64_t nrows, int64_t chunk, int64_t step, i
 			}
 		}
 		h = hash_row(keys, row);
-		atomicMax(&hll[h >> (64 - GA_HLL_BITS)],
-				  (unsigned int) __clzll((long long) ((h << GA_HLL_BITS) |
-													  (1ULL << (GA_HLL_BITS - 1)))) + 1);
+		{
+			unsigned int *reg = &hll[h >> (64 - GA_HLL_BITS)];
+			const unsigned int rank =
+				(unsigned int) __clzll((long long) ((h << GA_HLL_BITS) |
+													(1ULL << (GA_HLL_BITS - 1)))) + 1;
+
+			/*
+			 * A register only grows, and soon stops growing: read it first,
+			 * so that few keys (every lane on one register) do not serialise
+			 * on its atomic.
+			 */
+			if (*(volatile unsigned int *) reg < rank)
+				atomicMax(reg, rank);
+		}
 	}
 
 #pragma unroll

@@ -101,11 +101,12 @@ ga_gpu_plan_has_escapes(const GpuAgg *agg, GpuPlan plan)
  * Copies of each entry of a shared table of `entries` entries (plus
  * other_bytes of other shared memory) whose rows fall on about `hot` of
  * them: as many, up to 32, as keep hot * copies within 512 (few groups: a
- * warp's lanes then hit different copies) and the whole table within the
- * shared-memory budget.
+ * warp's lanes then hit different copies) and the whole table within
+ * `budget` bytes of shared memory.
  */
 int
-ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries, int64_t other_bytes)
+ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries, int64_t other_bytes,
+					 int64_t budget)
 {
 	const int64_t state = agg->inflight_aggs.shared_state;
 	int			replicas = 1;
@@ -113,7 +114,7 @@ ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries, int64_t ot
 	if (hot < 1)
 		hot = 1;
 	while (replicas < 32 && hot * replicas * 2 <= 512 &&
-		   other_bytes + entries * replicas * 2 * state <= agg->shared_budget)
+		   other_bytes + entries * replicas * 2 * state <= budget)
 		replicas *= 2;
 	return replicas;
 }
@@ -175,7 +176,8 @@ ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced)
 		{
 			agg->inflight_pack = pack;
 			agg->inflight_nslots = nslots;
-			agg->inflight_replicas = ga_gpu_plan_replicas(agg, groups, nslots, 8 * nslots);
+			agg->inflight_replicas = ga_gpu_plan_replicas(agg, groups, nslots, 8 * nslots,
+														 agg->shared_budget);
 			return PLAN_FUSED;
 		}
 	}
@@ -184,7 +186,8 @@ ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced)
 		if (forced || target > agg->max_shared_groups)
 			target = agg->max_shared_groups;
 		agg->inflight_groups_alloc = target;
-		agg->inflight_replicas = ga_gpu_plan_replicas(agg, groups, target, 0);
+		agg->inflight_replicas = ga_gpu_plan_replicas(agg, groups, target, 0,
+													 agg->shared_budget);
 		return PLAN_SHARED;
 	}
 	return PLAN_GLOBAL;
@@ -208,7 +211,7 @@ ga_gpu_plan_choose(GpuAgg *agg)
 			return PLAN_DIRECT_SHARED;
 		/* one group in a two-phase shared table */
 		agg->inflight_groups_alloc = 1;
-		agg->inflight_replicas = ga_gpu_plan_replicas(agg, 1, 1, 0);
+		agg->inflight_replicas = ga_gpu_plan_replicas(agg, 1, 1, 0, agg->shared_budget);
 		return PLAN_SHARED;
 	}
 	if (agg->perfect)
@@ -419,7 +422,7 @@ ga_gpu_plan_decide_perfect(GpuAgg *agg, int64_t nrows)
 	p->entries = (long long) entries;
 
 	agg->perfect_in_shared =
-		(int64_t) ga_direct_shared_bytes(p->entries, 1, (int) state) <= agg->shared_budget;
+		(int64_t) ga_direct_shared_bytes(p->entries, 1, (int) state) <= agg->direct_budget;
 	if (!agg->perfect_in_shared)
 	{
 		int64_t		groups = agg->device_estimate > 0 ? agg->device_estimate : 1;
@@ -442,5 +445,6 @@ ga_gpu_plan_decide_perfect(GpuAgg *agg, int64_t nrows)
 	agg->perfect = 1;
 	agg->perfect_needs_init = 1;
 	agg->perfect_replicas = agg->perfect_in_shared ?
-		ga_gpu_plan_replicas(agg, (int64_t) observed, p->entries, (int64_t) seen_bytes) : 1;
+		ga_gpu_plan_replicas(agg, (int64_t) observed, p->entries, (int64_t) seen_bytes,
+							 agg->direct_budget) : 1;
 }

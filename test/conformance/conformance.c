@@ -662,7 +662,7 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 
 			add_column_aggs(c, rng, col, val_summable[col], spec->all_aggs, p);
 		}
-		for (k = 0; k < c->nkeys; k++)
+		for (k = 0; k < c->nkeys && !spec->values_only; k++)
 			if (spec->all_aggs || rng_chance(rng, 0.2))
 				add_column_aggs(c, rng, c->key_columns[k], 1, spec->all_aggs, 0.5);
 		/* COMOMENTS of ordered pairs of summable float columns (x = y too) */
@@ -2005,7 +2005,7 @@ all_value_types(CaseSpec *s, ValMode int_mode, ValMode float_mode, double null_r
 	}
 }
 
-#define NUM_FIXED_CASES 35
+#define NUM_FIXED_CASES 38
 
 /* The fixed edge cases: each index is one scenario the random ones may miss. */
 static void
@@ -2350,6 +2350,52 @@ fixed_spec(int index, CaseSpec *s)
 			all_value_types(s, VAL_EXTREME, VAL_MAGNITUDES, 0.2);
 			s->nrows = 100000;
 			s->batch_rows = 3000;
+			break;
+		case 35:
+			/*
+			 * perfect's narrow kernel (one int32 key and int32 inputs, no
+			 * nulls): COUNT, SUM_INT, MIN and MAX of full-range values, rows
+			 * that are not a multiple of 4 in every batch, and keys of later
+			 * batches beyond the first batch's range (escapes)
+			 */
+			default_spec(s, "narrow-int32-escapes");
+			s->values_only = 1;
+			s->keys[0].domain = 3000;
+			s->keys[0].dist = DIST_SEQUENTIAL;
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT32;
+			s->vals[0].mode = VAL_FULL;
+			s->nrows = 20003;
+			s->batch_rows = 1001;
+			s->estimated_groups = 3000;
+			break;
+		case 36:
+			/* the narrow kernel with int64 keys and int64 extremes: 128-bit sums */
+			default_spec(s, "narrow-int64-extremes");
+			s->values_only = 1;
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 7;
+			s->keys[0].dist = DIST_HOT;
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT64;
+			s->vals[0].mode = VAL_EXTREME;
+			s->nrows = 300001;
+			s->batch_rows = 65537;
+			s->estimated_groups = 7;
+			break;
+		case 37:
+			/* the narrow kernel with an int32 key and int64 inputs, skewed */
+			default_spec(s, "narrow-int32-key-int64-values");
+			s->values_only = 1;
+			s->keys[0].domain = 500;
+			s->keys[0].dist = DIST_ZIPF;
+			s->keys[0].edge = -1;	/* from the type's smallest value */
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT64;
+			s->vals[0].mode = VAL_FULL;
+			s->nrows = 100002;
+			s->batch_rows = 1 << 15;
+			s->estimated_groups = 500;
 			break;
 		default:
 			default_spec(s, "one-group-many-rows");

@@ -85,6 +85,7 @@ typedef struct CaseSpec
 	int64_t		estimated_groups;
 	SplitMode	split;
 	int			all_aggs;		/* every valid op on every column */
+	int			values_only;	/* with all_aggs: none over the key columns */
 	int			no_aggs;
 	int			interleave;		/* feed two aggregations alternately */
 	int			force_has_nulls;	/* has_nulls set on columns without nulls */
