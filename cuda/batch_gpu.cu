@@ -589,27 +589,35 @@ ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus 
 
 	if (!agg->perfect || agg->perfect_gathered)
 		return 1;
-	if (!marks_start(agg, status))
-		return 0;
-	GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
-			"clearing a counter");
-	GPU_TRY(ga_launch_count_perfect(&agg->dev_perfect, &control->counter, sms, stream),
-			"launching the perfect count kernel");
-	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the group count from the GPU");
-	if (!mark(agg, GA_PHASE_FINISH, status) ||
-		!wait_marks(agg, wait, arg, "counting the groups on the GPU", status))
-		return 0;
-	found = (int64_t) agg->host_control->counter;
-	if (agg->known_groups + found > GA_GPU_MAX_CAPACITY)
-		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-							 "more than %lld groups do not fit the GPU group table",
-							 (long long) GA_GPU_MAX_CAPACITY);
-	if (agg->known_groups + found > agg->table.capacity &&
-		!grow_table(agg, (unsigned long long) (agg->known_groups + found),
-					agg->known_groups, wait, arg, status))
-		return 0;
+	/*
+	 * Count the entries seen first, and grow the table for them, only when
+	 * the table could not take every entry: otherwise gather at once and
+	 * learn the count from the gather (one round trip instead of two).
+	 */
+	if (agg->known_groups + agg->dev_perfect.entries > agg->table.capacity)
+	{
+		if (!marks_start(agg, status))
+			return 0;
+		GPU_TRY(cudaMemsetAsync(&control->counter, 0, sizeof(control->counter), stream),
+				"clearing a counter");
+		GPU_TRY(ga_launch_count_perfect(&agg->dev_perfect, &control->counter, sms, stream),
+				"launching the perfect count kernel");
+		GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
+								cudaMemcpyDeviceToHost, stream),
+				"copying the group count from the GPU");
+		if (!mark(agg, GA_PHASE_FINISH, status) ||
+			!wait_marks(agg, wait, arg, "counting the groups on the GPU", status))
+			return 0;
+		found = (int64_t) agg->host_control->counter;
+		if (agg->known_groups + found > GA_GPU_MAX_CAPACITY)
+			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+								 "more than %lld groups do not fit the GPU group table",
+								 (long long) GA_GPU_MAX_CAPACITY);
+		if (agg->known_groups + found > agg->table.capacity &&
+			!grow_table(agg, (unsigned long long) (agg->known_groups + found),
+						agg->known_groups, wait, arg, status))
+			return 0;
+	}
 
 	table = dev_table(agg, &agg->table);
 	set_acc_pointers(agg, &aggs, &agg->table);
@@ -620,9 +628,13 @@ ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus 
 	GPU_TRY(ga_launch_gather_perfect(&agg->dev_perfect, &aggs, &table, agg->known_groups,
 									 &control->counter, sms, stream),
 			"launching the perfect gather kernel");
+	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the group count from the GPU");
 	if (!mark(agg, GA_PHASE_FINISH, status) ||
 		!wait_marks(agg, wait, arg, "gathering the groups on the GPU", status))
 		return 0;
+	found = (int64_t) agg->host_control->counter;
 	agg->known_groups += found;
 	agg->perfect_gathered = 1;
 	return 1;

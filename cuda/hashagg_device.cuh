@@ -429,9 +429,30 @@ shared_init(int op, int width, unsigned char *arr, int64_t e)
 }
 
 /*
+ * Add a 32-bit integer v to the two's-complement 64-bit sum held in two
+ * 32-bit words of shared memory (word[0] the low half), with 32-bit atomics:
+ * a 64-bit shared atomicAdd is a compare-and-swap loop on the GPU, which
+ * serialises lanes that hit one entry.  The carry out of this very addition
+ * to the low word goes to the high word with v's sign extension (as
+ * add_int128 does with 64-bit words), so the sum is exact whatever the
+ * interleaving; small positive inputs touch the high word only on a carry.
+ */
+__device__ __forceinline__ void
+shared_add_sum64_by_halves(unsigned int *word, int v)
+{
+	const unsigned int lo = (unsigned int) v;
+	const unsigned int old = atomicAdd(word, lo);
+	const unsigned int high = (v < 0 ? 0xffffffffu : 0u) + (old + lo < old ? 1u : 0u);
+
+	if (high != 0)
+		atomicAdd(word + 1, high);
+}
+
+/*
  * Fold a loaded input v into shared entry e.  A narrow (8-byte) integer sum
- * adds v as a two's-complement 64-bit value: a block's partial of at most
- * 2^31 inputs of at most 32 bits cannot overflow it.
+ * adds v (an input of at most 32 bits) as a two's-complement 64-bit value,
+ * by halves: a block's partial of at most 2^31 such inputs cannot overflow
+ * it.
  */
 __device__ __forceinline__ void
 shared_fold(int op, int width, unsigned char *arr, int64_t e, long long v)
@@ -440,7 +461,7 @@ shared_fold(int op, int width, unsigned char *arr, int64_t e, long long v)
 	{
 		case GA_AGG_SUM_INT:
 			if (width == 8)
-				atomicAdd((unsigned long long *) arr + e, (unsigned long long) v);
+				shared_add_sum64_by_halves((unsigned int *) arr + 2 * e, (int) v);
 			else
 				add_int128((unsigned long long *) arr + 2 * e,
 						   (unsigned long long) v, v < 0 ? ~0ULL : 0ULL);

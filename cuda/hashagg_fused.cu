@@ -249,13 +249,16 @@ load_quad(const void *column, int64_t q, T (&out)[4])
 }
 
 /*
- * The aggregates of a narrow batch (see direct_narrow_kernel) that read a
- * column, in order; every other aggregate counts every row.
+ * What a narrow batch folds (see direct_narrow_kernel), set up by the host:
+ * the aggregates that read a column, in order, and log2 of the replicas.
+ * Every other aggregate counts every row, so only count_agg is accumulated
+ * and the other counts copy it at the end.
  */
 typedef struct GaDevNarrow
 {
 	int32_t		ninputs;
 	int32_t		agg[GA_NARROW_MAX_INPUTS];
+	int32_t		replica_bits;
 } GaDevNarrow;
 
 /* Whether op counts every row of a narrow batch (no nulls to skip). */
@@ -266,46 +269,106 @@ narrow_counts(int op)
 }
 
 /*
+ * A narrow row's key minus the range's low end, as an unsigned number that
+ * is below the range's width exactly when the key lies in the range (32-bit
+ * arithmetic for int32 keys, whose range lies within int32).
+ */
+template <typename KeyT>
+__device__ __forceinline__ unsigned long long
+narrow_offset(KeyT key, long long lo)
+{
+	if (sizeof(KeyT) == 4)
+		return (unsigned int) key - (unsigned int) lo;
+	return (unsigned long long) key - (unsigned long long) lo;
+}
+
+/*
  * The entry (replica copy included) of a narrow row with key `key`, or -1
  * after sending the row to the escape list when the key is outside the
- * range.
+ * range (width `values`).
  */
+template <typename KeyT>
 __device__ __forceinline__ int
-narrow_entry(long long key, const GaDevPerfect &perfect, int replicas, int copy,
+narrow_entry(KeyT key, long long lo, unsigned long long values, int replica_bits, int copy,
 			 GaDevControl *control, int32_t *escape_rows, int64_t row)
 {
-	const unsigned long long d = (unsigned long long) key - (unsigned long long) perfect.lo[0];
+	const unsigned long long d = narrow_offset<KeyT>(key, lo);
 
-	if (d >= (unsigned long long) (perfect.base[0] - 1))
+	if (d >= values)
 	{
 		append_escape(control, escape_rows, row);
 		return -1;
 	}
-	return (int) d * (int) perfect.stride[0] * replicas + copy;
+	return ((int) d << replica_bits) | copy;
 }
 
 /*
- * Fold one narrow row on entry e (>= 0): input[s] into the s-th reading
- * aggregate, 1 into every count.
+ * Where and how a thread of direct_narrow_kernel folds: each reading
+ * aggregate's operation, shared width and shared array, and the count's
+ * (count_agg's) width and array, fetched once before the row loop.
  */
-template <typename ValT>
-__device__ __forceinline__ void
-narrow_fold(const GaDevAggs &aggs, const GaDevNarrow &narrow, unsigned char *smem,
-			int64_t table_entries, int e, const ValT (&input)[GA_NARROW_MAX_INPUTS])
+typedef struct NarrowFold
 {
-#pragma unroll
-	for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
-		if (s < narrow.ninputs)
-		{
-			const GaDevAgg &agg = aggs.aggs[narrow.agg[s]];
+	int			ninputs;
+	int			op[GA_NARROW_MAX_INPUTS];
+	int			width[GA_NARROW_MAX_INPUTS];
+	unsigned char *arr[GA_NARROW_MAX_INPUTS];
+	int			count_op;
+	int			count_width;
+	unsigned char *count_arr;
+} NarrowFold;
 
-			shared_fold(agg.op, agg.shared_width, shared_array(smem, agg, table_entries), e,
-						(long long) input[s]);
-		}
+/*
+ * Fold one narrow row on entry e: input[s] into the s-th reading aggregate
+ * and 1 into the count.  SUM32 (the batch's only input is an 8-byte integer
+ * sum, the count 4 bytes wide) spells that out, so that the row costs two
+ * 32-bit shared atomics (shared_fold's sum by halves and the count).
+ */
+template <typename ValT, bool SUM32>
+__device__ __forceinline__ void
+narrow_fold(const NarrowFold &f, int e, const ValT (&input)[GA_NARROW_MAX_INPUTS])
+{
+	if constexpr (SUM32)
+	{
+		shared_add_sum64_by_halves((unsigned int *) f.arr[0] + 2 * e, (int) input[0]);
+		atomicAdd((unsigned int *) f.count_arr + e, 1u);
+	}
+	else
+	{
+#pragma unroll
+		for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
+			if (s < f.ninputs)
+				shared_fold(f.op[s], f.width[s], f.arr[s], e, (long long) input[s]);
+		shared_fold(f.count_op, f.count_width, f.count_arr, e, 1);
+	}
+}
+
+/*
+ * After a narrow kernel's rows: every count aggregate other than count_agg
+ * takes count_agg's shared entries (they count the same rows).  The caller
+ * synchronises the block before and after.
+ */
+__device__ __forceinline__ void
+narrow_copy_counts(const GaDevAggs &aggs, unsigned char *smem, int64_t table_entries,
+				   int count_agg)
+{
+	const GaDevAgg &c = aggs.aggs[count_agg];
+	const unsigned char *from = shared_array(smem, c, table_entries);
+
 	for (int a = 0; a < aggs.naggs; a++)
-		if (narrow_counts(aggs.aggs[a].op))
-			shared_fold(aggs.aggs[a].op, aggs.aggs[a].shared_width,
-						shared_array(smem, aggs.aggs[a], table_entries), e, 1);
+	{
+		unsigned char *to = shared_array(smem, aggs.aggs[a], table_entries);
+
+		if (a == count_agg || !narrow_counts(aggs.aggs[a].op))
+			continue;
+		for (int64_t e = threadIdx.x; e < table_entries; e += blockDim.x)
+		{
+			if (aggs.aggs[a].shared_width == 4)
+				((unsigned int *) to)[e] = (unsigned int) shared_count(c, from, e);
+			else
+				((unsigned long long *) to)[e] = shared_count(c, from, e);
+		}
+	}
 }
 
 /*
@@ -320,22 +383,42 @@ narrow_fold(const GaDevAggs &aggs, const GaDevNarrow &narrow, unsigned char *sme
  * groups.  Here each thread loads U quads of keys and of every input column
  * in 16-byte vector loads, all before any atomic, then folds them into its
  * replica of the block's shared entries (MapD's perfect hashing, Karnagel et
- * al.; replicas as in direct_shared_kernel).  Rows past the last whole quad
- * go through the same code one by one.  The merge at the end is
- * direct_shared_kernel's.
+ * al.; replicas as in direct_shared_kernel), one count for all the counts.
+ * Rows past the last whole quad go through the same code one by one.  The
+ * merge at the end is direct_shared_kernel's.
  */
-template <typename KeyT, typename ValT, int U>
+template <typename KeyT, typename ValT, int U, bool SUM32>
 __global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
 direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 					 const GaDevAggs aggs, const GaDevNarrow narrow, int64_t nrows,
-					 GaDevControl *control, int32_t *escape_rows, int replicas, int count_agg)
+					 GaDevControl *control, int32_t *escape_rows, int count_agg)
 {
 	extern __shared__ __align__(16) unsigned char smem[];
+	const int	replicas = 1 << narrow.replica_bits;
 	const int64_t table_entries = perfect.entries * replicas;
 	const int	copy = threadIdx.x & (replicas - 1);
-	const void *key_column = keys.columns[0].values;
+	const KeyT *key_column = (const KeyT *) keys.columns[0].values;
+	const long long lo = perfect.lo[0];
+	const unsigned long long values = (unsigned long long) (perfect.base[0] - 1);
 	const int64_t quads = nrows / 4;
 	const int64_t step = (int64_t) gridDim.x * blockDim.x * U;
+	const ValT *input_column[GA_NARROW_MAX_INPUTS];
+	NarrowFold	f;
+
+	f.ninputs = narrow.ninputs;
+#pragma unroll
+	for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
+	{
+		const GaDevAgg &agg = aggs.aggs[s < narrow.ninputs ? narrow.agg[s] : count_agg];
+
+		f.op[s] = agg.op;
+		f.width[s] = agg.shared_width;
+		f.arr[s] = shared_array(smem, agg, table_entries);
+		input_column[s] = (const ValT *) agg.input.values;
+	}
+	f.count_op = aggs.aggs[count_agg].op;
+	f.count_width = aggs.aggs[count_agg].shared_width;
+	f.count_arr = shared_array(smem, aggs.aggs[count_agg], table_entries);
 
 	shared_init_all(aggs, smem, table_entries, table_entries);
 	__syncthreads();
@@ -352,13 +435,13 @@ direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 				load_quad<KeyT>(key_column, first + (int64_t) u * blockDim.x, key[u]);
 #pragma unroll
 		for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
-			if (s < narrow.ninputs)
+			if (s < f.ninputs)
 			{
 #pragma unroll
 				for (int u = 0; u < U; u++)
 					if (first + (int64_t) u * blockDim.x < quads)
-						load_quad<ValT>(aggs.aggs[narrow.agg[s]].input.values,
-										first + (int64_t) u * blockDim.x, input[s][u]);
+						load_quad<ValT>(input_column[s], first + (int64_t) u * blockDim.x,
+										input[s][u]);
 			}
 #pragma unroll
 		for (int u = 0; u < U; u++)
@@ -370,8 +453,8 @@ direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 #pragma unroll
 			for (int r = 0; r < 4; r++)
 			{
-				const int	e = narrow_entry((long long) key[u][r], perfect, replicas, copy,
-											 control, escape_rows, 4 * q + r);
+				const int	e = narrow_entry<KeyT>(key[u][r], lo, values, narrow.replica_bits,
+												   copy, control, escape_rows, 4 * q + r);
 				ValT		row_input[GA_NARROW_MAX_INPUTS];
 
 				if (e < 0)
@@ -379,7 +462,7 @@ direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 #pragma unroll
 				for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
 					row_input[s] = input[s][u][r];
-				narrow_fold<ValT>(aggs, narrow, smem, table_entries, e, row_input);
+				narrow_fold<ValT, SUM32>(f, e, row_input);
 			}
 		}
 	}
@@ -388,17 +471,18 @@ direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 	if (blockIdx.x == 0 && threadIdx.x < nrows - 4 * quads)
 	{
 		const int64_t row = 4 * quads + threadIdx.x;
-		const int	e = narrow_entry((long long) ((const KeyT *) key_column)[row], perfect,
-									 replicas, copy, control, escape_rows, row);
+		const int	e = narrow_entry<KeyT>(key_column[row], lo, values, narrow.replica_bits,
+										   copy, control, escape_rows, row);
 		ValT		row_input[GA_NARROW_MAX_INPUTS];
 
 #pragma unroll
 		for (int s = 0; s < GA_NARROW_MAX_INPUTS; s++)
-			row_input[s] = s < narrow.ninputs ?
-				((const ValT *) aggs.aggs[narrow.agg[s]].input.values)[row] : 0;
+			row_input[s] = s < f.ninputs ? input_column[s][row] : 0;
 		if (e >= 0)
-			narrow_fold<ValT>(aggs, narrow, smem, table_entries, e, row_input);
+			narrow_fold<ValT, SUM32>(f, e, row_input);
 	}
+	__syncthreads();
+	narrow_copy_counts(aggs, smem, table_entries, count_agg);
 	__syncthreads();
 	merge_direct_entries(perfect, aggs, smem, table_entries, nullptr, replicas, count_agg);
 }
@@ -723,19 +807,22 @@ aligned16(const void *p)
  * Whether direct_narrow_kernel takes this batch (see it), which of its
  * aggregates read a column (*narrow), and with which widths: *key_wide /
  * *value_wide say int64 rather than int32 (the columns the aggregates read
- * must have one width).
+ * must have one width); *sum32 says that the only one is an 8-byte integer
+ * sum and the counts are 4 bytes wide.
  */
 static bool
 narrow_shape(const GaDevKeys *keys, const GaDevPerfect *perfect, const GaDevAggs *aggs,
-			 int count_agg, GaDevNarrow *narrow, bool *key_wide, bool *value_wide)
+			 int count_agg, int replicas, GaDevNarrow *narrow, bool *key_wide,
+			 bool *value_wide, bool *sum32)
 {
 	const GaDevColumn *key = &keys->columns[0];
 	int			value_type = -1;
 
 	memset(narrow, 0, sizeof(*narrow));
 	if (keys->nkeys != 1 || perfect->nkeys != 1 || perfect->seen == nullptr ||
-		count_agg < 0 || key->validity != nullptr ||
-		(key->type != GA_TYPE_INT32 && key->type != GA_TYPE_INT64) || !aligned16(key->values))
+		perfect->stride[0] != 1 || count_agg < 0 || key->validity != nullptr ||
+		(key->type != GA_TYPE_INT32 && key->type != GA_TYPE_INT64) || !aligned16(key->values) ||
+		perfect->entries * replicas > INT_MAX)
 		return false;
 	for (int a = 0; a < aggs->naggs; a++)
 	{
@@ -753,20 +840,26 @@ narrow_shape(const GaDevKeys *keys, const GaDevPerfect *perfect, const GaDevAggs
 		value_type = agg->input.type;
 		narrow->agg[narrow->ninputs++] = a;
 	}
+	while ((1 << narrow->replica_bits) < replicas)
+		narrow->replica_bits++;
 	*key_wide = key->type == GA_TYPE_INT64;
 	*value_wide = value_type == GA_TYPE_INT64;
+	*sum32 = narrow->ninputs == 1 && !*value_wide &&
+		aggs->aggs[narrow->agg[0]].op == GA_AGG_SUM_INT &&
+		aggs->aggs[narrow->agg[0]].shared_width == 8 &&
+		aggs->aggs[count_agg].shared_width == 4;
 	return true;
 }
 
 /* Launch one instantiation of direct_narrow_kernel. */
-template <typename KeyT, typename ValT, int U>
+template <typename KeyT, typename ValT, int U, bool SUM32>
 static cudaError_t
 launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 					 const GaDevAggs *aggs, const GaDevNarrow *narrow, int64_t nrows,
-					 GaDevControl *control, int32_t *escape_rows, int replicas, int count_agg,
+					 GaDevControl *control, int32_t *escape_rows, int count_agg,
 					 size_t shared_bytes, int sm_count, cudaStream_t stream)
 {
-	const void *kernel = (const void *) direct_narrow_kernel<KeyT, ValT, U>;
+	const void *kernel = (const void *) direct_narrow_kernel<KeyT, ValT, U, SUM32>;
 	GaLaunchShape shape;
 	int			grid;
 	cudaError_t err;
@@ -775,13 +868,39 @@ launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	if (err != cudaSuccess)
 		return err;
 	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
-					   rows_per_block(shape.threads, perfect->entries * replicas), &grid);
+					   rows_per_block(shape.threads,
+									  perfect->entries << narrow->replica_bits), &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
-	direct_narrow_kernel<KeyT, ValT, U><<<grid, shape.threads, shared_bytes, stream>>>(
-		*keys, *perfect, *aggs, *narrow, nrows, control, escape_rows, replicas, count_agg);
+	direct_narrow_kernel<KeyT, ValT, U, SUM32><<<grid, shape.threads, shared_bytes, stream>>>(
+		*keys, *perfect, *aggs, *narrow, nrows, control, escape_rows, count_agg);
 	return cudaGetLastError();
+}
+
+/* Launch the direct_narrow_kernel instantiation for a narrow batch's widths. */
+static cudaError_t
+launch_direct_narrow_for(const GaDevKeys *keys, const GaDevPerfect *perfect,
+						 const GaDevAggs *aggs, const GaDevNarrow *narrow, bool key_wide,
+						 bool value_wide, bool sum32, int64_t nrows, GaDevControl *control,
+						 int32_t *escape_rows, int count_agg, size_t shared_bytes,
+						 int sm_count, cudaStream_t stream)
+{
+#define GA_NARROW_LAUNCH(K, V, U, S) \
+	launch_direct_narrow<K, V, U, S>(keys, perfect, aggs, narrow, nrows, control, escape_rows, \
+									 count_agg, shared_bytes, sm_count, stream)
+	if (!key_wide)
+	{
+		if (sum32)
+			return GA_NARROW_LAUNCH(int, int, 2, true);
+		return value_wide ? GA_NARROW_LAUNCH(int, long long, 1, false) :
+			GA_NARROW_LAUNCH(int, int, 2, false);
+	}
+	if (sum32)
+		return GA_NARROW_LAUNCH(long long, int, 2, true);
+	return value_wide ? GA_NARROW_LAUNCH(long long, long long, 1, false) :
+		GA_NARROW_LAUNCH(long long, int, 2, false);
+#undef GA_NARROW_LAUNCH
 }
 
 /* Launch direct_shared_kernel. */
@@ -801,6 +920,7 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	GaDevNarrow narrow;
 	bool		key_wide;
 	bool		value_wide;
+	bool		sum32;
 
 	if (nrows <= 0)
 		return cudaSuccess;
@@ -809,27 +929,11 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 		if (aggs->aggs[a].op == GA_AGG_COUNT_ROWS ||
 			(aggs->aggs[a].op == GA_AGG_COUNT && aggs->aggs[a].input.validity == NULL))
 			count_agg = a;
-	if (narrow_shape(keys, perfect, aggs, count_agg, &narrow, &key_wide, &value_wide))
-	{
-		if (!key_wide && !value_wide)
-			return launch_direct_narrow<int, int, 2>(keys, perfect, aggs, &narrow, nrows,
-													 control, escape_rows, replicas, count_agg,
-													 shared_bytes, sm_count, stream);
-		if (!key_wide)
-			return launch_direct_narrow<int, long long, 1>(keys, perfect, aggs, &narrow, nrows,
-														   control, escape_rows, replicas,
-														   count_agg, shared_bytes, sm_count,
-														   stream);
-		if (!value_wide)
-			return launch_direct_narrow<long long, int, 2>(keys, perfect, aggs, &narrow, nrows,
-														   control, escape_rows, replicas,
-														   count_agg, shared_bytes, sm_count,
-														   stream);
-		return launch_direct_narrow<long long, long long, 1>(keys, perfect, aggs, &narrow,
-															 nrows, control, escape_rows,
-															 replicas, count_agg, shared_bytes,
-															 sm_count, stream);
-	}
+	if (narrow_shape(keys, perfect, aggs, count_agg, replicas, &narrow, &key_wide, &value_wide,
+					 &sum32))
+		return launch_direct_narrow_for(keys, perfect, aggs, &narrow, key_wide, value_wide,
+										sum32, nrows, control, escape_rows, count_agg,
+										shared_bytes, sm_count, stream);
 	err = ga_shared_shape(kernel, shared_bytes, &shape);
 	if (err != cudaSuccess)
 		return err;

@@ -55,17 +55,18 @@ probe_init_kernel(GaDevProbe *probe)
 }
 
 /*
- * Sample chunks of `chunk` rows every `step` rows: min/max/nulls of the
+ * Sample chunks of 2^chunk_bits rows every `step` rows: min/max/nulls of the
  * first nrange keys, HyperLogLog registers of every row's key hash.
  */
 __global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
-probe_kernel(const GaDevKeys keys, int64_t nrows, int64_t chunk, int64_t step, int nrange,
+probe_kernel(const GaDevKeys keys, int64_t nrows, int chunk_bits, int64_t step, int nrange,
 			 GaDevProbe *probe)
 {
 	__shared__ unsigned int hll[GA_HLL_REGISTERS];
 	__shared__ long long block_min[GA_PERFECT_MAX_KEYS];
 	__shared__ long long block_max[GA_PERFECT_MAX_KEYS];
 	__shared__ unsigned int block_null[GA_PERFECT_MAX_KEYS];
+	const int64_t chunk = INT64_C(1) << chunk_bits;
 	const int64_t nchunks = (nrows + step - 1) / step;
 	const int64_t total = nchunks * chunk;
 	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
@@ -92,7 +93,7 @@ probe_kernel(const GaDevKeys keys, int64_t nrows, int64_t chunk, int64_t step, i
 
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
 	{
-		const int64_t row = (i / chunk) * step + i % chunk;
+		const int64_t row = (i >> chunk_bits) * step + (i & (chunk - 1));
 		uint64_t	h;
 
 		if (row >= nrows)
@@ -133,14 +134,20 @@ probe_kernel(const GaDevKeys keys, int64_t nrows, int64_t chunk, int64_t step, i
 		}
 	}
 
+	/* each warp's min/max first: the block's lanes would all hit one word */
 #pragma unroll
 	for (int k = 0; k < GA_PERFECT_MAX_KEYS; k++)
 	{
 		if (k < nrange)
 		{
-			if (lo[k] != LLONG_MAX)
+			for (int offset = 16; offset > 0; offset >>= 1)
+			{
+				lo[k] = min(lo[k], __shfl_down_sync(0xffffffffu, lo[k], offset));
+				hi[k] = max(hi[k], __shfl_down_sync(0xffffffffu, hi[k], offset));
+			}
+			if ((threadIdx.x & 31) == 0 && lo[k] != LLONG_MAX)
 				atomicMin(&block_min[k], lo[k]);
-			if (hi[k] != LLONG_MIN)
+			if ((threadIdx.x & 31) == 0 && hi[k] != LLONG_MIN)
 				atomicMax(&block_max[k], hi[k]);
 		}
 	}
@@ -343,34 +350,45 @@ cudaError_t
 ga_launch_probe(const GaDevKeys *keys, int64_t nrows, int nrange, GaDevProbe *probe,
 				int sm_count, cudaStream_t stream)
 {
-	int64_t		chunk = GA_PROBE_CHUNK;
+	int			chunk_bits = 0;
 	int64_t		step;
 	int64_t		sampled;
 	int			grid;
 	cudaError_t err;
 
+	while ((INT64_C(1) << chunk_bits) < GA_PROBE_CHUNK)
+		chunk_bits++;
 	if (nrows <= GA_PROBE_ROWS)
 	{
-		chunk = nrows > 0 ? nrows : 1;
-		step = chunk;
+		/* one chunk of the whole batch (and more): every row, in order */
+		while ((INT64_C(1) << chunk_bits) < nrows)
+			chunk_bits++;
+		step = INT64_C(1) << chunk_bits;
+		sampled = nrows;
 	}
 	else
-		step = nrows / (GA_PROBE_ROWS / GA_PROBE_CHUNK);
-	sampled = ((nrows + step - 1) / step) * chunk;
+	{
+		step = nrows / (GA_PROBE_ROWS >> chunk_bits);
+		sampled = ((nrows + step - 1) / step) << chunk_bits;
+	}
 	ga_clear_stale_error();
 	probe_init_kernel<<<1, GA_GPU_BLOCK_THREADS, 0, stream>>>(probe);
 	err = cudaGetLastError();
 	if (err != cudaSuccess || nrows <= 0)
 		return err;
-	/* few blocks: each merges a full set of registers at its end */
+	/*
+	 * Few blocks, as each merges its registers at its end, but enough (four
+	 * per multiprocessor, about eight rows a thread) that the sample's
+	 * loads are in flight together rather than one after another.
+	 */
 	err = ga_grid_size((const void *) probe_kernel, GA_GPU_BLOCK_THREADS, 0, sm_count,
-					   sampled, 16 * GA_GPU_BLOCK_THREADS, &grid);
+					   sampled, 8 * GA_GPU_BLOCK_THREADS, &grid);
 	if (err != cudaSuccess)
 		return err;
-	if (grid > sm_count && sm_count > 0)
-		grid = sm_count;
-	probe_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*keys, nrows, chunk, step, nrange,
-														   probe);
+	if (grid > 4 * sm_count && sm_count > 0)
+		grid = 4 * sm_count;
+	probe_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*keys, nrows, chunk_bits, step,
+														   nrange, probe);
 	return cudaGetLastError();
 }
 
