@@ -510,6 +510,31 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 }
 
 /*
+ * perfect in shared memory appends its entries to the group table at the
+ * end: while the table is still empty, replace a table too small for all of
+ * them by one that takes them, so that the gathering needs no count and
+ * growth first.  A failed allocation keeps the old table (growth then).
+ */
+static int
+make_room_for_perfect(GpuAgg *agg, GaStatus *status)
+{
+	GpuTable	fresh;
+	GaStatus	ignored;
+
+	if (!agg->perfect || !agg->perfect_in_shared || agg->known_groups != 0 ||
+		agg->table.capacity >= agg->dev_perfect.entries)
+		return 1;
+	if (!ga_gpu_agg_table_alloc(agg, next_pow2(agg->dev_perfect.entries), &fresh, &ignored))
+	{
+		(void) cudaGetLastError();
+		return 1;
+	}
+	ga_gpu_agg_table_free(agg, &agg->table);
+	agg->table = fresh;
+	return ga_gpu_agg_table_init_async(agg, &agg->table, 0, status);
+}
+
+/*
  * Probe the first batch (a sample: key ranges, a sketch of the groups) and
  * wait for it; then estimate the groups and decide about perfect.
  */
@@ -540,7 +565,7 @@ probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 	agg->device_estimate = ga_gpu_plan_estimate_groups(agg->host_probe, agg->inflight_rows);
 	agg->stats.device_estimated_groups = agg->device_estimate;
 	ga_gpu_plan_decide_perfect(agg, agg->inflight_rows);
-	return 1;
+	return make_room_for_perfect(agg, status);
 }
 
 /*

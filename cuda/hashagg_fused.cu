@@ -388,7 +388,7 @@ narrow_copy_counts(const GaDevAggs &aggs, unsigned char *smem, int64_t table_ent
  * merge at the end is direct_shared_kernel's.
  */
 template <typename KeyT, typename ValT, int U, bool SUM32>
-__global__ void __launch_bounds__(GA_SHARED_BLOCK_MAX, 2)
+__global__ void __launch_bounds__(GA_NARROW_BLOCK_MAX, 1)
 direct_narrow_kernel(const GaDevKeys keys, const GaDevPerfect perfect,
 					 const GaDevAggs aggs, const GaDevNarrow narrow, int64_t nrows,
 					 GaDevControl *control, int32_t *escape_rows, int count_agg)
@@ -861,19 +861,37 @@ launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 {
 	const void *kernel = (const void *) direct_narrow_kernel<KeyT, ValT, U, SUM32>;
 	GaLaunchShape shape;
+	int			threads;
 	int			grid;
 	cudaError_t err;
 
 	err = ga_shared_shape(kernel, shared_bytes, &shape);
 	if (err != cudaSuccess)
 		return err;
-	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
-					   rows_per_block(shape.threads,
-									  perfect->entries << narrow->replica_bits), &grid);
+	/*
+	 * Every block merges its whole table into the perfect entries with
+	 * global atomics at its end, all blocks at about the same moment: for a
+	 * table of many entries, blocks of GA_NARROW_BLOCK_MAX threads (as many
+	 * threads resident, half the blocks to merge) when one fits.
+	 */
+	threads = shape.threads;
+	if (perfect->entries >= GA_NARROW_LARGE_ENTRIES)
+	{
+		int			per_sm = 0;
+
+		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+															 GA_NARROW_BLOCK_MAX, shared_bytes);
+		if (err != cudaSuccess)
+			return err;
+		if (per_sm >= 1 && per_sm * GA_NARROW_BLOCK_MAX >= shape.blocks_per_sm * shape.threads)
+			threads = GA_NARROW_BLOCK_MAX;
+	}
+	err = ga_grid_size(kernel, threads, shared_bytes, sm_count, nrows,
+					   rows_per_block(threads, perfect->entries << narrow->replica_bits), &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
-	direct_narrow_kernel<KeyT, ValT, U, SUM32><<<grid, shape.threads, shared_bytes, stream>>>(
+	direct_narrow_kernel<KeyT, ValT, U, SUM32><<<grid, threads, shared_bytes, stream>>>(
 		*keys, *perfect, *aggs, *narrow, nrows, control, escape_rows, count_agg);
 	return cudaGetLastError();
 }

@@ -88,6 +88,10 @@
 /* Most aggregates reading a column that direct_narrow_kernel takes. */
 #define GA_NARROW_MAX_INPUTS 3
 
+/* direct_narrow_kernel's block for tables of at least GA_NARROW_LARGE_ENTRIES. */
+#define GA_NARROW_BLOCK_MAX 1024
+#define GA_NARROW_LARGE_ENTRIES 512
+
 /* Slot states of the group table; dense group ids are >= 0. */
 #define GA_SLOT_EMPTY (-1)		/* all bits set: cudaMemset(0xff) makes it */
 #define GA_SLOT_BUSY (-2)
