@@ -429,30 +429,80 @@ shared_init(int op, int width, unsigned char *arr, int64_t e)
 }
 
 /*
+ * Add x to a 32-bit word of shared memory when x is not zero.  The branch is
+ * spelled with a volatile red: with a plain atomicAdd the compiler drops the
+ * test and adds 0, an atomic for every lane instead of for the few that
+ * carry.
+ */
+__device__ __forceinline__ void
+shared_add_if_nonzero(unsigned int *word, unsigned int x)
+{
+	if (x != 0)
+		asm volatile("red.shared.add.u32 [%0], %1;" ::
+					 "r"((unsigned int) __cvta_generic_to_shared(word)), "r"(x) : "memory");
+}
+
+/*
+ * Add the 64-bit value v, sign-extended to `words` 32-bit words, to the
+ * two's-complement integer held in that many words of shared memory (word[0]
+ * the lowest), with 32-bit atomics: a 64-bit shared atomicAdd is a
+ * compare-and-swap loop on the GPU, which serialises the lanes that hit one
+ * entry (few groups, skewed keys).  The carry out of each word's addition,
+ * computed from the value that very atomic returned, goes to the next word
+ * with the next part of v, as add_int128 does with 64-bit words, so the sum
+ * is exact (modulo 2^(32 words)) whatever the interleaving.  Words above
+ * v's own are only touched by a carry or a negative v's sign extension.
+ */
+template <int WORDS>
+__device__ __forceinline__ void
+shared_add_by_words(unsigned int *word, long long v)
+{
+	const unsigned int sign = v < 0 ? 0xffffffffu : 0u;
+	unsigned int carry = 0;
+
+#pragma unroll
+	for (int w = 0; w < WORDS; w++)
+	{
+		const unsigned int part = w == 0 ? (unsigned int) v :
+			w == 1 ? (unsigned int) ((unsigned long long) v >> 32) : sign;
+		const unsigned int x = part + carry;
+		const unsigned int wrapped = x < part ? 1u : 0u;	/* part + carry == 2^32 */
+
+		if (w == 0)
+		{
+			const unsigned int old = atomicAdd(word, x);
+
+			carry = old + x < old ? 1u : 0u;
+		}
+		else if (w == WORDS - 1)
+			shared_add_if_nonzero(word + w, x);
+		else if (x != 0)
+		{
+			const unsigned int old = atomicAdd(word + w, x);
+
+			carry = wrapped + (old + x < old ? 1u : 0u);
+		}
+		else
+			carry = wrapped;
+	}
+}
+
+/*
  * Add a 32-bit integer v to the two's-complement 64-bit sum held in two
- * 32-bit words of shared memory (word[0] the low half), with 32-bit atomics:
- * a 64-bit shared atomicAdd is a compare-and-swap loop on the GPU, which
- * serialises lanes that hit one entry.  The carry out of this very addition
- * to the low word goes to the high word with v's sign extension (as
- * add_int128 does with 64-bit words), so the sum is exact whatever the
- * interleaving; small positive inputs touch the high word only on a carry.
+ * 32-bit words of shared memory (see shared_add_by_words): small positive
+ * inputs touch the high word only on a carry.
  */
 __device__ __forceinline__ void
 shared_add_sum64_by_halves(unsigned int *word, int v)
 {
-	const unsigned int lo = (unsigned int) v;
-	const unsigned int old = atomicAdd(word, lo);
-	const unsigned int high = (v < 0 ? 0xffffffffu : 0u) + (old + lo < old ? 1u : 0u);
-
-	if (high != 0)
-		atomicAdd(word + 1, high);
+	shared_add_by_words<2>(word, v);
 }
 
 /*
- * Fold a loaded input v into shared entry e.  A narrow (8-byte) integer sum
- * adds v (an input of at most 32 bits) as a two's-complement 64-bit value,
- * by halves: a block's partial of at most 2^31 such inputs cannot overflow
- * it.
+ * Fold a loaded input v into shared entry e.  Integer sums go by 32-bit
+ * words (shared_add_by_words): a narrow (8-byte) one adds v, an input of at
+ * most 32 bits, as a 64-bit value (a block's partial of at most 2^31 such
+ * inputs cannot overflow it); a 16-byte one as a 128-bit value.
  */
 __device__ __forceinline__ void
 shared_fold(int op, int width, unsigned char *arr, int64_t e, long long v)
@@ -461,10 +511,9 @@ shared_fold(int op, int width, unsigned char *arr, int64_t e, long long v)
 	{
 		case GA_AGG_SUM_INT:
 			if (width == 8)
-				shared_add_sum64_by_halves((unsigned int *) arr + 2 * e, (int) v);
+				shared_add_by_words<2>((unsigned int *) arr + 2 * e, v);
 			else
-				add_int128((unsigned long long *) arr + 2 * e,
-						   (unsigned long long) v, v < 0 ? ~0ULL : 0ULL);
+				shared_add_by_words<4>((unsigned int *) arr + 4 * e, v);
 			break;
 		case GA_AGG_SUM_FLOAT32:
 			atomicAdd((float *) arr + e, __uint_as_float((unsigned int) v));
@@ -489,12 +538,17 @@ shared_fold(int op, int width, unsigned char *arr, int64_t e, long long v)
 
 /*
  * Fold a loaded input v into global accumulator g (full widths, atomics):
- * shared_fold() at the full widths (16-byte integer sums, 8-byte counts).
+ * 16-byte integer sums by 64-bit words (global 64-bit atomics are native),
+ * the rest as shared_fold() at 8 bytes (counts, MIN/MAX, float sums).
  */
 __device__ __forceinline__ void
 global_fold(int op, unsigned char *acc, int64_t g, long long v)
 {
-	shared_fold(op, op == GA_AGG_SUM_INT ? 16 : 8, acc, g, v);
+	if (op == GA_AGG_SUM_INT)
+		add_int128((unsigned long long *) acc + 2 * g, (unsigned long long) v,
+				   v < 0 ? ~0ULL : 0ULL);
+	else
+		shared_fold(op, 8, acc, g, v);
 }
 
 /*
