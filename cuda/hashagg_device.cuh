@@ -1074,6 +1074,21 @@ append_escape(GaDevControl *control, int32_t *escape_rows, int64_t row)
 	escape_rows[base + active.thread_rank()] = (int32_t) row;
 }
 
+/*
+ * The i-th (0 <= i < n) of n entries a block merges into global memory at
+ * its end, counted from a start that differs from block to block.  Blocks
+ * of a one-pass kernel end at about the same moment (a cooperative one
+ * exactly together); in the same order they would all hit the same global
+ * accumulators, or insert the same keys, at once, and serialise there.
+ */
+__device__ __forceinline__ int64_t
+staggered(int64_t i, int64_t n)
+{
+	const int64_t e = i + (int64_t) blockIdx.x * n / gridDim.x;
+
+	return e < n ? e : e - n;
+}
+
 /* Positions a launch covers: nrows, or fewer when a device count says so. */
 __device__ __forceinline__ int64_t
 positions(int64_t nrows, const unsigned long long *count)

@@ -127,13 +127,9 @@ merge_direct_entries(const GaDevPerfect &perfect, const GaDevAggs &aggs, unsigne
 					 int64_t table_entries, const unsigned int *seen, int replicas,
 					 int count_agg)
 {
-	/* blocks start at different entries: they end together, and would all
-	 * hit the same global accumulators at once */
-	const int64_t first = (int64_t) blockIdx.x * perfect.entries / gridDim.x;
-
 	for (int64_t i = threadIdx.x; i < perfect.entries; i += blockDim.x)
 	{
-		const int64_t e = i + first < perfect.entries ? i + first : i + first - perfect.entries;
+		const int64_t e = staggered(i, perfect.entries);
 		int			merged = -1;	/* the aggregate whose replicas are folded */
 
 		if (seen != nullptr && !((seen[e >> 5] >> (e & 31)) & 1))
@@ -741,8 +737,9 @@ fused_shared_kernel(const GaDevKeys keys, const GaDevPack pack, const GaDevTable
 	__syncthreads();
 
 	/* the group ids of this block's keys; the slot keeps the id from here on */
-	for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+	for (int i = threadIdx.x; i < nslots; i += blockDim.x)
 	{
+		const int	s = (int) staggered(i, nslots);
 		unsigned long long k = slot_keys[s];
 
 		if (k != GA_PACK_EMPTY)
@@ -759,8 +756,9 @@ fused_shared_kernel(const GaDevKeys keys, const GaDevPack pack, const GaDevTable
 	if (((volatile GaDevControl *) control)->overflow)
 		return;					/* the host grows the table and runs us again */
 
-	for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+	for (int i = threadIdx.x; i < nslots; i += blockDim.x)
 	{
+		const int	s = (int) staggered(i, nslots);
 		long long	g = (long long) slot_keys[s];
 
 		if (slot_keys[s] == GA_PACK_EMPTY || g < 0)

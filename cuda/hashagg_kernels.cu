@@ -287,10 +287,14 @@ accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 	}
 	__syncthreads();
 
-	for (int64_t g = threadIdx.x; g < ngroups; g += blockDim.x)
+	for (int64_t i = threadIdx.x; i < ngroups; i += blockDim.x)
+	{
+		const int64_t g = staggered(i, ngroups);
+
 		for (int a = 0; a < aggs.naggs; a++)
 			shared_merge_replicas(aggs.aggs[a], shared_array(smem, aggs.aggs[a], entries),
 								  g, replicas, (unsigned char *) aggs.aggs[a].acc, g);
+	}
 }
 
 /*
