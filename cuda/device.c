@@ -577,7 +577,7 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 		{
 			case GA_AGG_COUNT:
 				break;
-			case GA_AGG_COUNT_INF:
+			case GA_AGG_COUNT_NONFINITE:
 			case GA_AGG_SUM_FLOAT64:
 				if (!type_is_float(type))
 					return ga_status_set(status, GA_ERR_INVALID,
@@ -766,7 +766,7 @@ ga_shared_width(const GaAggRequest *request, int agg, int narrow)
 	{
 		case GA_AGG_COUNT_ROWS:
 		case GA_AGG_COUNT:
-		case GA_AGG_COUNT_INF:
+		case GA_AGG_COUNT_NONFINITE:
 			return narrow ? 4 : 8;
 		case GA_AGG_SUM_INT:
 			return narrow && ga_type_width(request->column_types[spec->column]) <= 4 ? 8 : 16;

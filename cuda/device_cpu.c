@@ -77,7 +77,7 @@ typedef enum CpuAccKind
 {
 	CPU_ACC_COUNT_ROWS,			/* int64 */
 	CPU_ACC_COUNT,				/* int64 */
-	CPU_ACC_COUNT_INF,			/* int64 */
+	CPU_ACC_COUNT_NONFINITE,	/* int64 */
 	CPU_ACC_SUM_INT,			/* __int128, GaInt128 in the result */
 	CPU_ACC_SUM_FLOAT32,		/* float */
 	CPU_ACC_SUM_FLOAT64,		/* double */
@@ -181,8 +181,8 @@ cpu_acc_kind(const GaAggSpec *spec, GaValueType input)
 			return CPU_ACC_COUNT_ROWS;
 		case GA_AGG_COUNT:
 			return CPU_ACC_COUNT;
-		case GA_AGG_COUNT_INF:
-			return CPU_ACC_COUNT_INF;
+		case GA_AGG_COUNT_NONFINITE:
+			return CPU_ACC_COUNT_NONFINITE;
 		case GA_AGG_SUM_INT:
 			return CPU_ACC_SUM_INT;
 		case GA_AGG_SUM_FLOAT32:
@@ -670,11 +670,11 @@ cpu_accumulate(CpuAgg *agg, const GaBatch *batch, int a, int64_t base, int64_t n
 				}
 				break;
 			}
-		case CPU_ACC_COUNT_INF:
+		case CPU_ACC_COUNT_NONFINITE:
 			{
 				int64_t    *cnt = acc;
 
-				CPU_FOR_VALID_FLOAT(cnt[g] += isinf(v) ? 1 : 0);
+				CPU_FOR_VALID_FLOAT(cnt[g] += isfinite(v) ? 0 : 1);
 				break;
 			}
 		case CPU_ACC_SUM_INT:

@@ -175,7 +175,7 @@ ga_column_is_null(const GaColumn *column, int64_t row)
  * by the caller (avg = SUM + COUNT, NULL-on-empty from COUNT, ...).
  *
  * result element types (see GaAggResult.values):
- *	COUNT_ROWS, COUNT, COUNT_INF	int64_t
+ *	COUNT_ROWS, COUNT, COUNT_NONFINITE	int64_t
  *	SUM_INT							GaInt128 (exact, any number of rows)
  *	SUM_FLOAT32						float  (float accumulator, as sum(float4))
  *	SUM_FLOAT64						double
@@ -194,7 +194,7 @@ typedef enum GaAggOp
 {
 	GA_AGG_COUNT_ROWS = 0,		/* rows of the group; column ignored */
 	GA_AGG_COUNT,				/* non-null values */
-	GA_AGG_COUNT_INF,			/* infinite values of a float column */
+	GA_AGG_COUNT_NONFINITE,		/* infinite or NaN values of a float column */
 	GA_AGG_SUM_INT,
 	GA_AGG_SUM_FLOAT32,
 	GA_AGG_SUM_FLOAT64,

@@ -104,7 +104,7 @@ float64_to_ordered(double value)
 /*
  * Row `row`'s input to aggregate a, as 64 bits ready for the fold functions;
  * *present says whether it counts at all (null inputs count for COUNT_ROWS
- * only, COUNT_INF counts infinite values only).
+ * only, COUNT_NONFINITE counts infinite and NaN values only).
  */
 __device__ __forceinline__ long long
 load_agg_input(const GaDevAgg &a, int64_t row, bool *present)
@@ -124,8 +124,8 @@ load_agg_input(const GaDevAgg &a, int64_t row, bool *present)
 	{
 		case GA_AGG_COUNT:
 			return 1;
-		case GA_AGG_COUNT_INF:
-			*present = isinf(load_float(a.input.values, a.input.type, row));
+		case GA_AGG_COUNT_NONFINITE:
+			*present = !isfinite(load_float(a.input.values, a.input.type, row));
 			return 1;
 		case GA_AGG_SUM_INT:
 			return load_int(a.input.values, a.input.type, row);

@@ -9,8 +9,8 @@
  *	sum(int2/int4)		int8; sum(int8) numeric from the exact 128-bit sum
  *	avg(int2/4/8)		numeric_div(sum, count), hence PostgreSQL's display scale
  *	sum(float4)			float4; sum(float8) float8; avg(float4/8) float8 = sum / n;
- *						"value out of range: overflow" when the sum became
- *						infinite though no input was (float_overflow_error)
+ *						"value out of range: overflow" when the sum is not
+ *						finite though every input was (float_overflow_error)
  *	min, max			the input type
  *	bool_and, every, bool_or	bool
  *	var_samp, variance, var_pop, stddev_samp, stddev, stddev_pop of integers
@@ -50,11 +50,16 @@ GpuAggInt128ToNumeric(int128 value)
 	return GpuAggInt128Scaled(value, 0);
 }
 
-/* Raise PostgreSQL's overflow error for a float sum gone infinite. */
+/*
+ * Raise PostgreSQL's overflow error for a float sum that is not finite
+ * though every input was.  Infinite, or NaN: the device adds partial sums
+ * (blocks, copies of an entry), and two that overflowed the opposite ways
+ * add up to NaN where PostgreSQL's running sum had stopped at the overflow.
+ */
 static void
-check_float_sum(double sum, int64 infinite_inputs)
+check_float_sum(double sum, int64 nonfinite_inputs)
 {
-	if (isinf(sum) && infinite_inputs == 0)
+	if (!isfinite(sum) && nonfinite_inputs == 0)
 		float_overflow_error();
 }
 
@@ -204,8 +209,8 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 {
 	int64		count;
 	const void *values = output->op_value >= 0 ? result->values[output->op_value] : NULL;
-	int64		infinite = output->op_inf >= 0 ?
-		((const int64 *) result->values[output->op_inf])[group] : 0;
+	int64		nonfinite = output->op_nonfinite >= 0 ?
+		((const int64 *) result->values[output->op_nonfinite])[group] : 0;
 
 	*isnull = false;
 	if (output->kind == GPUAGG_FLOAT_MOMENTS || GPUAGG_KIND_IS_COMOMENTS(output->kind))
@@ -228,14 +233,14 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 			{
 				float		sum = ((const float *) values)[group];
 
-				check_float_sum(sum, infinite);
+				check_float_sum(sum, nonfinite);
 				return Float4GetDatum(sum);
 			}
 			if (output->input_type == FLOAT8OID)
 			{
 				double		sum = ((const double *) values)[group];
 
-				check_float_sum(sum, infinite);
+				check_float_sum(sum, nonfinite);
 				return Float8GetDatum(sum);
 			}
 			else
@@ -255,7 +260,7 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 			{
 				double		sum = ((const double *) values)[group];
 
-				check_float_sum(sum, infinite);
+				check_float_sum(sum, nonfinite);
 				/* PostgreSQL's avg starts from +0, so -0 inputs average to 0 */
 				return Float8GetDatum((sum + 0.0) / (double) count);
 			}

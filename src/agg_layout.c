@@ -296,7 +296,7 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	out->input_type = agg->input_type;
 	out->result_type = agg->result_type;
 	out->op_value = -1;
-	out->op_inf = -1;
+	out->op_nonfinite = -1;
 	out->op_nan = -1;
 	out->op_pinf = -1;
 	out->op_ninf = -1;
@@ -379,7 +379,7 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 			else
 				out->op_value = layout_op(layout, GA_AGG_SUM_INT, col);
 			if (is_float)
-				out->op_inf = layout_op(layout, GA_AGG_COUNT_INF, col);
+				out->op_nonfinite = layout_op(layout, GA_AGG_COUNT_NONFINITE, col);
 			break;
 		case GPUAGG_VAR_SAMP:
 		case GPUAGG_VAR_POP:

@@ -508,7 +508,7 @@ typedef struct GpuAggOutput
 	Oid			result_type;
 	int			op_value;		/* SUM/MIN/MAX result, or -1 */
 	int			op_count;		/* COUNT / COUNT_ROWS result (numeric: finite) */
-	int			op_inf;			/* COUNT_INF result, or -1 */
+	int			op_nonfinite;	/* COUNT_NONFINITE result, or -1 */
 	/* numeric arguments (agg_numeric.c) */
 	int			numeric_scale;
 	int			nlimbs;			/* numeric sum(x) in limbs: how many */

@@ -482,7 +482,7 @@ add_column_aggs(Case *c, Rng *rng, int column, int summable, int all, double p)
 	}
 	else if (type != GA_TYPE_NONE)
 	{
-		ops[nops++] = GA_AGG_COUNT_INF;
+		ops[nops++] = GA_AGG_COUNT_NONFINITE;
 		ops[nops++] = GA_AGG_MIN;
 		ops[nops++] = GA_AGG_MAX;
 		if (summable)
@@ -1143,11 +1143,11 @@ compare_group(const Case *c, const GaAggResult *res, int64_t g,
 		{
 			case GA_AGG_COUNT_ROWS:
 			case GA_AGG_COUNT:
-			case GA_AGG_COUNT_INF:
+			case GA_AGG_COUNT_NONFINITE:
 				{
 					int64_t		got = ((const int64_t *) vals)[g];
 					int64_t		want = spec->op == GA_AGG_COUNT_ROWS ? acc->rows :
-						spec->op == GA_AGG_COUNT ? acc->nvalid : acc->ninf;
+						spec->op == GA_AGG_COUNT ? acc->nvalid : acc->ninf + acc->nnan;
 
 					if (got != want)
 						report(rr, "group %s agg %d (op %d col %d %s): count %lld, expected %lld",
@@ -1906,7 +1906,7 @@ api_invalid(GaDevice *dev, const char *label)
 		{{GA_AGG_SUM_INT, 0, -1}},	/* integer sum of a float */
 		{{GA_AGG_SUM_FLOAT64, 1, -1}},	/* float sum of an integer */
 		{{GA_AGG_SUM_FLOAT32, 0, -1}},	/* float32 sum of a float64 */
-		{{GA_AGG_COUNT_INF, 1, -1}},	/* infinities of an integer */
+		{{GA_AGG_COUNT_NONFINITE, 1, -1}},	/* infinities of an integer */
 		{{GA_AGG_MIN, 7, -1}},		/* no such column */
 		{{(GaAggOp) 99, 1, -1}},	/* no such operation */
 	};
