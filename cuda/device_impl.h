@@ -176,11 +176,18 @@ extern GaStrategy ga_auto_strategy_for_groups(const GaGpuInfo *info,
 extern int	ga_partitioned_applies(const GaGpuInfo *info, const GaAggRequest *request,
 								   int64_t groups);
 
+#if defined(__CUDACC__)
+#define GA_MIX64_FN static __host__ __device__ __forceinline__
+#else
+#define GA_MIX64_FN static inline
+#endif
+
 /*
- * The murmur3 finaliser: spreads every input bit over the low bits of a slot
- * index (the CPU device's tables; the GPU join's slot hash is the same).
+ * MurmurHash3's 64-bit finaliser: spreads every input bit over every output
+ * bit (the CPU device's tables; on the GPU the join's slots and the
+ * aggregation's key hashes, which compile the same function).
  */
-static inline uint64_t
+GA_MIX64_FN uint64_t
 ga_mix64(uint64_t h)
 {
 	h ^= h >> 33;

@@ -43,18 +43,6 @@ namespace cg = cooperative_groups;
  * ------------------------------------------------------------------------
  */
 
-/* MurmurHash3's 64-bit finaliser: every input bit affects every output bit. */
-__device__ __forceinline__ uint64_t
-fmix64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return k;
-}
-
 /* Whether row `row` of a column is null (validity NULL: no nulls). */
 __device__ __forceinline__ bool
 row_is_null(const uint8_t *validity, int64_t row)
@@ -754,7 +742,7 @@ load_key_words(const GaDevKeys &keys, int64_t row, long long (&words)[NW])
 __device__ __forceinline__ uint64_t
 hash_step(uint64_t h, long long word)
 {
-	return fmix64(h ^ (uint64_t) word) + 0x9e3779b97f4a7c15ULL;
+	return ga_mix64(h ^ (uint64_t) word) + 0x9e3779b97f4a7c15ULL;
 }
 
 #define GA_HASH_SEED 0x243f6a8885a308d3ULL
@@ -770,7 +758,7 @@ hash_words(const long long (&words)[NW], int nwords)
 	for (int w = 0; w < NW; w++)
 		if (w < nwords)
 			h = hash_step(h, words[w]);
-	return fmix64(h);
+	return ga_mix64(h);
 }
 
 /* The same hash as hash_words() of load_key_words(), without the array. */
@@ -790,7 +778,7 @@ hash_row(const GaDevKeys &keys, int64_t row)
 
 		h = hash_step(h, (mask >> k) & 1 ? 0 : load_int(column.values, column.type, row));
 	}
-	return fmix64(h);
+	return ga_mix64(h);
 }
 
 /*
@@ -900,7 +888,7 @@ cache_entry(long long *tags, int cache_bits, long long key)
 {
 	volatile long long *vtags = tags;
 	const int	mask = (1 << cache_bits) - 1;
-	int			s = (int) (fmix64((uint64_t) key) >> (64 - cache_bits));
+	int			s = (int) (ga_mix64((uint64_t) key) >> (64 - cache_bits));
 
 	for (int probe = 0; probe < GA_CACHE_PROBES; probe++)
 	{
@@ -991,7 +979,7 @@ __device__ __forceinline__ int
 local_slot(unsigned long long *slot_keys, int nslots, unsigned long long packed)
 {
 	volatile unsigned long long *vkeys = slot_keys;
-	int			s = (int) __umul64hi(fmix64(packed), (unsigned long long) nslots);
+	int			s = (int) __umul64hi(ga_mix64(packed), (unsigned long long) nslots);
 
 	for (int probe = 0; probe < GA_LOCAL_PROBES; probe++)
 	{

@@ -37,6 +37,7 @@
  *-------------------------------------------------------------------------
  */
 #include "hashjoin_kernels.cuh"
+#include "device_impl.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -50,18 +51,6 @@
  * ------------------------------------------------------------------------
  */
 
-/* MurmurHash3's 64-bit finaliser; join_cpu.c hashes with the same one. */
-__device__ __forceinline__ unsigned long long
-join_fmix64(unsigned long long k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return k;
-}
-
 /* Insert distinct keys [0, ndistinct) by atomicCAS on empty slots. */
 __global__ void __launch_bounds__(GA_JOIN_BLOCK_THREADS)
 join_insert_kernel(GaDevJoinTable table, int64_t ndistinct)
@@ -71,7 +60,7 @@ join_insert_kernel(GaDevJoinTable table, int64_t ndistinct)
 	for (int64_t d = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; d < ndistinct;
 		 d += stride)
 	{
-		unsigned long long pos = join_fmix64(table.keys[d]) & (unsigned long long) table.slot_mask;
+		unsigned long long pos = ga_mix64(table.keys[d]) & (unsigned long long) table.slot_mask;
 
 		while (atomicCAS(&table.slots[pos], GA_JOIN_SLOT_EMPTY, (unsigned int) d) !=
 			   GA_JOIN_SLOT_EMPTY)
@@ -102,7 +91,7 @@ join_probe_kernel(GaDevJoinTable table, const unsigned long long *keys,
 		{
 			unsigned long long key = __ldg(keys + row);
 
-			for (unsigned long long pos = join_fmix64(key) & mask;; pos = (pos + 1) & mask)
+			for (unsigned long long pos = ga_mix64(key) & mask;; pos = (pos + 1) & mask)
 			{
 				uint32_t	d = __ldg(table.slots + pos);
 
