@@ -262,9 +262,10 @@ aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t 
 }
 
 /*
- * Row r's key into k[0 .. key.nkeys - 1] and its hash under the build's
- * seed into *hash (join_key.h's, folded a value at a time so that the key
- * stays in registers); false when one of its key columns is null there.
+ * Row r's key into k[0 .. key.nkeys - 1] and, unless hash is null, its hash
+ * under the build's seed into *hash (join_key.h's, folded a value at a time
+ * so that the key stays in registers); false when one of its key columns
+ * is null there.
  */
 __device__ __forceinline__ bool
 aggjoin_row_key(const GaDevJoinKey &key, int64_t r, int64_t *k, unsigned long long *hash)
@@ -280,9 +281,11 @@ aggjoin_row_key(const GaDevJoinKey &key, int64_t r, int64_t *k, unsigned long lo
 		if (key.validity[i] != nullptr && !((__ldg(key.validity[i] + (r >> 3)) >> (r & 7)) & 1))
 			valid = false;
 		k[i] = (int64_t) __ldg(key.values[i] + r);
-		h = ga_join_key_hash_add(h, k[i], i);
+		if (hash != nullptr)
+			h = ga_join_key_hash_add(h, k[i], i);
 	}
-	*hash = (unsigned long long) h;
+	if (hash != nullptr)
+		*hash = (unsigned long long) h;
 	return valid;
 }
 
@@ -315,13 +318,12 @@ aggjoin_key_recheck_kernel(GaDevJoinKey key, int64_t n, const uint32_t *sorted_r
 	for (int64_t r = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
 	{
 		int64_t		k[GA_AGG_MAX_JOIN_KEYS];
-		unsigned long long h;
 		bool		same;
 		uint32_t	b;
 
 		if (count[r] == 0)
 			continue;
-		same = aggjoin_row_key(key, r, k, &h);
+		same = aggjoin_row_key(key, r, k, nullptr);	/* the hash found it already */
 		b = __ldg(sorted_rows + __ldg(first + r));
 #pragma unroll
 		for (int i = 0; i < GA_AGG_MAX_JOIN_KEYS; i++)
