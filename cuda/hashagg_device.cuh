@@ -476,17 +476,6 @@ shared_add_by_words(unsigned int *word, long long v)
 }
 
 /*
- * Add a 32-bit integer v to the two's-complement 64-bit sum held in two
- * 32-bit words of shared memory (see shared_add_by_words): small positive
- * inputs touch the high word only on a carry.
- */
-__device__ __forceinline__ void
-shared_add_sum64_by_halves(unsigned int *word, int v)
-{
-	shared_add_by_words<2>(word, v);
-}
-
-/*
  * Fold a loaded input v into shared entry e.  Integer sums go by 32-bit
  * words (shared_add_by_words): a narrow (8-byte) one adds v, an input of at
  * most 32 bits, as a 64-bit value (a block's partial of at most 2^31 such

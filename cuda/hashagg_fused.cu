@@ -323,7 +323,8 @@ typedef struct NarrowFold
  * Fold one narrow row on entry e: input[s] into the s-th reading aggregate
  * and 1 into the count.  SUM32 (the batch's only input is an 8-byte integer
  * sum, the count 4 bytes wide) spells that out, so that the row costs two
- * 32-bit shared atomics (shared_fold's sum by halves and the count).
+ * 32-bit shared atomics (the sum's low word, as shared_fold adds it, and
+ * the count).
  */
 template <typename ValT, bool SUM32>
 __device__ __forceinline__ void
@@ -331,7 +332,7 @@ narrow_fold(const NarrowFold &f, int e, const ValT (&input)[GA_NARROW_MAX_INPUTS
 {
 	if constexpr (SUM32)
 	{
-		shared_add_sum64_by_halves((unsigned int *) f.arr[0] + 2 * e, (int) input[0]);
+		shared_add_by_words<2>((unsigned int *) f.arr[0] + 2 * e, (long long) input[0]);
 		atomicAdd((unsigned int *) f.count_arr + e, 1u);
 	}
 	else

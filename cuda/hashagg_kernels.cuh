@@ -120,7 +120,8 @@
 
 /* Rows the probe samples at most (chunks of GA_PROBE_CHUNK spread evenly). */
 #define GA_PROBE_ROWS (1 << 20)
-#define GA_PROBE_CHUNK 1024
+#define GA_PROBE_CHUNK_BITS 10
+#define GA_PROBE_CHUNK (1 << GA_PROBE_CHUNK_BITS)
 
 /* Shared by the kernels of one aggregation; lives in device memory. */
 typedef struct GaDevControl

@@ -350,14 +350,12 @@ cudaError_t
 ga_launch_probe(const GaDevKeys *keys, int64_t nrows, int nrange, GaDevProbe *probe,
 				int sm_count, cudaStream_t stream)
 {
-	int			chunk_bits = 0;
+	int			chunk_bits = GA_PROBE_CHUNK_BITS;
 	int64_t		step;
 	int64_t		sampled;
 	int			grid;
 	cudaError_t err;
 
-	while ((INT64_C(1) << chunk_bits) < GA_PROBE_CHUNK)
-		chunk_bits++;
 	if (nrows <= GA_PROBE_ROWS)
 	{
 		/* one chunk of the whole batch (and more): every row, in order */
