@@ -45,7 +45,7 @@ GPU_OBJS = cuda/device_gpu_none.o
 GPUAGG_BUILD_NOTE = gpuagg: $(NVCC) found but no libcudart_static.a in $(CUDA_LIB_CANDIDATES) (set CUDA_HOME or CUDA_LIBDIR); building the CPU device only
 else
 GPU_OBJS = cuda/device_gpu.o cuda/strategy_gpu.o cuda/batch_gpu.o \
-	cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o \
+	cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o cuda/hashagg_chunks.o \
 	cuda/join_gpu.o cuda/hashjoin_kernels.o \
 	cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o
 SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread

@@ -27,9 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Most partitions (bits), and rows per partition aimed at. */
-#define GPU_PARTITION_MAX_BITS 16
-#define GPU_PARTITION_ROWS_LOG2 12
+/* Rows per partition aimed at (log2): a few chunks each. */
+#define GPU_PARTITION_ROWS_LOG2 13
 
 /* Kernel parameters (CUDA 12.1+ takes up to 32764 bytes). */
 static_assert(sizeof(GaDevKeys) + sizeof(GaDevPerfect) + sizeof(GaDevAggs) + 64 <= 32764,
@@ -210,32 +209,136 @@ wait_marks(GpuAgg *agg, GaWaitCallback wait, void *arg, const char *what, GaStat
  * ------------------------------------------------------------------------
  */
 
-/* Allocate the row list (escapes, permutation) and partition counters. */
+/* Chunks a batch of batch_rows rows may have at most. */
+static int64_t
+max_chunks(const GpuAgg *agg)
+{
+	return (agg->batch_rows + GA_CHUNK_ROWS - 1) / GA_CHUNK_ROWS +
+		(INT64_C(1) << GA_PART_MAX_BITS);
+}
+
+/* Allocate the row list (escapes, permutation) and the partitions' arrays. */
 static int
 ensure_plan_buffers(GpuAgg *agg, GpuPlan plan, GaStatus *status)
 {
+	const size_t counters = (size_t) 4 * ((INT64_C(1) << GA_PART_MAX_BITS) + 1);
+
 	if ((ga_gpu_plan_has_escapes(agg, plan) || plan == PLAN_PARTITIONED) && agg->dev_rows == NULL &&
 		!device_alloc((void **) &agg->dev_rows, (size_t) agg->batch_rows * sizeof(int32_t),
 					  "the row lists", status))
 		return 0;
-	if (plan == PLAN_PARTITIONED && agg->dev_hist == NULL &&
-		(!device_alloc((void **) &agg->dev_hist,
-					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
+	if (plan == PLAN_PARTITIONED && agg->dev_part_counters == NULL &&
+		(!device_alloc((void **) &agg->dev_part_counters, counters * sizeof(unsigned int),
 					   "the partition counters", status) ||
-		 !device_alloc((void **) &agg->dev_cursor,
-					   sizeof(unsigned int) << GPU_PARTITION_MAX_BITS,
-					   "the partition counters", status)))
+		 !device_alloc((void **) &agg->dev_block_counts,
+					   (size_t) GA_PART_MAX_BLOCKS * sizeof(unsigned int) << GA_PART_MAX_BITS,
+					   "the partition counters", status) ||
+		 !device_alloc((void **) &agg->dev_chunk_groups,
+					   (size_t) agg->batch_rows * sizeof(int32_t), "the chunk entries", status) ||
+		 !device_alloc((void **) &agg->dev_chunk_distinct,
+					   (size_t) max_chunks(agg) * sizeof(int32_t), "the chunk entries", status)))
+		return 0;
+	if (plan == PLAN_PARTITIONED && agg->inflight_packed && agg->dev_packed_keys == NULL &&
+		!device_alloc((void **) &agg->dev_packed_keys,
+					  (size_t) agg->batch_rows * sizeof(unsigned long long),
+					  "the partitioned keys", status))
 		return 0;
 	return 1;
 }
 
-/* Partition bits for a batch: about 2^GPU_PARTITION_ROWS_LOG2 rows each. */
+/*
+ * Have the scatter copy the aggregates' input columns into partition order
+ * (parts->value_*), and point a copy of the batch's aggregates at those
+ * copies: when every column an aggregate reads (COMOMENTS' second one
+ * included) has no nulls in this batch, and there are at most
+ * GA_PART_MAX_VALUES of them.  Returns 1 when done; 0 (parts untouched)
+ * when the chunks must gather the inputs through the permutation; -1 when
+ * a copy could not be allocated (status says why).
+ */
 static int
-partition_bits(int64_t nrows)
+permute_inputs(GpuAgg *agg, GaDevPartitions *parts, GaDevAggs *aggs, GaStatus *status)
 {
-	int			bits = log2_exact(nrows > 1 ? nrows : 2) - GPU_PARTITION_ROWS_LOG2;
+	GaDevPartitions p = *parts;
+	GaDevAggs	permuted = agg->inflight_aggs;
+	int			used[GA_GPU_MAX_AGGS] = {0};
 
-	return bits < 1 ? 1 : bits > GPU_PARTITION_MAX_BITS ? GPU_PARTITION_MAX_BITS : bits;
+	p.nvalues = 0;
+	for (int a = 0; a < permuted.naggs; a++)
+	{
+		used[a] = 1;
+		if (permuted.aggs[a].op == GA_AGG_COMOMENTS)
+			used[permuted.aggs[a].partner] = 1;
+	}
+	for (int a = 0; a < GA_GPU_MAX_AGGS; a++)
+	{
+		GaDevColumn *input = &permuted.aggs[a].input;
+		int			v;
+
+		if (!used[a] || (a < permuted.naggs && permuted.aggs[a].op == GA_AGG_COUNT_ROWS) ||
+			input->values == NULL)
+			continue;
+		if (input->validity != NULL || ga_type_width((GaValueType) input->type) == 0)
+			return 0;
+		for (v = 0; v < p.nvalues; v++)
+			if (p.value_src[v] == input->values)
+				break;
+		if (v == p.nvalues)
+		{
+			if (v == GA_PART_MAX_VALUES)
+				return 0;
+			if (agg->dev_part_values[v] == NULL &&
+				!device_alloc(&agg->dev_part_values[v],
+							  (size_t) agg->batch_rows * sizeof(long long),
+							  "the partitioned values", status))
+				return -1;
+			p.value_src[v] = input->values;
+			p.value_dst[v] = agg->dev_part_values[v];
+			p.value_width[v] = ga_type_width((GaValueType) input->type);
+			p.nvalues++;
+		}
+		input->values = p.value_dst[v];
+	}
+	*parts = p;
+	*aggs = permuted;
+	return 1;
+}
+
+/*
+ * The partitions of a batch of nrows rows: about 2^GPU_PARTITION_ROWS_LOG2
+ * rows each (at least 2, at most 2^GA_PART_MAX_BITS partitions), made by
+ * four blocks per multiprocessor.
+ */
+static GaDevPartitions
+dev_partitions(const GpuAgg *agg, int64_t nrows)
+{
+	const size_t stride = ((size_t) 1 << GA_PART_MAX_BITS) + 1;
+	int64_t		blocks = 4 * (int64_t) agg->device->info.multiprocessors;
+	int64_t		min_rows = 8 * GA_PART_THREADS;
+	int			pbits = log2_exact(nrows > 1 ? nrows : 2) - GPU_PARTITION_ROWS_LOG2;
+	GaDevPartitions parts;
+
+	memset(&parts, 0, sizeof(parts));
+	if (blocks > GA_PART_MAX_BLOCKS)
+		blocks = GA_PART_MAX_BLOCKS;
+	if (blocks > (nrows + min_rows - 1) / min_rows)
+		blocks = (nrows + min_rows - 1) / min_rows;
+	if (blocks < 1)
+		blocks = 1;
+	parts.pbits = pbits < 1 ? 1 : pbits > GA_PART_MAX_BITS ? GA_PART_MAX_BITS : pbits;
+	parts.blocks = (int32_t) blocks;
+	parts.rows_per_block = (nrows + blocks - 1) / blocks;
+	parts.hist = agg->dev_part_counters;
+	parts.begin = agg->dev_part_counters + stride;
+	parts.cursor = agg->dev_part_counters + 2 * stride;
+	parts.chunk_first = agg->dev_part_counters + 3 * stride;
+	parts.block_counts = agg->dev_block_counts;
+	parts.perm = agg->dev_rows;
+	parts.packed = agg->inflight_packed ? agg->dev_packed_keys : NULL;
+	parts.local_ids = agg->dev_group_ids;
+	parts.chunk_groups = agg->dev_chunk_groups;
+	parts.chunk_distinct = agg->dev_chunk_distinct;
+	parts.max_chunks = max_chunks(agg);
+	return parts;
 }
 
 /*
@@ -363,16 +466,39 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 						"launching the global aggregation kernel");
 				break;
 			case PLAN_PARTITIONED:
-				agg->inflight_pbits = partition_bits(nrows);
-				GPU_TRY(ga_launch_partition(keys, nrows, agg->inflight_pbits, agg->dev_hist,
-											agg->dev_cursor, agg->dev_rows, sms, stream),
-						"launching the partitioning kernels");
-				if (!mark(agg, GA_PHASE_PARTITION, status) ||
-					!enqueue_group_ids(agg, &table, agg->dev_rows, NULL, status))
-					return 0;
-				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
-													control, agg->cache_bits, sms, stream),
-						"launching the global aggregation kernel");
+				{
+					GaDevPartitions parts = dev_partitions(agg, nrows);
+					GaDevAggs	permuted;
+					int			in_order = 0;
+
+					if (agg->inflight_packed)
+					{
+						in_order = permute_inputs(agg, &parts, &permuted, status);
+						if (in_order < 0)
+							return 0;
+					}
+					GPU_TRY(ga_launch_partition(keys, &agg->inflight_pack, nrows, &parts, stream),
+							"launching the partitioning kernels");
+					if (!mark(agg, GA_PHASE_PARTITION, status))
+						return 0;
+					if (agg->inflight_packed)
+					{
+						GPU_TRY(ga_launch_chunk_group_ids(keys, &agg->inflight_pack, &table,
+														  &parts, sms, stream),
+								"launching the chunk group id kernel");
+						if (!mark(agg, GA_PHASE_GROUP_IDS, status))
+							return 0;
+						GPU_TRY(ga_launch_chunk_accumulate(in_order ? &permuted : aggs, &parts,
+														   in_order, control, sms, stream),
+								"launching the chunk aggregation kernel");
+						break;
+					}
+					if (!enqueue_group_ids(agg, &table, agg->dev_rows, NULL, status))
+						return 0;
+					GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
+														control, agg->cache_bits, sms, stream),
+							"launching the global aggregation kernel");
+				}
 				break;
 		}
 		if (!mark(agg, GA_PHASE_AGGREGATE, status))

@@ -914,11 +914,26 @@ ga_perfect_shared_max_entries(const GaGpuInfo *info, const GaAggRequest *request
 }
 
 /*
+ * Whether a request's keys fit 64 bits side by side (the fused and chunk
+ * kernels pack them; a key column with nulls also needs a null bit, which
+ * the GPU device checks batch by batch).
+ */
+static int
+keys_fit_64_bits(const GaAggRequest *request)
+{
+	int			bytes = 0;
+
+	for (int i = 0; i < request->nkeys; i++)
+		bytes += ga_type_width(request->column_types[request->key_columns[i]]);
+	return request->nkeys > 0 && bytes <= 8;
+}
+
+/*
  * The hash-based strategy auto uses for `groups` groups: shared while they
- * fit a block's shared memory, global beyond.  Auto never partitions: on the
- * H100 the partitioned strategy measured 2x slower than global while the
- * table fits L2 and no faster beyond it (kernel benchmark, issue 5), so it
- * runs only when forced (ga_partitioned_applies).
+ * fit a block's shared memory; beyond, partitioned when the group table no
+ * longer fits the L2 cache (ga_partitioned_applies) and the keys pack into
+ * 64 bits, where the H100 measured it faster than global (kernel benchmark,
+ * issue 5); else global.
  */
 GaStrategy
 ga_auto_strategy_for_groups(const GaGpuInfo *info, const GaAggRequest *request,
@@ -928,6 +943,8 @@ ga_auto_strategy_for_groups(const GaGpuInfo *info, const GaAggRequest *request,
 		groups = 1;
 	if (request->nkeys == 0 || groups <= ga_shared_strategy_max_groups(info, request))
 		return GA_STRATEGY_SHARED;
+	if (keys_fit_64_bits(request) && ga_partitioned_applies(info, request, groups))
+		return GA_STRATEGY_PARTITIONED;
 	return GA_STRATEGY_GLOBAL;
 }
 

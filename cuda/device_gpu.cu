@@ -1290,8 +1290,13 @@ gpu_agg_destroy(void *agg_impl)
 	device_free(&agg->dev_programs);
 	device_free(&agg->dev_group_ids);
 	device_free(&agg->dev_rows);
-	device_free(&agg->dev_hist);
-	device_free(&agg->dev_cursor);
+	device_free(&agg->dev_part_counters);
+	device_free(&agg->dev_block_counts);
+	device_free(&agg->dev_chunk_groups);
+	device_free(&agg->dev_chunk_distinct);
+	device_free(&agg->dev_packed_keys);
+	for (int v = 0; v < GA_PART_MAX_VALUES; v++)
+		device_free(&agg->dev_part_values[v]);
 	device_free(&agg->dev_probe);
 	device_free(&agg->dev_control);
 	for (int b = 0; b < 2; b++)

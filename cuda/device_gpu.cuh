@@ -86,7 +86,8 @@ typedef enum GpuPlan
 	PLAN_FUSED,					/* shared, packed keys, one pass */
 	PLAN_SHARED,				/* shared, two phases */
 	PLAN_GLOBAL,				/* global, two phases */
-	PLAN_PARTITIONED			/* partitioned, two phases over the permutation */
+	PLAN_PARTITIONED			/* partitioned, chunk by chunk (or two phases
+								 * over the permutation) */
 } GpuPlan;
 
 /* Events that split a batch's device time into phases. */
@@ -126,8 +127,15 @@ typedef struct GpuAgg
 	unsigned char *dev_input;
 	int32_t    *dev_group_ids;	/* batch_rows ids; NULL without keys */
 	int32_t    *dev_rows;		/* escape list or permutation; lazily */
-	unsigned int *dev_hist;		/* partition counters; lazily */
-	unsigned int *dev_cursor;
+	unsigned int *dev_part_counters;	/* partitioned, lazily: hist, begin,
+										 * cursor, chunk_first */
+	unsigned int *dev_block_counts; /* rows per partitioning block and
+									 * partition */
+	int32_t    *dev_chunk_groups;	/* group ids of the chunks' entries */
+	int32_t    *dev_chunk_distinct; /* entries per chunk */
+	unsigned long long *dev_packed_keys;	/* packed keys in partition order */
+	void	   *dev_part_values[GA_PART_MAX_VALUES];	/* input values in partition
+														 * order, 8 bytes a row */
 	GaDevControl *dev_control;
 	GaDevControl *host_control; /* pinned mirror, copied after every batch */
 	GaDevProbe *dev_probe;		/* lazily */
@@ -168,8 +176,10 @@ typedef struct GpuAgg
 	int64_t		inflight_groups_alloc;	/* PLAN_SHARED */
 	int64_t		inflight_nslots;	/* PLAN_FUSED */
 	int			inflight_replicas;	/* PLAN_SHARED, PLAN_FUSED */
-	int			inflight_pbits; /* PLAN_PARTITIONED */
-	GaDevPack	inflight_pack;	/* PLAN_FUSED */
+	int			inflight_packed;	/* PLAN_PARTITIONED: keys pack (the chunk
+									 * kernels), else two phases over the
+									 * permutation */
+	GaDevPack	inflight_pack;	/* PLAN_FUSED, PLAN_PARTITIONED */
 	GaDevKeys	inflight_keys;
 	GaDevAggs	inflight_aggs;	/* acc pointers filled at each launch */
 	unsigned int fallbacks_seen;

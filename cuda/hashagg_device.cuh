@@ -698,6 +698,52 @@ shared_merge_replicas(const GaDevAgg &a, unsigned char *arr, int64_t group,
 	shared_merge(a.op, a.shared_width, arr, first, acc, g);
 }
 
+/*
+ * Fold row `row` into entry e of every aggregate's array in a shared table
+ * of `entries` entries; g is the entry's group (moments take its shift).
+ */
+__device__ __forceinline__ void
+fold_row_shared(const GaDevAggs &aggs, unsigned char *table, int64_t entries, int64_t e,
+				int64_t g, int64_t row)
+{
+	for (int a = 0; a < aggs.naggs; a++)
+	{
+		const GaDevAgg &agg = aggs.aggs[a];
+		bool		present;
+		long long	v;
+
+		if (is_moments(agg.op))
+		{
+			moments_fold(aggs, a, shared_array(table, agg, entries), e, g, row);
+			continue;
+		}
+		v = load_agg_input(agg, row, &present);
+		if (present)
+			shared_fold(agg.op, agg.shared_width, shared_array(table, agg, entries), e, v);
+	}
+}
+
+/* Fold row `row` into group g of every aggregate's global array. */
+__device__ __forceinline__ void
+fold_row_global(const GaDevAggs &aggs, int64_t g, int64_t row)
+{
+	for (int a = 0; a < aggs.naggs; a++)
+	{
+		const GaDevAgg &agg = aggs.aggs[a];
+		bool		present;
+		long long	v;
+
+		if (is_moments(agg.op))
+		{
+			moments_fold(aggs, a, (unsigned char *) agg.acc, g, g, row);
+			continue;
+		}
+		v = load_agg_input(agg, row, &present);
+		if (present)
+			global_fold(agg.op, (unsigned char *) agg.acc, g, v);
+	}
+}
+
 /* ------------------------------------------------------------------------
  * Keys, hashing and the global table
  * ------------------------------------------------------------------------

@@ -164,29 +164,10 @@ accumulate_cached_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 		if (g < 0)
 			continue;			/* cannot happen without overflow */
 		entry = cache_entries > 0 ? cache_entry(tags, cache_bits, g) : -1;
-		for (int a = 0; a < aggs.naggs; a++)
-		{
-			const GaDevAgg &agg = aggs.aggs[a];
-			bool		present;
-			long long	v;
-
-			if (is_moments(agg.op))
-			{
-				if (entry >= 0)
-					moments_fold(aggs, a, shared_array(cache, agg, cache_entries), entry, g, row);
-				else
-					moments_fold(aggs, a, (unsigned char *) agg.acc, g, g, row);
-				continue;
-			}
-			v = load_agg_input(agg, row, &present);
-			if (!present)
-				continue;
-			if (entry >= 0)
-				shared_fold(agg.op, agg.shared_width, shared_array(cache, agg, cache_entries),
-							entry, v);
-			else
-				global_fold(agg.op, (unsigned char *) agg.acc, g, v);
-		}
+		if (entry >= 0)
+			fold_row_shared(aggs, cache, cache_entries, entry, g, row);
+		else
+			fold_row_global(aggs, g, row);
 	}
 	__syncthreads();
 
@@ -236,22 +217,8 @@ accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 		{
 			const int64_t g = group_ids != nullptr ? __ldg(group_ids + row) : 0;
 
-			if (g < 0)
-				continue;
-			for (int a = 0; a < aggs.naggs; a++)
-			{
-				bool		present;
-				long long	v;
-
-				if (is_moments(aggs.aggs[a].op))
-				{
-					moments_fold(aggs, a, (unsigned char *) aggs.aggs[a].acc, g, g, row);
-					continue;
-				}
-				v = load_agg_input(aggs.aggs[a], row, &present);
-				if (present)
-					global_fold(aggs.aggs[a].op, (unsigned char *) aggs.aggs[a].acc, g, v);
-			}
+			if (g >= 0)
+				fold_row_global(aggs, g, row);
 		}
 		return;
 	}
@@ -265,25 +232,8 @@ accumulate_shared_kernel(const GaDevAggs aggs, const int32_t *group_ids,
 	{
 		const int64_t g = group_ids != nullptr ? __ldg(group_ids + row) : 0;
 
-		if (g < 0 || g >= ngroups)
-			continue;			/* cannot happen without overflow */
-		for (int a = 0; a < aggs.naggs; a++)
-		{
-			const GaDevAgg &agg = aggs.aggs[a];
-			bool		present;
-			long long	v;
-
-			if (is_moments(agg.op))
-			{
-				moments_fold(aggs, a, shared_array(smem, agg, entries), g * replicas + copy, g,
-							 row);
-				continue;
-			}
-			v = load_agg_input(agg, row, &present);
-			if (present)
-				shared_fold(agg.op, agg.shared_width, shared_array(smem, agg, entries),
-							g * replicas + copy, v);
-		}
+		if (g >= 0 && g < ngroups)	/* always, without overflow */
+			fold_row_shared(aggs, smem, entries, g * replicas + copy, g, row);
 	}
 	__syncthreads();
 

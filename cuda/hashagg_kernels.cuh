@@ -111,8 +111,20 @@
 #define GA_CACHE_EMPTY (-1LL)
 #define GA_CACHE_PROBES 4
 
-/* The partitioning kernels' block caches of hot partitions (2^bits). */
-#define GA_PART_CACHE_BITS 8
+/*
+ * The partitioned strategy (hashagg_partition.cu, hashagg_chunks.cu): at
+ * most 2^GA_PART_MAX_BITS partitions, made by at most GA_PART_MAX_BLOCKS
+ * blocks; then blocks of GA_CHUNK_THREADS threads aggregate chunks of
+ * GA_CHUNK_ROWS positions of one partition, hashing packed keys into
+ * GA_CHUNK_SLOTS slots of shared memory.
+ */
+#define GA_PART_MAX_BITS 8
+#define GA_PART_MAX_BLOCKS 1024
+#define GA_PART_THREADS 512
+#define GA_CHUNK_THREADS 512
+#define GA_CHUNK_ROWS (GA_CHUNK_THREADS * GA_ITEMS)
+#define GA_CHUNK_SLOTS (2 * GA_CHUNK_ROWS)
+#define GA_PART_MAX_VALUES 4
 
 /* HyperLogLog registers of the first batch's probe (2^bits). */
 #define GA_HLL_BITS 10
@@ -266,6 +278,44 @@ typedef struct GaDevPack
 	int32_t		bits[GA_PACK_MAX_KEYS];
 	int32_t		null_bit[GA_PACK_MAX_KEYS];
 } GaDevPack;
+
+/*
+ * A batch partitioned by key hash (the partitioned strategy), in device
+ * memory.  The partitioning kernels each take rows_per_block consecutive
+ * rows per block, `blocks` blocks.  Partition p holds positions begin[p] ..
+ * begin[p] + hist[p] of perm, cut into chunks of GA_CHUNK_ROWS positions
+ * (the last one shorter), numbered from chunk_first[p]; chunk_first[npart]
+ * is the number of chunks.  With a GaDevPack, the scatter also writes each
+ * row's packed key next to its row number, and copies the nvalues value
+ * columns value_src (value_width bytes a row) into value_dst in partition
+ * order.  For the chunk kernels: local_ids[i] is position
+ * i's entry in its chunk (or -2 - its group id when it was looked up on its
+ * own, -1 when the table overflowed); a chunk starting at position b with
+ * d = chunk_distinct[c] entries has their group ids at chunk_groups[b ..
+ * b + d).
+ */
+typedef struct GaDevPartitions
+{
+	int32_t		pbits;
+	int32_t		blocks;
+	int64_t		rows_per_block;
+	unsigned int *hist;
+	unsigned int *begin;
+	unsigned int *cursor;
+	unsigned int *chunk_first;	/* npart + 1 entries */
+	unsigned int *block_counts; /* blocks * npart: rows per block and partition */
+	int32_t    *perm;
+	unsigned long long *packed; /* the rows' packed keys in perm's order;
+								 * NULL: keys that do not pack */
+	int32_t    *local_ids;
+	int32_t    *chunk_groups;
+	int32_t    *chunk_distinct;
+	int64_t		max_chunks;		/* chunk_distinct's length */
+	int32_t		nvalues;		/* value columns copied into partition order */
+	int32_t		value_width[GA_PART_MAX_VALUES];
+	const void *value_src[GA_PART_MAX_VALUES];
+	void	   *value_dst[GA_PART_MAX_VALUES];
+} GaDevPartitions;
 
 /* What the probe of a first batch found (device memory, then pinned). */
 typedef struct GaDevProbe
@@ -439,12 +489,34 @@ extern cudaError_t ga_launch_probe(const GaDevKeys *keys, int64_t nrows, int nra
 								   GaDevProbe *probe, int sm_count, cudaStream_t stream);
 
 /*
- * Partition positions by the top pbits bits of the key hash: perm lists
- * the rows partition by partition.  hist and cursor hold 2^pbits counters.
+ * Partition a batch's rows by the top pbits bits of their key hash: perm
+ * lists the rows partition by partition, and the partitions' sizes, first
+ * positions and chunks of GA_CHUNK_ROWS positions are set (GaDevPartitions).
  */
-extern cudaError_t ga_launch_partition(const GaDevKeys *keys, int64_t nrows, int pbits,
-									   unsigned int *hist, unsigned int *cursor,
-									   int32_t *perm, int sm_count, cudaStream_t stream);
+extern cudaError_t ga_launch_partition(const GaDevKeys *keys, const GaDevPack *pack,
+									   int64_t nrows, const GaDevPartitions *parts,
+									   cudaStream_t stream);
+
+/*
+ * The partitioned strategy's group ids, chunk by chunk: each chunk's
+ * distinct packed keys are looked up (inserted) in the global table once,
+ * and every position gets its key's entry in the chunk (local_ids).
+ */
+extern cudaError_t ga_launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack,
+											 const GaDevTable *table,
+											 const GaDevPartitions *parts, int sm_count,
+											 cudaStream_t stream);
+
+/*
+ * The partitioned strategy's accumulation, chunk by chunk in shared memory,
+ * each chunk's entries merged into their groups.  inputs_in_order: the
+ * aggregates' inputs are the scatter's copies (position i is their row i),
+ * else rows perm[i] of the batch.  Nothing when the group ids overflowed.
+ */
+extern cudaError_t ga_launch_chunk_accumulate(const GaDevAggs *aggs,
+											  const GaDevPartitions *parts,
+											  int inputs_in_order, GaDevControl *control,
+											  int sm_count, cudaStream_t stream);
 
 /* hashagg_kernels.cu: launch helpers shared by the kernel files */
 extern cudaError_t ga_grid_size(const void *kernel, int threads, size_t shared_bytes,

@@ -14,20 +14,24 @@
  * percent of a large batch.
  *
  * Partitioning (Wu et al.'s partition-based group-by, section 4.3).  Rows
- * are partitioned by the top pbits bits of their key hash, in three
- * kernels: a histogram, a one-block scan of it, and a scatter of row
- * numbers into place.  The two-phase kernels then run over the rows in
- * partition order.  Since a key's home slot in the global table is the top
- * bits of the same hash, the blocks working on a stretch of the permutation
- * touch one small run of slots, and the group ids inserted there are handed
- * out close together, so the table's slots, keys and accumulators that a
- * moment of work needs stay in the L2 cache even when the whole table is
- * far larger.  Rows of one partition with equal keys end up close, which
- * the phase 2 block caches turn into shared-memory atomics.  Counters are
- * bumped in shared memory for the partitions a block meets first (the hot
- * ones of skewed keys) and once per group of warp lanes with the same
- * partition for the others (labeled_partition), so few or skewed
- * partitions do not serialise on a handful of global counters.
+ * are partitioned by the top pbits bits of their key hash (at most
+ * 2^GA_PART_MAX_BITS partitions, so that a block counts all of them in
+ * shared memory), in three kernels: each block counts its own stretch of
+ * rows per partition, one block scans the counts, and each block scatters
+ * its row numbers into the places it reserved, one global atomic per block
+ * and partition; it sorts each tile of its rows by partition in shared
+ * memory first, so that each partition's rows of a tile are written as one
+ * run (at most 2^8 partitions keep the runs long), with their packed keys
+ * and (when no value has a null) the aggregates' input values, which the
+ * chunks then read in order.  A warp whose lanes all
+ * have one partition (skewed keys) counts them with one shared-memory
+ * atomic.  With keys that pack into 64
+ * bits, the scatter also writes each row's packed key, so that the chunks
+ * read keys in order rather than gathering them.  hashagg_chunks.cu then aggregates the
+ * partitions chunk by chunk.  Since a key's home slot in the global table
+ * is the top bits of the same hash, the chunks in flight at one moment
+ * touch one small run of the table's slots, which stays in the L2 cache
+ * even when the whole table is far larger.
  *
  *-------------------------------------------------------------------------
  */
@@ -188,153 +192,312 @@ row_partition(const GaDevKeys &keys, int64_t row, int pbits)
 }
 
 /*
- * Count or place one row of a partition that missed the block's cache of
- * hot partitions: the warp's lanes with the same partition share one
- * atomic.  Returns the row's place (for the scatter).
+ * counters[p] += 1 for this lane, returning the old value: its place.  When
+ * all the warp's active lanes have the same partition (skewed keys) they
+ * share one atomic, so they do not serialise on one shared word.
  */
 __device__ __forceinline__ unsigned int
-partition_add_global(unsigned int *counters, unsigned int p)
+claim_place(unsigned int *counters, unsigned int p)
 {
-	cg::coalesced_group active = cg::coalesced_threads();
-	cg::coalesced_group same = cg::labeled_partition(active, p);
-	unsigned int place = 0;
+	const unsigned int active = __activemask();
+	const int	leader = __ffs(active) - 1;
+	const unsigned int lane = threadIdx.x & 31;
 
-	if (same.thread_rank() == 0)
-		place = atomicAdd(&counters[p], same.num_threads());
-	return same.shfl(place, 0) + same.thread_rank();
+	if (__all_sync(active, p == __shfl_sync(active, p, leader)))
+	{
+		unsigned int base = 0;
+
+		if ((int) lane == leader)
+			base = atomicAdd(&counters[p], (unsigned int) __popc(active));
+		return __shfl_sync(active, base, leader) + __popc(active & ((1u << lane) - 1));
+	}
+	return atomicAdd(&counters[p], 1u);
+}
+
+/* The rows [*first, *end) that block `block` of the partitioning takes. */
+__device__ __forceinline__ void
+block_rows(const GaDevPartitions &parts, int64_t nrows, int64_t *first, int64_t *end)
+{
+	*first = (int64_t) blockIdx.x * parts.rows_per_block;
+	*end = *first + parts.rows_per_block < nrows ? *first + parts.rows_per_block : nrows;
 }
 
 /*
- * hist[p] += rows of partition p.  A block counts the partitions it meets
- * first (the hot ones of skewed keys) in shared memory and adds them to
- * hist at its end, so that few or skewed partitions do not serialise on a
- * handful of global counters.
+ * Count the rows of each partition among the block's rows in shared
+ * memory; record the counts per block (for the scatter) and add them to
+ * hist.  One global atomic per block and partition met.
  */
-__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
-partition_count_kernel(const GaDevKeys keys, int64_t nrows, int pbits, unsigned int *hist)
+__global__ void __launch_bounds__(GA_PART_THREADS)
+partition_count_kernel(const GaDevKeys keys, int64_t nrows, const GaDevPartitions parts)
 {
-	__shared__ long long tags[1 << GA_PART_CACHE_BITS];
-	__shared__ unsigned int counts[1 << GA_PART_CACHE_BITS];
-	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	__shared__ unsigned int counts[1 << GA_PART_MAX_BITS];
+	const int	npart = 1 << parts.pbits;
+	int64_t		first,
+				end;
 
-	for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
-	{
-		tags[s] = GA_CACHE_EMPTY;
-		counts[s] = 0;
-	}
+	for (int p = threadIdx.x; p < npart; p += blockDim.x)
+		counts[p] = 0;
 	__syncthreads();
-	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
-		 row += stride)
+	block_rows(parts, nrows, &first, &end);
+	for (int64_t row = first + threadIdx.x; row < end; row += blockDim.x)
+		(void) claim_place(counts, row_partition(keys, row, parts.pbits));
+	__syncthreads();
+	for (int p = threadIdx.x; p < npart; p += blockDim.x)
 	{
-		unsigned int p = row_partition(keys, row, pbits);
-		int			entry = cache_entry(tags, GA_PART_CACHE_BITS, p);
+		const unsigned int c = counts[p];
 
-		if (entry >= 0)
-			atomicAdd(&counts[entry], 1u);
-		else
-			(void) partition_add_global(hist, p);
+		parts.block_counts[(int64_t) blockIdx.x * npart + p] = c;
+		if (c > 0)
+			atomicAdd(&parts.hist[p], c);
 	}
-	__syncthreads();
-	for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
-		if (tags[s] != GA_CACHE_EMPTY && counts[s] > 0)
-			atomicAdd(&hist[tags[s]], counts[s]);
 }
 
 /*
- * Exclusive scan of hist into cursor (one block of GA_GPU_BLOCK_THREADS
- * threads, each summing a run of npart / threads partitions).
+ * Exclusive scans of the partition sizes (into begin and cursor) and of
+ * their chunk counts (into chunk_first, with the total at [npart]), by one
+ * block: each thread takes a run of npart / threads partitions.
  */
 __global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
-partition_scan_kernel(const unsigned int *hist, unsigned int *cursor, int npart)
+partition_scan_kernel(const GaDevPartitions parts)
 {
-	__shared__ unsigned int sums[GA_GPU_BLOCK_THREADS];
+	__shared__ unsigned int rows[GA_GPU_BLOCK_THREADS];
+	__shared__ unsigned int chunks[GA_GPU_BLOCK_THREADS];
+	const int	npart = 1 << parts.pbits;
 	const int	per_thread = (npart + blockDim.x - 1) / blockDim.x;
-	const int	begin = threadIdx.x * per_thread;
-	const int	end = begin + per_thread < npart ? begin + per_thread : npart;
-	unsigned int sum = 0;
+	const int	first = threadIdx.x * per_thread;
+	const int	end = first + per_thread < npart ? first + per_thread : npart;
+	unsigned int row_sum = 0;
+	unsigned int chunk_sum = 0;
 
-	for (int p = begin; p < end; p++)
-		sum += hist[p];
-	sums[threadIdx.x] = sum;
+	for (int p = first; p < end; p++)
+	{
+		row_sum += parts.hist[p];
+		chunk_sum += (parts.hist[p] + GA_CHUNK_ROWS - 1) / GA_CHUNK_ROWS;
+	}
+	rows[threadIdx.x] = row_sum;
+	chunks[threadIdx.x] = chunk_sum;
 	__syncthreads();
 	for (int offset = 1; offset < (int) blockDim.x; offset <<= 1)
 	{
-		unsigned int add = threadIdx.x >= (unsigned int) offset ? sums[threadIdx.x - offset] : 0;
+		const bool	adds = threadIdx.x >= (unsigned int) offset;
+		unsigned int add_rows = adds ? rows[threadIdx.x - offset] : 0;
+		unsigned int add_chunks = adds ? chunks[threadIdx.x - offset] : 0;
 
 		__syncthreads();
-		sums[threadIdx.x] += add;
+		rows[threadIdx.x] += add_rows;
+		chunks[threadIdx.x] += add_chunks;
 		__syncthreads();
 	}
-	sum = sums[threadIdx.x] - sum;	/* exclusive prefix of this thread's run */
-	for (int p = begin; p < end; p++)
+	row_sum = rows[threadIdx.x] - row_sum;	/* exclusive prefix of this run */
+	chunk_sum = chunks[threadIdx.x] - chunk_sum;
+	for (int p = first; p < end; p++)
 	{
-		cursor[p] = sum;
-		sum += hist[p];
+		parts.begin[p] = row_sum;
+		parts.cursor[p] = row_sum;
+		parts.chunk_first[p] = chunk_sum;
+		row_sum += parts.hist[p];
+		chunk_sum += (parts.hist[p] + GA_CHUNK_ROWS - 1) / GA_CHUNK_ROWS;
+	}
+	if (threadIdx.x == blockDim.x - 1)
+		parts.chunk_first[npart] = chunks[threadIdx.x];
+}
+
+/* Rows a block of the scatter stages in shared memory at a time. */
+#define GA_SCATTER_ITEMS 6
+#define GA_SCATTER_TILE (GA_PART_THREADS * GA_SCATTER_ITEMS)
+
+/*
+ * Exclusive prefix sums of counts[0 .. n) into starts (n <= blockDim.x,
+ * a multiple of 32 or less than 32), by the block's first n threads.
+ */
+__device__ __forceinline__ void
+block_exclusive_scan(const unsigned int *counts, unsigned int *starts, int n,
+					 unsigned int *warp_sums)
+{
+	const int	lane = threadIdx.x & 31;
+	const int	warp = threadIdx.x >> 5;
+	unsigned int v = (int) threadIdx.x < n ? counts[threadIdx.x] : 0;
+	unsigned int inclusive = v;
+
+	for (int offset = 1; offset < 32; offset <<= 1)
+	{
+		const unsigned int up = __shfl_up_sync(0xffffffffu, inclusive, offset);
+
+		if (lane >= offset)
+			inclusive += up;
+	}
+	if (lane == 31)
+		warp_sums[warp] = inclusive;
+	__syncthreads();
+	if ((int) threadIdx.x < n)
+	{
+		unsigned int before = 0;
+
+		for (int w = 0; w < warp; w++)
+			before += warp_sums[w];
+		starts[threadIdx.x] = before + inclusive - v;
 	}
 }
 
 /*
- * perm[cursor[p]++] = row, for every row of partition p.  Tile by tile, a
- * block ranks the rows of the partitions it caches in shared memory, then
- * reserves each cached partition's places with one global atomic; the
- * other rows take theirs a warp at a time.
+ * Value columns a scatter block stages in shared memory; further ones are
+ * copied from the cache.
  */
-__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
-partition_scatter_kernel(const GaDevKeys keys, int64_t nrows, int pbits,
-						 unsigned int *cursor, int32_t *perm)
-{
-	__shared__ long long tags[1 << GA_PART_CACHE_BITS];
-	__shared__ unsigned int counts[1 << GA_PART_CACHE_BITS];
-	__shared__ unsigned int bases[1 << GA_PART_CACHE_BITS];
-	const int64_t tile = (int64_t) blockDim.x * GA_ITEMS;
+#define GA_SCATTER_STAGED_VALUES 2
 
-	for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
+/* Dynamic shared memory of the scatter for `staged` staged value columns. */
+static inline size_t
+scatter_shared_bytes(int staged)
+{
+	return (size_t) GA_SCATTER_TILE * (8 + 8 * staged + 4 + 1);
+}
+
+/* Element `row` of a column of `width` bytes, widened to 8 bytes. */
+__device__ __forceinline__ unsigned long long
+load_element(const void *column, int64_t row, int width)
+{
+	switch (width)
 	{
-		tags[s] = GA_CACHE_EMPTY;
-		counts[s] = 0;
+		case 1:
+			return __ldg((const uint8_t *) column + row);
+		case 2:
+			return __ldg((const uint16_t *) column + row);
+		case 4:
+			return __ldg((const uint32_t *) column + row);
+		default:
+			return __ldg((const unsigned long long *) column + row);
+	}
+}
+
+/* Store the low `width` bytes of v as element `row` of a column. */
+__device__ __forceinline__ void
+store_element(void *column, int64_t row, int width, unsigned long long v)
+{
+	switch (width)
+	{
+		case 1:
+			((uint8_t *) column)[row] = (uint8_t) v;
+			break;
+		case 2:
+			((uint16_t *) column)[row] = (uint16_t) v;
+			break;
+		case 4:
+			((uint32_t *) column)[row] = (uint32_t) v;
+			break;
+		default:
+			((unsigned long long *) column)[row] = v;
+			break;
+	}
+}
+
+/*
+ * perm[place] = row (and packed[place] = its packed key, and the value
+ * columns' elements, when asked) for the block's rows.  The block reserves
+ * its places in each partition with one global atomic (its count from
+ * partition_count_kernel); then, tile by tile, it sorts the tile's rows by
+ * partition in shared memory and writes each partition's run of them
+ * together, so that global memory sees whole sectors rather than scattered
+ * words.  The first GA_SCATTER_STAGED_VALUES value columns are read with
+ * the keys and staged too; further ones are copied from the cache.
+ */
+__global__ void __launch_bounds__(GA_PART_THREADS, 2)
+partition_scatter_kernel(const GaDevKeys keys, const GaDevPack pack, int64_t nrows,
+						 const GaDevPartitions parts)
+{
+	__shared__ unsigned int places[1 << GA_PART_MAX_BITS];
+	__shared__ unsigned int tile_count[1 << GA_PART_MAX_BITS];
+	__shared__ unsigned int tile_start[1 << GA_PART_MAX_BITS];
+	__shared__ unsigned int warp_sums[GA_PART_THREADS / 32];
+	extern __shared__ __align__(16) unsigned char smem[];
+	const int	npart = 1 << parts.pbits;
+	const bool	packed = parts.packed != nullptr;
+	const int	staged = parts.nvalues < GA_SCATTER_STAGED_VALUES ? parts.nvalues :
+		GA_SCATTER_STAGED_VALUES;
+	unsigned long long *stage_keys = (unsigned long long *) smem;
+	unsigned long long *stage_values = stage_keys + GA_SCATTER_TILE;
+	int32_t    *stage_rows = (int32_t *) (stage_values + (size_t) staged * GA_SCATTER_TILE);
+	unsigned char *stage_part = (unsigned char *) (stage_rows + GA_SCATTER_TILE);
+	int64_t		first,
+				end;
+
+	static_assert(GA_PART_MAX_BITS <= 8, "stage_part holds a partition in a byte");
+	for (int p = threadIdx.x; p < npart; p += blockDim.x)
+	{
+		const unsigned int c = parts.block_counts[(int64_t) blockIdx.x * npart + p];
+
+		places[p] = c > 0 ? atomicAdd(&parts.cursor[p], c) : 0;
+		tile_count[p] = 0;
 	}
 	__syncthreads();
+	block_rows(parts, nrows, &first, &end);
 
 	/* the loop runs the same number of times for the whole block */
-	for (int64_t first = (int64_t) blockIdx.x * tile; first < nrows;
-		 first += (int64_t) gridDim.x * tile)
+	for (int64_t tile = first; tile < end; tile += GA_SCATTER_TILE)
 	{
-		int			entry[GA_ITEMS];
-		unsigned int rank[GA_ITEMS];
+		const int	n = end - tile < GA_SCATTER_TILE ? (int) (end - tile) : GA_SCATTER_TILE;
+		unsigned int part[GA_SCATTER_ITEMS];
+		unsigned int rank[GA_SCATTER_ITEMS];
+		unsigned long long key[GA_SCATTER_ITEMS];
+		unsigned long long value[GA_SCATTER_STAGED_VALUES][GA_SCATTER_ITEMS];
 
 #pragma unroll
-		for (int j = 0; j < GA_ITEMS; j++)
+		for (int j = 0; j < GA_SCATTER_ITEMS; j++)
 		{
-			const int64_t row = first + (int64_t) j * blockDim.x + threadIdx.x;
+			const int	t = j * GA_PART_THREADS + threadIdx.x;
 
-			entry[j] = -1;
-			rank[j] = 0;
-			if (row < nrows)
+			if (t < n)
 			{
-				unsigned int p = row_partition(keys, row, pbits);
-
-				entry[j] = cache_entry(tags, GA_PART_CACHE_BITS, p);
-				if (entry[j] >= 0)
-					rank[j] = atomicAdd(&counts[entry[j]], 1u);
-				else
-					perm[partition_add_global(cursor, p)] = (int32_t) row;
+#pragma unroll
+				for (int v = 0; v < GA_SCATTER_STAGED_VALUES; v++)
+					if (v < staged)
+						value[v][j] = load_element(parts.value_src[v], tile + t,
+												   parts.value_width[v]);
+				part[j] = row_partition(keys, tile + t, parts.pbits);
+				key[j] = packed ? pack_key(keys, pack, tile + t) : 0;
+				rank[j] = claim_place(tile_count, part[j]);
 			}
 		}
 		__syncthreads();
-		for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
-			if (counts[s] > 0)
-				bases[s] = atomicAdd(&cursor[tags[s]], counts[s]);
+		block_exclusive_scan(tile_count, tile_start, npart, warp_sums);
 		__syncthreads();
 #pragma unroll
-		for (int j = 0; j < GA_ITEMS; j++)
-			if (entry[j] >= 0)
-				perm[bases[entry[j]] + rank[j]] =
-					(int32_t) (first + (int64_t) j * blockDim.x + threadIdx.x);
-		__syncthreads();
-		for (int s = threadIdx.x; s < (1 << GA_PART_CACHE_BITS); s += blockDim.x)
+		for (int j = 0; j < GA_SCATTER_ITEMS; j++)
 		{
-			tags[s] = GA_CACHE_EMPTY;
-			counts[s] = 0;
+			const int	t = j * GA_PART_THREADS + threadIdx.x;
+
+			if (t < n)
+			{
+				const unsigned int s = tile_start[part[j]] + rank[j];
+
+				stage_rows[s] = (int32_t) (tile + t);
+				stage_keys[s] = key[j];
+				stage_part[s] = (unsigned char) part[j];
+#pragma unroll
+				for (int v = 0; v < GA_SCATTER_STAGED_VALUES; v++)
+					if (v < staged)
+						stage_values[v * GA_SCATTER_TILE + s] = value[v][j];
+			}
+		}
+		__syncthreads();
+		for (int s = threadIdx.x; s < n; s += blockDim.x)
+		{
+			const unsigned int p = stage_part[s];
+			const unsigned int place = places[p] + (s - tile_start[p]);
+
+			parts.perm[place] = stage_rows[s];
+			if (packed)
+				parts.packed[place] = stage_keys[s];
+			for (int v = 0; v < parts.nvalues; v++)
+				store_element(parts.value_dst[v], place, parts.value_width[v],
+							  v < staged ? stage_values[v * GA_SCATTER_TILE + s] :
+							  load_element(parts.value_src[v], stage_rows[s],
+										   parts.value_width[v]));
+		}
+		__syncthreads();
+		for (int p = threadIdx.x; p < npart; p += blockDim.x)
+		{
+			places[p] += tile_count[p];
+			tile_count[p] = 0;
 		}
 		__syncthreads();
 	}
@@ -390,34 +553,45 @@ ga_launch_probe(const GaDevKeys *keys, int64_t nrows, int nrange, GaDevProbe *pr
 	return cudaGetLastError();
 }
 
-/* Launch the three partitioning kernels. */
+/*
+ * Launch the three partitioning kernels (parts->blocks blocks each, the
+ * scan one).
+ */
 cudaError_t
-ga_launch_partition(const GaDevKeys *keys, int64_t nrows, int pbits, unsigned int *hist,
-					unsigned int *cursor, int32_t *perm, int sm_count, cudaStream_t stream)
+ga_launch_partition(const GaDevKeys *keys, const GaDevPack *pack, int64_t nrows,
+					const GaDevPartitions *parts, cudaStream_t stream)
 {
-	const int	npart = 1 << pbits;
-	int			grid;
+	const int	npart = 1 << parts->pbits;
 	cudaError_t err;
 
-	if (nrows <= 0)
-		return cudaSuccess;
-	err = cudaMemsetAsync(hist, 0, sizeof(unsigned int) * npart, stream);
-	if (err != cudaSuccess)
-		return err;
-	err = ga_grid_size((const void *) partition_count_kernel, GA_GPU_BLOCK_THREADS, 0,
-					   sm_count, nrows, 16 * GA_GPU_BLOCK_THREADS, &grid);
+	/* also for an empty batch: the chunk kernels then find no chunks */
+	err = cudaMemsetAsync(parts->hist, 0, sizeof(unsigned int) * npart, stream);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
-	partition_count_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*keys, nrows, pbits, hist);
+	partition_count_kernel<<<parts->blocks, GA_PART_THREADS, 0, stream>>>(*keys, nrows, *parts);
 	err = cudaGetLastError();
 	if (err != cudaSuccess)
 		return err;
-	partition_scan_kernel<<<1, GA_GPU_BLOCK_THREADS, 0, stream>>>(hist, cursor, npart);
+	partition_scan_kernel<<<1, GA_GPU_BLOCK_THREADS, 0, stream>>>(*parts);
 	err = cudaGetLastError();
 	if (err != cudaSuccess)
 		return err;
-	partition_scatter_kernel<<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*keys, nrows, pbits,
-																	   cursor, perm);
+	{
+		const int	staged = parts->nvalues < GA_SCATTER_STAGED_VALUES ? parts->nvalues :
+			GA_SCATTER_STAGED_VALUES;
+		const size_t shared_bytes = scatter_shared_bytes(staged);
+
+		if (shared_bytes > 48 * 1024)
+		{
+			err = cudaFuncSetAttribute((const void *) partition_scatter_kernel,
+									   cudaFuncAttributeMaxDynamicSharedMemorySize,
+									   (int) scatter_shared_bytes(GA_SCATTER_STAGED_VALUES));
+			if (err != cudaSuccess)
+				return err;
+		}
+		partition_scatter_kernel<<<parts->blocks, GA_PART_THREADS, shared_bytes, stream>>>(
+			*keys, *pack, nrows, *parts);
+	}
 	return cudaGetLastError();
 }

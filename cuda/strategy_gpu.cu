@@ -28,14 +28,18 @@
  *	global		Two phases: global ids, then atomics into the group arrays
  *				(through a small per-block cache of hot groups for skew).
  *	partitioned	Rows partitioned by the top bits of their key hash first
- *				(Wu et al.), then the two phases over them in that order, so
- *				that the table's working set stays in the L2 cache.
+ *				(Wu et al.), then aggregated a chunk of one partition at a
+ *				time in shared memory (hashagg_chunks.cu): the global table
+ *				sees each chunk's distinct keys once, and the chunks in
+ *				flight touch a run of it that stays in the L2 cache.  Keys
+ *				that do not pack into 64 bits take the two phases over the
+ *				rows in partition order instead.
  *
  * auto chooses from the group count and widths and the GPU's shared memory
- * (device.c has the rules): perfect when the probed ranges are small
- * (shared memory) or dense enough; else shared while the groups fit a
- * block, global beyond.  Auto never partitions (measured slower than global
- * on the H100).  The group count is the planner's estimate, replaced by the
+ * and L2 size (device.c has the rules): perfect when the probed ranges are
+ * small (shared memory) or dense enough; else shared while the groups fit
+ * a block; beyond, partitioned once the group table outgrows the L2 cache
+ * and the batch's keys pack into 64 bits, else global.  The group count is the planner's estimate, replaced by the
  * probe's estimate for the first batch (a HyperLogLog sketch of the sample)
  * and by the groups found so far for later batches.  A forced strategy runs
  * where it applies: perfect needs ranges small enough and shared needs the
@@ -237,7 +241,10 @@ ga_gpu_plan_choose(GpuAgg *agg)
 		case GA_STRATEGY_PARTITIONED:
 			if (agg->rows_ok &&
 				ga_partitioned_applies(&agg->device->info, &agg->request, groups))
+			{
+				agg->inflight_packed = make_pack(agg, &agg->inflight_pack);
 				return PLAN_PARTITIONED;
+			}
 			return PLAN_GLOBAL;
 		case GA_STRATEGY_SHARED:
 			{
@@ -254,6 +261,14 @@ ga_gpu_plan_choose(GpuAgg *agg)
 	{
 		case GA_STRATEGY_SHARED:
 			return ga_gpu_plan_shared(agg, groups, 0);
+		case GA_STRATEGY_PARTITIONED:
+			/* only the chunk kernels pay: keys that pack in this batch */
+			if (agg->rows_ok && make_pack(agg, &agg->inflight_pack))
+			{
+				agg->inflight_packed = 1;
+				return PLAN_PARTITIONED;
+			}
+			return PLAN_GLOBAL;
 		default:
 			return PLAN_GLOBAL;
 	}

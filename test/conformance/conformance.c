@@ -1598,13 +1598,14 @@ expected_partitioned_batches(const Case *c, const GaAggRequest *req)
  * On the GPU, check that a forced strategy ran where it applies and only
  * there, so that every strategy's kernels are exercised rather than
  * silently falling back: global always; partitioned exactly in the batches
- * expected_partitioned_batches() finds, and no other strategy ever
- * partitions; perfect when the keys are ranges small enough (not
- * scattered over their types) and no aggregate keeps it off
- * (ga_request_two_phase_only); shared when the groups and their estimate
- * are few and fit a block's shared memory.  Empty batches are counted
- * under the previous batch's strategy, so for perfect and shared only the
- * others must match.
+ * expected_partitioned_batches() finds; auto (and perfect or shared where
+ * they fall back to auto's choice) only where some estimate of the groups
+ * makes the table outgrow L2, and global never; perfect when the keys are
+ * ranges small enough (not scattered over their types) and no aggregate
+ * keeps it off (ga_request_two_phase_only); shared when the groups and
+ * their estimate are few and fit a block's shared memory.  Empty batches
+ * are counted under the previous batch's strategy, so for perfect and
+ * shared only the others must match.
  */
 static void
 check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggRequest *req,
@@ -1615,16 +1616,29 @@ check_gpu_strategy(const Case *c, GaStrategy strategy, const GaAggRequest *req,
 	int64_t		most = c->ngroups > c->estimated_groups ? c->ngroups : c->estimated_groups;
 	int64_t		partitioned = strategy == GA_STRATEGY_PARTITIONED ?
 		expected_partitioned_batches(c, req) : 0;
+	int64_t		ran_partitioned = stats->batches_by_strategy[GA_STRATEGY_PARTITIONED];
+	int64_t		largest = most > c->nrows ? most : c->nrows;
 	int			b;
 
 	for (b = 0; b < c->nbatches; b++)
 		if (c->batch_sizes[b] > 0)
 			nonempty++;
-	if (stats->batches_by_strategy[GA_STRATEGY_PARTITIONED] != partitioned)
+	if (strategy != GA_STRATEGY_PARTITIONED && strategy != GA_STRATEGY_GLOBAL)
+	{
+		/*
+		 * auto (and perfect or shared where they do not apply, which run as
+		 * auto) partitions only when some estimate of the groups (at most
+		 * the rows) makes the table outgrow L2
+		 */
+		if (ran_partitioned > 0 &&
+			!ga_partitioned_applies(&gpu_info, req, largest > 1 ? largest : 1))
+			report(rr, "stats: %s partitioned %lld batches though no group table could "
+				   "exceed L2", ga_strategy_name(strategy), (long long) ran_partitioned);
+	}
+	else if (ran_partitioned != partitioned)
 		report(rr, "stats: %lld batches partitioned under %s, expected %lld (the group table "
 			   "exceeds L2 for that many)",
-			   (long long) stats->batches_by_strategy[GA_STRATEGY_PARTITIONED],
-			   ga_strategy_name(strategy), (long long) partitioned);
+			   (long long) ran_partitioned, ga_strategy_name(strategy), (long long) partitioned);
 	if (strategy == GA_STRATEGY_GLOBAL)
 		want = GA_STRATEGY_GLOBAL;
 	else if (strategy == GA_STRATEGY_PERFECT && c->nkeys > 0 && c->nkeys <= 4 &&
@@ -2005,7 +2019,7 @@ all_value_types(CaseSpec *s, ValMode int_mode, ValMode float_mode, double null_r
 	}
 }
 
-#define NUM_FIXED_CASES 38
+#define NUM_FIXED_CASES 41
 
 /* The fixed edge cases: each index is one scenario the random ones may miss. */
 static void
@@ -2396,6 +2410,55 @@ fixed_spec(int index, CaseSpec *s)
 			s->nrows = 100002;
 			s->batch_rows = 1 << 15;
 			s->estimated_groups = 500;
+			break;
+		case 38:
+			/*
+			 * Forced partitioned over keys that pack (hashagg_chunks.cu):
+			 * an int32 key with nulls, every aggregate (moments included;
+			 * a chunk whose entries do not fit shared memory folds into
+			 * global memory), chunks of mostly distinct keys.
+			 */
+			default_spec(s, "partitioned-chunks");
+			s->keys[0].domain = 400000;
+			s->keys[0].scattered = 1;
+			s->keys[0].null_rate = 0.01;
+			s->nrows = 1000000;
+			s->batch_rows = 1 << 19;
+			s->estimated_groups = 8000000;
+			break;
+		case 39:
+			/* the same with two skewed keys: chunks of few entries, copied */
+			default_spec(s, "partitioned-chunks-zipf");
+			s->nkeys = 2;
+			s->keys[0].type = GA_TYPE_INT16;
+			s->keys[0].domain = 20000;
+			s->keys[0].dist = DIST_ZIPF;
+			s->keys[0].scattered = 1;
+			s->keys[0].null_rate = 0.02;
+			s->keys[1].type = GA_TYPE_INT32;
+			s->keys[1].domain = 40;
+			s->keys[1].dist = DIST_ZIPF;
+			s->nvals = 2;
+			s->vals[0].type = GA_TYPE_INT32;
+			s->vals[1].type = GA_TYPE_FLOAT64;
+			s->nrows = 800000;
+			s->batch_rows = 1 << 20;
+			s->estimated_groups = 10000000;
+			break;
+		case 40:
+			/* an int64 key without nulls (all 64 bits packed), a hot key, 128-bit sums */
+			default_spec(s, "partitioned-chunks-hot-int64");
+			s->values_only = 1;
+			s->keys[0].type = GA_TYPE_INT64;
+			s->keys[0].domain = 300000;
+			s->keys[0].dist = DIST_HOT;
+			s->keys[0].scattered = 1;
+			s->nvals = 1;
+			s->vals[0].type = GA_TYPE_INT64;
+			s->vals[0].mode = VAL_FULL;
+			s->nrows = 700000;
+			s->batch_rows = 1 << 20;
+			s->estimated_groups = 8000000;
 			break;
 		default:
 			default_spec(s, "one-group-many-rows");

@@ -7,7 +7,7 @@
 # cuda/join_key.c are plain C and are compiled here from source; the GPU
 # device comes from the objects a top-level `make` produced: cuda/device_gpu.o,
 # cuda/strategy_gpu.o, cuda/batch_gpu.o, cuda/hashagg_kernels.o,
-# cuda/hashagg_fused.o, cuda/hashagg_partition.o, cuda/join_gpu.o,
+# cuda/hashagg_fused.o, cuda/hashagg_partition.o, cuda/hashagg_chunks.o, cuda/join_gpu.o,
 # cuda/hashjoin_kernels.o, cuda/aggjoin_gpu.o, cuda/aggjoin_kernels.o and
 # cuda/derived_gpu.o (built
 # with nvcc, linked with the static CUDA runtime) or cuda/device_gpu_none.o
@@ -52,7 +52,7 @@ $CC $CFLAGS -Icuda -c $src/derived_join.c -o "$build/derived_join.o"
 $CC $CFLAGS -Icuda -c $src/derived_api.c -o "$build/derived_api.o"
 
 libs=""
-gpu_objs="cuda/device_gpu.o cuda/strategy_gpu.o cuda/batch_gpu.o cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o"
+gpu_objs="cuda/device_gpu.o cuda/strategy_gpu.o cuda/batch_gpu.o cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o cuda/hashagg_chunks.o cuda/join_gpu.o cuda/hashjoin_kernels.o cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o"
 have_gpu_objs=1
 for o in $gpu_objs; do
 	[ -f "$o" ] || have_gpu_objs=0

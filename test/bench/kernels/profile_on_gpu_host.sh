@@ -12,10 +12,14 @@
 #      ROWS rows: each kernel's duration, grid, block and shared memory.
 # Files in OUTDIR: build.log, points-ROWS.csv, points-4ROWS.csv, ncu.csv.
 #
-# Environment: ROWS (default 2^26), GMIN/GMAX (log2 groups, default 9/13), KEYS
+# Environment: ROWS (default 2^26), SIZES_4X (set but empty: ROWS only),
+# GMIN/GMAX (log2 groups, default 9/13), KEYS
 # (int32,int64; default int32), DISTS (default uniform), LAYOUTS (default dense),
 # STRATEGIES (default perfect), KERNELS (ncu's kernel-name regex, default
-# "narrow|direct|fused|probe|gather|accumulate|assign").
+# "narrow|direct|fused|probe|gather|accumulate|assign"), NCU_DETAIL (a kernel-name
+# regex: also write ncu-detail.txt, Nsight Compute's speed-of-light, memory,
+# warp-state and occupancy sections for the first NCU_DETAIL_COUNT (default 6)
+# launches of those kernels).
 #
 # Session 9 ran the two halves of this (as .gpu/diag.sh and .gpu/diag2.sh); it
 # found the merge and gather costs fixed in 8888bc4.
@@ -48,7 +52,7 @@ gpu_objs=$(ls cuda/*.cu | sed 's/\.cu$/.o/')
 	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs -o "$build/bench" -lm \
 	>>"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
 
-for rows in "$ROWS" $((4 * ROWS)); do
+for rows in "$ROWS" ${SIZES_4X-$((4 * ROWS))}; do
 	"$build/bench" --rows "$rows" --batch "$rows" "${points[@]}" --reps 3 \
 		--csv "$out/points-$rows.csv" --meta "$out/meta.json" 2>"$out/bench-$rows.log"
 	python3 - "$out/points-$rows.csv" <<'PY'
@@ -86,3 +90,13 @@ for i, (name, m) in kernels.items():
           f"block {m.get('launch__block_size', '?'):>5} smem {m.get('launch__shared_mem_per_block_dynamic', '?'):>7} "
           f"dram {m.get('dram__throughput.avg.pct_of_peak_sustained_elapsed', '?'):>6}%  {name}")
 PY
+
+if [ -n "${NCU_DETAIL:-}" ]; then
+	"$NCU" --kernel-name "regex:$NCU_DETAIL" --launch-count "${NCU_DETAIL_COUNT:-6}" \
+		--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+		--section Occupancy --section LaunchStats \
+		"$build/bench" --rows "$ROWS" "${points[@]}" --reps 1 --no-verify \
+		--csv "$build/y.csv" --meta "$build/y.json" >"$out/ncu-detail.txt" 2>&1 || true
+	grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|L2 Hit|L1/TEX Hit|Achieved Occupancy|Stall|Warp Cycles Per Issued" \
+		"$out/ncu-detail.txt" | head -150
+fi
