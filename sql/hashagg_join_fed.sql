@@ -147,6 +147,13 @@ SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_f
 EXPLAIN (COSTS OFF)
 SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone;
 SELECT join_fed_check('SELECT jf_fact.g, count(*), count(d2.w) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name LEFT JOIN jf_dim d2 ON d2.c = jf_fact.c GROUP BY jf_fact.g');
+-- the joins' order: a LEFT join that multiplies the rows (13 values of g, so
+-- each fact row meets about 900 others) does not go below the inner join with
+-- the empty table, which drops every row: of the orders with far fewer rows to
+-- handle, that join comes first (here as the build side of the top join)
+SELECT join_fed_check('SELECT a.g, count(*), max(c.id) FROM jf_fact a JOIN jf_empty b ON a.k = b.k LEFT JOIN jf_fact c ON a.g = c.g GROUP BY a.g');
+EXPLAIN (COSTS OFF)
+SELECT a.g, count(*), max(c.id) FROM jf_fact a JOIN jf_empty b ON a.k = b.k LEFT JOIN jf_fact c ON a.g = c.g GROUP BY a.g;
 -- fewer joins on the device when an expression needs a join's result (a
 -- FILTER over two tables), or a key above may fail on rows a join drops
 -- (jf_dim.w + 1 overflows where PostgreSQL never computes it): the joins

@@ -229,11 +229,51 @@ join_step_keys(List *clauses, List *outer_keys, List *inner_keys, JoinStepFound 
 	return k > 0;
 }
 
+/* Rows of a GpuHashJoin path's build (inner) side. */
+static double
+join_build_rows(CustomPath *path)
+{
+	return ((Path *) lsecond(path->custom_paths))->rows;
+}
+
+/*
+ * Rows the device handles at a join path's step: its probe (outer) side's,
+ * which the joins below it produced, and its build side's, which it holds.
+ */
+static double
+join_step_rows(CustomPath *path)
+{
+	return ((Path *) linitial(path->custom_paths))->rows + join_build_rows(path);
+}
+
+/*
+ * Whether join path a suits the top of a chain better than b: the one with
+ * far fewer rows to handle (GPU_CHAIN_FEWER_ROWS times; of two orders of
+ * the same joins, the one that joins a selective side first rather than
+ * multiplying the rows below and dropping them only at the top), else the
+ * smaller build side (it is read by one process and held whole), else the
+ * cheaper path.
+ */
+#define GPU_CHAIN_FEWER_ROWS 100.0
+
+static bool
+better_join_step(CustomPath *a, CustomPath *b)
+{
+	if (join_step_rows(a) * GPU_CHAIN_FEWER_ROWS < join_step_rows(b))
+		return true;
+	if (join_step_rows(b) * GPU_CHAIN_FEWER_ROWS < join_step_rows(a))
+		return false;
+	if (join_build_rows(a) != join_build_rows(b))
+		return join_build_rows(a) < join_build_rows(b);
+	return a->path.total_cost < b->path.total_cost;
+}
+
 /*
  * The GpuHashJoin path of rel that the device can join under an
- * aggregation, the smallest build side first; false with *why set when
- * none qualifies.  A RIGHT or FULL join only at the top of the chain
- * (top): the device emits the unmatched build rows of its last step only.
+ * aggregation, the best for the top of a chain (better_join_step); false
+ * with *why set when none qualifies.  A RIGHT or FULL join only at the top
+ * of the chain (top): the device emits the unmatched build rows of its last
+ * step only.
  */
 static bool
 find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why)
@@ -262,13 +302,7 @@ find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why
 		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
 							lthird(path->custom_private), &candidate, why))
 			continue;
-		/* the smaller build side: it is read by one process and held whole */
-		if (found->path == NULL ||
-			((Path *) lsecond(path->custom_paths))->rows <
-			((Path *) lsecond(found->path->custom_paths))->rows ||
-			(((Path *) lsecond(path->custom_paths))->rows ==
-			 ((Path *) lsecond(found->path->custom_paths))->rows &&
-			 path->path.total_cost < found->path->path.total_cost))
+		if (found->path == NULL || better_join_step(path, found->path))
 		{
 			*found = candidate;
 			found->path = path;
