@@ -114,9 +114,10 @@
 /*
  * The partitioned strategy (hashagg_partition.cu, hashagg_chunks.cu): at
  * most 2^GA_PART_MAX_BITS partitions, made by at most GA_PART_MAX_BLOCKS
- * blocks; then blocks of GA_CHUNK_THREADS threads aggregate chunks of
- * GA_CHUNK_ROWS positions of one partition, hashing packed keys into
- * GA_CHUNK_SLOTS slots of shared memory.
+ * blocks of GA_PART_THREADS threads, with at most GA_PART_MAX_VALUES input
+ * columns copied into partition order; then blocks of GA_CHUNK_THREADS
+ * threads aggregate chunks of GA_CHUNK_ROWS positions of one partition,
+ * hashing packed keys into GA_CHUNK_SLOTS slots of shared memory.
  */
 #define GA_PART_MAX_BITS 8
 #define GA_PART_MAX_BLOCKS 1024
@@ -288,11 +289,10 @@ typedef struct GaDevPack
  * is the number of chunks.  With a GaDevPack, the scatter also writes each
  * row's packed key next to its row number, and copies the nvalues value
  * columns value_src (value_width bytes a row) into value_dst in partition
- * order.  For the chunk kernels: local_ids[i] is position
- * i's entry in its chunk (or -2 - its group id when it was looked up on its
- * own, -1 when the table overflowed); a chunk starting at position b with
- * d = chunk_distinct[c] entries has their group ids at chunk_groups[b ..
- * b + d).
+ * order.  For the chunk kernels: local_ids[i] is position i's entry in its
+ * chunk (or -2 - its group id when it was looked up on its own, -1 when the
+ * table overflowed); a chunk starting at position b with d =
+ * chunk_distinct[c] entries has their group ids at chunk_groups[b .. b + d).
  */
 typedef struct GaDevPartitions
 {
