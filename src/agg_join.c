@@ -65,6 +65,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 #include "utils/typcache.h"
 
 /* Log why a join-fed GpuHashAgg is not offered; always returns false. */
@@ -692,37 +693,26 @@ GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side)
 	return copy;
 }
 
-/* A join key for EXPLAIN: a column as alias.column, anything else elided. */
-static const char *
-join_key_text(PlannerInfo *root, Expr *expr)
-{
-	while (IsA(expr, RelabelType))
-		expr = ((RelabelType *) expr)->arg;
-	if (IsA(expr, Var) && ((Var *) expr)->varno > 0 &&
-		((Var *) expr)->varno < root->simple_rel_array_size &&
-		((Var *) expr)->varattno > 0 && root->simple_rte_array[((Var *) expr)->varno] != NULL)
-	{
-		Var		   *var = (Var *) expr;
-		RangeTblEntry *rte = root->simple_rte_array[var->varno];
-
-		return psprintf("%s.%s", quote_identifier(rte->eref->aliasname),
-						quote_identifier(get_rte_attribute_name(rte, var->varattno)));
-	}
-	return "(expression)";
-}
-
 /*
  * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
  * steps bottom up, separated by "; "), made at plan time from
  * path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute the keys,
- * so its own expressions cannot show them.
+ * so its own expressions cannot show them.  Keys are deparsed over the
+ * query level's range table, as EXPLAIN would name them.
  */
 char *
 GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 {
 	StringInfoData buf;
 	ListCell   *lc_step;
+	PlannedStmt *stmt = makeNode(PlannedStmt);
+	List	   *context;
 
+	stmt->rtable = root->parse->rtable;
+	context = deparse_context_for_plan_tree(stmt,
+											select_rtable_names_for_explain(stmt->rtable,
+																			bms_add_range(NULL, 1,
+																						  list_length(stmt->rtable))));
 	initStringInfo(&buf);
 	foreach(lc_step, (List *) linitial(join_private))
 	{
@@ -734,8 +724,9 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 			OpExpr	   *op = lfirst_node(OpExpr, lc);
 
 			appendStringInfo(&buf, "%s%s %s %s", separator,
-							 join_key_text(root, linitial(op->args)), get_opname(op->opno),
-							 join_key_text(root, lsecond(op->args)));
+							 deparse_expression(linitial(op->args), context, true, false),
+							 get_opname(op->opno),
+							 deparse_expression(lsecond(op->args), context, true, false));
 			separator = " AND ";
 		}
 	}
