@@ -62,14 +62,17 @@
  * probe columns of every batch, derived columns never), as the plain CPU
  * aggregation does.
  *
- * RIGHT and FULL (the last step only) join like INNER and LEFT, and mark
- * every build row of the last step that a row matched in a byte per
- * payload row (the payload of every read column is copied for all its
- * rows, keyed or not).  At finish, before the groups are formed, the
- * unmatched build rows are put in the last level as rows whose every other
- * source is NO_ROW (so every probe and earlier build column is null) and
- * drained like any piece: gathered, derived columns computed, aggregated,
- * counted in joined_rows and as batches, full pieces but the last.
+ * RIGHT and FULL steps join like INNER and LEFT, and mark every build row
+ * of the step that a row matched in a byte per payload row (the payload of
+ * every read column is copied for all its rows, keyed or not).  At finish,
+ * before the groups are formed, the steps' unmatched build rows are made,
+ * step by step from the first: a step's are put in its level as rows whose
+ * every earlier source is NO_ROW (so every probe and earlier build column
+ * is null), and drained like any level: joined at the steps after it
+ * (where their null keys never match, and where a later RIGHT or FULL step
+ * marks what they match before its own unmatched rows are listed), then
+ * gathered, derived columns computed, aggregated, counted in joined_rows
+ * and as batches, full pieces but the last.
  *
  * Failures (out of memory, cancel) are returned with a status; the caller
  * (device_cpu.c) remembers them.  Nothing here prints or aborts.
@@ -139,10 +142,11 @@ struct CpuAggJoin
 	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
 	uint64_t	key_seed[GA_AGG_MAX_JOIN_STEPS];	/* several keys: the hash's */
 
-	/* a RIGHT or FULL last step: which of its payload rows a row matched */
-	int64_t		last_build_rows;	/* the last step's payload rows */
-	uint8_t    *last_matched;	/* last_build_rows bytes, 1 = matched; NULL
-								 * unless RIGHT or FULL and built */
+	/* a RIGHT or FULL step: which of its payload rows a row matched */
+	int64_t		build_rows[GA_AGG_MAX_JOIN_STEPS];	/* each step's payload rows */
+	uint8_t    *matched[GA_AGG_MAX_JOIN_STEPS]; /* build_rows bytes, 1 =
+												 * matched; NULL unless RIGHT
+												 * or FULL and built */
 	int			unmatched_done; /* the unmatched rows were aggregated */
 
 	/* levels 0 .. nsteps (level 0's sources: 0, 1, 2, ...) and the piece */
@@ -199,13 +203,15 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 		}
 	}
 	for (s = 0; s < GA_AGG_MAX_JOIN_STEPS; s++)
+	{
 		aggjoin_free_table(&aj->tables[s]);
+		free(aj->matched[s]);
+	}
 	for (s = 0; s <= GA_AGG_MAX_JOIN_STEPS; s++)
 		for (t = 0; t <= GA_AGG_MAX_JOIN_STEPS; t++)
 			free(aj->levels[s].source[t]);
 	free(aj->build_values);
 	free(aj->build_validity);
-	free(aj->last_matched);
 	free(aj->joined.columns);
 	free(aj->column_types);
 	free(aj->from_build);
@@ -550,7 +556,7 @@ aggjoin_keeps_unmatched_build(GaAggJoinType type)
  * Take the build side of step `step` (0-based): copy its read build
  * columns and group its keyed rows by key (a step of several keys: by the
  * hash of its key under key_seed, kept for the lookups); for a RIGHT or
- * FULL last step, also start a cleared matched flag per payload row.
+ * FULL step, also start a cleared matched flag per payload row.
  * Statistics: the keyed rows, and the bytes a GPU would ship.
  */
 int
@@ -565,11 +571,12 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 	if (!aggjoin_copy_payload(aj, payload, step + 1))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory copying the build side of a join-fed aggregation");
-	if (step == aj->nsteps - 1 && aggjoin_keeps_unmatched_build(aj->steps[step].type))
+	aj->build_rows[step] = payload->nrows;
+	if (aggjoin_keeps_unmatched_build(aj->steps[step].type))
 	{
-		aj->last_build_rows = payload->nrows;
-		aj->last_matched = calloc(payload->nrows > 0 ? (size_t) payload->nrows : 1, 1);
-		if (aj->last_matched == NULL)
+		free(aj->matched[step]);
+		aj->matched[step] = calloc(payload->nrows > 0 ? (size_t) payload->nrows : 1, 1);
+		if (aj->matched[step] == NULL)
 			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 								 "out of host memory for the matched flags of a join-fed aggregation's right or full join");
 	}
@@ -765,7 +772,7 @@ aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
  * Join row p of level s - 1 at step s: look its key up and append its
  * rows of level s (one per match, or one without a build row for a LEFT,
  * FULL or ANTI row without a match; an ANTI row with matches gives none).
- * A RIGHT or FULL last step marks the build rows it matched.
+ * A RIGHT or FULL step marks the build rows it matched.
  */
 static int
 aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
@@ -785,8 +792,8 @@ aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
 	{
 		uint32_t	b = table->key_rows[table->offsets[d] + k];
 
-		if (s == aj->nsteps && aj->last_matched != NULL)
-			aj->last_matched[b] = 1;
+		if (aj->matched[s - 1] != NULL)
+			aj->matched[s - 1][b] = 1;
 		if (!aggjoin_append(run, s, p, b))
 			return 0;
 	}
@@ -854,47 +861,74 @@ ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe, CpuAggregateFn aggre
 }
 
 /*
- * Aggregate, once, the build rows of a RIGHT or FULL last step that no row
- * matched over all the submits: each one a row of the last level with that
- * build row and NO_ROW on every other side (so every probe and earlier
- * build column is null), drained a full piece at a time and the rest at
- * the end, like a submit's pieces.  Called by finish before the groups are
- * formed; nothing to do for other join types.  Refused (GA_ERR_INVALID)
- * before every step is built, as the unmatched rows are not known then.
+ * Put the build rows of RIGHT or FULL step s (1-based) that no row matched
+ * in level s, each with NO_ROW on every earlier side (so every probe and
+ * earlier build column is null), draining the level whenever it is full,
+ * and then the partly filled levels s .. nsteps - 1 in order, so that every
+ * row they give has been joined at every step when this returns (the last
+ * level is drained by the caller at the end, so that the pieces of all the
+ * steps' rows are full but the last, as on the GPU device).
+ */
+static int
+aggjoin_emit_unmatched(CpuAggJoinRun *run, int s)
+{
+	CpuAggJoin *aj = run->aj;
+	CpuJoinLevel *level = &aj->levels[s];
+	int64_t		b;
+	int			t;
+
+	for (b = 0; b < aj->build_rows[s - 1]; b++)
+	{
+		int64_t		n = level->nrows;
+
+		if (aj->matched[s - 1][b])
+			continue;
+		for (t = 0; t < s; t++)
+			level->source[t][n] = CPU_AGGJOIN_NO_ROW;
+		level->source[s][n] = b;
+		level->nrows = n + 1;
+		if (level->nrows == aj->batch_rows && !aggjoin_drain(run, s))
+			return 0;
+	}
+	for (t = s; t < aj->nsteps; t++)
+		if (aj->levels[t].nrows > 0 && !aggjoin_drain(run, t))
+			return 0;
+	return 1;
+}
+
+/*
+ * Aggregate, once, the build rows of every RIGHT or FULL step that no row
+ * matched over all the submits, the first step's first
+ * (aggjoin_emit_unmatched): a later step's matched flags are complete only
+ * once the rows of the steps before it have gone by.  Called by finish
+ * before the groups are formed; nothing to do without such a step.
+ * Refused (GA_ERR_INVALID) before every step is built, as the unmatched
+ * rows are not known then.
  */
 int
 ga_cpu_aggjoin_finish(CpuAggJoin *aj, CpuAggregateFn aggregate, void *agg, GaAggStats *stats,
 					  GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	CpuAggJoinRun run = {aj, NULL, aggregate, agg, stats, wait, arg, status, 0, 0};
-	CpuJoinLevel *last = &aj->levels[aj->nsteps];
-	int64_t		b;
-	int			t;
+	int			any = 0;
+	int			s;
 
-	if (!aggjoin_keeps_unmatched_build(aj->steps[aj->nsteps - 1].type) || aj->unmatched_done)
+	for (s = 0; s < aj->nsteps; s++)
+		any |= aggjoin_keeps_unmatched_build(aj->steps[s].type);
+	if (!any || aj->unmatched_done)
 	{
 		ga_status_ok(status);
 		return 1;
 	}
 	if (aj->nbuilt < aj->nsteps)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation ending in a right or full join was finished before the build sides of all its join steps were given");
+							 "a join-fed aggregation with a right or full join was finished before the build sides of all its join steps were given");
 	aj->unmatched_done = 1;		/* a failure below is remembered by the caller */
-	last->nrows = 0;
-	for (b = 0; b < aj->last_build_rows; b++)
-	{
-		int64_t		n = last->nrows;
-
-		if (aj->last_matched[b])
-			continue;
-		for (t = 0; t < aj->nsteps; t++)
-			last->source[t][n] = CPU_AGGJOIN_NO_ROW;
-		last->source[aj->nsteps][n] = b;
-		last->nrows = n + 1;
-		if (last->nrows == aj->batch_rows && !aggjoin_drain(&run, aj->nsteps))
+	for (s = 1; s <= aj->nsteps; s++)
+		if (aggjoin_keeps_unmatched_build(aj->steps[s - 1].type) &&
+			!aggjoin_emit_unmatched(&run, s))
 			return 0;
-	}
-	if (last->nrows > 0 && !aggjoin_drain(&run, aj->nsteps))
+	if (aj->levels[aj->nsteps].nrows > 0 && !aggjoin_drain(&run, aj->nsteps))
 		return 0;
 	ga_status_ok(status);
 	return 1;

@@ -56,20 +56,26 @@
  *	  overwritten only after its piece is settled (overflow redone on the
  *	  same rows).
  *
- * RIGHT and FULL (the last step only).  They probe and scan like INNER and
- * LEFT.  The build keeps a byte per payload row of that step in device
- * memory (dev_matched, cleared at build; every read payload column is
- * uploaded for all its rows, keyed or not), and the gather of the last
- * step's rows stores 1 for the build row of every row it writes.  At
- * finish, before the groups are formed, ga_gpu_aggjoin_finish lists the
- * unmarked build rows a chunk of batch_rows build rows at a time
- * (cub::DeviceSelect::Flagged into the last step's dev_first, its count
- * copied back and waited for), and the gather writes them into the input
- * buffer with every column but the last step's build columns null (no
- * level row: the validity bits cleared), appended and aggregated like a
- * submit's pieces (full but the last; counted in joined_rows and batches),
- * with column_has_nulls set for every column, so that the derived kernel
- * and the aggregation kernels read the validity.
+ * RIGHT and FULL (any step).  They probe and scan like INNER and LEFT.
+ * The build keeps a byte per payload row of that step in device memory
+ * (dev_matched, cleared at build; every read payload column is uploaded
+ * for all its rows, keyed or not), and the writing of the step's rows (the
+ * gather for the last step, the expansion for any other) stores 1 for the
+ * build row of every row it writes.  At finish, before the groups are
+ * formed, ga_gpu_aggjoin_finish takes the RIGHT and FULL steps from the
+ * first: it lists a step's unmarked build rows a chunk of batch_rows build
+ * rows at a time (cub::DeviceSelect::Flagged into the step's dev_first,
+ * its count copied back and waited for) and writes them as the step's
+ * rows with every earlier side null (no level row: probe row -1, earlier
+ * build rows NO_ROW, validity bits cleared): the last step's into the
+ * input buffer, any other's into its level, which the steps after it take
+ * as in a submit (a null key matches nothing; a later RIGHT or FULL step
+ * marks what they match), the partly filled levels last.  So a later
+ * step's marks are complete before its own rows are listed.  The pieces
+ * are appended and aggregated like a submit's (full but the last; counted
+ * in joined_rows and batches), with column_has_nulls set for every column,
+ * so that the derived kernel and the aggregation kernels read the
+ * validity.
  *
  * Derived columns are neither sent nor gathered: their operands and NaN
  * flags are gathered with the other columns the aggregation reads, and
@@ -164,7 +170,7 @@ struct GpuAggJoin
 	size_t		scan_temp_bytes;
 	unsigned long long *host_nrows; /* pinned: a step's rows */
 
-	/* a RIGHT or FULL last step: the listing of its unmatched build rows */
+	/* RIGHT or FULL steps: the listing of their unmatched build rows */
 	void	   *dev_select_temp;
 	size_t		select_temp_bytes;
 	unsigned long long *dev_unmatched_count;
@@ -197,8 +203,18 @@ aggjoin_keeps_unmatched_build(GaAggJoinType type)
 	return type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL;
 }
 
+/* Whether any step of the join emits its unmatched build rows at finish. */
+static inline int
+aggjoin_any_keeps_unmatched(const GpuAggJoin *aj)
+{
+	for (int i = 0; i < aj->nsteps; i++)
+		if (aggjoin_keeps_unmatched_build(aj->steps[i].type))
+			return 1;
+	return 0;
+}
+
 /*
- * Build rows listed per selection at finish: batch_rows (the last step's
+ * Build rows listed per selection at finish: batch_rows (the step's
  * dev_first, which holds the list, has that many entries), within CUB's
  * int item count.
  */
@@ -407,7 +423,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		!pinned_alloc((void **) &aj->host_nrows, sizeof(unsigned long long),
 					  "the join's row count", status))
 		return 0;
-	if (aggjoin_keeps_unmatched_build(aj->steps[aj->nsteps - 1].type))
+	if (aggjoin_any_keeps_unmatched(aj))
 	{
 		GPU_TRY(ga_aggjoin_select_unmatched(NULL, &aj->select_temp_bytes, NULL, 0, NULL, NULL,
 											aggjoin_unmatched_chunk(agg), agg->device->stream),
@@ -629,7 +645,7 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
  * Take step `step`'s build side (0-based): the hash join's build with the
  * sorted rows kept on the device (a step of several keys: on device.c's
  * hashes, whose seed is kept for the probes), then the payload's columns
- * (and, for a RIGHT or FULL last step, its cleared matched flags); the
+ * (and, for a RIGHT or FULL step, its cleared matched flags); the
  * join's own statistics are added to the aggregation's.  After the last
  * step's build, the gather's columns are described.
  */
@@ -654,7 +670,7 @@ ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t 
 	if (!aggjoin_upload_payload(agg, aj, step, payload, wait, arg, status))
 		return 0;
 	st->payload_rows = payload->nrows;
-	if (step == aj->nsteps - 1 && aggjoin_keeps_unmatched_build(st->type))
+	if (aggjoin_keeps_unmatched_build(st->type))
 	{
 		if (!device_alloc((void **) &st->dev_matched,
 						  (size_t) (payload->nrows > 0 ? payload->nrows : 1),
@@ -865,7 +881,7 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 
 	*total = (int64_t) *aj->host_nrows;
 	memset(pairs, 0, sizeof(*pairs));
-	pairs->matched = s == aj->nsteps ? step->dev_matched : NULL;
+	pairs->matched = step->dev_matched;	/* NULL but for RIGHT and FULL */
 	pairs->pair_ends = step->dev_pair_ends;
 	pairs->first = step->dev_first;
 	pairs->count = step->dev_count;
@@ -1037,21 +1053,21 @@ ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *
 }
 
 /*
- * List the unmatched build rows among the last step's payload rows [base,
- * base + n) into its dev_first (the selection timed as device work), and
- * wait for their count.
+ * List the unmatched build rows among step s's (1-based) payload rows
+ * [base, base + n) into its dev_first (the selection timed as device work),
+ * and wait for their count.
  */
 static int
-aggjoin_list_unmatched(GpuAgg *agg, GpuAggJoin *aj, int64_t base, int n, int64_t *nselected,
-					   GaWaitCallback wait, void *arg, GaStatus *status)
+aggjoin_list_unmatched(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t base, int n,
+					   int64_t *nselected, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	GpuAggJoinStep *last = &aj->steps[aj->nsteps - 1];
+	GpuAggJoinStep *step = &aj->steps[s - 1];
 	cudaStream_t stream = agg->device->stream;
 	size_t		temp_bytes = aj->select_temp_bytes;
 
 	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
-	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, last->dev_matched,
-										(uint32_t) base, last->dev_first,
+	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, step->dev_matched,
+										(uint32_t) base, step->dev_first,
 										aj->dev_unmatched_count, n, stream),
 			"listing a right or full join's unmatched build rows");
 	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
@@ -1071,58 +1087,89 @@ aggjoin_list_unmatched(GpuAgg *agg, GpuAggJoin *aj, int64_t base, int n, int64_t
 }
 
 /*
- * Aggregate, once, the build rows of a RIGHT or FULL last step that no row
- * matched over all the submits: list them a chunk at a time and gather
- * each list into the input buffer after the rows it holds, with every
- * column but the last step's null, aggregating the buffer when full and
- * what is left at the end (in flight, as a submit's last piece).  Nothing
- * to do for other join types; refused (GA_ERR_INVALID) before every step
- * is built.  The caller settles the aggregation afterwards.
+ * Write the build rows of RIGHT or FULL step s (1-based) that no row
+ * matched as rows of the step with every earlier side null: list them a
+ * chunk at a time, and write each list after the rows their destination
+ * holds (the input buffer for the last step, aggregated when full; the
+ * step's level otherwise, taken by the next step when full); then let the
+ * steps after s take their partly filled levels in step order, so that
+ * every row these give has gone through every step when this returns.
+ */
+static int
+aggjoin_emit_unmatched(GpuAgg *agg, GpuAggJoin *aj, int s, GaWaitCallback wait, void *arg,
+					   GaStatus *status)
+{
+	GpuAggJoinStep *step = &aj->steps[s - 1];
+	GaDevPairs	pairs;
+	GaDevLevel	no_level;
+	int			chunk = aggjoin_unmatched_chunk(agg);
+
+	memset(&no_level, 0, sizeof(no_level));
+	memset(&pairs, 0, sizeof(pairs));
+	pairs.unmatched_rows = step->dev_first;
+	pairs.step = s;
+	for (int64_t base = 0; base < step->payload_rows; base += chunk)
+	{
+		int			n = step->payload_rows - base < chunk ? (int) (step->payload_rows - base) : chunk;
+		int64_t		nselected = 0;
+		int64_t		done,
+					m;
+
+		if (!aggjoin_list_unmatched(agg, aj, s, base, n, &nselected, wait, arg, status))
+			return 0;
+		if (s == aj->nsteps)
+			agg->stats.joined_rows += nselected;
+		for (done = 0; done < nselected; done += m)
+		{
+			int64_t		held = s == aj->nsteps ? aj->gathered_rows : step->level_rows;
+
+			m = nselected - done < agg->batch_rows - held ? nselected - done : agg->batch_rows - held;
+			if (s == aj->nsteps ?
+				!aggjoin_gather_rows(agg, aj, &pairs, &no_level, done, m, wait, arg, status) :
+				!aggjoin_expand_rows(agg, aj, s, &pairs, &no_level, done, m, wait, arg, status))
+				return 0;
+		}
+	}
+	for (int t = s; t < aj->nsteps; t++)
+	{
+		int64_t		held = aj->steps[t - 1].level_rows;
+
+		aj->steps[t - 1].level_rows = 0;
+		if (!aggjoin_run_step(agg, aj, t + 1, held, wait, arg, status))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Aggregate, once, the build rows of every RIGHT or FULL step that no row
+ * matched over all the submits, the first step's first
+ * (aggjoin_emit_unmatched): a later step's matched flags are complete only
+ * once the rows of the steps before it have gone by.  The rows left in the
+ * input buffer are aggregated at the end (in flight, as a submit's last
+ * piece).  Nothing to do without such a step; refused (GA_ERR_INVALID)
+ * before every step is built.  The caller settles the aggregation
+ * afterwards.
  */
 int
 ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GpuAggJoin *aj = agg->join;
-	GpuAggJoinStep *last;
-	GaDevPairs	pairs;
-	GaDevLevel	no_level;
-	int			chunk = aggjoin_unmatched_chunk(agg);
 
-	if (aj == NULL || aj->unmatched_done ||
-		!aggjoin_keeps_unmatched_build(aj->steps[aj->nsteps - 1].type))
+	if (aj == NULL || aj->unmatched_done || !aggjoin_any_keeps_unmatched(aj))
 		return 1;
 	if (aj->nbuilt < aj->nsteps)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation ending in a right or full join was finished before the build sides of all its join steps were given");
+							 "a join-fed aggregation with a right or full join was finished before the build sides of all its join steps were given");
 	aj->unmatched_done = 1;		/* a failure below is remembered by the caller */
-	last = &aj->steps[aj->nsteps - 1];
 
-	/* Every column but the last step's is null in these rows: read validity. */
+	/* Every side below a step is null in its unmatched rows: read validity. */
 	for (int c = 0; c < agg->ncolumns; c++)
 		agg->column_has_nulls[c] = 1;
-	memset(&no_level, 0, sizeof(no_level));
-	memset(&pairs, 0, sizeof(pairs));
-	pairs.unmatched_rows = last->dev_first;
-	pairs.step = aj->nsteps;
-
-	for (int64_t base = 0; base < last->payload_rows; base += chunk)
-	{
-		int			n = last->payload_rows - base < chunk ? (int) (last->payload_rows - base) : chunk;
-		int64_t		nselected = 0;
-		int64_t		done,
-					m;
-
-		if (!aggjoin_list_unmatched(agg, aj, base, n, &nselected, wait, arg, status))
+	for (int s = 1; s <= aj->nsteps; s++)
+		if (aggjoin_keeps_unmatched_build(aj->steps[s - 1].type) &&
+			!aggjoin_emit_unmatched(agg, aj, s, wait, arg, status))
 			return 0;
-		agg->stats.joined_rows += nselected;
-		for (done = 0; done < nselected; done += m)
-		{
-			m = nselected - done < agg->batch_rows - aj->gathered_rows ?
-				nselected - done : agg->batch_rows - aj->gathered_rows;
-			if (!aggjoin_gather_rows(agg, aj, &pairs, &no_level, done, m, wait, arg, status))
-				return 0;
-		}
-	}
 	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, wait, arg, status))
 		return 0;
 	return 1;

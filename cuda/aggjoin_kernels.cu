@@ -35,13 +35,13 @@
  * (before dst_offset, or past its end) is merged with what it holds, which
  * is safe because one warp owns each word in a launch and launches are
  * stream-ordered.  The column descriptions are staged in shared memory
- * once per block.  For a RIGHT or FULL last step the gather also stores 1
- * in the matched byte of every build row it writes a row of (a plain
- * store: every writer stores the same value, so no atomics are needed);
- * at finish cub::DeviceSelect::Flagged lists the unmarked build rows a
- * chunk at a time (the flags a transform iterator over the bytes, the
- * items a counting iterator), and the gather writes them with every other
- * side's columns null.
+ * once per block.  For a RIGHT or FULL step the gather (last step) or the
+ * expansion (any other) also stores 1 in the matched byte of every build
+ * row it writes a row of (a plain store: every writer stores the same
+ * value, so no atomics are needed); at finish cub::DeviceSelect::Flagged
+ * lists the unmarked build rows a chunk at a time (the flags a transform
+ * iterator over the bytes, the items a counting iterator), and the gather
+ * or the expansion writes them with every earlier side's columns null.
  *
  * Several keys: one thread per level row in a grid-stride loop, before the
  * probe (the hash of the row's key columns, join_key.h's, the same as the
@@ -239,7 +239,9 @@ aggjoin_gather_kernel(const GaDevGatherColumn *columns, int ncolumns, GaDevPairs
 /*
  * Write rows [start, start + n) of a step's pairs over level `from` as
  * rows [dst_offset, dst_offset + n) of level `to`: the level row's
- * sources, then the step's build row.
+ * sources (none for an unmatched build row: probe row -1, earlier build
+ * rows NO_ROW), then the step's build row; mark each build row written in
+ * pairs.matched when it is given.
  */
 __global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
 aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t start,
@@ -254,9 +256,11 @@ aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t 
 		uint32_t	b;
 
 		aggjoin_pair_source(pairs, start + i, &p, &b);
-		to.probe_rows[d] = aggjoin_level_source(from, 0, p);
+		if (pairs.matched != nullptr && b != GA_AGGJOIN_NO_ROW)
+			pairs.matched[b] = 1;
+		to.probe_rows[d] = p < 0 ? -1 : aggjoin_level_source(from, 0, p);
 		for (int t = 1; t < pairs.step; t++)
-			to.build_rows[t][d] = __ldg(from.build_rows[t] + p);
+			to.build_rows[t][d] = p < 0 ? GA_AGGJOIN_NO_ROW : __ldg(from.build_rows[t] + p);
 		to.build_rows[pairs.step][d] = b;
 	}
 }

@@ -28,12 +28,13 @@
  * key differs from that of the first build row of its range, or that has
  * a null key column.
  *
- * Unmatched build rows (a RIGHT or FULL last step).  The gather marks, in
- * a byte per build row of the last step (pairs->matched), every build row
- * it writes a row of; at finish ga_aggjoin_select_unmatched lists the
- * build rows left unmarked, a chunk at a time, and the gather writes them
- * as rows whose every column but the last step's is null
- * (pairs->unmatched_rows).
+ * Unmatched build rows (a RIGHT or FULL step).  The gather (the last step)
+ * or the expansion (any other) marks, in a byte per build row of the step
+ * (pairs->matched), every build row it writes a row of; at finish
+ * ga_aggjoin_select_unmatched lists the build rows left unmarked, a chunk
+ * at a time, and the gather or the expansion writes them as rows whose
+ * every earlier side is null (pairs->unmatched_rows; in a level, probe row
+ * -1 and build rows GA_AGGJOIN_NO_ROW).
  *
  * Every function returns the cudaError_t of the call or launch; none of
  * them throws, prints or allocates.
@@ -57,8 +58,9 @@
 
 /*
  * Where the rows of one level come from: probe_rows[i] is row i's probe
- * row (NULL: level 0, row i is probe row i), build_rows[t][i] its build
- * row of step t, for t = 1 .. the level ([0] is unused).
+ * row (NULL: level 0, row i is probe row i; -1: none, an unmatched build
+ * row of a RIGHT or FULL step), build_rows[t][i] its build row of step t
+ * (GA_AGGJOIN_NO_ROW: none), for t = 1 .. the level ([0] is unused).
  */
 typedef struct GaDevLevel
 {
@@ -80,12 +82,13 @@ typedef struct GaDevPairs
 	int64_t		nlevel;			/* rows of the level probed */
 	int32_t		step;			/* the step, 1-based; columns of this side
 								 * take its build row */
-	uint8_t    *matched;		/* non-NULL: the gather stores 1 at every
-								 * build row of `step` it writes a row of */
+	uint8_t    *matched;		/* non-NULL: the gather or expansion stores
+								 * 1 at every build row of `step` it writes
+								 * a row of */
 	const uint32_t *unmatched_rows;	/* non-NULL: row j is build row
 									 * unmatched_rows[j] of `step` alone,
-									 * every other side null (no pair_ends,
-									 * no level) */
+									 * every earlier side null (no
+									 * pair_ends, no level) */
 } GaDevPairs;
 
 /*
@@ -173,7 +176,8 @@ extern cudaError_t ga_aggjoin_select_unmatched(void *temp, size_t *temp_bytes,
 /*
  * Write rows [start, start + n) of a step's pairs over level `from` as
  * rows [dst_offset, dst_offset + n) of level `to` (the step's level): the
- * sources of their level rows, and the step's build row.
+ * sources of their level rows, and the step's build row (marked in
+ * pairs->matched when given).
  */
 extern cudaError_t ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDevLevel *from,
 											const GaDevLevel *to, int64_t start, int64_t n,

@@ -268,9 +268,7 @@ join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
 
 /*
  * Check a request's join spec: 1 .. GA_AGG_MAX_JOIN_STEPS steps of known
- * types (RIGHT and FULL only as the last step: their unmatched build rows
- * are emitted once, at finish, which only the last step's rows allow), a
- * from_build entry (0 .. nsteps) per column, and every step's keys (see
+ * types, a from_build entry (0 .. nsteps) per column, and every step's keys (see
  * join_step_keys_validate).
  */
 static int
@@ -293,10 +291,6 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "join step %d of the join-fed aggregation has an unknown join type %d",
 								 s + 1, (int) type);
-		if ((type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL) && s + 1 < join->nsteps)
-			return ga_status_set(status, GA_ERR_INVALID,
-								 "join step %d of the join-fed aggregation is a %s join, but only its last step (step %d) may be a right or full join",
-								 s + 1, type == GA_AGG_JOIN_RIGHT ? "right" : "full", join->nsteps);
 	}
 	if (join->from_build == NULL && request->ncolumns > 0)
 		return ga_status_set(status, GA_ERR_INVALID,

@@ -1207,7 +1207,7 @@ cpu_agg_join_build(void *agg_impl, int step, const int64_t *keys, const uint32_t
 
 /*
  * Aggregate what a join-fed aggregation adds at finish (the unmatched build
- * rows of a RIGHT or FULL last step, aggjoin_cpu.c), then turn the
+ * rows of its RIGHT and FULL steps, aggjoin_cpu.c), then turn the
  * accumulators into result columns, in place (a GaInt128 and a double are
  * as wide as __int128 and the ordered int64), once; later calls return the
  * same result.

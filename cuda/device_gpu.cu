@@ -1223,8 +1223,8 @@ done:
 }
 
 /*
- * Aggregate what a join-fed aggregation adds at finish (a RIGHT or FULL
- * last step's unmatched build rows, aggjoin_gpu.cu), wait for every piece
+ * Aggregate what a join-fed aggregation adds at finish (its RIGHT and FULL
+ * steps' unmatched build rows, aggjoin_gpu.cu), wait for every piece
  * (growing the table as needed) and return the groups; a second call
  * returns the same result.
  */

@@ -111,8 +111,9 @@ extern void ga_cpu_join_destroy(void *join_impl);
  * rows of each probe batch in host batches of the request's layout and
  * hands them, a piece at a time, to the CPU aggregation through `aggregate`,
  * which computes the piece's derived columns in it (so it is writable)
- * before aggregating it.  finish aggregates a RIGHT or FULL last step's
- * unmatched build rows the same way, before the groups are formed.
+ * before aggregating it.  finish aggregates the RIGHT and FULL steps'
+ * unmatched build rows (through the steps after each) the same way, before
+ * the groups are formed.
  */
 typedef struct CpuAggJoin CpuAggJoin;
 typedef int (*CpuAggregateFn) (void *agg, GaBatch *batch,

@@ -547,20 +547,23 @@ typedef enum GaAggJoinType
 	GA_AGG_JOIN_INNER = 0,
 	GA_AGG_JOIN_LEFT,			/* also a row, build columns null, for each row without a match */
 	GA_AGG_JOIN_ANTI,			/* only the rows without a match, the step's build columns null */
-	GA_AGG_JOIN_RIGHT,			/* the last step only: INNER, and see below */
-	GA_AGG_JOIN_FULL			/* the last step only: LEFT, and see below */
+	GA_AGG_JOIN_RIGHT,			/* INNER, and see below */
+	GA_AGG_JOIN_FULL			/* LEFT, and see below */
 } GaAggJoinType;
 
 /*
- * RIGHT and FULL joins (only as the last step, steps[nsteps - 1]; any other
- * step of those types is refused with GA_ERR_INVALID): besides the rows
- * above, the aggregation takes, once, one row for every build payload row
- * of the last step (every row 0 .. payload->nrows - 1 given to
- * ga_agg_join_build, with a key or not: a row without a key never matches)
- * that no row of step nsteps - 1 matched over all the submitted batches: its
- * build columns from the payload row, every other column (the probe side's
- * and the earlier steps' build columns) null.  Those rows are aggregated in
- * ga_agg_finish, before the groups are formed, in pieces of at most
+ * RIGHT and FULL joins (any step s, 0-based): besides the rows above, the
+ * step gives, once, one row for every build payload row of step s (every
+ * row 0 .. payload->nrows - 1 given to ga_agg_join_build, with a key or
+ * not: a row without a key never matches) that no row of the level below
+ * it matched over all the submitted batches: its build columns of step s
+ * from the payload row, the columns of the probe side and of the steps
+ * before s null.  Those rows are made in ga_agg_finish, before the groups
+ * are formed: step 0's first, then step 1's, and so on, each step's going
+ * through the steps after it as any of its rows would (a null key never
+ * matches there, and a later RIGHT or FULL step counts their matches), so
+ * that a later step's unmatched rows are known only after every earlier
+ * step's rows went by.  They are aggregated in pieces of at most
  * batch_rows; they count in joined_rows, and each of their pieces counts as
  * a batch.  A failed or cancelled submit leaves the aggregation failed, as
  * always, so no row is emitted twice or lost.

@@ -17,10 +17,13 @@
  * equal key, or, for a LEFT step, one row with null step-s columns when it
  * has no match (a null key, or a null in any of its key columns, never
  * matches); an ANTI step keeps only the rows without a match, with null
- * step-s columns.  A RIGHT last step joins like INNER and a FULL one like
- * LEFT; after every probe row, each build row of that step that no row
- * of the walk matched gives one more row: its build columns, every other
- * column null.  The last step's rows make an ordinary Case of
+ * step-s columns.  A RIGHT step joins like INNER and a FULL one like LEFT,
+ * and the walk logs every build row of theirs that a row matched; after
+ * every probe row, the RIGHT and FULL steps are taken from the first: each
+ * build row of the step that the log does not hold starts one more walk
+ * at the step after it, with its build columns and every earlier side
+ * null (its walk logs the matches of later steps in turn).  The last
+ * step's rows make an ordinary Case of
  * conformance.c, whose reference (sort_reference, check_result) checks the
  * device's groups exactly as it checks an aggregation of submitted
  * batches: there is one checker.  The rows every step forms are budgeted
@@ -30,8 +33,8 @@
  * Besides the groups: the statistics (input_rows = probe rows, joined_rows
  * = the last step's rows, join_build_rows = keyed build rows of every step,
  * batches = max(1, ceil(rows / batch_rows)) per submit, plus
- * ceil(unmatched / batch_rows) for a RIGHT or FULL join's unmatched build
- * rows at finish, and on the CPU
+ * ceil(rows / batch_rows) for the rows that the RIGHT and FULL joins'
+ * unmatched build rows give at finish, and on the CPU
  * device bytes_sent exactly), the batch contract, that build columns of a
  * submitted batch are ignored (they are filled with garbage and false
  * nulls), that a payload's columns of other origins are never read (their
@@ -51,7 +54,10 @@
  * keys flowing from a LEFT step into the next, every type in two builds),
  * then RIGHT and FULL last steps (null keys on both sides, an empty probe
  * side, an empty build, every build row matched, none matched, small
- * pieces, two- and three-step chains ending in them), then steps of
+ * pieces, two- and three-step chains ending in them), RIGHT and FULL steps
+ * below others (their unmatched rows meeting an INNER, a LEFT, an ANTI
+ * and another RIGHT or FULL step, keyed on the null-extended side or on
+ * the step's own build side), then steps of
  * several keys (2 to 4 keys of the probe side, of earlier build sides and
  * of earlier steps' keys mixed in one step; keys that share a component or
  * are permutations of each other; duplicates, nulls in some key columns
@@ -417,6 +423,10 @@ typedef struct AjWalk
 	int64_t		capacity;
 	int64_t		work;			/* rows every step formed so far */
 	int64_t		limit;			/* the most work allowed */
+	int64_t    *marks;			/* RIGHT and FULL steps' matched build rows,
+								 * each b * AJ_MAX_STEPS + step (0-based) */
+	int64_t		nmarks;
+	int64_t		marks_capacity;
 } AjWalk;
 
 /*
@@ -495,9 +505,29 @@ aj_walk_emit(AjWalk *w)
 	w->nrows++;
 }
 
+/* Log that build row b of RIGHT or FULL step s (0-based) matched a row. */
+static void
+aj_walk_mark(AjWalk *w, int s, int64_t b)
+{
+	if (w->nmarks == w->marks_capacity)
+	{
+		w->marks_capacity = w->marks_capacity > 0 ? 2 * w->marks_capacity : 1024;
+		w->marks = realloc(w->marks, sizeof(int64_t) * w->marks_capacity);
+	}
+	w->marks[w->nmarks++] = b * AJ_MAX_STEPS + s;
+}
+
+/* Whether step type `type` also gives the build rows that nothing matched. */
+static int
+aj_keeps_unmatched(GaAggJoinType type)
+{
+	return type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL;
+}
+
 /*
  * Form the rows of steps s + 1 .. nsteps (0-based s) from the row of step
- * s in w->tuple; 0 as soon as the work passes the limit.
+ * s in w->tuple, logging the matches of RIGHT and FULL steps; 0 as soon
+ * as the work passes the limit.
  */
 static int
 aj_walk(AjWalk *w, int s)
@@ -525,6 +555,8 @@ aj_walk(AjWalk *w, int s)
 				return 0;
 			w->tuple[s + 1] = step->nkeys > 1 ? build->tuples[first + k].row :
 				build->entries[first + k].row;
+			if (aj_keeps_unmatched(step->type))
+				aj_walk_mark(w, s, w->tuple[s + 1]);
 			if (!aj_walk(w, s + 1))
 				return 0;
 		}
@@ -556,6 +588,7 @@ aj_walk_all(AjCase *jc, AjWalk *w, int64_t budget, int64_t *per_row)
 	for (r = 0; r < jc->nprobe; r++)
 	{
 		int64_t		nrows = w->nrows;
+		int64_t		nmarks = w->nmarks;
 		int64_t		work = w->work;
 		int64_t		left = budget - work;
 
@@ -564,6 +597,7 @@ aj_walk_all(AjCase *jc, AjWalk *w, int64_t budget, int64_t *per_row)
 		if (!aj_walk(w, 0))
 		{
 			w->nrows = nrows;
+			w->nmarks = nmarks;
 			w->work = work;
 			for (c = 0; c < jc->joined.ncolumns; c++)
 				if (jc->probe_key[c])
@@ -577,43 +611,48 @@ aj_walk_all(AjCase *jc, AjWalk *w, int64_t budget, int64_t *per_row)
 }
 
 /*
- * After the walk of every probe row: for a RIGHT or FULL last step, append
- * one row for each of its build rows (keyed or not) that no row of the
- * walk holds, with no source on any other side.  Marking from the rows
- * kept (not during the walk) leaves out the rows of a walk that passed the
- * budget and was redone.  Returns the rows appended.
+ * After the walk of every probe row: for each RIGHT or FULL step, from the
+ * first, walk each of its build rows (keyed or not) that the log does not
+ * hold from the step after it, with no source on any earlier side (so its
+ * keys there are null, and its walk logs the matches of the later RIGHT
+ * and FULL steps before their turn).  Logging during the walk (and
+ * dropping the log of a walk that passed the budget and was redone) marks
+ * a build row matched even when a later step drops the row.  These walks
+ * have no budget (the specs keep them small).  Returns the rows they give.
  */
 static int64_t
 aj_walk_unmatched(AjCase *jc, AjWalk *w)
 {
-	int			last = jc->nsteps;
-	int			width = last + 1;
-	const AjBuild *build = &jc->builds[last - 1];
-	uint8_t    *matched;
-	int64_t		appended = 0,
-				i,
-				b;
-	int			t;
+	int64_t		before = w->nrows;
+	int			s,
+				t;
 
-	if (jc->steps[last - 1].type != GA_AGG_JOIN_RIGHT &&
-		jc->steps[last - 1].type != GA_AGG_JOIN_FULL)
-		return 0;
-	matched = calloc(build->nbuild > 0 ? build->nbuild : 1, 1);
-	for (i = 0; i < w->nrows; i++)
-		if (w->rows[i * width + last] != AJ_NO_ROW)
-			matched[w->rows[i * width + last]] = 1;
-	for (b = 0; b < build->nbuild; b++)
+	w->limit = INT64_MAX;
+	for (s = 0; s < jc->nsteps; s++)
 	{
-		if (matched[b])
+		const AjBuild *build = &jc->builds[s];
+		uint8_t    *matched;
+		int64_t		i,
+					b;
+
+		if (!aj_keeps_unmatched(jc->steps[s].type))
 			continue;
-		for (t = 0; t < last; t++)
-			w->tuple[t] = AJ_NO_ROW;
-		w->tuple[last] = b;
-		aj_walk_emit(w);
-		appended++;
+		matched = calloc(build->nbuild > 0 ? build->nbuild : 1, 1);
+		for (i = 0; i < w->nmarks; i++)
+			if (w->marks[i] % AJ_MAX_STEPS == s)
+				matched[w->marks[i] / AJ_MAX_STEPS] = 1;
+		for (b = 0; b < build->nbuild; b++)
+		{
+			if (matched[b])
+				continue;
+			for (t = 0; t <= s; t++)
+				w->tuple[t] = AJ_NO_ROW;
+			w->tuple[s + 1] = b;
+			aj_walk(w, s + 1);
+		}
+		free(matched);
 	}
-	free(matched);
-	return appended;
+	return w->nrows - before;
 }
 
 /* Copy value row src_row of a column into joined row dst. */
@@ -1063,6 +1102,7 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 	aj_describe(jc, s, ncols);
 
 	free(walk.rows);
+	free(walk.marks);
 	free(per_row);
 	for (i = 0; i < MAX_COLUMNS; i++)
 		free(key_table[i]);

@@ -3,7 +3,8 @@
  * aggjoin_specs.c
  *	  The join-fed aggregation suite's cases as specs (aggjoin.h): the fixed
  *	  edge cases, one step first, then chains, then RIGHT and FULL last
- *	  steps, then steps of several keys, and the random mixtures of
+ *	  steps, then steps of several keys, then RIGHT and FULL steps below
+ *	  others, and the random mixtures of
  *	  steps, sides, keys, skew, nulls and columns that follow them.
  *	  aggjoin.c generates and runs them.
  *
@@ -645,6 +646,70 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 	}
 }
 
+/*
+ * The fixed cases of RIGHT and FULL steps below others (index 48 ..
+ * NUM_FIXED_AJ_CASES - 1): their unmatched build rows come back at finish
+ * through the steps after them, with every earlier side null, so a later
+ * step keyed on the probe side sees null keys, one keyed on their own
+ * build side may match them, and a later RIGHT or FULL step counts those
+ * matches before its own unmatched rows are listed.
+ */
+static void
+aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
+{
+	switch (index)
+	{
+		case 48:
+			/* RIGHT, then INNER keyed on its build side: its unmatched rows may match */
+			aj_chain_spec(s, "chain-right-below-inner", max_pairs, 2);
+			aj_set_step(s, 0, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGG_JOIN_INNER, AJ_KEY_BUILD, 1, 2000, AJ_UNIQUE, 2000);
+			s->steps[0].build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->nprobe = 3000;
+			s->batch_rows = 256;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 49:
+			/* FULL, LEFT on a probe key (null for them), RIGHT on build side 1 */
+			aj_chain_spec(s, "chain-full-below-left-right", max_pairs, 3);
+			aj_set_step(s, 0, GA_AGG_JOIN_FULL, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1000);
+			aj_set_step(s, 2, GA_AGG_JOIN_RIGHT, AJ_KEY_BUILD, 1, 1500, AJ_UNIQUE, 1500);
+			s->steps[2].build_key_null = 0.1;
+			s->probe_key_null = 0.05;
+			s->nprobe = 3000;
+			s->batch_rows = 100;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 50:
+			/* RIGHT, ANTI on its build side, FULL on a probe key; tiny pieces */
+			aj_chain_spec(s, "chain-right-below-anti-full", max_pairs, 3);
+			aj_set_step(s, 0, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 3000);
+			aj_set_step(s, 1, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 1, 300, AJ_DUPS, 500);
+			aj_set_step(s, 2, GA_AGG_JOIN_FULL, AJ_KEY_PROBE, 0, 1000, AJ_DUPS, 800);
+			s->steps[0].build_key_null = 0.2;
+			s->nprobe = 1500;
+			s->batch_rows = 3;
+			s->split = SPLIT_RANDOM;
+			break;
+		default:
+			/* several keys: RIGHT on two probe keys, then FULL on build side 1 and a probe key */
+			aj_chain_spec(s, "keys-chain-right-below-full", max_pairs, 2);
+			s->steps[0].type = GA_AGG_JOIN_RIGHT;
+			s->steps[0].nbuild = 2000;
+			aj_set_keys(s, 0, "p p", 30);
+			s->steps[1].type = GA_AGG_JOIN_FULL;
+			s->steps[1].nbuild = 300;
+			aj_set_keys(s, 1, "b1 p", 20);
+			s->steps[0].build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->nprobe = 2000;
+			s->batch_rows = 64;
+			break;
+	}
+}
+
 /* The fixed edge cases: each index is one scenario random ones may miss. */
 void
 aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
@@ -655,8 +720,10 @@ aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
 		aj_fixed_chain(index, s, max_pairs);
 	else if (index <= 35)
 		aj_fixed_outer(index, s, max_pairs);
-	else
+	else if (index <= 47)
 		aj_fixed_multikey(index, s, max_pairs);
+	else
+		aj_fixed_outer_below(index, s, max_pairs);
 }
 
 /* Null rates of random key columns and build keys. */
@@ -738,6 +805,43 @@ aj_random_multikey(const Rng *rng, AjSpec *s)
 			multi.key_domain = 1;
 		*ss = multi;
 	}
+}
+
+/*
+ * Make one step below the last of a random chain (with probability 0.3) a
+ * RIGHT or FULL join, drawn from a stream of its own so that the draws of
+ * every other random case stay what they were.  Its unmatched build rows
+ * go through the later steps at finish with no budget, so each later step
+ * keyed on a build side (where they may match) gets unique build keys,
+ * leaving them at most one row a step; a later step of several keys with
+ * one there leaves the chain as it was.  The step's build rows are capped
+ * at ~2000 pieces.
+ */
+static void
+aj_random_outer_below(const Rng *rng, AjSpec *s)
+{
+	Rng			ob;
+	int			i,
+				j,
+				k;
+
+	rng_seed(&ob, rng->s[1] ^ rng->s[2] ^ UINT64_C(0x6f75746572));
+	if (s->nsteps < 2 || !rng_chance(&ob, 0.3))
+		return;
+	i = (int) rng_range(&ob, 0, s->nsteps - 2);
+	for (j = i + 1; j < s->nsteps; j++)
+		for (k = 0; s->steps[j].nkeys > 1 && k < s->steps[j].nkeys; k++)
+			if (s->steps[j].comp_from[k] != AJ_KEY_PROBE)
+				return;
+	s->steps[i].type = rng_chance(&ob, 0.5) ? GA_AGG_JOIN_RIGHT : GA_AGG_JOIN_FULL;
+	if (s->steps[i].nbuild > s->batch_rows * 2000)
+		s->steps[i].nbuild = s->batch_rows * 2000;
+	for (j = i + 1; j < s->nsteps; j++)
+		if (s->steps[j].nkeys <= 1 && s->steps[j].key_from != AJ_KEY_PROBE)
+		{
+			s->steps[j].build_dist = AJ_UNIQUE;
+			s->steps[j].key_domain = s->steps[j].nbuild > 0 ? s->steps[j].nbuild : 1;
+		}
 }
 
 /* A random case: steps, sides, keys, skew, nulls, columns, sizes all drawn. */
@@ -837,6 +941,7 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 		s->steps[s->nsteps - 1].nbuild > s->batch_rows * 2000)
 		s->steps[s->nsteps - 1].nbuild = s->batch_rows * 2000;
 	aj_random_multikey(rng, s);
+	aj_random_outer_below(rng, s);
 }
 
 /* Keep a spec within --max-rows on every side (small runs under a sanitizer). */
