@@ -13,8 +13,10 @@
  * copies keys and accumulators over, rebuilds the slots from the dense keys
  * and runs the batch's kernels again: all of them, or only the escapes'
  * when the one-pass kernel had already merged (perfect never overflows; the
- * fused kernel merges only when nothing overflowed).  A wrong estimate of
- * the number of groups therefore costs time, never a wrong answer.
+ * fused kernel merges only when nothing overflowed), or for partitioned all
+ * but the partitioning (its permutation, packed keys and value copies do
+ * not depend on the table).  A wrong estimate of the number of groups
+ * therefore costs time, never a wrong answer.
  *
  * Only one batch is on the device at a time (device_gpu.cu waits for it
  * before the next one's input overwrites the buffer), so its input is still
@@ -342,6 +344,36 @@ dev_partitions(const GpuAgg *agg, int64_t nrows)
 }
 
 /*
+ * Whether the batch in flight is already partitioned as `parts` (of nrows
+ * rows) asks, so that a redo after growth can skip the partitioning: its
+ * outputs (permutation, partition bounds, packed keys, value copies) depend
+ * only on the batch's input, not on the group table.  partitions_ready is
+ * cleared for every new batch (new input, derived columns to compute) and
+ * set once the partitioning is enqueued; the buffers and shape it used must
+ * also be the ones `parts` names (none is reallocated by growth, but a
+ * mismatch would leave the kernels reading what was never written).
+ */
+static int
+partitions_reusable(const GpuAgg *agg, const GaDevPartitions *parts, int64_t nrows)
+{
+	const GaDevPartitions *made = &agg->partitioned_as;
+
+	if (!agg->partitions_ready || agg->partitioned_rows != nrows ||
+		made->pbits != parts->pbits || made->blocks != parts->blocks ||
+		made->rows_per_block != parts->rows_per_block || made->hist != parts->hist ||
+		made->begin != parts->begin || made->chunk_first != parts->chunk_first ||
+		made->perm != parts->perm || made->packed != parts->packed ||
+		made->nvalues != parts->nvalues)
+		return 0;
+	for (int v = 0; v < parts->nvalues; v++)
+		if (made->value_src[v] != parts->value_src[v] ||
+			made->value_dst[v] != parts->value_dst[v] ||
+			made->value_width[v] != parts->value_width[v])
+			return 0;
+	return 1;
+}
+
+/*
  * Enqueue phase 1 (group ids) for the batch's positions: its rows, or the
  * row list dev_rows of *count rows when count is given (all nrows rows of
  * it otherwise), and mark it; nothing for a plain aggregate.
@@ -385,6 +417,7 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 		GPU_TRY(ga_launch_compute_derived(agg->dev_programs, agg->nprograms, nrows, sms, stream),
 				"launching the derived column kernel");
 		agg->derived_pending = 0;	/* a redo after growth finds them there */
+		agg->partitions_ready = 0;	/* partitioned on other key values */
 		if (!mark(agg, GA_PHASE_DERIVED, status))
 			return 0;
 	}
@@ -477,10 +510,19 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 						if (in_order < 0)
 							return 0;
 					}
-					GPU_TRY(ga_launch_partition(keys, &agg->inflight_pack, nrows, &parts, stream),
-							"launching the partitioning kernels");
-					if (!mark(agg, GA_PHASE_PARTITION, status))
-						return 0;
+					/* a redo after growth reuses the batch's partitioning */
+					if (!partitions_reusable(agg, &parts, nrows))
+					{
+						agg->partitions_ready = 0;
+						GPU_TRY(ga_launch_partition(keys, &agg->inflight_pack, nrows, &parts,
+													stream),
+								"launching the partitioning kernels");
+						agg->partitioned_as = parts;
+						agg->partitioned_rows = nrows;
+						agg->partitions_ready = 1;
+						if (!mark(agg, GA_PHASE_PARTITION, status))
+							return 0;
+					}
 					if (agg->inflight_packed)
 					{
 						GPU_TRY(ga_launch_chunk_group_ids(keys, &agg->inflight_pack, &table,
@@ -706,6 +748,7 @@ ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *ar
 	GpuPlan		plan;
 
 	agg->inflight_rows = nrows;
+	agg->partitions_ready = 0;	/* new input: partition it afresh */
 	agg->stats.batches++;
 	if (!agg->probed && agg->nkeys > 0 && agg->rows_ok &&
 		(agg->request.strategy == GA_STRATEGY_AUTO ||

@@ -180,6 +180,12 @@ typedef struct GpuAgg
 									 * kernels), else two phases over the
 									 * permutation */
 	GaDevPack	inflight_pack;	/* PLAN_FUSED, PLAN_PARTITIONED */
+	int			partitions_ready;	/* PLAN_PARTITIONED: this batch's
+									 * partitioning, as partitioned_as says,
+									 * is on the device (a redo reuses it);
+									 * cleared for every new batch */
+	GaDevPartitions partitioned_as; /* the partitioning's buffers and shape */
+	int64_t		partitioned_rows;	/* rows it partitioned */
 	GaDevKeys	inflight_keys;
 	GaDevAggs	inflight_aggs;	/* acc pointers filled at each launch */
 	unsigned int fallbacks_seen;

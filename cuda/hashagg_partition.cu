@@ -253,62 +253,14 @@ partition_count_kernel(const GaDevKeys keys, int64_t nrows, const GaDevPartition
 }
 
 /*
- * Exclusive scans of the partition sizes (into begin and cursor) and of
- * their chunk counts (into chunk_first, with the total at [npart]), by one
- * block: each thread takes a run of npart / threads partitions.
- */
-__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
-partition_scan_kernel(const GaDevPartitions parts)
-{
-	__shared__ unsigned int rows[GA_GPU_BLOCK_THREADS];
-	__shared__ unsigned int chunks[GA_GPU_BLOCK_THREADS];
-	const int	npart = 1 << parts.pbits;
-	const int	per_thread = (npart + blockDim.x - 1) / blockDim.x;
-	const int	first = threadIdx.x * per_thread;
-	const int	end = first + per_thread < npart ? first + per_thread : npart;
-	unsigned int row_sum = 0;
-	unsigned int chunk_sum = 0;
-
-	for (int p = first; p < end; p++)
-	{
-		row_sum += parts.hist[p];
-		chunk_sum += (parts.hist[p] + GA_CHUNK_ROWS - 1) / GA_CHUNK_ROWS;
-	}
-	rows[threadIdx.x] = row_sum;
-	chunks[threadIdx.x] = chunk_sum;
-	__syncthreads();
-	for (int offset = 1; offset < (int) blockDim.x; offset <<= 1)
-	{
-		const bool	adds = threadIdx.x >= (unsigned int) offset;
-		unsigned int add_rows = adds ? rows[threadIdx.x - offset] : 0;
-		unsigned int add_chunks = adds ? chunks[threadIdx.x - offset] : 0;
-
-		__syncthreads();
-		rows[threadIdx.x] += add_rows;
-		chunks[threadIdx.x] += add_chunks;
-		__syncthreads();
-	}
-	row_sum = rows[threadIdx.x] - row_sum;	/* exclusive prefix of this run */
-	chunk_sum = chunks[threadIdx.x] - chunk_sum;
-	for (int p = first; p < end; p++)
-	{
-		parts.begin[p] = row_sum;
-		parts.cursor[p] = row_sum;
-		parts.chunk_first[p] = chunk_sum;
-		row_sum += parts.hist[p];
-		chunk_sum += (parts.hist[p] + GA_CHUNK_ROWS - 1) / GA_CHUNK_ROWS;
-	}
-	if (threadIdx.x == blockDim.x - 1)
-		parts.chunk_first[npart] = chunks[threadIdx.x];
-}
-
-/* Rows a block of the scatter stages in shared memory at a time. */
-#define GA_SCATTER_ITEMS 6
-#define GA_SCATTER_TILE (GA_PART_THREADS * GA_SCATTER_ITEMS)
-
-/*
- * Exclusive prefix sums of counts[0 .. n) into starts (n <= blockDim.x,
- * a multiple of 32 or less than 32), by the block's first n threads.
+ * Exclusive prefix sums of counts[0 .. n) into starts, by the block's first
+ * n threads (n <= blockDim.x, whose warps are whole): thread i reads
+ * counts[i] and writes starts[i] only, so a thread may fill its own count
+ * just before and read its own start just after without a barrier.  Every
+ * thread of the block must call it (it synchronises the block); warp_sums
+ * holds blockDim.x / 32 words, and a barrier must separate two calls
+ * sharing it (the later call writes it while the earlier one may still
+ * read it).
  */
 __device__ __forceinline__ void
 block_exclusive_scan(const unsigned int *counts, unsigned int *starts, int n,
@@ -338,6 +290,38 @@ block_exclusive_scan(const unsigned int *counts, unsigned int *starts, int n,
 		starts[threadIdx.x] = before + inclusive - v;
 	}
 }
+
+/*
+ * Exclusive scans of the partition sizes (into begin and cursor) and of
+ * their chunk counts (into chunk_first, with the total at [npart]), by one
+ * block of GA_GPU_BLOCK_THREADS threads, thread p taking partition p.
+ */
+__global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
+partition_scan_kernel(const GaDevPartitions parts)
+{
+	__shared__ unsigned int chunks[1 << GA_PART_MAX_BITS];
+	__shared__ unsigned int warp_sums[GA_GPU_BLOCK_THREADS / 32];
+	const int	npart = 1 << parts.pbits;
+	const int	p = threadIdx.x;
+
+	static_assert((1 << GA_PART_MAX_BITS) <= GA_GPU_BLOCK_THREADS,
+				  "the scan's block has a thread per partition");
+	if (p < npart)
+		chunks[p] = (parts.hist[p] + GA_CHUNK_ROWS - 1) / GA_CHUNK_ROWS;
+	block_exclusive_scan(parts.hist, parts.begin, npart, warp_sums);
+	__syncthreads();			/* the second scan rewrites warp_sums */
+	block_exclusive_scan(chunks, parts.chunk_first, npart, warp_sums);
+	if (p < npart)
+	{
+		parts.cursor[p] = parts.begin[p];
+		if (p == npart - 1)
+			parts.chunk_first[npart] = parts.chunk_first[p] + chunks[p];
+	}
+}
+
+/* Rows a block of the scatter stages in shared memory at a time. */
+#define GA_SCATTER_ITEMS 6
+#define GA_SCATTER_TILE (GA_PART_THREADS * GA_SCATTER_ITEMS)
 
 /*
  * Value columns a scatter block stages in shared memory; further ones are
