@@ -266,34 +266,10 @@ aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t 
 }
 
 /*
- * Row r's key into k[0 .. key.nkeys - 1] and, unless hash is null, its hash
- * under the build's seed into *hash (join_key.h's, folded a value at a time
- * so that the key stays in registers); false when one of its key columns
- * is null there.
+ * Hash every row's key under the build's seed (join_key.h's, folded a
+ * value at a time, so no key is held; any value for a key with a null,
+ * which the recheck clears).
  */
-__device__ __forceinline__ bool
-aggjoin_row_key(const GaDevJoinKey &key, int64_t r, int64_t *k, unsigned long long *hash)
-{
-	uint64_t	h = ga_join_key_hash_start(key.seed);
-	bool		valid = true;
-
-#pragma unroll
-	for (int i = 0; i < GA_AGG_MAX_JOIN_KEYS; i++)
-	{
-		if (i >= key.nkeys)
-			break;
-		if (key.validity[i] != nullptr && !((__ldg(key.validity[i] + (r >> 3)) >> (r & 7)) & 1))
-			valid = false;
-		k[i] = (int64_t) __ldg(key.values[i] + r);
-		if (hash != nullptr)
-			h = ga_join_key_hash_add(h, k[i], i);
-	}
-	if (hash != nullptr)
-		*hash = (unsigned long long) h;
-	return valid;
-}
-
-/* Hash every row's key under the build's seed. */
 __global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
 aggjoin_key_hash_kernel(GaDevJoinKey key, int64_t n, unsigned long long *hashes)
 {
@@ -301,11 +277,11 @@ aggjoin_key_hash_kernel(GaDevJoinKey key, int64_t n, unsigned long long *hashes)
 
 	for (int64_t r = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
 	{
-		int64_t		k[GA_AGG_MAX_JOIN_KEYS];
-		unsigned long long h;
+		uint64_t	h = ga_join_key_hash_start(key.seed);
 
-		(void) aggjoin_row_key(key, r, k, &h);
-		hashes[r] = h;
+		for (int i = 0; i < key.nkeys; i++)
+			h = ga_join_key_hash_add(h, (int64_t) __ldg(key.values[i] + r), i);
+		hashes[r] = (unsigned long long) h;
 	}
 }
 
@@ -321,18 +297,19 @@ aggjoin_key_recheck_kernel(GaDevJoinKey key, int64_t n, const uint32_t *sorted_r
 
 	for (int64_t r = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride)
 	{
-		int64_t		k[GA_AGG_MAX_JOIN_KEYS];
-		bool		same;
+		bool		same = true;
 		uint32_t	b;
 
 		if (count[r] == 0)
 			continue;
-		same = aggjoin_row_key(key, r, k, nullptr);	/* the hash found it already */
 		b = __ldg(sorted_rows + __ldg(first + r));
-#pragma unroll
-		for (int i = 0; i < GA_AGG_MAX_JOIN_KEYS; i++)
-			if (i < key.nkeys && (unsigned long long) k[i] != __ldg(key.build_values[i] + b))
-				same = false;
+		for (int i = 0; i < key.nkeys && same; i++)
+		{
+			const uint8_t *validity = key.validity[i];
+
+			same = (validity == nullptr || ((__ldg(validity + (r >> 3)) >> (r & 7)) & 1)) &&
+				__ldg(key.values[i] + r) == __ldg(key.build_values[i] + b);
+		}
 		if (!same)
 			count[r] = 0;
 	}

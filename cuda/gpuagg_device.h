@@ -589,7 +589,7 @@ typedef enum GaAggJoinType
  * kind, may be a derived column.
  */
 #define GA_AGG_MAX_JOIN_STEPS 4
-#define GA_AGG_MAX_JOIN_KEYS 4
+#define GA_AGG_MAX_JOIN_KEYS GA_MAX_KEYS	/* as many as a group-by has */
 
 typedef struct GaAggJoinStep
 {

@@ -204,6 +204,21 @@ SELECT join_fed_check('SELECT count(*), count(jf_fact.id) FROM jf_fact FULL JOIN
 -- above the join, is not join-fed
 SELECT join_fed_check('SELECT sum(coalesce(jf_fact.v, 0)), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k');
 SELECT join_fed_check('SELECT count(*), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k WHERE jf_fact.v IS NULL OR jf_rf.r > 0');
+-- RIGHT and FULL joins below the top of a chain: their unmatched build rows
+-- go through the joins above them after the probe rows, every side below
+-- null (a key over those sides matches nothing, a key over their own side
+-- may match, and a RIGHT or FULL join above counts those matches)
+EXPLAIN (COSTS OFF)
+SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim.w), sum(jf_dim2.pop) FROM jf_fact RIGHT JOIN jf_dim ON jf_dim.k = jf_fact.k FULL JOIN jf_dim2 ON jf_dim2.w = jf_dim.w LEFT JOIN jf_rf ON jf_rf.k = jf_fact.g GROUP BY 1;
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim.w), sum(jf_dim2.pop) FROM jf_fact RIGHT JOIN jf_dim ON jf_dim.k = jf_fact.k FULL JOIN jf_dim2 ON jf_dim2.w = jf_dim.w LEFT JOIN jf_rf ON jf_rf.k = jf_fact.g GROUP BY 1');
+SELECT join_fed_check('SELECT count(*), count(jf_fact.id), sum(jf_rf.r), count(jf_dim.k), sum(jf_dim.w) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k LEFT JOIN jf_dim ON jf_dim.k = jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_fact.v), sum(jf_rf.r) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k FULL JOIN jf_dim ON jf_dim.k = jf_rf.r GROUP BY 1');
+SELECT join_fed_check('SELECT jf_rf.r, count(*), count(jf_multi.w) FROM jf_fact RIGHT JOIN jf_rf ON jf_rf.k = jf_fact.k LEFT JOIN jf_multi ON jf_multi.k = jf_fact.g GROUP BY 1');
+-- a key expression over a side a FULL join null-extends (COALESCE is not
+-- null there) is not computed below: the FULL join stays a GpuHashJoin
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k LEFT JOIN jf_dim ON jf_dim.k = coalesce(jf_fact.g, 5);
+SELECT join_fed_check('SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k LEFT JOIN jf_dim ON jf_dim.k = coalesce(jf_fact.g, 5)');
 -- filters below the join stay with their side
 SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate
@@ -214,6 +229,7 @@ SELECT join_fed_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim U
 -- small batches: every batch joined and aggregated on its own
 SET gpuagg.batch_rows = 700;
 SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag, jf_fact.g');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim.w), sum(jf_dim2.pop) FROM jf_fact RIGHT JOIN jf_dim ON jf_dim.k = jf_fact.k FULL JOIN jf_dim2 ON jf_dim2.w = jf_dim.w LEFT JOIN jf_rf ON jf_rf.k = jf_fact.g GROUP BY 1');
 RESET gpuagg.batch_rows;
 
 -- what is not join-fed: GpuHashAgg over other inputs, or the native plan

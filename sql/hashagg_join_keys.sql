@@ -1,6 +1,6 @@
 --
 -- hashagg_join_keys: a join-fed GpuHashAgg whose joins have several keys
--- (up to four equalities a join: the device hashes them together and
+-- (up to 32 equalities a join: the device hashes them together and
 -- compares the keys themselves), keys of any exact or dictionary type, the
 -- outer keys of one join from different sides of a chain (TPC-H Q5's
 -- c_nationkey = s_nationkey), NULL in any key, tuples that share some of
@@ -135,8 +135,11 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
--- what stays on other plans: five keys, a float key
-SELECT join_fed_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation = mk_dim.nation AND mk_fact.id = mk_dim.w');
+-- five keys (more than four: hashed together like two), LEFT and INNER
+SELECT join_fed_check('SELECT count(*), count(mk_dim.w) FROM mk_fact LEFT JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation = mk_dim.nation AND mk_fact.g = mk_dim.w % 7');
+SELECT join_fed_check('SELECT mk_fact.g, count(*), sum(mk_dim.w) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.b = mk_dim.b AND mk_fact.c = mk_dim.c AND mk_fact.nation = mk_dim.nation AND mk_fact.g = mk_dim.w % 7 GROUP BY mk_fact.g');
+
+-- what stays on other plans: a float key
 SELECT join_fed_check('SELECT count(*) FROM mk_fact JOIN mk_dim ON mk_fact.a = mk_dim.a AND mk_fact.v::float8 = mk_dim.w::float8');
 
 DROP TABLE mk_fact, mk_dim, mk_multi, mk_nation, mk_empty;

@@ -272,12 +272,11 @@ better_join_step(CustomPath *a, CustomPath *b)
 /*
  * The GpuHashJoin path of rel that the device can join under an
  * aggregation, the best for the top of a chain (better_join_step); false
- * with *why set when none qualifies.  A RIGHT or FULL join only at the top
- * of the chain (top): the device emits the unmatched build rows of its last
- * step only.
+ * with *why set when none qualifies.  Any step may be RIGHT or FULL: the
+ * device sends the unmatched build rows of each through the steps above it.
  */
 static bool
-find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why)
+find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 {
 	ListCell   *lc;
 
@@ -289,10 +288,9 @@ find_join_step(RelOptInfo *rel, bool top, JoinStepFound *found, const char **why
 		JoinStepFound candidate;
 
 		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
-			!(top && (type == JOIN_RIGHT || type == JOIN_FULL)))
+			type != JOIN_RIGHT && type != JOIN_FULL)
 		{
-			*why = top ? "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI" :
-				"a RIGHT or FULL join below another join";
+			*why = "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI";
 			continue;
 		}
 		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
@@ -396,20 +394,39 @@ expr_cannot_fail(Node *expr)
 }
 
 /*
+ * Whether the chain's joins below step (1-based; nsteps + 1: before the
+ * aggregation) null-extend side: a RIGHT join each side below it, a FULL
+ * join also its own.
+ */
+static bool
+side_null_extended_below(const JoinStepFound *steps, int side, int step)
+{
+	int			u;
+
+	for (u = 1; u < step; u++)
+	{
+		if ((steps[u - 1].type == JOIN_RIGHT && side < u) ||
+			(steps[u - 1].type == JOIN_FULL && side <= u))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Why an expression of side cannot be computed there for a chain whose
  * rows reach step (see side_rows_dropped_before), or NULL when it can: a
  * LEFT join's inner side gives plain columns only (an expression over a
  * null-extended row is not the expression's value null-extended), as do
- * the sides a RIGHT or FULL last join (of the chain's nsteps; 0 for a join
- * key, which no null-extended row computes) null-extends, a SEMI or
- * ANTI join's inner side gives nothing, and each side computes expressions
+ * the sides a RIGHT or FULL join below step null-extends (for a join key
+ * too: COALESCE over a null-extended row need not be null), a SEMI or ANTI
+ * join's inner side gives nothing, and each side computes expressions
  * also for rows the joins drop, where PostgreSQL computes them for joined
  * rows only: so only expressions that cannot fail on a value (plain
  * columns, leakproof functions: no overflow, no division by zero; bounded
  * numeric arithmetic) where rows are dropped.
  */
 static const char *
-side_expr_problem(const JoinStepFound *steps, int nsteps, int side, int step, Node *expr)
+side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
 {
 	Node	   *bare = expr;
 
@@ -417,10 +434,7 @@ side_expr_problem(const JoinStepFound *steps, int nsteps, int side, int step, No
 		bare = (Node *) ((RelabelType *) bare)->arg;
 	if (side > 0 && steps[side - 1].type == JOIN_LEFT && !IsA(bare, Var))
 		return "an expression over the nullable side of a LEFT join";
-	/* the last join (steps[nsteps - 1]) RIGHT: every other side null-extended; FULL: all */
-	if (!IsA(bare, Var) && nsteps > 0 &&
-		((steps[nsteps - 1].type == JOIN_RIGHT && side != nsteps) ||
-		 steps[nsteps - 1].type == JOIN_FULL))
+	if (!IsA(bare, Var) && side_null_extended_below(steps, side, step))
 		return "an expression over a nullable side of a RIGHT or FULL join";
 	if (side > 0 && steps[side - 1].type == JOIN_SEMI)
 		return "a column of a SEMI join's inner side";
@@ -469,7 +483,7 @@ step_device_keys(PlannerInfo *root, const JoinStepFound *steps, int t,
 			return false;
 		}
 		if (t > 1 &&
-			(*why = side_expr_problem(steps, 0, keys->side[k], t, (Node *) keys->outer[k])) != NULL)
+			(*why = side_expr_problem(steps, keys->side[k], t, (Node *) keys->outer[k])) != NULL)
 		{
 			*why = psprintf("%s (a join key)", *why);
 			return false;
@@ -479,7 +493,7 @@ step_device_keys(PlannerInfo *root, const JoinStepFound *steps, int t,
 	{
 		Expr	   *paired = pair_key(keys->outer[0], keys->outer[1]);
 
-		if (t == 1 || side_expr_problem(steps, 0, keys->side[0], t, (Node *) paired) == NULL)
+		if (t == 1 || side_expr_problem(steps, keys->side[0], t, (Node *) paired) == NULL)
 		{
 			keys->nkeys = 1;
 			keys->outer[0] = paired;
@@ -535,7 +549,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 
 		if (side < 0)
 			return join_fed_reject(why);
-		if ((why = side_expr_problem(steps, nsteps, side, nsteps + 1, expr)) != NULL)
+		if ((why = side_expr_problem(steps, side, nsteps + 1, expr)) != NULL)
 			return join_fed_reject(why);
 		/* computed below the joins: not nulled by them (by joins inside its side, yes) */
 		add_column_to_pathtarget(sides->targets[side],
@@ -662,7 +676,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
 	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
-		   find_join_step(rel, nfound == 0, &found[nfound], &why))
+		   find_join_step(rel, &found[nfound], &why))
 	{
 		rel = ((Path *) linitial(found[nfound].path->custom_paths))->parent;
 		nfound++;

@@ -54,15 +54,16 @@
  * keys flowing from a LEFT step into the next, every type in two builds),
  * then RIGHT and FULL last steps (null keys on both sides, an empty probe
  * side, an empty build, every build row matched, none matched, small
- * pieces, two- and three-step chains ending in them), RIGHT and FULL steps
- * below others (their unmatched rows meeting an INNER, a LEFT, an ANTI
- * and another RIGHT or FULL step, keyed on the null-extended side or on
- * the step's own build side), then steps of
+ * pieces, two- and three-step chains ending in them), then steps of
  * several keys (2 to 4 keys of the probe side, of earlier build sides and
  * of earlier steps' keys mixed in one step; keys that share a component or
  * are permutations of each other; duplicates, nulls in some key columns
  * on both sides, every join type, chains mixing them with steps of one
- * key), then random mixtures of all of it (a step of several keys drawn
+ * key), then RIGHT and FULL steps below others (their unmatched rows
+ * meeting an INNER, a LEFT, an ANTI and another RIGHT or FULL step, keyed
+ * on the null-extended side or on the step's own build side; one step of
+ * two keys), then a step of seven keys, then random mixtures of all of it
+ * (steps of 2 .. 6 keys, and RIGHT or FULL steps below others, each drawn
  * from a stream of its own, so that the other random cases stay those of
  * a suite without them).
  *

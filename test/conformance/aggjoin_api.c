@@ -944,7 +944,7 @@ aj_mk_invalid(GaDevice *dev, const char *label)
 	do { aj_mk_init(&a, GA_AGG_JOIN_INNER, 16); change; \
 		 aj_expect_request_refused(&rr, dev, &a.req, (what)); } while (0)
 
-	MK_REFUSE("5 keys", a.spec.steps[0].nkeys = GA_AGG_MAX_JOIN_KEYS + 1);
+	MK_REFUSE("GA_AGG_MAX_JOIN_KEYS + 1 keys", a.spec.steps[0].nkeys = GA_AGG_MAX_JOIN_KEYS + 1);
 	MK_REFUSE("-1 keys", a.spec.steps[0].nkeys = -1);
 	MK_REFUSE("a key column beyond the columns", a.spec.steps[0].key_columns[1] = AJ_MK_COLUMNS);
 	MK_REFUSE("a key column -1", a.spec.steps[0].key_columns[1] = -1);

@@ -647,12 +647,13 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 }
 
 /*
- * The fixed cases of RIGHT and FULL steps below others (index 48 ..
- * NUM_FIXED_AJ_CASES - 1): their unmatched build rows come back at finish
- * through the steps after them, with every earlier side null, so a later
- * step keyed on the probe side sees null keys, one keyed on their own
- * build side may match them, and a later RIGHT or FULL step counts those
- * matches before its own unmatched rows are listed.
+ * The fixed cases of RIGHT and FULL steps below others (index 48 .. 51):
+ * their unmatched build rows come back at finish through the steps after
+ * them, with every earlier side null, so a later step keyed on the probe
+ * side sees null keys, one keyed on their own build side may match them,
+ * and a later RIGHT or FULL step counts those matches before its own
+ * unmatched rows are listed.  Then (52 .. NUM_FIXED_AJ_CASES - 1) a step
+ * of seven keys.
  */
 static void
 aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
@@ -693,7 +694,7 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			s->batch_rows = 3;
 			s->split = SPLIT_RANDOM;
 			break;
-		default:
+		case 51:
 			/* several keys: RIGHT on two probe keys, then FULL on build side 1 and a probe key */
 			aj_chain_spec(s, "keys-chain-right-below-full", max_pairs, 2);
 			s->steps[0].type = GA_AGG_JOIN_RIGHT;
@@ -706,6 +707,15 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			s->probe_key_null = 0.1;
 			s->nprobe = 2000;
 			s->batch_rows = 64;
+			break;
+		default:
+			/* seven keys of two values each (128 tuples), nulls on both sides */
+			aj_default_spec(s, "keys7-left-nulls", max_pairs);
+			aj_set_keys(s, 0, "p p p p p p p", 2);
+			s->steps[0].nbuild = 300;
+			s->steps[0].build_key_null = 0.05;
+			s->probe_key_null = 0.05;
+			s->nprobe = 5000;
 			break;
 	}
 }
@@ -761,7 +771,7 @@ aj_random_step(Rng *rng, AjSpec *s, int i, double size_exp)
 /*
  * Make some steps of a random spec join on several keys (each step with
  * probability 0.2), drawn from a stream of their own, so that the draws of
- * every other random case stay what they were: 2 .. 4 keys of the probe
+ * every other random case stay what they were: 2 .. 6 keys of the probe
  * side, of earlier build sides and of earlier steps' keys, each of a few
  * values (a root of the step's domain, or 2 .. 5), within room for 11
  * key columns in all.
@@ -785,7 +795,7 @@ aj_random_multikey(const Rng *rng, AjSpec *s)
 
 		if (!rng_chance(&mk, 0.2))
 			continue;
-		multi.nkeys = (int) rng_range(&mk, 2, GA_AGG_MAX_JOIN_KEYS);
+		multi.nkeys = (int) rng_range(&mk, 2, 6);
 		for (j = 0; j < multi.nkeys; j++)
 		{
 			double		t = rng_unit(&mk);

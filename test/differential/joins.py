@@ -971,8 +971,8 @@ class JoinGen:
     def aggregated_fed(self):
         """An aggregate over joins of the kind a join-fed GpuHashAgg takes over (the
         device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one or two keys;
-        two in five over a chain: a third table joined to the first or (a snowflake) to
-        the second, sometimes a fourth joined to the first; group keys and aggregate
+        two in five over a chain: a third table joined (INNER, LEFT, RIGHT or FULL) to the
+        first or (a snowflake) to the second, sometimes a fourth joined to the first; group keys and aggregate
         arguments plain columns of one side each."""
         r = self.rng
         a, b = self.two_sides(self_join=r.random() < 0.1)
@@ -985,12 +985,13 @@ class JoinGen:
         # (SEMI and ANTI are counted as a left join: at most every row of a)
         joins = [("left" if jt in ("semi", "anti") else jt, [a], b, keys)]
         extra = []      # (jointype, side, keys) of the tables joined after b
-        # (a RIGHT or FULL join is join-fed at the top of a chain only: none after it)
-        if r.random() < 0.4 and jt not in ("right", "full"):
+        # (after a RIGHT or FULL join too: its unmatched rows go through the joins above)
+        if r.random() < 0.4:
             c = Side(self.table(), "c")
             # a snowflake: c joined to b's columns (b's columns exist above the join)
-            to = b if jt in ("inner", "left") and r.random() < 0.4 else a
-            extra.append((self.pick((3, "inner"), (3, "left")), c, [self.chain_key(to, c)]))
+            to = b if jt not in ("semi", "anti") and r.random() < 0.4 else a
+            extra.append((self.pick((3, "inner"), (3, "left"), (1, "right"), (1, "full")), c,
+                          [self.chain_key(to, c)]))
             if r.random() < 0.3:
                 d = Side(self.table(), "d")
                 extra.append((self.pick((3, "inner"), (1, "left")), d, [self.chain_key(a, d)]))
