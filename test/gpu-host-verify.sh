@@ -33,6 +33,8 @@
 #   tpch      the TPC-H subset at SF (default 10), QUERIES to narrow it (TIME_LIMIT 480 s)
 #   profile   the group-by table at ROWS (default 1e8), then test/bench/profile.sql
 #             (scan floor, leader participation, worker counts, EXPLAIN ANALYZE)
+#   strategies the group-by table at ROWS (default 1e8), then test/bench/strategies.sql
+#             (q5 and q7 under auto, global and partitioned, two batch sizes)
 #
 # Each stage ends with a one-line verdict in OUTDIR/STAGE.verdict and exits nonzero on
 # failure; OUTDIR/STAGE.log holds everything it printed.
@@ -42,7 +44,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile OUTDIR" >&2
+	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile|strategies OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -183,19 +185,19 @@ case "$STAGE" in
 		[ "$rc" -eq 0 ] && verdict 0 "TPC-H queries ran, answers match; table in tpch/bench.txt" ||
 			verdict 1 "TPC-H queries failed, see $STAGE.log"
 		;;
-	profile)
+	profile | strategies)
 		ROWS=${ROWS:-1e8} SUITES=groupby QUERIES=q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \
-			EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/profile timeout 300 \
+			EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/$STAGE timeout 300 \
 			bash test/bench/run.sh >>"$LOG" 2>&1 || verdict 1 "group-by table not made, see $STAGE.log"
 		dir=$(sed -n 's/.*pg_ctl -D \(.*\)\/data stop.*/\1/p' "$LOG" | tail -1)
 		port=$(sed -n 's/.*psql -h .* -p \([0-9]*\) postgres.*/\1/p' "$LOG" | tail -1)
 		[ -n "$dir" ] && [ -n "$port" ] || verdict 1 "kept cluster not found in $STAGE.log"
-		cp test/bench/profile.sql /tmp/gpuagg-profile.sql && chmod a+r /tmp/gpuagg-profile.sql
+		cp "test/bench/$STAGE.sql" /tmp/gpuagg-profile.sql && chmod a+r /tmp/gpuagg-profile.sql
 		(cd /tmp && timeout 280 runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/psql" -X -h "$dir" -p "$port" \
-			-d postgres -f /tmp/gpuagg-profile.sql) >"$OUTDIR/profile.txt" 2>&1
+			-d postgres -f /tmp/gpuagg-profile.sql) >"$OUTDIR/$STAGE.txt" 2>&1
 		rc=$?
 		runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1
-		[ "$rc" -eq 0 ] && verdict 0 "profile in profile.txt" || verdict 1 "profile.sql failed, see profile.txt"
+		[ "$rc" -eq 0 ] && verdict 0 "$STAGE in $STAGE.txt" || verdict 1 "$STAGE.sql failed, see $STAGE.txt"
 		;;
 	*)
 		echo "unknown stage '$STAGE': device, check, joinbench, groupby or profile" >&2
