@@ -588,7 +588,7 @@ typedef enum GaAggJoinType
  * compare of the keys themselves.)  No key column of a step, of either
  * kind, may be a derived column.
  */
-#define GA_AGG_MAX_JOIN_STEPS 4
+#define GA_AGG_MAX_JOIN_STEPS 8
 #define GA_AGG_MAX_JOIN_KEYS GA_MAX_KEYS	/* as many as a group-by has */
 
 typedef struct GaAggJoinStep

@@ -122,7 +122,7 @@ SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fa
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_pair ON jf_fact.g - 6 = jf_pair.a AND jf_fact.k2 = jf_pair.b AND jf_fact.k = jf_pair.val');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k8 AND jf_fact.g = jf_dim.w');
 -- a chain of joins: the aggregation joins them all on the device (up to
--- four), each join's outer key from the probe side or a build side below it
+-- eight), each join's outer key from the probe side or a build side below it
 EXPLAIN (COSTS OFF)
 SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name;
 SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_multi ON jf_multi.k = jf_fact.k2 GROUP BY jf_dim.name');
@@ -141,6 +141,14 @@ SELECT join_fed_check('SELECT jf_fact.gt, count(*), sum(jf_dim2.pop) FROM jf_fac
 SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g');
 EXPLAIN (COSTS OFF)
 SELECT jf_fact.g, count(*), sum(jf_multi.w), max(jf_dim2.pop) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_multi ON jf_multi.k = jf_fact.k2 WHERE jf_fact.g IN (SELECT a FROM jf_pair) GROUP BY jf_fact.g;
+-- seven joins, LEFT ones among them (one with an empty table) and a FULL one
+-- on top keyed on a LEFT join's nullable side, in whole batches and in small ones
+EXPLAIN (COSTS OFF)
+SELECT jf_region.zone, count(*), sum(jf_fact.v), count(jf_empty.w), count(d3.k), sum(d4.pop), count(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region LEFT JOIN jf_empty ON jf_empty.k = jf_fact.g LEFT JOIN jf_dim d3 ON d3.k = jf_fact.g + 1 LEFT JOIN jf_dim2 d4 ON d4.w = jf_fact.g FULL JOIN jf_multi ON jf_multi.w = d3.w GROUP BY jf_region.zone;
+SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v), count(jf_empty.w), count(d3.k), sum(d4.pop), count(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region LEFT JOIN jf_empty ON jf_empty.k = jf_fact.g LEFT JOIN jf_dim d3 ON d3.k = jf_fact.g + 1 LEFT JOIN jf_dim2 d4 ON d4.w = jf_fact.g FULL JOIN jf_multi ON jf_multi.w = d3.w GROUP BY jf_region.zone');
+SET gpuagg.batch_rows = 700;
+SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v), count(jf_empty.w), count(d3.k), sum(d4.pop), count(jf_multi.w) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region LEFT JOIN jf_empty ON jf_empty.k = jf_fact.g LEFT JOIN jf_dim d3 ON d3.k = jf_fact.g + 1 LEFT JOIN jf_dim2 d4 ON d4.w = jf_fact.g FULL JOIN jf_multi ON jf_multi.w = d3.w GROUP BY jf_region.zone');
+RESET gpuagg.batch_rows;
 -- text keys in a chain: each join's two keys share their own dictionary
 -- (text at the first and the third join, bpchar at a LEFT one)
 SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name JOIN jf_dim2 ON jf_dim2.w = jf_dim.w JOIN jf_region ON jf_region.region = jf_dim2.region GROUP BY jf_region.zone');

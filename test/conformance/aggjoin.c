@@ -62,7 +62,8 @@
  * key), then RIGHT and FULL steps below others (their unmatched rows
  * meeting an INNER, a LEFT, an ANTI and another RIGHT or FULL step, keyed
  * on the null-extended side or on the step's own build side; one step of
- * two keys), then a step of seven keys, then random mixtures of all of it
+ * two keys), then a step of seven keys, chains of six and of eight steps,
+ * then random mixtures of all of it
  * (steps of 2 .. 6 keys, and RIGHT or FULL steps below others, each drawn
  * from a stream of its own, so that the other random cases stay those of
  * a suite without them).

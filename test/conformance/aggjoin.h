@@ -104,7 +104,7 @@ typedef struct AjSpec
 /* aggjoin_specs.c */
 
 /* How many fixed cases there are (indexes 0 .. NUM_FIXED_AJ_CASES - 1). */
-#define NUM_FIXED_AJ_CASES 53
+#define NUM_FIXED_AJ_CASES 55
 
 /* The fixed case `index`, and a random one; max_pairs is the budget. */
 extern void aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs);

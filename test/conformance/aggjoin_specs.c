@@ -652,8 +652,8 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
  * them, with every earlier side null, so a later step keyed on the probe
  * side sees null keys, one keyed on their own build side may match them,
  * and a later RIGHT or FULL step counts those matches before its own
- * unmatched rows are listed.  Then (52 .. NUM_FIXED_AJ_CASES - 1) a step
- * of seven keys.
+ * unmatched rows are listed.  Then a step of seven keys (52), and chains
+ * of six and of eight steps (53 .. NUM_FIXED_AJ_CASES - 1).
  */
 static void
 aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
@@ -708,7 +708,7 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			s->nprobe = 2000;
 			s->batch_rows = 64;
 			break;
-		default:
+		case 52:
 			/* seven keys of two values each (128 tuples), nulls on both sides */
 			aj_default_spec(s, "keys7-left-nulls", max_pairs);
 			aj_set_keys(s, 0, "p p p p p p p", 2);
@@ -716,6 +716,29 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			s->steps[0].build_key_null = 0.05;
 			s->probe_key_null = 0.05;
 			s->nprobe = 5000;
+			break;
+		case 53:
+			/* six steps: a star and a snowflake, LEFT, ANTI and RIGHT among them */
+			aj_chain_spec(s, "chain-6-star-snowflake", max_pairs, 6);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_BUILD, 1, 1000, AJ_UNIQUE, 1000);
+			aj_set_step(s, 2, GA_AGG_JOIN_INNER, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1500);
+			aj_set_step(s, 3, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 3, 300, AJ_DUPS, 2000);
+			aj_set_step(s, 4, GA_AGG_JOIN_RIGHT, AJ_KEY_BUILD, 2, 800, AJ_UNIQUE, 800);
+			aj_set_step(s, 5, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 500, AJ_DUPS, 400);
+			s->probe_key_null = 0.05;
+			s->batch_rows = 512;
+			s->split = SPLIT_RANDOM;
+			break;
+		default:
+			/* eight steps (the most) of one-row-ish pieces */
+			aj_chain_spec(s, "chain-8-small-pieces", max_pairs, 8);
+			for (int i = 1; i < 8; i++)
+				aj_set_step(s, i, i % 3 == 2 ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER,
+							i % 2 ? AJ_KEY_PROBE : AJ_KEY_BUILD, i % 2 ? 0 : i, 200, AJ_UNIQUE, 200);
+			s->steps[7].type = GA_AGG_JOIN_FULL;
+			s->nprobe = 1500;
+			s->batch_rows = 5;
 			break;
 	}
 }
