@@ -162,6 +162,12 @@ SELECT join_fed_check('SELECT jf_fact.g, count(*), count(d2.w) FROM jf_fact JOIN
 SELECT join_fed_check('SELECT a.g, count(*), max(c.id) FROM jf_fact a JOIN jf_empty b ON a.k = b.k LEFT JOIN jf_fact c ON a.g = c.g GROUP BY a.g');
 EXPLAIN (COSTS OFF)
 SELECT a.g, count(*), max(c.id) FROM jf_fact a JOIN jf_empty b ON a.k = b.k LEFT JOIN jf_fact c ON a.g = c.g GROUP BY a.g;
+-- ... and the fact table stays on the probe side: PostgreSQL estimates the
+-- two-key join with jf_pair at a few rows, yet its side reads the 12000 fact
+-- rows, so d3 (300 rows) is the build side of the top join, not its probe side
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(jf_fact.v), max(jf_pair.val), count(d3.k) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_pair ON jf_pair.a = jf_fact.g - 6 AND jf_pair.b = jf_fact.k2 LEFT JOIN jf_dim d3 ON d3.k = jf_fact.g;
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v), max(jf_pair.val), count(d3.k) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_pair ON jf_pair.a = jf_fact.g - 6 AND jf_pair.b = jf_fact.k2 LEFT JOIN jf_dim d3 ON d3.k = jf_fact.g');
 -- fewer joins on the device when an expression needs a join's result (a
 -- FILTER over two tables), or a key above may fail on rows a join drops
 -- (jf_dim.w + 1 overflows where PostgreSQL never computes it): the joins
@@ -227,6 +233,12 @@ SELECT join_fed_check('SELECT jf_rf.r, count(*), count(jf_multi.w) FROM jf_fact 
 EXPLAIN (COSTS OFF)
 SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k LEFT JOIN jf_dim ON jf_dim.k = coalesce(jf_fact.g, 5);
 SELECT join_fed_check('SELECT count(*), sum(jf_rf.r), count(jf_dim.k) FROM jf_fact FULL JOIN jf_rf ON jf_rf.k = jf_fact.k LEFT JOIN jf_dim ON jf_dim.k = coalesce(jf_fact.g, 5)');
+-- extract() of a whole field of a date cannot fail and spells each value
+-- one way, so a build side computes it, also as a group key (TPC-H Q9's
+-- extract(year FROM o_orderdate)); other fields stay above the join
+SELECT join_fed_check('SELECT extract(year FROM jf_dim.d), extract(MONTH FROM jf_fact.d), count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim USING (k) GROUP BY 1, 2');
+SELECT join_fed_check('SELECT extract(isoyear FROM jf_dim.d), extract(quarter FROM jf_dim.d), count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY 1, 2');
+SELECT join_fed_check('SELECT extract(epoch FROM jf_dim.d), count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY 1');
 -- filters below the join stay with their side
 SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE jf_fact.v > 1000 AND jf_dim.name <> ''name3'' GROUP BY jf_fact.g');
 -- empty sides: no groups, or one row of a plain aggregate

@@ -248,21 +248,53 @@ join_step_rows(CustomPath *path)
 }
 
 /*
+ * The rows of the tables a GpuHashJoin path's build (inner) side reads:
+ * what producing it costs, in one process, whatever its joins' estimates
+ * (and whatever gpuagg.force makes of its paths' costs).
+ */
+static double
+join_build_input(PlannerInfo *root, CustomPath *path)
+{
+	Relids		relids = ((Path *) lsecond(path->custom_paths))->parent->relids;
+	double		rows = 0;
+	int			relid = -1;
+
+	while ((relid = bms_next_member(relids, relid)) >= 0)
+	{
+		RelOptInfo *rel = relid < root->simple_rel_array_size ? root->simple_rel_array[relid] : NULL;
+
+		if (rel != NULL)
+			rows += rel->reloptkind == RELOPT_BASEREL && rel->rtekind == RTE_RELATION ?
+				rel->tuples : rel->rows;
+	}
+	return rows;
+}
+
+/*
  * Whether join path a suits the top of a chain better than b: the one with
  * far fewer rows to handle (GPU_CHAIN_FEWER_ROWS times; of two orders of
  * the same joins, the one that joins a selective side first rather than
  * multiplying the rows below and dropping them only at the top), else the
- * smaller build side (it is read by one process and held whole), else the
- * cheaper path.
+ * build side that reads fewer table rows (GPU_CHAIN_FEWER_INPUT times: it
+ * is produced by one process and held whole, while the probe side is
+ * packed by parallel workers, so a build side that joins the fact table
+ * loses to a dimension even when its rows are underestimated, as TPC-H
+ * Q9's two-key join with partsupp is), else the smaller build side, else
+ * the cheaper path.
  */
 #define GPU_CHAIN_FEWER_ROWS 100.0
+#define GPU_CHAIN_FEWER_INPUT 2.0
 
 static bool
-better_join_step(CustomPath *a, CustomPath *b)
+better_join_step(PlannerInfo *root, CustomPath *a, CustomPath *b)
 {
 	if (join_step_rows(a) * GPU_CHAIN_FEWER_ROWS < join_step_rows(b))
 		return true;
 	if (join_step_rows(b) * GPU_CHAIN_FEWER_ROWS < join_step_rows(a))
+		return false;
+	if (join_build_input(root, a) * GPU_CHAIN_FEWER_INPUT < join_build_input(root, b))
+		return true;
+	if (join_build_input(root, b) * GPU_CHAIN_FEWER_INPUT < join_build_input(root, a))
 		return false;
 	if (join_build_rows(a) != join_build_rows(b))
 		return join_build_rows(a) < join_build_rows(b);
@@ -276,7 +308,7 @@ better_join_step(CustomPath *a, CustomPath *b)
  * device sends the unmatched build rows of each through the steps above it.
  */
 static bool
-find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
+find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const char **why)
 {
 	ListCell   *lc;
 
@@ -301,7 +333,7 @@ find_join_step(RelOptInfo *rel, JoinStepFound *found, const char **why)
 		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
 							lthird(path->custom_private), &candidate, why))
 			continue;
-		if (found->path == NULL || better_join_step(path, found->path))
+		if (found->path == NULL || better_join_step(root, path, found->path))
 		{
 			*found = candidate;
 			found->path = path;
@@ -380,7 +412,69 @@ numeric_arithmetic_walker(Node *expr)
 	return false;
 }
 
-/* Whether expr cannot fail on any row (see above); at most 1000 digits. */
+static bool expr_cannot_fail(Node *expr);
+
+/*
+ * Fields of a date or timestamp that extract() and date_part() take for
+ * every such type and answer with whole numbers.
+ */
+static const char *const whole_date_fields[] = {
+	"year", "month", "day", "quarter", "week", "dow", "doy", "isodow", "isoyear",
+	"decade", "century", "millennium", NULL
+};
+
+/*
+ * Whether expr is extract(field FROM x) or date_part(field, x) of a date,
+ * timestamp or timestamptz x that cannot fail, with a constant field of
+ * whole_date_fields (TPC-H Q9's extract(year FROM o_orderdate)).  Such an
+ * expression cannot fail: PostgreSQL raises an error only for a unit the
+ * type lacks, and answers an infinite input with an infinity or a null.
+ * Its values are whole numbers (a numeric of scale 0 for extract), so a
+ * value has one spelling.
+ */
+static bool
+whole_date_field(Node *expr)
+{
+	FuncExpr   *func;
+	Const	   *field;
+	char	   *name;
+	int			i;
+
+	while (IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (!IsA(expr, FuncExpr))
+		return false;
+	func = (FuncExpr *) expr;
+	switch (func->funcid)
+	{
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
+		case F_DATE_PART_TEXT_DATE:
+		case F_DATE_PART_TEXT_TIMESTAMP:
+		case F_DATE_PART_TEXT_TIMESTAMPTZ:
+			break;
+		default:
+			return false;
+	}
+	if (list_length(func->args) != 2 || !IsA(linitial(func->args), Const))
+		return false;
+	field = linitial_node(Const, func->args);
+	if (field->constisnull || field->consttype != TEXTOID)
+		return false;
+	name = TextDatumGetCString(field->constvalue);
+	for (i = 0; whole_date_fields[i] != NULL; i++)
+	{
+		if (pg_strcasecmp(name, whole_date_fields[i]) == 0)
+			return expr_cannot_fail(lsecond(func->args));
+	}
+	return false;
+}
+
+/*
+ * Whether expr cannot fail on any row (see above; numeric arithmetic of at
+ * most 1000 digits, and whole fields of dates).
+ */
 static bool
 expr_cannot_fail(Node *expr)
 {
@@ -388,6 +482,8 @@ expr_cannot_fail(Node *expr)
 	int			scale;
 
 	if (!contain_leaked_vars(expr))
+		return true;
+	if (whole_date_field(expr))
 		return true;
 	return numeric_arithmetic_walker(expr) &&
 		GpuAggNumericBounds(expr, &precision, &scale) && precision <= 1000;
@@ -568,7 +664,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		if (expr_side(root, key, sides, &why) > 0 &&
 			(type == FLOAT4OID || type == FLOAT8OID ||
 			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type) &&
-			  !KeyDictIsPaddedBpchar(key))))
+			  !KeyDictIsPaddedBpchar(key) && !whole_date_field(key))))
 			return join_fed_reject("a group key of a build side with several spellings of one value");
 	}
 	foreach(lc, aggrefs)
@@ -676,7 +772,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	if (grouping_sets)
 		return join_fed_reject("grouping sets");
 	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
-		   find_join_step(rel, &found[nfound], &why))
+		   find_join_step(root, rel, &found[nfound], &why))
 	{
 		rel = ((Path *) linitial(found[nfound].path->custom_paths))->parent;
 		nfound++;
