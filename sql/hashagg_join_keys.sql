@@ -90,6 +90,14 @@ UPDATE mk_nation SET cname = 'n' || nation;
 ANALYZE mk_nation;
 SELECT join_fed_check('SELECT mk_nation.cname, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.cname');
 SELECT join_fed_check('SELECT mk_nation.cname::bpchar, count(*) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY 1');
+-- a numeric group key of a build side: a column of a declared scale stores
+-- every value at that scale (TPC-H Q10's c_acctbal); one without a scale has
+-- spellings and keeps other plans
+ALTER TABLE mk_nation ADD COLUMN bal numeric(8,2), ADD COLUMN raw numeric;
+UPDATE mk_nation SET bal = nation * 1.5, raw = CASE WHEN nation % 2 = 0 THEN 1.50 ELSE 1.5 END;
+ANALYZE mk_nation;
+SELECT join_fed_check('SELECT mk_nation.bal, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.bal');
+SELECT join_fed_check('SELECT mk_nation.raw, count(*) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY 1');
 
 -- prepared, run as a generic plan
 PREPARE mk_prep(int) AS

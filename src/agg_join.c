@@ -472,6 +472,26 @@ whole_date_field(Node *expr)
 }
 
 /*
+ * Whether every value of a dictionary key has one spelling, so that a
+ * group's spelling need not be its first row's: a bpchar of a declared
+ * length, a whole field of a date (whole_date_field), or a numeric column
+ * of a declared scale (numeric(15,2): every value is stored at scale 2, as
+ * TPC-H's c_acctbal).
+ */
+static bool
+key_has_one_spelling(Node *key)
+{
+	Node	   *bare = key;
+
+	while (IsA(bare, RelabelType))
+		bare = (Node *) ((RelabelType *) bare)->arg;
+	if (KeyDictIsPaddedBpchar(key) || whole_date_field(key))
+		return true;
+	return IsA(bare, Var) && getBaseType(exprType(bare)) == NUMERICOID &&
+		exprTypmod(bare) >= (int32) VARHDRSZ;
+}
+
+/*
  * Whether expr cannot fail on any row (see above; numeric arithmetic of at
  * most 1000 digits, and whole fields of dates).
  */
@@ -664,7 +684,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		if (expr_side(root, key, sides, &why) > 0 &&
 			(type == FLOAT4OID || type == FLOAT8OID ||
 			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type) &&
-			  !KeyDictIsPaddedBpchar(key) && !whole_date_field(key))))
+			  !key_has_one_spelling(key))))
 			return join_fed_reject("a group key of a build side with several spellings of one value");
 	}
 	foreach(lc, aggrefs)
