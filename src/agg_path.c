@@ -686,7 +686,7 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 			/* the build: reading the side, one copy of each row, its dictionary keys */
 			build_cost = build->total_cost + build->rows * ncolumns * gpuagg_batch_value_cost +
 				agg_dictionary_keys_cost(root, join_fed_side_keys(root, &sides, s, check->keys),
-										 build->rows);
+										 sides.paths[s]->rows);
 			cpath->path.startup_cost += build_cost;
 			cpath->path.total_cost += build_cost;
 		}
