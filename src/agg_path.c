@@ -679,7 +679,6 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 		for (s = 1; s < sides.nsides; s++)
 		{
 			Path	   *build = builds[s];
-
 			Cost		build_cost;
 
 			cpath->custom_paths = lappend(cpath->custom_paths, build);
