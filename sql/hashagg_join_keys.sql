@@ -98,6 +98,17 @@ UPDATE mk_nation SET bal = nation * 1.5, raw = CASE WHEN nation % 2 = 0 THEN 1.5
 ANALYZE mk_nation;
 SELECT join_fed_check('SELECT mk_nation.bal, count(*), sum(mk_fact.v) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY mk_nation.bal');
 SELECT join_fed_check('SELECT mk_nation.raw, count(*) FROM mk_fact JOIN mk_nation ON mk_nation.nation = mk_fact.nation AND mk_nation.a = mk_fact.a GROUP BY 1');
+-- ... also beside a probe-side key with spellings (interval: '1 mon' =
+-- '30 days'): each side numbers its child columns from 1, and each key's
+-- first-row spelling is read from its own side's column
+CREATE TABLE mk_sp AS
+SELECT id % 7 AS nation, id % 6 AS a,
+       CASE WHEN id % 3 = 0 THEN INTERVAL '1 mon' ELSE INTERVAL '30 days' END AS iv
+FROM generate_series(1, 3000) id;
+ANALYZE mk_sp;
+SELECT join_fed_check('SELECT mk_sp.iv, mk_nation.bal, count(*) FROM mk_sp JOIN mk_nation ON mk_nation.nation = mk_sp.nation AND mk_nation.a = mk_sp.a GROUP BY 1, 2');
+SELECT mk_sp.iv, mk_nation.bal, count(*) FROM mk_sp JOIN mk_nation ON mk_nation.nation = mk_sp.nation AND mk_nation.a = mk_sp.a GROUP BY 1, 2 ORDER BY 2 LIMIT 3;
+DROP TABLE mk_sp;
 
 -- prepared, run as a generic plan
 PREPARE mk_prep(int) AS

@@ -121,11 +121,18 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		builder->spelling_source[i] = -1;
 		if (sources[i].encoding != GPUAGG_ENC_SPELLING)
 			continue;
-		for (j = 0; j < ncolumns && builder->spelling_source[i] < 0; j++)
+
+		/*
+		 * Its key column is the nearest one before it of the same child
+		 * column: a join-fed layout numbers each side's child columns from
+		 * 1 and puts a side's columns together, so another side's key of
+		 * the same number lies before the side's first column.
+		 */
+		for (j = i - 1; j >= 0 && builder->spelling_source[i] < 0; j--)
 			if (sources[j].encoding == GPUAGG_ENC_DICT_KEY && sources[j].attno == sources[i].attno &&
 				sources[j].filter_attno == sources[i].filter_attno)
 				builder->spelling_source[i] = j;
-		if (builder->spelling_source[i] < 0 || builder->spelling_source[i] > i)
+		if (builder->spelling_source[i] < 0)
 			elog(ERROR, "gpuagg: spelling column %d has no key column before it", i);
 	}
 	return builder;
