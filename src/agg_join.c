@@ -20,9 +20,11 @@
  *
  * What qualifies (otherwise fewer joins of the chain, then the other
  * GpuHashAgg paths and the native plan remain):
- *	- INNER, LEFT, SEMI (EXISTS, IN: its build keeps each key once, and the
- *	  device joins it as an inner join) and ANTI (NOT EXISTS: the probe rows
- *	  without a match) joins with no other join condition and, for LEFT, no
+ *	- INNER, LEFT, RIGHT, FULL (at any step: the device sends the build rows
+ *	  nothing matched through the steps above), SEMI (EXISTS, IN: its build
+ *	  keeps each key once, and the device joins it as an inner join) and
+ *	  ANTI (NOT EXISTS: the probe rows without a match) joins with no other
+ *	  join condition and, for LEFT, no
  *	  condition above the join, on up to GA_AGG_MAX_JOIN_KEYS equalities
  *	  whose every device key is exact (the integer-like types of
  *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
@@ -37,12 +39,20 @@
  *	  rows the joins drop) — any expression on a probe side that only LEFT
  *	  joins meet, which drop none —, a LEFT join's inner side only by plain
  *	  columns (an expression over a null-extended row is not the
- *	  expression's value null-extended), a SEMI or ANTI join's inner side by
- *	  nothing;
- *	- no DISTINCT aggregate and no grouping sets; no float, numeric or
- *	  other key with a first-row spelling taken from a build side;
+ *	  expression's value null-extended), as are the sides a RIGHT or FULL
+ *	  join null-extends, a SEMI or ANTI join's inner side by nothing;
+ *	  extract() of a whole date field counts as an expression that cannot
+ *	  fail;
+ *	- no DISTINCT aggregate and no grouping sets; no float key, and no
+ *	  numeric or other dictionary key of a build side whose values have
+ *	  several spellings (a char(n), a numeric(p,s) column and a whole date
+ *	  field have one);
  *	- builds (each build side's needed columns and key) estimated within
  *	  gpuagg.hashjoin_build_limit together.
+ *
+ * The chain is taken from the top join down its outer side, each join's
+ * way chosen by better_join_step (far fewer rows to handle, else a build
+ * side that reads fewer table rows, else the smaller build).
  *
  * The child expressions of the description are split by side: each side's
  * child computes its own expressions, then its keys (agg_layout.c orders

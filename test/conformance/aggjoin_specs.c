@@ -897,7 +897,7 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 		aj_random_step(rng, s, i, size_exp);
 		any_skew |= s->steps[i].build_dist == AJ_SKEW;
 	}
-	/* RIGHT and FULL: the last step only */
+	/* RIGHT and FULL last steps (below the last: aj_random_outer_below) */
 	if (rng_chance(rng, 0.3))
 		s->steps[s->nsteps - 1].type = rng_chance(rng, 0.5) ? GA_AGG_JOIN_RIGHT : GA_AGG_JOIN_FULL;
 	s->nprobe = rng_chance(rng, 0.08) ? rng_range(rng, 0, 5) :
