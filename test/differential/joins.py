@@ -970,7 +970,7 @@ class JoinGen:
 
     def aggregated_fed(self):
         """An aggregate over joins of the kind a join-fed GpuHashAgg takes over (the
-        device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one or two keys;
+        device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one to six keys;
         two in five over a chain: a third table joined (INNER, LEFT, RIGHT or FULL) to the
         first or (a snowflake) to the second, sometimes a fourth joined to the first; group keys and aggregate
         arguments plain columns of one side each."""
@@ -982,6 +982,10 @@ class JoinGen:
             # a second key: int2/int4 pairs travel as one exact key
             col = r.choice(["k2", "k4", "g"])
             keys.append((KeyExpr(a, col), KeyExpr(b, col)))
+            if r.random() < 0.3:
+                # more than four keys in all: hashed together and rechecked on the device
+                for col in r.sample(["k8", "kd", "kt", "g", "k2", "k4"], r.randint(2, 4)):
+                    keys.append((KeyExpr(a, col), KeyExpr(b, col)))
         # (SEMI and ANTI are counted as a left join: at most every row of a)
         joins = [("left" if jt in ("semi", "anti") else jt, [a], b, keys)]
         extra = []      # (jointype, side, keys) of the tables joined after b
