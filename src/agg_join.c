@@ -425,80 +425,15 @@ numeric_arithmetic_walker(Node *expr)
 static bool expr_cannot_fail(Node *expr);
 
 /*
- * Fields of a date or timestamp that extract() and date_part() take for
- * every such type and answer with whole numbers.
- */
-static const char *const whole_date_fields[] = {
-	"year", "month", "day", "quarter", "week", "dow", "doy", "isodow", "isoyear",
-	"decade", "century", "millennium", NULL
-};
-
-/*
- * Whether expr is extract(field FROM x) or date_part(field, x) of a date,
- * timestamp or timestamptz x that cannot fail, with a constant field of
- * whole_date_fields (TPC-H Q9's extract(year FROM o_orderdate)).  Such an
- * expression cannot fail: PostgreSQL raises an error only for a unit the
- * type lacks, and answers an infinite input with an infinity or a null.
- * Its values are whole numbers (a numeric of scale 0 for extract), so a
- * value has one spelling.
+ * Whether expr is a whole field of a date (KeyDictWholeDateField) whose
+ * date cannot fail: then it cannot fail either.
  */
 static bool
 whole_date_field(Node *expr)
 {
-	FuncExpr   *func;
-	Const	   *field;
-	char	   *name;
-	int			i;
+	Node	   *arg;
 
-	while (IsA(expr, RelabelType))
-		expr = (Node *) ((RelabelType *) expr)->arg;
-	if (!IsA(expr, FuncExpr))
-		return false;
-	func = (FuncExpr *) expr;
-	switch (func->funcid)
-	{
-		case F_EXTRACT_TEXT_DATE:
-		case F_EXTRACT_TEXT_TIMESTAMP:
-		case F_EXTRACT_TEXT_TIMESTAMPTZ:
-		case F_DATE_PART_TEXT_DATE:
-		case F_DATE_PART_TEXT_TIMESTAMP:
-		case F_DATE_PART_TEXT_TIMESTAMPTZ:
-			break;
-		default:
-			return false;
-	}
-	if (list_length(func->args) != 2 || !IsA(linitial(func->args), Const))
-		return false;
-	field = linitial_node(Const, func->args);
-	if (field->constisnull || field->consttype != TEXTOID)
-		return false;
-	name = TextDatumGetCString(field->constvalue);
-	for (i = 0; whole_date_fields[i] != NULL; i++)
-	{
-		if (pg_strcasecmp(name, whole_date_fields[i]) == 0)
-			return expr_cannot_fail(lsecond(func->args));
-	}
-	return false;
-}
-
-/*
- * Whether every value of a dictionary key has one spelling, so that a
- * group's spelling need not be its first row's: a bpchar of a declared
- * length, a whole field of a date (whole_date_field), or a numeric column
- * of a declared scale (numeric(15,2): every value is stored at scale 2, as
- * TPC-H's c_acctbal).
- */
-static bool
-key_has_one_spelling(Node *key)
-{
-	Node	   *bare = key;
-
-	while (IsA(bare, RelabelType))
-		bare = (Node *) ((RelabelType *) bare)->arg;
-	if (KeyDictIsPaddedBpchar(key) || whole_date_field(key))
-		return true;
-	return IsA(bare, Var) && getBaseType(exprType(bare)) == NUMERICOID &&
-		exprTypmod(bare) >= (int32) VARHDRSZ;
+	return KeyDictWholeDateField(expr, &arg) && expr_cannot_fail(arg);
 }
 
 /*
@@ -694,7 +629,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		if (expr_side(root, key, sides, &why) > 0 &&
 			(type == FLOAT4OID || type == FLOAT8OID ||
 			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type) &&
-			  !key_has_one_spelling(key))))
+			  !KeyDictKeyHasOneSpelling(key))))
 			return join_fed_reject("a group key of a build side with several spellings of one value");
 	}
 	foreach(lc, aggrefs)

@@ -594,7 +594,8 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 
 		if (encoding == GPUAGG_ENC_FLOAT8_KEY || encoding == GPUAGG_ENC_FLOAT4_KEY)
 			first = GPUAGG_ENC_ZERO_SIGN;
-		else if (encoding == GPUAGG_ENC_DICT_KEY && KeyDictHasSpellings(desc->keys[i].type))
+		else if (encoding == GPUAGG_ENC_DICT_KEY && KeyDictHasSpellings(desc->keys[i].type) &&
+				 !desc->keys[i].one_spelling)
 			first = GPUAGG_ENC_SPELLING;
 		layout->key_first_ops[i] = -1;
 		if (first != GPUAGG_ENC_NONE)

@@ -44,8 +44,9 @@ GpuAggDescToList(const GpuAggDesc *desc)
 	int			i;
 
 	for (i = 0; i < desc->nkeys; i++)
-		keys = lappend(keys, list_make2_int(desc->keys[i].child_attno,
-											(int) desc->keys[i].type));
+		keys = lappend(keys, list_make3_int(desc->keys[i].child_attno,
+											(int) desc->keys[i].type,
+											desc->keys[i].one_spelling ? 1 : 0));
 	for (i = 0; i < desc->naggs; i++)
 	{
 		const GpuAggAggDesc *agg = &desc->aggs[i];
@@ -142,6 +143,7 @@ GpuAggDescFromList(List *list)
 
 		desc->keys[i].child_attno = linitial_int(k);
 		desc->keys[i].type = (Oid) lsecond_int(k);
+		desc->keys[i].one_spelling = lthird_int(k) != 0;
 		i++;
 	}
 	desc->naggs = list_length(aggs);
@@ -234,6 +236,7 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		 */
 		if (KeyDictIsPaddedBpchar(key))
 			desc->keys[i].type = TEXTOID;
+		desc->keys[i].one_spelling = KeyDictKeyHasOneSpelling(key);
 		tlist = lappend(tlist, makeTargetEntry((Expr *) key, list_length(tlist) + 1,
 											   NULL, false));
 		i++;

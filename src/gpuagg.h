@@ -190,6 +190,9 @@ typedef struct GpuAggKeyDesc
 								 * of a declared length, whose values are
 								 * padded alike and so group by their bytes
 								 * (agg_plan.c) */
+	bool		one_spelling;	/* every value spelt one way
+								 * (KeyDictKeyHasOneSpelling): no first-row
+								 * spelling column */
 } GpuAggKeyDesc;
 
 typedef struct GpuAggAggDesc
@@ -384,6 +387,8 @@ extern KeyDict *KeyDictCreate(Oid type, MemoryContext cxt);
 extern bool KeyDictTypeSupported(Oid type);
 extern bool KeyDictHasSpellings(Oid type);
 extern bool KeyDictIsPaddedBpchar(Node *key);
+extern bool KeyDictWholeDateField(Node *expr, Node **arg);
+extern bool KeyDictKeyHasOneSpelling(Node *key);
 extern int32 KeyDictIntern(KeyDict *dict, Datum value, MemoryContext scratch);
 extern void KeyDictInternMany(KeyDict *dict, const Datum *values, const bool *isnull,
 							  int n, int32 *ids, MemoryContext scratch);

@@ -30,7 +30,9 @@
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
@@ -285,6 +287,85 @@ bool
 KeyDictIsPaddedBpchar(Node *key)
 {
 	return exprType(key) == BPCHAROID && exprTypmod(key) > VARHDRSZ;
+}
+
+/*
+ * Fields of a date or timestamp that extract() and date_part() take for
+ * every such type and answer with whole numbers.
+ */
+static const char *const whole_date_fields[] = {
+	"year", "month", "day", "quarter", "week", "dow", "doy", "isodow", "isoyear",
+	"decade", "century", "millennium", NULL
+};
+
+/*
+ * Whether expr is extract(field FROM x) or date_part(field, x) of a date,
+ * timestamp or timestamptz x, with a constant field of whole_date_fields
+ * (TPC-H Q9's extract(year FROM o_orderdate)); *arg is then x.  PostgreSQL
+ * raises an error only for a unit the type lacks, answers an infinite x
+ * with an infinity or a null, and its values are whole numbers (a numeric
+ * of scale 0 for extract), so each value has one spelling.
+ */
+bool
+KeyDictWholeDateField(Node *expr, Node **arg)
+{
+	FuncExpr   *func;
+	Const	   *field;
+	char	   *name;
+	int			i;
+
+	while (IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (!IsA(expr, FuncExpr))
+		return false;
+	func = (FuncExpr *) expr;
+	switch (func->funcid)
+	{
+		case F_EXTRACT_TEXT_DATE:
+		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
+		case F_DATE_PART_TEXT_DATE:
+		case F_DATE_PART_TEXT_TIMESTAMP:
+		case F_DATE_PART_TEXT_TIMESTAMPTZ:
+			break;
+		default:
+			return false;
+	}
+	if (list_length(func->args) != 2 || !IsA(linitial(func->args), Const))
+		return false;
+	field = linitial_node(Const, func->args);
+	if (field->constisnull || field->consttype != TEXTOID)
+		return false;
+	name = TextDatumGetCString(field->constvalue);
+	for (i = 0; whole_date_fields[i] != NULL; i++)
+	{
+		if (pg_strcasecmp(name, whole_date_fields[i]) == 0)
+		{
+			*arg = lsecond(func->args);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether every value of a dictionary key expression has one spelling, so
+ * that a group needs no first-row spelling: a bpchar of a declared length,
+ * a numeric column of a declared scale (numeric(15,2) stores every value
+ * at scale 2, TPC-H's c_acctbal), or a whole field of a date.
+ */
+bool
+KeyDictKeyHasOneSpelling(Node *key)
+{
+	Node	   *bare = key;
+	Node	   *arg;
+
+	while (IsA(bare, RelabelType))
+		bare = (Node *) ((RelabelType *) bare)->arg;
+	if (KeyDictIsPaddedBpchar(key) || KeyDictWholeDateField(key, &arg))
+		return true;
+	return IsA(bare, Var) && getBaseType(exprType(bare)) == NUMERICOID &&
+		exprTypmod(bare) >= (int32) VARHDRSZ;
 }
 
 /* A dictionary for keys of base type `type`; memory lives in cxt. */
