@@ -969,25 +969,19 @@ aggjoin_expand_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
 }
 
 /*
- * Step s (1-based) over the nlevel rows of the level before it: count its
- * rows, then write them a piece at a time, each piece as large as its
- * destination (the input buffer after the last step, the step's level
- * otherwise) has room for.
+ * Write rows [0, total) of step s (1-based; pairs over the level `from`) a
+ * piece at a time, each piece as large as its destination (the input
+ * buffer after the last step, the step's level otherwise) has room for: a
+ * full destination is aggregated or taken by step s + 1 as it fills.
  */
 static int
-aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallback wait,
-				 void *arg, GaStatus *status)
+aggjoin_write_step_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
+						const GaDevLevel *from, int64_t total, GaWaitCallback wait, void *arg,
+						GaStatus *status)
 {
-	GaDevLevel	from = aggjoin_level_before(aj, s);
-	GaDevPairs	pairs;
-	int64_t		total = 0;
 	int64_t		done,
 				n;
 
-	if (nlevel <= 0)
-		return 1;
-	if (!aggjoin_count_step(agg, aj, s, nlevel, &pairs, &total, wait, arg, status))
-		return 0;
 	if (s == aj->nsteps)
 		agg->stats.joined_rows += total;
 	for (done = 0; done < total; done += n)
@@ -996,11 +990,51 @@ aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallb
 
 		n = total - done < agg->batch_rows - held ? total - done : agg->batch_rows - held;
 		if (s == aj->nsteps ?
-			!aggjoin_gather_rows(agg, aj, &pairs, &from, done, n, wait, arg, status) :
-			!aggjoin_expand_rows(agg, aj, s, &pairs, &from, done, n, wait, arg, status))
+			!aggjoin_gather_rows(agg, aj, pairs, from, done, n, wait, arg, status) :
+			!aggjoin_expand_rows(agg, aj, s, pairs, from, done, n, wait, arg, status))
 			return 0;
 	}
 	return 1;
+}
+
+/*
+ * Let each step after `first` (1-based) take the rows left in the level
+ * before it, in step order, so that every row those levels held has gone
+ * through every step when this returns (the last step's rows may stay in
+ * the input buffer).
+ */
+static int
+aggjoin_drain_levels(GpuAgg *agg, GpuAggJoin *aj, int first, GaWaitCallback wait, void *arg,
+					 GaStatus *status)
+{
+	for (int t = first; t < aj->nsteps; t++)
+	{
+		int64_t		held = aj->steps[t - 1].level_rows;
+
+		aj->steps[t - 1].level_rows = 0;
+		if (!aggjoin_run_step(agg, aj, t + 1, held, wait, arg, status))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Step s (1-based) over the nlevel rows of the level before it: count its
+ * rows, then write them (aggjoin_write_step_rows).
+ */
+static int
+aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallback wait,
+				 void *arg, GaStatus *status)
+{
+	GaDevLevel	from = aggjoin_level_before(aj, s);
+	GaDevPairs	pairs;
+	int64_t		total = 0;
+
+	if (nlevel <= 0)
+		return 1;
+	if (!aggjoin_count_step(agg, aj, s, nlevel, &pairs, &total, wait, arg, status))
+		return 0;
+	return aggjoin_write_step_rows(agg, aj, s, &pairs, &from, total, wait, arg, status);
 }
 
 /*
@@ -1034,16 +1068,9 @@ ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *
 	aj->probe = probe;
 	aj->pieces = 0;
 	if (!aggjoin_enqueue_probe_copies(agg, aj, hb, status) ||
-		!aggjoin_run_step(agg, aj, 1, probe->nrows, wait, arg, status))
+		!aggjoin_run_step(agg, aj, 1, probe->nrows, wait, arg, status) ||
+		!aggjoin_drain_levels(agg, aj, 1, wait, arg, status))
 		return 0;
-	for (int s = 1; s < aj->nsteps; s++)
-	{
-		int64_t		held = aj->steps[s - 1].level_rows;
-
-		aj->steps[s - 1].level_rows = 0;
-		if (!aggjoin_run_step(agg, aj, s + 1, held, wait, arg, status))
-			return 0;
-	}
 	if (aj->gathered_rows > 0 && !aggjoin_aggregate_gathered(agg, aj, wait, arg, status))
 		return 0;
 	if (aj->pieces == 0)
@@ -1112,33 +1139,13 @@ aggjoin_emit_unmatched(GpuAgg *agg, GpuAggJoin *aj, int s, GaWaitCallback wait, 
 	{
 		int			n = step->payload_rows - base < chunk ? (int) (step->payload_rows - base) : chunk;
 		int64_t		nselected = 0;
-		int64_t		done,
-					m;
 
-		if (!aggjoin_list_unmatched(agg, aj, s, base, n, &nselected, wait, arg, status))
-			return 0;
-		if (s == aj->nsteps)
-			agg->stats.joined_rows += nselected;
-		for (done = 0; done < nselected; done += m)
-		{
-			int64_t		held = s == aj->nsteps ? aj->gathered_rows : step->level_rows;
-
-			m = nselected - done < agg->batch_rows - held ? nselected - done : agg->batch_rows - held;
-			if (s == aj->nsteps ?
-				!aggjoin_gather_rows(agg, aj, &pairs, &no_level, done, m, wait, arg, status) :
-				!aggjoin_expand_rows(agg, aj, s, &pairs, &no_level, done, m, wait, arg, status))
-				return 0;
-		}
-	}
-	for (int t = s; t < aj->nsteps; t++)
-	{
-		int64_t		held = aj->steps[t - 1].level_rows;
-
-		aj->steps[t - 1].level_rows = 0;
-		if (!aggjoin_run_step(agg, aj, t + 1, held, wait, arg, status))
+		if (!aggjoin_list_unmatched(agg, aj, s, base, n, &nselected, wait, arg, status) ||
+			!aggjoin_write_step_rows(agg, aj, s, &pairs, &no_level, nselected, wait, arg,
+									 status))
 			return 0;
 	}
-	return 1;
+	return aggjoin_drain_levels(agg, aj, s, wait, arg, status);
 }
 
 /*
