@@ -74,6 +74,12 @@
  * gathered, derived columns computed, aggregated, counted in joined_rows
  * and as batches, full pieces but the last.
  *
+ * The filter (an INNER join's other conditions, gpuagg_device.h): the
+ * gather of the last level runs its program (row_filter.h) over each row,
+ * reading the operands where they live, and gathers only the rows it
+ * keeps; the piece still counts as a batch when it keeps none, and
+ * joined_rows counts the rows kept.
+ *
  * Failures (out of memory, cancel) are returned with a status; the caller
  * (device_cpu.c) remembers them.  Nothing here prints or aborts.
  *
@@ -81,6 +87,7 @@
  */
 #include "device_impl.h"
 #include "join_key.h"
+#include "row_filter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +141,8 @@ struct CpuAggJoin
 	uint8_t    *derived;		/* per column: computed in the piece, not
 								 * gathered */
 	int64_t		batch_rows;
+	int			nfilter;		/* the filter over the last step's rows */
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];
 
 	/* the build sides */
 	int			nbuilt;
@@ -152,6 +161,8 @@ struct CpuAggJoin
 	/* levels 0 .. nsteps (level 0's sources: 0, 1, 2, ...) and the piece */
 	CpuJoinLevel levels[GA_AGG_MAX_JOIN_STEPS + 1];
 	GaBatch		joined;
+	int64_t    *kept;			/* with a filter: the last level's rows it
+								 * keeps, batch_rows entries */
 };
 
 /* What one submit works with while it drains the levels. */
@@ -218,14 +229,15 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 	free(aj->aggregated);
 	free(aj->step_key);
 	free(aj->derived);
+	free(aj->kept);
 	free(aj);
 }
 
 /*
- * Mark the columns that a key or an aggregate reads, the operands and NaN
- * flags of the derived columns, the derived columns themselves and the
- * steps' keys (a step of several keys: its key columns and build key
- * columns).
+ * Mark the columns that a key, an aggregate or the filter reads, the
+ * operands and NaN flags of the derived columns, the derived columns
+ * themselves and the steps' keys (a step of several keys: its key columns
+ * and build key columns).
  */
 static void
 aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
@@ -244,6 +256,13 @@ aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 		aj->aggregated[spec->column] = 1;
 		if (spec->op == GA_AGG_COMOMENTS)
 			aj->aggregated[spec->column2] = 1;
+	}
+	for (i = 0; i < aj->nfilter; i++)
+	{
+		if (aj->filter[i].op == GA_FILTER_BOOL || aj->filter[i].op == GA_FILTER_COMPARE)
+			aj->aggregated[aj->filter[i].column] = 1;
+		if (aj->filter[i].op == GA_FILTER_COMPARE)
+			aj->aggregated[aj->filter[i].column2] = 1;
 	}
 	for (i = 0; i < request->nderived; i++)
 	{
@@ -295,6 +314,8 @@ aggjoin_alloc_pieces(CpuAggJoin *aj)
 				return 0;
 	for (i = 0; i < capacity; i++)
 		aj->levels[0].source[0][i] = i;
+	if (aj->nfilter > 0 && (aj->kept = ga_alloc_array(capacity, sizeof(int64_t))) == NULL)
+		return 0;
 
 	aj->joined.capacity = capacity;
 	aj->joined.ncolumns = aj->ncolumns;
@@ -329,6 +350,8 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 		goto oom;
 	aj->nsteps = request->join->nsteps;
 	memcpy(aj->steps, request->join->steps, sizeof(GaAggJoinStep) * aj->nsteps);
+	aj->nfilter = request->join->nfilter;
+	memcpy(aj->filter, request->join->filter, sizeof(GaFilterStep) * aj->nfilter);
 	aj->ncolumns = n;
 	aj->batch_rows = request->batch_rows;
 	aj->column_types = ga_alloc_array(n, sizeof(GaValueType));
@@ -654,18 +677,77 @@ aggjoin_column_home(const CpuAggJoin *aj, const GaBatch *probe, int c, const voi
 }
 
 /*
- * Fill the joined batch with the last level's rows: every aggregated
- * column's values and validity, read where each row's column lives
- * (derived columns are left to the aggregation, which computes them).
+ * Column c of row p of a level as a filter operand: read where the column
+ * lives, null when the row has no source on its side or the value is null.
+ */
+static GaFilterValue
+aggjoin_filter_operand(const CpuAggJoin *aj, const GaBatch *probe, const CpuJoinLevel *level,
+					   int64_t p, int c)
+{
+	const void *values;
+	const uint8_t *validity;
+	int64_t		r = level->source[aggjoin_column_home(aj, probe, c, &values, &validity)][p];
+	int			valid = r != CPU_AGGJOIN_NO_ROW &&
+		(validity == NULL || (validity[r >> 3] & (1u << (r & 7))));
+
+	return ga_filter_read(values, aj->column_types[c], r, valid);
+}
+
+/*
+ * List in aj->kept the rows of the last level that the filter keeps (its
+ * program leaves true for them: row_filter.h); returns how many.
+ */
+static int64_t
+aggjoin_filter_rows(CpuAggJoin *aj, const GaBatch *probe)
+{
+	const CpuJoinLevel *level = &aj->levels[aj->nsteps];
+	int64_t		kept = 0;
+	int64_t		p;
+
+	for (p = 0; p < level->nrows; p++)
+	{
+		GaFilterStack stack;
+		int			i;
+
+		stack.depth = 0;
+		for (i = 0; i < aj->nfilter; i++)
+		{
+			const GaFilterStep *step = &aj->filter[i];
+			GaFilterValue a = {0, 0, 0, 0};
+			GaFilterValue b = {0, 0, 0, 0};
+
+			if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
+				a = aggjoin_filter_operand(aj, probe, level, p, step->column);
+			if (step->op == GA_FILTER_COMPARE)
+				b = aggjoin_filter_operand(aj, probe, level, p, step->column2);
+			ga_filter_apply(&stack, step, a, b);
+		}
+		if (ga_filter_result(&stack))
+			aj->kept[kept++] = p;
+	}
+	return kept;
+}
+
+/*
+ * Fill the joined batch with the last level's rows (with a filter, the
+ * rows it keeps): every aggregated column's values and validity, read
+ * where each row's column lives (derived columns are left to the
+ * aggregation, which computes them).
  */
 static void
 aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 {
 	const CpuJoinLevel *level = &aj->levels[aj->nsteps];
 	int64_t		n = level->nrows;
+	const int64_t *rows = NULL;
 	int			c;
 	int64_t		i;
 
+	if (aj->nfilter > 0)
+	{
+		n = aggjoin_filter_rows(aj, probe);
+		rows = aj->kept;
+	}
 	for (c = 0; c < aj->ncolumns; c++)
 	{
 		GaColumn   *dst = &aj->joined.columns[c];
@@ -681,7 +763,7 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 		memset(dst->validity, 0xff, (size_t) (n + 7) / 8);
 		for (i = 0; i < n; i++)
 		{
-			int64_t		r = source[i];
+			int64_t		r = source[rows != NULL ? rows[i] : i];
 
 			if (r == CPU_AGGJOIN_NO_ROW ||
 				(validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
@@ -817,7 +899,7 @@ aggjoin_drain(CpuAggJoinRun *run, int level)
 		aggjoin_gather(aj, run->probe);
 		if (!run->aggregate(run->agg, &aj->joined, run->wait, run->arg, run->status))
 			return 0;
-		run->stats->joined_rows += n;
+		run->stats->joined_rows += aj->joined.nrows;	/* after the filter */
 		run->pieces++;
 	}
 	else

@@ -77,6 +77,16 @@
  * so that the derived kernel and the aggregation kernels read the
  * validity.
  *
+ * The filter (an INNER join's other conditions, gpuagg_device.h): its
+ * columns are gathered into the input buffer like the aggregation's; when
+ * a full buffer (or a submit's last piece) is aggregated, a kernel first
+ * runs the program (row_filter.h) over its rows and flags the dropped
+ * ones, cub::DeviceSelect lists the kept ones (their count copied back and
+ * waited for: one round trip a piece), and every gathered column is
+ * compacted through a scratch buffer as large as the input buffer and
+ * copied back; a piece the filter empties is counted as a batch without a
+ * launch, and joined_rows loses the dropped rows.
+ *
  * Derived columns are neither sent nor gathered: their operands and NaN
  * flags are gathered with the other columns the aggregation reads, and
  * device_gpu.cu computes them in each piece of the input buffer before
@@ -183,6 +193,19 @@ struct GpuAggJoin
 	 */
 	GaDevGatherColumn *dev_columns;
 	int			ncolumns_gathered;
+
+	/*
+	 * The filter over the last step's rows (nfilter 0: none): each full
+	 * input buffer's rows flagged (dev_filter_drop), the kept ones listed
+	 * (dev_filter_rows, counted in dev_unmatched_count with the select's
+	 * scratch) and compacted through dev_filter_scratch, as large as the
+	 * input buffer.
+	 */
+	int			nfilter;
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];
+	uint8_t    *dev_filter_drop;
+	uint32_t   *dev_filter_rows;
+	unsigned char *dev_filter_scratch;
 
 	/* the submit in progress */
 	const GaBatch *probe;
@@ -336,9 +359,30 @@ aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
 }
 
 /*
+ * Mark the columns the join's filter reads (values and validity) as read
+ * by the aggregation, so that the input buffer holds them and the gather
+ * writes them.  Before the buffer is laid out.
+ */
+void
+ga_gpu_aggjoin_mark_filter_inputs(GpuAgg *agg, const GaAggJoinSpec *join)
+{
+	for (int i = 0; i < join->nfilter; i++)
+	{
+		const GaFilterStep *step = &join->filter[i];
+
+		if (step->op != GA_FILTER_BOOL && step->op != GA_FILTER_COMPARE)
+			continue;
+		agg->needs_values[step->column] = agg->needs_validity[step->column] = 1;
+		if (step->op == GA_FILTER_COMPARE)
+			agg->needs_values[step->column2] = agg->needs_validity[step->column2] = 1;
+	}
+}
+
+/*
  * Start the join-fed part: copy the join spec, lay out and allocate the
  * probe buffer, every step's buffers, the scan's scratch (sized for a full
- * level), the pinned row count and the events.
+ * level), the pinned row count and the events; with a filter, its flags,
+ * row list and compaction scratch.
  */
 int
 ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status)
@@ -423,7 +467,17 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		!pinned_alloc((void **) &aj->host_nrows, sizeof(unsigned long long),
 					  "the join's row count", status))
 		return 0;
-	if (aggjoin_any_keeps_unmatched(aj))
+	aj->nfilter = spec->nfilter;
+	memcpy(aj->filter, spec->filter, sizeof(GaFilterStep) * spec->nfilter);
+	if (aj->nfilter > 0 &&
+		(!device_alloc((void **) &aj->dev_filter_drop, (size_t) agg->batch_rows,
+					   "the join filter's flags", status) ||
+		 !device_alloc((void **) &aj->dev_filter_rows, (size_t) agg->batch_rows * sizeof(uint32_t),
+					   "the join filter's rows", status) ||
+		 !device_alloc((void **) &aj->dev_filter_scratch, agg->dev_input_bytes,
+					   "the join filter's compaction", status)))
+		return 0;
+	if (aggjoin_any_keeps_unmatched(aj) || aj->nfilter > 0)
 	{
 		GPU_TRY(ga_aggjoin_select_unmatched(NULL, &aj->select_temp_bytes, NULL, 0, NULL, NULL,
 											aggjoin_unmatched_chunk(agg), agg->device->stream),
@@ -892,6 +946,75 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 }
 
 /*
+ * The join's filter over the n rows of the input buffer: flag the rows it
+ * drops, list the kept ones and wait for their count (*kept; the filter
+ * and the listing timed as device work), then, when some were dropped,
+ * compact every gathered column through the scratch buffer (enqueued, not
+ * waited for: the aggregation of the piece follows on the stream).
+ */
+static int
+aggjoin_filter_gathered(GpuAgg *agg, GpuAggJoin *aj, int64_t n, int64_t *kept,
+						GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	int			sms = agg->device->info.multiprocessors;
+	size_t		temp_bytes = aj->select_temp_bytes;
+	GaDevFilter filter;
+
+	memset(&filter, 0, sizeof(filter));
+	filter.nsteps = aj->nfilter;
+	for (int i = 0; i < aj->nfilter; i++)
+	{
+		const GaFilterStep *step = &aj->filter[i];
+		int			columns[2] = {step->column, step->column2};
+
+		filter.steps[i] = *step;
+		for (int k = 0; k < 2; k++)
+		{
+			int			c = columns[k];
+
+			if ((k == 0 && step->op != GA_FILTER_BOOL && step->op != GA_FILTER_COMPARE) ||
+				(k == 1 && step->op != GA_FILTER_COMPARE))
+				continue;
+			filter.values[i][k] = agg->dev_input + agg->dev_values_offset[c];
+			filter.validity[i][k] = agg->dev_input + agg->dev_validity_offset[c];
+			filter.types[i][k] = agg->column_types[c];
+		}
+	}
+	*kept = 0;
+	if (n <= 0)
+		return 1;
+	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
+	GPU_TRY(ga_launch_aggjoin_filter(&filter, n, aj->dev_filter_drop, sms, stream),
+			"launching the join filter's kernel");
+	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, aj->dev_filter_drop, 0,
+										aj->dev_filter_rows, aj->dev_unmatched_count, (int) n,
+										stream),
+			"listing the rows the join's filter keeps");
+	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
+	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, aj->dev_unmatched_count, sizeof(unsigned long long),
+							cudaMemcpyDeviceToHost, stream),
+			"copying the count of the rows the join's filter keeps from the GPU");
+	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
+	if (!wait_event(aj->ev_nrows_copied, wait, arg, "waiting for the GPU to filter joined rows",
+					status))
+		return 0;
+	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
+	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
+	aggjoin_add_timings(agg, aj);
+	*kept = (int64_t) *aj->host_nrows;
+	if (*kept == n || *kept == 0)
+		return 1;
+	GPU_TRY(ga_launch_aggjoin_compact(aj->dev_columns, aj->ncolumns_gathered, aj->dev_filter_rows,
+									  *kept, agg->dev_input, aj->dev_filter_scratch, sms, stream),
+			"launching the compaction of the rows the join's filter keeps");
+	GPU_TRY(cudaMemcpyAsync(agg->dev_input, aj->dev_filter_scratch, agg->dev_input_bytes,
+							cudaMemcpyDeviceToDevice, stream),
+			"copying the filtered rows back into the input buffer");
+	return 1;
+}
+
+/*
  * Aggregate the last step's rows gathered into the input buffer (the
  * gather's timing goes with the piece) and empty it.  wait is for the
  * first piece's probe.
@@ -905,6 +1028,20 @@ aggjoin_aggregate_gathered(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, voi
 	aj->gathered_rows = 0;
 	aj->gather_timed = 0;
 	aj->pieces++;
+	if (aj->nfilter > 0)
+	{
+		int64_t		kept = 0;
+
+		if (!aggjoin_filter_gathered(agg, aj, n, &kept, wait, arg, status))
+			return 0;
+		agg->stats.joined_rows -= n - kept;
+		if (kept == 0)
+		{
+			ga_gpu_agg_count_empty_batch(agg);	/* a piece, as on the CPU */
+			return 1;
+		}
+		n = kept;
+	}
 	return ga_gpu_agg_launch_input(agg, n, wait, arg, status);
 }
 
@@ -1222,6 +1359,9 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	device_free(&aj->dev_scan_temp);
 	device_free(&aj->dev_select_temp);
 	device_free(&aj->dev_unmatched_count);
+	device_free(&aj->dev_filter_drop);
+	device_free(&aj->dev_filter_rows);
+	device_free(&aj->dev_filter_scratch);
 	device_free(&aj->dev_columns);
 	if (aj->host_nrows != NULL)
 		(void) cudaFreeHost(aj->host_nrows);

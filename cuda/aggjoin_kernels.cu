@@ -56,6 +56,7 @@
  */
 #include "aggjoin_kernels.cuh"
 #include "join_key.h"
+#include "row_filter.h"
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -442,4 +443,125 @@ ga_launch_aggjoin_key_recheck(const GaDevJoinKey *key, int64_t n, const uint32_t
 {
 	return aggjoin_launch_rows(aggjoin_key_recheck_kernel, n, sm_count, stream, *key, n,
 							   sorted_rows, first, count);
+}
+
+/* Whether bit r of a validity bitmap is set (NULL: every row valid). */
+__device__ __forceinline__ int
+aggjoin_valid(const uint8_t *validity, int64_t r)
+{
+	return validity == nullptr || ((validity[r >> 3] >> (r & 7)) & 1);
+}
+
+/* One thread per row: run the filter's program and flag the rows it drops. */
+__global__ void
+aggjoin_filter_kernel(const GaDevFilter filter, int64_t n, uint8_t *drop)
+{
+	for (int64_t r = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; r < n;
+		 r += (int64_t) gridDim.x * blockDim.x)
+	{
+		GaFilterStack stack;
+
+		stack.depth = 0;
+		for (int i = 0; i < filter.nsteps; i++)
+		{
+			const GaFilterStep *step = &filter.steps[i];
+			GaFilterValue a = {0, 0, 0, 0};
+			GaFilterValue b = {0, 0, 0, 0};
+
+			if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
+				a = ga_filter_read(filter.values[i][0], filter.types[i][0], r,
+								   aggjoin_valid(filter.validity[i][0], r));
+			if (step->op == GA_FILTER_COMPARE)
+				b = ga_filter_read(filter.values[i][1], filter.types[i][1], r,
+								   aggjoin_valid(filter.validity[i][1], r));
+			ga_filter_apply(&stack, step, a, b);
+		}
+		drop[r] = ga_filter_result(&stack) ? 0 : 1;
+	}
+}
+
+/*
+ * Block row blockIdx.y is column blockIdx.y: its rows rows[j] become rows
+ * j (values by width), then its validity a byte (8 rows) per thread, so
+ * that no two threads write one byte.
+ */
+__global__ void
+aggjoin_compact_kernel(const GaDevGatherColumn *columns, const uint32_t *rows, int64_t m,
+					   const unsigned char *input, unsigned char *scratch)
+{
+	const GaDevGatherColumn col = columns[blockIdx.y];
+	int64_t		first = blockIdx.x * (int64_t) blockDim.x + threadIdx.x;
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	if (col.dst_values != nullptr)
+	{
+		const unsigned char *src = (const unsigned char *) col.dst_values;
+		unsigned char *dst = scratch + (src - input);
+
+		for (int64_t j = first; j < m; j += stride)
+		{
+			uint32_t	r = __ldg(rows + j);
+
+			switch (col.width)
+			{
+				case 1:
+					dst[j] = src[r];
+					break;
+				case 2:
+					((uint16_t *) dst)[j] = ((const uint16_t *) src)[r];
+					break;
+				case 4:
+					((uint32_t *) dst)[j] = ((const uint32_t *) src)[r];
+					break;
+				case 8:
+					((unsigned long long *) dst)[j] = ((const unsigned long long *) src)[r];
+					break;
+				default:
+					break;
+			}
+		}
+	}
+	if (col.dst_validity != nullptr)
+	{
+		const uint8_t *src = col.dst_validity;
+		uint8_t    *dst = scratch + (src - input);
+
+		for (int64_t q = first; q < (m + 7) / 8; q += stride)
+		{
+			uint8_t		byte = 0;
+
+			for (int bit = 0; bit < 8 && q * 8 + bit < m; bit++)
+				byte |= (uint8_t) (aggjoin_valid(src, __ldg(rows + q * 8 + bit)) << bit);
+			dst[q] = byte;
+		}
+	}
+}
+
+/* Launch the filter over n rows. */
+cudaError_t
+ga_launch_aggjoin_filter(const GaDevFilter *filter, int64_t n, uint8_t *drop, int sm_count,
+						 cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_filter_kernel, n, sm_count, stream, *filter, n, drop);
+}
+
+/* Launch the compaction of m rows of ncolumns columns (grid.y: the columns). */
+cudaError_t
+ga_launch_aggjoin_compact(const GaDevGatherColumn *columns, int ncolumns, const uint32_t *rows,
+						  int64_t m, const unsigned char *input, unsigned char *scratch,
+						  int sm_count, cudaStream_t stream)
+{
+	int			grid = 0;
+	cudaError_t err;
+
+	if (m <= 0 || ncolumns <= 0)
+		return cudaSuccess;
+	err = aggjoin_grid((const void *) aggjoin_compact_kernel, 0, m, sm_count, &grid);
+	if (err != cudaSuccess)
+		return err;
+	grid = (grid + ncolumns - 1) / ncolumns;	/* about one device-full in all */
+	(void) cudaGetLastError();	/* clear a stale, already handled error */
+	aggjoin_compact_kernel<<<dim3((unsigned) grid, (unsigned) ncolumns),
+		GA_AGGJOIN_BLOCK_THREADS, 0, stream>>>(columns, rows, m, input, scratch);
+	return cudaGetLastError();
 }

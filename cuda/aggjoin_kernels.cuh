@@ -36,6 +36,12 @@
  * every earlier side is null (pairs->unmatched_rows; in a level, probe row
  * -1 and build rows GA_AGGJOIN_NO_ROW).
  *
+ * The filter (a join's conditions besides its keys' equalities, moved
+ * after the chain): once the input buffer holds a piece, a kernel runs the
+ * filter's program (row_filter.h) over its rows, the kept rows are listed
+ * (ga_aggjoin_select_unmatched over the drop flags), and every gathered
+ * column is compacted into a scratch buffer that is copied back.
+ *
  * Every function returns the cudaError_t of the call or launch; none of
  * them throws, prints or allocates.
  *
@@ -183,5 +189,36 @@ extern cudaError_t ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDev
 											const GaDevLevel *to, int64_t start, int64_t n,
 											int64_t dst_offset, int sm_count,
 											cudaStream_t stream);
+
+/*
+ * The join's filter (gpuagg_device.h) over the rows of the input buffer:
+ * each step's columns where they were gathered (values, and validity:
+ * NULL when every row is valid) and their types.
+ */
+typedef struct GaDevFilter
+{
+	int32_t		nsteps;
+	GaFilterStep steps[GA_FILTER_MAX_STEPS];
+	const void *values[GA_FILTER_MAX_STEPS][2];
+	const uint8_t *validity[GA_FILTER_MAX_STEPS][2];
+	GaValueType types[GA_FILTER_MAX_STEPS][2];
+} GaDevFilter;
+
+/* drop[r] = 1 for every row r in [0, n) the filter does not keep, else 0. */
+extern cudaError_t ga_launch_aggjoin_filter(const GaDevFilter *filter, int64_t n, uint8_t *drop,
+											int sm_count, cudaStream_t stream);
+
+/*
+ * Compact the input buffer's rows: row j of every column of `columns`
+ * (ncolumns, in device memory, each written into `input`: values and
+ * validity) becomes its row rows[j], for j in [0, m), written at the same
+ * offsets of `scratch` (as large as the input buffer); validity bits past
+ * m are cleared.  The caller copies scratch back.
+ */
+extern cudaError_t ga_launch_aggjoin_compact(const GaDevGatherColumn *columns, int ncolumns,
+											 const uint32_t *rows, int64_t m,
+											 const unsigned char *input,
+											 unsigned char *scratch, int sm_count,
+											 cudaStream_t stream);
 
 #endif							/* GPUAGG_AGGJOIN_KERNELS_CUH */

@@ -266,10 +266,123 @@ join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
 	return 1;
 }
 
+/* Whether column c of a request is filled by one of its derived columns. */
+static int	column_is_derived(const GaAggRequest *request, int c);
+
+/* Whether a column type is an integer one (a filter compares it as int64). */
+static int
+filter_type_is_integer(GaValueType type)
+{
+	return type == GA_TYPE_INT8 || type == GA_TYPE_INT16 || type == GA_TYPE_INT32 ||
+		type == GA_TYPE_INT64;
+}
+
+/*
+ * Check filter step s's column: one of the request's, not derived, of a
+ * type with values.
+ */
+static int
+filter_column_validate(const GaAggRequest *request, int s, int column, GaStatus *status)
+{
+	GaValueType type;
+
+	if (column < 0 || column >= request->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of the join's filter reads column %d, which does not exist",
+							 s, column);
+	if (column_is_derived(request, column))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of the join's filter reads column %d, which is derived",
+							 s, column);
+	type = request->column_types[column];
+	if (!filter_type_is_integer(type) && type != GA_TYPE_FLOAT32 && type != GA_TYPE_FLOAT64)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of the join's filter reads column %d, which has no integer or float values",
+							 s, column);
+	return 1;
+}
+
+/*
+ * Check the join's filter (gpuagg_device.h): 0 .. GA_FILTER_MAX_STEPS
+ * known steps; BOOL over an int8 column, COMPARE of two integer or two
+ * float columns by a known comparison; a stack that never underflows,
+ * never holds more than GA_FILTER_MAX_DEPTH values and ends with one.
+ */
+static int
+join_filter_validate(const GaAggRequest *request, GaStatus *status)
+{
+	const GaAggJoinSpec *join = request->join;
+	int			depth = 0;
+	int			s;
+
+	if (join->nfilter < 0 || join->nfilter > GA_FILTER_MAX_STEPS)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join's filter has %d steps; 0 to %d are supported",
+							 join->nfilter, GA_FILTER_MAX_STEPS);
+	for (s = 0; s < join->nfilter; s++)
+	{
+		const GaFilterStep *step = &join->filter[s];
+
+		switch (step->op)
+		{
+			case GA_FILTER_BOOL:
+				if (!filter_column_validate(request, s, step->column, status))
+					return 0;
+				if (request->column_types[step->column] != GA_TYPE_INT8)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of the join's filter reads column %d as a boolean, but it is not an int8 column",
+										 s, step->column);
+				depth++;
+				break;
+			case GA_FILTER_COMPARE:
+				if (!filter_column_validate(request, s, step->column, status) ||
+					!filter_column_validate(request, s, step->column2, status))
+					return 0;
+				if (filter_type_is_integer(request->column_types[step->column]) !=
+					filter_type_is_integer(request->column_types[step->column2]))
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of the join's filter compares an integer column with a float column",
+										 s);
+				if (step->cmp < GA_CMP_LT || step->cmp > GA_CMP_GT)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of the join's filter has an unknown comparison %d",
+										 s, (int) step->cmp);
+				depth++;
+				break;
+			case GA_FILTER_AND:
+			case GA_FILTER_OR:
+				if (depth < 2)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of the join's filter needs two values, but the stack holds %d",
+										 s, depth);
+				depth--;
+				break;
+			case GA_FILTER_NOT:
+				if (depth < 1)
+					return ga_status_set(status, GA_ERR_INVALID,
+										 "step %d of the join's filter needs a value, but the stack is empty",
+										 s);
+				break;
+			default:
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "step %d of the join's filter has an unknown operation %d",
+									 s, (int) step->op);
+		}
+		if (depth > GA_FILTER_MAX_DEPTH)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the join's filter holds more than %d values at step %d",
+								 GA_FILTER_MAX_DEPTH, s);
+	}
+	if (join->nfilter > 0 && depth != 1)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the join's filter leaves %d values; it must leave one", depth);
+	return 1;
+}
+
 /*
  * Check a request's join spec: 1 .. GA_AGG_MAX_JOIN_STEPS steps of known
- * types, a from_build entry (0 .. nsteps) per column, and every step's keys (see
- * join_step_keys_validate).
+ * types, a from_build entry (0 .. nsteps) per column, every step's keys (see
+ * join_step_keys_validate) and the filter (join_filter_validate).
  */
 static int
 join_spec_validate(const GaAggRequest *request, GaStatus *status)
@@ -303,7 +416,7 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 	for (s = 0; s < join->nsteps; s++)
 		if (!join_step_keys_validate(request, s, status))
 			return 0;
-	return 1;
+	return join_filter_validate(request, status);
 }
 
 /*

@@ -640,6 +640,8 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	agg->inflight_aggs.naggs = agg->naggs;
 	agg->inflight_keys.nkeys = agg->nkeys;
 	agg->two_phase_only = ga_request_two_phase_only(&agg->request);
+	if (request->join != NULL)
+		ga_gpu_aggjoin_mark_filter_inputs(agg, request->join);
 	plan_layout(agg);
 	plan_shared_layout(agg);
 	agg->known_groups = agg->nkeys > 0 ? 0 : 1;

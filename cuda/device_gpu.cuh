@@ -415,13 +415,15 @@ extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table
 
 /*
  * aggjoin_gpu.cu: the join-fed aggregation, driven by device_gpu.cu.
- * create runs after the aggregation's layout is planned and its device
+ * mark_filter_inputs marks the filter's columns as read, before the input
+ * buffer is laid out; create runs after the aggregation's layout is planned and its device
  * input buffer allocated; the rest after select_device; none of them
  * remembers a failure (device_gpu.cu does).  submit takes a filled batch
  * of at least one row with nothing in flight.  finish aggregates a RIGHT
  * or FULL last step's unmatched build rows (once, before the groups are
  * copied out), leaving the last piece in flight.
  */
+extern void ga_gpu_aggjoin_mark_filter_inputs(GpuAgg *agg, const GaAggJoinSpec *join);
 extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
 								  GaStatus *status);
 extern int	ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys,

@@ -600,11 +600,71 @@ typedef struct GaAggJoinStep
 	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: GA_TYPE_INT64 build columns of this step */
 } GaAggJoinStep;
 
+/*
+ * A filter over the last step's rows: a join's conditions besides its keys'
+ * equalities (ON a.k = b.k AND a.v > b.w, or a WHERE clause over two
+ * sides).  Only a row for which the program leaves true is aggregated (and
+ * counted in joined_rows); false and null drop it.  Pieces are formed and
+ * counted as batches before the filter, so the batch count does not
+ * depend on it.  The caller may move an INNER join's conditions after the
+ * chain this way only when no RIGHT or FULL step lies above that join
+ * (whose matches the dropped rows would otherwise count); the device
+ * evaluates the filter after the last step.
+ *
+ * The program is postfix over SQL's three-valued booleans (false, true,
+ * null), at most GA_FILTER_MAX_DEPTH values held at once, one left at the
+ * end:
+ *	GA_FILTER_BOOL		push column `column` (GA_TYPE_INT8: 0 false, else
+ *						true; null where the row's value is null)
+ *	GA_FILTER_COMPARE	push `column` cmp `column2`, null when either is
+ *						null: two integer columns (INT8 .. INT64, compared
+ *						as int64), or two float columns (FLOAT32, FLOAT64,
+ *						compared as double in PostgreSQL's order: NaN
+ *						equals NaN and sorts above every other value)
+ *	GA_FILTER_AND		pop b, a; push a AND b (false if either is false,
+ *						else null if either is null)
+ *	GA_FILTER_OR		pop b, a; push a OR b (true if either is true,
+ *						else null if either is null)
+ *	GA_FILTER_NOT		pop a; push NOT a (null stays null)
+ * Columns named here may not be derived columns.
+ */
+typedef enum GaFilterOp
+{
+	GA_FILTER_BOOL = 0,
+	GA_FILTER_COMPARE,
+	GA_FILTER_AND,
+	GA_FILTER_OR,
+	GA_FILTER_NOT
+} GaFilterOp;
+
+typedef enum GaCompareOp
+{
+	GA_CMP_LT = 0,
+	GA_CMP_LE,
+	GA_CMP_EQ,
+	GA_CMP_NE,
+	GA_CMP_GE,
+	GA_CMP_GT
+} GaCompareOp;
+
+typedef struct GaFilterStep
+{
+	GaFilterOp	op;
+	GaCompareOp cmp;			/* GA_FILTER_COMPARE */
+	int			column;			/* BOOL, COMPARE */
+	int			column2;		/* COMPARE */
+} GaFilterStep;
+
+#define GA_FILTER_MAX_STEPS 24
+#define GA_FILTER_MAX_DEPTH 8
+
 typedef struct GaAggJoinSpec
 {
 	int			nsteps;			/* 1 .. GA_AGG_MAX_JOIN_STEPS */
 	GaAggJoinStep steps[GA_AGG_MAX_JOIN_STEPS];
 	const uint8_t *from_build;	/* ncolumns entries: 0 = a probe column, s (1 .. nsteps) = a build column of step s; copied by ga_agg_create */
+	int			nfilter;		/* 0: no filter; else 1 .. GA_FILTER_MAX_STEPS */
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];	/* see above */
 } GaAggJoinSpec;
 
 /*

@@ -252,13 +252,54 @@ SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w)
 SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_fact.v), sum(jf_dim.w), sum(jf_dim2.pop) FROM jf_fact RIGHT JOIN jf_dim ON jf_dim.k = jf_fact.k FULL JOIN jf_dim2 ON jf_dim2.w = jf_dim.w LEFT JOIN jf_rf ON jf_rf.k = jf_fact.g GROUP BY 1');
 RESET gpuagg.batch_rows;
 
+-- an INNER join's conditions besides its keys: the device's filter over the
+-- joined rows (AND, OR, NOT with SQL's nulls over comparisons of two sides'
+-- integers, floats, dates, and one side's conditions); nan: float order
+CREATE TABLE jf_nan AS
+SELECT k, k % 2 AS p, x, x::float4 AS y
+FROM (VALUES (1, 'NaN'::float8), (2, '-0'), (3, 'Infinity'), (4, NULL), (5, 0.25),
+             (6, '-Infinity'), (7, 'NaN'), (8, 1.5), (9, 0)) v(k, x);
+ANALYZE jf_nan;
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w GROUP BY 1;
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w GROUP BY 1');
+SELECT join_fed_check($$SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) WHERE (jf_fact.gt = 'grp1' AND jf_dim.name = 'name3') OR (jf_fact.gt = 'grp2' AND jf_dim.name = 'name5') GROUP BY 1$$);
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND NOT (jf_fact.v < jf_dim.w) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND (jf_fact.v IS NULL OR jf_fact.v < jf_dim.k8 OR jf_dim.w IS NULL) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_nan ON jf_fact.g = jf_nan.k AND jf_fact.f < jf_nan.x GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_nan ON jf_fact.g = jf_nan.k AND (jf_nan.x = jf_fact.f OR jf_fact.f >= jf_nan.y) GROUP BY 1');
+SELECT join_fed_check('SELECT b.k, count(*), sum(a.k) FROM jf_nan a JOIN jf_nan b ON a.p = b.p AND a.x <> b.x GROUP BY 1');
+SELECT join_fed_check('SELECT b.k, count(*), sum(a.k) FROM jf_nan a JOIN jf_nan b ON a.p = b.p AND (a.x <= b.y AND NOT a.y > b.x) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.d >= jf_dim.d GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.k2 <= jf_dim.k8 GROUP BY 1');
+-- in a chain: over a LEFT join's null-extended side below, or below a LEFT join
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_fact.g AND jf_dim2.pop > jf_dim.w GROUP BY 1');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_dim.k = jf_fact.k AND jf_fact.g < jf_dim.w LEFT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY 1');
+-- nothing kept: a plain aggregate's one group, and no groups
+SELECT join_fed_check('SELECT count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.big < jf_dim.w AND jf_fact.big > jf_dim.k8');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.big < jf_dim.w AND jf_fact.big > jf_dim.k8 GROUP BY 1');
+-- pieces of 700 joined rows, some filtered whole
+SET gpuagg.batch_rows = 700;
+SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi ON jf_fact.k = jf_multi.k AND (jf_multi.w > jf_fact.id OR jf_fact.g = 3) GROUP BY 1, 2');
+RESET gpuagg.batch_rows;
+-- ... not: a LEFT join's other conditions, a condition below a RIGHT join
+-- (only the join above is fed), arithmetic over two sides, a date compared
+-- with a timestamp, an expression of a build side that may fail
+SELECT join_fed_check('SELECT count(*) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim ON jf_dim.k = jf_fact.k AND jf_fact.v > jf_dim.w RIGHT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w;
+SELECT join_fed_check('SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim ON jf_dim.k = jf_fact.k AND jf_fact.v > jf_dim.w RIGHT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v + jf_dim.w > 100');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.d < jf_dim.d::timestamp');
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w * 20');
+
 -- what is not join-fed: GpuHashAgg over other inputs, or the native plan
 -- (an aggregate over both sides, a LEFT join's inner expression, a float
--- key, a join condition besides the key, DISTINCT, grouping sets)
+-- key, DISTINCT, grouping sets)
 SELECT join_fed_check('SELECT sum(jf_fact.v * jf_dim.w) FROM jf_fact JOIN jf_dim USING (k)');
 SELECT join_fed_check('SELECT sum(coalesce(jf_dim.w, 0)) FROM jf_fact LEFT JOIN jf_dim USING (k)');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.f = jf_dim.x');
-SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
 SELECT join_fed_check('SELECT jf_fact.g, count(DISTINCT jf_dim.w) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 SELECT join_fed_check('SELECT jf_fact.g, jf_fact.gt, count(*) FROM jf_fact JOIN jf_dim USING (k) GROUP BY ROLLUP (jf_fact.g, jf_fact.gt)');
 -- ... and with gpuagg.enable_hashjoin off, no device join at all
@@ -303,6 +344,7 @@ SET gpuagg.batch_rows = 512;
 SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f) FROM jf_fact JOIN jf_dim USING (k) GROUP BY jf_fact.g');
 SELECT join_fed_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
 SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
+SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi ON jf_fact.k = jf_multi.k AND (jf_multi.w < jf_fact.v OR jf_fact.d > DATE ''2024-03-01'') GROUP BY jf_multi.tag');
 -- the build side packed by workers too, with text keys: the workers'
 -- dictionary ids mapped to the leader's, one dictionary for both sides' keys
 SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');
@@ -361,4 +403,4 @@ RESET plan_cache_mode;
 DEALLOCATE jf_prep;
 
 DROP FUNCTION jf_analyze(text);
-DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region, jf_rf;
+DROP TABLE jf_fact, jf_dim, jf_multi, jf_empty, jf_pair, jf_dim2, jf_region, jf_rf, jf_nan;

@@ -24,7 +24,9 @@
  *	  nothing matched through the steps above), SEMI (EXISTS, IN: its build
  *	  keeps each key once, and the device joins it as an inner join) and
  *	  ANTI (NOT EXISTS: the probe rows without a match) joins with no other
- *	  join condition and, for LEFT, no
+ *	  join condition (but an INNER join below every RIGHT and FULL one of
+ *	  the chain: its other conditions become the device's filter over the
+ *	  joined rows, join_filter.c) and, for LEFT, no
  *	  condition above the join, on up to GA_AGG_MAX_JOIN_KEYS equalities
  *	  whose every device key is exact (the integer-like types of
  *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
@@ -192,6 +194,7 @@ typedef struct JoinStepFound
 	Expr	   *outer_keys[GA_AGG_MAX_JOIN_KEYS];	/* each one's sides, each */
 	Expr	   *inner_keys[GA_AGG_MAX_JOIN_KEYS];	/* exact or a dictionary id */
 	bool		pairable;		/* two int2/int4 keys on each side */
+	List	   *filter_quals;	/* INNER: its conditions besides the keys */
 } JoinStepFound;
 
 /*
@@ -335,14 +338,17 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 			*why = "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI";
 			continue;
 		}
-		if (list_nth(path->custom_private, 4) != NIL || list_nth(path->custom_private, 5) != NIL)
+		/* an INNER join's other conditions may become the device's filter */
+		if (list_nth(path->custom_private, 5) != NIL ||
+			(list_nth(path->custom_private, 4) != NIL && type != JOIN_INNER))
 		{
-			*why = "join conditions other than the keys' equalities";
+			*why = "join conditions other than the keys' equalities on a join other than INNER";
 			continue;
 		}
 		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
 							lthird(path->custom_private), &candidate, why))
 			continue;
+		candidate.filter_quals = list_nth(path->custom_private, 4);
 		if (found->path == NULL || better_join_step(root, path, found->path))
 		{
 			*found = candidate;
@@ -564,6 +570,70 @@ step_device_keys(PlannerInfo *root, const JoinStepFound *steps, int t,
 	return true;
 }
 
+/* What the filter's operand check needs (filter_operand_side). */
+typedef struct FilterSideArg
+{
+	PlannerInfo *root;
+	const JoinStepFound *steps;
+	int			nsteps;
+	const GpuAggJoinSides *sides;
+} FilterSideArg;
+
+/*
+ * The side that computes a filter operand (join_filter.c), or -1 with
+ * *why: one side must hold all its columns and may compute it for the
+ * rows that reach the aggregation, as for any child expression.
+ */
+static int
+filter_operand_side(Node *expr, void *arg, const char **why)
+{
+	FilterSideArg *a = arg;
+	int			side = expr_side(a->root, expr, a->sides, why);
+
+	if (side < 0)
+		return -1;
+	if ((*why = side_expr_problem(a->steps, side, a->nsteps + 1, expr)) != NULL)
+		return -1;
+	return side;
+}
+
+/*
+ * The INNER joins' conditions besides their keys, as the device's filter
+ * after the chain (join_filter.c): *program and the operands to compute;
+ * false with *why when one does not qualify, or lies below a RIGHT or FULL
+ * join (whose matches its rows must not count, while the filter comes
+ * last).
+ */
+static bool
+join_filter_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
+				const GpuAggJoinSides *sides, List **program, List **operands,
+				const char **why)
+{
+	FilterSideArg arg = {root, steps, nsteps, sides};
+	int			t;
+	int			u;
+
+	*program = NIL;
+	*operands = NIL;
+	for (t = 1; t <= nsteps; t++)
+	{
+		if (steps[t - 1].filter_quals == NIL)
+			continue;
+		for (u = t + 1; u <= nsteps; u++)
+		{
+			if (steps[u - 1].type == JOIN_RIGHT || steps[u - 1].type == JOIN_FULL)
+			{
+				*why = "a join condition besides the keys below a RIGHT or FULL join";
+				return false;
+			}
+		}
+		if (!GpuAggJoinFilterCompile(steps[t - 1].filter_quals, filter_operand_side, &arg,
+									 program, operands, why))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Whether the aggregation can be fed by the device joining the chain steps
  * (bottom up: steps[0]'s outer side is the probe side, each later step's
@@ -576,6 +646,8 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 {
 	List	   *child_sides = NIL;
 	List	   *step_list = NIL;
+	List	   *filter_program = NIL;
+	List	   *filter_operands = NIL;
 	StepDeviceKeys step_keys[GA_AGG_MAX_JOIN_STEPS];
 	const char *why = NULL;
 	double		build_bytes = 0;
@@ -618,6 +690,24 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 																	  sides->rels[side]->relids),
 								 0);
 		child_sides = lappend_int(child_sides, side);
+	}
+
+	/* the filter's operands not among them: more child expressions, last */
+	if (!join_filter_try(root, steps, nsteps, sides, &filter_program, &filter_operands, &why))
+		return join_fed_reject(why);
+	foreach(lc, filter_operands)
+	{
+		Node	   *expr = lfirst(lc);
+		int			side = expr_side(root, expr, sides, &why);
+
+		if (list_member(child_exprs, expr))
+			continue;
+		add_column_to_pathtarget(sides->targets[side],
+								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr,
+																	  sides->rels[side]->relids),
+								 0);
+		child_sides = lappend_int(child_sides, side);
+		sides->extra_exprs = lappend(sides->extra_exprs, expr);
 	}
 
 	/* a key whose first row's spelling is kept must come from the probe rows */
@@ -702,10 +792,13 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 			key_sides = lappend_int(key_sides, step_keys[t - 1].side[k]);
 		}
 		step_list = lappend(step_list,
-							list_make5(makeInteger(steps[t - 1].type), outer, inner, key_sides,
-									   lfourth(steps[t - 1].path->custom_private)));
+							lappend(list_make5(makeInteger(steps[t - 1].type), outer, inner,
+											   key_sides,
+											   lfourth(steps[t - 1].path->custom_private)),
+									steps[t - 1].filter_quals));
 	}
-	sides->join_private = list_make3(step_list, child_sides, list_make2_int(0, 0));
+	sides->join_private = list_make4(step_list, child_sides, list_make2_int(0, 0),
+									 filter_program);
 	return true;
 }
 
@@ -804,8 +897,60 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 							 deparse_expression(lsecond(op->args), context, true, false));
 			separator = " AND ";
 		}
+		/* an INNER join's other conditions, which the device's filter checks */
+		foreach(lc, (List *) list_nth(lfirst(lc_step), 5))
+			appendStringInfo(&buf, " AND %s",
+							 deparse_expression(lfirst(lc), context, true, false));
 	}
 	return buf.data;
+}
+
+/* 1-based position of expr among the child expressions, which must have it. */
+static AttrNumber
+join_child_attno(List *child_exprs, Node *expr)
+{
+	ListCell   *lc;
+
+	foreach(lc, child_exprs)
+	{
+		if (equal(lfirst(lc), expr))
+			return (AttrNumber) (foreach_current_index(lc) + 1);
+	}
+	elog(ERROR, "gpuagg: a join filter's operand is missing from the child's target list");
+	return InvalidAttrNumber;	/* keep compiler quiet */
+}
+
+/*
+ * The description's filter from the compiled program (join_filter.c):
+ * each step's operation, comparison and operands as child columns.
+ */
+static void
+join_desc_filter(GpuAggDesc *desc, List *child_exprs, List *program)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	desc->nfilter = list_length(program);
+	if (desc->nfilter > GA_FILTER_MAX_STEPS)
+		elog(ERROR, "gpuagg: a join filter of %d steps", desc->nfilter);
+	foreach(lc, program)
+	{
+		List	   *step = lfirst(lc);
+
+		desc->filter[i].op = (int16) intVal(linitial(step));
+		desc->filter[i].cmp = (int16) intVal(lsecond(step));
+		if (list_length(step) > 2)
+		{
+			desc->filter[i].attno = join_child_attno(child_exprs, lthird(step));
+			desc->filter[i].type = getBaseType(exprType(lthird(step)));
+		}
+		if (list_length(step) > 3)
+		{
+			desc->filter[i].attno2 = join_child_attno(child_exprs, lfourth(step));
+			desc->filter[i].type2 = getBaseType(exprType(lfourth(step)));
+		}
+		i++;
+	}
 }
 
 /*
@@ -893,6 +1038,8 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 	join_desc_alloc_children(desc, list_length(lsecond(join)));
 	foreach(lc, (List *) lsecond(join))
 		desc->child_side[i++] = lfirst_int(lc);
+	join_desc_filter(desc, list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
+					 list_length(join) > 3 ? list_nth(join, 3) : NIL);
 	desc->packed_sides = linitial_int(lthird(join));
 	desc->pack_side = lsecond_int(lthird(join));
 	join_desc_number_columns(desc);
@@ -922,6 +1069,16 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 	}
 	list = lappend_int(list, desc->packed_sides);
 	list = lappend_int(list, desc->pack_side);
+	list = lappend_int(list, desc->nfilter);
+	for (i = 0; i < desc->nfilter; i++)
+	{
+		list = lappend_int(list, desc->filter[i].op);
+		list = lappend_int(list, desc->filter[i].cmp);
+		list = lappend_int(list, desc->filter[i].attno);
+		list = lappend_int(list, desc->filter[i].attno2);
+		list = lappend_int(list, (int) desc->filter[i].type);
+		list = lappend_int(list, (int) desc->filter[i].type2);
+	}
 	for (i = 0; i < desc->nchild; i++)
 		list = lappend_int(list, desc->child_side[i]);
 	return list;
@@ -952,6 +1109,16 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 	}
 	desc->packed_sides = list_nth_int(list, at++);
 	desc->pack_side = list_nth_int(list, at++);
+	desc->nfilter = list_nth_int(list, at++);
+	for (i = 0; i < desc->nfilter; i++)
+	{
+		desc->filter[i].op = (int16) list_nth_int(list, at++);
+		desc->filter[i].cmp = (int16) list_nth_int(list, at++);
+		desc->filter[i].attno = (AttrNumber) list_nth_int(list, at++);
+		desc->filter[i].attno2 = (AttrNumber) list_nth_int(list, at++);
+		desc->filter[i].type = (Oid) list_nth_int(list, at++);
+		desc->filter[i].type2 = (Oid) list_nth_int(list, at++);
+	}
 	join_desc_alloc_children(desc, list_length(list) - at);
 	for (i = 0; i < desc->nchild; i++)
 		desc->child_side[i] = list_nth_int(list, at + i);

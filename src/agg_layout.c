@@ -535,6 +535,15 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	}
 	for (c = 0; c < layout->ndistinct; c++)
 		layout->distinct_sets[c].column = moved[layout->distinct_sets[c].column];
+	for (c = 0; c < layout->join_spec.nfilter; c++)
+	{
+		GaFilterStep *step = &layout->join_spec.filter[c];
+
+		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
+			step->column = moved[step->column];
+		if (step->op == GA_FILTER_COMPARE)
+			step->column2 = moved[step->column2];
+	}
 	for (c = 0; c < layout->nderived; c++)
 	{
 		GaDerivedColumn *derived = &layout->derived[c];
@@ -557,6 +566,35 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	layout->join_spec.from_build = from_build;
 }
 
+/*
+ * The join's filter (agg_join.c, join_filter.c) into the join spec, each
+ * operand a column of its child column in its type's input encoding
+ * (integers, dates and timestamps as they are, floats, bools as 0/1);
+ * layout_split_join moves its columns with the others.
+ */
+static void
+layout_join_filter(GpuAggLayout *layout, const GpuAggDesc *desc)
+{
+	int			i;
+
+	layout->join_spec.nfilter = desc->nfilter;
+	for (i = 0; i < desc->nfilter; i++)
+	{
+		GaFilterStep *step = &layout->join_spec.filter[i];
+
+		step->op = (GaFilterOp) desc->filter[i].op;
+		step->cmp = (GaCompareOp) desc->filter[i].cmp;
+		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
+			step->column = layout_column(layout, desc->filter[i].attno, 0,
+										 GpuAggInputEncoding(desc->filter[i].type),
+										 desc->filter[i].type);
+		if (step->op == GA_FILTER_COMPARE)
+			step->column2 = layout_column(layout, desc->filter[i].attno2, 0,
+										  GpuAggInputEncoding(desc->filter[i].type2),
+										  desc->filter[i].type2);
+	}
+}
+
 /* Build the layout of a description, in the current memory context. */
 GpuAggLayout *
 GpuAggLayoutBuild(const GpuAggDesc *desc)
@@ -570,6 +608,7 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	for (i = 0; i < desc->naggs; i++)
 		if (desc->aggs[i].derived != NULL)
 			maxcols += 2 * desc->aggs[i].derived->nsteps + GPUAGG_NUMERIC_LIMBS + 2;
+	maxcols += 2 * desc->nfilter;
 
 	layout->maxcolumns = maxcols;
 	layout->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
@@ -613,6 +652,7 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 		if ((desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR) &&
 			!desc->aggs[i].distinct)
 			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
+	layout_join_filter(layout, desc);
 	layout->nsides = 1;
 	layout->side_first[0] = 0;
 	layout->side_first[1] = layout->ncolumns;

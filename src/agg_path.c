@@ -634,6 +634,15 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 							check->aggrefs, grouping_sets, &sides))
 		return false;
 	ncolumns = batch_values + 2 * sides.nkeys;	/* and the join keys */
+	if (sides.extra_exprs != NIL)
+	{
+		/* the device's filter reads more child expressions (agg_join.c) */
+		path_private = list_copy(path_private);
+		lfirst(list_nth_cell(path_private, GPUAGG_PRIVATE_CHILD_EXPRS)) =
+			list_concat_copy(list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
+							 sides.extra_exprs);
+		ncolumns += list_length(sides.extra_exprs);
+	}
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
 		double		probe_rows = sides.paths[0]->rows;

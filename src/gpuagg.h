@@ -300,6 +300,23 @@ typedef struct GpuAggDesc
 	AttrNumber	side_ncolumns[GA_AGG_MAX_JOIN_STEPS + 1];	/* each side child's */
 	int			packed_sides;	/* bit s: side s's child is a Gather of
 								 * GpuAggPack nodes packing it */
+
+	/*
+	 * The device's filter over the joined rows (join_filter.c): INNER
+	 * joins' conditions besides their keys, as GaAggJoinSpec's program,
+	 * each operand a child column (attno, attno2; 0: none) of base type
+	 * type, type2.
+	 */
+	int			nfilter;
+	struct
+	{
+		int16		op;			/* GaFilterOp */
+		int16		cmp;		/* GaCompareOp */
+		AttrNumber	attno;
+		AttrNumber	attno2;
+		Oid			type;
+		Oid			type2;
+	}			filter[GA_FILTER_MAX_STEPS];
 	char	   *join_cond;		/* for EXPLAIN: the joins' keys, as text */
 	int			pack_side;		/* a GpuAggPack's: the side it packs */
 } GpuAggDesc;
@@ -348,7 +365,15 @@ typedef struct GpuAggJoinSides
 													 * keys */
 	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
 	int			nkeys;			/* device join keys of all the steps */
+	List	   *extra_exprs;	/* child expressions to add after the given
+								 * ones: the filter's other operands */
 } GpuAggJoinSides;
+
+/* join_filter.c: an INNER join's other conditions as the device's filter */
+typedef int (*GpuAggJoinFilterOperandSide) (Node *expr, void *arg, const char **why);
+extern bool GpuAggJoinFilterCompile(List *quals, GpuAggJoinFilterOperandSide side_of,
+									void *arg, List **program, List **operands,
+									const char **why);
 
 extern List *GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side);
 extern char *GpuAggJoinConditionText(PlannerInfo *root, List *join_private);

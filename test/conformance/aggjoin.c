@@ -63,8 +63,13 @@
  * meeting an INNER, a LEFT, an ANTI and another RIGHT or FULL step, keyed
  * on the null-extended side or on the step's own build side; one step of
  * two keys), then a step of seven keys, chains of six and of eight steps,
- * then random mixtures of all of it
- * (steps of 2 .. 6 keys, and RIGHT or FULL steps below others, each drawn
+ * then the join's filter (comparisons of integers and of floats with NaN,
+ * infinities and -0, AND, OR, NOT over nulls from a LEFT step, booleans,
+ * pieces of seven rows, a RIGHT last step whose unmatched rows it drops;
+ * the reference runs the program itself over the joined rows and drops
+ * them after the batches are counted), then random mixtures of all of it
+ * (steps of 2 .. 6 keys, RIGHT or FULL steps below others, and filters of
+ * 1 .. 4 leaves, each drawn
  * from a stream of its own, so that the other random cases stay those of
  * a suite without them).
  *
@@ -131,6 +136,9 @@ typedef struct AjCase
 	uint8_t    *isnull[MAX_COLUMNS];
 	uint8_t    *validity[MAX_COLUMNS];	/* build columns with nulls: the bitmap */
 	int			build_has_nulls[MAX_COLUMNS];
+
+	int			nfilter;		/* the join's filter, over the joined columns */
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];
 
 	int			nbatches;
 	int64_t    *batch_sizes;
@@ -657,6 +665,138 @@ aj_walk_unmatched(AjCase *jc, AjWalk *w)
 	return w->nrows - before;
 }
 
+/*
+ * Joined row i's value of column col as an integer (*is_float 0) or a
+ * double (1); 0 when it is null.
+ */
+static int
+aj_filter_operand(const Case *c, int col, int64_t i, int64_t *iv, double *fv, int *is_float)
+{
+	const void *v = c->values[col];
+
+	*is_float = 0;
+	if (c->isnull[col][i])
+		return 0;
+	switch (c->types[col])
+	{
+		case GA_TYPE_INT8:
+			*iv = ((const int8_t *) v)[i];
+			break;
+		case GA_TYPE_INT16:
+			*iv = ((const int16_t *) v)[i];
+			break;
+		case GA_TYPE_INT32:
+			*iv = ((const int32_t *) v)[i];
+			break;
+		case GA_TYPE_INT64:
+			*iv = ((const int64_t *) v)[i];
+			break;
+		case GA_TYPE_FLOAT32:
+			*is_float = 1;
+			*fv = ((const float *) v)[i];
+			break;
+		default:
+			*is_float = 1;
+			*fv = ((const double *) v)[i];
+			break;
+	}
+	return 1;
+}
+
+/*
+ * Whether the join's filter keeps joined row i: the program run over
+ * SQL's three values (0 false, 1 true, 2 null), written here apart from
+ * the devices' row_filter.h.  Floats are ordered as PostgreSQL orders
+ * float8: NaN equal to NaN and above everything.
+ */
+static int
+aj_filter_keeps(const AjCase *jc, const Case *c, int64_t i)
+{
+	int			stack[GA_FILTER_MAX_STEPS];
+	int			depth = 0;
+	int			k;
+
+	for (k = 0; k < jc->nfilter; k++)
+	{
+		const GaFilterStep *st = &jc->filter[k];
+		int64_t		a = 0,
+					b = 0;
+		double		fa = 0,
+					fb = 0;
+		int			af,
+					bf,
+					order;
+
+		switch (st->op)
+		{
+			case GA_FILTER_BOOL:
+				stack[depth++] = !aj_filter_operand(c, st->column, i, &a, &fa, &af) ? 2 : a != 0;
+				break;
+			case GA_FILTER_COMPARE:
+				if (!aj_filter_operand(c, st->column, i, &a, &fa, &af) ||
+					!aj_filter_operand(c, st->column2, i, &b, &fb, &bf))
+				{
+					stack[depth++] = 2;
+					break;
+				}
+				if (!af)
+					order = a < b ? -1 : a > b;
+				else if (isnan(fa) || isnan(fb))
+					order = isnan(fa) - isnan(fb);
+				else
+					order = fa < fb ? -1 : fa > fb;
+				stack[depth++] = st->cmp == GA_CMP_LT ? order < 0 :
+					st->cmp == GA_CMP_LE ? order <= 0 :
+					st->cmp == GA_CMP_EQ ? order == 0 :
+					st->cmp == GA_CMP_NE ? order != 0 :
+					st->cmp == GA_CMP_GE ? order >= 0 : order > 0;
+				break;
+			case GA_FILTER_NOT:
+				stack[depth - 1] = stack[depth - 1] == 2 ? 2 : !stack[depth - 1];
+				break;
+			default:
+				depth--;
+				if (st->op == GA_FILTER_AND)
+					stack[depth - 1] = stack[depth - 1] == 0 || stack[depth] == 0 ? 0 :
+						stack[depth - 1] == 2 || stack[depth] == 2 ? 2 : 1;
+				else
+					stack[depth - 1] = stack[depth - 1] == 1 || stack[depth] == 1 ? 1 :
+						stack[depth - 1] == 2 || stack[depth] == 2 ? 2 : 0;
+				break;
+		}
+	}
+	return depth == 1 && stack[0] == 1;
+}
+
+/* Drop the joined rows the join's filter does not keep, in place. */
+static void
+aj_filter_joined(const AjCase *jc, Case *c)
+{
+	int64_t		kept = 0;
+	int64_t		i;
+	int			col;
+
+	for (col = 0; col < c->ncolumns; col++)
+		c->has_nulls[col] = 0;
+	for (i = 0; i < c->nrows; i++)
+	{
+		if (!aj_filter_keeps(jc, c, i))
+			continue;
+		for (col = 0; col < c->ncolumns; col++)
+		{
+			int			vw = ga_type_width(c->types[col]);
+
+			if (vw > 0)
+				memmove((char *) c->values[col] + kept * vw, (char *) c->values[col] + i * vw,
+						(size_t) vw);
+			c->isnull[col][kept] = c->isnull[col][i];
+			c->has_nulls[col] |= c->isnull[col][kept];
+		}
+		kept++;
+	}
+	c->nrows = kept;
+}
+
 /* Copy value row src_row of a column into joined row dst. */
 static void
 aj_copy_value(void *dst, int64_t d, const void *src, int64_t s, int width)
@@ -706,6 +846,8 @@ aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row, int64_t unma
 				c->has_nulls[col] = 1;
 		}
 	}
+	if (jc->nfilter > 0)
+		aj_filter_joined(jc, c);	/* the batches count the rows before it */
 
 	jc->expected_bytes = 0;
 	for (s = 0; s < jc->nsteps; s++)
@@ -1016,8 +1158,10 @@ aj_describe(AjCase *jc, const AjSpec *s, int ncols)
 	for (k = 0; k < ncols; k++)
 		d += sprintf(d, "%s%d:%s%s", k ? "," : "", s->cols[k].from_build,
 					 type_name(s->cols[k].type), s->cols[k].null_rate > 0 ? "?" : "");
-	sprintf(d, "] batch=%lldx%d est=%lld aggs=%d", (long long) c->batch_rows,
-			jc->nbatches, (long long) c->estimated_groups, c->naggs);
+	d += sprintf(d, "] batch=%lldx%d est=%lld aggs=%d", (long long) c->batch_rows,
+				 jc->nbatches, (long long) c->estimated_groups, c->naggs);
+	if (jc->nfilter > 0)
+		sprintf(d, " filter=%d", jc->nfilter);
 }
 
 /* Generate a case from its spec: every side, batches, joined rows. */
@@ -1092,6 +1236,20 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 	}
 	rng_permutation(rng, jc->build_order, jc->nsteps);
 	aj_gen_columns(jc, s, rng, col_of, ncols, key_table, domain, key_of, key_null);
+	jc->nfilter = s->nfilter;
+	for (i = 0; i < s->nfilter; i++)	/* none when a column did not fit */
+		if ((s->filter[i].op == GA_FILTER_BOOL || s->filter[i].op == GA_FILTER_COMPARE) &&
+			(s->filter[i].column >= ncols ||
+			 (s->filter[i].op == GA_FILTER_COMPARE && s->filter[i].column2 >= ncols)))
+			jc->nfilter = 0;
+	for (i = 0; i < jc->nfilter; i++)
+	{
+		jc->filter[i] = s->filter[i];
+		if (s->filter[i].op == GA_FILTER_BOOL || s->filter[i].op == GA_FILTER_COMPARE)
+			jc->filter[i].column = col_of[s->filter[i].column];
+		if (s->filter[i].op == GA_FILTER_COMPARE)
+			jc->filter[i].column2 = col_of[s->filter[i].column2];
+	}
 
 	/* The reference's rows, within the budget, then the batches' counts. */
 	per_row = malloc(sizeof(int64_t) * (jc->nprobe > 0 ? jc->nprobe : 1));
@@ -1152,6 +1310,8 @@ aj_request(const AjCase *jc, GaStrategy strategy, GaAggJoinSpec *spec, GaAggRequ
 	spec->nsteps = jc->nsteps;
 	memcpy(spec->steps, jc->steps, sizeof(GaAggJoinStep) * jc->nsteps);
 	spec->from_build = jc->from_build;
+	spec->nfilter = jc->nfilter;
+	memcpy(spec->filter, jc->filter, sizeof(GaFilterStep) * jc->nfilter);
 	case_request(&jc->joined, strategy, req);
 	req->join = spec;
 }

@@ -99,12 +99,14 @@ typedef struct AjSpec
 	SplitMode	split;
 	int			all_aggs;
 	int64_t		max_pairs;		/* rows all steps may form (the budget) */
+	int			nfilter;		/* the join's filter (gpuagg_device.h), its */
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];	/* columns indexes into cols */
 } AjSpec;
 
 /* aggjoin_specs.c */
 
 /* How many fixed cases there are (indexes 0 .. NUM_FIXED_AJ_CASES - 1). */
-#define NUM_FIXED_AJ_CASES 55
+#define NUM_FIXED_AJ_CASES 58
 
 /* The fixed case `index`, and a random one; max_pairs is the budget. */
 extern void aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs);

@@ -653,7 +653,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
  * side sees null keys, one keyed on their own build side may match them,
  * and a later RIGHT or FULL step counts those matches before its own
  * unmatched rows are listed.  Then a step of seven keys (52), and chains
- * of six and of eight steps (53 .. NUM_FIXED_AJ_CASES - 1).
+ * of six and of eight steps (53, 54).
  */
 static void
 aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
@@ -730,7 +730,7 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			s->batch_rows = 512;
 			s->split = SPLIT_RANDOM;
 			break;
-		default:
+		case 54:
 			/* eight steps (the most) of one-row-ish pieces */
 			aj_chain_spec(s, "chain-8-small-pieces", max_pairs, 8);
 			for (int i = 1; i < 8; i++)
@@ -739,6 +739,67 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			s->steps[7].type = GA_AGG_JOIN_FULL;
 			s->nprobe = 1500;
 			s->batch_rows = 5;
+			break;
+	}
+}
+
+/* Append a filter step over spec columns a and b (-1: none). */
+static void
+aj_filter_step(AjSpec *s, GaFilterOp op, GaCompareOp cmp, int a, int b)
+{
+	GaFilterStep *st = &s->filter[s->nfilter++];
+
+	st->op = op;
+	st->cmp = cmp;
+	st->column = a;
+	st->column2 = b;
+}
+
+/*
+ * The fixed cases of the join's filter (index 55 .. 57): comparisons of
+ * two sides' integers and of floats with NaN, infinities and -0, NOT, AND
+ * and OR over nulls from a LEFT step, booleans, pieces of a few rows that
+ * the filter empties, and a RIGHT last step whose unmatched rows (null
+ * probe columns) the filter drops.
+ */
+static void
+aj_fixed_filter(int index, AjSpec *s, int64_t max_pairs)
+{
+	switch (index)
+	{
+		case 55:
+			/* INNER: probe int32 >= build int16, AND NOT (probe float8 > build float4) */
+			aj_default_spec(s, "filter-compare-floats", max_pairs);
+			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->cols[2].mode = VAL_SPECIAL;
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_FLOAT32, VAL_SPECIAL, 0.1, 0, 0, 0};
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_GT, 2, 4);
+			aj_filter_step(s, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+			aj_filter_step(s, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+			break;
+		case 56:
+			/* (build1 int16 < probe int32 OR bool of build 2) AND NOT bool of build 3; a LEFT step */
+			aj_chain_spec(s, "filter-chain-left-small-pieces", max_pairs, 3);
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
+			aj_filter_step(s, GA_FILTER_BOOL, GA_CMP_EQ, 5, -1);
+			aj_filter_step(s, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			aj_filter_step(s, GA_FILTER_BOOL, GA_CMP_EQ, 7, -1);
+			aj_filter_step(s, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+			aj_filter_step(s, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 7;
+			s->split = SPLIT_RANDOM;
+			break;
+		default:
+			/* RIGHT last: probe int32 = itself drops its unmatched rows; <> drops all */
+			aj_chain_spec(s, "filter-right-unmatched", max_pairs, 2);
+			s->steps[1].type = GA_AGG_JOIN_RIGHT;
+			s->steps[1].nbuild = 3000;
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_EQ, 0, 0);
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_NE, 3, 3);
+			aj_filter_step(s, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 100;
 			break;
 	}
 }
@@ -755,8 +816,10 @@ aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
 		aj_fixed_outer(index, s, max_pairs);
 	else if (index <= 47)
 		aj_fixed_multikey(index, s, max_pairs);
-	else
+	else if (index <= 54)
 		aj_fixed_outer_below(index, s, max_pairs);
+	else
+		aj_fixed_filter(index, s, max_pairs);
 }
 
 /* Null rates of random key columns and build keys. */
@@ -877,6 +940,66 @@ aj_random_outer_below(const Rng *rng, AjSpec *s)
 		}
 }
 
+/*
+ * Give a random spec a filter (with probability 0.25), drawn from a stream
+ * of its own so that the draws of every other random case stay what they
+ * were: 1 .. 4 leaves, each a comparison of two integer or two float
+ * columns (added when the spec has none, on random sides) or a bool of an
+ * int8 column, combined by random ANDs and ORs, some negated.
+ */
+static void
+aj_random_filter(const Rng *rng, AjSpec *s)
+{
+	Rng			fr;
+	int			nleaves,
+				i;
+
+	rng_seed(&fr, rng->s[0] ^ rng->s[2] ^ UINT64_C(0x66696c746572));
+	if (!rng_chance(&fr, 0.25))
+		return;
+	nleaves = (int) rng_range(&fr, 1, 4);
+	for (i = 0; i < nleaves; i++)
+	{
+		int			want_float = rng_chance(&fr, 0.4);
+		int			want_bool = !want_float && rng_chance(&fr, 0.2);
+		int			found[AJ_MAX_COLS];
+		int			nfound = 0,
+					k;
+
+		for (k = 0; k < s->ncols; k++)
+			if (!s->cols[k].join_key &&
+				(want_bool ? s->cols[k].type == GA_TYPE_INT8 :
+				 want_float ? type_is_float(s->cols[k].type) : type_is_int(s->cols[k].type)))
+				found[nfound++] = k;
+		while (nfound < 2 && s->ncols < AJ_MAX_COLS)
+		{
+			AjColSpec  *cs = &s->cols[s->ncols];
+
+			memset(cs, 0, sizeof(*cs));
+			cs->from_build = (int) rng_range(&fr, 0, s->nsteps);
+			cs->type = want_bool ? GA_TYPE_INT8 : want_float ?
+				(rng_chance(&fr, 0.5) ? GA_TYPE_FLOAT64 : GA_TYPE_FLOAT32) :
+				(GaValueType) rng_range(&fr, GA_TYPE_INT8, GA_TYPE_INT64);
+			cs->mode = want_float ? (rng_chance(&fr, 0.3) ? VAL_SPECIAL : VAL_SMALL) : VAL_SMALL;
+			cs->null_rate = rng_chance(&fr, 0.5) ? 0.1 : 0;
+			found[nfound++] = s->ncols++;
+		}
+		if (nfound < 2)
+			break;				/* no room: the filter so far stands */
+		if (want_bool)
+			aj_filter_step(s, GA_FILTER_BOOL, GA_CMP_EQ, found[rng_range(&fr, 0, nfound - 1)], -1);
+		else
+			aj_filter_step(s, GA_FILTER_COMPARE, (GaCompareOp) rng_range(&fr, GA_CMP_LT, GA_CMP_GT),
+						   found[rng_range(&fr, 0, nfound - 1)],
+						   found[rng_range(&fr, 0, nfound - 1)]);
+		if (rng_chance(&fr, 0.2))
+			aj_filter_step(s, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+		if (i > 0)
+			aj_filter_step(s, rng_chance(&fr, 0.5) ? GA_FILTER_AND : GA_FILTER_OR, GA_CMP_EQ,
+						   -1, -1);
+	}
+}
+
 /* A random case: steps, sides, keys, skew, nulls, columns, sizes all drawn. */
 void
 aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
@@ -975,6 +1098,7 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 		s->steps[s->nsteps - 1].nbuild = s->batch_rows * 2000;
 	aj_random_multikey(rng, s);
 	aj_random_outer_below(rng, s);
+	aj_random_filter(rng, s);
 }
 
 /* Keep a spec within --max-rows on every side (small runs under a sanitizer). */
