@@ -339,6 +339,8 @@ generate_suite() {
 				jobs+=("$(printf 'bench_sql_file %q part=pk table=%q schema=%q' "$GA_ROOT/$gen" "$t" "$schema")")
 			done
 			bench_run_jobs "$schema primary keys" 0 "${jobs[@]}"
+			# the specification's foreign keys, for the planner's join estimates
+			bench_sql_file "$GA_ROOT/$gen" part=fk schema="$schema"
 			bench_finish_tables "$schema" lineitem orders partsupp part customer supplier nation region
 			;;
 	esac
