@@ -634,15 +634,25 @@ agg_add_join_fed_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *out
 							check->aggrefs, grouping_sets, &sides))
 		return false;
 	ncolumns = batch_values + 2 * sides.nkeys;	/* and the join keys */
+	path_private = list_copy(path_private);
 	if (sides.extra_exprs != NIL)
 	{
 		/* the device's filter reads more child expressions (agg_join.c) */
-		path_private = list_copy(path_private);
 		lfirst(list_nth_cell(path_private, GPUAGG_PRIVATE_CHILD_EXPRS)) =
 			list_concat_copy(list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
 							 sides.extra_exprs);
 		ncolumns += list_length(sides.extra_exprs);
 	}
+
+	/*
+	 * The batches are the probe side's rows (and pieces of joined rows):
+	 * size them for the larger of the two, not for the join's output alone
+	 * (TPC-H Q5 expects 1e5 joined rows of 6e7 probe rows: batches of 64K
+	 * rows meant a round trip per join step every 64K probe rows).
+	 */
+	lfirst(list_nth_cell(path_private, GPUAGG_PRIVATE_INPUT_ROWS)) =
+		GpuAggFloatNode(Max(floatVal(list_nth(path_private, GPUAGG_PRIVATE_INPUT_ROWS)),
+							sides.paths[0]->rows));
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
 		double		probe_rows = sides.paths[0]->rows;
