@@ -460,8 +460,11 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 {
 	bool		eof = false;
 	instr_time	start;
+	GpuAggProbeFilter *probe_filter = NULL;
 	int			d;
 
+	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
@@ -472,6 +475,13 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
+	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
+
+		probe_filter = GpuAggProbeFilterCreate();
+		MemoryContextSwitchTo(old);
+	}
 	for (d = 1; d <= state->desc->njoin_steps; d++)
 	{
 		/* join-fed: each build side into its build; then probe batches */
@@ -480,11 +490,14 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		INSTR_TIME_SET_CURRENT(start);
 		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, d, state->builder,
 								state->receiver, state->inners[d - 1], state->run_cxt,
-								status);
+								probe_filter, status);
 		state->info.build_ms += GpuAggElapsedMs(start);
 		if (!built)
 			return false;
 	}
+	/* the probe side's workers drop rows no build key matches */
+	if (probe_filter != NULL)
+		GpuAggPackSetProbeFilter(state->child, probe_filter);
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],

@@ -1251,13 +1251,16 @@ build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
  * fills the probe columns again), from its tuples or, packed by parallel
  * workers, from its batch messages (receiver maps their dictionary ids);
  * the rows are held in cxt until the device has them (the child itself runs
- * in the executor's memory).  Returns false with status set when the device
- * fails.
+ * in the executor's memory).  With filter given and the probe side packed
+ * by parallel workers, a step that qualifies adds a Bloom filter of its
+ * build keys to it (probe_filter.c).  Returns false with status set when
+ * the device fails.
  */
 bool
 GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, int step,
 				GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
-				PlanState *inner, MemoryContext cxt, GaStatus *status)
+				PlanState *inner, MemoryContext cxt, GpuAggProbeFilter *filter,
+				GaStatus *status)
 {
 	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
 	int			first = layout->side_first[step];
@@ -1326,6 +1329,14 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
 		for (r = 0; r < nkeys; r++)
 			keys[r] = key_columns.values[0][rows[r]];
+		if (filter != NULL && desc->parallel &&
+			GpuAggProbeFilterStepQualifies(desc, layout, step, &c))
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			GpuAggProbeFilterAdd(filter, c, keys, nkeys);
+			MemoryContextSwitchTo(old);
+		}
 	}
 	ok = ga_agg_join_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
 						   status);

@@ -17,6 +17,11 @@
  * aggregation would need a CUDA context per worker and query, 100-300 ms
  * each, and a second combining step.)
  *
+ * Under a join-fed GpuHashAgg, the probe side's GpuAggPack also tests
+ * every row's join keys against the leader's Bloom filters of the build
+ * keys (probe_filter.c), which it puts in the parallel query's shared
+ * memory ahead of the exchange, and packs only the rows that pass.
+ *
  * The node's only output column is the expression gpuagg_batch(), a marker
  * function of the extension (it is never called: setrefs matches it to the
  * scan tuple), so the parallel plan exists only where CREATE EXTENSION
@@ -66,6 +71,18 @@ typedef struct GpuAggPackState
 	StringInfoData message;
 	uint64		sender;
 	bool		done;
+
+	/* the probe side's key filter (probe_filter.c) */
+	const GpuAggProbeFilter *probe_filter;	/* leader: the one to share */
+	Size		filter_room;	/* its shared area, as estimated */
+	void	   *filter_area;	/* the shared area; NULL: no filtering */
+	int64		filter_tested;	/* this participant's rows tested, passed */
+	int64		filter_passed;
+	bool		have_filter_stats;	/* copied before the DSM goes away */
+	int			filter_nsteps;
+	int64		filter_nkeys;
+	uint64		filter_rows_tested;
+	uint64		filter_rows_removed;
 } GpuAggPackState;
 
 static Plan *pack_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -265,6 +282,17 @@ pack_reset(GpuAggPackState *state)
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;
 	state->done = false;
+	state->filter_tested = state->filter_passed = 0;
+}
+
+/*
+ * Whether this node packs the probe side of a join-fed aggregation: its
+ * shared memory then starts with the probe-key filter's area.
+ */
+static bool
+pack_has_filter_area(const GpuAggPackState *state)
+{
+	return state->desc->njoin_steps > 0 && state->desc->pack_side == 0;
 }
 
 /* BeginCustomScan of GpuAggPack. */
@@ -297,18 +325,36 @@ pack_next(ScanState *ss)
 		return slot;
 	GpuAggLocalBatchReset(batch);
 	GpuAggBatchBuilderStart(state->builder, batch);
-	if (state->direct)
-		state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
-	while (state->direct == NULL && batch->nrows < batch->capacity)
-	{
-		TupleTableSlot *row = ExecProcNode(state->child);
 
-		if (TupIsNull(row))
+	/*
+	 * Fill the batch; with a probe-key filter, drop the rows it rules out
+	 * and fill again, until the batch is three quarters full or the input
+	 * ends.
+	 */
+	for (;;)
+	{
+		int64		from = batch->nrows;
+
+		if (state->direct)
+			state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
+		while (state->direct == NULL && batch->nrows < batch->capacity)
 		{
-			state->done = true;
-			break;
+			TupleTableSlot *row = ExecProcNode(state->child);
+
+			if (TupIsNull(row))
+			{
+				state->done = true;
+				break;
+			}
+			GpuAggBatchAppend(state->builder, batch, row);
 		}
-		GpuAggBatchAppend(state->builder, batch, row);
+		if (state->filter_area == NULL)
+			break;
+		GpuAggProbeFilterApply(state->filter_area, batch, state->first_column, from,
+							   &state->filter_tested, &state->filter_passed);
+		if (state->done || batch->nrows >= batch->capacity / 4 * 3)
+			break;
+		CHECK_FOR_INTERRUPTS();
 	}
 	if (batch->nrows == 0)
 		return slot;
@@ -377,6 +423,25 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	GpuAggPackState *state = (GpuAggPackState *) node;
 	const GpuAggExchangeStats *x = &state->exchange_stats;
 
+	if (es->analyze && state->have_filter_stats)
+	{
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+			ExplainPropertyText("Probe Key Filter",
+								psprintf("Bloom filters of %d join step%s' " INT64_FORMAT " build keys, "
+										 UINT64_FORMAT " of " UINT64_FORMAT " rows removed",
+										 state->filter_nsteps, state->filter_nsteps > 1 ? "s" : "",
+										 state->filter_nkeys, state->filter_rows_removed,
+										 state->filter_rows_tested), es);
+		else
+		{
+			ExplainPropertyInteger("Probe Filter Steps", NULL, state->filter_nsteps, es);
+			ExplainPropertyInteger("Probe Filter Keys", NULL, state->filter_nkeys, es);
+			ExplainPropertyInteger("Probe Filter Rows Tested", NULL,
+								   (int64) state->filter_rows_tested, es);
+			ExplainPropertyInteger("Probe Filter Rows Removed", NULL,
+								   (int64) state->filter_rows_removed, es);
+		}
+	}
 	if (!gpuagg_explain_device_details)
 		return;
 	if (state->direct != NULL)
@@ -413,6 +478,12 @@ pack_shutdown(CustomScanState *node)
 		GpuAggExchangeCounts(state->exchange, &state->exchange_stats);
 		state->have_exchange_stats = true;
 	}
+	if (state->filter_area != NULL && !IsParallelWorker())
+		state->have_filter_stats =
+			GpuAggProbeFilterCounts(state->filter_area, &state->filter_nsteps,
+									&state->filter_nkeys, &state->filter_rows_tested,
+									&state->filter_rows_removed);
+	state->filter_area = NULL;	/* the parallel query's memory goes away */
 }
 
 /*
@@ -436,40 +507,89 @@ pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 		GpuAggMessageBytes(layout->ncolumns, layout->column_types,
 						   GpuAggMessageCapacity()) + EXCHANGE_DICT_BYTES;
 	state->exchange_slots = 2 * pcxt->nworkers + 2;
+	/* the probe side's filter first: the leader built it before this runs */
+	state->filter_room = pack_has_filter_area(state) ?
+		GpuAggProbeFilterSharedBytes(state->probe_filter) : 0;
+	if (state->filter_room > budget / 2)
+		state->filter_room = GpuAggProbeFilterSharedBytes(NULL);	/* no room: none */
 	while (state->exchange_slots > 0 &&
-		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) > budget)
+		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) +
+		   state->filter_room > budget)
 		state->exchange_slots--;
-	return GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes);
+	return state->filter_room +
+		GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes);
 }
 
-/* InitializeDSMCustomScan (leader): lay out the exchange. */
+/*
+ * InitializeDSMCustomScan (leader): lay out the probe-key filter's area
+ * (the probe side of a join-fed aggregation), then the exchange.
+ */
 static void
 pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
-	state->exchange = GpuAggExchangeCreate(coordinate, state->exchange_slots,
+	state->filter_area = NULL;
+	if (state->filter_room > 0)
+	{
+		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
+		state->filter_area = coordinate;
+	}
+	state->exchange = GpuAggExchangeCreate((char *) coordinate + state->filter_room,
+										   state->exchange_slots,
 										   state->exchange_slot_bytes,
 										   node->ss.ps.state->es_query_cxt);
 }
 
-/* ReInitializeDSMCustomScan (leader, rescan): every slot free again. */
+/*
+ * ReInitializeDSMCustomScan (leader, rescan): the filter as built for this
+ * scan (the build sides were read again), every slot free again.
+ */
 static void
 pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
+	state->filter_area = NULL;
+	if (state->filter_room > 0)
+	{
+		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
+		state->filter_area = coordinate;
+	}
 	if (state->exchange != NULL)
 		GpuAggExchangeReset(state->exchange);
 }
 
-/* InitializeWorkerCustomScan: attach to the leader's exchange. */
+/* InitializeWorkerCustomScan: attach to the leader's filter and exchange. */
 static void
 pack_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
+	Size		room = 0;
 
-	state->exchange = GpuAggExchangeAttach(coordinate, node->ss.ps.state->es_query_cxt);
+	if (pack_has_filter_area(state))
+	{
+		state->filter_area = coordinate;
+		room = GpuAggProbeFilterAreaBytes(coordinate);
+	}
+	state->exchange = GpuAggExchangeAttach((char *) coordinate + room,
+										   node->ss.ps.state->es_query_cxt);
+}
+
+/*
+ * Give the probe side's GpuAggPack under `gather` (the leader's copy) the
+ * filter to share with its participants (NULL: none), before the gather
+ * starts; nothing when the child is not a GpuAggPack.
+ */
+void
+GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter)
+{
+	PlanState  *pack = outerPlanState(gather);
+
+	if (pack == NULL || !IsA(pack, CustomScanState) ||
+		((CustomScanState *) pack)->methods != &pack_exec_methods)
+		return;
+	((GpuAggPackState *) pack)->probe_filter = filter;
 }
 
 /*

@@ -73,6 +73,7 @@ extern bool gpuagg_numeric_on_device;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;
 extern bool gpuagg_direct_scan;
+extern bool gpuagg_probe_filter;
 extern int	gpuagg_device;
 extern int	gpuagg_strategy;
 extern int	gpuagg_batch_rows;
@@ -819,11 +820,30 @@ extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *build
 extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
 extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 
+/* probe_filter.c: Bloom filters of build keys that the probe side's workers test */
+typedef struct GpuAggProbeFilter GpuAggProbeFilter;
+extern bool GpuAggProbeFilterStepQualifies(const GpuAggDesc *desc, const GpuAggLayout *layout,
+										   int step, int *column);
+extern GpuAggProbeFilter *GpuAggProbeFilterCreate(void);
+extern void GpuAggProbeFilterAdd(GpuAggProbeFilter *filter, int column, const int64 *keys,
+								 int64 n);
+extern Size GpuAggProbeFilterSharedBytes(const GpuAggProbeFilter *filter);
+extern void GpuAggProbeFilterShare(const GpuAggProbeFilter *filter, void *place, Size room);
+extern Size GpuAggProbeFilterAreaBytes(const void *place);
+extern void GpuAggProbeFilterApply(void *place, GaBatch *batch, int first_column, int64 from,
+								   int64 *tested, int64 *passed);
+extern bool GpuAggProbeFilterCounts(const void *place, int *nsteps, int64 *nkeys,
+									uint64 *tested, uint64 *removed);
+
+/* agg_pack.c: the probe side's filter, given to its GpuAggPack in the leader */
+extern void GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter);
+
 /* agg_join.c: reading a join-fed aggregation's build side */
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
 							const GpuAggLayout *layout, int step,
 							GpuAggBatchBuilder *builder,
 							GpuAggMessageReceiver *receiver, PlanState *inner,
-							MemoryContext cxt, GaStatus *status);
+							MemoryContext cxt, GpuAggProbeFilter *filter,
+							GaStatus *status);
 
 #endif							/* GPUAGG_H */

@@ -21,6 +21,7 @@ bool		gpuagg_numeric_on_device = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
 bool		gpuagg_direct_scan = true;
+bool		gpuagg_probe_filter = true;
 int			gpuagg_device = GPUAGG_DEVICE_AUTO;
 int			gpuagg_strategy = GA_STRATEGY_AUTO;
 int			gpuagg_batch_rows = 1048576;
@@ -162,6 +163,11 @@ GpuAggGucInit(void)
 							 "Lets GpuHashAgg read heap pages itself when its input is a plain sequential scan.",
 							 "The scan's visible tuples are deformed straight into batches instead of passing one at a time through the Seq Scan node.",
 							 &gpuagg_direct_scan, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.probe_filter",
+							 "Lets the parallel workers of a join-fed GpuHashAgg drop probe rows whose join key no build row has.",
+							 "The leader builds a Bloom filter of each INNER join's build keys; the workers packing the probe side test every row's key against it.",
+							 &gpuagg_probe_filter, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.hashjoin_build_limit",
 							"Largest build (inner) side, as estimated by the planner, for which GpuHashJoin is offered.",
