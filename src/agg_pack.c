@@ -427,9 +427,9 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 			ExplainPropertyText("Probe Key Filter",
-								psprintf("Bloom filters of %d join step%s' " INT64_FORMAT " build keys, "
+								psprintf("Bloom filters of %d join step%s " INT64_FORMAT " build keys, "
 										 UINT64_FORMAT " of " UINT64_FORMAT " rows removed",
-										 state->filter_nsteps, state->filter_nsteps > 1 ? "s" : "",
+										 state->filter_nsteps, state->filter_nsteps > 1 ? "s'" : "'s",
 										 state->filter_nkeys, state->filter_rows_removed,
 										 state->filter_rows_tested), es);
 		else
