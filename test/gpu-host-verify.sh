@@ -33,6 +33,8 @@
 #   tpch      the TPC-H subset at SF (default 10), QUERIES to narrow it (TIME_LIMIT 480 s)
 #   profile   the group-by table at ROWS (default 1e8), then test/bench/profile.sql
 #             (scan floor, leader participation, worker counts, EXPLAIN ANALYZE)
+#   tpch-ab   TPC-H at SF: native parallel, gpuagg and gpuagg with AB_SETTING (default
+#             gpuagg.probe_filter off), AB_QUERIES, ROUNDS round-robin in one session
 #   strategies the group-by table at ROWS (default 1e8), then test/bench/strategies.sql
 #             (q5 and q7 under auto, global and partitioned, two batch sizes)
 #
@@ -184,6 +186,25 @@ case "$STAGE" in
 		rc=$?
 		[ "$rc" -eq 0 ] && verdict 0 "TPC-H queries ran, answers match; table in tpch/bench.txt" ||
 			verdict 1 "TPC-H queries failed, see $STAGE.log"
+		;;
+	tpch-ab)
+		# A/B timings in one session: native parallel, gpuagg forced, and gpuagg forced
+		# with AB_SETTING (default: the probe-key filter off), AB_QUERIES at SF
+		SF=${SF:-10} SUITES=tpch QUERIES=Q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \
+			EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/$STAGE timeout 300 \
+			bash test/bench/run.sh >>"$LOG" 2>&1 || verdict 1 "TPC-H tables not made, see $STAGE.log"
+		dir=$(sed -n 's/.*pg_ctl -D \(.*\)\/data stop.*/\1/p' "$LOG" | tail -1)
+		port=$(sed -n 's/.*psql -h .* -p \([0-9]*\) postgres.*/\1/p' "$LOG" | tail -1)
+		[ -n "$dir" ] && [ -n "$port" ] || verdict 1 "kept cluster not found in $STAGE.log"
+		workers="SET max_parallel_workers_per_gather = ${WORKERS:-16};"
+		GPUAGG_USER=$GPUAGG_USER timeout 280 bash test/bench/ab_settings.sh "$dir" "$port" \
+			"${AB_QUERIES:-Q3 Q5 Q7 Q9 Q10}" "native:SET gpuagg.enabled = off; $workers" \
+			"gpuagg:SET gpuagg.force = on; SET gpuagg.device = gpu; $workers" \
+			"variant:SET gpuagg.force = on; SET gpuagg.device = gpu; ${AB_SETTING:-SET gpuagg.probe_filter = off;} $workers" \
+			>"$OUTDIR/$STAGE.txt" 2>&1
+		rc=$?
+		runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1
+		[ "$rc" -eq 0 ] && verdict 0 "A/B timings in $STAGE.txt" || verdict 1 "A/B run failed, see $STAGE.txt"
 		;;
 	profile | strategies)
 		ROWS=${ROWS:-1e8} SUITES=groupby QUERIES=q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \
