@@ -791,11 +791,17 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 			inner = lappend(inner, step_keys[t - 1].inner[k]);
 			key_sides = lappend_int(key_sides, step_keys[t - 1].side[k]);
 		}
-		step_list = lappend(step_list,
-							lappend(list_make5(makeInteger(steps[t - 1].type), outer, inner,
-											   key_sides,
-											   lfourth(steps[t - 1].path->custom_private)),
-									steps[t - 1].filter_quals));
+		{
+			double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
+			double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
+
+			step_list = lappend(step_list,
+								lappend(lappend(list_make5(makeInteger(steps[t - 1].type), outer,
+														   inner, key_sides,
+														   lfourth(steps[t - 1].path->custom_private)),
+												steps[t - 1].filter_quals),
+										makeInteger((int) (fraction * 1000.0 + 0.5))));
+		}
 	}
 	sides->join_private = list_make4(step_list, child_sides, list_make2_int(0, 0),
 									 filter_program);
@@ -1024,6 +1030,8 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 			type == JOIN_RIGHT ? GA_AGG_JOIN_RIGHT :
 			type == JOIN_FULL ? GA_AGG_JOIN_FULL : GA_AGG_JOIN_INNER;
 		desc->join_steps[t].build_unique = type == JOIN_SEMI;
+		desc->join_steps[t].match_fraction = list_length(step) > 6 ?
+			intVal(list_nth(step, 6)) / 1000.0 : 1.0;
 		desc->join_steps[t].nkeys = list_length(lsecond(step));
 		for (k = 0; k < desc->join_steps[t].nkeys; k++)
 		{
@@ -1059,6 +1067,7 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 	{
 		list = lappend_int(list, desc->join_steps[i].type);
 		list = lappend_int(list, desc->join_steps[i].build_unique ? 1 : 0);
+		list = lappend_int(list, (int) (desc->join_steps[i].match_fraction * 1000.0 + 0.5));
 		list = lappend_int(list, desc->join_steps[i].nkeys);
 		for (k = 0; k < desc->join_steps[i].nkeys; k++)
 		{
@@ -1099,6 +1108,7 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 	{
 		desc->join_steps[i].type = list_nth_int(list, at++);
 		desc->join_steps[i].build_unique = list_nth_int(list, at++) != 0;
+		desc->join_steps[i].match_fraction = list_nth_int(list, at++) / 1000.0;
 		desc->join_steps[i].nkeys = list_nth_int(list, at++);
 		for (k = 0; k < desc->join_steps[i].nkeys; k++)
 		{

@@ -75,9 +75,8 @@ typedef struct GpuAggPackState
 	/* the probe side's key filter (probe_filter.c) */
 	const GpuAggProbeFilter *probe_filter;	/* leader: the one to share */
 	Size		filter_room;	/* its shared area, as estimated */
-	void	   *filter_area;	/* the shared area; NULL: no filtering */
-	int64		filter_tested;	/* this participant's rows tested, passed */
-	int64		filter_passed;
+	void	   *filter_area;	/* the shared area; NULL: none */
+	GpuAggProbeKeys *probe_keys;	/* this participant's view; NULL: none */
 	bool		have_filter_stats;	/* copied before the DSM goes away */
 	int			filter_nsteps;
 	int64		filter_nkeys;
@@ -282,7 +281,22 @@ pack_reset(GpuAggPackState *state)
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;
 	state->done = false;
-	state->filter_tested = state->filter_passed = 0;
+	state->probe_keys = NULL;	/* attached again (rescan: reinitialized) */
+	if (state->direct)
+		GpuAggDirectScanSetProbeKeys(state->direct, NULL);
+}
+
+/*
+ * Test the rows this participant packs against the filters in the shared
+ * area (none when it holds none).
+ */
+static void
+pack_attach_probe_keys(GpuAggPackState *state)
+{
+	state->probe_keys = GpuAggProbeKeysAttach(state->filter_area, state->layout,
+											  state->run_cxt);
+	if (state->direct)
+		GpuAggDirectScanSetProbeKeys(state->direct, state->probe_keys);
 }
 
 /*
@@ -326,36 +340,28 @@ pack_next(ScanState *ss)
 	GpuAggLocalBatchReset(batch);
 	GpuAggBatchBuilderStart(state->builder, batch);
 
-	/*
-	 * Fill the batch; with a probe-key filter, drop the rows it rules out
-	 * and fill again, until the batch is three quarters full or the input
-	 * ends.
-	 */
-	for (;;)
+	/* (a probe-key filter drops rows before they are appended) */
+	if (state->direct)
+		state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
+	while (state->direct == NULL && batch->nrows < batch->capacity)
 	{
-		int64		from = batch->nrows;
+		TupleTableSlot *row = ExecProcNode(state->child);
 
-		if (state->direct)
-			state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
-		while (state->direct == NULL && batch->nrows < batch->capacity)
+		if (TupIsNull(row))
 		{
-			TupleTableSlot *row = ExecProcNode(state->child);
-
-			if (TupIsNull(row))
-			{
-				state->done = true;
-				break;
-			}
-			GpuAggBatchAppend(state->builder, batch, row);
+			state->done = true;
+			break;
 		}
-		if (state->filter_area == NULL)
-			break;
-		GpuAggProbeFilterApply(state->filter_area, batch, state->first_column, from,
-							   &state->filter_tested, &state->filter_passed);
-		if (state->done || batch->nrows >= batch->capacity / 4 * 3)
-			break;
-		CHECK_FOR_INTERRUPTS();
+		if (state->probe_keys != NULL)
+		{
+			slot_getallattrs(row);
+			if (!GpuAggProbeKeysRow(state->probe_keys, row->tts_values, row->tts_isnull))
+				continue;
+		}
+		GpuAggBatchAppend(state->builder, batch, row);
 	}
+	if (state->done)
+		GpuAggProbeKeysFlush(state->probe_keys);
 	if (batch->nrows == 0)
 		return slot;
 	message = GpuAggMessageBuild(state->builder, batch, state->sender, state->first_column,
@@ -478,12 +484,16 @@ pack_shutdown(CustomScanState *node)
 		GpuAggExchangeCounts(state->exchange, &state->exchange_stats);
 		state->have_exchange_stats = true;
 	}
+	GpuAggProbeKeysFlush(state->probe_keys);
 	if (state->filter_area != NULL && !IsParallelWorker())
 		state->have_filter_stats =
 			GpuAggProbeFilterCounts(state->filter_area, &state->filter_nsteps,
 									&state->filter_nkeys, &state->filter_rows_tested,
 									&state->filter_rows_removed);
 	state->filter_area = NULL;	/* the parallel query's memory goes away */
+	state->probe_keys = NULL;
+	if (state->direct)
+		GpuAggDirectScanSetProbeKeys(state->direct, NULL);
 }
 
 /*
@@ -535,6 +545,7 @@ pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
 		state->filter_area = coordinate;
 	}
+	pack_attach_probe_keys(state);
 	state->exchange = GpuAggExchangeCreate((char *) coordinate + state->filter_room,
 										   state->exchange_slots,
 										   state->exchange_slot_bytes,
@@ -556,6 +567,7 @@ pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
 		state->filter_area = coordinate;
 	}
+	pack_attach_probe_keys(state);
 	if (state->exchange != NULL)
 		GpuAggExchangeReset(state->exchange);
 }
@@ -571,6 +583,7 @@ pack_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	{
 		state->filter_area = coordinate;
 		room = GpuAggProbeFilterAreaBytes(coordinate);
+		pack_attach_probe_keys(state);
 	}
 	state->exchange = GpuAggExchangeAttach((char *) coordinate + room,
 										   node->ss.ps.state->es_query_cxt);

@@ -285,6 +285,9 @@ typedef struct GpuAggDesc
 		bool		build_unique;	/* a SEMI join: each key built once, so
 									 * that the inner join matches a row at
 									 * most once */
+		double		match_fraction; /* of the rows it probes, the share the
+									 * planner expects it to keep (at most 1;
+									 * probe_filter.c) */
 		int			nkeys;		/* 1 .. GA_AGG_MAX_JOIN_KEYS */
 		struct
 		{
@@ -818,6 +821,8 @@ extern GpuAggDirectScan *GpuAggDirectScanCreate(PlanState *child, MemoryContext 
 extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,
 								 GaBatch *batch);
 extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
+typedef struct GpuAggProbeKeys GpuAggProbeKeys;	/* probe_filter.c */
+extern void GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds, GpuAggProbeKeys *keys);
 extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 
 /* probe_filter.c: Bloom filters of build keys that the probe side's workers test */
@@ -830,8 +835,12 @@ extern void GpuAggProbeFilterAdd(GpuAggProbeFilter *filter, int column, const in
 extern Size GpuAggProbeFilterSharedBytes(const GpuAggProbeFilter *filter);
 extern void GpuAggProbeFilterShare(const GpuAggProbeFilter *filter, void *place, Size room);
 extern Size GpuAggProbeFilterAreaBytes(const void *place);
-extern void GpuAggProbeFilterApply(void *place, GaBatch *batch, int first_column, int64 from,
-								   int64 *tested, int64 *passed);
+extern GpuAggProbeKeys *GpuAggProbeKeysAttach(void *place, const GpuAggLayout *layout,
+											  MemoryContext cxt);
+extern bool GpuAggProbeKeysRow(GpuAggProbeKeys *keys, const Datum *values, const bool *isnull);
+extern int	GpuAggProbeKeysRun(GpuAggProbeKeys *keys, const GpuAggInputColumn *input, int n,
+							   bool *keep);
+extern void GpuAggProbeKeysFlush(GpuAggProbeKeys *keys);
 extern bool GpuAggProbeFilterCounts(const void *place, int *nsteps, int64 *nkeys,
 									uint64 *tested, uint64 *removed);
 

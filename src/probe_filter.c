@@ -27,10 +27,16 @@
  * negatives: a key the build has always passes.
  *
  * The leader builds the filters while it reads the build sides
- * (agg_join.c), and the probe side's GpuAggPack copies them into its
- * parallel query's shared memory (agg_pack.c), where every participant
- * reads them.  A participant stops testing once it has seen
- * PROBE_FILTER_SAMPLE rows of which almost all passed.
+ * (agg_join.c), for the steps the planner expects to keep at most half of
+ * the probe rows (a filter that drops few rows costs the workers a lookup
+ * a row and saves nothing), and the probe side's GpuAggPack copies them
+ * into its parallel query's shared memory (agg_pack.c), where every
+ * participant reads them.  The participants test each row's key right
+ * after the heap tuple is deformed (scan_direct.c) or the child returns it,
+ * before the row is encoded into the batch, so a dropped row costs neither
+ * the encoding (numeric operands, dictionary ids) nor the leader's copy.
+ * A participant stops testing once it has seen PROBE_FILTER_SAMPLE rows of
+ * which almost all passed.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,8 +50,11 @@
 /* About this many bits per key. */
 #define PROBE_FILTER_BITS_PER_KEY 16
 
-/* Largest filter: 2^29 words (4 GB) is far past this cap of 2^24 (128 MB). */
-#define PROBE_FILTER_MAX_LOG2_WORDS 24
+/* Largest filter: 2^21 words (16 MB), beyond which lookups miss the caches. */
+#define PROBE_FILTER_MAX_LOG2_WORDS 21
+
+/* A step whose join the planner expects to keep more of the probe rows has none. */
+#define PROBE_FILTER_MAX_MATCH_FRACTION 0.5
 
 /* Rows a participant tests before judging whether the filter pays. */
 #define PROBE_FILTER_SAMPLE 1048576
@@ -136,7 +145,8 @@ GpuAggProbeFilterStepQualifies(const GpuAggDesc *desc, const GpuAggLayout *layou
 	const GaAggJoinStep *spec = &layout->join_spec.steps[step - 1];
 	int			t;
 
-	if (!gpuagg_probe_filter || desc->join_steps[step - 1].nkeys < 1)
+	if (!gpuagg_probe_filter || desc->join_steps[step - 1].nkeys < 1 ||
+		desc->join_steps[step - 1].match_fraction > PROBE_FILTER_MAX_MATCH_FRACTION)
 		return false;
 	if (spec->type != GA_AGG_JOIN_INNER && spec->type != GA_AGG_JOIN_RIGHT)
 		return false;
@@ -243,71 +253,153 @@ GpuAggProbeFilterAreaBytes(const void *place)
 	return ((const ProbeFilterShared *) place)->total_bytes;
 }
 
+/* A participant's view of the shared filters: each step's key as its child column. */
+struct GpuAggProbeKeys
+{
+	ProbeFilterShared *shared;
+	int			nsteps;
+	struct
+	{
+		AttrNumber	attno;		/* of the packed side's child */
+		Oid			type;		/* base type, for GpuJoinExactKey */
+		int			log2_words;
+		const uint64 *words;
+	}			steps[GA_AGG_MAX_JOIN_STEPS];
+	int64		tested;			/* rows tested, passed (this participant) */
+	int64		passed;
+	int64		unflushed_tested;	/* not yet added to the shared counters */
+	int64		unflushed_removed;
+	bool		off;			/* the sample passed almost all: test no more */
+};
+
 /*
- * Drop from a probe batch's rows [from, nrows) every row whose key some
- * step's filter rules out (a null key included), keeping the others in
- * order; the batch's columns are those of the probe side from layout
- * column first_column on.  Validity bits past the rows kept are set again,
- * as an empty batch has them.  *tested and *passed count the rows; once a
- * participant has tested PROBE_FILTER_SAMPLE rows and nearly all passed,
- * this tests no more.  Adds to the shared counters for EXPLAIN.
+ * A participant's view of the filters in the shared area at place (NULL
+ * when it holds none), for a probe side whose batch columns are the
+ * layout's from column 0 on: each step's key column gives the child
+ * column to read and its type.
  */
-void
-GpuAggProbeFilterApply(void *place, GaBatch *batch, int first_column, int64 from,
-					   int64 *tested, int64 *passed)
+GpuAggProbeKeys *
+GpuAggProbeKeysAttach(void *place, const GpuAggLayout *layout, MemoryContext cxt)
 {
 	ProbeFilterShared *shared = place;
-	int64		n = batch->nrows;
-	int64		kept = from;
-	int64		r;
-	int			c;
+	GpuAggProbeKeys *keys;
 	int			s;
 
-	if (shared->nsteps == 0 || n <= from ||
-		(*tested >= PROBE_FILTER_SAMPLE && *passed > *tested * PROBE_FILTER_USELESS))
-		return;
-	for (r = from; r < n; r++)
+	if (shared == NULL || shared->nsteps == 0)
+		return NULL;
+	keys = MemoryContextAllocZero(cxt, sizeof(GpuAggProbeKeys));
+	keys->shared = shared;
+	keys->nsteps = shared->nsteps;
+	for (s = 0; s < shared->nsteps; s++)
 	{
-		bool		keep = true;
+		const GpuAggColumnSource *src = &layout->sources[shared->steps[s].column];
 
-		for (s = 0; s < shared->nsteps && keep; s++)
-		{
-			const ProbeFilterStep *step = &shared->steps[s];
-			const GaColumn *key = &batch->columns[step->column - first_column];
-
-			keep = !ga_column_is_null(key, r) &&
-				probe_filter_may_contain((const uint64 *) ((const char *) place + step->words_offset),
-										 step->log2_words, ((const int64 *) key->values)[r]);
-		}
-		if (!keep)
-			continue;
-		if (kept != r)
-		{
-			for (c = 0; c < batch->ncolumns; c++)
-			{
-				GaColumn   *col = &batch->columns[c];
-				int			width = ga_type_width(col->type);
-
-				if (width > 0)
-					memcpy((char *) col->values + kept * width,
-						   (char *) col->values + r * width, width);
-				if (ga_column_is_null(col, r))
-					ga_column_set_null(col, kept);
-				else
-					col->validity[kept >> 3] |= (uint8) (1 << (kept & 7));
-			}
-		}
-		kept++;
+		keys->steps[s].attno = src->attno;
+		keys->steps[s].type = src->type;
+		keys->steps[s].log2_words = shared->steps[s].log2_words;
+		keys->steps[s].words = (const uint64 *) ((char *) place + shared->steps[s].words_offset);
 	}
-	/* rows [kept, n) become empty again: every validity bit set */
-	for (c = 0; c < batch->ncolumns && kept < n; c++)
-		for (r = kept; r < n; r++)
-			batch->columns[c].validity[r >> 3] |= (uint8) (1 << (r & 7));
-	*tested += n - from;
-	*passed += kept - from;
-	pg_atomic_fetch_add_u64(&shared->rows_tested, (uint64) (n - from));
-	pg_atomic_fetch_add_u64(&shared->rows_removed, (uint64) (n - kept));
-	batch->nrows = kept;
+	return keys;
+}
+
+/* Add the rows counted since the last call to the shared counters. */
+void
+GpuAggProbeKeysFlush(GpuAggProbeKeys *keys)
+{
+	if (keys == NULL || keys->unflushed_tested == 0)
+		return;
+	pg_atomic_fetch_add_u64(&keys->shared->rows_tested, (uint64) keys->unflushed_tested);
+	pg_atomic_fetch_add_u64(&keys->shared->rows_removed, (uint64) keys->unflushed_removed);
+	keys->unflushed_tested = keys->unflushed_removed = 0;
+}
+
+/* Count n rows tested of which `kept` passed; judge the sample once full. */
+static void
+probe_keys_count(GpuAggProbeKeys *keys, int64 n, int64 kept)
+{
+	keys->tested += n;
+	keys->passed += kept;
+	keys->unflushed_tested += n;
+	keys->unflushed_removed += n - kept;
+	if (keys->unflushed_tested >= 65536)
+		GpuAggProbeKeysFlush(keys);
+	if (keys->tested >= PROBE_FILTER_SAMPLE &&
+		(double) keys->passed > (double) keys->tested * PROBE_FILTER_USELESS)
+		keys->off = true;
+}
+
+/* Whether one row's key values pass every step's filter (a null key does not). */
+static inline bool
+probe_keys_pass(const GpuAggProbeKeys *keys, const Datum *values, const bool *isnull,
+				int stride, int r)
+{
+	int			s;
+
+	for (s = 0; s < keys->nsteps; s++)
+	{
+		int			c = keys->steps[s].attno - 1;
+
+		if (isnull[c * stride + r] ||
+			!probe_filter_may_contain(keys->steps[s].words, keys->steps[s].log2_words,
+									  GpuJoinExactKey(values[c * stride + r],
+													  keys->steps[s].type)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether a row, given as its child columns' values, may join: false when
+ * some step's filter rules its key out.  Always true once this participant
+ * stopped testing.
+ */
+bool
+GpuAggProbeKeysRow(GpuAggProbeKeys *keys, const Datum *values, const bool *isnull)
+{
+	bool		pass;
+
+	if (keys == NULL || keys->off)
+		return true;
+	pass = probe_keys_pass(keys, values, isnull, 1, 0);
+	probe_keys_count(keys, 1, pass ? 1 : 0);
+	return pass;
+}
+
+/*
+ * For a run of n rows given column by column (input[c] the child column
+ * c + 1's values and nulls), set keep[r] for the rows that may join;
+ * returns how many.  Every row is kept once this participant stopped
+ * testing.
+ */
+int
+GpuAggProbeKeysRun(GpuAggProbeKeys *keys, const GpuAggInputColumn *input, int n, bool *keep)
+{
+	int			kept = 0;
+	int			r;
+	int			s;
+
+	if (keys == NULL || keys->off)
+	{
+		memset(keep, true, n);
+		return n;
+	}
+	for (r = 0; r < n; r++)
+	{
+		bool		pass = true;
+
+		for (s = 0; s < keys->nsteps && pass; s++)
+		{
+			const GpuAggInputColumn *col = &input[keys->steps[s].attno - 1];
+
+			pass = !(col->hasnull && col->isnull[r]) &&
+				probe_filter_may_contain(keys->steps[s].words, keys->steps[s].log2_words,
+										 GpuJoinExactKey(col->values[r], keys->steps[s].type));
+		}
+		keep[r] = pass;
+		kept += pass;
+	}
+	probe_keys_count(keys, n, kept);
+	return kept;
 }
 
 /*

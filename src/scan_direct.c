@@ -148,7 +148,53 @@ struct GpuAggDirectScan
 	int			ntuples;		/* visible tuples of the page */
 	int			next_tuple;
 	OffsetNumber visible[MaxHeapTuplesPerPage];
+
+	/* a join-fed probe side's key filter (probe_filter.c), or NULL */
+	GpuAggProbeKeys *probe_keys;
+	bool		keep[MaxHeapTuplesPerPage];
 };
+
+/*
+ * Test the rows of a run of n deformed tuples against the probe-key filter
+ * and move the ones that pass to the front of every deformed column, in
+ * order; returns how many passed.
+ */
+static int
+direct_filter_run(GpuAggDirectScan *ds, int n)
+{
+	int			kept = GpuAggProbeKeysRun(ds->probe_keys, ds->input, n, ds->keep);
+	int			d;
+
+	if (kept == n)
+		return n;
+	for (d = 0; d < ds->ndeformed; d++)
+	{
+		Datum	   *values = &ds->deformed_values[d * MaxHeapTuplesPerPage];
+		bool	   *isnull = &ds->deformed_isnull[d * MaxHeapTuplesPerPage];
+		int			to = 0;
+		int			r;
+
+		for (r = 0; r < n; r++)
+		{
+			if (!ds->keep[r])
+				continue;
+			values[to] = values[r];
+			isnull[to] = isnull[r];
+			to++;
+		}
+	}
+	return kept;
+}
+
+/*
+ * Let the scan drop the rows whose join keys a join-fed aggregation's
+ * probe-key filter rules out, before they are appended (NULL: none).
+ */
+void
+GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds, GpuAggProbeKeys *keys)
+{
+	ds->probe_keys = keys;
+}
 
 /*
  * The table column that output column `tle` of a Seq Scan reads, or 0 when
@@ -760,6 +806,9 @@ direct_fill_filtered(GpuAggDirectScan *ds, HeapScanDesc hscan,
 			row->tts_values[c] = scanslot->tts_values[attno - 1];
 			row->tts_isnull[c] = scanslot->tts_isnull[attno - 1];
 		}
+		if (ds->probe_keys != NULL &&
+			!GpuAggProbeKeysRow(ds->probe_keys, row->tts_values, row->tts_isnull))
+			continue;
 		GpuAggBatchAppend(builder, batch, row);
 	}
 	return false;
@@ -802,6 +851,8 @@ GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder, GaBatch 
 		ds->next_tuple += n;
 		if (instr)
 			instr->tuplecount += n; /* rows the Seq Scan returned */
+		if (ds->probe_keys != NULL)
+			n = direct_filter_run(ds, n);
 		if (columnar)
 			GpuAggBatchAppendColumns(builder, batch, n, ds->input);
 		else
