@@ -62,6 +62,22 @@ verdict() {
 	exit "$rc"
 }
 
+# Make a benchmark's tables with test/bench/run.sh (the environment names the suite and
+# one quick query) and keep its cluster running: sets dir and port; $1 names the tables
+# for the verdict when that fails.
+keep_bench_cluster() {
+	RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/$STAGE \
+		timeout 300 bash test/bench/run.sh >>"$LOG" 2>&1 || verdict 1 "$1 not made, see $STAGE.log"
+	dir=$(sed -n 's/.*pg_ctl -D \(.*\)\/data stop.*/\1/p' "$LOG" | tail -1)
+	port=$(sed -n 's/.*psql -h .* -p \([0-9]*\) postgres.*/\1/p' "$LOG" | tail -1)
+	[ -n "$dir" ] && [ -n "$port" ] || verdict 1 "kept cluster not found in $STAGE.log"
+}
+
+# Stop the cluster keep_bench_cluster kept.
+stop_bench_cluster() {
+	runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1
+}
+
 # Build the extension for this host (the GPU objects included).
 build() {
 	make -j"$(nproc)" >>"$LOG" 2>&1 || verdict 1 "build failed, see $STAGE.log"
@@ -190,12 +206,7 @@ case "$STAGE" in
 	tpch-ab)
 		# A/B timings in one session: native parallel, gpuagg forced, and gpuagg forced
 		# with AB_SETTING (default: the probe-key filter off), AB_QUERIES at SF
-		SF=${SF:-10} SUITES=tpch QUERIES=Q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \
-			EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/$STAGE timeout 300 \
-			bash test/bench/run.sh >>"$LOG" 2>&1 || verdict 1 "TPC-H tables not made, see $STAGE.log"
-		dir=$(sed -n 's/.*pg_ctl -D \(.*\)\/data stop.*/\1/p' "$LOG" | tail -1)
-		port=$(sed -n 's/.*psql -h .* -p \([0-9]*\) postgres.*/\1/p' "$LOG" | tail -1)
-		[ -n "$dir" ] && [ -n "$port" ] || verdict 1 "kept cluster not found in $STAGE.log"
+		SF=${SF:-10} SUITES=tpch QUERIES=Q1 keep_bench_cluster "TPC-H tables"
 		workers="SET max_parallel_workers_per_gather = ${WORKERS:-16};"
 		GPUAGG_USER=$GPUAGG_USER timeout 280 bash test/bench/ab_settings.sh "$dir" "$port" \
 			"${AB_QUERIES:-Q3 Q5 Q7 Q9 Q10}" "native:SET gpuagg.enabled = off; $workers" \
@@ -203,25 +214,20 @@ case "$STAGE" in
 			"variant:SET gpuagg.force = on; SET gpuagg.device = gpu; ${AB_SETTING:-SET gpuagg.probe_filter = off;} $workers" \
 			>"$OUTDIR/$STAGE.txt" 2>&1
 		rc=$?
-		runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1
+		stop_bench_cluster
 		[ "$rc" -eq 0 ] && verdict 0 "A/B timings in $STAGE.txt" || verdict 1 "A/B run failed, see $STAGE.txt"
 		;;
 	profile | strategies)
-		ROWS=${ROWS:-1e8} SUITES=groupby QUERIES=q1 RUNS=1 WARMUP=0 MODES=gpuagg CHECK=0 \
-			EXPLAIN_QUERIES="" KEEP_CLUSTER=1 OUT=$OUTDIR/$STAGE timeout 300 \
-			bash test/bench/run.sh >>"$LOG" 2>&1 || verdict 1 "group-by table not made, see $STAGE.log"
-		dir=$(sed -n 's/.*pg_ctl -D \(.*\)\/data stop.*/\1/p' "$LOG" | tail -1)
-		port=$(sed -n 's/.*psql -h .* -p \([0-9]*\) postgres.*/\1/p' "$LOG" | tail -1)
-		[ -n "$dir" ] && [ -n "$port" ] || verdict 1 "kept cluster not found in $STAGE.log"
+		ROWS=${ROWS:-1e8} SUITES=groupby QUERIES=q1 keep_bench_cluster "group-by table"
 		cp "test/bench/$STAGE.sql" /tmp/gpuagg-profile.sql && chmod a+r /tmp/gpuagg-profile.sql
 		(cd /tmp && timeout 280 runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/psql" -X -h "$dir" -p "$port" \
 			-d postgres -f /tmp/gpuagg-profile.sql) >"$OUTDIR/$STAGE.txt" 2>&1
 		rc=$?
-		runuser -u "$GPUAGG_USER" -- "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1
+		stop_bench_cluster
 		[ "$rc" -eq 0 ] && verdict 0 "$STAGE in $STAGE.txt" || verdict 1 "$STAGE.sql failed, see $STAGE.txt"
 		;;
 	*)
-		echo "unknown stage '$STAGE': device, check, joinbench, groupby or profile" >&2
+		echo "unknown stage '$STAGE': device, aggjoin, derived, check, joinbench, groupby, tpch, tpch-ab, profile or strategies" >&2
 		exit 2
 		;;
 esac
