@@ -53,6 +53,24 @@
 #endif
 
 /*
+ * The comparisons an operator implements in index operator families: 18
+ * renamed get_op_btree_interpretation (OpBtreeInterpretation.strategy, a
+ * BT*StrategyNumber or ROWCOMPARE_NE for <>) to get_op_index_interpretation
+ * (OpIndexInterpretation.cmptype, a CompareType).  Both number them alike:
+ * 1 <, 2 <=, 3 =, 4 >=, 5 >, 6 <>.
+ */
+#include "utils/lsyscache.h"
+#if PG_VERSION_NUM >= 180000
+typedef OpIndexInterpretation GpuAggOpInterpretation;
+#define GpuAggOpInterpretations(opno) get_op_index_interpretation(opno)
+#define GpuAggOpComparison(interp) ((int) (interp)->cmptype)
+#else
+typedef OpBtreeInterpretation GpuAggOpInterpretation;
+#define GpuAggOpInterpretations(opno) get_op_btree_interpretation(opno)
+#define GpuAggOpComparison(interp) ((int) (interp)->strategy)
+#endif
+
+/*
  * EXPLAIN qualifies column names with their table when the plan reads more
  * than one range table entry.  18 adds an RTE_GROUP entry to every grouped
  * query and keeps the count without it in ExplainState.rtable_size; use it,

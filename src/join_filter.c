@@ -33,7 +33,6 @@
  */
 #include "gpuagg.h"
 
-#include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
@@ -99,32 +98,33 @@ filter_comparison(Oid opno, Oid left, Oid right, GaCompareOp *cmp)
 	if (!OidIsValid(opclass))
 		return false;
 	family = get_opclass_family(opclass);
-	interpretations = get_op_btree_interpretation(opno);
+	interpretations = GpuAggOpInterpretations(opno);
 	foreach(lc, interpretations)
 	{
-		OpBtreeInterpretation *interp = lfirst(lc);
+		GpuAggOpInterpretation *interp = lfirst(lc);
 
 		if (interp->opfamily_id != family || interp->oplefttype != left ||
 			interp->oprighttype != right)
 			continue;
-		switch (interp->strategy)
+		/* compat.h: 1 <, 2 <=, 3 =, 4 >=, 5 >, 6 <> on every version */
+		switch (GpuAggOpComparison(interp))
 		{
-			case BTLessStrategyNumber:
+			case 1:
 				*cmp = GA_CMP_LT;
 				return true;
-			case BTLessEqualStrategyNumber:
+			case 2:
 				*cmp = GA_CMP_LE;
 				return true;
-			case BTEqualStrategyNumber:
+			case 3:
 				*cmp = GA_CMP_EQ;
 				return true;
-			case BTGreaterEqualStrategyNumber:
+			case 4:
 				*cmp = GA_CMP_GE;
 				return true;
-			case BTGreaterStrategyNumber:
+			case 5:
 				*cmp = GA_CMP_GT;
 				return true;
-			case ROWCOMPARE_NE:
+			case 6:
 				*cmp = GA_CMP_NE;
 				return true;
 		}
