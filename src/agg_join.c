@@ -871,13 +871,17 @@ GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side)
  * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
  * steps bottom up, separated by "; "), made at plan time from
  * path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute the keys,
- * so its own expressions cannot show them.  Keys are deparsed over the
- * query level's range table, as EXPLAIN would name them.
+ * so its own expressions cannot show them.  *filter gets the INNER joins'
+ * other conditions, which the device's filter checks ("(a.v > b.w)", all
+ * steps' ANDed; "" for none), as PostgreSQL's Join Filter shows them.
+ * Both are deparsed over the query level's range table, as EXPLAIN would
+ * name them.
  */
 char *
-GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
+GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
 {
 	StringInfoData buf;
+	StringInfoData filter_buf;
 	ListCell   *lc_step;
 	PlannedStmt *stmt = makeNode(PlannedStmt);
 	List	   *context;
@@ -888,6 +892,7 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 																			bms_add_range(NULL, 1,
 																						  list_length(stmt->rtable))));
 	initStringInfo(&buf);
+	initStringInfo(&filter_buf);
 	foreach(lc_step, (List *) linitial(join_private))
 	{
 		const char *separator = buf.len > 0 ? "; " : "";
@@ -903,11 +908,11 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private)
 							 deparse_expression(lsecond(op->args), context, true, false));
 			separator = " AND ";
 		}
-		/* an INNER join's other conditions, which the device's filter checks */
 		foreach(lc, (List *) list_nth(lfirst(lc_step), 5))
-			appendStringInfo(&buf, " AND %s",
+			appendStringInfo(&filter_buf, "%s%s", filter_buf.len > 0 ? " AND " : "",
 							 deparse_expression(lfirst(lc), context, true, false));
 	}
+	*filter = filter_buf.data;
 	return buf.data;
 }
 

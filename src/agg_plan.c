@@ -86,7 +86,8 @@ GpuAggDescToList(const GpuAggDesc *desc)
 									groupings));
 	list = lappend(list, GpuAggJoinDescToList(desc));
 	list = lappend(list, makeString(pstrdup(desc->join_cond != NULL ? desc->join_cond : "")));
-	return lappend(list, derived);
+	list = lappend(list, derived);
+	return lappend(list, makeString(pstrdup(desc->join_filter != NULL ? desc->join_filter : "")));
 }
 
 /* The grouping sets of a description from their masks and estimates. */
@@ -178,6 +179,7 @@ GpuAggDescFromList(List *list)
 	desc_set_groupings(desc, lfourth(list_nth(list, 5)));
 	GpuAggJoinDescFromList(desc, list_nth(list, 6));
 	desc->join_cond = strVal(list_nth(list, 7));
+	desc->join_filter = strVal(list_nth(list, 9));
 	return desc;
 }
 
@@ -371,7 +373,8 @@ GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		int			s;
 
 		desc->join_cond = GpuAggJoinConditionText(root, list_nth(best_path->custom_private,
-																 GPUAGG_PRIVATE_JOIN));
+																 GPUAGG_PRIVATE_JOIN),
+												  &desc->join_filter);
 		/* join-fed (agg_join.c): each side's expressions, then its keys */
 		for (s = 0; s <= desc->njoin_steps; s++)
 		{

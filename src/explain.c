@@ -331,6 +331,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Input", explain_join_chain(desc), es);
 	if (desc->njoin_steps > 0 && desc->join_cond[0] != '\0')
 		ExplainPropertyText("Join Cond", desc->join_cond, es);
+	if (desc->njoin_steps > 0 && desc->join_filter != NULL && desc->join_filter[0] != '\0')
+		ExplainPropertyText("Join Filter", desc->join_filter, es);
 	explain_device_arithmetic(desc, es);
 	if (gpuagg_explain_device_details)
 	{

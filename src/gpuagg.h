@@ -322,6 +322,7 @@ typedef struct GpuAggDesc
 		Oid			type2;
 	}			filter[GA_FILTER_MAX_STEPS];
 	char	   *join_cond;		/* for EXPLAIN: the joins' keys, as text */
+	char	   *join_filter;	/* ... and the device's filter (join_filter.c) */
 	int			pack_side;		/* a GpuAggPack's: the side it packs */
 } GpuAggDesc;
 
@@ -380,7 +381,7 @@ extern bool GpuAggJoinFilterCompile(List *quals, GpuAggJoinFilterOperandSide sid
 									const char **why);
 
 extern List *GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side);
-extern char *GpuAggJoinConditionText(PlannerInfo *root, List *join_private);
+extern char *GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter);
 extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   List *child_exprs, List *keys, List *aggrefs,
 							   bool grouping_sets, GpuAggJoinSides *sides);

@@ -393,6 +393,8 @@ DECLARE
     on_fed boolean := false;
     on_chain boolean := false;
     on_anti boolean := false;
+    on_filter boolean := false;
+    previous text := '';
     wrapped text;
     forced text[];
     native text[];
@@ -419,6 +421,9 @@ BEGIN
             on_fed := on_fed OR line LIKE '%children on the device%';
             on_chain := on_chain OR line LIKE '%joins of its % children on the device%';
             on_anti := on_anti OR (line LIKE '%children on the device%' AND line LIKE '%anti%');
+            -- a join-fed GpuHashAgg's device filter follows its Join Cond
+            on_filter := on_filter OR (previous LIKE '%Join Cond:%' AND line LIKE '%Join Filter:%');
+            previous := line;
         END LOOP;
     EXCEPTION WHEN OTHERS THEN
         on_device := false;
@@ -447,12 +452,12 @@ BEGIN
         verdict := CASE WHEN forced = native THEN 'same' ELSE 'diff' END;
     END IF;
     IF verdict = 'diff' THEN
-        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'v', verdict,
+        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'jl', on_filter, 'v', verdict,
                                  'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                                  'ferr', forced_err, 'nerr', native_err,
                                  'f', to_json(forced), 'n', to_json(native))::text;
     END IF;
-    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'v', verdict,
+    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'jl', on_filter, 'v', verdict,
                              'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                              'err', native_err, 'rows', cardinality(native))::text;
 END
@@ -1486,10 +1491,11 @@ def report(queries, results, seed, count, join_count, secs):
         print("join queries' result rows: %d empty, median %d, max %d"
               % (sum(1 for x in rows if x == 0), rows[len(rows) // 2], rows[-1]))
     print("slowest queries (both runs and EXPLAIN): " + ", ".join("%d: %d ms" % (qid, ms) for ms, qid in reversed(slow)))
-    print("join-fed (GpuHashAgg joining both sides on the device): %d queries, %d over a chain of joins, %d with an ANTI join"
+    print("join-fed (GpuHashAgg joining both sides on the device): %d queries, %d over a chain of joins, %d with an ANTI join, %d with the device's join filter"
           % (sum(1 for rec in results.values() if rec.get("jf")),
              sum(1 for rec in results.values() if rec.get("jc")),
-             sum(1 for rec in results.values() if rec.get("ja"))))
+             sum(1 for rec in results.values() if rec.get("ja")),
+             sum(1 for rec in results.values() if rec.get("jl"))))
     print("on GpuHashAgg by shape: " + ", ".join(
         "%s %d/%d" % (s, d, t) for s, (t, d, _) in sorted(by_shape.items()) if not s.startswith("j-") or d))
     print("on GpuHashJoin by shape: " + ", ".join(

@@ -694,7 +694,11 @@ class JoinGen:
                  "{x}.w <= {y}.w", "{x}.kt < {y}.kt", "({x}.g = {y}.g OR {y}.v IS NULL)",
                  "{x}.kd = {y}.kts", "{x}.kts < {y}.ktz", "{x}.kts = {y}.ktz", "NOT ({x}.kbo AND {y}.kbo)",
                  "{x}.k4 % 3 = {y}.k2 % 3", "{x}.kt LIKE {y}.kb || '%'", "{x}.kiv <= {y}.kiv",
-                 "{x}.id % 2 = 0 OR {y}.id % 3 = 0"]
+                 "{x}.id % 2 = 0 OR {y}.id % 3 = 0",
+                 # comparisons a join-fed GpuHashAgg's device filter takes (join_filter.c)
+                 "{x}.k8 >= {y}.k2", "{x}.kd < {y}.kd", "{x}.kf <= {y}.kr", "{x}.kts <> {y}.kts",
+                 "({x}.v > {y}.v OR {x}.g < {y}.g)", "NOT ({x}.g = {y}.g)",
+                 "({x}.v IS NULL OR {x}.v <> {y}.g)", "({x}.kbo OR {y}.kf > {x}.kf)"]
         return "(%s)" % self.rng.choice(forms).format(x=x, y=y)
 
     def side_condition(self, s):
