@@ -398,6 +398,14 @@ SELECT * FROM jf_probe_filter('SELECT jf_few.name, count(*) FROM jf_fact JOIN jf
 SET gpuagg.probe_filter = off;
 SELECT * FROM jf_probe_filter('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_few USING (k) GROUP BY jf_fact.g');
 RESET gpuagg.probe_filter;
+-- a device failure: the Gathers run again, the filter is shared again, and
+-- the CPU's answer is native PostgreSQL's
+SET gpuagg.debug_fail_at_batch = 2;
+SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_few USING (k) GROUP BY jf_fact.g ORDER BY jf_fact.g;
+RESET gpuagg.debug_fail_at_batch;
+SET gpuagg.enabled = off;
+SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_few USING (k) GROUP BY jf_fact.g ORDER BY jf_fact.g;
+RESET gpuagg.enabled;
 DROP FUNCTION jf_probe_filter(text);
 DROP TABLE jf_few;
 -- a device failure: both Gathers run again and the CPU finishes the query
