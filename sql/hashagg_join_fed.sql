@@ -362,17 +362,11 @@ SELECT join_fed_check('SELECT jf_region.zone, count(*), sum(jf_fact.v) FROM jf_f
 -- less a few the filter lets through (its false positives)
 CREATE FUNCTION jf_probe_filter(query text)
 RETURNS TABLE (steps text, build_keys text, tested text, removed text)
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan jsonb;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
-        INTO plan;
-    RETURN QUERY SELECT n->>'Probe Filter Steps', n->>'Probe Filter Keys',
-        n->>'Probe Filter Rows Tested', n->>'Probe Filter Rows Removed'
-        FROM jsonb_path_query(plan, 'lax $.**') n
-        WHERE jsonb_typeof(n) = 'object' AND n ? 'Probe Filter Steps';
-END
+LANGUAGE sql AS $$
+SELECT n->>'Probe Filter Steps', n->>'Probe Filter Keys',
+       n->>'Probe Filter Rows Tested', n->>'Probe Filter Rows Removed'
+FROM jsonb_path_query(gpuagg_explain_json(query), 'lax $.**') n
+WHERE jsonb_typeof(n) = 'object' AND n ? 'Probe Filter Steps'
 $$;
 CREATE TABLE jf_few AS SELECT * FROM jf_dim WHERE k % 10 = 3;
 ANALYZE jf_few;

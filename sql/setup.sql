@@ -103,20 +103,27 @@ BEGIN
 END
 $$;
 
--- The named properties of a query's top plan node under EXPLAIN ANALYZE
--- (no costs, timings or summary), those it has, in the order named.
-CREATE FUNCTION gpuagg_plan_properties(query text, properties text[])
-RETURNS TABLE (property text, value text)
+-- A query's plan under EXPLAIN ANALYZE (no costs, timings or summary), as JSON.
+CREATE FUNCTION gpuagg_explain_json(query text) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
     plan jsonb;
 BEGIN
     EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
         INTO plan;
-    plan := plan->0->'Plan';
-    RETURN QUERY SELECT k, plan->>k FROM unnest(properties) WITH ORDINALITY u(k, n)
-        WHERE plan ? k ORDER BY n;
+    RETURN plan;
 END
+$$;
+
+-- The named properties of a query's top plan node under EXPLAIN ANALYZE
+-- (as gpuagg_explain_json), those it has, in the order named.
+CREATE FUNCTION gpuagg_plan_properties(query text, properties text[])
+RETURNS TABLE (property text, value text)
+LANGUAGE sql AS $$
+SELECT k, p->>k
+FROM (SELECT gpuagg_explain_json(query)->0->'Plan' AS p) plan,
+     unnest(properties) WITH ORDINALITY u(k, n)
+WHERE p ? k ORDER BY n
 $$;
 
 -- 20000 rows of every supported type, deterministic, with NULLs.  Float

@@ -916,21 +916,6 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
 	return buf.data;
 }
 
-/* 1-based position of expr among the child expressions, which must have it. */
-static AttrNumber
-join_child_attno(List *child_exprs, Node *expr)
-{
-	ListCell   *lc;
-
-	foreach(lc, child_exprs)
-	{
-		if (equal(lfirst(lc), expr))
-			return (AttrNumber) (foreach_current_index(lc) + 1);
-	}
-	elog(ERROR, "gpuagg: a join filter's operand is missing from the child's target list");
-	return InvalidAttrNumber;	/* keep compiler quiet */
-}
-
 /*
  * The description's filter from the compiled program (join_filter.c):
  * each step's operation, comparison and operands as child columns.
@@ -952,12 +937,12 @@ join_desc_filter(GpuAggDesc *desc, List *child_exprs, List *program)
 		desc->filter[i].cmp = (int16) intVal(lsecond(step));
 		if (list_length(step) > 2)
 		{
-			desc->filter[i].attno = join_child_attno(child_exprs, lthird(step));
+			desc->filter[i].attno = GpuAggChildAttno(child_exprs, lthird(step));
 			desc->filter[i].type = getBaseType(exprType(lthird(step)));
 		}
 		if (list_length(step) > 3)
 		{
-			desc->filter[i].attno2 = join_child_attno(child_exprs, lfourth(step));
+			desc->filter[i].attno2 = GpuAggChildAttno(child_exprs, lfourth(step));
 			desc->filter[i].type2 = getBaseType(exprType(lfourth(step)));
 		}
 		i++;

@@ -531,6 +531,23 @@ pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 }
 
 /*
+ * Leader: copy the probe-key filter built for this scan into its area of
+ * the parallel query's shared memory (when the node has one) and test this
+ * participant's rows against it.
+ */
+static void
+pack_share_probe_filter(GpuAggPackState *state, void *coordinate)
+{
+	state->filter_area = NULL;
+	if (state->filter_room > 0)
+	{
+		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
+		state->filter_area = coordinate;
+	}
+	pack_attach_probe_keys(state);
+}
+
+/*
  * InitializeDSMCustomScan (leader): lay out the probe-key filter's area
  * (the probe side of a join-fed aggregation), then the exchange.
  */
@@ -539,13 +556,7 @@ pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
-	state->filter_area = NULL;
-	if (state->filter_room > 0)
-	{
-		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
-		state->filter_area = coordinate;
-	}
-	pack_attach_probe_keys(state);
+	pack_share_probe_filter(state, coordinate);
 	state->exchange = GpuAggExchangeCreate((char *) coordinate + state->filter_room,
 										   state->exchange_slots,
 										   state->exchange_slot_bytes,
@@ -561,13 +572,7 @@ pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
-	state->filter_area = NULL;
-	if (state->filter_room > 0)
-	{
-		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
-		state->filter_area = coordinate;
-	}
-	pack_attach_probe_keys(state);
+	pack_share_probe_filter(state, coordinate);
 	if (state->exchange != NULL)
 		GpuAggExchangeReset(state->exchange);
 }

@@ -184,8 +184,8 @@ GpuAggDescFromList(List *list)
 }
 
 /* 1-based position of expr in the child's output, which must have it. */
-static AttrNumber
-child_attno(List *child_exprs, Node *expr)
+AttrNumber
+GpuAggChildAttno(List *child_exprs, Node *expr)
 {
 	ListCell   *lc;
 	AttrNumber	attno = 1;
@@ -227,7 +227,7 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 	{
 		Node	   *key = lfirst(lc);
 
-		desc->keys[i].child_attno = child_attno(child_exprs,
+		desc->keys[i].child_attno = GpuAggChildAttno(child_exprs,
 												GpuAggWithoutGroupingNulls(key, relid));
 		desc->keys[i].type = getBaseType(exprType(key));
 
@@ -261,21 +261,21 @@ GpuAggDescFromPath(List *path_private, List **scan_tlist)
 		agg->result_type = getBaseType(aggref->aggtype);
 		/* a FILTER is folded into the argument (GpuAggChildArgument) */
 		if (GpuAggDerivedArgument(aggref, &operands))
-			agg->derived = GpuAggDerivedCompile(aggref, child_exprs, child_attno);
+			agg->derived = GpuAggDerivedCompile(aggref, child_exprs, GpuAggChildAttno);
 		else if (aggref->args != NIL)
 		{
 			Expr	   *arg = GpuAggChildArgument(aggref, 0);
 
-			agg->arg_attno = child_attno(child_exprs, (Node *) arg);
+			agg->arg_attno = GpuAggChildAttno(child_exprs, (Node *) arg);
 			agg->arg_source_type = getBaseType(exprType((Node *) arg));
 		}
 		else if (aggref->aggfilter != NULL)
-			agg->filter_attno = child_attno(child_exprs, (Node *) aggref->aggfilter);
+			agg->filter_attno = GpuAggChildAttno(child_exprs, (Node *) aggref->aggfilter);
 		if (list_length(aggref->args) > 1)
 		{
 			Expr	   *arg = GpuAggChildArgument(aggref, 1);
 
-			agg->arg2_attno = child_attno(child_exprs, (Node *) arg);
+			agg->arg2_attno = GpuAggChildAttno(child_exprs, (Node *) arg);
 			agg->arg2_source_type = getBaseType(exprType((Node *) arg));
 		}
 		if (agg->kind == GPUAGG_FLOAT_MOMENTS || agg->kind == GPUAGG_FLOAT_COMOMENTS)

@@ -346,6 +346,7 @@ typedef struct GpuAggDesc
 #define GPUAGG_PRIVATE_PARALLEL 9
 #define GPUAGG_PRIVATE_JOIN 10	/* join-fed only: see agg_join.c */
 
+extern AttrNumber GpuAggChildAttno(List *child_exprs, Node *expr);
 extern List *GpuAggDescToList(const GpuAggDesc *desc);
 extern GpuAggDesc *GpuAggDescFromList(List *list);
 extern GpuAggDesc *GpuAggDescFromPath(List *path_private, List **scan_tlist);

@@ -328,24 +328,13 @@ probe_keys_count(GpuAggProbeKeys *keys, int64 n, int64 kept)
 		keys->off = true;
 }
 
-/* Whether one row's key values pass every step's filter (a null key does not). */
+/* Whether step s's filter lets a key through (a null key never). */
 static inline bool
-probe_keys_pass(const GpuAggProbeKeys *keys, const Datum *values, const bool *isnull,
-				int stride, int r)
+probe_keys_step_passes(const GpuAggProbeKeys *keys, int s, Datum value, bool isnull)
 {
-	int			s;
-
-	for (s = 0; s < keys->nsteps; s++)
-	{
-		int			c = keys->steps[s].attno - 1;
-
-		if (isnull[c * stride + r] ||
-			!probe_filter_may_contain(keys->steps[s].words, keys->steps[s].log2_words,
-									  GpuJoinExactKey(values[c * stride + r],
-													  keys->steps[s].type)))
-			return false;
-	}
-	return true;
+	return !isnull &&
+		probe_filter_may_contain(keys->steps[s].words, keys->steps[s].log2_words,
+								 GpuJoinExactKey(value, keys->steps[s].type));
 }
 
 /*
@@ -357,10 +346,14 @@ bool
 GpuAggProbeKeysRow(GpuAggProbeKeys *keys, const Datum *values, const bool *isnull)
 {
 	bool		pass;
+	int			s;
 
 	if (keys == NULL || keys->off)
 		return true;
-	pass = probe_keys_pass(keys, values, isnull, 1, 0);
+	pass = true;
+	for (s = 0; s < keys->nsteps && pass; s++)
+		pass = probe_keys_step_passes(keys, s, values[keys->steps[s].attno - 1],
+									  isnull[keys->steps[s].attno - 1]);
 	probe_keys_count(keys, 1, pass ? 1 : 0);
 	return pass;
 }
@@ -391,9 +384,8 @@ GpuAggProbeKeysRun(GpuAggProbeKeys *keys, const GpuAggInputColumn *input, int n,
 		{
 			const GpuAggInputColumn *col = &input[keys->steps[s].attno - 1];
 
-			pass = !(col->hasnull && col->isnull[r]) &&
-				probe_filter_may_contain(keys->steps[s].words, keys->steps[s].log2_words,
-										 GpuJoinExactKey(col->values[r], keys->steps[s].type));
+			pass = probe_keys_step_passes(keys, s, col->values[r],
+										  col->hasnull && col->isnull[r]);
 		}
 		keep[r] = pass;
 		kept += pass;

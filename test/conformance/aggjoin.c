@@ -672,34 +672,13 @@ aj_walk_unmatched(AjCase *jc, AjWalk *w)
 static int
 aj_filter_operand(const Case *c, int col, int64_t i, int64_t *iv, double *fv, int *is_float)
 {
-	const void *v = c->values[col];
-
-	*is_float = 0;
+	*is_float = type_is_float(c->types[col]);
 	if (c->isnull[col][i])
 		return 0;
-	switch (c->types[col])
-	{
-		case GA_TYPE_INT8:
-			*iv = ((const int8_t *) v)[i];
-			break;
-		case GA_TYPE_INT16:
-			*iv = ((const int16_t *) v)[i];
-			break;
-		case GA_TYPE_INT32:
-			*iv = ((const int32_t *) v)[i];
-			break;
-		case GA_TYPE_INT64:
-			*iv = ((const int64_t *) v)[i];
-			break;
-		case GA_TYPE_FLOAT32:
-			*is_float = 1;
-			*fv = ((const float *) v)[i];
-			break;
-		default:
-			*is_float = 1;
-			*fv = ((const double *) v)[i];
-			break;
-	}
+	if (*is_float)
+		*fv = load_float(c->values[col], c->types[col], i);
+	else
+		*iv = load_int(c->values[col], c->types[col], i);
 	return 1;
 }
 
