@@ -52,7 +52,8 @@
  * them.
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
- * and the steps' key columns (build key columns included) are copied.
+ * and what the steps read (key columns, build key columns included, and
+ * their filters' operands) are copied.
  * Derived columns are not gathered but computed in the piece by the CPU
  * aggregation (device_cpu.c), from their operands and NaN flags, which are
  * gathered like any read column.  Statistics: input_rows counts probe
@@ -79,6 +80,14 @@
  * reading the operands where they live, and gathers only the rows it
  * keeps; the piece still counts as a batch when it keeps none, and
  * joined_rows counts the rows kept.
+ *
+ * A step with a filter of its own, and a SEMI step, join a level's rows in
+ * two passes (aggjoin_join_level): each row's pairs with its key's build
+ * rows, the program run over each pair (the step's build columns read from
+ * the pair's build row), the passing pairs appended (INNER, LEFT) and the
+ * rows that had one noted; then the rows a LEFT or ANTI step null-extends
+ * (none passed) or a SEMI step keeps (one passed).  This is the order the
+ * GPU device writes them in, so both form the same pieces.
  *
  * Failures (out of memory, cancel) are returned with a status; the caller
  * (device_cpu.c) remembers them.  Nothing here prints or aborts.
@@ -136,8 +145,8 @@ struct CpuAggJoin
 	uint8_t    *from_build;		/* per column: 0 probe, s build of step s */
 	uint8_t    *aggregated;		/* per column: a key, an aggregate or a
 								 * derived column reads it */
-	uint8_t    *step_key;		/* per column: a step's key column or build
-								 * key column */
+	uint8_t    *step_read;		/* per column: a step's key column, build
+								 * key column or filter operand */
 	uint8_t    *derived;		/* per column: computed in the piece, not
 								 * gathered */
 	int64_t		batch_rows;
@@ -163,6 +172,11 @@ struct CpuAggJoin
 	GaBatch		joined;
 	int64_t    *kept;			/* with a filter: the last level's rows it
 								 * keeps, batch_rows entries */
+	uint8_t    *passed[GA_AGG_MAX_JOIN_STEPS];	/* a step with a filter of its
+												 * own or SEMI: per row of the
+												 * level before it, whether a
+												 * pair passed; batch_rows
+												 * bytes, else NULL */
 };
 
 /* What one submit works with while it drains the levels. */
@@ -217,6 +231,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 	{
 		aggjoin_free_table(&aj->tables[s]);
 		free(aj->matched[s]);
+		free(aj->passed[s]);
 	}
 	for (s = 0; s <= GA_AGG_MAX_JOIN_STEPS; s++)
 		for (t = 0; t <= GA_AGG_MAX_JOIN_STEPS; t++)
@@ -227,7 +242,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 	free(aj->column_types);
 	free(aj->from_build);
 	free(aj->aggregated);
-	free(aj->step_key);
+	free(aj->step_read);
 	free(aj->derived);
 	free(aj->kept);
 	free(aj);
@@ -236,8 +251,8 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 /*
  * Mark the columns that a key, an aggregate or the filter reads, the
  * operands and NaN flags of the derived columns, the derived columns
- * themselves and the steps' keys (a step of several keys: its key columns
- * and build key columns).
+ * themselves, and what the steps read: their keys (a step of several keys:
+ * its key columns and build key columns) and their filters' operands.
  */
 static void
 aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
@@ -281,17 +296,35 @@ aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 	{
 		const GaAggJoinStep *step = &aj->steps[s];
 
+		for (i = 0; i < step->nfilter; i++)
+		{
+			if (step->filter[i].op == GA_FILTER_BOOL || step->filter[i].op == GA_FILTER_COMPARE)
+				aj->step_read[step->filter[i].column] = 1;
+			if (step->filter[i].op == GA_FILTER_COMPARE)
+				aj->step_read[step->filter[i].column2] = 1;
+		}
 		if (step->nkeys <= 1)
 		{
-			aj->step_key[step->key_column] = 1;
+			aj->step_read[step->key_column] = 1;
 			continue;
 		}
 		for (i = 0; i < step->nkeys; i++)
 		{
-			aj->step_key[step->key_columns[i]] = 1;
-			aj->step_key[step->build_key_columns[i]] = 1;
+			aj->step_read[step->key_columns[i]] = 1;
+			aj->step_read[step->build_key_columns[i]] = 1;
 		}
 	}
+}
+
+/*
+ * Whether step `step` joins a level's rows in two passes (its pairs, then
+ * the rows a pair's passing or not decides: aggjoin_join_level): it has a
+ * filter of its own, or is a SEMI join.
+ */
+static inline int
+aggjoin_checks_pairs(const GaAggJoinStep *step)
+{
+	return step->nfilter > 0 || step->type == GA_AGG_JOIN_SEMI;
 }
 
 /*
@@ -316,6 +349,10 @@ aggjoin_alloc_pieces(CpuAggJoin *aj)
 		aj->levels[0].source[0][i] = i;
 	if (aj->nfilter > 0 && (aj->kept = ga_alloc_array(capacity, sizeof(int64_t))) == NULL)
 		return 0;
+	for (s = 0; s < aj->nsteps; s++)
+		if (aggjoin_checks_pairs(&aj->steps[s]) &&
+			(aj->passed[s] = ga_alloc_array(capacity, 1)) == NULL)
+			return 0;
 
 	aj->joined.capacity = capacity;
 	aj->joined.ncolumns = aj->ncolumns;
@@ -357,13 +394,13 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj->column_types = ga_alloc_array(n, sizeof(GaValueType));
 	aj->from_build = calloc(n > 0 ? n : 1, 1);
 	aj->aggregated = calloc(n > 0 ? n : 1, 1);
-	aj->step_key = calloc(n > 0 ? n : 1, 1);
+	aj->step_read = calloc(n > 0 ? n : 1, 1);
 	aj->derived = calloc(n > 0 ? n : 1, 1);
 	aj->build_values = calloc(n > 0 ? n : 1, sizeof(void *));
 	aj->build_validity = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
 	aj->joined.columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	if (aj->column_types == NULL || aj->from_build == NULL || aj->aggregated == NULL ||
-		aj->step_key == NULL || aj->derived == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
+		aj->step_read == NULL || aj->derived == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
 		aj->joined.columns == NULL)
 		goto oom;
 	if (n > 0)
@@ -424,7 +461,7 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
 		const GaColumn *col = &payload->columns[c];
 		size_t		width = (size_t) ga_type_width(aj->column_types[c]);
 
-		if (aj->from_build[c] != side || !(aj->aggregated[c] || aj->step_key[c]))
+		if (aj->from_build[c] != side || !(aj->aggregated[c] || aj->step_read[c]))
 			continue;
 		if (width > 0)
 		{
@@ -679,18 +716,50 @@ aggjoin_column_home(const CpuAggJoin *aj, const GaBatch *probe, int c, const voi
 /*
  * Column c of row p of a level as a filter operand: read where the column
  * lives, null when the row has no source on its side or the value is null.
+ * A column of side pair_side (a step's, when its own filter checks a pair)
+ * is read from build row pair_row instead.
  */
 static GaFilterValue
 aggjoin_filter_operand(const CpuAggJoin *aj, const GaBatch *probe, const CpuJoinLevel *level,
-					   int64_t p, int c)
+					   int64_t p, int pair_side, int64_t pair_row, int c)
 {
 	const void *values;
 	const uint8_t *validity;
-	int64_t		r = level->source[aggjoin_column_home(aj, probe, c, &values, &validity)][p];
+	int			side = aggjoin_column_home(aj, probe, c, &values, &validity);
+	int64_t		r = side == pair_side ? pair_row : level->source[side][p];
 	int			valid = r != CPU_AGGJOIN_NO_ROW &&
 		(validity == NULL || (validity[r >> 3] & (1u << (r & 7))));
 
 	return ga_filter_read(values, aj->column_types[c], r, valid);
+}
+
+/*
+ * Whether a filter program (row_filter.h) leaves true for row p of level
+ * `level`, with build row pair_row on side pair_side (-1: none; a step's
+ * own filter checks a pair of the level's row and one of its build rows).
+ */
+static int
+aggjoin_filter_passes(const CpuAggJoin *aj, const GaBatch *probe, const GaFilterStep *filter,
+					  int nfilter, const CpuJoinLevel *level, int64_t p, int pair_side,
+					  int64_t pair_row)
+{
+	GaFilterStack stack;
+	int			i;
+
+	stack.depth = 0;
+	for (i = 0; i < nfilter; i++)
+	{
+		const GaFilterStep *step = &filter[i];
+		GaFilterValue a = {0, 0, 0, 0};
+		GaFilterValue b = {0, 0, 0, 0};
+
+		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
+			a = aggjoin_filter_operand(aj, probe, level, p, pair_side, pair_row, step->column);
+		if (step->op == GA_FILTER_COMPARE)
+			b = aggjoin_filter_operand(aj, probe, level, p, pair_side, pair_row, step->column2);
+		ga_filter_apply(&stack, step, a, b);
+	}
+	return ga_filter_result(&stack);
 }
 
 /*
@@ -705,26 +774,8 @@ aggjoin_filter_rows(CpuAggJoin *aj, const GaBatch *probe)
 	int64_t		p;
 
 	for (p = 0; p < level->nrows; p++)
-	{
-		GaFilterStack stack;
-		int			i;
-
-		stack.depth = 0;
-		for (i = 0; i < aj->nfilter; i++)
-		{
-			const GaFilterStep *step = &aj->filter[i];
-			GaFilterValue a = {0, 0, 0, 0};
-			GaFilterValue b = {0, 0, 0, 0};
-
-			if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
-				a = aggjoin_filter_operand(aj, probe, level, p, step->column);
-			if (step->op == GA_FILTER_COMPARE)
-				b = aggjoin_filter_operand(aj, probe, level, p, step->column2);
-			ga_filter_apply(&stack, step, a, b);
-		}
-		if (ga_filter_result(&stack))
+		if (aggjoin_filter_passes(aj, probe, aj->filter, aj->nfilter, level, p, -1, 0))
 			aj->kept[kept++] = p;
-	}
 	return kept;
 }
 
@@ -883,9 +934,58 @@ aggjoin_join_row(CpuAggJoinRun *run, int s, int64_t p)
 }
 
 /*
+ * Join the n rows of level s - 1 at step s, which checks its pairs
+ * (aggjoin_checks_pairs), in the GPU device's order: first every pair of a
+ * row and one of its key's build rows that the step's filter passes (for
+ * INNER and LEFT, appended as a row; every step notes the rows that had
+ * one), then, for LEFT and ANTI, each row that had none, and for SEMI each
+ * row that had one, appended with no build row.
+ */
+static int
+aggjoin_join_level(CpuAggJoinRun *run, int s, int64_t n)
+{
+	const CpuAggJoin *aj = run->aj;
+	const GaAggJoinStep *step = &aj->steps[s - 1];
+	const CpuJoinTable *table = &aj->tables[s - 1];
+	const CpuJoinLevel *from = &aj->levels[s - 1];
+	uint8_t    *passed = aj->passed[s - 1];
+	int			appends_pairs = step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_LEFT;
+	int64_t		p;
+
+	for (p = 0; p < n; p++)
+	{
+		int64_t		d = aggjoin_find(run, s, p);
+		int64_t		k;
+
+		passed[p] = 0;
+		for (k = 0; d >= 0 && k < table->counts[d]; k++)
+		{
+			uint32_t	b = table->key_rows[table->offsets[d] + k];
+
+			if (step->nfilter > 0 &&
+				!aggjoin_filter_passes(aj, run->probe, step->filter, step->nfilter, from, p, s, b))
+				continue;
+			passed[p] = 1;
+			if (!appends_pairs)
+				break;
+			if (!aggjoin_append(run, s, p, b))
+				return 0;
+		}
+	}
+	if (step->type == GA_AGG_JOIN_INNER)
+		return 1;
+	for (p = 0; p < n; p++)
+		if (passed[p] == (step->type == GA_AGG_JOIN_SEMI) &&
+			!aggjoin_append(run, s, p, CPU_AGGJOIN_NO_ROW))
+			return 0;
+	return 1;
+}
+
+/*
  * Empty a level: the last one is gathered and aggregated as a piece; any
- * other has each of its rows joined at the next step.  Asks the wait
- * callback as the rows go by.
+ * other has its rows joined at the next step (row by row, or in two passes
+ * when that step checks its pairs).  Asks the wait callback as the rows go
+ * by.
  */
 static int
 aggjoin_drain(CpuAggJoinRun *run, int level)
@@ -901,6 +1001,11 @@ aggjoin_drain(CpuAggJoinRun *run, int level)
 			return 0;
 		run->stats->joined_rows += aj->joined.nrows;	/* after the filter */
 		run->pieces++;
+	}
+	else if (aggjoin_checks_pairs(&aj->steps[level]))
+	{
+		if (!aggjoin_join_level(run, level + 1, n))
+			return 0;
 	}
 	else
 		for (p = 0; p < n; p++)

@@ -87,6 +87,21 @@
  * copied back; a piece the filter empties is counted as a batch without a
  * launch, and joined_rows loses the dropped rows.
  *
+ * A step's own filter (an outer, semi or anti join's other conditions),
+ * and a SEMI step, take two passes over the level's rows
+ * (aggjoin_run_checked_step): the step's pairs are counted as INNER's;
+ * with a filter a kernel runs the program over the pairs (operands read
+ * where the pair's level row or build row has them, as the gather reads
+ * columns), flags the level rows that had one pass, and for INNER and LEFT
+ * flags the pairs it drops, a chunk of batch_rows pairs at a time whose
+ * kept pairs are listed (cub::DeviceSelect, the count waited for) and
+ * written through the list like any step's rows; then, for LEFT, ANTI and
+ * SEMI, a kernel rewrites the counts from the flags so that ANTI's scan
+ * gives one row without a build row for each level row that had no pair
+ * pass (LEFT, ANTI) or had one (SEMI), and those rows are written.  The
+ * operands are sent like key columns (probe buffer slots, payload
+ * columns).  The CPU device forms the rows in the same order.
+ *
  * Derived columns are neither sent nor gathered: their operands and NaN
  * flags are gathered with the other columns the aggregation reads, and
  * device_gpu.cu computes them in each piece of the input buffer before
@@ -105,6 +120,7 @@
 #include "device_gpu.cuh"
 #include "aggjoin_kernels.cuh"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +147,19 @@ typedef struct GpuAggJoinStep
 	int64_t		payload_rows;	/* the payload's rows */
 	uint8_t    *dev_matched;	/* RIGHT, FULL: a byte per payload row, 1 =
 								 * matched; NULL otherwise */
+
+	/*
+	 * a step that checks its pairs (a filter of its own, or SEMI): the
+	 * filter as the pair kernel reads it, per level row whether a pair
+	 * passed, and (INNER, LEFT with a filter) a chunk of pairs' drop flags
+	 * and the list of those kept
+	 */
+	int			nfilter;
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];
+	GaDevFilter pair_filter;
+	uint8_t    *dev_passed;
+	uint8_t    *dev_pair_drop;
+	uint32_t   *dev_pair_list;
 
 	/*
 	 * the probe of a level's rows: keys (after the first step, or hashes),
@@ -163,6 +192,8 @@ struct GpuAggJoin
 								 * the first (read through a gather) */
 	uint8_t    *build_key;		/* per column: a build key column of a step
 								 * of several keys (its values uploaded) */
+	uint8_t    *step_operand;	/* per column: an operand of a step's own
+								 * filter (values and validity on the device) */
 
 	/* the probe buffer: per column a values and a validity slot, or none */
 	size_t	   *probe_values_offset;
@@ -224,6 +255,34 @@ static inline int
 aggjoin_keeps_unmatched_build(GaAggJoinType type)
 {
 	return type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL;
+}
+
+/*
+ * Whether a step joins in two passes (aggjoin_run_checked_step): it has a
+ * filter of its own, or is a SEMI join.
+ */
+static inline int
+aggjoin_checks_pairs(const GpuAggJoinStep *step)
+{
+	return step->nfilter > 0 || step->type == GA_AGG_JOIN_SEMI;
+}
+
+/* Whether a step that checks its pairs writes the passing ones as rows. */
+static inline int
+aggjoin_writes_passing_pairs(const GpuAggJoinStep *step)
+{
+	return step->nfilter > 0 &&
+		(step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_LEFT);
+}
+
+/* Whether any step writes the pairs its own filter passes (listing them). */
+static inline int
+aggjoin_any_filtered_step(const GpuAggJoin *aj)
+{
+	for (int i = 0; i < aj->nsteps; i++)
+		if (aggjoin_writes_passing_pairs(&aj->steps[i]))
+			return 1;
+	return 0;
 }
 
 /* Whether any step of the join emits its unmatched build rows at finish. */
@@ -306,9 +365,10 @@ aggjoin_destroy_events(const cudaEvent_t *events, int n)
 /*
  * Allocate step i's buffers (0-based): the probe's answer and scan, sized
  * for a full level; the gathered keys after the first step (of several
- * keys: each key column, and the hashes at every step); the level of its
- * rows (probe rows, build rows of steps 1 .. i + 1) before the last; its
- * events; and an empty hash join for its build.
+ * keys: each key column, and the hashes at every step); the flags and
+ * pair list of a step that checks its pairs; the level of its rows (probe
+ * rows, build rows of steps 1 .. i + 1) before the last; its events; and
+ * an empty hash join for its build.
  */
 static int
 aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
@@ -340,6 +400,15 @@ aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
 			!device_alloc((void **) &step->dev_key_values_validity[k], align_up((rows + 7) / 8),
 						  "a join step's key columns", status))
 			return 0;
+	if (aggjoin_checks_pairs(step) &&
+		!device_alloc((void **) &step->dev_passed, rows, "a join step's matched rows", status))
+		return 0;
+	if (aggjoin_writes_passing_pairs(step) &&
+		(!device_alloc((void **) &step->dev_pair_drop, rows, "a join step's filter flags",
+					   status) ||
+		 !device_alloc((void **) &step->dev_pair_list, rows * sizeof(uint32_t),
+					   "a join step's filtered pairs", status)))
+		return 0;
 	if (i + 1 < aj->nsteps)
 	{
 		if (!device_alloc((void **) &step->level.probe_rows, rows * sizeof(int64_t),
@@ -402,6 +471,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	aj->from_build = (uint8_t *) calloc(n, 1);
 	aj->later_key = (uint8_t *) calloc(n, 1);
 	aj->build_key = (uint8_t *) calloc(n, 1);
+	aj->step_operand = (uint8_t *) calloc(n, 1);
 	aj->payload_has_nulls = (uint8_t *) calloc(n, 1);
 	aj->probe_values_offset = (size_t *) calloc(n, sizeof(size_t));
 	aj->probe_validity_offset = (size_t *) calloc(n, sizeof(size_t));
@@ -409,7 +479,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	aj->column_validity = (const uint8_t **) calloc(n, sizeof(uint8_t *));
 	step_key = (uint8_t *) calloc(n, 1);
 	if (aj->from_build == NULL || aj->later_key == NULL || aj->build_key == NULL ||
-		aj->payload_has_nulls == NULL ||
+		aj->step_operand == NULL || aj->payload_has_nulls == NULL ||
 		aj->probe_values_offset == NULL || aj->probe_validity_offset == NULL ||
 		aj->column_values == NULL || aj->column_validity == NULL || step_key == NULL)
 	{
@@ -441,6 +511,17 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 				aj->later_key[step->key_columns[k]] = 1;
 			if (step->nkeys > 1)
 				aj->build_key[step->build_key_columns[k]] = 1;
+		}
+		step->nfilter = given->nfilter;
+		memcpy(step->filter, given->filter, sizeof(GaFilterStep) * given->nfilter);
+		for (int f = 0; f < step->nfilter; f++)
+		{
+			const GaFilterStep *fs = &step->filter[f];
+
+			if (fs->op == GA_FILTER_BOOL || fs->op == GA_FILTER_COMPARE)
+				aj->step_operand[fs->column] = step_key[fs->column] = 1;
+			if (fs->op == GA_FILTER_COMPARE)
+				aj->step_operand[fs->column2] = step_key[fs->column2] = 1;
 		}
 	}
 	probe_bytes = aggjoin_plan_probe(agg, aj, step_key);
@@ -477,7 +558,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		 !device_alloc((void **) &aj->dev_filter_scratch, agg->dev_input_bytes,
 					   "the join filter's compaction", status)))
 		return 0;
-	if (aggjoin_any_keeps_unmatched(aj) || aj->nfilter > 0)
+	if (aggjoin_any_keeps_unmatched(aj) || aj->nfilter > 0 || aggjoin_any_filtered_step(aj))
 	{
 		GPU_TRY(ga_aggjoin_select_unmatched(NULL, &aj->select_temp_bytes, NULL, 0, NULL, NULL,
 											aggjoin_unmatched_chunk(agg), agg->device->stream),
@@ -523,7 +604,7 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
 		const GaColumn *col = &payload->columns[c];
-		int			key = aj->later_key[c];
+		int			key = aj->later_key[c] || aj->step_operand[c];
 
 		values_offset[c] = validity_offset[c] = AGGJOIN_NO_SLOT;
 		if (aj->from_build[c] != step + 1)
@@ -623,10 +704,40 @@ aggjoin_describe_column(const GpuAggJoin *aj, int c, int width)
 }
 
 /*
+ * A step's own filter as the pair kernel reads it: each operand's values
+ * and validity where its column lives (the probe buffer, or its step's
+ * payload), type and side.
+ */
+static void
+aggjoin_describe_filter(const GpuAgg *agg, const GpuAggJoin *aj, const GaFilterStep *steps,
+						int nsteps, GaDevFilter *filter)
+{
+	memset(filter, 0, sizeof(*filter));
+	filter->nsteps = nsteps;
+	for (int i = 0; i < nsteps; i++)
+	{
+		int			columns[2] = {steps[i].column, steps[i].column2};
+		int			operands = steps[i].op == GA_FILTER_COMPARE ? 2 :
+			steps[i].op == GA_FILTER_BOOL ? 1 : 0;
+
+		filter->steps[i] = steps[i];
+		for (int k = 0; k < operands; k++)
+		{
+			int			c = columns[k];
+
+			filter->values[i][k] = aj->column_values[c];
+			filter->validity[i][k] = aj->column_validity[c];
+			filter->types[i][k] = agg->column_types[c];
+			filter->sides[i][k] = aj->from_build[c];
+		}
+	}
+}
+
+/*
  * Once every step is built: describe every column the gather writes (the
  * aggregation's columns into its input buffer, derived ones aside, then
  * the key columns of every step after the first into the step's key
- * arrays) and upload the descriptions.
+ * arrays) and upload the descriptions; describe the steps' own filters.
  */
 static int
 aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
@@ -682,6 +793,9 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 			n++;
 		}
 	}
+	for (int i = 0; i < aj->nsteps; i++)
+		aggjoin_describe_filter(agg, aj, aj->steps[i].filter, aj->steps[i].nfilter,
+								&aj->steps[i].pair_filter);
 	/* The host array must outlive the copy: wait for it. */
 	ok = device_alloc((void **) &aj->dev_columns,
 					  (size_t) (n > 0 ? n : 1) * sizeof(GaDevGatherColumn),
@@ -780,7 +894,7 @@ aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaSt
 					"copying a probe batch's null bitmap to the GPU");
 			bytes_sent += (int64_t) validity_bytes;
 		}
-		else if (agg->needs_validity[c] || aj->later_key[c])
+		else if (agg->needs_validity[c] || aj->later_key[c] || aj->step_operand[c])
 			GPU_TRY(cudaMemsetAsync(aj->dev_probe + aj->probe_validity_offset[c], 0xff,
 									validity_bytes, stream),
 					"setting a probe batch's null bitmap on the GPU");
@@ -861,11 +975,40 @@ aggjoin_key_columns(const GpuAggJoin *aj, int s)
 }
 
 /*
+ * Copy a count the device work since ev_probe_start computed at dev_count
+ * back, wait for it (*count), and time that work as device work, the copy
+ * as transfer.  `what` says what is waited for, in messages.
+ */
+static int
+aggjoin_wait_count(GpuAgg *agg, GpuAggJoin *aj, const unsigned long long *dev_count,
+				   const char *what, int64_t *count, GaWaitCallback wait, void *arg,
+				   GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	char		message[160];
+
+	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
+	snprintf(message, sizeof(message), "copying the count of %s from the GPU", what);
+	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, dev_count, sizeof(unsigned long long),
+							cudaMemcpyDeviceToHost, stream),
+			message);
+	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
+	snprintf(message, sizeof(message), "waiting for the GPU to count %s", what);
+	if (!wait_event(aj->ev_nrows_copied, wait, arg, message, status))
+		return 0;
+	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
+	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
+	aggjoin_add_timings(agg, aj);
+	*count = (int64_t) *aj->host_nrows;
+	return 1;
+}
+
+/*
  * Count the rows of step s (1-based) over the nlevel rows of the level
  * before it: its keys (gathered from the level after the first step; of
  * several keys, hashed), the probe (of several keys, then the recheck),
- * the scan, and the total copied back and waited for.  Fills *pairs for
- * writing the rows.
+ * the scan (a step that checks its pairs: of the pairs, as INNER), and the
+ * total copied back and waited for.  Fills *pairs for writing the rows.
  */
 static int
 aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPairs *pairs,
@@ -919,21 +1062,13 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 											  step->dev_first, step->dev_count, sms, stream),
 				"launching the recheck of a join step's keys");
 	GPU_TRY(ga_aggjoin_pair_ends(aj->dev_scan_temp, &scan_bytes, step->dev_count,
-								 step->dev_pair_ends, nlevel, (int) step->type, stream),
+								 step->dev_pair_ends, nlevel,
+								 aggjoin_checks_pairs(step) ? (int) GA_AGG_JOIN_INNER :
+								 (int) step->type, stream),
 			"scanning a join step's row counts");
-	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
-	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, step->dev_pair_ends + (nlevel - 1),
-							sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream),
-			"copying a join step's row count from the GPU");
-	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
-	if (!wait_event(aj->ev_nrows_copied, wait, arg, "waiting for the GPU to probe a join step",
-					status))
+	if (!aggjoin_wait_count(agg, aj, step->dev_pair_ends + (nlevel - 1), "a join step's rows",
+							total, wait, arg, status))
 		return 0;
-	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
-	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
-	aggjoin_add_timings(agg, aj);
-
-	*total = (int64_t) *aj->host_nrows;
 	memset(pairs, 0, sizeof(*pairs));
 	pairs->matched = step->dev_matched;	/* NULL but for RIGHT and FULL */
 	pairs->pair_ends = step->dev_pair_ends;
@@ -943,6 +1078,31 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 	pairs->nlevel = nlevel;
 	pairs->step = s;
 	return 1;
+}
+
+/*
+ * List the items base .. base + n - 1 whose flag byte flags[item] is 0 into
+ * rows (cub::DeviceSelect in the shared select scratch) and wait for their
+ * count, *nselected.  The device work since ev_probe_start (recorded by
+ * the caller before the kernel that set the flags) is timed as such, the
+ * count's copy as transfer.  `what` names the items in messages.  Used by
+ * the join's filter, a step's own filter and the RIGHT and FULL steps'
+ * unmatched build rows.
+ */
+static int
+aggjoin_select_unflagged(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *flags, uint32_t base,
+						 uint32_t *rows, int n, const char *what, int64_t *nselected,
+						 GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	size_t		temp_bytes = aj->select_temp_bytes;
+	char		message[160];
+
+	snprintf(message, sizeof(message), "listing %s", what);
+	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, flags, base, rows,
+										aj->dev_unmatched_count, n, agg->device->stream),
+			message);
+	return aggjoin_wait_count(agg, aj, aj->dev_unmatched_count, what, nselected, wait, arg,
+							  status);
 }
 
 /*
@@ -958,7 +1118,6 @@ aggjoin_filter_gathered(GpuAgg *agg, GpuAggJoin *aj, int64_t n, int64_t *kept,
 {
 	cudaStream_t stream = agg->device->stream;
 	int			sms = agg->device->info.multiprocessors;
-	size_t		temp_bytes = aj->select_temp_bytes;
 	GaDevFilter filter;
 
 	memset(&filter, 0, sizeof(filter));
@@ -987,22 +1146,9 @@ aggjoin_filter_gathered(GpuAgg *agg, GpuAggJoin *aj, int64_t n, int64_t *kept,
 	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
 	GPU_TRY(ga_launch_aggjoin_filter(&filter, n, aj->dev_filter_drop, sms, stream),
 			"launching the join filter's kernel");
-	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, aj->dev_filter_drop, 0,
-										aj->dev_filter_rows, aj->dev_unmatched_count, (int) n,
-										stream),
-			"listing the rows the join's filter keeps");
-	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
-	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, aj->dev_unmatched_count, sizeof(unsigned long long),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the count of the rows the join's filter keeps from the GPU");
-	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
-	if (!wait_event(aj->ev_nrows_copied, wait, arg, "waiting for the GPU to filter joined rows",
-					status))
+	if (!aggjoin_select_unflagged(agg, aj, aj->dev_filter_drop, 0, aj->dev_filter_rows, (int) n,
+								  "the rows the join's filter keeps", kept, wait, arg, status))
 		return 0;
-	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
-	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
-	aggjoin_add_timings(agg, aj);
-	*kept = (int64_t) *aj->host_nrows;
 	if (*kept == n || *kept == 0)
 		return 1;
 	GPU_TRY(ga_launch_aggjoin_compact(aj->dev_columns, aj->ncolumns_gathered, aj->dev_filter_rows,
@@ -1047,6 +1193,10 @@ aggjoin_aggregate_gathered(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, voi
 
 static int	aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel,
 							 GaWaitCallback wait, void *arg, GaStatus *status);
+static int	aggjoin_run_checked_step(GpuAgg *agg, GpuAggJoin *aj, int s,
+									 const GaDevPairs *pairs, const GaDevLevel *from,
+									 int64_t total, GaWaitCallback wait, void *arg,
+									 GaStatus *status);
 
 /*
  * Write rows [start, start + n) of the last step into the input buffer
@@ -1156,8 +1306,83 @@ aggjoin_drain_levels(GpuAgg *agg, GpuAggJoin *aj, int first, GaWaitCallback wait
 }
 
 /*
+ * Step s (1-based) that checks its pairs (aggjoin_checks_pairs), after
+ * they were counted as INNER's (total of them, over the level `from`),
+ * forming its rows in two passes as the CPU device does (aggjoin_cpu.c):
+ * with a filter, the pairs go through it (the level rows that had one
+ * passing flagged in dev_passed), all at once, or, for INNER and LEFT, a
+ * chunk of batch_rows pairs at a time whose passing ones are listed and
+ * written as rows; then, for LEFT, ANTI and SEMI, the counts are rewritten
+ * from the flags (SEMI without a filter: from the counts) and the rows
+ * without a build row (LEFT and ANTI: no pair passed; SEMI: one did)
+ * written under ANTI's scan.
+ */
+static int
+aggjoin_run_checked_step(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
+						 const GaDevLevel *from, int64_t total, GaWaitCallback wait, void *arg,
+						 GaStatus *status)
+{
+	GpuAggJoinStep *step = &aj->steps[s - 1];
+	cudaStream_t stream = agg->device->stream;
+	int			sms = agg->device->info.multiprocessors;
+	int64_t		nlevel = pairs->nlevel;
+	size_t		scan_bytes = aj->scan_temp_bytes;
+	int64_t		rows = 0;
+
+	/* the pairs that pass, and the rows in the second pass, timed from here on */
+	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
+	if (step->nfilter > 0)
+	{
+		GPU_TRY(cudaMemsetAsync(step->dev_passed, 0, (size_t) nlevel, stream),
+				"clearing a join step's matched rows");
+		if (!aggjoin_writes_passing_pairs(step))
+			GPU_TRY(ga_launch_aggjoin_pair_filter(&step->pair_filter, pairs, from, 0, total, NULL,
+												  step->dev_passed, sms, stream),
+					"launching a join step's filter");
+		for (int64_t done = 0; aggjoin_writes_passing_pairs(step) && done < total;
+			 done += aggjoin_unmatched_chunk(agg))
+		{
+			int			n = (int) (total - done < aggjoin_unmatched_chunk(agg) ?
+								   total - done : aggjoin_unmatched_chunk(agg));
+			GaDevPairs	listed = *pairs;
+			int64_t		kept = 0;
+
+			GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
+			GPU_TRY(ga_launch_aggjoin_pair_filter(&step->pair_filter, pairs, from, done, n,
+												  step->dev_pair_drop, step->dev_passed, sms,
+												  stream),
+					"launching a join step's filter");
+			if (!aggjoin_select_unflagged(agg, aj, step->dev_pair_drop, 0, step->dev_pair_list, n,
+										  "the pairs a join step's filter keeps", &kept, wait,
+										  arg, status))
+				return 0;
+			listed.pair_list = step->dev_pair_list;
+			listed.pair_list_base = done;
+			if (!aggjoin_write_step_rows(agg, aj, s, &listed, from, kept, wait, arg, status))
+				return 0;
+		}
+	}
+	if (step->type == GA_AGG_JOIN_INNER)
+		return 1;
+	if (aggjoin_writes_passing_pairs(step))
+		GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
+	GPU_TRY(ga_launch_aggjoin_pass_counts(step->nfilter > 0 ? step->dev_passed : NULL,
+										  step->type == GA_AGG_JOIN_SEMI, nlevel, step->dev_count,
+										  sms, stream),
+			"launching the count of a join step's rows without a build row");
+	GPU_TRY(ga_aggjoin_pair_ends(aj->dev_scan_temp, &scan_bytes, step->dev_count,
+								 step->dev_pair_ends, nlevel, (int) GA_AGG_JOIN_ANTI, stream),
+			"scanning a join step's rows without a build row");
+	if (!aggjoin_wait_count(agg, aj, step->dev_pair_ends + (nlevel - 1),
+							"a join step's rows without a build row", &rows, wait, arg, status))
+		return 0;
+	return aggjoin_write_step_rows(agg, aj, s, pairs, from, rows, wait, arg, status);
+}
+
+/*
  * Step s (1-based) over the nlevel rows of the level before it: count its
- * rows, then write them (aggjoin_write_step_rows).
+ * rows, then write them (aggjoin_write_step_rows; a step that checks its
+ * pairs: aggjoin_run_checked_step).
  */
 static int
 aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallback wait,
@@ -1171,6 +1396,8 @@ aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallb
 		return 1;
 	if (!aggjoin_count_step(agg, aj, s, nlevel, &pairs, &total, wait, arg, status))
 		return 0;
+	if (aggjoin_checks_pairs(&aj->steps[s - 1]))
+		return aggjoin_run_checked_step(agg, aj, s, &pairs, &from, total, wait, arg, status);
 	return aggjoin_write_step_rows(agg, aj, s, &pairs, &from, total, wait, arg, status);
 }
 
@@ -1226,28 +1453,11 @@ aggjoin_list_unmatched(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t base, int n,
 					   int64_t *nselected, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GpuAggJoinStep *step = &aj->steps[s - 1];
-	cudaStream_t stream = agg->device->stream;
-	size_t		temp_bytes = aj->select_temp_bytes;
 
-	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
-	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, step->dev_matched,
-										(uint32_t) base, step->dev_first,
-										aj->dev_unmatched_count, n, stream),
-			"listing a right or full join's unmatched build rows");
-	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
-	GPU_TRY(cudaMemcpyAsync(aj->host_nrows, aj->dev_unmatched_count, sizeof(unsigned long long),
-							cudaMemcpyDeviceToHost, stream),
-			"copying the count of a right or full join's unmatched build rows from the GPU");
-	GPU_TRY(cudaEventRecord(aj->ev_nrows_copied, stream), "recording an event");
-	if (!wait_event(aj->ev_nrows_copied, wait, arg,
-					"waiting for the GPU to list a right or full join's unmatched build rows",
-					status))
-		return 0;
-	add_elapsed(&agg->stats.device_ms, aj->ev_probe_start, aj->ev_probe_end);
-	add_elapsed(&agg->stats.transfer_ms, aj->ev_probe_end, aj->ev_nrows_copied);
-	aggjoin_add_timings(agg, aj);
-	*nselected = (int64_t) *aj->host_nrows;
-	return 1;
+	GPU_TRY(cudaEventRecord(aj->ev_probe_start, agg->device->stream), "recording an event");
+	return aggjoin_select_unflagged(agg, aj, step->dev_matched, (uint32_t) base, step->dev_first,
+									n, "a right or full join's unmatched build rows", nselected,
+									wait, arg, status);
 }
 
 /*
@@ -1339,6 +1549,9 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 			ga_gpu_join_destroy(step->build);
 		device_free(&step->dev_payload);
 		device_free(&step->dev_matched);
+		device_free(&step->dev_passed);
+		device_free(&step->dev_pair_drop);
+		device_free(&step->dev_pair_list);
 		device_free(&step->dev_keys);
 		device_free(&step->dev_key_validity);
 		for (int k = 0; k < GA_AGG_MAX_JOIN_KEYS; k++)
@@ -1373,6 +1586,7 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	free(aj->from_build);
 	free(aj->later_key);
 	free(aj->build_key);
+	free(aj->step_operand);
 	free(aj->payload_has_nulls);
 	free(aj->probe_values_offset);
 	free(aj->probe_validity_offset);

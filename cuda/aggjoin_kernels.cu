@@ -95,7 +95,8 @@ struct IsUnmatched
  * Step row j's level row *p (the first with pair_ends[*p] > j) and build
  * row *b (GA_AGGJOIN_NO_ROW when *p has no match: LEFT, FULL, ANTI).
  * Without pairs, j is level row j; for unmatched build rows, *p is -1 (no
- * level row: every other side null) and *b the listed build row.
+ * level row: every other side null) and *b the listed build row.  With a
+ * pair list, j is first mapped to the pair it lists.
  */
 __device__ __forceinline__ void
 aggjoin_pair_source(const GaDevPairs &pairs, int64_t j, int64_t *p, uint32_t *b)
@@ -104,6 +105,8 @@ aggjoin_pair_source(const GaDevPairs &pairs, int64_t j, int64_t *p, uint32_t *b)
 				hi = pairs.nlevel;
 
 	*b = GA_AGGJOIN_NO_ROW;
+	if (pairs.pair_list != nullptr)
+		j = pairs.pair_list_base + (int64_t) __ldg(pairs.pair_list + j);
 	if (pairs.unmatched_rows != nullptr)
 	{
 		*p = -1;
@@ -452,31 +455,86 @@ aggjoin_valid(const uint8_t *validity, int64_t r)
 	return validity == nullptr || ((validity[r >> 3] >> (r & 7)) & 1);
 }
 
+/*
+ * Whether the filter's program leaves true for one row whose operand k of
+ * step i is element row_of(i, k) of that operand's column (-1: null).
+ */
+template <typename RowOf>
+__device__ __forceinline__ bool
+aggjoin_filter_passes(const GaDevFilter &filter, RowOf row_of)
+{
+	GaFilterStack stack;
+
+	stack.depth = 0;
+	for (int i = 0; i < filter.nsteps; i++)
+	{
+		const GaFilterStep *step = &filter.steps[i];
+		GaFilterValue v[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+		int			operands = step->op == GA_FILTER_COMPARE ? 2 :
+			step->op == GA_FILTER_BOOL ? 1 : 0;
+
+		for (int k = 0; k < operands; k++)
+		{
+			int64_t		r = row_of(i, k);
+
+			v[k] = ga_filter_read(filter.values[i][k], filter.types[i][k], r,
+								  r >= 0 && aggjoin_valid(filter.validity[i][k], r));
+		}
+		ga_filter_apply(&stack, step, v[0], v[1]);
+	}
+	return ga_filter_result(&stack);
+}
+
 /* One thread per row: run the filter's program and flag the rows it drops. */
 __global__ void
 aggjoin_filter_kernel(const GaDevFilter filter, int64_t n, uint8_t *drop)
 {
 	for (int64_t r = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; r < n;
 		 r += (int64_t) gridDim.x * blockDim.x)
+		drop[r] = aggjoin_filter_passes(filter, [r] (int, int) { return r; }) ? 0 : 1;
+}
+
+/*
+ * One thread per pair: run a step's own filter over pair start + i (its
+ * step's operands at its build row, the others at its level row's
+ * sources), flag it when dropped, and mark its level row when it passes.
+ */
+__global__ void
+aggjoin_pair_filter_kernel(const GaDevFilter filter, GaDevPairs pairs, GaDevLevel from,
+						   int64_t start, int64_t n, uint8_t *drop, uint8_t *passed)
+{
+	for (int64_t i = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (int64_t) gridDim.x * blockDim.x)
 	{
-		GaFilterStack stack;
+		int64_t		p;
+		uint32_t	b;
+		bool		keep;
 
-		stack.depth = 0;
-		for (int i = 0; i < filter.nsteps; i++)
-		{
-			const GaFilterStep *step = &filter.steps[i];
-			GaFilterValue a = {0, 0, 0, 0};
-			GaFilterValue b = {0, 0, 0, 0};
+		aggjoin_pair_source(pairs, start + i, &p, &b);
+		keep = aggjoin_filter_passes(filter, [&] (int step, int k) -> int64_t {
+			int			side = filter.sides[step][k];
 
-			if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
-				a = ga_filter_read(filter.values[i][0], filter.types[i][0], r,
-								   aggjoin_valid(filter.validity[i][0], r));
-			if (step->op == GA_FILTER_COMPARE)
-				b = ga_filter_read(filter.values[i][1], filter.types[i][1], r,
-								   aggjoin_valid(filter.validity[i][1], r));
-			ga_filter_apply(&stack, step, a, b);
-		}
-		drop[r] = ga_filter_result(&stack) ? 0 : 1;
+			if (side == pairs.step)
+				return b == GA_AGGJOIN_NO_ROW ? -1 : (int64_t) b;
+			return p < 0 ? -1 : aggjoin_level_source(from, side, p);
+		});
+		if (keep && p >= 0)
+			passed[p] = 1;		/* every writer stores the same value */
+		if (drop != nullptr)
+			drop[i] = keep ? 0 : 1;
+	}
+}
+
+/* One thread per level row: its count for the second pass (see the header). */
+__global__ void
+aggjoin_pass_counts_kernel(const uint8_t *passed, int keep_had, int64_t n, uint32_t *count)
+{
+	for (int64_t r = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; r < n;
+		 r += (int64_t) gridDim.x * blockDim.x)
+	{
+		int			had = passed != nullptr ? passed[r] != 0 : count[r] > 0;
+
+		count[r] = had == keep_had ? 0 : 1;
 	}
 }
 
@@ -543,6 +601,25 @@ ga_launch_aggjoin_filter(const GaDevFilter *filter, int64_t n, uint8_t *drop, in
 						 cudaStream_t stream)
 {
 	return aggjoin_launch_rows(aggjoin_filter_kernel, n, sm_count, stream, *filter, n, drop);
+}
+
+/* Launch a step's own filter over n of its pairs. */
+cudaError_t
+ga_launch_aggjoin_pair_filter(const GaDevFilter *filter, const GaDevPairs *pairs,
+							  const GaDevLevel *from, int64_t start, int64_t n, uint8_t *drop,
+							  uint8_t *passed, int sm_count, cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_pair_filter_kernel, n, sm_count, stream, *filter, *pairs,
+							   *from, start, n, drop, passed);
+}
+
+/* Launch the second pass's counts over n level rows. */
+cudaError_t
+ga_launch_aggjoin_pass_counts(const uint8_t *passed, int keep_had, int64_t n, uint32_t *count,
+							  int sm_count, cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_pass_counts_kernel, n, sm_count, stream, passed, keep_had,
+							   n, count);
 }
 
 /* Launch the compaction of m rows of ncolumns columns (grid.y: the columns). */

@@ -42,6 +42,14 @@
  * (ga_aggjoin_select_unmatched over the drop flags), and every gathered
  * column is compacted into a scratch buffer that is copied back.
  *
+ * A step's own filter (gpuagg_device.h) runs over the step's pairs instead
+ * (ga_launch_aggjoin_pair_filter: each operand read where the pair's row
+ * or build row has it), flags the pairs it drops and the level rows that
+ * had a pair pass; the pairs it keeps are listed and written through
+ * pairs->pair_list, and the rows a LEFT, ANTI or SEMI step gives without a
+ * build row follow as the pairs of counts rewritten from those flags
+ * (ga_launch_aggjoin_pass_counts) under ANTI's scan.
+ *
  * Every function returns the cudaError_t of the call or launch; none of
  * them throws, prints or allocates.
  *
@@ -95,6 +103,10 @@ typedef struct GaDevPairs
 									 * unmatched_rows[j] of `step` alone,
 									 * every earlier side null (no
 									 * pair_ends, no level) */
+	const uint32_t *pair_list;	/* non-NULL: row j is the pair numbered
+								 * pair_list_base + pair_list[j] above (the
+								 * pairs a step's own filter passed) */
+	int64_t		pair_list_base;
 } GaDevPairs;
 
 /*
@@ -202,11 +214,38 @@ typedef struct GaDevFilter
 	const void *values[GA_FILTER_MAX_STEPS][2];
 	const uint8_t *validity[GA_FILTER_MAX_STEPS][2];
 	GaValueType types[GA_FILTER_MAX_STEPS][2];
+	int32_t		sides[GA_FILTER_MAX_STEPS][2];	/* a step's own filter: the
+												 * operand's side (0 probe,
+												 * t build of step t) */
 } GaDevFilter;
 
 /* drop[r] = 1 for every row r in [0, n) the filter does not keep, else 0. */
 extern cudaError_t ga_launch_aggjoin_filter(const GaDevFilter *filter, int64_t n, uint8_t *drop,
 											int sm_count, cudaStream_t stream);
+
+/*
+ * A step's own filter over pairs [start, start + n) of `pairs` (over level
+ * `from`; operands of side pairs->step read at the pair's build row, any
+ * other at its level row's source of that side, values and validity
+ * indexed by those rows): drop[i] = 1 when pair start + i fails, else 0
+ * (drop NULL: not stored), and passed[p] = 1 for the level row p of every
+ * pair that passes.
+ */
+extern cudaError_t ga_launch_aggjoin_pair_filter(const GaDevFilter *filter,
+												 const GaDevPairs *pairs,
+												 const GaDevLevel *from, int64_t start,
+												 int64_t n, uint8_t *drop, uint8_t *passed,
+												 int sm_count, cudaStream_t stream);
+
+/*
+ * The counts of a step's second pass over n level rows: count[r] = 0 for
+ * the rows that give a row without a build row (those whose "had a match"
+ * equals keep_had: had = passed[r], or count[r] > 0 when passed is NULL),
+ * 1 for the others, so that ANTI's scan gives each of the first one row.
+ */
+extern cudaError_t ga_launch_aggjoin_pass_counts(const uint8_t *passed, int keep_had,
+												 int64_t n, uint32_t *count, int sm_count,
+												 cudaStream_t stream);
 
 /*
  * Compact the input buffer's rows: row j of every column of `columns`

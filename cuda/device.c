@@ -279,103 +279,143 @@ filter_type_is_integer(GaValueType type)
 
 /*
  * Check filter step s's column: one of the request's, not derived, of a
- * type with values.
+ * type with values, and from a side the filter may read (from_build at
+ * most max_side).  `what` names the filter in messages.
  */
 static int
-filter_column_validate(const GaAggRequest *request, int s, int column, GaStatus *status)
+filter_column_validate(const GaAggRequest *request, const char *what, int max_side, int s,
+					   int column, GaStatus *status)
 {
 	GaValueType type;
 
 	if (column < 0 || column >= request->ncolumns)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "step %d of the join's filter reads column %d, which does not exist",
-							 s, column);
+							 "step %d of %s reads column %d, which does not exist",
+							 s, what, column);
 	if (column_is_derived(request, column))
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "step %d of the join's filter reads column %d, which is derived",
-							 s, column);
+							 "step %d of %s reads column %d, which is derived",
+							 s, what, column);
+	if (request->join->from_build[column] > max_side)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "step %d of %s reads column %d, a build column of join step %d, which comes later",
+							 s, what, column, (int) request->join->from_build[column]);
 	type = request->column_types[column];
 	if (!filter_type_is_integer(type) && type != GA_TYPE_FLOAT32 && type != GA_TYPE_FLOAT64)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "step %d of the join's filter reads column %d, which has no integer or float values",
-							 s, column);
+							 "step %d of %s reads column %d, which has no integer or float values",
+							 s, what, column);
 	return 1;
 }
 
 /*
- * Check the join's filter (gpuagg_device.h): 0 .. GA_FILTER_MAX_STEPS
- * known steps; BOOL over an int8 column, COMPARE of two integer or two
- * float columns by a known comparison; a stack that never underflows,
- * never holds more than GA_FILTER_MAX_DEPTH values and ends with one.
+ * Check a filter program (gpuagg_device.h) of nfilter steps, named `what`
+ * in messages, whose columns come from sides 0 .. max_side: 0 ..
+ * GA_FILTER_MAX_STEPS known steps; BOOL over an int8 column, COMPARE of
+ * two integer or two float columns by a known comparison; a stack that
+ * never underflows, never holds more than GA_FILTER_MAX_DEPTH values and
+ * ends with one.  The join's filter and every step's own use it.
  */
 static int
-join_filter_validate(const GaAggRequest *request, GaStatus *status)
+filter_program_validate(const GaAggRequest *request, const GaFilterStep *filter, int nfilter,
+						const char *what, int max_side, GaStatus *status)
 {
-	const GaAggJoinSpec *join = request->join;
 	int			depth = 0;
 	int			s;
 
-	if (join->nfilter < 0 || join->nfilter > GA_FILTER_MAX_STEPS)
+	if (nfilter < 0 || nfilter > GA_FILTER_MAX_STEPS)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join's filter has %d steps; 0 to %d are supported",
-							 join->nfilter, GA_FILTER_MAX_STEPS);
-	for (s = 0; s < join->nfilter; s++)
+							 "%s has %d steps; 0 to %d are supported",
+							 what, nfilter, GA_FILTER_MAX_STEPS);
+	for (s = 0; s < nfilter; s++)
 	{
-		const GaFilterStep *step = &join->filter[s];
+		const GaFilterStep *step = &filter[s];
 
 		switch (step->op)
 		{
 			case GA_FILTER_BOOL:
-				if (!filter_column_validate(request, s, step->column, status))
+				if (!filter_column_validate(request, what, max_side, s, step->column, status))
 					return 0;
 				if (request->column_types[step->column] != GA_TYPE_INT8)
 					return ga_status_set(status, GA_ERR_INVALID,
-										 "step %d of the join's filter reads column %d as a boolean, but it is not an int8 column",
-										 s, step->column);
+										 "step %d of %s reads column %d as a boolean, but it is not an int8 column",
+										 s, what, step->column);
 				depth++;
 				break;
 			case GA_FILTER_COMPARE:
-				if (!filter_column_validate(request, s, step->column, status) ||
-					!filter_column_validate(request, s, step->column2, status))
+				if (!filter_column_validate(request, what, max_side, s, step->column, status) ||
+					!filter_column_validate(request, what, max_side, s, step->column2, status))
 					return 0;
 				if (filter_type_is_integer(request->column_types[step->column]) !=
 					filter_type_is_integer(request->column_types[step->column2]))
 					return ga_status_set(status, GA_ERR_INVALID,
-										 "step %d of the join's filter compares an integer column with a float column",
-										 s);
+										 "step %d of %s compares an integer column with a float column",
+										 s, what);
 				if (step->cmp < GA_CMP_LT || step->cmp > GA_CMP_GT)
 					return ga_status_set(status, GA_ERR_INVALID,
-										 "step %d of the join's filter has an unknown comparison %d",
-										 s, (int) step->cmp);
+										 "step %d of %s has an unknown comparison %d",
+										 s, what, (int) step->cmp);
 				depth++;
 				break;
 			case GA_FILTER_AND:
 			case GA_FILTER_OR:
 				if (depth < 2)
 					return ga_status_set(status, GA_ERR_INVALID,
-										 "step %d of the join's filter needs two values, but the stack holds %d",
-										 s, depth);
+										 "step %d of %s needs two values, but the stack holds %d",
+										 s, what, depth);
 				depth--;
 				break;
 			case GA_FILTER_NOT:
 				if (depth < 1)
 					return ga_status_set(status, GA_ERR_INVALID,
-										 "step %d of the join's filter needs a value, but the stack is empty",
-										 s);
+										 "step %d of %s needs a value, but the stack is empty",
+										 s, what);
 				break;
 			default:
 				return ga_status_set(status, GA_ERR_INVALID,
-									 "step %d of the join's filter has an unknown operation %d",
-									 s, (int) step->op);
+									 "step %d of %s has an unknown operation %d",
+									 s, what, (int) step->op);
 		}
 		if (depth > GA_FILTER_MAX_DEPTH)
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "the join's filter holds more than %d values at step %d",
-								 GA_FILTER_MAX_DEPTH, s);
+								 "%s holds more than %d values at step %d",
+								 what, GA_FILTER_MAX_DEPTH, s);
 	}
-	if (join->nfilter > 0 && depth != 1)
+	if (nfilter > 0 && depth != 1)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join's filter leaves %d values; it must leave one", depth);
+							 "%s leaves %d values; it must leave one", what, depth);
+	return 1;
+}
+
+/*
+ * Check the join's filter and every step's own (filter_program_validate):
+ * a step's reads the probe side and the build sides up to its own, and
+ * only an INNER, LEFT, SEMI or ANTI step has one.
+ */
+static int
+join_filter_validate(const GaAggRequest *request, GaStatus *status)
+{
+	const GaAggJoinSpec *join = request->join;
+	int			s;
+
+	if (!filter_program_validate(request, join->filter, join->nfilter, "the join's filter",
+								 join->nsteps, status))
+		return 0;
+	for (s = 0; s < join->nsteps; s++)
+	{
+		const GaAggJoinStep *step = &join->steps[s];
+		char		what[64];
+
+		if (step->nfilter == 0)
+			continue;
+		snprintf(what, sizeof(what), "join step %d's filter", s + 1);
+		if (step->type == GA_AGG_JOIN_RIGHT || step->type == GA_AGG_JOIN_FULL)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "join step %d is a right or full join, which takes no filter of its own",
+								 s + 1);
+		if (!filter_program_validate(request, step->filter, step->nfilter, what, s + 1, status))
+			return 0;
+	}
 	return 1;
 }
 
@@ -400,7 +440,7 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 		GaAggJoinType type = join->steps[s].type;
 
 		if (type != GA_AGG_JOIN_INNER && type != GA_AGG_JOIN_LEFT && type != GA_AGG_JOIN_ANTI &&
-			type != GA_AGG_JOIN_RIGHT && type != GA_AGG_JOIN_FULL)
+			type != GA_AGG_JOIN_RIGHT && type != GA_AGG_JOIN_FULL && type != GA_AGG_JOIN_SEMI)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "join step %d of the join-fed aggregation has an unknown join type %d",
 								 s + 1, (int) type);

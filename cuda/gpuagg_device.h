@@ -523,8 +523,10 @@ typedef struct GaDerivedColumn
  * rows, processed in pieces of at most batch_rows).  With
  * GA_AGG_JOIN_LEFT a row without any match (also one with a null key)
  * gives one row whose step-s build columns are null; with
- * GA_AGG_JOIN_ANTI only such rows are kept (a step of type ANTI normally
- * has no build columns at all).  Columns of later steps are not defined
+ * GA_AGG_JOIN_ANTI only such rows are kept, and with GA_AGG_JOIN_SEMI
+ * only the others, once each, their step-s build columns null (a step of
+ * type ANTI or SEMI normally has no build columns but its filter's and
+ * key's).  Columns of later steps are not defined
  * yet in a step's rows.
  *
  * The rows of the last step are aggregated exactly as if they had been
@@ -548,7 +550,8 @@ typedef enum GaAggJoinType
 	GA_AGG_JOIN_LEFT,			/* also a row, build columns null, for each row without a match */
 	GA_AGG_JOIN_ANTI,			/* only the rows without a match, the step's build columns null */
 	GA_AGG_JOIN_RIGHT,			/* INNER, and see below */
-	GA_AGG_JOIN_FULL			/* LEFT, and see below */
+	GA_AGG_JOIN_FULL,			/* LEFT, and see below */
+	GA_AGG_JOIN_SEMI			/* one row, build columns null, for each row with a match */
 } GaAggJoinType;
 
 /*
@@ -591,15 +594,6 @@ typedef enum GaAggJoinType
 #define GA_AGG_MAX_JOIN_STEPS 8
 #define GA_AGG_MAX_JOIN_KEYS GA_MAX_KEYS	/* as many as a group-by has */
 
-typedef struct GaAggJoinStep
-{
-	GaAggJoinType type;
-	int			key_column;		/* nkeys <= 1: GA_TYPE_INT64, a probe column or a build column of an earlier step */
-	int			nkeys;			/* 0 or 1: key_column alone; 2 .. GA_AGG_MAX_JOIN_KEYS: the pairs below */
-	int			key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: each as key_column */
-	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: GA_TYPE_INT64 build columns of this step */
-} GaAggJoinStep;
-
 /*
  * A filter over the last step's rows: a join's conditions besides its keys'
  * equalities (ON a.k = b.k AND a.v > b.w, or a WHERE clause over two
@@ -609,7 +603,8 @@ typedef struct GaAggJoinStep
  * depend on it.  The caller may move an INNER join's conditions after the
  * chain this way only when no RIGHT or FULL step lies above that join
  * (whose matches the dropped rows would otherwise count); the device
- * evaluates the filter after the last step.
+ * evaluates the filter after the last step.  (A step's own filter, below,
+ * is checked at the step instead.)
  *
  * The program is postfix over SQL's three-valued booleans (false, true,
  * null), at most GA_FILTER_MAX_DEPTH values held at once, one left at the
@@ -657,6 +652,32 @@ typedef struct GaFilterStep
 
 #define GA_FILTER_MAX_STEPS 24
 #define GA_FILTER_MAX_DEPTH 8
+
+/*
+ * A step's own filter (INNER, LEFT, SEMI and ANTI steps; nfilter 0: none):
+ * a join's conditions besides its keys' equalities that must be checked at
+ * the join itself, as an outer, semi or anti join's ON conditions must
+ * (LEFT JOIN b ON a.k = b.k AND a.v > b.w null-extends a row whose
+ * matches all fail the condition).  A row of step s - 1 and a build row
+ * with its key are a match only when the filter's program (as the join's
+ * filter's above; its columns probe columns or build columns of steps 1 ..
+ * s, read from the row and the build row) leaves true for the pair; rows
+ * are then formed as above from the matches that pass: every passing pair
+ * for INNER and LEFT, one null-extended row for a LEFT or ANTI row none
+ * of whose pairs passes, one row for a SEMI row one of whose pairs
+ * passes.  RIGHT and FULL steps take no filter.  A step's filter costs
+ * an extra pass over its pairs.
+ */
+typedef struct GaAggJoinStep
+{
+	GaAggJoinType type;
+	int			key_column;		/* nkeys <= 1: GA_TYPE_INT64, a probe column or a build column of an earlier step */
+	int			nkeys;			/* 0 or 1: key_column alone; 2 .. GA_AGG_MAX_JOIN_KEYS: the pairs below */
+	int			key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: each as key_column */
+	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: GA_TYPE_INT64 build columns of this step */
+	int			nfilter;		/* 0: no filter; else 1 .. GA_FILTER_MAX_STEPS (see above) */
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];
+} GaAggJoinStep;
 
 typedef struct GaAggJoinSpec
 {

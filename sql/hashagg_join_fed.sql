@@ -283,13 +283,39 @@ SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf
 SET gpuagg.batch_rows = 700;
 SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi ON jf_fact.k = jf_multi.k AND (jf_multi.w > jf_fact.id OR jf_fact.g = 3) GROUP BY 1, 2');
 RESET gpuagg.batch_rows;
--- ... not: a LEFT join's other conditions, a condition below a RIGHT join
--- (only the join above is fed), arithmetic over two sides, a date compared
--- with a timestamp, an expression of a build side that may fail
+-- an outer, semi or anti join's conditions besides its keys, and an INNER
+-- join's below a RIGHT or FULL one: the step's own filter, checked for
+-- each pair of equal keys at the join (a LEFT join null-extends a row none
+-- of whose pairs passes; EXISTS keeps a row once however many pass)
+EXPLAIN (COSTS OFF)
+SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w GROUP BY 1;
 SELECT join_fed_check('SELECT count(*) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_dim.w), sum(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_multi.w), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi ON jf_fact.k = jf_multi.k AND jf_multi.w < jf_fact.v GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_nan.x) FROM jf_fact LEFT JOIN jf_nan ON jf_fact.g = jf_nan.k AND (jf_fact.f < jf_nan.x OR jf_nan.y IS NULL) GROUP BY 1');
+EXPLAIN (COSTS OFF)
+SELECT jf_fact.g, count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1;
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_fact.v) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_nan WHERE jf_nan.k = jf_fact.g AND (jf_nan.x > jf_fact.f OR jf_nan.y IS NULL)) GROUP BY 1');
+-- in chains: over an earlier LEFT join's null-extended side, below a RIGHT
+-- or FULL join (whose matches count only the rows the condition keeps)
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_dim.w), count(jf_dim2.pop) FROM jf_fact LEFT JOIN jf_dim USING (k) LEFT JOIN jf_dim2 ON jf_dim2.w = jf_fact.g AND jf_dim2.pop > jf_dim.w GROUP BY 1');
 EXPLAIN (COSTS OFF)
 SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim ON jf_dim.k = jf_fact.k AND jf_fact.v > jf_dim.w RIGHT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w;
 SELECT join_fed_check('SELECT count(*), sum(jf_dim2.pop) FROM jf_fact JOIN jf_dim ON jf_dim.k = jf_fact.k AND jf_fact.v > jf_dim.w RIGHT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*), sum(jf_dim2.pop), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_dim.k = jf_fact.k AND jf_fact.v > jf_dim.w FULL JOIN jf_dim2 ON jf_dim2.w = jf_dim.w GROUP BY 1');
+SELECT join_fed_check('SELECT jf_dim.name, count(*), count(jf_fact.v) FROM jf_fact RIGHT JOIN jf_dim ON jf_dim.k = jf_fact.k LEFT JOIN jf_dim2 ON jf_dim2.w = jf_dim.w AND jf_dim2.pop < jf_fact.v GROUP BY 1');
+-- pieces of 700 rows: a heavy key's pairs span pieces
+SET gpuagg.batch_rows = 700;
+SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w) FROM jf_fact LEFT JOIN jf_multi ON jf_fact.k = jf_multi.k AND jf_multi.w > jf_fact.g GROUP BY 1, 2');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1');
+RESET gpuagg.batch_rows;
+-- ... not: arithmetic over two sides, a date compared with a timestamp, an
+-- expression of a build side that may fail (also in a LEFT join's
+-- condition, which PostgreSQL checks only for pairs of equal keys)
+SELECT join_fed_check('SELECT count(*) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w * 20');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v + jf_dim.w > 100');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.d < jf_dim.d::timestamp');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w * 20');
@@ -345,6 +371,9 @@ SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w), avg(jf_fact.f)
 SELECT join_fed_check('SELECT jf_dim.name, jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_dim USING (k) GROUP BY jf_dim.name, jf_fact.gt');
 SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k) GROUP BY jf_multi.tag');
 SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi ON jf_fact.k = jf_multi.k AND (jf_multi.w < jf_fact.v OR jf_fact.d > DATE ''2024-03-01'') GROUP BY jf_multi.tag');
+-- a LEFT join's and EXISTS's own conditions, over packed probe batches
+SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_multi ON jf_fact.k = jf_multi.k AND jf_multi.w < jf_fact.v GROUP BY jf_multi.tag');
+SELECT join_fed_check('SELECT jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY jf_fact.gt');
 -- the build side packed by workers too, with text keys: the workers'
 -- dictionary ids mapped to the leader's, one dictionary for both sides' keys
 SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');

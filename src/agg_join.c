@@ -21,13 +21,15 @@
  * What qualifies (otherwise fewer joins of the chain, then the other
  * GpuHashAgg paths and the native plan remain):
  *	- INNER, LEFT, RIGHT, FULL (at any step: the device sends the build rows
- *	  nothing matched through the steps above), SEMI (EXISTS, IN: its build
- *	  keeps each key once, and the device joins it as an inner join) and
- *	  ANTI (NOT EXISTS: the probe rows without a match) joins with no other
- *	  join condition (but an INNER join below every RIGHT and FULL one of
- *	  the chain: its other conditions become the device's filter over the
- *	  joined rows, join_filter.c) and, for LEFT, no
- *	  condition above the join, on up to GA_AGG_MAX_JOIN_KEYS equalities
+ *	  nothing matched through the steps above), SEMI (EXISTS, IN: without
+ *	  other conditions its build keeps each key once, and the device joins
+ *	  it as an inner join) and ANTI (NOT EXISTS: the probe rows without a
+ *	  match) joins whose other join conditions the device can check
+ *	  (join_filter.c): an INNER join's below every RIGHT and FULL one of the
+ *	  chain in its filter over the joined rows, any other's (not RIGHT or
+ *	  FULL) as the step's own filter, for each pair of equal keys at the
+ *	  step, from sides up to the step, by expressions that cannot fail; and
+ *	  no condition above an outer join, on up to GA_AGG_MAX_JOIN_KEYS equalities
  *	  whose every device key is exact (the integer-like types of
  *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
  *	  (text and the other key_dict.c types, under a deterministic collation;
@@ -194,7 +196,8 @@ typedef struct JoinStepFound
 	Expr	   *outer_keys[GA_AGG_MAX_JOIN_KEYS];	/* each one's sides, each */
 	Expr	   *inner_keys[GA_AGG_MAX_JOIN_KEYS];	/* exact or a dictionary id */
 	bool		pairable;		/* two int2/int4 keys on each side */
-	List	   *filter_quals;	/* INNER: its conditions besides the keys */
+	List	   *filter_quals;	/* its conditions besides the keys (not RIGHT
+								 * or FULL) */
 } JoinStepFound;
 
 /*
@@ -338,11 +341,20 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 			*why = "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI";
 			continue;
 		}
-		/* an INNER join's other conditions may become the device's filter */
-		if (list_nth(path->custom_private, 5) != NIL ||
-			(list_nth(path->custom_private, 4) != NIL && type != JOIN_INNER))
+		/*
+		 * A join's other conditions may become the device's filter (after
+		 * the chain, or the step's own); conditions above an outer join's
+		 * null-extension may not.
+		 */
+		if (list_nth(path->custom_private, 5) != NIL)
 		{
-			*why = "join conditions other than the keys' equalities on a join other than INNER";
+			*why = "conditions above an outer join's null-extended rows";
+			continue;
+		}
+		if (list_nth(path->custom_private, 4) != NIL &&
+			(type == JOIN_RIGHT || type == JOIN_FULL))
+		{
+			*why = "join conditions other than the keys' equalities on a RIGHT or FULL join";
 			continue;
 		}
 		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
@@ -577,12 +589,19 @@ typedef struct FilterSideArg
 	const JoinStepFound *steps;
 	int			nsteps;
 	const GpuAggJoinSides *sides;
+	int			step;			/* 0: the filter after the chain; t: step
+								 * t's own */
 } FilterSideArg;
 
 /*
  * The side that computes a filter operand (join_filter.c), or -1 with
- * *why: one side must hold all its columns and may compute it for the
- * rows that reach the aggregation, as for any child expression.
+ * *why: one side must hold all its columns.  After the chain, it must be
+ * able to compute it for the rows that reach the aggregation, as for any
+ * child expression.  In step t's own filter it must be one of the sides
+ * the step reads (the probe side and the build sides up to t's), computed
+ * as for rows reaching step t, its own build side's as for its build rows;
+ * and since the step checks its conditions only for pairs of equal keys,
+ * it must be an expression that cannot fail.
  */
 static int
 filter_operand_side(Node *expr, void *arg, const char **why)
@@ -592,24 +611,36 @@ filter_operand_side(Node *expr, void *arg, const char **why)
 
 	if (side < 0)
 		return -1;
-	if ((*why = side_expr_problem(a->steps, side, a->nsteps + 1, expr)) != NULL)
-		return -1;
-	return side;
+	if (a->step == 0)
+		*why = side_expr_problem(a->steps, side, a->nsteps + 1, expr);
+	else if (side > a->step)
+		*why = "a join condition over a side joined later";
+	else if (contain_volatile_functions(expr))
+		*why = "a volatile expression";
+	else if (!expr_cannot_fail(expr))
+		*why = "an expression that may fail in a join condition";
+	else if (side < a->step)
+		*why = side_expr_problem(a->steps, side, a->step, expr);
+	else
+		*why = NULL;
+	return *why != NULL ? -1 : side;
 }
 
 /*
- * The INNER joins' conditions besides their keys, as the device's filter
- * after the chain (join_filter.c): *program and the operands to compute;
- * false with *why when one does not qualify, or lies below a RIGHT or FULL
- * join (whose matches its rows must not count, while the filter comes
- * last).
+ * The joins' conditions besides their keys, as the device's filters
+ * (join_filter.c): *program the filter after the chain, of the INNER
+ * joins' below no RIGHT or FULL join (whose matches their dropped rows
+ * would count); step_programs[t - 1] step t's own, of any other join's
+ * (an outer, semi or anti join checks its conditions at the join: they
+ * decide which rows it null-extends or keeps); *operands the operands to
+ * compute.  False with *why when a condition does not qualify.
  */
 static bool
 join_filter_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
-				const GpuAggJoinSides *sides, List **program, List **operands,
-				const char **why)
+				const GpuAggJoinSides *sides, List **program, List **step_programs,
+				List **operands, const char **why)
 {
-	FilterSideArg arg = {root, steps, nsteps, sides};
+	FilterSideArg arg = {root, steps, nsteps, sides, 0};
 	int			t;
 	int			u;
 
@@ -617,18 +648,20 @@ join_filter_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 	*operands = NIL;
 	for (t = 1; t <= nsteps; t++)
 	{
+		bool		after_chain = steps[t - 1].type == JOIN_INNER;
+
+		step_programs[t - 1] = NIL;
 		if (steps[t - 1].filter_quals == NIL)
 			continue;
 		for (u = t + 1; u <= nsteps; u++)
 		{
 			if (steps[u - 1].type == JOIN_RIGHT || steps[u - 1].type == JOIN_FULL)
-			{
-				*why = "a join condition besides the keys below a RIGHT or FULL join";
-				return false;
-			}
+				after_chain = false;
 		}
+		arg.step = after_chain ? 0 : t;
 		if (!GpuAggJoinFilterCompile(steps[t - 1].filter_quals, filter_operand_side, &arg,
-									 program, operands, why))
+									 after_chain ? program : &step_programs[t - 1], operands,
+									 why))
 			return false;
 	}
 	return true;
@@ -647,6 +680,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 	List	   *child_sides = NIL;
 	List	   *step_list = NIL;
 	List	   *filter_program = NIL;
+	List	   *step_programs[GA_AGG_MAX_JOIN_STEPS];
 	List	   *filter_operands = NIL;
 	StepDeviceKeys step_keys[GA_AGG_MAX_JOIN_STEPS];
 	const char *why = NULL;
@@ -692,8 +726,9 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		child_sides = lappend_int(child_sides, side);
 	}
 
-	/* the filter's operands not among them: more child expressions, last */
-	if (!join_filter_try(root, steps, nsteps, sides, &filter_program, &filter_operands, &why))
+	/* the filters' operands not among them: more child expressions, last */
+	if (!join_filter_try(root, steps, nsteps, sides, &filter_program, step_programs,
+						 &filter_operands, &why))
 		return join_fed_reject(why);
 	foreach(lc, filter_operands)
 	{
@@ -795,12 +830,12 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 			double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
 			double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
 
-			step_list = lappend(step_list,
-								lappend(lappend(list_make5(makeInteger(steps[t - 1].type), outer,
-														   inner, key_sides,
-														   lfourth(steps[t - 1].path->custom_private)),
-												steps[t - 1].filter_quals),
-										makeInteger((int) (fraction * 1000.0 + 0.5))));
+			List	   *step = list_make5(makeInteger(steps[t - 1].type), outer, inner,
+										  key_sides, lfourth(steps[t - 1].path->custom_private));
+
+			step = lappend(step, steps[t - 1].filter_quals);
+			step = lappend(step, makeInteger((int) (fraction * 1000.0 + 0.5)));
+			step_list = lappend(step_list, lappend(step, step_programs[t - 1]));
 		}
 	}
 	sides->join_private = list_make4(step_list, child_sides, list_make2_int(0, 0),
@@ -917,35 +952,74 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
 }
 
 /*
- * The description's filter from the compiled program (join_filter.c):
- * each step's operation, comparison and operands as child columns.
+ * A description's filter from a compiled program (join_filter.c): each
+ * step's operation, comparison and operands as child columns.
  */
 static void
-join_desc_filter(GpuAggDesc *desc, List *child_exprs, List *program)
+join_desc_filter(GpuAggFilterDesc *filter, List *child_exprs, List *program)
 {
 	ListCell   *lc;
 	int			i = 0;
 
-	desc->nfilter = list_length(program);
-	if (desc->nfilter > GA_FILTER_MAX_STEPS)
-		elog(ERROR, "gpuagg: a join filter of %d steps", desc->nfilter);
+	memset(filter, 0, sizeof(*filter));
+	filter->nsteps = list_length(program);
+	if (filter->nsteps > GA_FILTER_MAX_STEPS)
+		elog(ERROR, "gpuagg: a join filter of %d steps", filter->nsteps);
 	foreach(lc, program)
 	{
 		List	   *step = lfirst(lc);
 
-		desc->filter[i].op = (int16) intVal(linitial(step));
-		desc->filter[i].cmp = (int16) intVal(lsecond(step));
+		filter->steps[i].op = (int16) intVal(linitial(step));
+		filter->steps[i].cmp = (int16) intVal(lsecond(step));
 		if (list_length(step) > 2)
 		{
-			desc->filter[i].attno = GpuAggChildAttno(child_exprs, lthird(step));
-			desc->filter[i].type = getBaseType(exprType(lthird(step)));
+			filter->steps[i].attno = GpuAggChildAttno(child_exprs, lthird(step));
+			filter->steps[i].type = getBaseType(exprType(lthird(step)));
 		}
 		if (list_length(step) > 3)
 		{
-			desc->filter[i].attno2 = GpuAggChildAttno(child_exprs, lfourth(step));
-			desc->filter[i].type2 = getBaseType(exprType(lfourth(step)));
+			filter->steps[i].attno2 = GpuAggChildAttno(child_exprs, lfourth(step));
+			filter->steps[i].type2 = getBaseType(exprType(lfourth(step)));
 		}
 		i++;
+	}
+}
+
+/* A description's filter as plain integers appended to list (see below). */
+static List *
+join_filter_to_list(List *list, const GpuAggFilterDesc *filter)
+{
+	int			i;
+
+	list = lappend_int(list, filter->nsteps);
+	for (i = 0; i < filter->nsteps; i++)
+	{
+		list = lappend_int(list, filter->steps[i].op);
+		list = lappend_int(list, filter->steps[i].cmp);
+		list = lappend_int(list, filter->steps[i].attno);
+		list = lappend_int(list, filter->steps[i].attno2);
+		list = lappend_int(list, (int) filter->steps[i].type);
+		list = lappend_int(list, (int) filter->steps[i].type2);
+	}
+	return list;
+}
+
+/* Read back, from list's element *at on, what join_filter_to_list wrote. */
+static void
+join_filter_from_list(GpuAggFilterDesc *filter, List *list, int *at)
+{
+	int			i;
+
+	memset(filter, 0, sizeof(*filter));
+	filter->nsteps = list_nth_int(list, (*at)++);
+	for (i = 0; i < filter->nsteps; i++)
+	{
+		filter->steps[i].op = (int16) list_nth_int(list, (*at)++);
+		filter->steps[i].cmp = (int16) list_nth_int(list, (*at)++);
+		filter->steps[i].attno = (AttrNumber) list_nth_int(list, (*at)++);
+		filter->steps[i].attno2 = (AttrNumber) list_nth_int(list, (*at)++);
+		filter->steps[i].type = (Oid) list_nth_int(list, (*at)++);
+		filter->steps[i].type2 = (Oid) list_nth_int(list, (*at)++);
 	}
 }
 
@@ -1015,11 +1089,17 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 		JoinType	type = (JoinType) intVal(linitial(step));
 		int			k;
 
+		List	   *program = list_length(step) > 7 ? list_nth(step, 7) : NIL;
+
+		/* a SEMI join with conditions of its own checks its pairs; else each key once */
 		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGG_JOIN_LEFT :
 			type == JOIN_ANTI ? GA_AGG_JOIN_ANTI :
 			type == JOIN_RIGHT ? GA_AGG_JOIN_RIGHT :
-			type == JOIN_FULL ? GA_AGG_JOIN_FULL : GA_AGG_JOIN_INNER;
-		desc->join_steps[t].build_unique = type == JOIN_SEMI;
+			type == JOIN_FULL ? GA_AGG_JOIN_FULL :
+			type == JOIN_SEMI && program != NIL ? GA_AGG_JOIN_SEMI : GA_AGG_JOIN_INNER;
+		desc->join_steps[t].build_unique = type == JOIN_SEMI && program == NIL;
+		join_desc_filter(&desc->join_steps[t].filter,
+						 list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS), program);
 		desc->join_steps[t].match_fraction = list_length(step) > 6 ?
 			intVal(list_nth(step, 6)) / 1000.0 : 1.0;
 		desc->join_steps[t].nkeys = list_length(lsecond(step));
@@ -1036,7 +1116,7 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
 	join_desc_alloc_children(desc, list_length(lsecond(join)));
 	foreach(lc, (List *) lsecond(join))
 		desc->child_side[i++] = lfirst_int(lc);
-	join_desc_filter(desc, list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
+	join_desc_filter(&desc->filter, list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
 					 list_length(join) > 3 ? list_nth(join, 3) : NIL);
 	desc->packed_sides = linitial_int(lthird(join));
 	desc->pack_side = lsecond_int(lthird(join));
@@ -1065,19 +1145,11 @@ GpuAggJoinDescToList(const GpuAggDesc *desc)
 			list = lappend_int(list, (int) desc->join_steps[i].keys[k].type);
 			list = lappend_int(list, (int) desc->join_steps[i].keys[k].build_type);
 		}
+		list = join_filter_to_list(list, &desc->join_steps[i].filter);
 	}
 	list = lappend_int(list, desc->packed_sides);
 	list = lappend_int(list, desc->pack_side);
-	list = lappend_int(list, desc->nfilter);
-	for (i = 0; i < desc->nfilter; i++)
-	{
-		list = lappend_int(list, desc->filter[i].op);
-		list = lappend_int(list, desc->filter[i].cmp);
-		list = lappend_int(list, desc->filter[i].attno);
-		list = lappend_int(list, desc->filter[i].attno2);
-		list = lappend_int(list, (int) desc->filter[i].type);
-		list = lappend_int(list, (int) desc->filter[i].type2);
-	}
+	list = join_filter_to_list(list, &desc->filter);
 	for (i = 0; i < desc->nchild; i++)
 		list = lappend_int(list, desc->child_side[i]);
 	return list;
@@ -1106,19 +1178,11 @@ GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
 			desc->join_steps[i].keys[k].type = (Oid) list_nth_int(list, at++);
 			desc->join_steps[i].keys[k].build_type = (Oid) list_nth_int(list, at++);
 		}
+		join_filter_from_list(&desc->join_steps[i].filter, list, &at);
 	}
 	desc->packed_sides = list_nth_int(list, at++);
 	desc->pack_side = list_nth_int(list, at++);
-	desc->nfilter = list_nth_int(list, at++);
-	for (i = 0; i < desc->nfilter; i++)
-	{
-		desc->filter[i].op = (int16) list_nth_int(list, at++);
-		desc->filter[i].cmp = (int16) list_nth_int(list, at++);
-		desc->filter[i].attno = (AttrNumber) list_nth_int(list, at++);
-		desc->filter[i].attno2 = (AttrNumber) list_nth_int(list, at++);
-		desc->filter[i].type = (Oid) list_nth_int(list, at++);
-		desc->filter[i].type2 = (Oid) list_nth_int(list, at++);
-	}
+	join_filter_from_list(&desc->filter, list, &at);
 	join_desc_alloc_children(desc, list_length(list) - at);
 	for (i = 0; i < desc->nchild; i++)
 		desc->child_side[i] = list_nth_int(list, at + i);

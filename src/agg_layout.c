@@ -438,6 +438,23 @@ layout_join_key(GpuAggColumnSource *sources, GaValueType *types, uint8 *from_bui
 	from_build[column] = (uint8) side;
 }
 
+/* Point a filter program's operands at their columns' new places. */
+static void
+layout_move_filter(GaFilterStep *steps, int nsteps, const int *moved)
+{
+	int			c;
+
+	for (c = 0; c < nsteps; c++)
+	{
+		GaFilterStep *step = &steps[c];
+
+		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
+			step->column = moved[step->column];
+		if (step->op == GA_FILTER_COMPARE)
+			step->column2 = moved[step->column2];
+	}
+}
+
 /*
  * Join-fed (agg_join.c): reorder the columns as the device's join spec
  * wants them, side by side: the probe side's columns (those of its
@@ -535,15 +552,10 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	}
 	for (c = 0; c < layout->ndistinct; c++)
 		layout->distinct_sets[c].column = moved[layout->distinct_sets[c].column];
-	for (c = 0; c < layout->join_spec.nfilter; c++)
-	{
-		GaFilterStep *step = &layout->join_spec.filter[c];
-
-		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
-			step->column = moved[step->column];
-		if (step->op == GA_FILTER_COMPARE)
-			step->column2 = moved[step->column2];
-	}
+	layout_move_filter(layout->join_spec.filter, layout->join_spec.nfilter, moved);
+	for (t = 0; t < desc->njoin_steps; t++)
+		layout_move_filter(layout->join_spec.steps[t].filter,
+						   layout->join_spec.steps[t].nfilter, moved);
 	for (c = 0; c < layout->nderived; c++)
 	{
 		GaDerivedColumn *derived = &layout->derived[c];
@@ -567,31 +579,33 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 }
 
 /*
- * The join's filter (agg_join.c, join_filter.c) into the join spec, each
+ * A join filter (agg_join.c, join_filter.c: the one after the chain, or a
+ * step's own) into the join spec's program steps[0 .. *nsteps), each
  * operand a column of its child column in its type's input encoding
  * (integers, dates and timestamps as they are, floats, bools as 0/1);
  * layout_split_join moves its columns with the others.
  */
 static void
-layout_join_filter(GpuAggLayout *layout, const GpuAggDesc *desc)
+layout_filter(GpuAggLayout *layout, const GpuAggFilterDesc *filter, GaFilterStep *steps,
+			  int *nsteps)
 {
 	int			i;
 
-	layout->join_spec.nfilter = desc->nfilter;
-	for (i = 0; i < desc->nfilter; i++)
+	*nsteps = filter->nsteps;
+	for (i = 0; i < filter->nsteps; i++)
 	{
-		GaFilterStep *step = &layout->join_spec.filter[i];
+		GaFilterStep *step = &steps[i];
 
-		step->op = (GaFilterOp) desc->filter[i].op;
-		step->cmp = (GaCompareOp) desc->filter[i].cmp;
+		step->op = (GaFilterOp) filter->steps[i].op;
+		step->cmp = (GaCompareOp) filter->steps[i].cmp;
 		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
-			step->column = layout_column(layout, desc->filter[i].attno, 0,
-										 GpuAggInputEncoding(desc->filter[i].type),
-										 desc->filter[i].type);
+			step->column = layout_column(layout, filter->steps[i].attno, 0,
+										 GpuAggInputEncoding(filter->steps[i].type),
+										 filter->steps[i].type);
 		if (step->op == GA_FILTER_COMPARE)
-			step->column2 = layout_column(layout, desc->filter[i].attno2, 0,
-										  GpuAggInputEncoding(desc->filter[i].type2),
-										  desc->filter[i].type2);
+			step->column2 = layout_column(layout, filter->steps[i].attno2, 0,
+										  GpuAggInputEncoding(filter->steps[i].type2),
+										  filter->steps[i].type2);
 	}
 }
 
@@ -608,7 +622,9 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	for (i = 0; i < desc->naggs; i++)
 		if (desc->aggs[i].derived != NULL)
 			maxcols += 2 * desc->aggs[i].derived->nsteps + GPUAGG_NUMERIC_LIMBS + 2;
-	maxcols += 2 * desc->nfilter;
+	maxcols += 2 * desc->filter.nsteps;
+	for (i = 0; i < desc->njoin_steps; i++)
+		maxcols += 2 * desc->join_steps[i].filter.nsteps;
 
 	layout->maxcolumns = maxcols;
 	layout->sources = palloc0(sizeof(GpuAggColumnSource) * maxcols);
@@ -652,7 +668,10 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 		if ((desc->aggs[i].kind == GPUAGG_COUNT || desc->aggs[i].kind == GPUAGG_COUNT_STAR) &&
 			!desc->aggs[i].distinct)
 			layout_output(layout, &desc->aggs[i], &layout->outputs[i]);
-	layout_join_filter(layout, desc);
+	layout_filter(layout, &desc->filter, layout->join_spec.filter, &layout->join_spec.nfilter);
+	for (i = 0; i < desc->njoin_steps; i++)
+		layout_filter(layout, &desc->join_steps[i].filter, layout->join_spec.steps[i].filter,
+					  &layout->join_spec.steps[i].nfilter);
 	layout->nsides = 1;
 	layout->side_first[0] = 0;
 	layout->side_first[1] = layout->ncolumns;

@@ -260,6 +260,8 @@ explain_join_step_type(const GpuAggDesc *desc, int step)
 			return "right";
 		case GA_AGG_JOIN_FULL:
 			return "full";
+		case GA_AGG_JOIN_SEMI:
+			return "semi";
 		default:
 			return desc->join_steps[step].build_unique ? "semi" : "inner";
 	}

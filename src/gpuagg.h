@@ -242,6 +242,25 @@ typedef struct GpuAggGroupingDesc
 } GpuAggGroupingDesc;
 
 /*
+ * A filter program of the device (join_filter.c, GaAggJoinSpec's form),
+ * each operand a child column (attno, attno2; 0: none) of base type type,
+ * type2.
+ */
+typedef struct GpuAggFilterDesc
+{
+	int			nsteps;			/* 0: no filter */
+	struct
+	{
+		int16		op;			/* GaFilterOp */
+		int16		cmp;		/* GaCompareOp */
+		AttrNumber	attno;
+		AttrNumber	attno2;
+		Oid			type;
+		Oid			type2;
+	}			steps[GA_FILTER_MAX_STEPS];
+} GpuAggFilterDesc;
+
+/*
  * What the executor needs, stored in CustomScan.custom_private.  The node's
  * scan tuple (custom_scan_tlist) is the keys, then the aggregates, then the
  * GROUPING(...) expressions, in order.
@@ -289,6 +308,10 @@ typedef struct GpuAggDesc
 									 * planner expects it to keep (at most 1;
 									 * probe_filter.c) */
 		int			nkeys;		/* 1 .. GA_AGG_MAX_JOIN_KEYS */
+		GpuAggFilterDesc filter;	/* the step's own (an outer, semi or
+									 * anti join's other conditions, or an
+									 * INNER join's below a RIGHT or FULL
+									 * one): checked at the step */
 		struct
 		{
 			int			side;	/* the side computing the outer key */
@@ -307,20 +330,9 @@ typedef struct GpuAggDesc
 
 	/*
 	 * The device's filter over the joined rows (join_filter.c): INNER
-	 * joins' conditions besides their keys, as GaAggJoinSpec's program,
-	 * each operand a child column (attno, attno2; 0: none) of base type
-	 * type, type2.
+	 * joins' conditions besides their keys, checked after the chain.
 	 */
-	int			nfilter;
-	struct
-	{
-		int16		op;			/* GaFilterOp */
-		int16		cmp;		/* GaCompareOp */
-		AttrNumber	attno;
-		AttrNumber	attno2;
-		Oid			type;
-		Oid			type2;
-	}			filter[GA_FILTER_MAX_STEPS];
+	GpuAggFilterDesc filter;
 	char	   *join_cond;		/* for EXPLAIN: the joins' keys, as text */
 	char	   *join_filter;	/* ... and the device's filter (join_filter.c) */
 	int			pack_side;		/* a GpuAggPack's: the side it packs */

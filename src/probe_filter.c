@@ -148,7 +148,8 @@ GpuAggProbeFilterStepQualifies(const GpuAggDesc *desc, const GpuAggLayout *layou
 	if (!gpuagg_probe_filter || desc->join_steps[step - 1].nkeys < 1 ||
 		desc->join_steps[step - 1].match_fraction > PROBE_FILTER_MAX_MATCH_FRACTION)
 		return false;
-	if (spec->type != GA_AGG_JOIN_INNER && spec->type != GA_AGG_JOIN_RIGHT)
+	if (spec->type != GA_AGG_JOIN_INNER && spec->type != GA_AGG_JOIN_SEMI &&
+		spec->type != GA_AGG_JOIN_RIGHT)
 		return false;
 	for (t = 1; t < step; t++)
 		if (layout->join_spec.steps[t - 1].type == GA_AGG_JOIN_RIGHT ||

@@ -17,7 +17,13 @@
  * equal key, or, for a LEFT step, one row with null step-s columns when it
  * has no match (a null key, or a null in any of its key columns, never
  * matches); an ANTI step keeps only the rows without a match, with null
- * step-s columns.  A RIGHT step joins like INNER and a FULL one like LEFT,
+ * step-s columns, and a SEMI step only those with one, once each, with
+ * null step-s columns.  A step with a filter of its own runs its program
+ * (the same evaluation as the join's filter below, over the row's sources:
+ * a side without a row reads as null) on every pair of a row and a build
+ * row with its key, and only the pairs it leaves true are matches: LEFT
+ * and ANTI null-extend a row none of whose pairs passes, SEMI keeps a row
+ * once when one passes.  A RIGHT step joins like INNER and a FULL one like LEFT,
  * and the walk logs every build row of theirs that a row matched; after
  * every probe row, the RIGHT and FULL steps are taken from the first: each
  * build row of the step that the log does not hold starts one more walk
@@ -67,11 +73,18 @@
  * infinities and -0, AND, OR, NOT over nulls from a LEFT step, booleans,
  * pieces of seven rows, a RIGHT last step whose unmatched rows it drops;
  * the reference runs the program itself over the joined rows and drops
- * them after the batches are counted), then random mixtures of all of it
- * (steps of 2 .. 6 keys, RIGHT or FULL steps below others, and filters of
- * 1 .. 4 leaves, each drawn
- * from a stream of its own, so that the other random cases stay those of
- * a suite without them).
+ * them after the batches are counted), then SEMI steps and steps' own
+ * filters (LEFT rows null-extended when every pair fails, ANTI, SEMI with
+ * and without a filter over many build rows a key, floats with NaN and
+ * -0, a filter reading an earlier LEFT step's null side, filtered steps
+ * below a RIGHT and a FULL step and above them, one key on thousands of
+ * build rows in small pieces with few pairs passing, a step's filter with
+ * the join's, two keys, a chain of five filtered steps; the rows a step's
+ * filter drops count in no batch), then random mixtures of all of it
+ * (steps of 2 .. 6 keys, RIGHT or FULL steps below others, filters of
+ * 1 .. 4 leaves, a SEMI step, and steps' filters of 1 .. 3 leaves, each
+ * drawn from a stream of its own, so that the other random cases stay
+ * those of a suite without them).
  *
  *-------------------------------------------------------------------------
  */
@@ -94,7 +107,7 @@
 #define AJ_MISSES 64
 
 static const char *const aj_dist_names[] = {"unique", "dups", "skew"};
-static const char *const aj_type_names[] = {"inner", "left", "anti", "right", "full"};
+static const char *const aj_type_names[] = {"inner", "left", "anti", "right", "full", "semi"};
 
 /* A keyed build row of a step of several keys, for the reference. */
 typedef struct AjTuple
@@ -500,6 +513,144 @@ aj_step_matches(const AjCase *jc, int s, const int64_t *tuple, int64_t *first)
 	return end - lo;
 }
 
+/*
+ * Where a filter program reads its operands: joined row i of a formed
+ * Case (the join's filter), or a row of the walk given by its sources
+ * (a step's filter, tuple[t] the row of side t or AJ_NO_ROW).
+ */
+typedef struct AjOperands
+{
+	const AjCase *jc;
+	const Case *c;				/* non-NULL: joined row i of c */
+	int64_t		i;
+	const int64_t *tuple;		/* c NULL: the walk's row */
+} AjOperands;
+
+/*
+ * The row's value of column col as an integer (*is_float 0) or a double
+ * (1); 0 when it is null (also when the row has no row on the column's
+ * side: null-extended, or an earlier side of a RIGHT or FULL step's
+ * unmatched build row).
+ */
+static int
+aj_filter_operand(const AjOperands *o, int col, int64_t *iv, double *fv, int *is_float)
+{
+	const AjCase *jc = o->jc;
+	const void *values;
+	GaValueType type = jc->joined.types[col];
+	int64_t		row;
+
+	*is_float = type_is_float(type);
+	if (o->c != NULL)
+	{
+		if (o->c->isnull[col][o->i])
+			return 0;
+		values = o->c->values[col];
+		row = o->i;
+	}
+	else
+	{
+		row = o->tuple[jc->from_build[col]];
+		if (row == AJ_NO_ROW || jc->isnull[col][row])
+			return 0;
+		values = jc->values[col];
+	}
+	if (*is_float)
+		*fv = load_float(values, type, row);
+	else
+		*iv = load_int(values, type, row);
+	return 1;
+}
+
+/*
+ * Whether a filter program (the join's or a step's) leaves true for a
+ * row: the program run over SQL's three values (0 false, 1 true, 2 null),
+ * written here apart from the devices' row_filter.h.  Floats are ordered
+ * as PostgreSQL orders float8: NaN equal to NaN and above everything.
+ */
+static int
+aj_program_true(const GaFilterStep *program, int nsteps, const AjOperands *o)
+{
+	int			stack[GA_FILTER_MAX_STEPS];
+	int			depth = 0;
+	int			k;
+
+	for (k = 0; k < nsteps; k++)
+	{
+		const GaFilterStep *st = &program[k];
+		int64_t		a = 0,
+					b = 0;
+		double		fa = 0,
+					fb = 0;
+		int			af,
+					bf,
+					order;
+
+		switch (st->op)
+		{
+			case GA_FILTER_BOOL:
+				stack[depth++] = !aj_filter_operand(o, st->column, &a, &fa, &af) ? 2 : a != 0;
+				break;
+			case GA_FILTER_COMPARE:
+				if (!aj_filter_operand(o, st->column, &a, &fa, &af) ||
+					!aj_filter_operand(o, st->column2, &b, &fb, &bf))
+				{
+					stack[depth++] = 2;
+					break;
+				}
+				if (!af)
+					order = a < b ? -1 : a > b;
+				else if (isnan(fa) || isnan(fb))
+					order = isnan(fa) - isnan(fb);
+				else
+					order = fa < fb ? -1 : fa > fb;
+				stack[depth++] = st->cmp == GA_CMP_LT ? order < 0 :
+					st->cmp == GA_CMP_LE ? order <= 0 :
+					st->cmp == GA_CMP_EQ ? order == 0 :
+					st->cmp == GA_CMP_NE ? order != 0 :
+					st->cmp == GA_CMP_GE ? order >= 0 : order > 0;
+				break;
+			case GA_FILTER_NOT:
+				stack[depth - 1] = stack[depth - 1] == 2 ? 2 : !stack[depth - 1];
+				break;
+			default:
+				depth--;
+				if (st->op == GA_FILTER_AND)
+					stack[depth - 1] = stack[depth - 1] == 0 || stack[depth] == 0 ? 0 :
+						stack[depth - 1] == 2 || stack[depth] == 2 ? 2 : 1;
+				else
+					stack[depth - 1] = stack[depth - 1] == 1 || stack[depth] == 1 ? 1 :
+						stack[depth - 1] == 2 || stack[depth] == 2 ? 2 : 0;
+				break;
+		}
+	}
+	return depth == 1 && stack[0] == 1;
+}
+
+/* Whether the join's filter keeps joined row i of c. */
+static int
+aj_filter_keeps(const AjCase *jc, const Case *c, int64_t i)
+{
+	AjOperands	o = {jc, c, i, NULL};
+
+	return aj_program_true(jc->filter, jc->nfilter, &o);
+}
+
+/*
+ * Whether the pair in tuple (a row of step s - 1, 0-based s, and in
+ * tuple[s + 1] a build row of step s with its key) passes step s's own
+ * filter; always with none.
+ */
+static int
+aj_step_filter_passes(const AjCase *jc, int s, const int64_t *tuple)
+{
+	AjOperands	o = {jc, NULL, 0, tuple};
+
+	if (jc->steps[s].nfilter == 0)
+		return 1;
+	return aj_program_true(jc->steps[s].filter, jc->steps[s].nfilter, &o);
+}
+
 /* Append the row in w->tuple to the last step's rows. */
 static void
 aj_walk_emit(AjWalk *w)
@@ -537,7 +688,13 @@ aj_keeps_unmatched(GaAggJoinType type)
 /*
  * Form the rows of steps s + 1 .. nsteps (0-based s) from the row of step
  * s in w->tuple, logging the matches of RIGHT and FULL steps; 0 as soon
- * as the work passes the limit.
+ * as the work passes the limit.  With a step filter, only the pairs it
+ * passes are matches: every passing pair gives a row (INNER, LEFT, RIGHT,
+ * FULL), a LEFT, FULL or ANTI row none of whose pairs passes (also one
+ * with no key match or a null key) one row with the step's build side
+ * null, and a SEMI row one of whose pairs passes one such row (once,
+ * however many pass).  Every pair the filter sees counts as work, and so
+ * does every row formed.
  */
 static int
 aj_walk(AjWalk *w, int s)
@@ -548,6 +705,8 @@ aj_walk(AjWalk *w, int s)
 	int64_t		first = 0,
 				m = 0,
 				k;
+	int			once,
+				passed = 0;
 
 	if (s == jc->nsteps)
 	{
@@ -556,23 +715,31 @@ aj_walk(AjWalk *w, int s)
 	}
 	step = &jc->steps[s];
 	build = &jc->builds[s];
+	once = step->type == GA_AGG_JOIN_ANTI || step->type == GA_AGG_JOIN_SEMI;
 	m = aj_step_matches(jc, s, w->tuple, &first);
-	if (m > 0 && step->type != GA_AGG_JOIN_ANTI)
+	for (k = 0; k < m; k++)
 	{
-		for (k = 0; k < m; k++)
+		if (once && step->nfilter == 0)
 		{
-			if (++w->work > w->limit)
-				return 0;
-			w->tuple[s + 1] = step->nkeys > 1 ? build->tuples[first + k].row :
-				build->entries[first + k].row;
-			if (aj_keeps_unmatched(step->type))
-				aj_walk_mark(w, s, w->tuple[s + 1]);
-			if (!aj_walk(w, s + 1))
-				return 0;
+			passed = 1;			/* any match will do */
+			break;
 		}
-		return 1;
+		if (++w->work > w->limit)
+			return 0;
+		w->tuple[s + 1] = step->nkeys > 1 ? build->tuples[first + k].row :
+			build->entries[first + k].row;
+		if (!aj_step_filter_passes(jc, s, w->tuple))
+			continue;
+		passed = 1;
+		if (once)
+			break;
+		if (aj_keeps_unmatched(step->type))
+			aj_walk_mark(w, s, w->tuple[s + 1]);
+		if (!aj_walk(w, s + 1))
+			return 0;
 	}
-	if (m > 0 || step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_RIGHT)
+	if (step->type == GA_AGG_JOIN_SEMI ? !passed :
+		passed || step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_RIGHT)
 		return 1;
 	if (++w->work > w->limit)
 		return 0;
@@ -663,88 +830,6 @@ aj_walk_unmatched(AjCase *jc, AjWalk *w)
 		free(matched);
 	}
 	return w->nrows - before;
-}
-
-/*
- * Joined row i's value of column col as an integer (*is_float 0) or a
- * double (1); 0 when it is null.
- */
-static int
-aj_filter_operand(const Case *c, int col, int64_t i, int64_t *iv, double *fv, int *is_float)
-{
-	*is_float = type_is_float(c->types[col]);
-	if (c->isnull[col][i])
-		return 0;
-	if (*is_float)
-		*fv = load_float(c->values[col], c->types[col], i);
-	else
-		*iv = load_int(c->values[col], c->types[col], i);
-	return 1;
-}
-
-/*
- * Whether the join's filter keeps joined row i: the program run over
- * SQL's three values (0 false, 1 true, 2 null), written here apart from
- * the devices' row_filter.h.  Floats are ordered as PostgreSQL orders
- * float8: NaN equal to NaN and above everything.
- */
-static int
-aj_filter_keeps(const AjCase *jc, const Case *c, int64_t i)
-{
-	int			stack[GA_FILTER_MAX_STEPS];
-	int			depth = 0;
-	int			k;
-
-	for (k = 0; k < jc->nfilter; k++)
-	{
-		const GaFilterStep *st = &jc->filter[k];
-		int64_t		a = 0,
-					b = 0;
-		double		fa = 0,
-					fb = 0;
-		int			af,
-					bf,
-					order;
-
-		switch (st->op)
-		{
-			case GA_FILTER_BOOL:
-				stack[depth++] = !aj_filter_operand(c, st->column, i, &a, &fa, &af) ? 2 : a != 0;
-				break;
-			case GA_FILTER_COMPARE:
-				if (!aj_filter_operand(c, st->column, i, &a, &fa, &af) ||
-					!aj_filter_operand(c, st->column2, i, &b, &fb, &bf))
-				{
-					stack[depth++] = 2;
-					break;
-				}
-				if (!af)
-					order = a < b ? -1 : a > b;
-				else if (isnan(fa) || isnan(fb))
-					order = isnan(fa) - isnan(fb);
-				else
-					order = fa < fb ? -1 : fa > fb;
-				stack[depth++] = st->cmp == GA_CMP_LT ? order < 0 :
-					st->cmp == GA_CMP_LE ? order <= 0 :
-					st->cmp == GA_CMP_EQ ? order == 0 :
-					st->cmp == GA_CMP_NE ? order != 0 :
-					st->cmp == GA_CMP_GE ? order >= 0 : order > 0;
-				break;
-			case GA_FILTER_NOT:
-				stack[depth - 1] = stack[depth - 1] == 2 ? 2 : !stack[depth - 1];
-				break;
-			default:
-				depth--;
-				if (st->op == GA_FILTER_AND)
-					stack[depth - 1] = stack[depth - 1] == 0 || stack[depth] == 0 ? 0 :
-						stack[depth - 1] == 2 || stack[depth] == 2 ? 2 : 1;
-				else
-					stack[depth - 1] = stack[depth - 1] == 1 || stack[depth] == 1 ? 1 :
-						stack[depth - 1] == 2 || stack[depth] == 2 ? 2 : 0;
-				break;
-		}
-	}
-	return depth == 1 && stack[0] == 1;
 }
 
 /* Drop the joined rows the join's filter does not keep, in place. */
@@ -1124,6 +1209,8 @@ aj_describe(AjCase *jc, const AjSpec *s, int ncols)
 		d += sprintf(d, "%s build=%lld/%lld %s", ss->nkeys > 1 ? "]" : ")",
 					 (long long) jc->builds[k].nkeyed, (long long) jc->builds[k].nbuild,
 					 aj_dist_names[ss->build_dist]);
+		if (jc->steps[k].nfilter > 0)
+			d += sprintf(d, " filter=%d", jc->steps[k].nfilter);
 	}
 	d += sprintf(d, "] keys=[");
 	for (k = 0; k < c->nkeys; k++)
@@ -1141,6 +1228,33 @@ aj_describe(AjCase *jc, const AjSpec *s, int ncols)
 				 jc->nbatches, (long long) c->estimated_groups, c->naggs);
 	if (jc->nfilter > 0)
 		sprintf(d, " filter=%d", jc->nfilter);
+}
+
+/*
+ * Copy a spec's filter program (the join's or a step's) into the case's,
+ * its spec column indexes turned into the columns they went to; returns
+ * its steps, 0 (no filter) when one of its columns did not fit.
+ */
+static int
+aj_map_filter(const GaFilterStep *from, int nsteps, const int *col_of, int ncols,
+			  GaFilterStep *to)
+{
+	int			i;
+
+	for (i = 0; i < nsteps; i++)
+		if ((from[i].op == GA_FILTER_BOOL || from[i].op == GA_FILTER_COMPARE) &&
+			(from[i].column >= ncols ||
+			 (from[i].op == GA_FILTER_COMPARE && from[i].column2 >= ncols)))
+			return 0;
+	for (i = 0; i < nsteps; i++)
+	{
+		to[i] = from[i];
+		if (from[i].op == GA_FILTER_BOOL || from[i].op == GA_FILTER_COMPARE)
+			to[i].column = col_of[from[i].column];
+		if (from[i].op == GA_FILTER_COMPARE)
+			to[i].column2 = col_of[from[i].column2];
+	}
+	return nsteps;
 }
 
 /* Generate a case from its spec: every side, batches, joined rows. */
@@ -1215,20 +1329,10 @@ aj_build_case(AjCase *jc, const AjSpec *s, Rng *rng)
 	}
 	rng_permutation(rng, jc->build_order, jc->nsteps);
 	aj_gen_columns(jc, s, rng, col_of, ncols, key_table, domain, key_of, key_null);
-	jc->nfilter = s->nfilter;
-	for (i = 0; i < s->nfilter; i++)	/* none when a column did not fit */
-		if ((s->filter[i].op == GA_FILTER_BOOL || s->filter[i].op == GA_FILTER_COMPARE) &&
-			(s->filter[i].column >= ncols ||
-			 (s->filter[i].op == GA_FILTER_COMPARE && s->filter[i].column2 >= ncols)))
-			jc->nfilter = 0;
-	for (i = 0; i < jc->nfilter; i++)
-	{
-		jc->filter[i] = s->filter[i];
-		if (s->filter[i].op == GA_FILTER_BOOL || s->filter[i].op == GA_FILTER_COMPARE)
-			jc->filter[i].column = col_of[s->filter[i].column];
-		if (s->filter[i].op == GA_FILTER_COMPARE)
-			jc->filter[i].column2 = col_of[s->filter[i].column2];
-	}
+	jc->nfilter = aj_map_filter(s->filter, s->nfilter, col_of, ncols, jc->filter);
+	for (i = 0; i < s->nsteps; i++)
+		jc->steps[i].nfilter = aj_map_filter(s->steps[i].filter, s->steps[i].nfilter, col_of,
+											 ncols, jc->steps[i].filter);
 
 	/* The reference's rows, within the budget, then the batches' counts. */
 	per_row = malloc(sizeof(int64_t) * (jc->nprobe > 0 ? jc->nprobe : 1));

@@ -65,6 +65,9 @@ typedef struct AjStepSpec
 								 * keys: per component) */
 	int64_t		skew_rows;		/* AJ_SKEW: build rows on the hot key */
 	double		build_key_null;
+	int			nfilter;		/* the step's own filter (gpuagg_device.h), */
+	GaFilterStep filter[GA_FILTER_MAX_STEPS];	/* its columns indexes into
+												 * the spec's cols */
 } AjStepSpec;
 
 /* One column besides the steps' key columns. */
@@ -106,7 +109,7 @@ typedef struct AjSpec
 /* aggjoin_specs.c */
 
 /* How many fixed cases there are (indexes 0 .. NUM_FIXED_AJ_CASES - 1). */
-#define NUM_FIXED_AJ_CASES 58
+#define NUM_FIXED_AJ_CASES 74
 
 /* The fixed case `index`, and a random one; max_pairs is the budget. */
 extern void aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs);

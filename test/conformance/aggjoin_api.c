@@ -17,7 +17,12 @@
  *	  rows (nulls, keys sharing a component, keys swapped) join as they
  *	  should under every join type, a cancelled build is remembered; and
  *	  the seed choice of their hashes (cuda/join_key.c) is checked
- *	  directly, on hashes made to collide.
+ *	  directly, on hashes made to collide.  SEMI steps and steps' own
+ *	  filters too: a filter on a RIGHT or FULL step, reading a later step's
+ *	  or a derived column, or malformed, is refused; known rows give known
+ *	  results (a SEMI row once, LEFT rows whose pairs all fail
+ *	  null-extended once, a RIGHT step above a filtered one, a FULL or
+ *	  RIGHT step's unmatched rows through a filtered step).
  *
  *-------------------------------------------------------------------------
  */
@@ -262,10 +267,12 @@ aj_api_invalid(GaDevice *dev, const char *label)
 
 /*
  * One probe batch of the small request: key k matches build row 4 - k
- * (value 3.5 - (k - 1)), so a few known results can be checked.
+ * (value 3.5 - (k - 1)), so a few known results can be checked; the
+ * probe int32 (column 1) of row i is values[i] (NULL: i).
  */
 static int
-aj_api_submit(GaAgg *agg, const int64_t *keys, int n, WaitState *ws, GaStatus *st)
+aj_api_submit_values(GaAgg *agg, const int64_t *keys, const int32_t *values, int n,
+					 WaitState *ws, GaStatus *st)
 {
 	GaBatch    *batch = ga_agg_next_batch(agg, test_wait, ws, st);
 	int			i;
@@ -275,10 +282,17 @@ aj_api_submit(GaAgg *agg, const int64_t *keys, int n, WaitState *ws, GaStatus *s
 	for (i = 0; i < n; i++)
 	{
 		((int64_t *) batch->columns[0].values)[i] = keys[i];
-		((int32_t *) batch->columns[1].values)[i] = i;
+		((int32_t *) batch->columns[1].values)[i] = values != NULL ? values[i] : i;
 	}
 	batch->nrows = n;
 	return ga_agg_submit(agg, batch, test_wait, ws, st);
+}
+
+/* The same, the probe int32 (column 1) of row i being i. */
+static int
+aj_api_submit(GaAgg *agg, const int64_t *keys, int n, WaitState *ws, GaStatus *st)
+{
+	return aj_api_submit_values(agg, keys, NULL, n, ws, st);
 }
 
 /* Give the small request's build sides, the last step first. */
@@ -395,15 +409,17 @@ aj_check_known_stats(RunReport *rr, GaAgg *agg, int64_t batch_rows, int n, int64
 }
 
 /*
- * Run the small request a on probe keys and check its one group's
- * aggregates against want (COUNT_ROWS, SUM and COUNT of column 2, for a
- * chain SUM and COUNT of column 4) and the statistics they imply, of
- * which `unmatched` rows are a RIGHT or FULL join's unmatched build rows
- * (their own pieces at finish).
+ * Run the small request a on probe keys (the probe int32 of row i
+ * values[i], or i) and check its one group's aggregates against want
+ * (COUNT_ROWS, SUM and COUNT of column 2, for a chain SUM and COUNT of
+ * column 4) and the statistics they imply, of which `unmatched` rows are
+ * the rows a RIGHT or FULL join's unmatched build rows give (their own
+ * pieces at finish).
  */
 static void
-aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
-			 const double *want, int64_t unmatched, const char *what)
+aj_api_known_values(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys,
+					const int32_t *values, int n, const double *want, int64_t unmatched,
+					const char *what)
 {
 	WaitState	ws = {0, 0, 0};
 	GaStatus	st;
@@ -411,7 +427,8 @@ aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
 	const GaAggResult *res = NULL;
 	int			i;
 
-	if (agg == NULL || !aj_api_build(agg, a, &st) || !aj_api_submit(agg, keys, n, &ws, &st) ||
+	if (agg == NULL || !aj_api_build(agg, a, &st) ||
+		!aj_api_submit_values(agg, keys, values, n, &ws, &st) ||
 		(res = ga_agg_finish(agg, test_wait, &ws, &st)) == NULL)
 		report(rr, "%s failed: %s", what, st.message);
 	else if (res->ngroups != 1)
@@ -430,6 +447,14 @@ aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
 							 a->spec.nsteps > 1 ? 7 : 4, what);
 	}
 	ga_agg_destroy(agg);
+}
+
+/* The same, the probe int32 of row i being i. */
+static void
+aj_api_known(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys, int n,
+			 const double *want, int64_t unmatched, const char *what)
+{
+	aj_api_known_values(rr, dev, a, keys, NULL, n, want, unmatched, what);
 }
 
 /*
@@ -521,6 +546,293 @@ aj_api_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {5, 6.0, 4, 900.0, 5}, 3,
 				 "FULL then RIGHT of 1, 2, 9 in pieces of 3 rows");
+	return rr.mismatches;
+}
+
+/* ------------------------------------------------------------------------
+ * SEMI steps and steps' own filters
+ * ------------------------------------------------------------------------
+ */
+
+/* Append a step to step i's (0-based) own filter of a's request. */
+static void
+aj_api_filter(AjApi *a, int i, GaFilterOp op, GaCompareOp cmp, int column, int column2)
+{
+	GaAggJoinStep *step = &a->spec.steps[i];
+	GaFilterStep *st = &step->filter[step->nfilter++];
+
+	st->op = op;
+	st->cmp = cmp;
+	st->column = column;
+	st->column2 = column2;
+}
+
+/*
+ * Give step 1 of a's request a filter holding `values` values at once:
+ * that many comparisons of probe int32 < probe key, then ANDs of them all.
+ */
+static void
+aj_api_deep_filter(AjApi *a, int values)
+{
+	int			i;
+
+	for (i = 0; i < values; i++)
+		aj_api_filter(a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
+	for (i = 1; i < values; i++)
+		aj_api_filter(a, 0, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+}
+
+/*
+ * Give step 1 of a's request a filter of nsteps steps, valid as far as
+ * GA_FILTER_MAX_STEPS holds them: a comparison, then NOTs (nfilter says
+ * nsteps; the array holds GA_FILTER_MAX_STEPS).
+ */
+static void
+aj_api_long_filter(AjApi *a, int nsteps)
+{
+	int			i;
+
+	aj_api_filter(a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
+	for (i = 1; i < nsteps && i < GA_FILTER_MAX_STEPS; i++)
+		aj_api_filter(a, 0, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+	a->spec.steps[0].nfilter = nsteps;
+}
+
+/* Expect ga_agg_create to accept a request. */
+static void
+aj_expect_request_accepted(RunReport *rr, GaDevice *dev, const GaAggRequest *req,
+						   const char *what)
+{
+	GaStatus	st;
+	GaAgg	   *agg = ga_agg_create(dev, req, &st);
+
+	if (agg == NULL)
+		report(rr, "%s was refused: %s", what, st.message);
+	ga_agg_destroy(agg);
+}
+
+/*
+ * A step's own filter: refused (GA_ERR_INVALID) on a RIGHT or FULL step,
+ * reading a column of a later step, a derived column, a column that does
+ * not exist, an int32 as a boolean, an integer against a float, with an
+ * unknown operation or comparison, too few values on the stack, too many
+ * (more than GA_FILTER_MAX_DEPTH) or more than one left, and with nfilter
+ * out of range; accepted on INNER, LEFT, ANTI and SEMI steps (reading the
+ * probe side and build sides up to its own), at the deepest stack allowed,
+ * and ignored on a RIGHT step whose nfilter is 0.  SEMI steps are accepted
+ * with and without one.
+ */
+static int64_t
+aj_api_step_filter_invalid(GaDevice *dev, const char *label)
+{
+	RunReport	rr = {-1, label, 0, 0, "aggjoin"};
+	AjApi		a;
+	GaDerivedColumn derived;
+
+#define SF_ACCEPT(what, init, change) \
+	do { init; change; aj_expect_request_accepted(&rr, dev, &a.req, (what)); } while (0)
+#define SF_REFUSE(what, init, change) \
+	do { init; change; aj_expect_request_refused(&rr, dev, &a.req, (what)); } while (0)
+#define ONE(type) aj_api_init(&a, (type), 16)
+#define TWO(type1, type2) aj_api_init_chain(&a, (type1), (type2), 16)
+#define CMP(i, cmp, x, y) aj_api_filter(&a, (i), GA_FILTER_COMPARE, (cmp), (x), (y))
+#define OP(i, op) aj_api_filter(&a, (i), (op), GA_CMP_EQ, -1, -1)
+
+	SF_ACCEPT("a SEMI step", ONE(GA_AGG_JOIN_SEMI), (void) 0);
+	SF_ACCEPT("a chain of a LEFT and a SEMI step", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_SEMI),
+			  (void) 0);
+	SF_ACCEPT("a SEMI step with a filter", ONE(GA_AGG_JOIN_SEMI), CMP(0, GA_CMP_LT, 1, 0));
+	SF_ACCEPT("an INNER step's filter of build float64 = itself", ONE(GA_AGG_JOIN_INNER),
+			  CMP(0, GA_CMP_EQ, 2, 2));
+	SF_ACCEPT("a LEFT step's filter", ONE(GA_AGG_JOIN_LEFT), CMP(0, GA_CMP_GE, 0, 1));
+	SF_ACCEPT("an ANTI step's filter", ONE(GA_AGG_JOIN_ANTI), CMP(0, GA_CMP_NE, 1, 1));
+	SF_ACCEPT("step 1's filter reading its build int64", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER),
+			  CMP(0, GA_CMP_LT, 1, 3));
+	SF_ACCEPT("step 2's filter reading build sides 1 and 2",
+			  TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_SEMI), CMP(1, GA_CMP_LT, 2, 4));
+	SF_ACCEPT("filters on both steps and on the join", TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_ANTI),
+			  (CMP(0, GA_CMP_LT, 1, 3), CMP(1, GA_CMP_GT, 4, 2), OP(1, GA_FILTER_NOT),
+			   a.spec.nfilter = 1, a.spec.filter[0] = a.spec.steps[0].filter[0]));
+	SF_ACCEPT("a RIGHT step with garbage in filter[] and nfilter 0", ONE(GA_AGG_JOIN_RIGHT),
+			  (CMP(0, GA_CMP_LT, 1, 0), a.spec.steps[0].nfilter = 0,
+			   a.spec.steps[0].filter[0].column = 99));
+	SF_ACCEPT("a step filter of GA_FILTER_MAX_DEPTH values at once", ONE(GA_AGG_JOIN_LEFT),
+			  aj_api_deep_filter(&a, GA_FILTER_MAX_DEPTH));
+
+	SF_REFUSE("a RIGHT step with a filter", ONE(GA_AGG_JOIN_RIGHT), CMP(0, GA_CMP_LT, 1, 0));
+	SF_REFUSE("a FULL step with a filter", ONE(GA_AGG_JOIN_FULL), CMP(0, GA_CMP_LT, 1, 0));
+	SF_REFUSE("a RIGHT step 2 with a filter", TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_RIGHT),
+			  CMP(1, GA_CMP_LT, 2, 4));
+	SF_REFUSE("a FULL step 2 with a filter", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_FULL),
+			  CMP(1, GA_CMP_LT, 1, 3));
+	SF_REFUSE("step 1's filter reading step 2's column", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER),
+			  CMP(0, GA_CMP_LT, 2, 4));
+	SF_REFUSE("step 1's filter reading step 2's column second",
+			  TWO(GA_AGG_JOIN_SEMI, GA_AGG_JOIN_INNER), CMP(0, GA_CMP_LT, 4, 2));
+	SF_REFUSE("step 1's filter reading step 2's int8 as a boolean",
+			  TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_INNER),
+			  (a.types[4] = GA_TYPE_INT8, a.req.naggs = 3,	/* none of column 4 */
+			   aj_api_filter(&a, 0, GA_FILTER_BOOL, GA_CMP_EQ, 4, -1)));
+	SF_REFUSE("a step filter reading column -1", ONE(GA_AGG_JOIN_INNER),
+			  CMP(0, GA_CMP_LT, -1, 0));
+	SF_REFUSE("a step filter reading a column beyond the columns", ONE(GA_AGG_JOIN_INNER),
+			  CMP(0, GA_CMP_LT, 1, 3));
+	SF_REFUSE("a step filter comparing an integer with a float", ONE(GA_AGG_JOIN_INNER),
+			  CMP(0, GA_CMP_LT, 1, 2));
+	SF_REFUSE("a step filter reading an int32 as a boolean", ONE(GA_AGG_JOIN_LEFT),
+			  aj_api_filter(&a, 0, GA_FILTER_BOOL, GA_CMP_EQ, 1, -1));
+	SF_REFUSE("a step filter of an unknown operation", ONE(GA_AGG_JOIN_INNER),
+			  (CMP(0, GA_CMP_LT, 1, 0), a.spec.steps[0].filter[0].op = (GaFilterOp) 9));
+	SF_REFUSE("a step filter of an unknown comparison", ONE(GA_AGG_JOIN_INNER),
+			  CMP(0, (GaCompareOp) 17, 1, 0));
+	SF_REFUSE("a step filter of AND alone", ONE(GA_AGG_JOIN_INNER), OP(0, GA_FILTER_AND));
+	SF_REFUSE("a step filter of NOT alone", ONE(GA_AGG_JOIN_SEMI), OP(0, GA_FILTER_NOT));
+	SF_REFUSE("a step filter of OR on one value", ONE(GA_AGG_JOIN_ANTI),
+			  (CMP(0, GA_CMP_LT, 1, 0), OP(0, GA_FILTER_OR)));
+	SF_REFUSE("a step filter leaving two values", ONE(GA_AGG_JOIN_LEFT),
+			  (CMP(0, GA_CMP_LT, 1, 0), CMP(0, GA_CMP_LT, 0, 1)));
+	SF_REFUSE("a step filter of GA_FILTER_MAX_DEPTH + 1 values at once", ONE(GA_AGG_JOIN_LEFT),
+			  aj_api_deep_filter(&a, GA_FILTER_MAX_DEPTH + 1));
+	SF_REFUSE("a step filter of -1 steps", ONE(GA_AGG_JOIN_INNER),
+			  (CMP(0, GA_CMP_LT, 1, 0), a.spec.steps[0].nfilter = -1));
+	SF_ACCEPT("a step filter of GA_FILTER_MAX_STEPS steps", ONE(GA_AGG_JOIN_INNER),
+			  aj_api_long_filter(&a, GA_FILTER_MAX_STEPS));
+	SF_REFUSE("a step filter of GA_FILTER_MAX_STEPS + 1 steps", ONE(GA_AGG_JOIN_INNER),
+			  aj_api_long_filter(&a, GA_FILTER_MAX_STEPS + 1));
+	SF_REFUSE("step 2 of a filter-free chain with -1 filter steps",
+			  TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_LEFT), a.spec.steps[1].nfilter = -1);
+
+	/* a derived int64 (column 3, probe int32 + 0) refused in a step filter only */
+	memset(&derived, 0, sizeof(derived));
+	derived.column = 3;
+	derived.part = GA_DERIVED_INT64;
+	derived.nsteps = 1;
+	derived.steps[0].op = GA_EXPR_COLUMN;
+	derived.steps[0].column = 1;
+	derived.steps[0].nan_column = -1;
+#define DERIVED() (ONE(GA_AGG_JOIN_LEFT), a.req.ncolumns = 4, a.from_build[3] = 0, \
+				   a.req.nderived = 1, a.req.derived = &derived)
+	SF_ACCEPT("a request with a derived column", DERIVED(), (void) 0);
+	SF_ACCEPT("a step filter beside a derived column", DERIVED(), CMP(0, GA_CMP_LT, 1, 0));
+	SF_REFUSE("a step filter reading a derived column", DERIVED(), CMP(0, GA_CMP_EQ, 3, 0));
+	SF_REFUSE("a step filter reading a derived column second", DERIVED(),
+			  CMP(0, GA_CMP_EQ, 1, 3));
+#undef DERIVED
+#undef OP
+#undef CMP
+#undef TWO
+#undef ONE
+#undef SF_REFUSE
+#undef SF_ACCEPT
+	return rr.mismatches;
+}
+
+/*
+ * Known results of SEMI steps and steps' own filters, on the small
+ * request's probe keys 1, 2, 9 (key 1 gives step 1's row 3: 3.5, next key
+ * 11; key 2 row 2: 2.5, next key 10; step 2's rows 0, 1, 2 have keys 10,
+ * 10, 12): a SEMI row comes once however many pairs pass; a LEFT row whose
+ * pairs all fail comes once, null-extended, and one with a passing pair
+ * keeps only those; an ANTI row whose pairs all fail is kept; a RIGHT
+ * step above a filtered LEFT step counts only the rows the filter left,
+ * and the unmatched build rows of a FULL or RIGHT step below a filtered
+ * step go through its filter, their probe side null.
+ */
+static int64_t
+aj_api_step_filter_known(GaDevice *dev, GaStrategy strategy, const char *label)
+{
+	RunReport	rr = {-1, label, 0, 0, "aggjoin"};
+	AjApi		a;
+	int64_t		keys[3] = {1, 2, 9};
+
+	aj_api_init(&a, GA_AGG_JOIN_SEMI, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 0.0, 0}, 0, "SEMI of 1, 2, 9");
+	aj_api_init(&a, GA_AGG_JOIN_SEMI, 16);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 0, 1);	/* key < row number: never */
+	aj_api_known(&rr, dev, &a, (const int64_t[]) {1, 2, 9, 0}, 4,
+				 (const double[]) {0, 0.0, 0}, 0, "SEMI of 1, 2, 9, 0 ON key < row: none");
+
+	/* key 2's row matches step 2's rows 0 and 1: one row */
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_SEMI, 16);
+	a.req.strategy = strategy;
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 2.5, 1, 0.0, 0}, 0,
+				 "LEFT then SEMI of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_SEMI, 3);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 2, 4);	/* 2.5 < 100, 200: both */
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 2.5, 1, 0.0, 0}, 0,
+				 "INNER then SEMI ON b1 < b2 of 1, 2, 9 in pieces of 3 rows");
+
+	/* step 2's values 0.25, 200, 300: of key 2's pairs only (2.5, 0.25) has b2 < b1 */
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 16);
+	a.req.strategy = strategy;
+	a.build2_vals[0] = 0.25;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2, 0.25, 1}, 0,
+				 "LEFT then LEFT ON b2 < b1 of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 3);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);	/* none passes */
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2, 0.0, 0}, 0,
+				 "LEFT then LEFT ON b2 < b1 (none) of 1, 2, 9 in pieces of 3 rows");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 16);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);	/* none passes: key 2 kept */
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2, 0.0, 0}, 0,
+				 "LEFT then ANTI ON b2 < b1 (none) of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 16);
+	a.req.strategy = strategy;
+	a.build2_vals[0] = 0.25;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);	/* (2.5, 0.25) passes */
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.5, 1, 0.0, 0}, 0,
+				 "LEFT then ANTI ON b2 < b1 of 1, 2, 9");
+
+	/*
+	 * Step 1 ON probe int32 < next key, the probe int32s 5, 20, 0: key 1
+	 * (next 11) passes, key 2 (next 10) is null-extended, so step 2's rows
+	 * 0 and 1 are matched by no row and come back at finish, with row 2
+	 */
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT, 16);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 3);
+	aj_api_known_values(&rr, dev, &a, keys, (const int32_t[]) {5, 20, 0}, 3,
+						(const double[]) {3, 0.0, 0, 600.0, 3}, 3,
+						"LEFT ON probe < next key, then RIGHT of 1, 2, 9");
+	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT, 16);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 3);
+	aj_api_known_values(&rr, dev, &a, keys, (const int32_t[]) {20, 5, 0}, 3,
+						(const double[]) {3, 5.0, 2, 600.0, 3}, 1,
+						"LEFT ON probe < next key (key 2 passes), then RIGHT of 1, 2, 9");
+
+	/*
+	 * FULL, then LEFT ON b2 < b1 (step 2's values 0.25, 200, 300): step
+	 * 1's unmatched rows 0 (0.5, next 10) and 1 (1.5, next 11) come at
+	 * finish; row 0's pair with (0.25) passes, row 1 is null-extended
+	 */
+	aj_api_init_chain(&a, GA_AGG_JOIN_FULL, GA_AGG_JOIN_LEFT, 16);
+	a.req.strategy = strategy;
+	a.build2_vals[0] = 0.25;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {5, 8.0, 4, 0.5, 2}, 2,
+				 "FULL then LEFT ON b2 < b1 of 1, 2, 9");
+	/* RIGHT, then SEMI ON b1 < b2: key 2's row and unmatched row 0 (0.5, next 10) */
+	aj_api_init_chain(&a, GA_AGG_JOIN_RIGHT, GA_AGG_JOIN_SEMI, 3);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 2, 4);
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.0, 2, 0.0, 0}, 1,
+				 "RIGHT then SEMI ON b1 < b2 of 1, 2, 9 in pieces of 3 rows");
+	/*
+	 * The same ON probe int32 < probe key: key 2's row (1 < 2) alone, the
+	 * unmatched rows' probe side being null
+	 */
+	aj_api_init_chain(&a, GA_AGG_JOIN_RIGHT, GA_AGG_JOIN_SEMI, 3);
+	a.req.strategy = strategy;
+	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
+	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 2.5, 1, 0.0, 0}, 0,
+				 "RIGHT then SEMI ON probe int32 < probe key of 1, 2, 9");
 	return rr.mismatches;
 }
 
@@ -873,13 +1185,27 @@ aj_mk_known(RunReport *rr, GaDevice *dev, AjMk *a, const int64_t (*keys)[2], int
 	ga_agg_destroy(agg);
 }
 
+/* Give the step of a's request of two keys the filter column < column2. */
+static void
+aj_mk_filter_lt(AjMk *a, int column, int column2)
+{
+	GaFilterStep *st = &a->spec.steps[0].filter[a->spec.steps[0].nfilter++];
+
+	st->op = GA_FILTER_COMPARE;
+	st->cmp = GA_CMP_LT;
+	st->column = column;
+	st->column2 = column2;
+}
+
 /*
  * Known joins on two keys: probe keys (1, 2) (matching build rows 0 and
  * 3), (1, 3), (2, 1) (one each), (2, 2), (null, 2), (1, null), (3, 1)
  * (none: they share a component with a build key, or hold a matching one
  * under their null), under every join type (RIGHT and FULL add build rows
- * 4 and 5, which have a null key); then (1, 2) and (3, 1) with the key
- * columns swapped, which join (2, 1) and (1, 3) instead.
+ * 4 and 5, which have a null key; SEMI gives (1, 2) once), and LEFT, SEMI
+ * and ANTI with a filter of their own that (2, 1) fails; then (1, 2) and
+ * (3, 1) with the key columns swapped, which join (2, 1) and (1, 3)
+ * instead.
  */
 static int64_t
 aj_mk_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
@@ -907,6 +1233,29 @@ aj_mk_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 10, 63.0, 6, 2, "FULL on two keys in pieces of 7 rows");
 
+	aj_mk_init(&a, GA_AGG_JOIN_SEMI, 16);
+	a.req.strategy = strategy;
+	aj_mk_known(&rr, dev, &a, keys, 7, 3, 0.0, 0, 0, "SEMI on two keys");
+
+	/*
+	 * ON probe int32 (the row number) < build key 2: (1, 2) of row 0 and
+	 * (1, 3) of row 1 pass, (2, 1) of row 2 fails
+	 */
+	aj_mk_init(&a, GA_AGG_JOIN_LEFT, 7);
+	a.req.strategy = strategy;
+	aj_mk_filter_lt(&a, 2, 4);
+	aj_mk_known(&rr, dev, &a, keys, 7, 8, 11.0, 3, 0,
+				"LEFT on two keys ON probe int32 < build key 2 in pieces of 7 rows");
+	aj_mk_init(&a, GA_AGG_JOIN_SEMI, 16);
+	a.req.strategy = strategy;
+	aj_mk_filter_lt(&a, 2, 4);
+	aj_mk_known(&rr, dev, &a, keys, 7, 2, 0.0, 0, 0,
+				"SEMI on two keys ON probe int32 < build key 2");
+	aj_mk_init(&a, GA_AGG_JOIN_ANTI, 16);
+	a.req.strategy = strategy;
+	aj_mk_filter_lt(&a, 2, 4);
+	aj_mk_known(&rr, dev, &a, keys, 7, 5, 0.0, 0, 0,
+				"ANTI on two keys ON probe int32 < build key 2");
 	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, two, 2, 2, 9.0, 2, 0, "INNER of (1, 2), (3, 1)");
@@ -1198,11 +1547,13 @@ aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label)
 		f += aj_api_cancel(dev, strategy, label);
 		f += aj_mk_invalid(dev, label);
 		f += aj_mk_cancel(dev, strategy, label);
+		f += aj_api_step_filter_invalid(dev, label);
 	}
 	if (strategy == GA_STRATEGY_AUTO && ga_device_kind(dev) == GA_DEVICE_CPU)
 		f += aj_mk_seed_choice(label);
 	f += aj_api_known_results(dev, strategy, label);
 	f += aj_mk_known_results(dev, strategy, label);
+	f += aj_api_step_filter_known(dev, strategy, label);
 	f += aj_api_fail_at_batch(dev, strategy, label);
 	f += aj_api_destroy_states(dev, strategy, label);
 	return f;

@@ -4,7 +4,8 @@
  *	  The join-fed aggregation suite's cases as specs (aggjoin.h): the fixed
  *	  edge cases, one step first, then chains, then RIGHT and FULL last
  *	  steps, then steps of several keys, then RIGHT and FULL steps below
- *	  others, and the random mixtures of
+ *	  others, then the join's filter, then SEMI steps and steps' own
+ *	  filters, and the random mixtures of
  *	  steps, sides, keys, skew, nulls and columns that follow them.
  *	  aggjoin.c generates and runs them.
  *
@@ -804,6 +805,265 @@ aj_fixed_filter(int index, AjSpec *s, int64_t max_pairs)
 	}
 }
 
+/* Append a step of step i's (0-based) own filter over spec columns a and b (-1: none). */
+static void
+aj_step_filter(AjSpec *s, int i, GaFilterOp op, GaCompareOp cmp, int a, int b)
+{
+	AjStepSpec *ss = &s->steps[i];
+	GaFilterStep *st = &ss->filter[ss->nfilter++];
+
+	st->op = op;
+	st->cmp = cmp;
+	st->column = a;
+	st->column2 = b;
+}
+
+/*
+ * The fixed cases of SEMI steps and steps' own filters (index 58 ..
+ * NUM_FIXED_AJ_CASES - 1): a LEFT step whose rows keep only their passing
+ * pairs or, none passing, one null-extended row; ANTI and SEMI (with and
+ * without a filter) over many matches per key, a SEMI row coming once
+ * however many pairs pass; floats with NaN, infinities and -0 on both
+ * sides; a filter reading an earlier LEFT step's null-extended side;
+ * filtered steps below a RIGHT and a FULL step (which count only the rows
+ * the filter leaves) and above them (whose unmatched build rows go through
+ * the filter, their earlier sides null); one key on thousands of build
+ * rows, its pairs over many pieces with few passing; a step filter with
+ * the join's filter; two keys; a chain of five filtered steps.
+ */
+static void
+aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
+{
+	AjStepSpec *s0 = &s->steps[0];
+
+	switch (index)
+	{
+		case 58:
+			/* LEFT JOIN ON k AND probe int32 >= build int16: ~10 pairs a key */
+			aj_default_spec(s, "stepfilter-left-int", max_pairs);
+			s0->key_domain = 500;
+			s0->build_key_null = 0.05;
+			s->probe_key_null = 0.05;
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
+			s->batch_rows = 1024;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 59:
+			/* ANTI: no pair with build int16 = probe int32 OR NOT bool(build int8) */
+			aj_default_spec(s, "stepfilter-anti", max_pairs);
+			s0->type = GA_AGG_JOIN_ANTI;
+			s0->key_domain = 500;
+			s0->build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_INT8, VAL_SMALL, 0.3, 0, 0, 0};
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_EQ, 1, 0);
+			aj_step_filter(s, 0, GA_FILTER_BOOL, GA_CMP_EQ, 4, -1);
+			aj_step_filter(s, 0, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+			aj_step_filter(s, 0, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 512;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 60:
+			/* SEMI, ~40 build rows a key, its build columns grouped by (null) */
+			aj_default_spec(s, "semi-many-to-many", max_pairs);
+			s0->type = GA_AGG_JOIN_SEMI;
+			s0->nbuild = 20000;
+			s0->key_domain = 500;
+			s0->build_key_null = 0.1;
+			s->probe_key_null = 0.1;
+			s->probe_miss = 0.2;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 61:
+			/* SEMI ON k AND probe int32 > build int16 AND NOT bool(build int8 of -1, 0, 1) */
+			aj_default_spec(s, "semi-filter-many-to-many", max_pairs);
+			s0->type = GA_AGG_JOIN_SEMI;
+			s0->nbuild = 20000;
+			s0->key_domain = 500;
+			s0->build_key_null = 0.05;
+			s->probe_key_null = 0.05;
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_INT8, VAL_SMALL, 0.1, 1, 3, 0};
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GT, 0, 1);
+			aj_step_filter(s, 0, GA_FILTER_BOOL, GA_CMP_EQ, 4, -1);
+			aj_step_filter(s, 0, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+			aj_step_filter(s, 0, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 1000;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 62:
+			/* LEFT ON k AND (probe f64 <= build f32 OR probe f32 = build f64), specials */
+			aj_default_spec(s, "stepfilter-floats-special", max_pairs);
+			s0->nbuild = 3000;
+			s0->key_domain = 300;
+			s->probe_key_null = 0.05;
+			s->cols[2].mode = VAL_SPECIAL;
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_FLOAT32, VAL_SPECIAL, 0.1, 0, 0, 0};
+			s->cols[s->ncols++] = (AjColSpec) {0, GA_TYPE_FLOAT32, VAL_SPECIAL, 0.1, 0, 0, 0};
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_FLOAT64, VAL_SPECIAL, 0.1, 0, 0, 0};
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_LE, 2, 4);
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_EQ, 5, 6);
+			aj_step_filter(s, 0, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 777;
+			break;
+		case 63:
+			/* LEFT (many misses), LEFT ON b1 int16 <= b2 int8, ANTI ON b1 int64 > b3 int8 */
+			aj_chain_spec(s, "stepfilter-null-extended-earlier", max_pairs, 3);
+			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].key_domain = 300;
+			s->probe_miss = 0.4;
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LE, 1, 5);
+			aj_step_filter(s, 2, GA_FILTER_COMPARE, GA_CMP_GT, 3, 7);
+			s->split = SPLIT_RANDOM;
+			break;
+		case 64:
+			/* SEMI ON k AND probe int32 >= b1 int16, then RIGHT on ~unique probe keys */
+			aj_chain_spec(s, "semi-filter-below-right", max_pairs, 2);
+			s->steps[0].type = GA_AGG_JOIN_SEMI;
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
+			aj_set_step(s, 1, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 8000, AJ_UNIQUE, 8000);
+			s->probe_miss = 0.05;
+			s->batch_rows = 256;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 65:
+			/* LEFT ON k AND probe int32 < b1 int16, then FULL on unique keys of build side 1 */
+			aj_chain_spec(s, "left-filter-below-full", max_pairs, 2);
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_LT, 0, 1);
+			aj_set_step(s, 1, GA_AGG_JOIN_FULL, AJ_KEY_BUILD, 1, 3000, AJ_UNIQUE, 3000);
+			s->steps[1].build_key_null = 0.05;
+			s->batch_rows = 300;
+			break;
+		case 66:
+			/* FULL, then LEFT on build side 1 ON b1 int16 < b2 int8 OR probe int32 >= b2 int8 */
+			aj_chain_spec(s, "full-below-left-filter", max_pairs, 2);
+			aj_set_step(s, 0, GA_AGG_JOIN_FULL, AJ_KEY_PROBE, 0, 3000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_BUILD, 1, 2000, AJ_DUPS, 1000);
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LT, 1, 5);
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_GE, 0, 5);
+			aj_step_filter(s, 1, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			s->steps[0].build_key_null = 0.05;
+			s->nprobe = 4000;
+			s->batch_rows = 128;
+			s->split = SPLIT_WITH_EMPTY;
+			break;
+		case 67:
+			/* RIGHT, SEMI on build side 1 ON b1 >= b2, ANTI on it ON b3 > probe OR b1 < b3 */
+			aj_chain_spec(s, "right-below-semi-anti-filters", max_pairs, 3);
+			aj_set_step(s, 0, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 3000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGG_JOIN_SEMI, AJ_KEY_BUILD, 1, 2000, AJ_DUPS, 1000);
+			aj_set_step(s, 2, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 1, 1000, AJ_DUPS, 600);
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_GE, 1, 5);
+			aj_step_filter(s, 2, GA_FILTER_COMPARE, GA_CMP_GT, 7, 0);
+			aj_step_filter(s, 2, GA_FILTER_COMPARE, GA_CMP_LT, 3, 7);
+			aj_step_filter(s, 2, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			s->steps[0].build_key_null = 0.05;
+			s->nprobe = 4000;
+			s->batch_rows = 200;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 68:
+			/*
+			 * one key on 5000 build rows, pieces of 64: LEFT ON probe int32 =
+			 * b int16 AND b int64 > probe int64
+			 */
+			aj_default_spec(s, "stepfilter-skew-left-pieces", max_pairs);
+			s0->build_dist = AJ_SKEW;
+			s0->nbuild = 12000;
+			s0->skew_rows = 5000;
+			s0->key_domain = 3000;
+			s->probe_hot = 0.02;
+			s->nprobe = 8000;
+			s->cols[s->ncols++] = (AjColSpec) {0, GA_TYPE_INT64, VAL_FULL, 0.05, 0, 0, 0};
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_EQ, 0, 1);
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GT, 3, 4);
+			aj_step_filter(s, 0, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 64;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 69:
+			/* one key on 5000 build rows: SEMI ON probe int32 = build int16 of -100 .. 100 */
+			aj_default_spec(s, "semi-skew-rare-filter", max_pairs);
+			s0->type = GA_AGG_JOIN_SEMI;
+			s0->build_dist = AJ_SKEW;
+			s0->nbuild = 12000;
+			s0->skew_rows = 5000;
+			s0->key_domain = 3000;
+			s->probe_hot = 0.03;
+			s->nprobe = 8000;
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_INT16, VAL_SMALL, 0.05, 0, 0, 0};
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_EQ, 0, 4);
+			s->batch_rows = 64;
+			break;
+		case 70:
+			/* the same as ANTI, in pieces of 3 rows */
+			aj_default_spec(s, "anti-skew-rare-filter", max_pairs);
+			s0->type = GA_AGG_JOIN_ANTI;
+			s0->build_dist = AJ_SKEW;
+			s0->nbuild = 12000;
+			s0->skew_rows = 5000;
+			s0->key_domain = 3000;
+			s->probe_hot = 0.03;
+			s->nprobe = 8000;
+			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_INT16, VAL_SMALL, 0.05, 0, 0, 0};
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_EQ, 4, 0);
+			s->batch_rows = 3;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 71:
+			/* LEFT ON probe >= b1, INNER ON b2 int8 <= probe, and the join's filter over both */
+			aj_chain_spec(s, "stepfilter-and-join-filter", max_pairs, 2);
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LE, 5, 0);
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_NE, 2, 4);
+			aj_filter_step(s, GA_FILTER_BOOL, GA_CMP_EQ, 5, -1);
+			aj_filter_step(s, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
+			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
+			aj_filter_step(s, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+			aj_filter_step(s, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+			s->batch_rows = 100;
+			s->split = SPLIT_RANDOM;
+			break;
+		case 72:
+			/* SEMI on two probe keys ON b1 int16 < probe int32; ANTI on them too */
+			aj_chain_spec(s, "keys2-semi-anti-filters", max_pairs, 2);
+			s->steps[0].type = GA_AGG_JOIN_SEMI;
+			s->steps[0].nbuild = 2000;
+			aj_set_keys(s, 0, "p p", 20);
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
+			s->steps[1].type = GA_AGG_JOIN_ANTI;
+			aj_set_keys(s, 1, "p =1", 20);
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_GT, 5, 0);
+			s->steps[0].build_key_null = s->steps[1].build_key_null = 0.05;
+			s->probe_key_null = 0.05;
+			s->batch_rows = 512;
+			break;
+		default:
+			/*
+			 * INNER ON probe >= b1, LEFT on build side 1 ON probe f64 <= b2 f64,
+			 * SEMI ON bool(b3 int8) AND b1 int64 not null, ANTI on build side 2
+			 * ON b4 int8 = b2 int8, LEFT; pieces of 5 rows
+			 */
+			aj_chain_spec(s, "chain-5-step-filters", max_pairs, 5);
+			s->nprobe = 1500;
+			aj_set_step(s, 0, GA_AGG_JOIN_INNER, AJ_KEY_PROBE, 0, 600, AJ_DUPS, 200);
+			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_BUILD, 1, 600, AJ_DUPS, 300);
+			aj_set_step(s, 2, GA_AGG_JOIN_SEMI, AJ_KEY_PROBE, 0, 600, AJ_DUPS, 100);
+			aj_set_step(s, 3, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 2, 300, AJ_DUPS, 100);
+			aj_set_step(s, 4, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 400, AJ_DUPS, 200);
+			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
+			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LE, 2, 4);
+			aj_step_filter(s, 2, GA_FILTER_BOOL, GA_CMP_EQ, 7, -1);
+			aj_step_filter(s, 2, GA_FILTER_COMPARE, GA_CMP_EQ, 3, 3);	/* b1 not null */
+			aj_step_filter(s, 2, GA_FILTER_AND, GA_CMP_EQ, -1, -1);
+			aj_step_filter(s, 3, GA_FILTER_COMPARE, GA_CMP_EQ, 9, 5);
+			s->probe_key_null = 0.05;
+			s->batch_rows = 5;
+			s->split = SPLIT_RANDOM;
+			break;
+	}
+}
+
 /* The fixed edge cases: each index is one scenario random ones may miss. */
 void
 aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
@@ -818,8 +1078,10 @@ aj_fixed_spec(int index, AjSpec *s, int64_t max_pairs)
 		aj_fixed_multikey(index, s, max_pairs);
 	else if (index <= 54)
 		aj_fixed_outer_below(index, s, max_pairs);
-	else
+	else if (index <= 57)
 		aj_fixed_filter(index, s, max_pairs);
+	else
+		aj_fixed_step_filter(index, s, max_pairs);
 }
 
 /* Null rates of random key columns and build keys. */
@@ -1000,6 +1262,166 @@ aj_random_filter(const Rng *rng, AjSpec *s)
 	}
 }
 
+/*
+ * Make one step of a random chain (with probability 0.2) a SEMI join,
+ * drawn from a stream of its own so that the draws of every other random
+ * case stay what they were: an INNER, LEFT or ANTI step on whose build
+ * side no later step is keyed (its build columns are null in every row,
+ * as an ANTI step's, so such a chain would keep few rows).
+ */
+static void
+aj_random_semi(const Rng *rng, AjSpec *s)
+{
+	Rng			sr;
+	int			candidates[AJ_MAX_STEPS];
+	int			n = 0,
+				i,
+				j,
+				k;
+
+	rng_seed(&sr, rng->s[1] ^ rng->s[3] ^ UINT64_C(0x73656d69));
+	if (!rng_chance(&sr, 0.2))
+		return;
+	for (i = 0; i < s->nsteps; i++)
+	{
+		int			keyed_on = 0;
+
+		if (s->steps[i].type == GA_AGG_JOIN_RIGHT || s->steps[i].type == GA_AGG_JOIN_FULL)
+			continue;
+		for (j = i + 1; j < s->nsteps; j++)
+		{
+			const AjStepSpec *later = &s->steps[j];
+
+			if (later->nkeys <= 1)
+				keyed_on |= later->key_from != AJ_KEY_PROBE && later->key_side == i + 1;
+			for (k = 0; later->nkeys > 1 && k < later->nkeys; k++)
+				keyed_on |= later->comp_from[k] != AJ_KEY_PROBE && later->comp_side[k] == i + 1;
+		}
+		if (!keyed_on)
+			candidates[n++] = i;
+	}
+	if (n > 0)
+		s->steps[candidates[rng_range(&sr, 0, n - 1)]].type = GA_AGG_JOIN_SEMI;
+}
+
+/*
+ * Whether a spec has room for one more column besides its steps' key
+ * columns (new key columns, and build key columns of steps of several
+ * keys; aggjoin.c drops the columns past MAX_COLUMNS, and a filter with
+ * them).
+ */
+static int
+aj_column_room(const AjSpec *s)
+{
+	int			n = s->ncols,
+				i,
+				j;
+
+	for (i = 0; i < s->nsteps; i++)
+	{
+		const AjStepSpec *ss = &s->steps[i];
+
+		if (ss->nkeys <= 1)
+			n += ss->key_from != AJ_KEY_SHARED;
+		for (j = 0; ss->nkeys > 1 && j < ss->nkeys; j++)
+			n += 1 + (ss->comp_from[j] != AJ_KEY_SHARED);
+	}
+	return s->ncols < AJ_MAX_COLS && n < MAX_COLUMNS;
+}
+
+/*
+ * A spec column for a step filter, of type kind (0 integer, 1 float, 2
+ * int8), on side `side` (exact) or on any side 0 .. side (a step's filter
+ * reads no later side): one of the spec's (not a step's build key) or,
+ * when none is there or at random, a new one (integers small or at their
+ * type's ends, floats sometimes NaN, infinities and -0, nulls at times);
+ * -1 when there is neither.
+ */
+static int
+aj_filter_column(Rng *fr, AjSpec *s, int kind, int side, int exact)
+{
+	int			found[AJ_MAX_COLS];
+	int			nfound = 0,
+				k;
+	AjColSpec  *cs;
+
+	for (k = 0; k < s->ncols; k++)
+		if (!s->cols[k].join_key &&
+			(exact ? s->cols[k].from_build == side : s->cols[k].from_build <= side) &&
+			(kind == 2 ? s->cols[k].type == GA_TYPE_INT8 :
+			 kind == 1 ? type_is_float(s->cols[k].type) : type_is_int(s->cols[k].type)))
+			found[nfound++] = k;
+	if (nfound > 0 && (!aj_column_room(s) || rng_chance(fr, 0.7)))
+		return found[rng_range(fr, 0, nfound - 1)];
+	if (!aj_column_room(s))
+		return -1;
+	cs = &s->cols[s->ncols];
+	memset(cs, 0, sizeof(*cs));
+	cs->from_build = exact ? side : (int) rng_range(fr, 0, side);
+	cs->type = kind == 2 ? GA_TYPE_INT8 : kind == 1 ?
+		(rng_chance(fr, 0.5) ? GA_TYPE_FLOAT64 : GA_TYPE_FLOAT32) :
+		(GaValueType) rng_range(fr, GA_TYPE_INT8, GA_TYPE_INT64);
+	cs->mode = kind == 1 && rng_chance(fr, 0.3) ? VAL_SPECIAL : VAL_SMALL;
+	if (kind == 0 && rng_chance(fr, 0.5))
+		cs->mode = VAL_EXTREME; /* a few values: equalities pass now and then */
+	cs->null_rate = rng_chance(fr, 0.5) ? 0.1 : 0;
+	return s->ncols++;
+}
+
+/*
+ * Give the INNER, LEFT, SEMI and ANTI steps of a random spec filters of
+ * their own (a case with probability 0.3, then each such step with
+ * probability 0.6), drawn from a stream of their own so that the draws
+ * of every other random case stay what they were: 1 .. 3 leaves, each a
+ * comparison of a column of the step's build side with one of the probe
+ * side or any build side up to the step's, of two integer or two float
+ * columns, or a bool of an int8 column, combined by random ANDs and ORs,
+ * some negated.
+ */
+static void
+aj_random_step_filters(const Rng *rng, AjSpec *s)
+{
+	Rng			fr;
+	int			i,
+				j;
+
+	rng_seed(&fr, rng->s[0] ^ rng->s[1] ^ UINT64_C(0x7374657066));
+	if (!rng_chance(&fr, 0.3))
+		return;
+	for (i = 0; i < s->nsteps; i++)
+	{
+		AjStepSpec *ss = &s->steps[i];
+		int			nleaves;
+
+		if (ss->type == GA_AGG_JOIN_RIGHT || ss->type == GA_AGG_JOIN_FULL ||
+			!rng_chance(&fr, 0.6))
+			continue;
+		nleaves = (int) rng_range(&fr, 1, 3);
+		for (j = 0; j < nleaves; j++)
+		{
+			int			kind = rng_chance(&fr, 0.4) ? 1 : rng_chance(&fr, 0.2) ? 2 : 0;
+			int			a = aj_filter_column(&fr, s, kind, i + 1, rng_chance(&fr, 0.8));
+			int			b = kind == 2 ? -1 : aj_filter_column(&fr, s, kind, i + 1, 0);
+
+			if (a < 0 || (kind != 2 && b < 0))
+				break;			/* no room: the filter so far stands */
+			if (kind == 2)
+				aj_step_filter(s, i, GA_FILTER_BOOL, GA_CMP_EQ, a, -1);
+			else if (rng_chance(&fr, 0.5))
+				aj_step_filter(s, i, GA_FILTER_COMPARE,
+							   (GaCompareOp) rng_range(&fr, GA_CMP_LT, GA_CMP_GT), a, b);
+			else
+				aj_step_filter(s, i, GA_FILTER_COMPARE,
+							   (GaCompareOp) rng_range(&fr, GA_CMP_LT, GA_CMP_GT), b, a);
+			if (rng_chance(&fr, 0.2))
+				aj_step_filter(s, i, GA_FILTER_NOT, GA_CMP_EQ, -1, -1);
+			if (j > 0)
+				aj_step_filter(s, i, rng_chance(&fr, 0.5) ? GA_FILTER_AND : GA_FILTER_OR,
+							   GA_CMP_EQ, -1, -1);
+		}
+	}
+}
+
 /* A random case: steps, sides, keys, skew, nulls, columns, sizes all drawn. */
 void
 aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
@@ -1099,6 +1521,8 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 	aj_random_multikey(rng, s);
 	aj_random_outer_below(rng, s);
 	aj_random_filter(rng, s);
+	aj_random_semi(rng, s);
+	aj_random_step_filters(rng, s);
 }
 
 /* Keep a spec within --max-rows on every side (small runs under a sanitizer). */
