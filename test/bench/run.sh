@@ -25,7 +25,7 @@
 #   --queries Q     QUERIES          query ids or suite names to run (default: all):
 #                                    groupby q1 q2 q3 q4 q5 q6 q7 q9 q10; join j1 .. j5
 #                                    (plain) and j1agg .. j5agg (wrapped in count/sum);
-#                                    tpch Q1 Q3 Q5 Q7 Q9 Q10 Q13 Q18
+#                                    tpch Q1 Q3 Q5 Q7 Q9 Q10 Q21 Q13 Q18
 #   --modes M       MODES            "serial parallel gpuagg" (default: all three)
 #   --runs N        RUNS             timed runs per query and mode (default 3; median)
 #   --warmup N      WARMUP           untimed runs before them (default 1)
@@ -126,6 +126,7 @@ define_queries() {
 	Q_KEYS[Q10]="c_custkey"
 	Q_KEYS[Q13]="c_count"
 	Q_KEYS[Q18]="o_orderkey"
+	Q_KEYS[Q21]="s_name"
 }
 
 # ---------------------------------------------------------------- options
