@@ -1269,12 +1269,7 @@ aj_mk_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 static void
 aj_mk_expect_accepted(RunReport *rr, GaDevice *dev, const AjMk *a, const char *what)
 {
-	GaStatus	st;
-	GaAgg	   *agg = ga_agg_create(dev, &a->req, &st);
-
-	if (agg == NULL)
-		report(rr, "%s was refused: %s", what, st.message);
-	ga_agg_destroy(agg);
+	aj_expect_request_accepted(rr, dev, &a->req, what);
 }
 
 /*

@@ -744,16 +744,23 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 	}
 }
 
-/* Append a filter step over spec columns a and b (-1: none). */
+/* Append to a filter program (*n steps so far) a step over spec columns a and b (-1: none). */
 static void
-aj_filter_step(AjSpec *s, GaFilterOp op, GaCompareOp cmp, int a, int b)
+aj_push_filter_step(GaFilterStep *program, int *n, GaFilterOp op, GaCompareOp cmp, int a, int b)
 {
-	GaFilterStep *st = &s->filter[s->nfilter++];
+	GaFilterStep *st = &program[(*n)++];
 
 	st->op = op;
 	st->cmp = cmp;
 	st->column = a;
 	st->column2 = b;
+}
+
+/* Append a step of the join's filter over spec columns a and b (-1: none). */
+static void
+aj_filter_step(AjSpec *s, GaFilterOp op, GaCompareOp cmp, int a, int b)
+{
+	aj_push_filter_step(s->filter, &s->nfilter, op, cmp, a, b);
 }
 
 /*
@@ -809,13 +816,7 @@ aj_fixed_filter(int index, AjSpec *s, int64_t max_pairs)
 static void
 aj_step_filter(AjSpec *s, int i, GaFilterOp op, GaCompareOp cmp, int a, int b)
 {
-	AjStepSpec *ss = &s->steps[i];
-	GaFilterStep *st = &ss->filter[ss->nfilter++];
-
-	st->op = op;
-	st->cmp = cmp;
-	st->column = a;
-	st->column2 = b;
+	aj_push_filter_step(s->steps[i].filter, &s->steps[i].nfilter, op, cmp, a, b);
 }
 
 /*
