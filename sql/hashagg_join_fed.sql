@@ -312,9 +312,23 @@ SELECT join_fed_check('SELECT jf_multi.tag, jf_fact.g, count(*), sum(jf_multi.w)
 SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1');
 SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY 1');
 RESET gpuagg.batch_rows;
+-- = and <> of two sides' text, char(n), numeric values: both operands ids
+-- of one key dictionary (char(n) ignores trailing blanks, 1.50 = 1.500;
+-- NULL compares as NULL), in the filter after the chain and a step's own
+EXPLAIN (COSTS OFF)
+SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.t <> jf_dim.name GROUP BY 1;
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.t = jf_dim.name GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.t <> jf_dim.name GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.c <> jf_dim.c GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.g = jf_dim.k AND (jf_fact.n = jf_dim.m OR NOT jf_fact.c = jf_dim.c) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.gt, count(*) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.k = jf_fact.k AND jf_dim.name <> jf_fact.t) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.gt, count(*) FROM jf_fact WHERE NOT EXISTS (SELECT 1 FROM jf_dim WHERE jf_dim.k = jf_fact.g AND jf_dim.name = jf_fact.t) GROUP BY 1');
+SELECT join_fed_check('SELECT jf_dim2.region, count(*) FROM jf_fact JOIN jf_dim USING (k) JOIN jf_dim2 ON jf_dim2.w = jf_dim.w AND jf_dim2.region <> jf_fact.gt AND jf_dim.name = jf_fact.t GROUP BY 1');
 -- ... not: arithmetic over two sides, a date compared with a timestamp, an
 -- expression of a build side that may fail (also in a LEFT join's
--- condition, which PostgreSQL checks only for pairs of equal keys)
+-- condition, which PostgreSQL checks only for pairs of equal keys), an
+-- order of text values (a collation's, not the dictionary's)
+SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.t < jf_dim.name');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v > jf_dim.w * 20');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.v + jf_dim.w > 100');
 SELECT join_fed_check('SELECT count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.d < jf_dim.d::timestamp');
@@ -374,6 +388,9 @@ SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_multi.w) FROM jf_fa
 -- a LEFT join's and EXISTS's own conditions, over packed probe batches
 SELECT join_fed_check('SELECT jf_multi.tag, count(*), sum(jf_fact.v) FROM jf_fact LEFT JOIN jf_multi ON jf_fact.k = jf_multi.k AND jf_multi.w < jf_fact.v GROUP BY jf_multi.tag');
 SELECT join_fed_check('SELECT jf_fact.gt, count(*), sum(jf_fact.v) FROM jf_fact WHERE EXISTS (SELECT 1 FROM jf_multi WHERE jf_multi.k = jf_fact.k AND jf_multi.w > jf_fact.id) GROUP BY jf_fact.gt');
+-- a comparison of text ids: the workers' dictionary ids mapped to the leader's
+SELECT join_fed_check('SELECT jf_fact.g, count(*), count(jf_dim.w) FROM jf_fact LEFT JOIN jf_dim ON jf_fact.k = jf_dim.k AND jf_fact.t <> jf_dim.name GROUP BY 1');
+SELECT join_fed_check('SELECT jf_fact.g, count(*) FROM jf_fact JOIN jf_dim ON jf_fact.k = jf_dim.k AND (jf_fact.t = jf_dim.name OR jf_fact.c = jf_dim.c) GROUP BY 1');
 -- the build side packed by workers too, with text keys: the workers'
 -- dictionary ids mapped to the leader's, one dictionary for both sides' keys
 SELECT join_fed_check('SELECT jf_dim.name, count(*), sum(jf_fact.v) FROM jf_fact JOIN jf_dim ON jf_fact.t = jf_dim.name GROUP BY jf_dim.name');

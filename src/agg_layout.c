@@ -579,6 +579,22 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 }
 
 /*
+ * The column of child column attno (of a key dictionary type) as an id of
+ * the dictionary `pair` names, which it shares with the other operand of
+ * its filter comparison (batch.c shares the dictionaries of columns whose
+ * join_key is the same): the pair's own column, never another's.
+ */
+static int
+layout_filter_dict_column(GpuAggLayout *layout, AttrNumber attno, Oid type, int16 pair)
+{
+	int			column = layout_column_part(layout, attno, 0, GPUAGG_ENC_DICT_JOIN_KEY, type,
+											0, pair);
+
+	layout->sources[column].join_key = pair;
+	return column;
+}
+
+/*
  * A join filter (agg_join.c, join_filter.c: the one after the chain, or a
  * step's own) into the join spec's program steps[0 .. *nsteps), each
  * operand a column of its child column in its type's input encoding
@@ -598,6 +614,17 @@ layout_filter(GpuAggLayout *layout, const GpuAggFilterDesc *filter, GaFilterStep
 
 		step->op = (GaFilterOp) filter->steps[i].op;
 		step->cmp = (GaCompareOp) filter->steps[i].cmp;
+		if (step->op == GA_FILTER_COMPARE && KeyDictTypeSupported(filter->steps[i].type))
+		{
+			/* = or <> of a dictionary type: both operands ids of one dictionary */
+			int16		pair = (int16) (GPUAGG_FILTER_DICT_FIRST + layout->nfilter_dicts++);
+
+			step->column = layout_filter_dict_column(layout, filter->steps[i].attno,
+													 filter->steps[i].type, pair);
+			step->column2 = layout_filter_dict_column(layout, filter->steps[i].attno2,
+													  filter->steps[i].type2, pair);
+			continue;
+		}
 		if (step->op == GA_FILTER_BOOL || step->op == GA_FILTER_COMPARE)
 			step->column = layout_column(layout, filter->steps[i].attno, 0,
 										 GpuAggInputEncoding(filter->steps[i].type),

@@ -447,6 +447,9 @@ extern Size KeyDictValueSize(KeyDict *dict, int32 id);
 extern Datum KeyDictValueFromBytes(KeyDict *dict, const char *bytes, Size len,
 								   MemoryContext scratch);
 
+/* The first join_key of a join filter's comparison of dictionary ids. */
+#define GPUAGG_FILTER_DICT_FIRST (GA_AGG_MAX_JOIN_STEPS * GA_AGG_MAX_JOIN_KEYS)
+
 /* One batch column: where its values come from and how they travel. */
 typedef struct GpuAggColumnSource
 {
@@ -458,8 +461,10 @@ typedef struct GpuAggColumnSource
 	int16		part;			/* numeric: limb number or GpuAggNumericPart */
 	int16		join_key;		/* GPUAGG_ENC_DICT_JOIN_KEY: its join step
 								 * times GA_AGG_MAX_JOIN_KEYS plus its key's
-								 * number; a key's two sides share one
-								 * dictionary */
+								 * number, or GPUAGG_FILTER_DICT_FIRST plus
+								 * its filter comparison's number; a key's
+								 * two sides, a comparison's two operands,
+								 * share one dictionary */
 	int16		derived;		/* GPUAGG_ENC_DERIVED: 1 + the layout's number
 								 * of its expression, else 0 */
 } GpuAggColumnSource;
@@ -608,6 +613,8 @@ typedef struct GpuAggLayout
 	int			build_key_columns[GA_AGG_MAX_JOIN_STEPS + 1][GA_AGG_MAX_JOIN_KEYS]; /* per build side and key */
 	uint8	   *from_build;		/* per column: its side */
 	GaAggJoinSpec join_spec;
+	int			nfilter_dicts;	/* join filter comparisons of dictionary
+								 * ids (agg_layout.c) */
 
 	/* columns the device computes (agg_derived.c), for the request */
 	int			nderived;

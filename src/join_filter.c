@@ -18,7 +18,11 @@
  *	  are integers (int2, int4, int8, mixed), floats (float4, float8,
  *	  mixed), or both date, both timestamp, both timestamptz or both bool:
  *	  values the device holds exactly (integers, days, microseconds) or as
- *	  the doubles PostgreSQL compares (float8 comparisons, NaN above all).
+ *	  the doubles PostgreSQL compares (float8 comparisons, NaN above all);
+ *	- = or <> of two expressions of one key dictionary type (text,
+ *	  varchar, bpchar, numeric, uuid, interval; a deterministic collation),
+ *	  by that type's own equality: both operands travel as ids of one
+ *	  dictionary (agg_layout.c), equal exactly when the values are.
  * The device evaluates AND, OR and NOT with SQL's three values, a
  * comparison with a null operand is null, and a row is kept only where
  * the whole condition is true: as PostgreSQL's join qual does.
@@ -39,6 +43,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 /* What compiling the conditions builds up. */
 typedef struct FilterCompile
@@ -82,16 +87,30 @@ filter_type_class(Oid type)
  * The device comparison of operator opno over (left, right) base types,
  * when it is a btree comparison of the left type's default btree family
  * (so its meaning is the types' natural order, not a user's opclass) and
- * the types are of one device class; false otherwise.
+ * the types are of one device class; or, for one type of a key dictionary
+ * (key_dict.c) on both sides under a deterministic collation (collid),
+ * that type's own equality or its negator, which the device checks on the
+ * ids of one dictionary for both operands (agg_layout.c); false otherwise.
  */
 static bool
-filter_comparison(Oid opno, Oid left, Oid right, GaCompareOp *cmp)
+filter_comparison(Oid opno, Oid left, Oid right, Oid collid, GaCompareOp *cmp)
 {
 	Oid			opclass;
 	Oid			family;
 	List	   *interpretations;
 	ListCell   *lc;
+	const char *why;
 
+	if (left == right && KeyDictTypeSupported(left) &&
+		GpuAggKeyTypeSupported(left, collid, &why))
+	{
+		Oid			eq = lookup_type_cache(left, TYPECACHE_EQ_OPR)->eq_opr;
+
+		if (!OidIsValid(eq) || (opno != eq && opno != get_negator(eq)))
+			return false;
+		*cmp = opno == eq ? GA_CMP_EQ : GA_CMP_NE;
+		return true;
+	}
 	if (filter_type_class(left) == 0 || filter_type_class(left) != filter_type_class(right))
 		return false;
 	opclass = GetDefaultOpClass(left, BTREE_AM_OID);
@@ -201,7 +220,7 @@ filter_compile_node(FilterCompile *fc, Node *node)
 
 		/* a comparison of two sides' values, unless one side computes it whole */
 		if (filter_comparison(op->opno, getBaseType(exprType(left)),
-							  getBaseType(exprType(right)), &cmp) &&
+							  getBaseType(exprType(right)), op->inputcollid, &cmp) &&
 			!filter_one_side(fc, node))
 		{
 			fc->why = NULL;

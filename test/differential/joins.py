@@ -698,7 +698,10 @@ class JoinGen:
                  # comparisons a join-fed GpuHashAgg's device filter takes (join_filter.c)
                  "{x}.k8 >= {y}.k2", "{x}.kd < {y}.kd", "{x}.kf <= {y}.kr", "{x}.kts <> {y}.kts",
                  "({x}.v > {y}.v OR {x}.g < {y}.g)", "NOT ({x}.g = {y}.g)",
-                 "({x}.v IS NULL OR {x}.v <> {y}.g)", "({x}.kbo OR {y}.kf > {x}.kf)"]
+                 "({x}.v IS NULL OR {x}.v <> {y}.g)", "({x}.kbo OR {y}.kf > {x}.kf)",
+                 # = and <> of dictionary types, as ids of one dictionary (join_filter.c)
+                 "{x}.kt <> {y}.kt", "{x}.kn <> {y}.knm", "({x}.kb = {y}.kb OR {x}.g < {y}.g)",
+                 "NOT ({x}.kv = {y}.kv AND {x}.ku = {y}.ku)", "{x}.kiv <> {y}.kiv"]
         return "(%s)" % self.rng.choice(forms).format(x=x, y=y)
 
     def side_condition(self, s):
