@@ -234,6 +234,7 @@ struct GpuAggJoin
 	 */
 	int			nfilter;
 	GaFilterStep filter[GA_FILTER_MAX_STEPS];
+	GaDevFilter input_filter;	/* as the filter kernel reads it */
 	uint8_t    *dev_filter_drop;
 	uint32_t   *dev_filter_rows;
 	unsigned char *dev_filter_scratch;
@@ -308,9 +309,10 @@ aggjoin_unmatched_chunk(const GpuAgg *agg)
 
 /*
  * Lay out the probe buffer: a values slot for every probe column whose
- * values the aggregation reads and for every key column of a step, a
- * validity slot for every probe column whose validity it reads and for
- * every key column of a step.  Returns its size.
+ * values the aggregation reads and for every column a step reads (step_key:
+ * its key columns, its own filter's operands), a validity slot for every
+ * probe column whose validity it reads and for every column a step reads.
+ * Returns its size.
  */
 static size_t
 aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
@@ -704,13 +706,15 @@ aggjoin_describe_column(const GpuAggJoin *aj, int c, int width)
 }
 
 /*
- * A step's own filter as the pair kernel reads it: each operand's values
- * and validity where its column lives (the probe buffer, or its step's
- * payload), type and side.
+ * A filter program as the kernels read it: each operand's type, side, and
+ * values and validity where the kernel finds them: in the aggregation's
+ * input buffer, where the gather wrote them (in_input: the join's filter,
+ * over a piece of the last step's rows), or where its column lives (the
+ * probe buffer, or its step's payload: a step's own filter, over pairs).
  */
 static void
 aggjoin_describe_filter(const GpuAgg *agg, const GpuAggJoin *aj, const GaFilterStep *steps,
-						int nsteps, GaDevFilter *filter)
+						int nsteps, int in_input, GaDevFilter *filter)
 {
 	memset(filter, 0, sizeof(*filter));
 	filter->nsteps = nsteps;
@@ -725,8 +729,10 @@ aggjoin_describe_filter(const GpuAgg *agg, const GpuAggJoin *aj, const GaFilterS
 		{
 			int			c = columns[k];
 
-			filter->values[i][k] = aj->column_values[c];
-			filter->validity[i][k] = aj->column_validity[c];
+			filter->values[i][k] = in_input ? agg->dev_input + agg->dev_values_offset[c] :
+				aj->column_values[c];
+			filter->validity[i][k] = in_input ? agg->dev_input + agg->dev_validity_offset[c] :
+				aj->column_validity[c];
 			filter->types[i][k] = agg->column_types[c];
 			filter->sides[i][k] = aj->from_build[c];
 		}
@@ -737,7 +743,8 @@ aggjoin_describe_filter(const GpuAgg *agg, const GpuAggJoin *aj, const GaFilterS
  * Once every step is built: describe every column the gather writes (the
  * aggregation's columns into its input buffer, derived ones aside, then
  * the key columns of every step after the first into the step's key
- * arrays) and upload the descriptions; describe the steps' own filters.
+ * arrays) and upload the descriptions; describe the join's filter and the
+ * steps' own.
  */
 static int
 aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
@@ -793,8 +800,9 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 			n++;
 		}
 	}
+	aggjoin_describe_filter(agg, aj, aj->filter, aj->nfilter, 1, &aj->input_filter);
 	for (int i = 0; i < aj->nsteps; i++)
-		aggjoin_describe_filter(agg, aj, aj->steps[i].filter, aj->steps[i].nfilter,
+		aggjoin_describe_filter(agg, aj, aj->steps[i].filter, aj->steps[i].nfilter, 0,
 								&aj->steps[i].pair_filter);
 	/* The host array must outlive the copy: wait for it. */
 	ok = device_alloc((void **) &aj->dev_columns,
@@ -1118,33 +1126,12 @@ aggjoin_filter_gathered(GpuAgg *agg, GpuAggJoin *aj, int64_t n, int64_t *kept,
 {
 	cudaStream_t stream = agg->device->stream;
 	int			sms = agg->device->info.multiprocessors;
-	GaDevFilter filter;
 
-	memset(&filter, 0, sizeof(filter));
-	filter.nsteps = aj->nfilter;
-	for (int i = 0; i < aj->nfilter; i++)
-	{
-		const GaFilterStep *step = &aj->filter[i];
-		int			columns[2] = {step->column, step->column2};
-
-		filter.steps[i] = *step;
-		for (int k = 0; k < 2; k++)
-		{
-			int			c = columns[k];
-
-			if ((k == 0 && step->op != GA_FILTER_BOOL && step->op != GA_FILTER_COMPARE) ||
-				(k == 1 && step->op != GA_FILTER_COMPARE))
-				continue;
-			filter.values[i][k] = agg->dev_input + agg->dev_values_offset[c];
-			filter.validity[i][k] = agg->dev_input + agg->dev_validity_offset[c];
-			filter.types[i][k] = agg->column_types[c];
-		}
-	}
 	*kept = 0;
 	if (n <= 0)
 		return 1;
 	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
-	GPU_TRY(ga_launch_aggjoin_filter(&filter, n, aj->dev_filter_drop, sms, stream),
+	GPU_TRY(ga_launch_aggjoin_filter(&aj->input_filter, n, aj->dev_filter_drop, sms, stream),
 			"launching the join filter's kernel");
 	if (!aggjoin_select_unflagged(agg, aj, aj->dev_filter_drop, 0, aj->dev_filter_rows, (int) n,
 								  "the rows the join's filter keeps", kept, wait, arg, status))
