@@ -11,7 +11,7 @@ PGFILEDESC = "gpuagg - GPU hash aggregation for PostgreSQL"
 
 REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text \
 	hashagg_nulls hashagg_plain hashagg_having hashagg_types hashagg_stats hashagg_float_stats \
-	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi hashagg_join_fed hashagg_join_keys fallback explain cancel
+	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi aggjoin aggjoin_keys fallback explain cancel
 
 PG_CONFIG ?= pg_config
 
@@ -36,23 +36,26 @@ ifneq ($(strip $(NVCC)),)
 CUDA_LIBDIR ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
 endif
 
-DEVICE_OBJS = cuda/device.o cuda/device_cpu.o cuda/join_cpu.o cuda/aggjoin_cpu.o cuda/join_key.o
+# The device layer in plain C: the dispatcher and its rules (cuda/*.c) and the
+# CPU device (cuda/cpu/); the GPU device (cuda/gpu/, cuda/gpu/kernels/) when nvcc
+# is there, else its stub (cuda/gpu/none.c).
+DEVICE_OBJS = $(patsubst %.c,%.o,$(wildcard cuda/*.c cuda/cpu/*.c))
+GPU_NONE_OBJS = cuda/gpu/none.o
+GPU_CUDA_OBJS = $(patsubst %.cu,%.o,$(wildcard cuda/gpu/*.cu cuda/gpu/kernels/*.cu))
 ifeq ($(strip $(NVCC)),)
-GPU_OBJS = cuda/device_gpu_none.o
+GPU_OBJS = $(GPU_NONE_OBJS)
 GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or CUDA_HOME, or install the CUDA toolkit); building the CPU device only
 else ifeq ($(strip $(CUDA_LIBDIR)),)
-GPU_OBJS = cuda/device_gpu_none.o
+GPU_OBJS = $(GPU_NONE_OBJS)
 GPUAGG_BUILD_NOTE = gpuagg: $(NVCC) found but no libcudart_static.a in $(CUDA_LIB_CANDIDATES) (set CUDA_HOME or CUDA_LIBDIR); building the CPU device only
 else
-GPU_OBJS = cuda/device_gpu.o cuda/strategy_gpu.o cuda/batch_gpu.o \
-	cuda/hashagg_kernels.o cuda/hashagg_fused.o cuda/hashagg_partition.o cuda/hashagg_chunks.o \
-	cuda/join_gpu.o cuda/hashjoin_kernels.o \
-	cuda/aggjoin_gpu.o cuda/aggjoin_kernels.o cuda/derived_gpu.o
+GPU_OBJS = $(GPU_CUDA_OBJS)
 SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
 GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC), CUDA runtime from $(CUDA_LIBDIR)
 endif
 
-OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c)) $(DEVICE_OBJS) $(GPU_OBJS)
+SRC_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c src/*/*.c))
+OBJS = $(SRC_OBJS) $(DEVICE_OBJS) $(GPU_OBJS)
 PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wmissing-prototypes
 
@@ -62,18 +65,20 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-ifeq ($(filter regress-list cuda-libdir clean,$(MAKECMDGOALS)),)
+ifeq ($(filter regress-list cuda-libdir device-objs gpu-objs clean,$(MAKECMDGOALS)),)
 $(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
 endif
 
-cuda/%.o: cuda/%.cu cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h cuda/join_key.h \
-	$(wildcard cuda/*.cuh)
-	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -c $< -o $@
+DEVICE_HEADERS = $(wildcard cuda/*.h)
+GPU_HEADERS = $(wildcard cuda/gpu/*.cuh cuda/gpu/kernels/*.cuh)
 
-$(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/gpuagg_device.h
-$(DEVICE_OBJS): cuda/gpuagg_device.h cuda/device_impl.h cuda/derived_expr.h cuda/join_key.h
+cuda/gpu/%.o: cuda/gpu/%.cu $(DEVICE_HEADERS) $(GPU_HEADERS)
+	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -I$(srcdir)/cuda/gpu -c $< -o $@
 
-.PHONY: regress-list cuda-libdir
+$(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h
+$(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS)
+
+.PHONY: regress-list cuda-libdir device-objs gpu-objs
 regress-list:
 	@echo $(REGRESS)
 
@@ -81,5 +86,12 @@ regress-list:
 # test/conformance/run.sh to link the same way.
 cuda-libdir:
 	@echo $(CUDA_LIBDIR)
+
+# The objects of the device layer, for tests that link it without PostgreSQL
+# (test/conformance/run.sh, the kernel benchmarks).
+device-objs:
+	@echo $(DEVICE_OBJS)
+gpu-objs:
+	@echo $(GPU_CUDA_OBJS)
 
 EXTRA_CLEAN = test/conformance/conformance

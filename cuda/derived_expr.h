@@ -20,7 +20,7 @@
  * null and NaN, see GaExprRow), and takes the parts of the value left on
  * the stack with ga_expr_part.
  *
- * The limb split is the host's (src/agg_numeric.c, limb_of and
+ * The limb split is the host's (src/finalize/numeric.c, limb_of and
  * GpuAggNumericEncodeValue): limb k is bits [42 k, 42 k + 42) of the
  * value's magnitude, negated when the value is negative.
  *

@@ -11,7 +11,7 @@
  * be exercised without a broken GPU.
  *
  * The join's call order (build once, then probes) is checked here, so that
- * both implementations see only well-formed sequences; so is a join-fed
+ * both implementations see only well-formed sequences; so is an aggjoin
  * aggregation's (each step's build once, before the first batch; no batch
  * or submit before every step's build was given), with the builds'
  * arguments.
@@ -42,8 +42,8 @@ struct GaAgg
 	int64_t		submits;
 	int64_t		fail_at_batch;
 
-	/* join-fed aggregations only */
-	int			join_fed;
+	/* aggjoins only */
+	int			aggjoin;
 	int			join_steps;
 	int			ncolumns;
 	GaValueType *column_types;	/* copied, to check the build's payload */
@@ -240,7 +240,7 @@ join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
 
 	if (step->nkeys < 0 || step->nkeys > GA_AGG_MAX_JOIN_KEYS)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "join step %d of the join-fed aggregation has %d keys; 0 to %d are supported",
+							 "join step %d of the aggjoin has %d keys; 0 to %d are supported",
 							 s + 1, step->nkeys, GA_AGG_MAX_JOIN_KEYS);
 	if (step->nkeys <= 1)
 		return join_key_column_validate(request, s, step->key_column, status);
@@ -409,7 +409,7 @@ join_filter_validate(const GaAggRequest *request, GaStatus *status)
 		if (step->nfilter == 0)
 			continue;
 		snprintf(what, sizeof(what), "join step %d's filter", s + 1);
-		if (step->type == GA_AGG_JOIN_RIGHT || step->type == GA_AGG_JOIN_FULL)
+		if (step->type == GA_AGGJOIN_RIGHT || step->type == GA_AGGJOIN_FULL)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "join step %d is a right or full join, which takes no filter of its own",
 								 s + 1);
@@ -433,25 +433,25 @@ join_spec_validate(const GaAggRequest *request, GaStatus *status)
 
 	if (join->nsteps < 1 || join->nsteps > GA_AGG_MAX_JOIN_STEPS)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation has %d join steps; 1 to %d are supported",
+							 "the aggjoin has %d join steps; 1 to %d are supported",
 							 join->nsteps, GA_AGG_MAX_JOIN_STEPS);
 	for (s = 0; s < join->nsteps; s++)
 	{
 		GaAggJoinType type = join->steps[s].type;
 
-		if (type != GA_AGG_JOIN_INNER && type != GA_AGG_JOIN_LEFT && type != GA_AGG_JOIN_ANTI &&
-			type != GA_AGG_JOIN_RIGHT && type != GA_AGG_JOIN_FULL && type != GA_AGG_JOIN_SEMI)
+		if (type != GA_AGGJOIN_INNER && type != GA_AGGJOIN_LEFT && type != GA_AGGJOIN_ANTI &&
+			type != GA_AGGJOIN_RIGHT && type != GA_AGGJOIN_FULL && type != GA_AGGJOIN_SEMI)
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "join step %d of the join-fed aggregation has an unknown join type %d",
+								 "join step %d of the aggjoin has an unknown join type %d",
 								 s + 1, (int) type);
 	}
 	if (join->from_build == NULL && request->ncolumns > 0)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the join-fed aggregation does not say which columns come from the build side");
+							 "the aggjoin does not say which columns come from the build side");
 	for (i = 0; i < request->ncolumns; i++)
 		if (join->from_build[i] > join->nsteps)
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "column %d of the join-fed aggregation has from_build %d, but the join has %d steps",
+								 "column %d of the aggjoin has from_build %d, but the join has %d steps",
 								 i, (int) join->from_build[i], join->nsteps);
 	for (s = 0; s < join->nsteps; s++)
 		if (!join_step_keys_validate(request, s, status))
@@ -1230,7 +1230,7 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 	agg->fail_at_batch = request->fail_at_batch;
 	if (request->join != NULL)
 	{
-		agg->join_fed = 1;
+		agg->aggjoin = 1;
 		agg->join_steps = request->join->nsteps;
 		agg->ncolumns = request->ncolumns;
 		agg->column_types = ga_alloc_array(request->ncolumns, sizeof(GaValueType));
@@ -1266,15 +1266,15 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 
 	if (payload == NULL || (payload->ncolumns > 0 && payload->columns == NULL))
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's build side has no payload");
+							 "an aggjoin's build side has no payload");
 	if (payload->ncolumns != agg->ncolumns)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's payload has %d columns, but the request has %d",
+							 "an aggjoin's payload has %d columns, but the request has %d",
 							 payload->ncolumns, agg->ncolumns);
 	if (payload->nrows < 0 || payload->nrows > payload->capacity ||
 		payload->nrows > GA_JOIN_MAX_BUILD_ROWS)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's payload holds %lld rows, with room for %lld and a limit of %lld",
+							 "an aggjoin's payload holds %lld rows, with room for %lld and a limit of %lld",
 							 (long long) payload->nrows, (long long) payload->capacity,
 							 (long long) GA_JOIN_MAX_BUILD_ROWS);
 	for (c = 0; c < payload->ncolumns; c++)
@@ -1283,7 +1283,7 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 
 		if (col->type != agg->column_types[c])
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "column %d of a join-fed aggregation's payload has type %d, but the request says %d",
+								 "column %d of an aggjoin's payload has type %d, but the request says %d",
 								 c, (int) col->type, (int) agg->column_types[c]);
 	}
 	return 1;
@@ -1318,7 +1318,7 @@ join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows
 }
 
 /*
- * Check the build's arguments and call order (a join-fed aggregation, a
+ * Check the build's arguments and call order (an aggjoin, a
  * step it has, the step's first build, before any batch; n and every row
  * in range; keys for a step of one key, none for a step of several), then
  * build.  A step of several keys is built on the hashes of its build rows'
@@ -1328,7 +1328,7 @@ join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows
  * then on.
  */
 int
-ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows, int64_t n,
+ga_aggjoin_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows, int64_t n,
 				  const GaBatch *payload, GaWaitCallback wait, void *arg,
 				  GaStatus *status)
 {
@@ -1338,26 +1338,26 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 	int64_t		i;
 	int			ok;
 
-	if (!agg->join_fed)
+	if (!agg->aggjoin)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a build side was given to an aggregation that is not fed by a join");
 	if (step < 0 || step >= agg->join_steps)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a build side was given for step argument %d, but the join-fed aggregation's steps are 0 to %d",
+							 "a build side was given for step argument %d, but the aggjoin's steps are 0 to %d",
 							 step, agg->join_steps - 1);
 	js = &agg->join_step[step];
 	if (agg->join_build_called[step])
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the build side of join step %d (step argument %d) of a join-fed aggregation was given twice",
+							 "the build side of join step %d (step argument %d) of an aggjoin was given twice",
 							 step + 1, step);
 	if (agg->batch_handed_out)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's build side was given after its first batch");
+							 "an aggjoin's build side was given after its first batch");
 	if (!join_payload_validate(agg, payload, status))
 		return 0;
 	if (n < 0 || n > payload->nrows || n > GA_JOIN_MAX_BUILD_ROWS)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's build side has %lld keyed rows, but its payload has %lld rows (at most %lld are supported)",
+							 "an aggjoin's build side has %lld keyed rows, but its payload has %lld rows (at most %lld are supported)",
 							 (long long) n, (long long) payload->nrows,
 							 (long long) GA_JOIN_MAX_BUILD_ROWS);
 	if (js->nkeys >= 2 && keys != NULL)
@@ -1366,11 +1366,11 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 							 step + 1, js->nkeys);
 	if (n > 0 && ((js->nkeys <= 1 && keys == NULL) || rows == NULL))
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "a join-fed aggregation's build side has rows but no key or row arrays");
+							 "an aggjoin's build side has rows but no key or row arrays");
 	for (i = 0; i < n; i++)
 		if ((int64_t) rows[i] >= payload->nrows)
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "build row %lld of a join-fed aggregation is %u, beyond the payload's %lld rows",
+								 "build row %lld of an aggjoin is %u, beyond the payload's %lld rows",
 								 (long long) i, rows[i], (long long) payload->nrows);
 	if (js->nkeys >= 2 && !join_build_keys_validate(js, step, rows, n, payload, status))
 		return 0;
@@ -1381,7 +1381,7 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 		hashes = ga_alloc_array(n, sizeof(int64_t));
 		if (hashes == NULL)
 			return ga_failure_set(&agg->build_failure, status, GA_ERR_OUT_OF_MEMORY,
-								  "out of host memory hashing the keys of a join-fed aggregation's build side");
+								  "out of host memory hashing the keys of an aggjoin's build side");
 		if (!ga_join_key_hash_build(payload, js->build_key_columns, js->nkeys, rows, n, hashes,
 									&key_seed, wait, arg, status))
 		{
@@ -1392,14 +1392,14 @@ ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *row
 		}
 		keys = hashes;
 	}
-	ok = agg->ops->agg_join_build(agg->impl, step, keys, rows, n, key_seed, payload, wait, arg,
+	ok = agg->ops->aggjoin_build(agg->impl, step, keys, rows, n, key_seed, payload, wait, arg,
 								  status);
 	free(hashes);
 	return ok;
 }
 
 /*
- * Whether a join-fed aggregation still lacks the build side of a step, or
+ * Whether an aggjoin still lacks the build side of a step, or
  * one of its builds failed here (then sets status); a plain one never does.
  */
 static int
@@ -1407,16 +1407,16 @@ join_builds_missing(const GaAgg *agg, const char *what, GaStatus *status)
 {
 	if (!ga_failure_check(&agg->build_failure, status))
 		return 1;
-	if (!agg->join_fed || agg->join_builds_called == agg->join_steps)
+	if (!agg->aggjoin || agg->join_builds_called == agg->join_steps)
 		return 0;
 	ga_status_set(status, GA_ERR_INVALID,
-				  "a join-fed aggregation's batch was %s before the build sides of all its %d join steps were given",
+				  "an aggjoin's batch was %s before the build sides of all its %d join steps were given",
 				  what, agg->join_steps);
 	return 1;
 }
 
 /*
- * Hand out a batch; a join-fed aggregation needs every step's build side
+ * Hand out a batch; an aggjoin needs every step's build side
  * first (after a failed build, the implementation reports the failure it
  * remembers).
  */
@@ -1430,7 +1430,7 @@ ga_agg_next_batch(GaAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 }
 
 /*
- * Submit a batch (a probe batch when join-fed, after the build);
+ * Submit a batch (a probe batch when aggjoin, after the build);
  * fail_at_batch counts every submit that reaches the device.
  */
 int

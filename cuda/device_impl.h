@@ -32,11 +32,11 @@ typedef struct GaDeviceOps
 	void		(*agg_destroy) (void *agg_impl);
 
 	/*
-	 * Join-fed aggregation: the build side of step `step` (0-based).
+	 * Aggjoin: the build side of step `step` (0-based).
 	 * device.c has already checked that the request has a join spec, that
 	 * the step exists and is given for the first time before any batch,
 	 * and the arguments (n in range, every row below payload->nrows, the
-	 * payload's shape and types); submits of a join-fed aggregation reach
+	 * payload's shape and types); submits of an aggjoin reach
 	 * agg_submit only after every step's build was given.  For a step of
 	 * several keys, keys[i] is device.c's hash of build row rows[i]'s key
 	 * under key_seed (join_key.h; free of collisions among the build's
@@ -45,7 +45,7 @@ typedef struct GaDeviceOps
 	 * it looks up under key_seed, and rechecks the first candidate's key.
 	 * key_seed is 0 and unused for a step of one key.
 	 */
-	int			(*agg_join_build) (void *agg_impl, int step, const int64_t *keys,
+	int			(*aggjoin_build) (void *agg_impl, int step, const int64_t *keys,
 								   const uint32_t *rows, int64_t n, uint64_t key_seed,
 								   const GaBatch *payload, GaWaitCallback wait,
 								   void *arg, GaStatus *status);
@@ -87,11 +87,11 @@ typedef struct GaDerivedPlan
 	int			program_spec[GA_MAX_DERIVED];
 } GaDerivedPlan;
 
-/* device_cpu.c */
+/* cpu/hashagg.c */
 extern const GaDeviceOps ga_cpu_ops;
 extern void *ga_cpu_open(GaStatus *status);
 
-/* join_cpu.c: the CPU device's join entries (in ga_cpu_ops) */
+/* cpu/hashjoin.c: the CPU device's join entries (in ga_cpu_ops) */
 extern void *ga_cpu_join_create(void *device_impl, const GaJoinRequest *request,
 								GaStatus *status);
 extern int	ga_cpu_join_build(void *join_impl, const int64_t *keys,
@@ -107,7 +107,7 @@ extern void ga_cpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
 extern void ga_cpu_join_destroy(void *join_impl);
 
 /*
- * aggjoin_cpu.c: the CPU device's join-fed aggregation.  It forms the joined
+ * cpu/aggjoin.c: the CPU device's aggjoin.  It forms the joined
  * rows of each probe batch in host batches of the request's layout and
  * hands them, a piece at a time, to the CPU aggregation through `aggregate`,
  * which computes the piece's derived columns in it (so it is writable)
@@ -135,7 +135,7 @@ extern int	ga_cpu_aggjoin_finish(CpuAggJoin *aj, CpuAggregateFn aggregate,
 								  GaStatus *status);
 extern void ga_cpu_aggjoin_destroy(CpuAggJoin *aj);
 
-/* device_gpu.cu (or device_gpu_none.c in builds without CUDA) */
+/* gpu/hashagg.cu (or gpu/none.c in builds without CUDA) */
 extern const GaDeviceOps ga_gpu_ops;
 extern void *ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status);
 

@@ -281,7 +281,7 @@ typedef struct GaInt128
 
 /*
  * How the GPU assigns rows to groups and accumulates them (gpuagg.strategy;
- * cuda/device_gpu.cu explains each).  Every strategy gives the same groups.
+ * cuda/gpu/hashagg.cu explains each).  Every strategy gives the same groups.
  */
 typedef enum GaStrategy
 {
@@ -314,7 +314,7 @@ typedef struct GaAggRequest
 	int64_t		estimated_groups;	/* initial table size; may be wrong */
 	GaStrategy	strategy;		/* GPU only; AUTO chooses per batch */
 	int64_t		fail_at_batch;	/* testing: fail this submit (1-based), 0 = never */
-	const struct GaAggJoinSpec *join;	/* join-fed (below); NULL: the
+	const struct GaAggJoinSpec *join;	/* aggjoin (below); NULL: the
 										 * batches are the rows */
 	int			nderived;		/* derived columns (below), 0 for none */
 	const struct GaDerivedColumn *derived;
@@ -360,9 +360,9 @@ typedef struct GaAggStats
 	int64_t		batches_by_strategy[GA_NUM_STRATEGIES];
 	double		device_ms;		/* kernels */
 	double		transfer_ms;	/* copies both ways */
-	int64_t		join_build_rows;	/* join-fed: build rows with a key, of
+	int64_t		join_build_rows;	/* aggjoin: build rows with a key, of
 									 * every step */
-	int64_t		joined_rows;	/* join-fed: rows the join's last step
+	int64_t		joined_rows;	/* aggjoin: rows the join's last step
 								 * produced and the aggregation took
 								 * (input_rows counts the probe rows;
 								 * batches the pieces of at most batch_rows
@@ -416,7 +416,7 @@ extern void ga_agg_destroy(GaAgg *agg);
  * A request may name derived columns.  The caller does not fill them: their
  * contents in a submitted batch are ignored (a device need not send them);
  * the device computes them in every row it aggregates, before aggregating
- * (in a join-fed aggregation: in the rows of the last join step, so their
+ * (in an aggjoin: in the rows of the last join step, so their
  * operands may come from any side).  This is how PostgreSQL's exact numeric
  * +, - and * (TPC-H's l_extendedprice * (1 - l_discount)) run on the device
  * from columns of scaled integers, instead of per row on the host.
@@ -447,7 +447,7 @@ extern void ga_agg_destroy(GaAgg *agg);
  *						|v| < 2^63); valid when finite.
  *	GA_DERIVED_NAN		GA_TYPE_NONE: valid when NaN.
  * A derived column may be the column of any aggregate operation, never a
- * key, a join key or an operand; in a join-fed aggregation its from_build
+ * key, a join key or an operand; in an aggjoin its from_build
  * is 0 (it comes from no side).  Fields a step's operation does not use
  * (a CONST step's column, an ADD step's power, ...) and the limb of a part
  * other than GA_DERIVED_LIMB are ignored.  Every device computes the same
@@ -499,7 +499,7 @@ typedef struct GaDerivedColumn
  * An aggregation whose request has a join spec aggregates the rows of a
  * chain of equi-joins instead of the submitted rows themselves, and the
  * joined rows never leave the device: each step's build (inner) side is
- * given once, with its payload columns, by ga_agg_join_build; every
+ * given once, with its payload columns, by ga_aggjoin_build; every
  * submitted batch is a probe (outer) batch.  Only groups come back.  (He
  * et al., "Relational joins on graphics processors", and the GFTR paper's
  * join-then-aggregate pipeline.)
@@ -521,9 +521,9 @@ typedef struct GaDerivedColumn
  * row of step s: r's columns, and step s's build columns from b (many to
  * many: every pair; a row matching a million build rows gives a million
  * rows, processed in pieces of at most batch_rows).  With
- * GA_AGG_JOIN_LEFT a row without any match (also one with a null key)
+ * GA_AGGJOIN_LEFT a row without any match (also one with a null key)
  * gives one row whose step-s build columns are null; with
- * GA_AGG_JOIN_ANTI only such rows are kept, and with GA_AGG_JOIN_SEMI
+ * GA_AGGJOIN_ANTI only such rows are kept, and with GA_AGGJOIN_SEMI
  * only the others, once each, their step-s build columns null (a step of
  * type ANTI or SEMI normally has no build columns but its filter's and
  * key's).  Columns of later steps are not defined
@@ -539,25 +539,25 @@ typedef struct GaDerivedColumn
  * at most batch_rows, so a device needs memory for a few batches per step
  * and the build sides, however large the join's output.
  *
- * Call order: ga_agg_create, ga_agg_join_build once for every step (in any
+ * Call order: ga_agg_create, ga_aggjoin_build once for every step (in any
  * order), then batches as usual; ga_agg_next_batch and ga_agg_submit
  * before every step is built fail with GA_ERR_INVALID (or report a build's
  * failure), and fail_at_batch counts the submits.
  */
 typedef enum GaAggJoinType
 {
-	GA_AGG_JOIN_INNER = 0,
-	GA_AGG_JOIN_LEFT,			/* also a row, build columns null, for each row without a match */
-	GA_AGG_JOIN_ANTI,			/* only the rows without a match, the step's build columns null */
-	GA_AGG_JOIN_RIGHT,			/* INNER, and see below */
-	GA_AGG_JOIN_FULL,			/* LEFT, and see below */
-	GA_AGG_JOIN_SEMI			/* one row, build columns null, for each row with a match */
+	GA_AGGJOIN_INNER = 0,
+	GA_AGGJOIN_LEFT,			/* also a row, build columns null, for each row without a match */
+	GA_AGGJOIN_ANTI,			/* only the rows without a match, the step's build columns null */
+	GA_AGGJOIN_RIGHT,			/* INNER, and see below */
+	GA_AGGJOIN_FULL,			/* LEFT, and see below */
+	GA_AGGJOIN_SEMI			/* one row, build columns null, for each row with a match */
 } GaAggJoinType;
 
 /*
  * RIGHT and FULL joins (any step s, 0-based): besides the rows above, the
  * step gives, once, one row for every build payload row of step s (every
- * row 0 .. payload->nrows - 1 given to ga_agg_join_build, with a key or
+ * row 0 .. payload->nrows - 1 given to ga_aggjoin_build, with a key or
  * not: a row without a key never matches) that no row of the level below
  * it matched over all the submitted batches: its build columns of step s
  * from the payload row, the columns of the probe side and of the steps
@@ -574,7 +574,7 @@ typedef enum GaAggJoinType
 
 /*
  * A step joins on one key or on several.  With nkeys 0 or 1 the key is
- * key_column, exact as above, and ga_agg_join_build is given each build
+ * key_column, exact as above, and ga_aggjoin_build is given each build
  * row's key.  With nkeys 2 .. GA_AGG_MAX_JOIN_KEYS the step joins on the
  * pairs (key_columns[i], build_key_columns[i]): key_columns[i] is a
  * GA_TYPE_INT64 probe column or build column of an earlier step (as
@@ -582,7 +582,7 @@ typedef enum GaAggJoinType
  * GA_TYPE_INT64 build column of this step (from_build = step + 1); a row
  * and a build row match when every pair's values are equal, and a null in
  * any of a row's key columns never matches.  The caller then gives
- * ga_agg_join_build no keys (NULL): the device reads the build rows' keys
+ * ga_aggjoin_build no keys (NULL): the device reads the build rows' keys
  * from their build key columns and looks rows up by a hash of the whole
  * key that it chooses free of collisions among the build's distinct keys,
  * then compares a row's keys with its candidate's, so equal hashes never
@@ -689,7 +689,7 @@ typedef struct GaAggJoinSpec
 } GaAggJoinSpec;
 
 /*
- * Give a join-fed aggregation the build side of step `step` (0-based, 0 ..
+ * Give an aggjoin the build side of step `step` (0-based, 0 ..
  * nsteps - 1), once per step, after ga_agg_create and before the first
  * ga_agg_next_batch.  payload has the request's ncolumns columns of the
  * request's types; the step's build columns (from_build[c] = step + 1) hold
@@ -706,7 +706,7 @@ typedef struct GaAggJoinSpec
  * per step; a build the device cannot hold fails with
  * GA_ERR_OUT_OF_MEMORY (the caller then uses the CPU device).
  */
-extern int	ga_agg_join_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows,
+extern int	ga_aggjoin_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows,
 							  int64_t n, const GaBatch *payload,
 							  GaWaitCallback wait, void *arg, GaStatus *status);
 

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * join_key.c
- *	  The seed choice of a join-fed step on several keys (join_key.h):
+ *	  The seed choice of an aggjoin step on several keys (join_key.h):
  *	  device.c hashes the listed build rows' keys here, under the first
  *	  seed that leaves the build's hashes free of collisions, before either
  *	  device sees them.
@@ -183,14 +183,14 @@ ga_join_key_hash_build(const GaBatch *payload, const int *columns, int nkeys,
 
 		if (!join_key_hash_rows(payload, columns, nkeys, rows, n, s, hashes, wait, arg))
 			return ga_status_set(status, GA_ERR_CANCELLED,
-								 "the join-fed aggregation's build was cancelled while hashing its keys");
+								 "the aggjoin's build was cancelled while hashing its keys");
 		result = join_key_check(payload, columns, nkeys, rows, hashes, n, wait, arg);
 		if (result == JOIN_KEY_OUT_OF_MEMORY)
 			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-								 "out of host memory checking the hashes of a join-fed aggregation's build keys");
+								 "out of host memory checking the hashes of an aggjoin's build keys");
 		if (result == JOIN_KEY_CANCELLED)
 			return ga_status_set(status, GA_ERR_CANCELLED,
-								 "the join-fed aggregation's build was cancelled while hashing its keys");
+								 "the aggjoin's build was cancelled while hashing its keys");
 		if (result == 1)
 		{
 			*seed = s;
@@ -199,6 +199,6 @@ ga_join_key_hash_build(const GaBatch *payload, const int *columns, int nkeys,
 		}
 	}
 	return ga_status_set(status, GA_ERR_DEVICE,
-						 "the hashes of the %d key columns of a join-fed aggregation's build side collided under each of %d seeds",
+						 "the hashes of the %d key columns of an aggjoin's build side collided under each of %d seeds",
 						 nkeys, GA_JOIN_KEY_SEED_TRIES);
 }

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * join_key.h
- *	  The key of a join-fed step on several columns (the "A step joins on
+ *	  The key of an aggjoin step on several columns (the "A step joins on
  *	  one key or on several" part of gpuagg_device.h): the hash of a whole
  *	  key, shared by device.c (which hashes the build rows), the CPU device
  *	  and the GPU kernels (which hash the rows they look up), so that they

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * row_filter.h
- *	  The evaluation of a join-fed aggregation's row filter (the filter of
+ *	  The evaluation of an aggjoin's row filter (the filter of
  *	  GaAggJoinSpec in gpuagg_device.h), shared by the CPU device (plain C)
  *	  and the GPU kernels (CUDA, where every function is __host__
  *	  __device__), so that the two cannot disagree.  Internal to cuda/; no

@@ -1,7 +1,7 @@
 --
 -- hashagg_float_stats: variance and stddev of float4 and float8, corr,
 -- covar_pop, covar_samp and the regr_* family.  The device sums deviations
--- from a per-group shift (agg_moments.c) where PostgreSQL runs the
+-- from a per-group shift (finalize/moments.c) where PostgreSQL runs the
 -- Youngs-Cramer updates, so results may differ in the last bits, as
 -- PostgreSQL's own parallel plans do: compared with a relative tolerance,
 -- and NULL, NaN, Infinity and errors exactly.

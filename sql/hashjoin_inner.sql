@@ -6,8 +6,8 @@
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
 -- about GpuHashJoin itself: an aggregation above does not take the join over
--- (hashagg_join_fed tests that)
-SET gpuagg.enable_join_fed_agg = off;
+-- (aggjoin tests that)
+SET gpuagg.enable_aggjoin = off;
 
 -- the two sides: keys of many types, NULL keys, duplicates, one heavy key
 CREATE TABLE jl AS

@@ -5,8 +5,8 @@
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
 -- about GpuHashJoin itself: an aggregation above does not take the join over
--- (hashagg_join_fed tests that)
-SET gpuagg.enable_join_fed_agg = off;
+-- (aggjoin tests that)
+SET gpuagg.enable_aggjoin = off;
 
 EXPLAIN (COSTS OFF) SELECT jl.id, jr.id FROM jl LEFT JOIN jr ON jl.k4 = jr.k4;
 EXPLAIN (COSTS OFF) SELECT jl.id, jr.id FROM jl FULL JOIN jr ON jl.k4 = jr.k4 AND jl.v > jr.w WHERE jr.w IS DISTINCT FROM 3;
@@ -45,7 +45,7 @@ SET gpuagg.enabled = off;
 SELECT count(*), count(jl.id), count(jr.id), sum(jl.v), sum(jr.w) FROM jl FULL JOIN jr ON jl.k4 = jr.k4;
 RESET gpuagg.enabled;
 
--- GpuHashAgg over GpuHashJoin, fused: the joined rows go into the
+-- GpuHashAgg over GpuHashJoin (join input): the joined rows go into the
 -- aggregation's batches without being projected, for every join type
 EXPLAIN (COSTS OFF) SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w;
 SELECT gpuagg_check('SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w');

@@ -5,8 +5,8 @@
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
 -- about GpuHashJoin itself: an aggregation above does not take the join over
--- (hashagg_join_fed tests that)
-SET gpuagg.enable_join_fed_agg = off;
+-- (aggjoin tests that)
+SET gpuagg.enable_aggjoin = off;
 
 EXPLAIN (COSTS OFF) SELECT id FROM jl WHERE EXISTS (SELECT FROM jr WHERE jr.k4 = jl.k4);
 EXPLAIN (COSTS OFF) SELECT id FROM jl WHERE NOT EXISTS (SELECT FROM jr WHERE jr.kt = jl.kt AND jr.w > 3);

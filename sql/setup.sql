@@ -53,9 +53,9 @@ BEGIN
 END
 $$;
 
--- Whether a query's plan is a join-fed GpuHashAgg (the aggregation joins
+-- Whether a query's plan is an aggjoin GpuHashAgg (the aggregation joins
 -- its children on the device), and then gpuagg_check's verdict on it.
-CREATE FUNCTION join_fed_check(query text) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION aggjoin_check(query text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     line text;
     fed boolean := false;
@@ -64,7 +64,7 @@ BEGIN
         fed := fed OR line LIKE '%children on the device%';
     END LOOP;
     IF NOT fed THEN
-        RETURN 'NOT JOIN-FED';
+        RETURN 'NOT AGGJOIN';
     END IF;
     RETURN gpuagg_check(query);
 END

@@ -25,7 +25,7 @@
  *	  it, which is right for an upper-relation path.
  *	- Grouping sets: when create_upper_paths_hook runs, the planner has
  *	  expanded parse->groupingSets into lists of sortgrouprefs
- *	  (preprocess_grouping_sets); agg_path.c expands them itself otherwise,
+ *	  (preprocess_grouping_sets); hashagg/path.c expands them itself otherwise,
  *	  with expand_grouping_sets, the same in 15 .. 18.  What 18 adds is
  *	  below (GpuAggWithoutGroupingNulls).
  *	- MarkGUCPrefixReserved, InitMaterializedSRF, float_overflow_error,
@@ -123,7 +123,7 @@ GpuAggWithoutGroupingNulls(Node *expr, int relid)
 /*
  * Outer joins: 16 marks a Var of an outer join's nullable side, above the
  * join, as nulled by it (varnullingrels holding the join's relid, one of
- * root->outer_join_rels).  A join-fed aggregation (agg_join.c) computes such
+ * root->outer_join_rels).  An aggjoin (aggjoin/aggjoin.c) computes such
  * an expression below its join, in one side's own child, where the marks of
  * the outer joins inside that side (their relids are in `keep`, the side's
  * relids) stay and the others must go; with keep NULL every mark goes (what

@@ -4,23 +4,23 @@
  *	  Declarations shared by the PostgreSQL side of gpuagg (src/).
  *
  * The node GpuHashAgg replaces HashAggregate / Agg.  Its life:
- *	agg_path.c		decides whether a grouping can run on a device and adds a
+ *	hashagg/path.c		decides whether a grouping can run on a device and adds a
  *					costed CustomPath (create_upper_paths_hook)
- *	agg_plan.c		turns it into a CustomScan whose custom_scan_tlist is the
+ *	hashagg/plan.c		turns it into a CustomScan whose custom_scan_tlist is the
  *					group keys followed by the planner's own Aggrefs
- *	agg_exec.c		pulls child rows into columnar batches (batch.c), runs
+ *	hashagg/exec.c		pulls child rows into columnar batches (batch/builder.c), runs
  *					them through a device (cuda/gpuagg_device.h) and returns
- *					the groups, finalized by agg_finalize.c
- *	explain.c		shows what it planned and did
+ *					the groups, finalized by finalize/finalize.c
+ *	hashagg/explain.c		shows what it planned and did
  *
  * The node GpuHashJoin replaces Hash Join:
- *	join_path.c		splits the join's conditions, adds a costed CustomPath
+ *	hashjoin/path.c		splits the join's conditions, adds a costed CustomPath
  *					(set_join_pathlist_hook)
- *	join_plan.c		builds the CustomScan; keys and join quals reference the
+ *	hashjoin/plan.c		builds the CustomScan; keys and join quals reference the
  *					two children (OUTER_VAR / INNER_VAR)
- *	join_exec.c		builds on the inner side's keys on a device, probes with
+ *	hashjoin/exec.c		builds on the inner side's keys on a device, probes with
  *					batches of outer keys and forms the joined rows
- *	join_explain.c	shows what it planned and did
+ *	hashjoin/explain.c	shows what it planned and did
  *
  *-------------------------------------------------------------------------
  */
@@ -68,7 +68,7 @@ typedef enum GpuAggDeviceSetting
 extern bool gpuagg_enabled;
 extern bool gpuagg_enable_hashagg;
 extern bool gpuagg_enable_hashjoin;
-extern bool gpuagg_enable_join_fed_agg;
+extern bool gpuagg_enable_aggjoin_agg;
 extern bool gpuagg_numeric_on_device;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;
@@ -101,7 +101,7 @@ extern void GpuAggRaiseCancel(void);
 extern double GpuAggElapsedMs(instr_time start);
 
 /* ------------------------------------------------------------------------
- * agg_catalog.c: which aggregates and key types the devices support
+ * hashagg/catalog.c: which aggregates and key types the devices support
  * ------------------------------------------------------------------------
  */
 typedef enum GpuAggKind
@@ -114,19 +114,19 @@ typedef enum GpuAggKind
 	GPUAGG_MAX,
 	GPUAGG_BOOL_AND,			/* bool_and, every: MIN over 0/1 */
 	GPUAGG_BOOL_OR,				/* bool_or: MAX over 0/1 */
-	GPUAGG_VAR_SAMP,			/* var_samp, variance (agg_variance.c) */
+	GPUAGG_VAR_SAMP,			/* var_samp, variance (finalize/variance.c) */
 	GPUAGG_VAR_POP,				/* var_pop */
 	GPUAGG_STDDEV_SAMP,			/* stddev_samp, stddev */
 	GPUAGG_STDDEV_POP,			/* stddev_pop */
 	GPUAGG_FLOAT_MOMENTS,		/* variance and stddev of floats: the
 								 * aggregate's final function over device
-								 * MOMENTS (agg_moments.c) */
+								 * MOMENTS (finalize/moments.c) */
 	GPUAGG_FLOAT_COMOMENTS,		/* corr, covar_*, regr_* but regr_count:
 								 * the final function over COMOMENTS */
 	GPUAGG_REGR_COUNT			/* regr_count: COMOMENTS' n */
 } GpuAggKind;
 
-/* The aggregates finalized from N, sum(x) and sum(x * x) (agg_variance.c). */
+/* The aggregates finalized from N, sum(x) and sum(x * x) (finalize/variance.c). */
 #define GPUAGG_KIND_IS_VARIANCE(kind) \
 	((kind) == GPUAGG_VAR_SAMP || (kind) == GPUAGG_VAR_POP || \
 	 (kind) == GPUAGG_STDDEV_SAMP || (kind) == GPUAGG_STDDEV_POP)
@@ -147,22 +147,22 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_FLOAT8,
 	GPUAGG_ENC_FLOAT8_KEY,		/* canonical bits of a float8 key as int64 */
 	GPUAGG_ENC_FLOAT4_KEY,		/* canonical bits of a float4 key as int32 */
-	GPUAGG_ENC_ZERO_SIGN,		/* row number * 2 + (value is -0): see batch.c */
-	GPUAGG_ENC_SPELLING,		/* row number << 24 | spelling rank: batch.c */
+	GPUAGG_ENC_ZERO_SIGN,		/* row number * 2 + (value is -0): see batch/builder.c */
+	GPUAGG_ENC_SPELLING,		/* row number << 24 | spelling rank: batch/builder.c */
 	GPUAGG_ENC_NUMERIC_LIMB,	/* limb `part` of numeric * 10^scale, int64 */
 	GPUAGG_ENC_NUMERIC_FLAG,	/* validity only: numeric is finite/NaN/+inf/-inf */
 	GPUAGG_ENC_NUMERIC_INT64,	/* numeric * 10^scale as int64 (min/max) */
 	GPUAGG_ENC_SQUARE_LIMB,		/* limb `part` of an integer's square, int64 */
 	GPUAGG_ENC_NUMERIC_SQUARE_LIMB, /* limb `part` of (numeric * 10^scale)^2 */
-	GPUAGG_ENC_DICT_KEY,		/* dictionary id (key_dict.c) as int32 */
+	GPUAGG_ENC_DICT_KEY,		/* dictionary id (batch/key_dict.c) as int32 */
 	GPUAGG_ENC_JOIN_KEY,		/* join key: GpuJoinExactKey() as int64 */
 	GPUAGG_ENC_DICT_JOIN_KEY,	/* join key: dictionary key id as int64 */
 	GPUAGG_ENC_NUMERIC_OPERAND, /* numeric * 10^scale as int64, 0 for NaN: an
 								 * operand of arithmetic on the device */
-	GPUAGG_ENC_DERIVED			/* computed by the device (agg_derived.c) */
+	GPUAGG_ENC_DERIVED			/* computed by the device (hashagg/derived.c) */
 } GpuAggEncoding;
 
-/* Whether an encoding's values are ids of a dictionary (key_dict.c). */
+/* Whether an encoding's values are ids of a dictionary (batch/key_dict.c). */
 #define GPUAGG_ENC_IS_DICT(enc) \
 	((enc) == GPUAGG_ENC_DICT_KEY || (enc) == GPUAGG_ENC_DICT_JOIN_KEY)
 
@@ -181,7 +181,7 @@ extern Expr *GpuAggUnderFilter(Aggref *aggref, Expr *expr);
 extern Oid	GpuAggFinalFunction(Oid aggfnoid);
 
 /* ------------------------------------------------------------------------
- * agg_plan.c: the plan and its description in custom_private
+ * hashagg/plan.c: the plan and its description in custom_private
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggKeyDesc
@@ -190,7 +190,7 @@ typedef struct GpuAggKeyDesc
 	Oid			type;			/* base type of the key; TEXTOID for a bpchar
 								 * of a declared length, whose values are
 								 * padded alike and so group by their bytes
-								 * (agg_plan.c) */
+								 * (hashagg/plan.c) */
 	bool		one_spelling;	/* every value spelt one way
 								 * (KeyDictKeyHasOneSpelling): no first-row
 								 * spelling column */
@@ -209,14 +209,14 @@ typedef struct GpuAggAggDesc
 								 * aggregate's final function */
 	Oid			arg_source_type;	/* base type of the child columns of the
 									 * arguments: input_type, or a type that
-									 * batch.c converts to float8 */
+									 * batch/builder.c converts to float8 */
 	Oid			arg2_source_type;
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
 	int			numeric_precision;	/* ... and its most digits, else 0 */
-	bool		distinct;		/* over DISTINCT values (agg_distinct.c) */
+	bool		distinct;		/* over DISTINCT values (finalize/distinct.c) */
 	struct GpuAggDerivedDesc *derived;	/* numeric argument computed by the
 										 * device from its operands
-										 * (agg_derived.c; arg_attno is 0),
+										 * (hashagg/derived.c; arg_attno is 0),
 										 * else NULL */
 } GpuAggAggDesc;
 
@@ -242,7 +242,7 @@ typedef struct GpuAggGroupingDesc
 } GpuAggGroupingDesc;
 
 /*
- * A filter program of the device (join_filter.c, GaAggJoinSpec's form),
+ * A filter program of the device (aggjoin/filter.c, GaAggJoinSpec's form),
  * each operand a child column (attno, attno2; 0: none) of base type type,
  * type2.
  */
@@ -275,7 +275,7 @@ typedef struct GpuAggDesc
 	bool		rescan_safe;	/* child can be re-run for a CPU fallback */
 	double		input_rows;		/* rows the planner expects from the input */
 	bool		parallel;		/* the child is a Gather of GpuAggPack nodes */
-	bool		fused;			/* the child is a GpuHashJoin whose joined rows
+	bool		join_input;		/* the child is a GpuHashJoin whose joined rows
 								 * go straight into batches (its scan tuple's
 								 * columns are the child_attnos) */
 	int			nsets;			/* at least one */
@@ -285,7 +285,7 @@ typedef struct GpuAggDesc
 	GpuAggGroupingDesc *groupings;
 
 	/*
-	 * Join-fed (agg_join.c): the input is an equi-join, or a chain of them,
+	 * Aggjoin (aggjoin/aggjoin.c): the input is an equi-join, or a chain of them,
 	 * computed on the device.  Side 0 is the probe side (the bottom join's
 	 * outer side), side s (1 .. njoin_steps) the build (inner) side of join
 	 * step s, bottom up; each is a child of the node.  Every child expression
@@ -297,7 +297,7 @@ typedef struct GpuAggDesc
 	 * the device hashes together and rechecks (each exact or a dictionary
 	 * id; their outer keys may come from different sides).
 	 */
-	int			njoin_steps;	/* 0: not join-fed */
+	int			njoin_steps;	/* 0: not aggjoin */
 	struct
 	{
 		int			type;		/* GaAggJoinType */
@@ -306,7 +306,7 @@ typedef struct GpuAggDesc
 									 * most once */
 		double		match_fraction; /* of the rows it probes, the share the
 									 * planner expects it to keep (at most 1;
-									 * probe_filter.c) */
+									 * aggjoin/probe_filter.c) */
 		int			nkeys;		/* 1 .. GA_AGG_MAX_JOIN_KEYS */
 		GpuAggFilterDesc filter;	/* the step's own (an outer, semi or
 									 * anti join's other conditions, or an
@@ -329,12 +329,12 @@ typedef struct GpuAggDesc
 								 * GpuAggPack nodes packing it */
 
 	/*
-	 * The device's filter over the joined rows (join_filter.c): INNER
+	 * The device's filter over the joined rows (aggjoin/filter.c): INNER
 	 * joins' conditions besides their keys, checked after the chain.
 	 */
 	GpuAggFilterDesc filter;
 	char	   *join_cond;		/* for EXPLAIN: the joins' keys, as text */
-	char	   *join_filter;	/* ... and the device's filter (join_filter.c) */
+	char	   *join_filter;	/* ... and the device's filter (aggjoin/filter.c) */
 	int			pack_side;		/* a GpuAggPack's: the side it packs */
 } GpuAggDesc;
 
@@ -342,9 +342,9 @@ typedef struct GpuAggDesc
  * What a GpuHashAgg or GpuAggPack path keeps in custom_private, by position:
  * group keys, Aggrefs, the child's expressions, HAVING, estimated groups
  * (Float), rescan-safe (Integer), input rows (Float), the grouping sets
- * (see agg_path.c), the GROUPING(...) expressions and the keys of their
+ * (see hashagg/path.c), the GROUPING(...) expressions and the keys of their
  * arguments, the child's kind (Integer: 0 a projection, 1 a Gather of
- * GpuAggPack nodes, 2 a GpuHashJoin, fused).
+ * GpuAggPack nodes, 2 a GpuHashJoin whose rows are the input).
  */
 #define GPUAGG_PRIVATE_KEYS 0
 #define GPUAGG_PRIVATE_AGGREFS 1
@@ -356,7 +356,7 @@ typedef struct GpuAggDesc
 #define GPUAGG_PRIVATE_SETS 7
 #define GPUAGG_PRIVATE_GROUPINGS 8
 #define GPUAGG_PRIVATE_PARALLEL 9
-#define GPUAGG_PRIVATE_JOIN 10	/* join-fed only: see agg_join.c */
+#define GPUAGG_PRIVATE_JOIN 10	/* aggjoin only: see aggjoin/aggjoin.c */
 
 extern AttrNumber GpuAggChildAttno(List *child_exprs, Node *expr);
 extern List *GpuAggDescToList(const GpuAggDesc *desc);
@@ -368,7 +368,7 @@ extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
 extern void GpuAggPlanInit(void);
 
 /* ------------------------------------------------------------------------
- * agg_join.c: GpuHashAgg fed by a join computed on the device
+ * aggjoin/aggjoin.c: GpuHashAgg fed by a join computed on the device
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggJoinSides
@@ -387,7 +387,7 @@ typedef struct GpuAggJoinSides
 								 * ones: the filter's other operands */
 } GpuAggJoinSides;
 
-/* join_filter.c: an INNER join's other conditions as the device's filter */
+/* aggjoin/filter.c: an INNER join's other conditions as the device's filter */
 typedef int (*GpuAggJoinFilterOperandSide) (Node *expr, void *arg, const char **why);
 extern bool GpuAggJoinFilterCompile(List *quals, GpuAggJoinFilterOperandSide side_of,
 									void *arg, List **program, List **operands,
@@ -403,7 +403,7 @@ extern List *GpuAggJoinDescToList(const GpuAggDesc *desc);
 extern void GpuAggJoinDescFromList(GpuAggDesc *desc, List *list);
 
 /* ------------------------------------------------------------------------
- * agg_path.c, agg_pack.c
+ * hashagg/path.c, hashagg/pack.c
  * ------------------------------------------------------------------------
  */
 extern void GpuAggPathInit(void);
@@ -414,12 +414,12 @@ extern Path *GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
 extern void GpuAggPackInit(void);
 
 /* ------------------------------------------------------------------------
- * agg_exec.c, batch.c, agg_finalize.c, explain.c
+ * hashagg/exec.c, batch/builder.c, finalize/finalize.c, hashagg/explain.c
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggBatchBuilder GpuAggBatchBuilder;
 
-/* key_dict.c: dictionaries of keys with no fixed-width integer form */
+/* batch/key_dict.c: dictionaries of keys with no fixed-width integer form */
 typedef struct KeyDict KeyDict;
 
 #define GPUAGG_SPELLING_BITS 24
@@ -469,7 +469,7 @@ typedef struct GpuAggColumnSource
 								 * of its expression, else 0 */
 } GpuAggColumnSource;
 
-/* agg_numeric.c: numeric arguments as limbs, flags or int64 */
+/* finalize/numeric.c: numeric arguments as limbs, flags or int64 */
 #define GPUAGG_NUMERIC_LIMBS 4
 #define GPUAGG_NUMERIC_LIMB_BITS 42
 /* limbs of a square: (50 digits)^2 < 2^333 */
@@ -490,7 +490,7 @@ extern bool GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale,
 								   int *precision, const char **why);
 extern int	GpuAggLimbsForDigits(int digits);
 /*
- * A numeric argument read once per row, for all its batch columns (batch.c
+ * A numeric argument read once per row, for all its batch columns (batch/builder.c
  * keeps one per row); the scaled magnitude and its square are computed when
  * a column first needs them.
  */
@@ -526,7 +526,7 @@ extern Datum GpuAggInt128ToNumeric(int128 value);
 extern int64 GpuAggNumericOperand(Datum value, int scale, bool *isnan);
 
 /*
- * agg_derived.c: a numeric aggregate argument of +, -, * computed by the
+ * hashagg/derived.c: a numeric aggregate argument of +, -, * computed by the
  * device (gpuagg_device.h's derived columns) from its operands, which the
  * child computes: numeric(p <= 18, s) expressions as scaled int64 (and a NaN
  * flag), integer expressions cast to numeric as they are, constants inline.
@@ -562,7 +562,7 @@ typedef struct GpuAggOutput
 	int			op_value;		/* SUM/MIN/MAX result, or -1 */
 	int			op_count;		/* COUNT / COUNT_ROWS result (numeric: finite) */
 	int			op_nonfinite;	/* COUNT_NONFINITE result, or -1 */
-	/* numeric arguments (agg_numeric.c) */
+	/* numeric arguments (finalize/numeric.c) */
 	int			numeric_scale;
 	int			nlimbs;			/* numeric sum(x) in limbs: how many */
 	int			op_limbs[GPUAGG_NUMERIC_LIMBS]; /* SUM_INT of each limb */
@@ -579,7 +579,7 @@ typedef struct GpuAggOutput
 /*
  * A DISTINCT argument: the device groups by the keys plus this column (a
  * second request), and the host counts or sums the distinct values per group
- * (agg_distinct.c).
+ * (finalize/distinct.c).
  */
 typedef struct GpuAggDistinctSet
 {
@@ -587,7 +587,7 @@ typedef struct GpuAggDistinctSet
 	GpuAggEncoding encoding;
 } GpuAggDistinctSet;
 
-/* agg_layout.c: batch columns and device operations of a description */
+/* hashagg/layout.c: batch columns and device operations of a description */
 typedef struct GpuAggLayout
 {
 	int			ncolumns;
@@ -603,7 +603,7 @@ typedef struct GpuAggLayout
 	GpuAggDistinctSet *distinct_sets;
 
 	/*
-	 * Join-fed: the columns of side s (desc's sides) are [side_first[s],
+	 * Aggjoin: the columns of side s (desc's sides) are [side_first[s],
 	 * side_first[s + 1]), side 0's first, each side's keys after its other
 	 * columns; sources' attnos are columns of that side's child.  Otherwise
 	 * one side, all columns.
@@ -614,9 +614,9 @@ typedef struct GpuAggLayout
 	uint8	   *from_build;		/* per column: its side */
 	GaAggJoinSpec join_spec;
 	int			nfilter_dicts;	/* join filter comparisons of dictionary
-								 * ids (agg_layout.c) */
+								 * ids (hashagg/layout.c) */
 
-	/* columns the device computes (agg_derived.c), for the request */
+	/* columns the device computes (hashagg/derived.c), for the request */
 	int			nderived;
 	GaDerivedColumn *derived;
 	int			nexprs;			/* distinct expressions among them */
@@ -625,7 +625,7 @@ typedef struct GpuAggLayout
 
 extern GpuAggLayout *GpuAggLayoutBuild(const GpuAggDesc *desc);
 
-/* agg_distinct.c */
+/* finalize/distinct.c */
 typedef struct GpuAggDistinctSums GpuAggDistinctSums;
 
 extern GpuAggDistinctSums *GpuAggDistinctCombine(const GpuAggLayout *layout,
@@ -672,7 +672,7 @@ extern GaBatch *GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types,
 									   int64 capacity, MemoryContext cxt);
 extern void GpuAggLocalBatchReset(GaBatch *batch);
 
-/* batch_message.c: batches sent by parallel workers as bytea messages */
+/* batch/message.c: batches sent by parallel workers as bytea messages */
 typedef struct GpuAggMessageReceiver GpuAggMessageReceiver;
 
 extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
@@ -691,7 +691,7 @@ extern Datum GpuAggFinalize(const GpuAggOutput *output,
 							const GaAggResult *result, int64 group,
 							bool *isnull);
 
-/* agg_variance.c */
+/* finalize/variance.c */
 extern Datum GpuAggMomentsResult(const GpuAggOutput *output, const GaAggResult *result,
 								 int64 group, bool *isnull);
 extern Datum GpuAggVarianceResult(GpuAggKind kind, int64 n, int64 nan, int64 pinf,
@@ -712,21 +712,21 @@ typedef struct GpuAggRunInfo
 	GaAggStats	stats;			/* the device's own counts and times */
 	double		setup_ms;		/* CUDA context creation paid by this query */
 	char	   *fallback;		/* why the CPU finished the query, or NULL */
-	double		build_ms;		/* join-fed: reading the inner side, building */
+	double		build_ms;		/* aggjoin: reading the inner side, building */
 	double		input_ms;		/* pulling child rows into batches */
 	double		wait_ms;		/* in device calls (submit, next batch, finish) */
 	double		result_ms;		/* decoding and finalizing groups (timed runs) */
 	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
 } GpuAggRunInfo;
 
-/* agg_exec.c exports what explain.c reads */
+/* hashagg/exec.c exports what hashagg/explain.c reads */
 extern void GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
 							  GaAggRequest **request, const GpuAggRunInfo **info,
 							  const char **device_name);
 
 /* ------------------------------------------------------------------------
- * GpuHashJoin: join_path.c (planner), join_plan.c (plan), join_exec.c
- * (executor), join_explain.c
+ * GpuHashJoin: hashjoin/path.c (planner), hashjoin/plan.c (plan), hashjoin/exec.c
+ * (executor), hashjoin/explain.c
  * ------------------------------------------------------------------------
  */
 #define GPUJOIN_NODE_NAME "GpuHashJoin"
@@ -779,7 +779,7 @@ extern void GpuJoinPathInit(void);
 extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
 extern bool GpuJoinExactKeyType(Oid type);
 extern int64 GpuJoinExactKey(Datum value, Oid type);
-extern Path *GpuJoinFusablePath(RelOptInfo *rel, List *exprs);
+extern Path *GpuJoinAggInputPath(RelOptInfo *rel, List *exprs);
 extern List *GpuJoinDevicePaths(RelOptInfo *rel);
 
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
@@ -803,11 +803,11 @@ extern void GpuJoinExplainInfo(GpuJoinState *state, const GpuJoinDesc **desc,
 							   const char **device_name);
 extern void GpuJoinExplain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
-extern bool GpuJoinFusedFill(CustomScanState *node, GpuAggBatchBuilder *builder,
+extern bool GpuJoinFillBatch(CustomScanState *node, GpuAggBatchBuilder *builder,
 							 GaBatch *batch);
 
 /* ------------------------------------------------------------------------
- * pack_exchange.c: batch messages from GpuAggPack workers in shared memory
+ * batch/exchange.c: batch messages from GpuAggPack workers in shared memory
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggExchange GpuAggExchange;
@@ -833,7 +833,7 @@ extern void GpuAggExchangeRelease(GpuAggExchange *x, int32 slot);
 extern GpuAggExchange *GpuAggPackExchange(PlanState *gather);
 
 /* ------------------------------------------------------------------------
- * scan_direct.c: reading a plain Seq Scan's heap pages directly
+ * batch/scan_direct.c: reading a plain Seq Scan's heap pages directly
  * ------------------------------------------------------------------------
  */
 typedef struct GpuAggDirectScan GpuAggDirectScan;
@@ -842,11 +842,11 @@ extern GpuAggDirectScan *GpuAggDirectScanCreate(PlanState *child, MemoryContext 
 extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,
 								 GaBatch *batch);
 extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
-typedef struct GpuAggProbeKeys GpuAggProbeKeys;	/* probe_filter.c */
+typedef struct GpuAggProbeKeys GpuAggProbeKeys;	/* aggjoin/probe_filter.c */
 extern void GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds, GpuAggProbeKeys *keys);
 extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 
-/* probe_filter.c: Bloom filters of build keys that the probe side's workers test */
+/* aggjoin/probe_filter.c: Bloom filters of build keys that the probe side's workers test */
 typedef struct GpuAggProbeFilter GpuAggProbeFilter;
 extern bool GpuAggProbeFilterStepQualifies(const GpuAggDesc *desc, const GpuAggLayout *layout,
 										   int step, int *column);
@@ -865,10 +865,10 @@ extern void GpuAggProbeKeysFlush(GpuAggProbeKeys *keys);
 extern bool GpuAggProbeFilterCounts(const void *place, int *nsteps, int64 *nkeys,
 									uint64 *tested, uint64 *removed);
 
-/* agg_pack.c: the probe side's filter, given to its GpuAggPack in the leader */
+/* hashagg/pack.c: the probe side's filter, given to its GpuAggPack in the leader */
 extern void GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter);
 
-/* agg_join.c: reading a join-fed aggregation's build side */
+/* aggjoin/aggjoin.c: reading an aggjoin's build side */
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
 							const GpuAggLayout *layout, int step,
 							GpuAggBatchBuilder *builder,

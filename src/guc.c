@@ -16,7 +16,7 @@
 bool		gpuagg_enabled = true;
 bool		gpuagg_enable_hashagg = true;
 bool		gpuagg_enable_hashjoin = true;
-bool		gpuagg_enable_join_fed_agg = true;
+bool		gpuagg_enable_aggjoin_agg = true;
 bool		gpuagg_numeric_on_device = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
@@ -105,10 +105,10 @@ GpuAggGucInit(void)
 							 "The child then computes only the operands (numeric columns of at most 18 digits, integers, constants), and sum, avg, min and max of the expression are computed exactly on the device.",
 							 &gpuagg_numeric_on_device, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpuagg.enable_join_fed_agg",
+	DefineCustomBoolVariable("gpuagg.enable_aggjoin",
 							 "Enables GpuHashAgg computing the equi-join below it on the device.",
 							 "The joined rows then never reach the host; needs gpuagg.enable_hashjoin too.",
-							 &gpuagg_enable_join_fed_agg, true,
+							 &gpuagg_enable_aggjoin_agg, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuagg.device",
 							 "Where the gpuagg nodes run: auto, gpu or cpu.",
@@ -165,7 +165,7 @@ GpuAggGucInit(void)
 							 &gpuagg_direct_scan, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.probe_filter",
-							 "Lets the parallel workers of a join-fed GpuHashAgg drop probe rows whose join key no build row has.",
+							 "Lets the parallel workers of an aggjoin GpuHashAgg drop probe rows whose join key no build row has.",
 							 "The leader builds a Bloom filter of each INNER join's build keys; the workers packing the probe side test every row's key against it.",
 							 &gpuagg_probe_filter, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);

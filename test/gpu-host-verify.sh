@@ -10,19 +10,19 @@
 #
 # Stages:
 #   device    build for the host's GPU (CUDA_ARCHS, default 90), then the device
-#             conformance test on every device (aggregation, hash join, join-fed
+#             conformance test on every device (aggregation, hash join, aggjoin
 #             aggregation), two more seeds of the join suite, and when
 #             compute-sanitizer is there the join suite under its memcheck,
-#             racecheck and synccheck tools, small join-fed aggregation cases
+#             racecheck and synccheck tools, small aggjoin cases
 #             under memcheck and racecheck, and small aggregation cases under
 #             memcheck and racecheck (about 7 minutes)
-#   aggjoin   build, then the join-fed aggregation's conformance suite (300 random
+#   aggjoin   build, then the aggjoin's conformance suite (300 random
 #             cases, seed AGGJOIN_SEED: chains of joins, ANTI, every device) and small
 #             cases of it under compute-sanitizer's AGGJOIN_TOOLS (default memcheck,
 #             racecheck of the chain cases from case AGGJOIN_RACECHECK_FIRST, default
 #             17, synccheck; about 9 minutes)
 #   derived   build, then the derived-column suite (numeric arithmetic on the device:
-#             random programs, known answers, join-fed operands) on every device, and
+#             random programs, known answers, aggjoin operands) on every device, and
 #             under compute-sanitizer's memcheck, racecheck and synccheck (about 3 minutes)
 #   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
 #             GpuHashJoin on the GPU), conformance, test/t (no leaks, 5000 differential
@@ -110,7 +110,7 @@ case "$STAGE" in
 					"$bin" --device gpu --suite agg --cases 4 --max-rows 2000 >>"$LOG" 2>&1 || rc=1
 			done
 			for tool in "memcheck --leak-check full" "racecheck --racecheck-report all"; do
-				echo "== compute-sanitizer --tool $tool (join-fed aggregation suite, GPU, small cases)" >>"$LOG"
+				echo "== compute-sanitizer --tool $tool (aggjoin suite, GPU, small cases)" >>"$LOG"
 				# shellcheck disable=SC2086
 				timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
 					"$bin" --device gpu --suite aggjoin --aggjoin-cases 2 --max-rows 20000 >>"$LOG" 2>&1 || rc=1
@@ -122,14 +122,14 @@ case "$STAGE" in
 			verdict 1 "conformance or sanitizer failed, see $STAGE.log"
 		;;
 	aggjoin)
-		# the join-fed aggregation's device code alone: random cases (chains of joins,
+		# the aggjoin's device code alone: random cases (chains of joins,
 		# ANTI) on every device, then small cases under compute-sanitizer's tools
 		# (AGGJOIN_TOOLS; racecheck from the first fixed chain case on: the whole
 		# suite takes it longer than one call may run)
 		build
 		rc=0
 		seed=${AGGJOIN_SEED:-11}
-		echo "== join-fed aggregation suite, 300 random cases, seed $seed" >>"$LOG"
+		echo "== aggjoin suite, 300 random cases, seed $seed" >>"$LOG"
 		# (run.sh builds the program, with the GPU objects of the build above)
 		timeout 150 sh test/conformance/run.sh --device all --suite aggjoin --aggjoin-cases 300 \
 			--seed "$seed" >>"$LOG" 2>&1 || rc=1
@@ -142,7 +142,7 @@ case "$STAGE" in
 						first=${AGGJOIN_RACECHECK_FIRST:-17} ;;
 					*) opts="--tool $tool" limit=90 first=0 ;;
 				esac
-				echo "== compute-sanitizer $opts (join-fed aggregation suite from case $first, GPU, small cases)" >>"$LOG"
+				echo "== compute-sanitizer $opts (aggjoin suite from case $first, GPU, small cases)" >>"$LOG"
 				# shellcheck disable=SC2086 # $opts holds the tool and its options
 				timeout "$limit" compute-sanitizer $opts --error-exitcode 9 \
 					"$bin" --device gpu --suite aggjoin --aggjoin-cases 3 --aggjoin-first "$first" \
@@ -151,8 +151,8 @@ case "$STAGE" in
 		else
 			echo "compute-sanitizer not found: skipped" >>"$LOG"
 		fi
-		[ "$rc" -eq 0 ] && verdict 0 "join-fed aggregation conformance and sanitizers passed" ||
-			verdict 1 "join-fed aggregation conformance or sanitizer failed (or ran out of time), see $STAGE.log"
+		[ "$rc" -eq 0 ] && verdict 0 "aggjoin conformance and sanitizers passed" ||
+			verdict 1 "aggjoin conformance or sanitizer failed (or ran out of time), see $STAGE.log"
 		;;
 	derived)
 		build

@@ -15,7 +15,7 @@
 #      version is used, and said so.
 # Each version builds in a scratch copy of the tree (src/, cuda/, Makefile) with PGXS and
 # that version's own CFLAGS (its Makefile.global) plus -Werror. The CUDA sources (.cu)
-# include no PostgreSQL header, so they are not rebuilt per version: cuda/device_gpu_none.c
+# include no PostgreSQL header, so they are not rebuilt per version: cuda/gpu/none.c
 # stands in for them (the main build compiles them once). Two things of the host's older
 # toolchain are bridged, and reported: compiler flags this gcc does not know are left out
 # of the gcc build and checked with clang -fsyntax-only instead (when clang is installed),
@@ -204,7 +204,7 @@ build_version() {
 	dropped=$(echo "$dropped" | xargs -n1 2>/dev/null | grep '^-W[a-z]' | grep -v '^-Werror' | xargs || true)
 	if [ -n "$dropped" ]; then
 		if command -v clang >/dev/null 2>&1; then
-			srcs=$(cd "$dir" && ls src/*.c cuda/device.c cuda/device_cpu.c cuda/device_gpu_none.c)
+			srcs=$(cd "$dir" && ls src/*.c src/*/*.c cuda/*.c cuda/cpu/*.c cuda/gpu/none.c)
 			set +e
 			for f in $srcs; do
 				# shellcheck disable=SC2086  # $dropped is a flag list

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * aggjoin.c
- *	  Device conformance test of the join-fed aggregation (the "Aggregation
+ *	  Device conformance test of the aggjoin (the "Aggregation
  *	  fed by a hash join" part of gpuagg_device.h): seeded random probe
  *	  sides and chains of 1 to GA_AGG_MAX_JOIN_STEPS build sides go to every
  *	  device run (the CPU, and the GPU under each strategy), and the groups
@@ -682,7 +682,7 @@ aj_walk_mark(AjWalk *w, int s, int64_t b)
 static int
 aj_keeps_unmatched(GaAggJoinType type)
 {
-	return type == GA_AGG_JOIN_RIGHT || type == GA_AGG_JOIN_FULL;
+	return type == GA_AGGJOIN_RIGHT || type == GA_AGGJOIN_FULL;
 }
 
 /*
@@ -715,7 +715,7 @@ aj_walk(AjWalk *w, int s)
 	}
 	step = &jc->steps[s];
 	build = &jc->builds[s];
-	once = step->type == GA_AGG_JOIN_ANTI || step->type == GA_AGG_JOIN_SEMI;
+	once = step->type == GA_AGGJOIN_ANTI || step->type == GA_AGGJOIN_SEMI;
 	m = aj_step_matches(jc, s, w->tuple, &first);
 	for (k = 0; k < m; k++)
 	{
@@ -738,8 +738,8 @@ aj_walk(AjWalk *w, int s)
 		if (!aj_walk(w, s + 1))
 			return 0;
 	}
-	if (step->type == GA_AGG_JOIN_SEMI ? !passed :
-		passed || step->type == GA_AGG_JOIN_INNER || step->type == GA_AGG_JOIN_RIGHT)
+	if (step->type == GA_AGGJOIN_SEMI ? !passed :
+		passed || step->type == GA_AGGJOIN_INNER || step->type == GA_AGGJOIN_RIGHT)
 		return 1;
 	if (++w->work > w->limit)
 		return 0;
@@ -930,7 +930,7 @@ aj_form_joined(AjCase *jc, const AjWalk *w, const int64_t *per_row, int64_t unma
 }
 
 /*
- * What the submits of a join-fed case's probe batches must count: each
+ * What the submits of an aggjoin case's probe batches must count: each
  * submit the batches its joined rows fill (at least one), the unmatched
  * build rows of a RIGHT/FULL last step their pieces at finish; and the
  * probe columns' bytes sent (values, and a bitmap for a batch with a null).
@@ -1532,7 +1532,7 @@ aj_build_all(const AjCase *jc, GaAgg *agg, WaitState *ws, GaStatus *st)
 		const AjBuild *build = &jc->builds[s];
 
 		aj_payload(jc, s + 1, columns, &payload);
-		if (!ga_agg_join_build(agg, s, build->keys, build->rows, build->nkeyed, &payload,
+		if (!ga_aggjoin_build(agg, s, build->keys, build->rows, build->nkeyed, &payload,
 							   test_wait, ws, st))
 			return 0;
 	}

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * aggjoin.h
- *	  What the join-fed aggregation suite's two files share: the spec of a
+ *	  What the aggjoin suite's two files share: the spec of a
  *	  case (its join steps, sides and columns), which aggjoin_specs.c fills
  *	  (the fixed edge cases and random ones) and aggjoin.c turns into
  *	  generated sides, the reference's rows and device runs.

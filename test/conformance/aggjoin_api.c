@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * aggjoin_api.c
- *	  The join-fed aggregation's API checks, for the suite in aggjoin.c:
+ *	  The aggjoin's API checks, for the suite in aggjoin.c:
  *	  malformed join specs (of one step and of chains), build arguments and
  *	  call orders are refused with GA_ERR_INVALID (and a refused build
  *	  leaves the aggregation buildable), fail_at_batch fails that submit,
@@ -33,7 +33,7 @@
 #include <string.h>
 
 /*
- * A small join-fed request: probe key (0), probe int32 (1), step 1's
+ * A small aggjoin request: probe key (0), probe int32 (1), step 1's
  * float64 (2); a two-step chain adds step 1's int64 (3), step 2's key, and
  * step 2's float64 (4).
  */
@@ -183,41 +183,41 @@ aj_api_invalid(GaDevice *dev, const char *label)
 	GaBatch    *batch;
 
 	/* Bad join specs. */
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].type = (GaAggJoinType) 7;
 	aj_expect_refused(&rr, dev, &a, "an unknown join type");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].key_column = 1;	/* int32 */
 	aj_expect_refused(&rr, dev, &a, "an int32 probe key");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].key_column = 3;
 	aj_expect_refused(&rr, dev, &a, "a probe key beyond the columns");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.from_build[0] = 1;
 	aj_expect_refused(&rr, dev, &a, "a probe key from the build side");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.from_build = NULL;
 	aj_expect_refused(&rr, dev, &a, "no from_build array");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.nsteps = 0;
 	aj_expect_refused(&rr, dev, &a, "no join step");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.from_build[2] = 2;
 	aj_expect_refused(&rr, dev, &a, "a column of step 2 in a join of one step");
 
 	/* A build given to a plain aggregation. */
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.req.join = NULL;
 	agg = ga_agg_create(dev, &a.req, &st);
 	if (agg == NULL)
 		report(&rr, "create without a join failed: %s", st.message);
 	else
-		aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+		aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 				  &st, GA_ERR_INVALID, "a build on an aggregation without a join");
 	ga_agg_destroy(agg);
 
 	/* Call order and build arguments on one aggregation. */
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	agg = ga_agg_create(dev, &a.req, &st);
 	if (agg == NULL)
 	{
@@ -229,34 +229,34 @@ aj_api_invalid(GaDevice *dev, const char *label)
 	aj_expect(&rr, ga_agg_submit(agg, NULL, NULL, NULL, &st), &st, GA_ERR_INVALID,
 			  "a submit before the build");
 	a.payload.ncolumns = 2;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a payload with too few columns");
 	a.payload.ncolumns = 3;
 	a.columns[2].type = GA_TYPE_FLOAT32;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a payload column of another type");
 	a.columns[2].type = GA_TYPE_FLOAT64;
 	a.rows[2] = 4;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a build row beyond the payload");
 	a.rows[2] = 1;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 5, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 5, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "more keyed rows than payload rows");
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, -1, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, -1, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a negative number of keyed rows");
-	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, NULL, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, NULL, NULL, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "keyed rows without arrays");
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, NULL, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, NULL, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "no payload");
 	a.payload.capacity = 3;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a payload holding more rows than its capacity");
 	a.payload.capacity = 4;
 
 	/* The refused builds left the aggregation unbuilt: this one must work. */
-	if (!ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (!ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "a valid build after refused ones failed: %s", st.message);
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a second build");
 	batch = ga_agg_next_batch(agg, NULL, NULL, &st);
 	if (batch == NULL)
@@ -300,9 +300,9 @@ static int
 aj_api_build(GaAgg *agg, AjApi *a, GaStatus *st)
 {
 	if (a->spec.nsteps > 1 &&
-		!ga_agg_join_build(agg, 1, a->keys2, a->rows2, 3, &a->payload2, NULL, NULL, st))
+		!ga_aggjoin_build(agg, 1, a->keys2, a->rows2, 3, &a->payload2, NULL, NULL, st))
 		return 0;
-	return ga_agg_join_build(agg, 0, a->keys, a->rows, 4, &a->payload, NULL, NULL, st);
+	return ga_aggjoin_build(agg, 0, a->keys, a->rows, 4, &a->payload, NULL, NULL, st);
 }
 
 /* Malformed chains and their call orders: GA_ERR_INVALID. */
@@ -314,43 +314,43 @@ aj_api_invalid_chain(GaDevice *dev, const char *label)
 	GaStatus	st;
 	GaAgg	   *agg;
 
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.nsteps = GA_AGG_MAX_JOIN_STEPS + 1;
 	aj_expect_refused(&rr, dev, &a, "too many join steps");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[1].type = (GaAggJoinType) 9;
 	aj_expect_refused(&rr, dev, &a, "an unknown type of step 2");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.from_build[4] = 3;
 	aj_expect_refused(&rr, dev, &a, "a column of step 3 in a join of two steps");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[1].key_column = 4;
 	aj_expect_refused(&rr, dev, &a, "step 2 keyed on its own build column");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].key_column = 3;
 	aj_expect_refused(&rr, dev, &a, "step 1 keyed on its own build column");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.from_build[3] = 2;
 	a.from_build[4] = 1;
 	aj_expect_refused(&rr, dev, &a, "step 2 keyed on a column of step 2");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[1].key_column = 2;
 	aj_expect_refused(&rr, dev, &a, "step 2 keyed on a float64 column");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[1].key_column = AJ_API_COLUMNS;
 	aj_expect_refused(&rr, dev, &a, "step 2 keyed beyond the columns");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[1].key_column = -1;
 	aj_expect_refused(&rr, dev, &a, "step 2 keyed on column -1");
 
 	/* RIGHT last: finishing before every step is built is refused. */
-	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_RIGHT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_INNER, GA_AGGJOIN_RIGHT, 16);
 	agg = ga_agg_create(dev, &a.req, &st);
 	if (agg == NULL)
 		report(&rr, "create of a chain ending in RIGHT failed: %s", st.message);
 	else
 	{
-		if (!ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st))
+		if (!ga_aggjoin_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st))
 			report(&rr, "the build of a RIGHT step 2 failed: %s", st.message);
 		aj_expect(&rr, ga_agg_finish(agg, NULL, NULL, &st) != NULL, &st, GA_ERR_INVALID,
 				  "a finish of a chain ending in RIGHT before step 1's build");
@@ -358,26 +358,26 @@ aj_api_invalid_chain(GaDevice *dev, const char *label)
 	ga_agg_destroy(agg);
 
 	/* Builds: steps in range, each once, all before the first batch. */
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	agg = ga_agg_create(dev, &a.req, &st);
 	if (agg == NULL)
 	{
 		report(&rr, "create of a chain failed: %s", st.message);
 		return rr.mismatches;
 	}
-	aj_expect(&rr, ga_agg_join_build(agg, -1, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, -1, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a build of step -1");
-	aj_expect(&rr, ga_agg_join_build(agg, 2, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 2, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a build of a third step in a join of two");
-	if (!ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st))
+	if (!ga_aggjoin_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st))
 		report(&rr, "the build of step 2 (0-based 1) failed: %s", st.message);
 	aj_expect(&rr, ga_agg_next_batch(agg, NULL, NULL, &st) != NULL, &st, GA_ERR_INVALID,
 			  "a batch before the first step's build");
 	aj_expect(&rr, ga_agg_submit(agg, NULL, NULL, NULL, &st), &st, GA_ERR_INVALID,
 			  "a submit before the first step's build");
-	aj_expect(&rr, ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a second build of step 2");
-	if (!ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (!ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "the build of step 1 after step 2 failed: %s", st.message);
 	if (ga_agg_next_batch(agg, NULL, NULL, &st) == NULL)
 		report(&rr, "next_batch after both builds failed: %s", st.message);
@@ -470,60 +470,60 @@ aj_api_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 	AjApi		a;
 	int64_t		keys[3] = {1, 2, 9};
 
-	aj_api_init(&a, GA_AGG_JOIN_LEFT, 16);
+	aj_api_init(&a, GA_AGGJOIN_LEFT, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2}, 0, "LEFT of 1, 2, 9");
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 6.0, 2}, 0, "INNER of 1, 2, 9");
-	aj_api_init(&a, GA_AGG_JOIN_ANTI, 16);
+	aj_api_init(&a, GA_AGGJOIN_ANTI, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0}, 0, "ANTI of 1, 2, 9");
 
 	/* key 1: next key 11, no match in step 2; key 2: next key 10, two matches */
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 5.0, 2, 300.0, 2}, 0,
 				 "LEFT then INNER of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_LEFT, 3);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.5, 3, 300.0, 2}, 0,
 				 "LEFT then LEFT of 1, 2, 9 in pieces of 3 rows");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_ANTI, 3);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.5, 1, 0.0, 0}, 0,
 				 "LEFT then ANTI of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_ANTI, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_INNER, GA_AGGJOIN_ANTI, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 3.5, 1, 0.0, 0}, 0,
 				 "INNER then ANTI of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_ANTI, GA_AGG_JOIN_LEFT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_ANTI, GA_AGGJOIN_LEFT, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 0.0, 0, 0.0, 0}, 0,
 				 "ANTI then LEFT of 1, 2, 9");
 
 	/* RIGHT and FULL: build rows 0 and 1 (0.5, 1.5) match no key */
-	aj_api_init(&a, GA_AGG_JOIN_RIGHT, 16);
+	aj_api_init(&a, GA_AGGJOIN_RIGHT, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.0, 4}, 2, "RIGHT of 1, 2, 9");
-	aj_api_init(&a, GA_AGG_JOIN_FULL, 16);
+	aj_api_init(&a, GA_AGGJOIN_FULL, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {5, 8.0, 4}, 2, "FULL of 1, 2, 9");
-	aj_api_init(&a, GA_AGG_JOIN_RIGHT, 3);
+	aj_api_init(&a, GA_AGGJOIN_RIGHT, 3);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.0, 4}, 2,
 				 "RIGHT of 1, 2, 9 in pieces of 3 rows");
-	aj_api_init(&a, GA_AGG_JOIN_FULL, 1);
+	aj_api_init(&a, GA_AGGJOIN_FULL, 1);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 0, (const double[]) {4, 8.0, 4}, 4,
 				 "FULL of no probe rows in one-row pieces");
 
 	/* step 2's build row 2 (key 12, 300) matches no key */
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_RIGHT, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 5.0, 2, 600.0, 3}, 1,
 				 "LEFT then RIGHT of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_FULL, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_INNER, GA_AGGJOIN_FULL, 3);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 8.5, 3, 600.0, 3}, 1,
 				 "INNER then FULL of 1, 2, 9 in pieces of 3 rows");
@@ -533,16 +533,16 @@ aj_api_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 	 * (1.5, next key 11) match no key and go through step 2 at finish,
 	 * row 0 matching step 2's rows 0 and 1
 	 */
-	aj_api_init_chain(&a, GA_AGG_JOIN_RIGHT, GA_AGG_JOIN_INNER, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_RIGHT, GA_AGGJOIN_INNER, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {4, 6.0, 4, 600.0, 4}, 2,
 				 "RIGHT then INNER of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_FULL, GA_AGG_JOIN_LEFT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_FULL, GA_AGGJOIN_LEFT, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {7, 11.0, 6, 600.0, 4}, 3,
 				 "FULL then LEFT of 1, 2, 9");
 	/* step 2's row 2 (12, 300) is matched by no row, not even at finish */
-	aj_api_init_chain(&a, GA_AGG_JOIN_FULL, GA_AGG_JOIN_RIGHT, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_FULL, GA_AGGJOIN_RIGHT, 3);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {5, 6.0, 4, 900.0, 5}, 3,
 				 "FULL then RIGHT of 1, 2, 9 in pieces of 3 rows");
@@ -638,69 +638,69 @@ aj_api_step_filter_invalid(GaDevice *dev, const char *label)
 #define CMP(i, cmp, x, y) aj_api_filter(&a, (i), GA_FILTER_COMPARE, (cmp), (x), (y))
 #define OP(i, op) aj_api_filter(&a, (i), (op), GA_CMP_EQ, -1, -1)
 
-	SF_ACCEPT("a SEMI step", ONE(GA_AGG_JOIN_SEMI), (void) 0);
-	SF_ACCEPT("a chain of a LEFT and a SEMI step", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_SEMI),
+	SF_ACCEPT("a SEMI step", ONE(GA_AGGJOIN_SEMI), (void) 0);
+	SF_ACCEPT("a chain of a LEFT and a SEMI step", TWO(GA_AGGJOIN_LEFT, GA_AGGJOIN_SEMI),
 			  (void) 0);
-	SF_ACCEPT("a SEMI step with a filter", ONE(GA_AGG_JOIN_SEMI), CMP(0, GA_CMP_LT, 1, 0));
-	SF_ACCEPT("an INNER step's filter of build float64 = itself", ONE(GA_AGG_JOIN_INNER),
+	SF_ACCEPT("a SEMI step with a filter", ONE(GA_AGGJOIN_SEMI), CMP(0, GA_CMP_LT, 1, 0));
+	SF_ACCEPT("an INNER step's filter of build float64 = itself", ONE(GA_AGGJOIN_INNER),
 			  CMP(0, GA_CMP_EQ, 2, 2));
-	SF_ACCEPT("a LEFT step's filter", ONE(GA_AGG_JOIN_LEFT), CMP(0, GA_CMP_GE, 0, 1));
-	SF_ACCEPT("an ANTI step's filter", ONE(GA_AGG_JOIN_ANTI), CMP(0, GA_CMP_NE, 1, 1));
-	SF_ACCEPT("step 1's filter reading its build int64", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER),
+	SF_ACCEPT("a LEFT step's filter", ONE(GA_AGGJOIN_LEFT), CMP(0, GA_CMP_GE, 0, 1));
+	SF_ACCEPT("an ANTI step's filter", ONE(GA_AGGJOIN_ANTI), CMP(0, GA_CMP_NE, 1, 1));
+	SF_ACCEPT("step 1's filter reading its build int64", TWO(GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER),
 			  CMP(0, GA_CMP_LT, 1, 3));
 	SF_ACCEPT("step 2's filter reading build sides 1 and 2",
-			  TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_SEMI), CMP(1, GA_CMP_LT, 2, 4));
-	SF_ACCEPT("filters on both steps and on the join", TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_ANTI),
+			  TWO(GA_AGGJOIN_LEFT, GA_AGGJOIN_SEMI), CMP(1, GA_CMP_LT, 2, 4));
+	SF_ACCEPT("filters on both steps and on the join", TWO(GA_AGGJOIN_INNER, GA_AGGJOIN_ANTI),
 			  (CMP(0, GA_CMP_LT, 1, 3), CMP(1, GA_CMP_GT, 4, 2), OP(1, GA_FILTER_NOT),
 			   a.spec.nfilter = 1, a.spec.filter[0] = a.spec.steps[0].filter[0]));
-	SF_ACCEPT("a RIGHT step with garbage in filter[] and nfilter 0", ONE(GA_AGG_JOIN_RIGHT),
+	SF_ACCEPT("a RIGHT step with garbage in filter[] and nfilter 0", ONE(GA_AGGJOIN_RIGHT),
 			  (CMP(0, GA_CMP_LT, 1, 0), a.spec.steps[0].nfilter = 0,
 			   a.spec.steps[0].filter[0].column = 99));
-	SF_ACCEPT("a step filter of GA_FILTER_MAX_DEPTH values at once", ONE(GA_AGG_JOIN_LEFT),
+	SF_ACCEPT("a step filter of GA_FILTER_MAX_DEPTH values at once", ONE(GA_AGGJOIN_LEFT),
 			  aj_api_deep_filter(&a, GA_FILTER_MAX_DEPTH));
 
-	SF_REFUSE("a RIGHT step with a filter", ONE(GA_AGG_JOIN_RIGHT), CMP(0, GA_CMP_LT, 1, 0));
-	SF_REFUSE("a FULL step with a filter", ONE(GA_AGG_JOIN_FULL), CMP(0, GA_CMP_LT, 1, 0));
-	SF_REFUSE("a RIGHT step 2 with a filter", TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_RIGHT),
+	SF_REFUSE("a RIGHT step with a filter", ONE(GA_AGGJOIN_RIGHT), CMP(0, GA_CMP_LT, 1, 0));
+	SF_REFUSE("a FULL step with a filter", ONE(GA_AGGJOIN_FULL), CMP(0, GA_CMP_LT, 1, 0));
+	SF_REFUSE("a RIGHT step 2 with a filter", TWO(GA_AGGJOIN_INNER, GA_AGGJOIN_RIGHT),
 			  CMP(1, GA_CMP_LT, 2, 4));
-	SF_REFUSE("a FULL step 2 with a filter", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_FULL),
+	SF_REFUSE("a FULL step 2 with a filter", TWO(GA_AGGJOIN_LEFT, GA_AGGJOIN_FULL),
 			  CMP(1, GA_CMP_LT, 1, 3));
-	SF_REFUSE("step 1's filter reading step 2's column", TWO(GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER),
+	SF_REFUSE("step 1's filter reading step 2's column", TWO(GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER),
 			  CMP(0, GA_CMP_LT, 2, 4));
 	SF_REFUSE("step 1's filter reading step 2's column second",
-			  TWO(GA_AGG_JOIN_SEMI, GA_AGG_JOIN_INNER), CMP(0, GA_CMP_LT, 4, 2));
+			  TWO(GA_AGGJOIN_SEMI, GA_AGGJOIN_INNER), CMP(0, GA_CMP_LT, 4, 2));
 	SF_REFUSE("step 1's filter reading step 2's int8 as a boolean",
-			  TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_INNER),
+			  TWO(GA_AGGJOIN_INNER, GA_AGGJOIN_INNER),
 			  (a.types[4] = GA_TYPE_INT8, a.req.naggs = 3,	/* none of column 4 */
 			   aj_api_filter(&a, 0, GA_FILTER_BOOL, GA_CMP_EQ, 4, -1)));
-	SF_REFUSE("a step filter reading column -1", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter reading column -1", ONE(GA_AGGJOIN_INNER),
 			  CMP(0, GA_CMP_LT, -1, 0));
-	SF_REFUSE("a step filter reading a column beyond the columns", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter reading a column beyond the columns", ONE(GA_AGGJOIN_INNER),
 			  CMP(0, GA_CMP_LT, 1, 3));
-	SF_REFUSE("a step filter comparing an integer with a float", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter comparing an integer with a float", ONE(GA_AGGJOIN_INNER),
 			  CMP(0, GA_CMP_LT, 1, 2));
-	SF_REFUSE("a step filter reading an int32 as a boolean", ONE(GA_AGG_JOIN_LEFT),
+	SF_REFUSE("a step filter reading an int32 as a boolean", ONE(GA_AGGJOIN_LEFT),
 			  aj_api_filter(&a, 0, GA_FILTER_BOOL, GA_CMP_EQ, 1, -1));
-	SF_REFUSE("a step filter of an unknown operation", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter of an unknown operation", ONE(GA_AGGJOIN_INNER),
 			  (CMP(0, GA_CMP_LT, 1, 0), a.spec.steps[0].filter[0].op = (GaFilterOp) 9));
-	SF_REFUSE("a step filter of an unknown comparison", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter of an unknown comparison", ONE(GA_AGGJOIN_INNER),
 			  CMP(0, (GaCompareOp) 17, 1, 0));
-	SF_REFUSE("a step filter of AND alone", ONE(GA_AGG_JOIN_INNER), OP(0, GA_FILTER_AND));
-	SF_REFUSE("a step filter of NOT alone", ONE(GA_AGG_JOIN_SEMI), OP(0, GA_FILTER_NOT));
-	SF_REFUSE("a step filter of OR on one value", ONE(GA_AGG_JOIN_ANTI),
+	SF_REFUSE("a step filter of AND alone", ONE(GA_AGGJOIN_INNER), OP(0, GA_FILTER_AND));
+	SF_REFUSE("a step filter of NOT alone", ONE(GA_AGGJOIN_SEMI), OP(0, GA_FILTER_NOT));
+	SF_REFUSE("a step filter of OR on one value", ONE(GA_AGGJOIN_ANTI),
 			  (CMP(0, GA_CMP_LT, 1, 0), OP(0, GA_FILTER_OR)));
-	SF_REFUSE("a step filter leaving two values", ONE(GA_AGG_JOIN_LEFT),
+	SF_REFUSE("a step filter leaving two values", ONE(GA_AGGJOIN_LEFT),
 			  (CMP(0, GA_CMP_LT, 1, 0), CMP(0, GA_CMP_LT, 0, 1)));
-	SF_REFUSE("a step filter of GA_FILTER_MAX_DEPTH + 1 values at once", ONE(GA_AGG_JOIN_LEFT),
+	SF_REFUSE("a step filter of GA_FILTER_MAX_DEPTH + 1 values at once", ONE(GA_AGGJOIN_LEFT),
 			  aj_api_deep_filter(&a, GA_FILTER_MAX_DEPTH + 1));
-	SF_REFUSE("a step filter of -1 steps", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter of -1 steps", ONE(GA_AGGJOIN_INNER),
 			  (CMP(0, GA_CMP_LT, 1, 0), a.spec.steps[0].nfilter = -1));
-	SF_ACCEPT("a step filter of GA_FILTER_MAX_STEPS steps", ONE(GA_AGG_JOIN_INNER),
+	SF_ACCEPT("a step filter of GA_FILTER_MAX_STEPS steps", ONE(GA_AGGJOIN_INNER),
 			  aj_api_long_filter(&a, GA_FILTER_MAX_STEPS));
-	SF_REFUSE("a step filter of GA_FILTER_MAX_STEPS + 1 steps", ONE(GA_AGG_JOIN_INNER),
+	SF_REFUSE("a step filter of GA_FILTER_MAX_STEPS + 1 steps", ONE(GA_AGGJOIN_INNER),
 			  aj_api_long_filter(&a, GA_FILTER_MAX_STEPS + 1));
 	SF_REFUSE("step 2 of a filter-free chain with -1 filter steps",
-			  TWO(GA_AGG_JOIN_INNER, GA_AGG_JOIN_LEFT), a.spec.steps[1].nfilter = -1);
+			  TWO(GA_AGGJOIN_INNER, GA_AGGJOIN_LEFT), a.spec.steps[1].nfilter = -1);
 
 	/* a derived int64 (column 3, probe int32 + 0) refused in a step filter only */
 	memset(&derived, 0, sizeof(derived));
@@ -710,7 +710,7 @@ aj_api_step_filter_invalid(GaDevice *dev, const char *label)
 	derived.steps[0].op = GA_EXPR_COLUMN;
 	derived.steps[0].column = 1;
 	derived.steps[0].nan_column = -1;
-#define DERIVED() (ONE(GA_AGG_JOIN_LEFT), a.req.ncolumns = 4, a.from_build[3] = 0, \
+#define DERIVED() (ONE(GA_AGGJOIN_LEFT), a.req.ncolumns = 4, a.from_build[3] = 0, \
 				   a.req.nderived = 1, a.req.derived = &derived)
 	SF_ACCEPT("a request with a derived column", DERIVED(), (void) 0);
 	SF_ACCEPT("a step filter beside a derived column", DERIVED(), CMP(0, GA_CMP_LT, 1, 0));
@@ -745,44 +745,44 @@ aj_api_step_filter_known(GaDevice *dev, GaStrategy strategy, const char *label)
 	AjApi		a;
 	int64_t		keys[3] = {1, 2, 9};
 
-	aj_api_init(&a, GA_AGG_JOIN_SEMI, 16);
+	aj_api_init(&a, GA_AGGJOIN_SEMI, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 0.0, 0}, 0, "SEMI of 1, 2, 9");
-	aj_api_init(&a, GA_AGG_JOIN_SEMI, 16);
+	aj_api_init(&a, GA_AGGJOIN_SEMI, 16);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 0, 1);	/* key < row number: never */
 	aj_api_known(&rr, dev, &a, (const int64_t[]) {1, 2, 9, 0}, 4,
 				 (const double[]) {0, 0.0, 0}, 0, "SEMI of 1, 2, 9, 0 ON key < row: none");
 
 	/* key 2's row matches step 2's rows 0 and 1: one row */
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_SEMI, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_SEMI, 16);
 	a.req.strategy = strategy;
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 2.5, 1, 0.0, 0}, 0,
 				 "LEFT then SEMI of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_SEMI, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_INNER, GA_AGGJOIN_SEMI, 3);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 2, 4);	/* 2.5 < 100, 200: both */
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 2.5, 1, 0.0, 0}, 0,
 				 "INNER then SEMI ON b1 < b2 of 1, 2, 9 in pieces of 3 rows");
 
 	/* step 2's values 0.25, 200, 300: of key 2's pairs only (2.5, 0.25) has b2 < b1 */
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_LEFT, 16);
 	a.req.strategy = strategy;
 	a.build2_vals[0] = 0.25;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2, 0.25, 1}, 0,
 				 "LEFT then LEFT ON b2 < b1 of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_LEFT, 3);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);	/* none passes */
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2, 0.0, 0}, 0,
 				 "LEFT then LEFT ON b2 < b1 (none) of 1, 2, 9 in pieces of 3 rows");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_ANTI, 16);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);	/* none passes: key 2 kept */
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {3, 6.0, 2, 0.0, 0}, 0,
 				 "LEFT then ANTI ON b2 < b1 (none) of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_ANTI, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_ANTI, 16);
 	a.req.strategy = strategy;
 	a.build2_vals[0] = 0.25;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);	/* (2.5, 0.25) passes */
@@ -794,13 +794,13 @@ aj_api_step_filter_known(GaDevice *dev, GaStrategy strategy, const char *label)
 	 * (next 11) passes, key 2 (next 10) is null-extended, so step 2's rows
 	 * 0 and 1 are matched by no row and come back at finish, with row 2
 	 */
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_RIGHT, 16);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 3);
 	aj_api_known_values(&rr, dev, &a, keys, (const int32_t[]) {5, 20, 0}, 3,
 						(const double[]) {3, 0.0, 0, 600.0, 3}, 3,
 						"LEFT ON probe < next key, then RIGHT of 1, 2, 9");
-	aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_RIGHT, 16);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 3);
 	aj_api_known_values(&rr, dev, &a, keys, (const int32_t[]) {20, 5, 0}, 3,
@@ -812,14 +812,14 @@ aj_api_step_filter_known(GaDevice *dev, GaStrategy strategy, const char *label)
 	 * 1's unmatched rows 0 (0.5, next 10) and 1 (1.5, next 11) come at
 	 * finish; row 0's pair with (0.25) passes, row 1 is null-extended
 	 */
-	aj_api_init_chain(&a, GA_AGG_JOIN_FULL, GA_AGG_JOIN_LEFT, 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_FULL, GA_AGGJOIN_LEFT, 16);
 	a.req.strategy = strategy;
 	a.build2_vals[0] = 0.25;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 4, 2);
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {5, 8.0, 4, 0.5, 2}, 2,
 				 "FULL then LEFT ON b2 < b1 of 1, 2, 9");
 	/* RIGHT, then SEMI ON b1 < b2: key 2's row and unmatched row 0 (0.5, next 10) */
-	aj_api_init_chain(&a, GA_AGG_JOIN_RIGHT, GA_AGG_JOIN_SEMI, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_RIGHT, GA_AGGJOIN_SEMI, 3);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 2, 4);
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {2, 3.0, 2, 0.0, 0}, 1,
@@ -828,7 +828,7 @@ aj_api_step_filter_known(GaDevice *dev, GaStrategy strategy, const char *label)
 	 * The same ON probe int32 < probe key: key 2's row (1 < 2) alone, the
 	 * unmatched rows' probe side being null
 	 */
-	aj_api_init_chain(&a, GA_AGG_JOIN_RIGHT, GA_AGG_JOIN_SEMI, 3);
+	aj_api_init_chain(&a, GA_AGGJOIN_RIGHT, GA_AGGJOIN_SEMI, 3);
 	a.req.strategy = strategy;
 	aj_api_filter(&a, 1, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
 	aj_api_known(&rr, dev, &a, keys, 3, (const double[]) {1, 2.5, 1, 0.0, 0}, 0,
@@ -847,11 +847,11 @@ aj_api_fail_at_batch(GaDevice *dev, GaStrategy strategy, const char *label)
 	GaAgg	   *agg;
 	int64_t		keys[3] = {1, 2, 9};
 
-	aj_api_init(&a, GA_AGG_JOIN_LEFT, 16);
+	aj_api_init(&a, GA_AGGJOIN_LEFT, 16);
 	a.req.strategy = strategy;
 	a.req.fail_at_batch = 2;
 	agg = ga_agg_create(dev, &a.req, &st);
-	if (agg == NULL || !ga_agg_join_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (agg == NULL || !ga_aggjoin_build(agg, 0, a.keys, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "create or build failed: %s", st.message);
 	else
 	{
@@ -882,8 +882,8 @@ aj_api_cancel_submit(RunReport *rr, GaDevice *dev, AjApi *a, const int64_t *keys
 
 	if (agg == NULL ||
 		(a->spec.nsteps > 1 &&
-		 !ga_agg_join_build(agg, 1, a->keys2, a->rows2, 3, &a->payload2, NULL, NULL, &st)) ||
-		!ga_agg_join_build(agg, 0, keys, rows, n, &a->payload, NULL, NULL, &st))
+		 !ga_aggjoin_build(agg, 1, a->keys2, a->rows2, 3, &a->payload2, NULL, NULL, &st)) ||
+		!ga_aggjoin_build(agg, 0, keys, rows, n, &a->payload, NULL, NULL, &st))
 		report(rr, "create or build failed: %s", st.message);
 	else
 	{
@@ -933,7 +933,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 	}
 
 	/* Cancel the build. */
-	aj_api_init(&a, GA_AGG_JOIN_INNER, 1 << 16);
+	aj_api_init(&a, GA_AGGJOIN_INNER, 1 << 16);
 	a.req.strategy = strategy;
 	a.columns[2].values = vals;
 	a.payload.nrows = a.payload.capacity = n;
@@ -942,7 +942,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 		report(&rr, "create failed: %s", st.message);
 	else
 	{
-		ok = ga_agg_join_build(agg, 0, keys, rows, n, &a.payload, test_wait, &ws, &st);
+		ok = ga_aggjoin_build(agg, 0, keys, rows, n, &a.payload, test_wait, &ws, &st);
 		if (ws.cancels > 0)
 		{
 			GaBatch    *batch;
@@ -960,7 +960,7 @@ aj_api_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 
 	/* Cancel a submit of many joined rows, then a chain's that ends in none. */
 	aj_api_cancel_submit(&rr, dev, &a, keys, rows, n, "joining 1.2M rows");
-	aj_api_init_chain(&a, GA_AGG_JOIN_INNER, GA_AGG_JOIN_INNER, 1 << 16);
+	aj_api_init_chain(&a, GA_AGGJOIN_INNER, GA_AGGJOIN_INNER, 1 << 16);
 	a.req.strategy = strategy;
 	a.columns[2].values = vals;
 	a.columns[3].values = next_keys;
@@ -996,9 +996,9 @@ aj_api_destroy_states(GaDevice *dev, GaStrategy strategy, const char *label)
 		int			ok = 1;
 
 		if (chain)
-			aj_api_init_chain(&a, GA_AGG_JOIN_LEFT, GA_AGG_JOIN_INNER, 4);
+			aj_api_init_chain(&a, GA_AGGJOIN_LEFT, GA_AGGJOIN_INNER, 4);
 		else
-			aj_api_init(&a, GA_AGG_JOIN_INNER, 4);
+			aj_api_init(&a, GA_AGGJOIN_INNER, 4);
 		a.req.strategy = strategy;
 		agg = ga_agg_create(dev, &a.req, &st);
 		if (agg == NULL)
@@ -1007,7 +1007,7 @@ aj_api_destroy_states(GaDevice *dev, GaStrategy strategy, const char *label)
 			continue;
 		}
 		if (state == 1 && chain)
-			ok = ga_agg_join_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st);
+			ok = ga_aggjoin_build(agg, 1, a.keys2, a.rows2, 3, &a.payload2, NULL, NULL, &st);
 		else if (state >= 1)
 			ok = aj_api_build(agg, &a, &st);
 		if (!ok)
@@ -1165,7 +1165,7 @@ aj_mk_known(RunReport *rr, GaDevice *dev, AjMk *a, const int64_t (*keys)[2], int
 	const GaAggResult *res = NULL;
 
 	if (agg == NULL ||
-		!ga_agg_join_build(agg, 0, NULL, a->rows, 4, &a->payload, NULL, NULL, &st) ||
+		!ga_aggjoin_build(agg, 0, NULL, a->rows, 4, &a->payload, NULL, NULL, &st) ||
 		(res = aj_mk_run(agg, keys, n, &ws, &st)) == NULL)
 		report(rr, "%s failed: %s", what, st.message);
 	else if (res->ngroups != 1)
@@ -1217,23 +1217,23 @@ aj_mk_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 	RunReport	rr = {-1, label, 0, 0, "aggjoin"};
 	AjMk		a;
 
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 4, 15.0, 4, 0, "INNER on two keys");
-	aj_mk_init(&a, GA_AGG_JOIN_LEFT, 7);
+	aj_mk_init(&a, GA_AGGJOIN_LEFT, 7);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 8, 15.0, 4, 0, "LEFT on two keys in pieces of 7 rows");
-	aj_mk_init(&a, GA_AGG_JOIN_ANTI, 16);
+	aj_mk_init(&a, GA_AGGJOIN_ANTI, 16);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 4, 0.0, 0, 0, "ANTI on two keys");
-	aj_mk_init(&a, GA_AGG_JOIN_RIGHT, 16);
+	aj_mk_init(&a, GA_AGGJOIN_RIGHT, 16);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 6, 63.0, 6, 2, "RIGHT on two keys");
-	aj_mk_init(&a, GA_AGG_JOIN_FULL, 7);
+	aj_mk_init(&a, GA_AGGJOIN_FULL, 7);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 10, 63.0, 6, 2, "FULL on two keys in pieces of 7 rows");
 
-	aj_mk_init(&a, GA_AGG_JOIN_SEMI, 16);
+	aj_mk_init(&a, GA_AGGJOIN_SEMI, 16);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, keys, 7, 3, 0.0, 0, 0, "SEMI on two keys");
 
@@ -1241,22 +1241,22 @@ aj_mk_known_results(GaDevice *dev, GaStrategy strategy, const char *label)
 	 * ON probe int32 (the row number) < build key 2: (1, 2) of row 0 and
 	 * (1, 3) of row 1 pass, (2, 1) of row 2 fails
 	 */
-	aj_mk_init(&a, GA_AGG_JOIN_LEFT, 7);
+	aj_mk_init(&a, GA_AGGJOIN_LEFT, 7);
 	a.req.strategy = strategy;
 	aj_mk_filter_lt(&a, 2, 4);
 	aj_mk_known(&rr, dev, &a, keys, 7, 8, 11.0, 3, 0,
 				"LEFT on two keys ON probe int32 < build key 2 in pieces of 7 rows");
-	aj_mk_init(&a, GA_AGG_JOIN_SEMI, 16);
+	aj_mk_init(&a, GA_AGGJOIN_SEMI, 16);
 	a.req.strategy = strategy;
 	aj_mk_filter_lt(&a, 2, 4);
 	aj_mk_known(&rr, dev, &a, keys, 7, 2, 0.0, 0, 0,
 				"SEMI on two keys ON probe int32 < build key 2");
-	aj_mk_init(&a, GA_AGG_JOIN_ANTI, 16);
+	aj_mk_init(&a, GA_AGGJOIN_ANTI, 16);
 	a.req.strategy = strategy;
 	aj_mk_filter_lt(&a, 2, 4);
 	aj_mk_known(&rr, dev, &a, keys, 7, 5, 0.0, 0, 0,
 				"ANTI on two keys ON probe int32 < build key 2");
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	a.req.strategy = strategy;
 	aj_mk_known(&rr, dev, &a, two, 2, 2, 9.0, 2, 0, "INNER of (1, 2), (3, 1)");
 	a.spec.steps[0].key_columns[0] = 1;
@@ -1285,7 +1285,7 @@ aj_mk_invalid(GaDevice *dev, const char *label)
 	GaAgg	   *agg;
 
 #define MK_REFUSE(what, change) \
-	do { aj_mk_init(&a, GA_AGG_JOIN_INNER, 16); change; \
+	do { aj_mk_init(&a, GA_AGGJOIN_INNER, 16); change; \
 		 aj_expect_request_refused(&rr, dev, &a.req, (what)); } while (0)
 
 	MK_REFUSE("GA_AGG_MAX_JOIN_KEYS + 1 keys", a.spec.steps[0].nkeys = GA_AGG_MAX_JOIN_KEYS + 1);
@@ -1310,16 +1310,16 @@ aj_mk_invalid(GaDevice *dev, const char *label)
 			   a.spec.steps[0].nkeys = 0, a.spec.steps[0].key_column = 0));
 #undef MK_REFUSE
 
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].key_column = 5;	/* a float64, ignored */
 	aj_mk_expect_accepted(&rr, dev, &a, "a step of two keys whose key_column is a float64");
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].nkeys = 1;
 	a.spec.steps[0].key_column = 0;
 	a.spec.steps[0].key_columns[0] = 99;
 	a.spec.steps[0].build_key_columns[1] = -4;
 	aj_mk_expect_accepted(&rr, dev, &a, "a step of one key with garbage in key_columns");
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	a.spec.steps[0].nkeys = 4;
 	a.spec.steps[0].key_columns[2] = 7;
 	a.spec.steps[0].key_columns[3] = 0;
@@ -1328,32 +1328,32 @@ aj_mk_invalid(GaDevice *dev, const char *label)
 	aj_mk_expect_accepted(&rr, dev, &a, "a step of four keys, columns used twice");
 
 	/* Builds of a step of several keys. */
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	agg = ga_agg_create(dev, &a.req, &st);
 	if (agg == NULL)
 	{
 		report(&rr, "create of a step of two keys failed: %s", st.message);
 		return rr.mismatches;
 	}
-	aj_expect(&rr, ga_agg_join_build(agg, 0, a.build_keys[0], a.rows, 4, &a.payload, NULL, NULL,
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, a.build_keys[0], a.rows, 4, &a.payload, NULL, NULL,
 									 &st),
 			  &st, GA_ERR_INVALID, "keys given for a step of two keys");
-	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, NULL, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, NULL, NULL, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "listed rows without an array");
 	a.rows[2] = 4;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a listed row with a null first build key");
 	a.rows[2] = 5;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a listed row with a null second build key");
 	a.rows[2] = 2;
 	a.columns[4].values = NULL;
-	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a build key column without values");
 	a.columns[4].values = a.build_keys[1];
-	if (!ga_agg_join_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st))
+	if (!ga_aggjoin_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st))
 		report(&rr, "a valid build of two keys after refused ones failed: %s", st.message);
-	aj_expect(&rr, ga_agg_join_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
+	aj_expect(&rr, ga_aggjoin_build(agg, 0, NULL, a.rows, 4, &a.payload, NULL, NULL, &st),
 			  &st, GA_ERR_INVALID, "a second build of a step of two keys");
 	ga_agg_destroy(agg);
 	return rr.mismatches;
@@ -1384,7 +1384,7 @@ aj_mk_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 		keys[i] = i % 1000;
 		rows[i] = (uint32_t) i;
 	}
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 1 << 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 1 << 16);
 	a.req.strategy = strategy;
 	a.columns[3].values = a.columns[4].values = keys;
 	a.columns[3].has_nulls = a.columns[4].has_nulls = 0;
@@ -1395,7 +1395,7 @@ aj_mk_cancel(GaDevice *dev, GaStrategy strategy, const char *label)
 		report(&rr, "create failed: %s", st.message);
 	else
 	{
-		ok = ga_agg_join_build(agg, 0, NULL, rows, n, &a.payload, test_wait, &ws, &st);
+		ok = ga_aggjoin_build(agg, 0, NULL, rows, n, &a.payload, test_wait, &ws, &st);
 		if (ws.cancels == 0)
 			report(&rr, "the build of %lld rows of two keys did not ask the wait callback",
 				   (long long) n);
@@ -1470,7 +1470,7 @@ aj_mk_seed_choice(const char *label)
 		ga_join_key_seed(0) == ga_join_key_seed(1))
 		report(&rr, "the hash of a key of several columns ignores their order, a value or the seed");
 
-	aj_mk_init(&a, GA_AGG_JOIN_INNER, 16);
+	aj_mk_init(&a, GA_AGGJOIN_INNER, 16);
 	/* rows 3, 0, 2, 1: keys (1, 2), (1, 2), (2, 1), (1, 3) */
 	if (ga_join_key_collision_free(&a.payload, columns, 2, a.rows,
 								   (const int64_t[]) {5, 5, 6, 7}, 4) != 1)

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * aggjoin_specs.c
- *	  The join-fed aggregation suite's cases as specs (aggjoin.h): the fixed
+ *	  The aggjoin suite's cases as specs (aggjoin.h): the fixed
  *	  edge cases, one step first, then chains, then RIGHT and FULL last
  *	  steps, then steps of several keys, then RIGHT and FULL steps below
  *	  others, then the join's filter, then SEMI steps and steps' own
@@ -67,7 +67,7 @@ aj_default_spec(AjSpec *s, const char *label, int64_t max_pairs)
 {
 	memset(s, 0, sizeof(*s));
 	s->label = label;
-	aj_set_step(s, 0, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 2000);
+	aj_set_step(s, 0, GA_AGGJOIN_LEFT, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 2000);
 	s->nprobe = 20000;
 	s->probe_miss = 0.1;
 	s->ncols = 4;
@@ -95,7 +95,7 @@ aj_chain_spec(AjSpec *s, const char *label, int64_t max_pairs, int nsteps)
 	s->nprobe = 10000;
 	for (i = 1; i < nsteps && s->ncols + 2 <= AJ_MAX_COLS; i++)
 	{
-		aj_set_step(s, i, GA_AGG_JOIN_INNER, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1000);
+		aj_set_step(s, i, GA_AGGJOIN_INNER, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1000);
 		s->cols[s->ncols++] = (AjColSpec) {i + 1, GA_TYPE_FLOAT64, VAL_SMALL, 0.1, 0, 0, 0};
 		s->cols[s->ncols++] = (AjColSpec) {i + 1, GA_TYPE_INT8, VAL_SMALL, 0.05, i < 2, 4, 0};
 	}
@@ -133,7 +133,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 	{
 		case 0:
 			aj_default_spec(s, "empty-build-inner", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			s0->nbuild = 0;
 			break;
 		case 1:
@@ -148,7 +148,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 3:
 			aj_default_spec(s, "empty-probe-batch", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			s->nprobe = 0;
 			break;
 		case 4:
@@ -161,7 +161,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 5:
 			aj_default_spec(s, "many-to-many", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			s0->nbuild = 20000;
 			s0->key_domain = 500;
 			s->nprobe = 10000;
@@ -169,7 +169,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 6:
 			aj_default_spec(s, "skew-pieces", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			s0->build_dist = AJ_SKEW;
 			s0->nbuild = 12000;
 			s0->skew_rows = 5000;
@@ -235,7 +235,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 14:
 			aj_default_spec(s, "specials-inner-skew", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			s0->build_dist = AJ_SKEW;
 			s0->skew_rows = 3000;
 			s0->nbuild = 4000;
@@ -257,7 +257,7 @@ aj_fixed_one_step(int index, AjSpec *s, int64_t max_pairs)
 		default:
 			/* ANTI: its build columns are named, so they must come back null */
 			aj_default_spec(s, "anti-named-build-columns", max_pairs);
-			s0->type = GA_AGG_JOIN_ANTI;
+			s0->type = GA_AGGJOIN_ANTI;
 			s0->build_dist = AJ_SKEW;
 			s0->skew_rows = 2000;
 			s->probe_hot = 0.2;
@@ -279,8 +279,8 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 		case 17:
 			/* a star: every step on a probe column of its own */
 			aj_chain_spec(s, "chain-star", max_pairs, 3);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			s->steps[2].build_dist = AJ_UNIQUE;
 			s->steps[2].nbuild = s->steps[2].key_domain = 3000;
 			break;
@@ -290,18 +290,18 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 			s->steps[1].key_from = s->steps[2].key_from = AJ_KEY_BUILD;
 			s->steps[1].key_side = 1;
 			s->steps[2].key_side = 2;
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
-			s->steps[2].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
+			s->steps[2].type = GA_AGGJOIN_LEFT;
 			s->probe_miss = 0.2;
 			s->split = SPLIT_RANDOM;
 			break;
 		case 19:
 			/* ANTI inside a chain, then a step keyed on the first build side */
 			aj_chain_spec(s, "chain-anti-middle", max_pairs, 3);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			s->steps[1].type = GA_AGG_JOIN_ANTI;
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			s->steps[1].type = GA_AGGJOIN_ANTI;
 			s->steps[1].key_domain = 200;
-			s->steps[2].type = GA_AGG_JOIN_LEFT;
+			s->steps[2].type = GA_AGGJOIN_LEFT;
 			s->steps[2].key_from = AJ_KEY_BUILD;
 			s->steps[2].key_side = 1;
 			s->probe_key_null = 0.05;
@@ -309,7 +309,7 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 		case 20:
 			/* skew in two steps, pieces far smaller than one row's rows */
 			aj_chain_spec(s, "chain-skew-small-pieces", max_pairs, 2);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[0].type = GA_AGGJOIN_INNER;
 			s->steps[0].build_dist = s->steps[1].build_dist = AJ_SKEW;
 			s->steps[0].skew_rows = 300;
 			s->steps[1].skew_rows = 400;
@@ -323,12 +323,12 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 		case 21:
 			/* four steps, one-row pieces */
 			aj_chain_spec(s, "chain-4-one-row-pieces", max_pairs, 4);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
-			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
+			s->steps[2].type = GA_AGGJOIN_ANTI;
 			s->steps[3].key_from = AJ_KEY_BUILD;
 			s->steps[3].key_side = 2;
-			s->steps[3].type = GA_AGG_JOIN_LEFT;
+			s->steps[3].type = GA_AGGJOIN_LEFT;
 			s->nprobe = 200;
 			s->steps[0].nbuild = s->steps[1].nbuild = 300;
 			s->steps[0].key_domain = s->steps[1].key_domain = 100;
@@ -337,9 +337,9 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 		case 22:
 			/* empty builds inside a chain: LEFT keeps the rows, ANTI too */
 			aj_chain_spec(s, "chain-empty-builds", max_pairs, 3);
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			s->steps[1].nbuild = 0;
-			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].type = GA_AGGJOIN_ANTI;
 			s->steps[2].nbuild = 0;
 			s->steps[2].key_from = AJ_KEY_BUILD;
 			s->steps[2].key_side = 2;
@@ -349,10 +349,10 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 			aj_chain_spec(s, "chain-shared-key", max_pairs, 3);
 			s->steps[1].key_from = AJ_KEY_SHARED;
 			s->steps[1].key_side = 1;
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			s->steps[2].key_from = AJ_KEY_SHARED;
 			s->steps[2].key_side = 1;
-			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].type = GA_AGGJOIN_ANTI;
 			s->steps[2].build_key_null = 0.5;
 			s->group_by_probe_key = 1;
 			s->scattered = 1;
@@ -363,7 +363,7 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 			s->steps[0].build_key_null = 0.3;
 			s->steps[1].key_from = AJ_KEY_BUILD;
 			s->steps[1].key_side = 1;
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			s->steps[1].build_key_null = 0.2;
 			s->probe_key_null = 0.3;
 			s->probe_miss = 0.3;
@@ -390,7 +390,7 @@ aj_fixed_chain(int index, AjSpec *s, int64_t max_pairs)
 			{
 				s->steps[i].build_dist = AJ_UNIQUE;
 				s->steps[i].nbuild = s->steps[i].key_domain = 10000 * (i + 1);
-				s->steps[i].type = i == 3 ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER;
+				s->steps[i].type = i == 3 ? GA_AGGJOIN_LEFT : GA_AGGJOIN_INNER;
 			}
 			s->probe_miss = 0.02;
 			break;
@@ -412,7 +412,7 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 		case 27:
 			/* duplicates on both sides, null keys on both */
 			aj_default_spec(s, "right-null-keys-dups", max_pairs);
-			s0->type = GA_AGG_JOIN_RIGHT;
+			s0->type = GA_AGGJOIN_RIGHT;
 			s0->key_domain = 4000;	/* about a third of the keys unmatched */
 			s->probe_key_null = 0.3;
 			s0->build_key_null = 0.3;
@@ -421,7 +421,7 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 28:
 			aj_default_spec(s, "full-null-keys-dups", max_pairs);
-			s0->type = GA_AGG_JOIN_FULL;
+			s0->type = GA_AGGJOIN_FULL;
 			s0->key_domain = 4000;
 			s->probe_key_null = 0.3;
 			s0->build_key_null = 0.3;
@@ -431,20 +431,20 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 		case 29:
 			/* no probe rows: every build row comes back, in pieces */
 			aj_default_spec(s, "right-empty-probe", max_pairs);
-			s0->type = GA_AGG_JOIN_RIGHT;
+			s0->type = GA_AGGJOIN_RIGHT;
 			s0->build_key_null = 0.1;
 			s->nprobe = 0;
 			s->batch_rows = 1000;
 			break;
 		case 30:
 			aj_default_spec(s, "full-empty-build", max_pairs);
-			s0->type = GA_AGG_JOIN_FULL;
+			s0->type = GA_AGGJOIN_FULL;
 			s0->nbuild = 0;
 			break;
 		case 31:
 			/* unique build keys, every one probed: nothing comes back at finish */
 			aj_default_spec(s, "full-all-matched", max_pairs);
-			s0->type = GA_AGG_JOIN_FULL;
+			s0->type = GA_AGGJOIN_FULL;
 			s0->build_dist = AJ_UNIQUE;
 			s0->nbuild = s0->key_domain = 500;
 			s->probe_miss = 0;
@@ -454,14 +454,14 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 		case 32:
 			/* every probe key misses: every build row comes back */
 			aj_default_spec(s, "right-none-matched", max_pairs);
-			s0->type = GA_AGG_JOIN_RIGHT;
+			s0->type = GA_AGGJOIN_RIGHT;
 			s->probe_miss = 1.0;
 			s->split = SPLIT_RANDOM;
 			break;
 		case 33:
 			/* skew and pieces far smaller than the unmatched rows */
 			aj_default_spec(s, "full-small-pieces", max_pairs);
-			s0->type = GA_AGG_JOIN_FULL;
+			s0->type = GA_AGGJOIN_FULL;
 			s0->build_dist = AJ_SKEW;
 			s0->skew_rows = 300;
 			s0->nbuild = 3000;
@@ -475,8 +475,8 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 		case 34:
 			/* two steps: INNER, then RIGHT keyed on the first build side */
 			aj_chain_spec(s, "chain-inner-right", max_pairs, 2);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			s->steps[1].type = GA_AGG_JOIN_RIGHT;
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			s->steps[1].type = GA_AGGJOIN_RIGHT;
 			s->steps[1].key_from = AJ_KEY_BUILD;
 			s->steps[1].key_side = 1;
 			s->steps[1].key_domain = 1500;
@@ -487,10 +487,10 @@ aj_fixed_outer(int index, AjSpec *s, int64_t max_pairs)
 		default:
 			/* three steps: LEFT, ANTI, then FULL on a probe key */
 			aj_chain_spec(s, "chain-left-anti-full", max_pairs, 3);
-			s->steps[0].type = GA_AGG_JOIN_LEFT;
-			s->steps[1].type = GA_AGG_JOIN_ANTI;
+			s->steps[0].type = GA_AGGJOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_ANTI;
 			s->steps[1].key_domain = 200;
-			s->steps[2].type = GA_AGG_JOIN_FULL;
+			s->steps[2].type = GA_AGGJOIN_FULL;
 			s->steps[2].key_domain = 3000;
 			s->steps[2].build_key_null = 0.2;
 			s->probe_key_null = 0.05;
@@ -516,7 +516,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 	{
 		case 36:
 			aj_default_spec(s, "keys2-inner", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			aj_set_keys(s, 0, "p p", 40);
 			s->probe_key_null = 0.05;
 			s0->build_key_null = 0.05;
@@ -533,7 +533,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 38:
 			aj_default_spec(s, "keys4-anti-nulls", max_pairs);
-			s0->type = GA_AGG_JOIN_ANTI;
+			s0->type = GA_AGGJOIN_ANTI;
 			aj_set_keys(s, 0, "p p p p", 3);
 			s0->nbuild = 100;
 			s->probe_key_null = 0.05;
@@ -543,7 +543,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 39:
 			aj_default_spec(s, "keys2-right-nulls-dups", max_pairs);
-			s0->type = GA_AGG_JOIN_RIGHT;
+			s0->type = GA_AGGJOIN_RIGHT;
 			aj_set_keys(s, 0, "p p", 30);
 			s0->nbuild = 2000;
 			s->nprobe = 3000;
@@ -553,7 +553,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 			break;
 		case 40:
 			aj_default_spec(s, "keys3-full-skew-small-pieces", max_pairs);
-			s0->type = GA_AGG_JOIN_FULL;
+			s0->type = GA_AGGJOIN_FULL;
 			aj_set_keys(s, 0, "p p p", 8);
 			s0->build_dist = AJ_SKEW;
 			s0->skew_rows = 200;
@@ -579,10 +579,10 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 		case 42:
 			/* one key, then keys of build side 1 and the probe, then of steps 2 and 3 */
 			aj_chain_spec(s, "keys-chain-mixed-sides", max_pairs, 3);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			aj_set_keys(s, 1, "b1 p", 20);
-			s->steps[2].type = GA_AGG_JOIN_INNER;
+			s->steps[2].type = GA_AGGJOIN_INNER;
 			aj_set_keys(s, 2, "=2 b2 p", 5);
 			s->probe_key_null = 0.05;
 			s->split = SPLIT_RANDOM;
@@ -595,7 +595,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 			s->steps[1].key_from = AJ_KEY_SHARED;
 			s->steps[1].key_side = 1;
 			s->steps[1].key_domain = 30;
-			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[2].type = GA_AGGJOIN_ANTI;
 			s->steps[2].key_from = AJ_KEY_BUILD;
 			s->steps[2].key_side = 2;
 			s->steps[2].key_domain = 300;
@@ -603,8 +603,8 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 		case 44:
 			/* FULL last, keyed on step 1's key and a column of build side 1 */
 			aj_chain_spec(s, "keys-chain-full-last", max_pairs, 2);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			s->steps[1].type = GA_AGG_JOIN_FULL;
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			s->steps[1].type = GA_AGGJOIN_FULL;
 			aj_set_keys(s, 1, "=1 b1", 25);
 			s->steps[1].build_key_null = 0.1;
 			s->probe_key_null = 0.1;
@@ -613,12 +613,12 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 		case 45:
 			/* four steps of one-row pieces, keys of every origin */
 			aj_chain_spec(s, "keys-chain-4-one-row-pieces", max_pairs, 4);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[0].type = GA_AGGJOIN_INNER;
 			aj_set_keys(s, 0, "p p", 5);
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			aj_set_keys(s, 1, "=1 b1 p =1", 3);
-			s->steps[2].type = GA_AGG_JOIN_ANTI;
-			s->steps[3].type = GA_AGG_JOIN_RIGHT;
+			s->steps[2].type = GA_AGGJOIN_ANTI;
+			s->steps[3].type = GA_AGGJOIN_RIGHT;
 			aj_set_keys(s, 3, "b2 =2", 4);
 			s->nprobe = 200;
 			s->steps[0].nbuild = s->steps[1].nbuild = s->steps[3].nbuild = 100;
@@ -628,7 +628,7 @@ aj_fixed_multikey(int index, AjSpec *s, int64_t max_pairs)
 		case 46:
 			/* grouped by the first key column and by a build key column */
 			aj_default_spec(s, "keys2-group-by-keys", max_pairs);
-			s0->type = GA_AGG_JOIN_INNER;
+			s0->type = GA_AGGJOIN_INNER;
 			aj_set_keys(s, 0, "p p", 50);
 			s->group_by_probe_key = 1;
 			s->cols[0].group_key = 0;
@@ -664,8 +664,8 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 		case 48:
 			/* RIGHT, then INNER keyed on its build side: its unmatched rows may match */
 			aj_chain_spec(s, "chain-right-below-inner", max_pairs, 2);
-			aj_set_step(s, 0, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 4000);
-			aj_set_step(s, 1, GA_AGG_JOIN_INNER, AJ_KEY_BUILD, 1, 2000, AJ_UNIQUE, 2000);
+			aj_set_step(s, 0, GA_AGGJOIN_RIGHT, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGGJOIN_INNER, AJ_KEY_BUILD, 1, 2000, AJ_UNIQUE, 2000);
 			s->steps[0].build_key_null = 0.1;
 			s->probe_key_null = 0.1;
 			s->nprobe = 3000;
@@ -675,9 +675,9 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 		case 49:
 			/* FULL, LEFT on a probe key (null for them), RIGHT on build side 1 */
 			aj_chain_spec(s, "chain-full-below-left-right", max_pairs, 3);
-			aj_set_step(s, 0, GA_AGG_JOIN_FULL, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 4000);
-			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1000);
-			aj_set_step(s, 2, GA_AGG_JOIN_RIGHT, AJ_KEY_BUILD, 1, 1500, AJ_UNIQUE, 1500);
+			aj_set_step(s, 0, GA_AGGJOIN_FULL, AJ_KEY_PROBE, 0, 5000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGGJOIN_LEFT, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1000);
+			aj_set_step(s, 2, GA_AGGJOIN_RIGHT, AJ_KEY_BUILD, 1, 1500, AJ_UNIQUE, 1500);
 			s->steps[2].build_key_null = 0.1;
 			s->probe_key_null = 0.05;
 			s->nprobe = 3000;
@@ -687,9 +687,9 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 		case 50:
 			/* RIGHT, ANTI on its build side, FULL on a probe key; tiny pieces */
 			aj_chain_spec(s, "chain-right-below-anti-full", max_pairs, 3);
-			aj_set_step(s, 0, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 3000);
-			aj_set_step(s, 1, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 1, 300, AJ_DUPS, 500);
-			aj_set_step(s, 2, GA_AGG_JOIN_FULL, AJ_KEY_PROBE, 0, 1000, AJ_DUPS, 800);
+			aj_set_step(s, 0, GA_AGGJOIN_RIGHT, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 3000);
+			aj_set_step(s, 1, GA_AGGJOIN_ANTI, AJ_KEY_BUILD, 1, 300, AJ_DUPS, 500);
+			aj_set_step(s, 2, GA_AGGJOIN_FULL, AJ_KEY_PROBE, 0, 1000, AJ_DUPS, 800);
 			s->steps[0].build_key_null = 0.2;
 			s->nprobe = 1500;
 			s->batch_rows = 3;
@@ -698,10 +698,10 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 		case 51:
 			/* several keys: RIGHT on two probe keys, then FULL on build side 1 and a probe key */
 			aj_chain_spec(s, "keys-chain-right-below-full", max_pairs, 2);
-			s->steps[0].type = GA_AGG_JOIN_RIGHT;
+			s->steps[0].type = GA_AGGJOIN_RIGHT;
 			s->steps[0].nbuild = 2000;
 			aj_set_keys(s, 0, "p p", 30);
-			s->steps[1].type = GA_AGG_JOIN_FULL;
+			s->steps[1].type = GA_AGGJOIN_FULL;
 			s->steps[1].nbuild = 300;
 			aj_set_keys(s, 1, "b1 p", 20);
 			s->steps[0].build_key_null = 0.1;
@@ -721,12 +721,12 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 		case 53:
 			/* six steps: a star and a snowflake, LEFT, ANTI and RIGHT among them */
 			aj_chain_spec(s, "chain-6-star-snowflake", max_pairs, 6);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
-			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_BUILD, 1, 1000, AJ_UNIQUE, 1000);
-			aj_set_step(s, 2, GA_AGG_JOIN_INNER, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1500);
-			aj_set_step(s, 3, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 3, 300, AJ_DUPS, 2000);
-			aj_set_step(s, 4, GA_AGG_JOIN_RIGHT, AJ_KEY_BUILD, 2, 800, AJ_UNIQUE, 800);
-			aj_set_step(s, 5, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 500, AJ_DUPS, 400);
+			s->steps[0].type = GA_AGGJOIN_INNER;
+			aj_set_step(s, 1, GA_AGGJOIN_LEFT, AJ_KEY_BUILD, 1, 1000, AJ_UNIQUE, 1000);
+			aj_set_step(s, 2, GA_AGGJOIN_INNER, AJ_KEY_PROBE, 0, 2000, AJ_DUPS, 1500);
+			aj_set_step(s, 3, GA_AGGJOIN_ANTI, AJ_KEY_BUILD, 3, 300, AJ_DUPS, 2000);
+			aj_set_step(s, 4, GA_AGGJOIN_RIGHT, AJ_KEY_BUILD, 2, 800, AJ_UNIQUE, 800);
+			aj_set_step(s, 5, GA_AGGJOIN_LEFT, AJ_KEY_PROBE, 0, 500, AJ_DUPS, 400);
 			s->probe_key_null = 0.05;
 			s->batch_rows = 512;
 			s->split = SPLIT_RANDOM;
@@ -735,9 +735,9 @@ aj_fixed_outer_below(int index, AjSpec *s, int64_t max_pairs)
 			/* eight steps (the most) of one-row-ish pieces */
 			aj_chain_spec(s, "chain-8-small-pieces", max_pairs, 8);
 			for (int i = 1; i < 8; i++)
-				aj_set_step(s, i, i % 3 == 2 ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_INNER,
+				aj_set_step(s, i, i % 3 == 2 ? GA_AGGJOIN_LEFT : GA_AGGJOIN_INNER,
 							i % 2 ? AJ_KEY_PROBE : AJ_KEY_BUILD, i % 2 ? 0 : i, 200, AJ_UNIQUE, 200);
-			s->steps[7].type = GA_AGG_JOIN_FULL;
+			s->steps[7].type = GA_AGGJOIN_FULL;
 			s->nprobe = 1500;
 			s->batch_rows = 5;
 			break;
@@ -778,7 +778,7 @@ aj_fixed_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 55:
 			/* INNER: probe int32 >= build int16, AND NOT (probe float8 > build float4) */
 			aj_default_spec(s, "filter-compare-floats", max_pairs);
-			s->steps[0].type = GA_AGG_JOIN_INNER;
+			s->steps[0].type = GA_AGGJOIN_INNER;
 			s->cols[2].mode = VAL_SPECIAL;
 			s->cols[s->ncols++] = (AjColSpec) {1, GA_TYPE_FLOAT32, VAL_SPECIAL, 0.1, 0, 0, 0};
 			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
@@ -789,7 +789,7 @@ aj_fixed_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 56:
 			/* (build1 int16 < probe int32 OR bool of build 2) AND NOT bool of build 3; a LEFT step */
 			aj_chain_spec(s, "filter-chain-left-small-pieces", max_pairs, 3);
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
 			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
 			aj_filter_step(s, GA_FILTER_BOOL, GA_CMP_EQ, 5, -1);
 			aj_filter_step(s, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
@@ -802,7 +802,7 @@ aj_fixed_filter(int index, AjSpec *s, int64_t max_pairs)
 		default:
 			/* RIGHT last: probe int32 = itself drops its unmatched rows; <> drops all */
 			aj_chain_spec(s, "filter-right-unmatched", max_pairs, 2);
-			s->steps[1].type = GA_AGG_JOIN_RIGHT;
+			s->steps[1].type = GA_AGGJOIN_RIGHT;
 			s->steps[1].nbuild = 3000;
 			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_EQ, 0, 0);
 			aj_filter_step(s, GA_FILTER_COMPARE, GA_CMP_NE, 3, 3);
@@ -852,7 +852,7 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 59:
 			/* ANTI: no pair with build int16 = probe int32 OR NOT bool(build int8) */
 			aj_default_spec(s, "stepfilter-anti", max_pairs);
-			s0->type = GA_AGG_JOIN_ANTI;
+			s0->type = GA_AGGJOIN_ANTI;
 			s0->key_domain = 500;
 			s0->build_key_null = 0.1;
 			s->probe_key_null = 0.1;
@@ -867,7 +867,7 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 60:
 			/* SEMI, ~40 build rows a key, its build columns grouped by (null) */
 			aj_default_spec(s, "semi-many-to-many", max_pairs);
-			s0->type = GA_AGG_JOIN_SEMI;
+			s0->type = GA_AGGJOIN_SEMI;
 			s0->nbuild = 20000;
 			s0->key_domain = 500;
 			s0->build_key_null = 0.1;
@@ -878,7 +878,7 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 61:
 			/* SEMI ON k AND probe int32 > build int16 AND NOT bool(build int8 of -1, 0, 1) */
 			aj_default_spec(s, "semi-filter-many-to-many", max_pairs);
-			s0->type = GA_AGG_JOIN_SEMI;
+			s0->type = GA_AGGJOIN_SEMI;
 			s0->nbuild = 20000;
 			s0->key_domain = 500;
 			s0->build_key_null = 0.05;
@@ -909,8 +909,8 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 63:
 			/* LEFT (many misses), LEFT ON b1 int16 <= b2 int8, ANTI ON b1 int64 > b3 int8 */
 			aj_chain_spec(s, "stepfilter-null-extended-earlier", max_pairs, 3);
-			s->steps[1].type = GA_AGG_JOIN_LEFT;
-			s->steps[2].type = GA_AGG_JOIN_ANTI;
+			s->steps[1].type = GA_AGGJOIN_LEFT;
+			s->steps[2].type = GA_AGGJOIN_ANTI;
 			s->steps[2].key_domain = 300;
 			s->probe_miss = 0.4;
 			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LE, 1, 5);
@@ -920,9 +920,9 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 64:
 			/* SEMI ON k AND probe int32 >= b1 int16, then RIGHT on ~unique probe keys */
 			aj_chain_spec(s, "semi-filter-below-right", max_pairs, 2);
-			s->steps[0].type = GA_AGG_JOIN_SEMI;
+			s->steps[0].type = GA_AGGJOIN_SEMI;
 			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
-			aj_set_step(s, 1, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 8000, AJ_UNIQUE, 8000);
+			aj_set_step(s, 1, GA_AGGJOIN_RIGHT, AJ_KEY_PROBE, 0, 8000, AJ_UNIQUE, 8000);
 			s->probe_miss = 0.05;
 			s->batch_rows = 256;
 			s->split = SPLIT_RANDOM;
@@ -931,15 +931,15 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 			/* LEFT ON k AND probe int32 < b1 int16, then FULL on unique keys of build side 1 */
 			aj_chain_spec(s, "left-filter-below-full", max_pairs, 2);
 			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_LT, 0, 1);
-			aj_set_step(s, 1, GA_AGG_JOIN_FULL, AJ_KEY_BUILD, 1, 3000, AJ_UNIQUE, 3000);
+			aj_set_step(s, 1, GA_AGGJOIN_FULL, AJ_KEY_BUILD, 1, 3000, AJ_UNIQUE, 3000);
 			s->steps[1].build_key_null = 0.05;
 			s->batch_rows = 300;
 			break;
 		case 66:
 			/* FULL, then LEFT on build side 1 ON b1 int16 < b2 int8 OR probe int32 >= b2 int8 */
 			aj_chain_spec(s, "full-below-left-filter", max_pairs, 2);
-			aj_set_step(s, 0, GA_AGG_JOIN_FULL, AJ_KEY_PROBE, 0, 3000, AJ_DUPS, 4000);
-			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_BUILD, 1, 2000, AJ_DUPS, 1000);
+			aj_set_step(s, 0, GA_AGGJOIN_FULL, AJ_KEY_PROBE, 0, 3000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGGJOIN_LEFT, AJ_KEY_BUILD, 1, 2000, AJ_DUPS, 1000);
 			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LT, 1, 5);
 			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_GE, 0, 5);
 			aj_step_filter(s, 1, GA_FILTER_OR, GA_CMP_EQ, -1, -1);
@@ -951,9 +951,9 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 67:
 			/* RIGHT, SEMI on build side 1 ON b1 >= b2, ANTI on it ON b3 > probe OR b1 < b3 */
 			aj_chain_spec(s, "right-below-semi-anti-filters", max_pairs, 3);
-			aj_set_step(s, 0, GA_AGG_JOIN_RIGHT, AJ_KEY_PROBE, 0, 3000, AJ_DUPS, 4000);
-			aj_set_step(s, 1, GA_AGG_JOIN_SEMI, AJ_KEY_BUILD, 1, 2000, AJ_DUPS, 1000);
-			aj_set_step(s, 2, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 1, 1000, AJ_DUPS, 600);
+			aj_set_step(s, 0, GA_AGGJOIN_RIGHT, AJ_KEY_PROBE, 0, 3000, AJ_DUPS, 4000);
+			aj_set_step(s, 1, GA_AGGJOIN_SEMI, AJ_KEY_BUILD, 1, 2000, AJ_DUPS, 1000);
+			aj_set_step(s, 2, GA_AGGJOIN_ANTI, AJ_KEY_BUILD, 1, 1000, AJ_DUPS, 600);
 			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_GE, 1, 5);
 			aj_step_filter(s, 2, GA_FILTER_COMPARE, GA_CMP_GT, 7, 0);
 			aj_step_filter(s, 2, GA_FILTER_COMPARE, GA_CMP_LT, 3, 7);
@@ -985,7 +985,7 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 69:
 			/* one key on 5000 build rows: SEMI ON probe int32 = build int16 of -100 .. 100 */
 			aj_default_spec(s, "semi-skew-rare-filter", max_pairs);
-			s0->type = GA_AGG_JOIN_SEMI;
+			s0->type = GA_AGGJOIN_SEMI;
 			s0->build_dist = AJ_SKEW;
 			s0->nbuild = 12000;
 			s0->skew_rows = 5000;
@@ -999,7 +999,7 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 70:
 			/* the same as ANTI, in pieces of 3 rows */
 			aj_default_spec(s, "anti-skew-rare-filter", max_pairs);
-			s0->type = GA_AGG_JOIN_ANTI;
+			s0->type = GA_AGGJOIN_ANTI;
 			s0->build_dist = AJ_SKEW;
 			s0->nbuild = 12000;
 			s0->skew_rows = 5000;
@@ -1028,11 +1028,11 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 		case 72:
 			/* SEMI on two probe keys ON b1 int16 < probe int32; ANTI on them too */
 			aj_chain_spec(s, "keys2-semi-anti-filters", max_pairs, 2);
-			s->steps[0].type = GA_AGG_JOIN_SEMI;
+			s->steps[0].type = GA_AGGJOIN_SEMI;
 			s->steps[0].nbuild = 2000;
 			aj_set_keys(s, 0, "p p", 20);
 			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_LT, 1, 0);
-			s->steps[1].type = GA_AGG_JOIN_ANTI;
+			s->steps[1].type = GA_AGGJOIN_ANTI;
 			aj_set_keys(s, 1, "p =1", 20);
 			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_GT, 5, 0);
 			s->steps[0].build_key_null = s->steps[1].build_key_null = 0.05;
@@ -1047,11 +1047,11 @@ aj_fixed_step_filter(int index, AjSpec *s, int64_t max_pairs)
 			 */
 			aj_chain_spec(s, "chain-5-step-filters", max_pairs, 5);
 			s->nprobe = 1500;
-			aj_set_step(s, 0, GA_AGG_JOIN_INNER, AJ_KEY_PROBE, 0, 600, AJ_DUPS, 200);
-			aj_set_step(s, 1, GA_AGG_JOIN_LEFT, AJ_KEY_BUILD, 1, 600, AJ_DUPS, 300);
-			aj_set_step(s, 2, GA_AGG_JOIN_SEMI, AJ_KEY_PROBE, 0, 600, AJ_DUPS, 100);
-			aj_set_step(s, 3, GA_AGG_JOIN_ANTI, AJ_KEY_BUILD, 2, 300, AJ_DUPS, 100);
-			aj_set_step(s, 4, GA_AGG_JOIN_LEFT, AJ_KEY_PROBE, 0, 400, AJ_DUPS, 200);
+			aj_set_step(s, 0, GA_AGGJOIN_INNER, AJ_KEY_PROBE, 0, 600, AJ_DUPS, 200);
+			aj_set_step(s, 1, GA_AGGJOIN_LEFT, AJ_KEY_BUILD, 1, 600, AJ_DUPS, 300);
+			aj_set_step(s, 2, GA_AGGJOIN_SEMI, AJ_KEY_PROBE, 0, 600, AJ_DUPS, 100);
+			aj_set_step(s, 3, GA_AGGJOIN_ANTI, AJ_KEY_BUILD, 2, 300, AJ_DUPS, 100);
+			aj_set_step(s, 4, GA_AGGJOIN_LEFT, AJ_KEY_PROBE, 0, 400, AJ_DUPS, 200);
 			aj_step_filter(s, 0, GA_FILTER_COMPARE, GA_CMP_GE, 0, 1);
 			aj_step_filter(s, 1, GA_FILTER_COMPARE, GA_CMP_LE, 2, 4);
 			aj_step_filter(s, 2, GA_FILTER_BOOL, GA_CMP_EQ, 7, -1);
@@ -1099,11 +1099,11 @@ aj_random_step(Rng *rng, AjSpec *s, int i, double size_exp)
 	AjStepSpec *ss = &s->steps[i];
 	double		t = rng_unit(rng);
 
-	ss->type = t < 0.45 ? GA_AGG_JOIN_INNER : t < 0.8 ? GA_AGG_JOIN_LEFT : GA_AGG_JOIN_ANTI;
+	ss->type = t < 0.45 ? GA_AGGJOIN_INNER : t < 0.8 ? GA_AGGJOIN_LEFT : GA_AGGJOIN_ANTI;
 	t = rng_unit(rng);
 	ss->key_from = i == 0 || t < 0.4 ? AJ_KEY_PROBE : t < 0.8 ? AJ_KEY_BUILD : AJ_KEY_SHARED;
 	ss->key_side = i > 0 ? (int) rng_range(rng, 1, i) : 0;
-	if (ss->key_from == AJ_KEY_BUILD && s->steps[ss->key_side - 1].type == GA_AGG_JOIN_ANTI &&
+	if (ss->key_from == AJ_KEY_BUILD && s->steps[ss->key_side - 1].type == GA_AGGJOIN_ANTI &&
 		rng_chance(rng, 0.75))
 		ss->key_from = AJ_KEY_PROBE;
 	ss->nbuild = rng_chance(rng, i == 0 ? 0.08 : 0.03) ? 0 :
@@ -1192,7 +1192,7 @@ aj_random_outer_below(const Rng *rng, AjSpec *s)
 		for (k = 0; s->steps[j].nkeys > 1 && k < s->steps[j].nkeys; k++)
 			if (s->steps[j].comp_from[k] != AJ_KEY_PROBE)
 				return;
-	s->steps[i].type = rng_chance(&ob, 0.5) ? GA_AGG_JOIN_RIGHT : GA_AGG_JOIN_FULL;
+	s->steps[i].type = rng_chance(&ob, 0.5) ? GA_AGGJOIN_RIGHT : GA_AGGJOIN_FULL;
 	if (s->steps[i].nbuild > s->batch_rows * 2000)
 		s->steps[i].nbuild = s->batch_rows * 2000;
 	for (j = i + 1; j < s->nsteps; j++)
@@ -1287,7 +1287,7 @@ aj_random_semi(const Rng *rng, AjSpec *s)
 	{
 		int			keyed_on = 0;
 
-		if (s->steps[i].type == GA_AGG_JOIN_RIGHT || s->steps[i].type == GA_AGG_JOIN_FULL)
+		if (s->steps[i].type == GA_AGGJOIN_RIGHT || s->steps[i].type == GA_AGGJOIN_FULL)
 			continue;
 		for (j = i + 1; j < s->nsteps; j++)
 		{
@@ -1302,7 +1302,7 @@ aj_random_semi(const Rng *rng, AjSpec *s)
 			candidates[n++] = i;
 	}
 	if (n > 0)
-		s->steps[candidates[rng_range(&sr, 0, n - 1)]].type = GA_AGG_JOIN_SEMI;
+		s->steps[candidates[rng_range(&sr, 0, n - 1)]].type = GA_AGGJOIN_SEMI;
 }
 
 /*
@@ -1394,7 +1394,7 @@ aj_random_step_filters(const Rng *rng, AjSpec *s)
 		AjStepSpec *ss = &s->steps[i];
 		int			nleaves;
 
-		if (ss->type == GA_AGG_JOIN_RIGHT || ss->type == GA_AGG_JOIN_FULL ||
+		if (ss->type == GA_AGGJOIN_RIGHT || ss->type == GA_AGGJOIN_FULL ||
 			!rng_chance(&fr, 0.6))
 			continue;
 		nleaves = (int) rng_range(&fr, 1, 3);
@@ -1445,7 +1445,7 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 	}
 	/* RIGHT and FULL last steps (below the last: aj_random_outer_below) */
 	if (rng_chance(rng, 0.3))
-		s->steps[s->nsteps - 1].type = rng_chance(rng, 0.5) ? GA_AGG_JOIN_RIGHT : GA_AGG_JOIN_FULL;
+		s->steps[s->nsteps - 1].type = rng_chance(rng, 0.5) ? GA_AGGJOIN_RIGHT : GA_AGGJOIN_FULL;
 	s->nprobe = rng_chance(rng, 0.08) ? rng_range(rng, 0, 5) :
 		(int64_t) pow(10.0, rng_unit(rng) * size_exp);
 	s->scattered = rng_chance(rng, 0.5);
@@ -1515,8 +1515,8 @@ aj_random_spec(Rng *rng, AjSpec *s, int64_t max_pairs)
 	/* at most ~2000 pieces of any step per case, and at most max_pairs rows */
 	s->max_pairs = max_pairs < s->batch_rows * 2000 ? max_pairs : s->batch_rows * 2000;
 	/* and at most ~2000 pieces of unmatched build rows at finish */
-	if ((s->steps[s->nsteps - 1].type == GA_AGG_JOIN_RIGHT ||
-		 s->steps[s->nsteps - 1].type == GA_AGG_JOIN_FULL) &&
+	if ((s->steps[s->nsteps - 1].type == GA_AGGJOIN_RIGHT ||
+		 s->steps[s->nsteps - 1].type == GA_AGGJOIN_FULL) &&
 		s->steps[s->nsteps - 1].nbuild > s->batch_rows * 2000)
 		s->steps[s->nsteps - 1].nbuild = s->batch_rows * 2000;
 	aj_random_multikey(rng, s);

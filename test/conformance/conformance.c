@@ -32,7 +32,7 @@
  * through the wait callback, fail_at_batch, and refusal of bad requests.
  *
  * The hash join has its own suite in join.c, run after the aggregation's;
- * then the join-fed aggregation (aggjoin.c) and derived columns (derived.c),
+ * then the aggjoin (aggjoin.c) and derived columns (derived.c),
  * which check their groups with this file's reference (conformance.h).
  *
  * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]
@@ -399,17 +399,17 @@ split_batches(Rng *rng, SplitMode split, int64_t nrows, int64_t batch_rows, int6
 
 /*
  * Print what one aggregation did (verbose runs), for both suites: "case" or
- * "aggjoin" cases, with the join's counts when join_fed.
+ * "aggjoin" cases, with the join's counts when aggjoin.
  */
 void
 print_stats(const char *suite, int case_no, const char *label, const GaAggStats *stats,
-			int join_fed)
+			int aggjoin)
 {
 	int			s;
 
 	printf("%s %d [%s] stats: batches %lld rows %lld ", suite, case_no, label,
 		   (long long) stats->batches, (long long) stats->input_rows);
-	if (join_fed)
+	if (aggjoin)
 		printf("joined %lld build %lld ", (long long) stats->joined_rows,
 			   (long long) stats->join_build_rows);
 	printf("groups %lld bytes %lld growths %lld retries %lld device estimate %lld by strategy:",
@@ -1543,7 +1543,7 @@ int64_cmp(const void *pa, const void *pb)
 
 /*
  * The batches the GPU must count as partitioned when forced to partition
- * (strategy_gpu.cu's rules): a batch with rows runs partitioned exactly
+ * (gpu/strategy.cu's rules): a batch with rows runs partitioned exactly
  * when the group table for its group count exceeds the L2 cache
  * (ga_partitioned_applies), that count being the estimate for the first
  * batch and the groups found in the rows before it for later ones; an
@@ -2413,7 +2413,7 @@ fixed_spec(int index, CaseSpec *s)
 			break;
 		case 38:
 			/*
-			 * Forced partitioned over keys that pack (hashagg_chunks.cu):
+			 * Forced partitioned over keys that pack (gpu/kernels/hashagg_chunks.cu):
 			 * an int32 key with nulls, every aggregate (moments included;
 			 * a chunk whose entries do not fit shared memory folds into
 			 * global memory), chunks of mostly distinct keys.
@@ -2622,20 +2622,20 @@ usage(const char *prog)
 			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
 			"             gpu fails when there is none)\n"
-			"  --suite    aggregation, hash join, join-fed aggregation, derived columns\n"
+			"  --suite    aggregation, hash join, aggjoin, derived columns\n"
 			"             or all (default all)\n"
 			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
 			"  --join-cases random join cases after the fixed ones (default 40)\n"
-			"  --aggjoin-cases random join-fed aggregation cases after the fixed ones\n"
+			"  --aggjoin-cases random aggjoin cases after the fixed ones\n"
 			"             (default 40)\n"
-			"  --aggjoin-first skip the join-fed aggregation cases before case I\n"
+			"  --aggjoin-first skip the aggjoin cases before case I\n"
 			"             (the fixed chains of joins start at 17; default 0)\n"
 			"  --derived-cases random derived column cases after the fixed ones\n"
-			"             (default 60; the join-fed ones always run)\n"
+			"             (default 60; the aggjoin ones always run)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
-			"             a join-fed one (default 1500000)\n"
+			"             an aggjoin one (default 1500000)\n"
 			"  --timeout  fail when one case (all devices) takes longer (default 300)\n",
 			prog, NUM_FIXED_CASES, NUM_FIXED_CASES - 1);
 }
@@ -2658,7 +2658,7 @@ main(int argc, char **argv)
 	int			timeout = 300;
 	DeviceRun	runs[8];
 	int			nruns = 0;
-	GaDevice   *run_devices[8];	/* runs as the join-fed and derived suites take them */
+	GaDevice   *run_devices[8];	/* runs as the aggjoin and derived suites take them */
 	GaStrategy	run_strategies[8];
 	const char *run_labels[8];
 	int64_t		failures = 0,
@@ -2828,7 +2828,7 @@ main(int argc, char **argv)
 	if (only < 0 && (strcmp(suite_opt, "join") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_join(cpu, gpu, seed, njoin_cases, timeout, verbose, &checks);
 
-	/* The device runs as the join-fed and derived suites take them. */
+	/* The device runs as the aggjoin and derived suites take them. */
 	for (j = 0; j < nruns; j++)
 	{
 		run_devices[j] = runs[j].device;
@@ -2836,13 +2836,13 @@ main(int argc, char **argv)
 		run_labels[j] = runs[j].label;
 	}
 
-	/* The join-fed aggregation: every device run, as the aggregation's cases. */
+	/* The aggjoin: every device run, as the aggregation's cases. */
 	if (only < 0 && (strcmp(suite_opt, "aggjoin") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_aggjoin(run_devices, run_strategies, run_labels, nruns, seed,
 										aggjoin_first, naggjoin_cases, max_rows, timeout,
 										verbose, &checks);
 
-	/* Derived columns: every device run, plain and join-fed. */
+	/* Derived columns: every device run, plain and aggjoin. */
 	if (only < 0 && (strcmp(suite_opt, "derived") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_derived(run_devices, run_strategies, run_labels, nruns, seed,
 										nderived_cases, max_rows, timeout, verbose, &checks);

@@ -3,7 +3,7 @@
  * conformance.h
  *	  What conformance.c shares with the suites that reuse its cases: the
  *	  seeded random numbers, the case (columns, rows, aggregates) and the
- *	  reference check of a finished aggregation's groups.  The join-fed
+ *	  reference check of a finished aggregation's groups.  The aggjoin
  *	  aggregation suite (aggjoin.c) forms a join's rows on the host into a
  *	  Case and checks the device's groups against it with check_result, so
  *	  there is one reference for every aggregation.
@@ -142,7 +142,7 @@ extern int	rng_chance(Rng *rng, double p);
 extern double rng_pick(Rng *rng, const double *choices, int n);
 extern void rng_permutation(Rng *rng, int *perm, int n);
 extern void print_stats(const char *suite, int case_no, const char *label,
-						const GaAggStats *stats, int join_fed);
+						const GaAggStats *stats, int aggjoin);
 
 /* conformance.c: value types */
 extern const char *type_name(GaValueType type);
@@ -203,7 +203,7 @@ extern int64_t key_entry_matches(const KeyEntry *entries, int64_t n, int64_t key
 								 int64_t *first);
 
 /*
- * Fill a join-fed probe batch with probe rows [start, start + n): columns
+ * Fill an aggjoin probe batch with probe rows [start, start + n): columns
  * where garbage[col] with garbage and a false null every null_every rows,
  * the others from values and isnull (over the probe rows).
  */
@@ -212,7 +212,7 @@ extern void fill_probe_batch(GaBatch *b, const Case *c, const uint8_t *garbage,
 							 int64_t start, int64_t n);
 
 /*
- * What the submits of a join-fed case's probe batches must count (batches,
+ * What the submits of an aggjoin case's probe batches must count (batches,
  * and the probe columns' bytes sent); adds to *batches and *bytes.
  */
 extern void expect_probe_submits(const Case *c, int ncolumns, int nbatches,
@@ -222,7 +222,7 @@ extern void expect_probe_submits(const Case *c, int ncolumns, int nbatches,
 								 int64_t *batches, int64_t *bytes);
 
 /*
- * Run the join-fed aggregation's API checks and cases (from case first on)
+ * Run the aggjoin's API checks and cases (from case first on)
  * on each device run (device, strategy, label) and compare every result
  * with the reference.  Adds to *checks; returns the problems found.
  */
@@ -231,7 +231,7 @@ extern int64_t conformance_aggjoin(GaDevice *const *devices, const GaStrategy *s
 								   int first, int ncases, int64_t max_rows, int timeout,
 								   int verbose, int64_t *checks);
 
-/* aggjoin_api.c: the join-fed aggregation's API checks on one device run */
+/* aggjoin_api.c: the aggjoin's API checks on one device run */
 extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label);
 
 #endif							/* GPUAGG_CONFORMANCE_H */

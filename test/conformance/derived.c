@@ -23,7 +23,7 @@
  * Cases (derived_cases.c).  Fixed ones first, with answers known from
  * outside the reference, checked against the reference's values row by
  * row and against the device's reconstructed total; then random ones;
- * then the join-fed cases (derived_join.c); before all, the API checks
+ * then the aggjoin cases (derived_join.c); before all, the API checks
  * (derived_api.c).
  *
  *-------------------------------------------------------------------------
@@ -454,7 +454,7 @@ dv_expected_bytes(const DvCase *dc)
 /*
  * Start an aggregation of the case: its request with its derived columns
  * in an array scribbled over and freed as soon as ga_agg_create returns
- * (the device must have copied it).  dc->join makes it join-fed.
+ * (the device must have copied it).  dc->join makes it aggjoin.
  */
 GaAgg *
 dv_create(const DvCase *dc, GaDevice *dev, GaStrategy strategy, GaStatus *st)
@@ -545,7 +545,7 @@ done:
  */
 
 /*
- * Run the API checks, the fixed and random cases and the join-fed cases on
+ * Run the API checks, the fixed and random cases and the aggjoin cases on
  * every device run.
  */
 int64_t

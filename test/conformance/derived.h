@@ -4,7 +4,7 @@
  *	  What the derived column suite's files share: the reference's big
  *	  integers (derived_ref.c), a derived case (its columns, derived
  *	  columns and known answers) and the device runs (derived.c), the
- *	  fixed and random cases (derived_cases.c), the join-fed cases
+ *	  fixed and random cases (derived_cases.c), the aggjoin cases
  *	  (derived_join.c) and the API checks (derived_api.c).
  *
  * The reference is independent of cuda/derived_expr.h: its integers are
@@ -89,13 +89,13 @@ typedef struct DvCase
 	const char *const *known_rows;
 	const char *known_total;
 
-	/* join-fed: the request's join spec (derived_join.c fills it) */
+	/* aggjoin: the request's join spec (derived_join.c fills it) */
 	const GaAggJoinSpec *join;
 
 	char		desc[700];
 } DvCase;
 
-/* derived.c: building cases (the join-fed ones too) */
+/* derived.c: building cases (the aggjoin ones too) */
 extern int	dv_add_column(DvCase *dc, GaValueType type);
 extern void dv_alloc_rows(DvCase *dc, int64_t nrows);
 extern int	dv_add_derived(DvCase *dc, const GaDerivedColumn *program, GaDerivedPart part,
@@ -137,7 +137,7 @@ extern void dv_check_limb_sums(const DvCase *dc, const GaAggResult *res, RunRepo
 
 /*
  * derived.c: the suite: API checks, fixed cases, random cases and the
- * join-fed cases on every device run.  Adds to *checks; returns the
+ * aggjoin cases on every device run.  Adds to *checks; returns the
  * problems found.
  */
 extern int64_t conformance_derived(GaDevice *const *devices, const GaStrategy *strategies,
@@ -145,7 +145,7 @@ extern int64_t conformance_derived(GaDevice *const *devices, const GaStrategy *s
 								   int ncases, int64_t max_rows, int timeout, int verbose,
 								   int64_t *checks);
 
-/* derived_join.c: the join-fed cases (indexes 0 .. DV_NUM_JOIN_CASES - 1) */
+/* derived_join.c: the aggjoin cases (indexes 0 .. DV_NUM_JOIN_CASES - 1) */
 #define DV_NUM_JOIN_CASES 9
 extern int64_t dv_join_case(int index, GaDevice *const *devices, const GaStrategy *strategies,
 							const char *const *labels, int nruns, uint64_t seed, int verbose,

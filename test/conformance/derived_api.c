@@ -101,12 +101,12 @@ api_base(ApiRequest *a)
 	a->req.derived = a->derived;
 }
 
-/* Make the request join-fed: one LEFT step keyed by key_column, C_BUILD from the build side. */
+/* Make the request aggjoin: one LEFT step keyed by key_column, C_BUILD from the build side. */
 static void
 api_join(ApiRequest *a, int key_column)
 {
 	a->join.nsteps = 1;
-	a->join.steps[0].type = GA_AGG_JOIN_LEFT;
+	a->join.steps[0].type = GA_AGGJOIN_LEFT;
 	a->join.steps[0].key_column = key_column;
 	a->from_build[C_BUILD] = 1;
 	a->join.from_build = a->from_build;

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * derived_join.c
- *	  The derived column suite's join-fed cases: derived columns whose
+ *	  The derived column suite's aggjoin cases: derived columns whose
  *	  operands and NaN flags come from the probe side and from one or two
  *	  build sides, computed by the device in the rows of the join's last
  *	  step, checked against the join formed here, on the host.
@@ -50,7 +50,7 @@ enum
 	J_NCOLS
 };
 
-/* A join-fed case: its sides, the device's builds, and the joined rows. */
+/* An aggjoin case: its sides, the device's builds, and the joined rows. */
 typedef struct DjCase
 {
 	DvCase		dc;				/* the joined rows, the derived columns */
@@ -93,18 +93,18 @@ typedef struct DjSpec
 } DjSpec;
 
 static const DjSpec dj_specs[DV_NUM_JOIN_CASES] = {
-	{"left", 1, {GA_AGG_JOIN_LEFT}, 3000, {500}, {400}, {450}, 0, 1024, 0},
-	{"left-grouped-small-pieces", 1, {GA_AGG_JOIN_LEFT}, 2000, {300}, {100}, {120}, 1, 7, 0},
-	{"inner-left-chain", 2, {GA_AGG_JOIN_INNER, GA_AGG_JOIN_LEFT}, 2000, {400, 200}, {300, 150},
+	{"left", 1, {GA_AGGJOIN_LEFT}, 3000, {500}, {400}, {450}, 0, 1024, 0},
+	{"left-grouped-small-pieces", 1, {GA_AGGJOIN_LEFT}, 2000, {300}, {100}, {120}, 1, 7, 0},
+	{"inner-left-chain", 2, {GA_AGGJOIN_INNER, GA_AGGJOIN_LEFT}, 2000, {400, 200}, {300, 150},
 	{320, 170}, 1, 512, 0},
-	{"inner-build-only", 1, {GA_AGG_JOIN_INNER}, 1500, {1000}, {1000}, {1100}, 1, 256, 0},
-	{"left-left-random", 2, {GA_AGG_JOIN_LEFT, GA_AGG_JOIN_LEFT}, 1500, {300, 200}, {250, 100},
+	{"inner-build-only", 1, {GA_AGGJOIN_INNER}, 1500, {1000}, {1000}, {1100}, 1, 256, 0},
+	{"left-left-random", 2, {GA_AGGJOIN_LEFT, GA_AGGJOIN_LEFT}, 1500, {300, 200}, {250, 100},
 	{300, 130}, 1, 333, 1},
-	{"left-random-tiny", 1, {GA_AGG_JOIN_LEFT}, 200, {50}, {30}, {40}, 0, 3, 1},
-	{"right-build-operands", 1, {GA_AGG_JOIN_RIGHT}, 1500, {600}, {500}, {700}, 1, 64, 0},
-	{"inner-full-chain", 2, {GA_AGG_JOIN_INNER, GA_AGG_JOIN_FULL}, 2000, {400, 300}, {300, 250},
+	{"left-random-tiny", 1, {GA_AGGJOIN_LEFT}, 200, {50}, {30}, {40}, 0, 3, 1},
+	{"right-build-operands", 1, {GA_AGGJOIN_RIGHT}, 1500, {600}, {500}, {700}, 1, 64, 0},
+	{"inner-full-chain", 2, {GA_AGGJOIN_INNER, GA_AGGJOIN_FULL}, 2000, {400, 300}, {300, 250},
 	{320, 300}, 1, 100, 0},
-	{"left-right-random", 2, {GA_AGG_JOIN_LEFT, GA_AGG_JOIN_RIGHT}, 1000, {300, 200}, {250, 150},
+	{"left-right-random", 2, {GA_AGGJOIN_LEFT, GA_AGGJOIN_RIGHT}, 1000, {300, 200}, {250, 150},
 	{300, 200}, 0, 13, 1},
 };
 
@@ -217,8 +217,8 @@ dj_walk(const DjCase *jc, int s, int64_t *tuple, DjRows *out)
 		tuple[s + 1] = jc->sorted[s][first + k].row;
 		dj_walk(jc, s + 1, tuple, out);
 	}
-	if (m == 0 && (jc->spec.steps[s].type == GA_AGG_JOIN_LEFT ||
-				   jc->spec.steps[s].type == GA_AGG_JOIN_FULL))
+	if (m == 0 && (jc->spec.steps[s].type == GA_AGGJOIN_LEFT ||
+				   jc->spec.steps[s].type == GA_AGGJOIN_FULL))
 	{
 		tuple[s + 1] = DJ_NO_ROW;
 		dj_walk(jc, s + 1, tuple, out);
@@ -241,7 +241,7 @@ dj_add_unmatched(const DjCase *jc, DjRows *rows)
 				i,
 				b;
 
-	if (type != GA_AGG_JOIN_RIGHT && type != GA_AGG_JOIN_FULL)
+	if (type != GA_AGGJOIN_RIGHT && type != GA_AGGJOIN_FULL)
 		return 0;
 	matched = calloc(nbuild > 0 ? nbuild : 1, 1);
 	for (i = 0; i < rows->n; i++)
@@ -416,7 +416,7 @@ dj_programs(DjCase *jc, const DjSpec *spec, Rng *rng)
 	dv_add_limbs_summed(dc, &p);
 	dv_add_part_all_aggs(dc, &p, GA_DERIVED_NAN, 0);
 	dv_add_part_all_aggs(dc, &q, GA_DERIVED_INT64, 0);
-	if (last_type != GA_AGG_JOIN_RIGHT && last_type != GA_AGG_JOIN_FULL)
+	if (last_type != GA_AGGJOIN_RIGHT && last_type != GA_AGGJOIN_FULL)
 	{
 		dv_add_part_all_aggs(dc, &q, GA_DERIVED_NAN, 0);
 		dv_add_part_all_aggs(dc, &q, GA_DERIVED_LIMB, 1);
@@ -539,7 +539,7 @@ dj_build(const DjCase *jc, GaAgg *agg, int s, WaitState *ws, GaStatus *st)
 	payload.capacity = payload.nrows + 5;
 	payload.ncolumns = jc->dc.c.ncolumns;
 	payload.columns = columns;
-	return ga_agg_join_build(agg, s, jc->keys[s], jc->rows[s], jc->nkeyed[s], &payload,
+	return ga_aggjoin_build(agg, s, jc->keys[s], jc->rows[s], jc->nkeyed[s], &payload,
 							 test_wait, ws, st);
 }
 
@@ -630,7 +630,7 @@ done:
 	return run_end(agg, &ws, &rr, label, t0, summary, summary_len);
 }
 
-/* Generate join-fed case `index` and run it on every device run. */
+/* Generate aggjoin case `index` and run it on every device run. */
 int64_t
 dv_join_case(int index, GaDevice *const *devices, const GaStrategy *strategies,
 			 const char *const *labels, int nruns, uint64_t seed, int verbose, int64_t *checks)

@@ -226,8 +226,8 @@ static const int64_t extreme_keys[] = {
 #define NUM_EXTREME_KEYS ((int) (sizeof(extreme_keys) / sizeof(extreme_keys[0])))
 
 /*
- * The devices' slot hash (MurmurHash3's fmix64, join_cpu.c and
- * hashjoin_kernels.cu) and its inverse, to make keys whose hashes share
+ * The devices' slot hash (MurmurHash3's fmix64, cpu/hashjoin.c and
+ * gpu/kernels/hashjoin.cu) and its inverse, to make keys whose hashes share
  * their low 32 bits: they all start probing at the same slot of any table
  * of up to 2^32 slots.  Should the devices change their hash, these keys
  * become ordinary ones and the case still checks answers.

@@ -146,7 +146,7 @@ INT_RANGE = {"int2": (-32768, 32767), "int4": (-2**31, 2**31 - 1), "int8": (-2**
 NUMERIC_TYPES = ("int2", "int4", "int8", "float4", "float8", "numeric")
 INT_TYPES = ("int2", "int4", "int8")
 FLOAT_TYPES = ("float4", "float8")
-# what GpuHashAgg supports today (agg_catalog.c); a "supported" query uses only these
+# what GpuHashAgg supports today (hashagg/catalog.c); a "supported" query uses only these
 KEY_OK = ("int2", "int4", "int8", "float4", "float8", "bool", "date", "time", "timestamp", "timestamptz",
           "text", "varchar", "bpchar", "numeric", "uuid", "interval")
 SUM_OK = ("int2", "int4", "int8", "float4", "float8", "numeric")
@@ -421,7 +421,7 @@ BEGIN
             on_fed := on_fed OR line LIKE '%children on the device%';
             on_chain := on_chain OR line LIKE '%joins of its % children on the device%';
             on_anti := on_anti OR (line LIKE '%children on the device%' AND line LIKE '%anti%');
-            -- a join-fed GpuHashAgg's device filter follows its Join Cond
+            -- an aggjoin GpuHashAgg's device filter follows its Join Cond
             on_filter := on_filter OR (previous LIKE '%Join Cond:%' AND line LIKE '%Join Filter:%');
             previous := line;
         END LOOP;
@@ -1491,7 +1491,7 @@ def report(queries, results, seed, count, join_count, secs):
         print("join queries' result rows: %d empty, median %d, max %d"
               % (sum(1 for x in rows if x == 0), rows[len(rows) // 2], rows[-1]))
     print("slowest queries (both runs and EXPLAIN): " + ", ".join("%d: %d ms" % (qid, ms) for ms, qid in reversed(slow)))
-    print("join-fed (GpuHashAgg joining both sides on the device): %d queries, %d over a chain of joins, %d with an ANTI join, %d with the device's join filter"
+    print("aggjoin (GpuHashAgg joining both sides on the device): %d queries, %d over a chain of joins, %d with an ANTI join, %d with the device's join filter"
           % (sum(1 for rec in results.values() if rec.get("jf")),
              sum(1 for rec in results.values() if rec.get("jc")),
              sum(1 for rec in results.values() if rec.get("ja")),

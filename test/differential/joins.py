@@ -695,11 +695,11 @@ class JoinGen:
                  "{x}.kd = {y}.kts", "{x}.kts < {y}.ktz", "{x}.kts = {y}.ktz", "NOT ({x}.kbo AND {y}.kbo)",
                  "{x}.k4 % 3 = {y}.k2 % 3", "{x}.kt LIKE {y}.kb || '%'", "{x}.kiv <= {y}.kiv",
                  "{x}.id % 2 = 0 OR {y}.id % 3 = 0",
-                 # comparisons a join-fed GpuHashAgg's device filter takes (join_filter.c)
+                 # comparisons an aggjoin GpuHashAgg's device filter takes (aggjoin/filter.c)
                  "{x}.k8 >= {y}.k2", "{x}.kd < {y}.kd", "{x}.kf <= {y}.kr", "{x}.kts <> {y}.kts",
                  "({x}.v > {y}.v OR {x}.g < {y}.g)", "NOT ({x}.g = {y}.g)",
                  "({x}.v IS NULL OR {x}.v <> {y}.g)", "({x}.kbo OR {y}.kf > {x}.kf)",
-                 # = and <> of dictionary types, as ids of one dictionary (join_filter.c)
+                 # = and <> of dictionary types, as ids of one dictionary (aggjoin/filter.c)
                  "{x}.kt <> {y}.kt", "{x}.kn <> {y}.knm", "({x}.kb = {y}.kb OR {x}.g < {y}.g)",
                  "NOT ({x}.kv = {y}.kv AND {x}.ku = {y}.ku)", "{x}.kiv <> {y}.kiv"]
         return "(%s)" % self.rng.choice(forms).format(x=x, y=y)
@@ -976,7 +976,7 @@ class JoinGen:
         return self.key(a, b)
 
     def aggregated_fed(self):
-        """An aggregate over joins of the kind a join-fed GpuHashAgg takes over (the
+        """An aggregate over joins of the kind an aggjoin GpuHashAgg takes over (the
         device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one to six keys;
         two in five over a chain: a third table joined (INNER, LEFT, RIGHT or FULL) to the
         first or (a snowflake) to the second, sometimes a fourth joined to the first; group keys and aggregate

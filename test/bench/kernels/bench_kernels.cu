@@ -7,8 +7,8 @@
  *	  strategy (auto, perfect, shared, global, partitioned) and a plain
  *	  global-atomics kernel, next to the memory-bandwidth bound.
  *
- * It drives the extension's own GPU device (cuda/device_gpu.cu, through the
- * ga_gpu_bench_* entry points of device_gpu.cuh): the same strategy choice,
+ * It drives the extension's own GPU device (cuda/gpu/hashagg.cu, through the
+ * ga_gpu_bench_* entry points of gpu/gpu_device.cuh): the same strategy choice,
  * probe, kernels, growth and gathering as a query, minus the transfers
  * from the host.  Data: R has --rows rows of int32 (or int64) keys and
  * values; keys are uniform or Zipf-distributed over g groups, either dense
@@ -31,7 +31,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "device_gpu.cuh"
+#include "gpu_device.cuh"
 
 #include <algorithm>
 #include <chrono>

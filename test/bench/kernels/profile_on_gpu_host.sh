@@ -42,13 +42,14 @@ make -j16 CUDA_ARCHS=90 NVCC="$NVCC" >"$out/build.log" 2>&1 ||
 build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-profile.XXXXXX")
 trap 'rm -rf "$build"' EXIT
 cpu_objs=""
-for c in device device_cpu join_cpu aggjoin_cpu join_key; do
-	cc -O2 -fPIC -Icuda -c "cuda/$c.c" -o "$build/$c.o"
-	cpu_objs="$cpu_objs $build/$c.o"
+for o in $(make -s --no-print-directory device-objs); do
+	obj=$build/$(echo "$o" | tr / _)
+	cc -O2 -fPIC -Icuda -c "${o%.o}.c" -o "$obj"
+	cpu_objs="$cpu_objs $obj"
 done
-gpu_objs=$(ls cuda/*.cu | sed 's/\.cu$/.o/')
+gpu_objs=$(make -s --no-print-directory gpu-objs)
 # shellcheck disable=SC2086
-"$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda \
+"$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda -Icuda/gpu \
 	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs -o "$build/bench" -lm \
 	>>"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
 

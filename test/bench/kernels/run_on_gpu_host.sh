@@ -41,7 +41,7 @@ say "nvcc: $("$NVCC" --version | tail -1)"
 
 # ---- 1. build ---------------------------------------------------------------
 say "building the GPU device for sm_90 (log: $out/build.log)"
-gpu_cus="$(ls cuda/*.cu | tr '\n' ' ')"	# every GPU object the Makefile builds
+gpu_cus=$(make -s --no-print-directory gpu-objs | sed 's/\.o\b/.cu/g')	# every GPU object the Makefile builds
 built=0
 if command -v "${PG_CONFIG:-pg_config}" >/dev/null 2>&1; then
 	if make -j8 CUDA_ARCHS=90 NVCC="$NVCC" >"$out/build.log" 2>&1; then
@@ -56,7 +56,7 @@ fi
 if [ "$built" = 0 ]; then
 	for cu in $gpu_cus; do
 		"$NVCC" -O3 -std=c++17 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 \
-			-Icuda -c "$cu" -o "${cu%.cu}.o" >>"$out/build.log" 2>&1 ||
+			-Icuda -Icuda/gpu -c "$cu" -o "${cu%.cu}.o" >>"$out/build.log" 2>&1 ||
 			{ tail -30 "$out/build.log"; fail "nvcc $cu"; }
 	done
 fi
@@ -84,12 +84,13 @@ build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-bench.XXXXXX")
 trap 'rm -rf "$build"' EXIT
 say "building bench_kernels"
 cpu_objs=""
-for c in device device_cpu join_cpu aggjoin_cpu join_key; do
-	cc -O2 -fPIC -Icuda -c "cuda/$c.c" -o "$build/$c.o"
-	cpu_objs="$cpu_objs $build/$c.o"
+for o in $(make -s --no-print-directory device-objs); do
+	obj=$build/$(echo "$o" | tr / _)
+	cc -O2 -fPIC -Icuda -c "${o%.o}.c" -o "$obj"
+	cpu_objs="$cpu_objs $obj"
 done
 # shellcheck disable=SC2086
-"$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda \
+"$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda -Icuda/gpu \
 	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs \
 	-o "$build/bench_kernels" -lm >>"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; fail "building bench_kernels"; }

@@ -1,0 +1,514 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu/gpu_device.cuh
+ *	  Internal state of the GPU device (gpu/hashagg.cu, gpu/strategy.cu,
+ *	  gpu/batch.cu): the per-process device with its stream, the pinned
+ *	  batches, the group table's device arrays and the aggregation object.  Kept apart from the code so that
+ *	  later GPU operators (joins) can share the device and its buffers, and
+ *	  so that the kernel benchmark (test/bench/kernels) can drive an
+ *	  aggregation over data already on the GPU.
+ *
+ * It also holds the small host helpers every GPU operator uses (errors as
+ * a GaStatus, allocation, polled waits, event timing, chunked copies), as
+ * static inline functions: gpu/hashagg.cu (aggregation), gpu/hashjoin.cu (hash
+ * join) and gpu/aggjoin.cu (aggjoin).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_DEVICE_GPU_CUH
+#define GPUAGG_DEVICE_GPU_CUH
+
+#include "device_impl.h"
+#include "kernels/hashagg.cuh"
+#include "kernels/hashjoin.cuh"
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Pause between two polls of an event while waiting for the GPU. */
+#define GPU_POLL_SLEEP_NS 50000L
+
+/* Alignment of the arrays carved out of one allocation. */
+#define GPU_ALIGN 256
+
+/* Bytes of one chunk of a copy between pageable host memory and the GPU. */
+#define GPU_COPY_CHUNK_BYTES ((size_t) 32 << 20)
+
+/* One opened GPU: its ordinal, stream and what discovery says about it. */
+typedef struct GpuDevice
+{
+	int			ordinal;
+	cudaStream_t stream;
+	GaGpuInfo	info;
+	int			cooperative;	/* supports cooperative launches */
+} GpuDevice;
+
+/* Where a pinned host batch is in its cycle. */
+typedef enum GpuHostBatchState
+{
+	HOST_BATCH_FREE = 0,		/* nobody uses it */
+	HOST_BATCH_FILLING,			/* handed out, not submitted yet */
+	HOST_BATCH_IN_FLIGHT		/* submitted; copied is pending or done */
+} GpuHostBatchState;
+
+/* One of the two pinned batches. */
+typedef struct GpuHostBatch
+{
+	GaBatch		batch;
+	GaColumn   *columns;
+	unsigned char *pinned;		/* every column's values and validity */
+	cudaEvent_t copied;			/* recorded after its copies to the device */
+	GpuHostBatchState state;
+} GpuHostBatch;
+
+/* The group table's device arrays at one capacity. */
+typedef struct GpuTable
+{
+	int64_t		capacity;		/* 0: nothing allocated */
+	int32_t    *slots;			/* 2 * capacity slots; NULL without keys */
+	long long  *keys;			/* (nkeys + 1) * capacity words; NULL without keys */
+	void	   *acc[GA_GPU_MAX_AGGS];	/* per aggregate, capacity elements */
+} GpuTable;
+
+/* The aggjoin part of an aggregation (gpu/aggjoin.cu). */
+typedef struct GpuAggJoin GpuAggJoin;
+
+/*
+ * How one batch runs: the kernels behind a strategy (gpu/hashagg.cu
+ * explains each).
+ */
+typedef enum GpuPlan
+{
+	PLAN_DIRECT_SHARED = 0,		/* perfect, small range; plain aggregates */
+	PLAN_DIRECT_GLOBAL,			/* perfect, large range */
+	PLAN_FUSED,					/* shared, packed keys, one pass */
+	PLAN_SHARED,				/* shared, two phases */
+	PLAN_GLOBAL,				/* global, two phases */
+	PLAN_PARTITIONED			/* partitioned, chunk by chunk (or two phases
+								 * over the permutation) */
+} GpuPlan;
+
+/* Events that split a batch's device time into phases. */
+#define GPU_MAX_MARKS 12
+
+/* One aggregation on the GPU. */
+typedef struct GpuAgg
+{
+	GpuDevice  *device;
+	int			device_input;	/* batches come as device columns (benchmark) */
+
+	/* The request, copied. */
+	GaAggRequest request;
+	GaValueType *column_types;
+	int		   *key_columns;
+	GaAggSpec  *aggs;
+	int			ncolumns;
+	int			nkeys;
+	int			naggs;
+	int64_t		batch_rows;
+
+	/* Column layout, in the pinned batches and in the device input buffer. */
+	uint8_t    *needs_values;	/* per column: values go to the device */
+	uint8_t    *needs_validity; /* per column: validity goes when it has nulls */
+	size_t	   *host_values_offset;
+	size_t	   *host_validity_offset;
+	size_t	   *dev_values_offset;
+	size_t	   *dev_validity_offset;
+	size_t		validity_bytes; /* per column: (batch_rows + 7) / 8 */
+	size_t		host_batch_bytes;
+	size_t		dev_input_bytes;
+
+	GpuHostBatch host[2];
+	int			next_host;		/* the batch next_batch hands out */
+
+	/* Device state. */
+	unsigned char *dev_input;
+	int32_t    *dev_group_ids;	/* batch_rows ids; NULL without keys */
+	int32_t    *dev_rows;		/* escape list or permutation; lazily */
+	unsigned int *dev_part_counters;	/* partitioned, lazily: hist, begin,
+										 * cursor, chunk_first */
+	unsigned int *dev_block_counts; /* rows per partitioning block and
+									 * partition */
+	int32_t    *dev_chunk_groups;	/* group ids of the chunks' entries */
+	int32_t    *dev_chunk_distinct; /* entries per chunk */
+	unsigned long long *dev_packed_keys;	/* packed keys in partition order */
+	void	   *dev_part_values[GA_PART_MAX_VALUES];	/* input values in partition
+														 * order, 8 bytes a row */
+	GaDevControl *dev_control;
+	GaDevControl *host_control; /* pinned mirror, copied after every batch */
+	GaDevProbe *dev_probe;		/* lazily */
+	GaDevProbe *host_probe;		/* pinned */
+	GpuTable	table;
+	GpuTable	retired;		/* the previous table while a growth runs */
+	int			acc_width[GA_GPU_MAX_AGGS];
+
+	/* Strategy state. */
+	int			narrow;			/* shared widths narrow: batches <= 2^31 rows */
+	int			rows_ok;		/* row numbers fit int32 (lists, escapes) */
+	int			cache_bits;		/* block caches of the global kernels */
+	int64_t		shared_budget;	/* bytes of shared memory per block */
+	int64_t		direct_budget;	/* the same for a direct kernel's block */
+	int64_t		max_shared_groups;	/* two-phase shared table */
+	int64_t		max_fused_groups;	/* fused shared table */
+	int			fused_failed;	/* cooperative launch impossible here */
+	int			two_phase_only; /* MOMENTS or COMOMENTS: the direct and
+								 * fused kernels do not take them */
+	int			probed;
+	int64_t		device_estimate;	/* groups estimated from the probe */
+	int			perfect;		/* direct index chosen (for the whole run) */
+	int			perfect_in_shared;	/* its range fits a block's shared memory */
+	int			perfect_replicas;
+	int			perfect_needs_init;
+	int			perfect_gathered;
+	GaDevPerfect dev_perfect;	/* the kernels' view, device pointers */
+	GaStrategy	last_strategy;	/* planned for the last batch launched (before
+								 * any: the first one's plan without a probe);
+								 * empty batches are counted under it */
+
+	/* The batch on the device, if any. */
+	int			inflight;
+	int			inflight_copy_timed;
+	int			inflight_gather_timed;	/* aggjoin: ev_gather_* to add */
+	int64_t		inflight_rows;
+	GpuPlan		inflight_plan;
+	int64_t		inflight_groups_alloc;	/* PLAN_SHARED */
+	int64_t		inflight_nslots;	/* PLAN_FUSED */
+	int			inflight_replicas;	/* PLAN_SHARED, PLAN_FUSED */
+	int			inflight_packed;	/* PLAN_PARTITIONED: keys pack (the chunk
+									 * kernels), else two phases over the
+									 * permutation */
+	GaDevPack	inflight_pack;	/* PLAN_FUSED, PLAN_PARTITIONED */
+	int			partitions_ready;	/* PLAN_PARTITIONED: this batch's
+									 * partitioning, as partitioned_as says,
+									 * is on the device (a redo reuses it);
+									 * cleared for every new batch */
+	GaDevPartitions partitioned_as; /* the partitioning's buffers and shape */
+	int64_t		partitioned_rows;	/* rows it partitioned */
+	GaDevKeys	inflight_keys;
+	GaDevAggs	inflight_aggs;	/* acc pointers filled at each launch */
+	unsigned int fallbacks_seen;
+
+	int64_t		known_groups;	/* groups after the last finished batch */
+	int64_t		batches_launched;
+
+	cudaEvent_t ev_copy_start;
+	cudaEvent_t ev_copy_end;
+	cudaEvent_t ev_gather_start;	/* aggjoin: around a piece's gather */
+	cudaEvent_t ev_gather_end;
+	cudaEvent_t marks[GPU_MAX_MARKS];	/* marks[0] starts, the last ends */
+	GaPhase		mark_phase[GPU_MAX_MARKS];	/* phase ending at each mark */
+	int			nmarks;
+
+	/* Aggjoin aggregations: the build side, the probe, the gather. */
+	GpuAggJoin *join;
+	uint8_t    *column_has_nulls;	/* per column, for the batch on the device */
+
+	/*
+	 * Derived columns: the request's (copied and grouped by program), and
+	 * the programs with a read part as the kernel reads them.
+	 */
+	GaDerivedPlan *derived;
+	uint8_t    *column_is_derived;	/* per column: computed on the device,
+									 * never sent */
+	uint8_t    *derived_input;	/* per column: an operand or NaN flag of a
+								 * derived column that is read; its bitmap
+								 * is always on the device */
+	GaDevDerivedProgram *host_programs;
+	GaDevDerivedProgram *dev_programs;
+	int			nprograms;
+	int			derived_pending;	/* the input's derived columns are yet to
+									 * be computed */
+
+	GaAggStats	stats;
+
+	int			failed;
+	GaStatus	error;			/* the first failure, reported again */
+
+	int			finished;
+	GaAggResult result;
+} GpuAgg;
+
+/* ------------------------------------------------------------------------
+ * Host helpers shared by the GPU operators
+ * ------------------------------------------------------------------------
+ */
+
+/* Monotonic clock in milliseconds, for the context creation time and timings. */
+static inline double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Round up to a multiple of GPU_ALIGN. */
+static inline size_t
+align_up(size_t n)
+{
+	return (n + GPU_ALIGN - 1) & ~(size_t) (GPU_ALIGN - 1);
+}
+
+/* Smallest power of two >= n (n >= 1). */
+static inline int64_t
+next_pow2(int64_t n)
+{
+	int64_t		p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* Turn a CUDA error into a status: out of memory or a device error. */
+static inline int
+cuda_error(GaStatus *status, cudaError_t err, const char *what)
+{
+	GaStatusCode code = GA_ERR_DEVICE;
+
+	if (err == cudaErrorMemoryAllocation)
+		code = GA_ERR_OUT_OF_MEMORY;
+	else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+			 err == cudaErrorDevicesUnavailable || err == cudaErrorInvalidDevice)
+		code = GA_ERR_NO_DEVICE;
+	return ga_status_set(status, code, "GPU error while %s: %s", what,
+						 cudaGetErrorString(err));
+}
+
+#define GPU_TRY(call, what) \
+	do { \
+		cudaError_t gpu_err_ = (call); \
+		if (gpu_err_ != cudaSuccess) \
+			return cuda_error(status, gpu_err_, (what)); \
+	} while (0)
+
+/* cudaMalloc with a message naming the purpose and size on failure. */
+static inline int
+device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	err = cudaMalloc(ptr, bytes > 0 ? bytes : 1);
+	if (err == cudaSuccess)
+		return 1;
+	*ptr = NULL;
+	return ga_status_set(status,
+						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
+						 "could not allocate %.1f MB of GPU memory for %s: %s",
+						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* cudaHostAlloc (pinned memory) with a message on failure. */
+static inline int
+pinned_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
+{
+	cudaError_t err;
+
+	*ptr = NULL;
+	err = cudaHostAlloc(ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
+	if (err == cudaSuccess)
+		return 1;
+	*ptr = NULL;
+	return ga_status_set(status,
+						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
+						 "could not allocate %.1f MB of pinned host memory for %s: %s",
+						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* Free device memory if allocated and clear the pointer. */
+static inline void
+device_free(void *ptr_address)
+{
+	void	  **ptr = (void **) ptr_address;
+
+	if (*ptr != NULL)
+		(void) cudaFree(*ptr);
+	*ptr = NULL;
+}
+
+/*
+ * Wait until `event` has completed, polling it and calling the wait
+ * callback between polls, so that a query cancel is never stuck behind the
+ * GPU.
+ */
+static inline int
+wait_event(cudaEvent_t event, GaWaitCallback wait, void *arg, const char *what,
+		   GaStatus *status)
+{
+	struct timespec pause = {0, GPU_POLL_SLEEP_NS};
+
+	for (;;)
+	{
+		cudaError_t err = cudaEventQuery(event);
+
+		if (err == cudaSuccess)
+			return 1;
+		if (err != cudaErrorNotReady)
+			return cuda_error(status, err, what);
+		if (wait != NULL && wait(arg) != 0)
+			return ga_status_set(status, GA_ERR_CANCELLED,
+								 "cancelled while %s", what);
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Add the milliseconds between two completed events to *total. */
+static inline void
+add_elapsed(double *total, cudaEvent_t start, cudaEvent_t end)
+{
+	float		ms = 0;
+
+	if (cudaEventElapsedTime(&ms, start, end) == cudaSuccess && ms > 0)
+		*total += ms;
+}
+
+/*
+ * Copy `bytes` between pageable host memory and the device a chunk at a
+ * time, asking the wait callback between chunks.  The stream must be idle:
+ * such copies are synchronous for the host.
+ */
+static inline int
+gpu_copy_chunked(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+				 cudaStream_t stream, GaWaitCallback wait, void *arg,
+				 const char *what, GaStatus *status)
+{
+	for (size_t done = 0; done < bytes; done += GPU_COPY_CHUNK_BYTES)
+	{
+		size_t		n = bytes - done < GPU_COPY_CHUNK_BYTES ?
+			bytes - done : GPU_COPY_CHUNK_BYTES;
+
+		if (done > 0 && wait != NULL && wait(arg) != 0)
+			return ga_status_set(status, GA_ERR_CANCELLED, "cancelled while %s", what);
+		GPU_TRY(cudaMemcpyAsync((char *) dst + done, (const char *) src + done, n, kind,
+								stream),
+				what);
+	}
+	return 1;
+}
+
+/* cpu/hashjoin.c's twin on the GPU, gpu/hashjoin.cu: the entries of ga_gpu_ops. */
+extern void *ga_gpu_join_create(void *device_impl, const GaJoinRequest *request,
+								GaStatus *status);
+extern int	ga_gpu_join_build(void *join_impl, const int64_t *keys,
+							  const uint32_t *rows, int64_t n,
+							  GaWaitCallback wait, void *arg, GaStatus *status);
+extern const uint32_t *ga_gpu_join_sorted_rows(const void *join_impl);
+extern GaBatch *ga_gpu_join_next_batch(void *join_impl, GaWaitCallback wait,
+									   void *arg, GaStatus *status);
+extern const GaJoinMatches *ga_gpu_join_probe(void *join_impl, GaBatch *batch,
+											  GaWaitCallback wait, void *arg,
+											  GaStatus *status);
+extern void ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
+extern void ga_gpu_join_destroy(void *join_impl);
+
+/* gpu/hashjoin.cu: the build the aggjoin shares. */
+extern int	ga_gpu_join_build_on_device(void *join_impl, const int64_t *keys,
+										const uint32_t *rows, int64_t n,
+										GaWaitCallback wait, void *arg,
+										GaStatus *status);
+extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table,
+									const uint32_t **sorted_rows);
+
+/*
+ * gpu/aggjoin.cu: the aggjoin, driven by gpu/hashagg.cu.
+ * mark_filter_inputs marks the filter's columns as read, before the input
+ * buffer is laid out; create runs after the aggregation's layout is planned and its device
+ * input buffer allocated; the rest after select_device; none of them
+ * remembers a failure (gpu/hashagg.cu does).  submit takes a filled batch
+ * of at least one row with nothing in flight.  finish aggregates a RIGHT
+ * or FULL last step's unmatched build rows (once, before the groups are
+ * copied out), leaving the last piece in flight.
+ */
+extern void ga_gpu_aggjoin_mark_filter_inputs(GpuAgg *agg, const GaAggJoinSpec *join);
+extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
+								  GaStatus *status);
+extern int	ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys,
+								 const uint32_t *rows, int64_t n, uint64_t key_seed,
+								 const GaBatch *payload, GaWaitCallback wait, void *arg,
+								 GaStatus *status);
+extern int	ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait,
+								  void *arg, GaStatus *status);
+extern int	ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg,
+								  GaStatus *status);
+extern void ga_gpu_aggjoin_destroy(GpuAgg *agg);
+
+/*
+ * gpu/derived.cu: the derived columns' needs, marked while the input
+ * buffer is laid out, and their programs, described and uploaded once the
+ * buffer is allocated (0 with status on failure).
+ */
+extern void ga_gpu_derived_mark_inputs(GpuAgg *agg);
+extern int	ga_gpu_derived_upload(GpuAgg *agg, GaStatus *status);
+
+/*
+ * gpu/hashagg.cu: what the aggjoin uses of the aggregation.
+ * launch_input aggregates the nrows rows gathered into the input buffer
+ * (column_has_nulls set), leaving them in flight with their gather timed
+ * (the first piece of an auto or perfect aggregation waits for its probe
+ * first, calling wait); count_empty_batch counts a submit without rows.
+ */
+extern int	ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait,
+									void *arg, GaStatus *status);
+extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
+
+/*
+ * gpu/batch.cu: the group table's arrays (alloc frees what it got on
+ * failure; init_async sets slots empty and groups [begin, capacity) to
+ * their identities, on the stream); start_batch launches the batch whose
+ * columns are in inflight_keys/aggs (counted as a batch, its input rows
+ * the caller's to count: the probe first when it is the first batch of an
+ * auto or perfect aggregation, then the plan's kernels), without waiting;
+ * settle waits for the batch in flight, if any, redoing it after growth on
+ * overflow (also before a join's next piece overwrites the input);
+ * gather_perfect appends perfect's entries to the group arrays at the end.
+ */
+extern void ga_gpu_agg_table_free(GpuAgg *agg, GpuTable *table);
+extern int	ga_gpu_agg_table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table,
+								   GaStatus *status);
+extern int	ga_gpu_agg_table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin,
+										GaStatus *status);
+extern int	ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg,
+								   GaStatus *status);
+extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
+							  GaStatus *status);
+extern int	ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg,
+									  GaStatus *status);
+
+/*
+ * gpu/strategy.cu: the plan of a batch (choose sets the plan's sizes in
+ * agg->inflight_*; shared is the shared strategy's plan for `groups`
+ * groups, forced or not), the strategy a plan stands for, whether it may
+ * leave escaped rows, the copies of a shared table's entries, the groups
+ * estimated from the first batch's probe, and whether (and how) a direct
+ * index applies after it.
+ */
+extern GpuPlan ga_gpu_plan_choose(GpuAgg *agg);
+extern GpuPlan ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced);
+extern GaStrategy ga_gpu_plan_strategy(const GpuAgg *agg, GpuPlan plan);
+extern int	ga_gpu_plan_has_escapes(const GpuAgg *agg, GpuPlan plan);
+extern int	ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries,
+								 int64_t other_bytes, int64_t budget);
+extern int64_t ga_gpu_plan_estimate_groups(const GaDevProbe *probe, int64_t nrows);
+extern void ga_gpu_plan_decide_perfect(GpuAgg *agg, int64_t nrows);
+extern void ga_gpu_plan_perfect_free(GpuAgg *agg);
+
+/*
+ * For test/bench/kernels: an aggregation whose batches are columns already
+ * in device memory (no pinned batches, no device input buffer), one batch
+ * of up to request->batch_rows rows per submit, and a settle that finishes
+ * all device work except copying the groups out (ga_gpu_ops.agg_finish
+ * does that, and agg_get_stats / agg_destroy work as usual).  values[c] and
+ * validity[c] (NULL: no nulls) are device pointers per request column.
+ */
+extern void *ga_gpu_bench_create(void *device_impl, const GaAggRequest *request,
+								 GaStatus *status);
+extern int	ga_gpu_bench_submit(void *agg_impl, const void *const *values,
+								const uint8_t *const *validity, int64_t nrows,
+								GaStatus *status);
+extern int	ga_gpu_bench_settle(void *agg_impl, GaStatus *status);
+
+#endif							/* GPUAGG_DEVICE_GPU_CUH */

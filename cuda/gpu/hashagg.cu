@@ -1,0 +1,1362 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpu/hashagg.cu
+ *	  The GPU device: host side of gpuagg_device.h on CUDA.  Discovery, the
+ *	  per-process context and stream, pinned double-buffered batches, and the
+ *	  aggregation object's entry points (GaDeviceOps): its layout, batches,
+ *	  aggjoin pieces and results.
+ *
+ * Flow of one aggregation.  Two batches of pinned host memory are handed
+ * out in turn, so that the caller fills one while the GPU works on the
+ * other.  submit(N) first waits for batch N-1 to finish on the GPU (polling
+ * an event and calling the wait callback, never blocking for good) and
+ * handles its overflow, then enqueues on the device's stream: one
+ * cudaMemcpyAsync per needed values array and per validity bitmap of a
+ * column with nulls into the single device input buffer, the strategy's
+ * kernels and an asynchronous copy of the control block (group counter,
+ * overflow flag) back into pinned memory.  Only one batch is on the device
+ * at a time, so its input is still there when it has to be redone.
+ *
+ * Strategies (gpuagg.strategy): perfect, shared, global and partitioned;
+ * every one ends with the same dense group arrays, so they may change from
+ * batch to batch and all give the same answers.  gpu/strategy.cu chooses a
+ * batch's plan (its header has the rules); gpu/batch.cu runs the plan's
+ * kernels, the first batch's probe, overflow growth and redo, and perfect's
+ * final gather.
+ *
+ * Launch parameters come from the device's properties through the
+ * occupancy calculator (gpu/kernels/hashagg.cu), shared-memory budgets from its
+ * shared memory per multiprocessor, and the partitioning switch from its L2
+ * size.  Device time is split into phases with events (EXPLAIN ANALYZE).
+ *
+ * Aggjoin aggregations (gpu/aggjoin.cu) put the joined rows of each probe
+ * batch into the same device input buffer, a piece of at most batch_rows
+ * at a time, and run the same kernels on it (ga_gpu_agg_launch_input); see
+ * gpu_agg_submit_joined.
+ *
+ * Derived columns are never sent: once the rows are in the input buffer
+ * (copied, or gathered by a join), the first kernel of the rows computes
+ * them there (ga_launch_compute_derived, once per rows, not again when an
+ * overflow redoes them), from operands whose bitmaps are always in the
+ * buffer: a batch's operand or NaN flag column without nulls gets its
+ * bitmap set on the device instead of sent.  gpu/derived.cu plans what
+ * they need and describes their programs.
+ *
+ * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
+ * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
+ * aborts.  The first failure is remembered and reported again by every
+ * later call; agg_destroy synchronizes the stream and frees everything in
+ * any state.  PostgreSQL backends are single-threaded, so the per-process
+ * state here has no locks.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpu_device.cuh"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Group capacity bounds: the smallest table, the largest initial one. */
+#define GPU_MIN_CAPACITY 1024
+#define GPU_MAX_INITIAL_CAPACITY (INT64_C(1) << 26)
+
+/* Largest batch capacity accepted: keeps every size computation in range. */
+#define GPU_MAX_BATCH_ROWS (INT64_C(1) << 40)
+
+/* Largest block cache of hot groups (bits) and its bytes. */
+#define GPU_CACHE_MAX_BITS 10
+#define GPU_CACHE_MAX_BYTES (32 * 1024)
+
+/* The per-process GPU devices, created by the first open of each ordinal. */
+static GpuDevice *gpu_devices[GA_MAX_GPUS];
+
+/* ------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------
+ */
+
+/* Fill a GaGpuInfo from the device's properties. */
+static void
+fill_info(GaGpuInfo *info, int ordinal, const cudaDeviceProp *prop,
+		  int driver_version, int runtime_version)
+{
+	size_t		name_len = strnlen(prop->name, sizeof(info->name) - 1);
+
+	memset(info, 0, sizeof(*info));
+	info->ordinal = ordinal;
+	memcpy(info->name, prop->name, name_len);	/* truncated, NUL-terminated */
+	info->total_memory = (int64_t) prop->totalGlobalMem;
+	info->multiprocessors = prop->multiProcessorCount;
+	info->cc_major = prop->major;
+	info->cc_minor = prop->minor;
+	info->driver_version = driver_version;
+	info->runtime_version = runtime_version;
+	info->shared_memory_per_block = (int64_t) prop->sharedMemPerBlockOptin;
+	info->l2_cache_size = prop->l2CacheSize;
+	info->shared_memory_per_multiprocessor = (int64_t) prop->sharedMemPerMultiprocessor;
+}
+
+/*
+ * Why a device cannot be used by gpuagg (NULL when it can): the kernels are
+ * built for compute capability 7.5 and newer, and a prohibited device
+ * cannot take a context.
+ */
+static const char *
+device_unusable_reason(int ordinal, const cudaDeviceProp *prop)
+{
+	int			mode = cudaComputeModeDefault;
+
+	if (prop->major * 10 + prop->minor < 75)
+		return "has compute capability below 7.5, the oldest gpuagg is built for";
+	if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, ordinal) == cudaSuccess &&
+		mode == cudaComputeModeProhibited)
+		return "is in the prohibited compute mode";
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Discovery and the device singleton
+ * ------------------------------------------------------------------------
+ */
+
+/* Whether this build contains the GPU device: it does. */
+extern "C" int
+ga_gpu_compiled(void)
+{
+	return 1;
+}
+
+/*
+ * List the usable GPUs without creating a context: driver and runtime
+ * versions, device count and properties.  Returns how many were found, or
+ * 0 with the reason in status.
+ */
+extern "C" int
+ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
+{
+	int			driver_version = 0;
+	int			runtime_version = 0;
+	int			count = 0;
+	int			found = 0;
+	cudaError_t err;
+
+	ga_status_ok(status);
+	(void) cudaRuntimeGetVersion(&runtime_version);
+	if (cudaDriverGetVersion(&driver_version) != cudaSuccess)
+		driver_version = 0;
+	err = cudaGetDeviceCount(&count);
+	if (driver_version == 0)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA driver found: %s",
+					  err != cudaSuccess ? cudaGetErrorString(err) :
+					  "the driver library could not be loaded");
+		return 0;
+	}
+	if (err == cudaErrorInsufficientDriver)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE,
+					  "the CUDA driver is older than the runtime: driver supports CUDA %d.%d, gpuagg was built with CUDA %d.%d",
+					  driver_version / 1000, (driver_version % 1000) / 10,
+					  runtime_version / 1000, (runtime_version % 1000) / 10);
+		return 0;
+	}
+	if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA-capable device");
+		return 0;
+	}
+	if (err != cudaSuccess)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "CUDA initialisation failed: %s",
+					  cudaGetErrorString(err));
+		return 0;
+	}
+
+	for (int i = 0; i < count && found < max_gpus && i < GA_MAX_GPUS; i++)
+	{
+		cudaDeviceProp prop;
+		const char *reason;
+
+		err = cudaGetDeviceProperties(&prop, i);
+		if (err != cudaSuccess)
+		{
+			ga_status_set(status, GA_ERR_NO_DEVICE,
+						  "could not read the properties of GPU %d: %s",
+						  i, cudaGetErrorString(err));
+			continue;
+		}
+		reason = device_unusable_reason(i, &prop);
+		if (reason != NULL)
+		{
+			ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d (%s) %s", i, prop.name, reason);
+			continue;
+		}
+		fill_info(&out[found++], i, &prop, driver_version, runtime_version);
+	}
+	(void) cudaGetLastError();	/* leave no error behind for later checks */
+	if (found > 0)
+		ga_status_ok(status);
+	else if (status->code == GA_OK)
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device");
+	return found;
+}
+
+/*
+ * Open GPU `ordinal` once per process: select it, create its primary
+ * context (cudaFree(0); its time is *setup_ms) and a non-blocking stream.
+ * Later opens return the same device with *setup_ms = 0.
+ */
+extern "C" void *
+ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
+{
+	GpuDevice  *device;
+	cudaDeviceProp prop;
+	int			count = 0;
+	int			driver_version = 0;
+	int			runtime_version = 0;
+	const char *reason;
+	double		start;
+	cudaError_t err;
+
+	*setup_ms = 0;
+	ga_status_ok(status);
+	if (ordinal < 0 || ordinal >= GA_MAX_GPUS)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "GPU %d does not exist", ordinal);
+		return NULL;
+	}
+	if (gpu_devices[ordinal] != NULL)
+		return gpu_devices[ordinal];
+
+	err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device: %s",
+					  cudaGetErrorString(err));
+		return NULL;
+	}
+	if (ordinal >= count)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d does not exist (%d found)",
+					  ordinal, count);
+		return NULL;
+	}
+	err = cudaGetDeviceProperties(&prop, ordinal);
+	if (err != cudaSuccess)
+	{
+		cuda_error(status, err, "reading the GPU's properties");
+		return NULL;
+	}
+	reason = device_unusable_reason(ordinal, &prop);
+	if (reason != NULL)
+	{
+		ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d (%s) %s", ordinal, prop.name, reason);
+		return NULL;
+	}
+	(void) cudaDriverGetVersion(&driver_version);
+	(void) cudaRuntimeGetVersion(&runtime_version);
+
+	device = (GpuDevice *) calloc(1, sizeof(GpuDevice));
+	if (device == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening GPU %d", ordinal);
+		return NULL;
+	}
+	device->ordinal = ordinal;
+
+	start = now_ms();
+	err = cudaSetDevice(ordinal);
+	if (err == cudaSuccess)
+		err = cudaFree(0);		/* creates the primary context */
+	if (err != cudaSuccess)
+	{
+		cuda_error(status, err, "creating the CUDA context");
+		free(device);
+		return NULL;
+	}
+	*setup_ms = now_ms() - start;
+
+	err = cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking);
+	if (err != cudaSuccess)
+	{
+		cuda_error(status, err, "creating a CUDA stream");
+		free(device);
+		return NULL;
+	}
+	fill_info(&device->info, ordinal, &prop, driver_version, runtime_version);
+	if (cudaDeviceGetAttribute(&device->cooperative, cudaDevAttrCooperativeLaunch,
+							   ordinal) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		device->cooperative = 0;
+	}
+	gpu_devices[ordinal] = device;
+	return device;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: state, tables and batches
+ * ------------------------------------------------------------------------
+ */
+
+/* Make the aggregation's GPU current for this host thread. */
+static int
+select_device(GpuAgg *agg, GaStatus *status)
+{
+	GPU_TRY(cudaSetDevice(agg->device->ordinal), "selecting the GPU");
+	return 1;
+}
+
+/* Remember the first failure so that every later call reports it; returns 0. */
+static int
+remember_failure(GpuAgg *agg, const GaStatus *status)
+{
+	if (!agg->failed)
+	{
+		agg->failed = 1;
+		agg->error = *status;
+		if (agg->error.code == GA_OK)
+			ga_status_set(&agg->error, GA_ERR_DEVICE, "the GPU aggregation failed");
+	}
+	return 0;
+}
+
+/* Whether the aggregation can take another call; sets status either way. */
+static int
+agg_usable(const GpuAgg *agg, GaStatus *status)
+{
+	if (agg->failed)
+	{
+		*status = agg->error;
+		return 0;
+	}
+	if (agg->finished)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the GPU aggregation has already finished");
+	ga_status_ok(status);
+	return 1;
+}
+
+/*
+ * Empty a pinned batch for the caller: no rows, every validity bit set, no
+ * nulls, and the column pointers back on the pinned arrays.
+ */
+static void
+reset_host_batch(GpuAgg *agg, GpuHostBatch *hb)
+{
+	hb->batch.nrows = 0;
+	hb->batch.capacity = agg->batch_rows;
+	hb->batch.ncolumns = agg->ncolumns;
+	hb->batch.columns = hb->columns;
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		GaColumn   *column = &hb->columns[c];
+
+		column->type = agg->column_types[c];
+		column->values = ga_type_width(column->type) > 0 ?
+			hb->pinned + agg->host_values_offset[c] : NULL;
+		column->validity = hb->pinned + agg->host_validity_offset[c];
+		memset(column->validity, 0xff, agg->validity_bytes);
+		column->has_nulls = 0;
+	}
+}
+
+/*
+ * Decide which columns the device needs (values of keys and of aggregate
+ * inputs other than COUNT; validity of every key and aggregate input; the
+ * values and validity of the operands, and the validity of the NaN flags,
+ * of every derived column that is read) and lay out the pinned batches and
+ * the device input buffer.
+ */
+static void
+plan_layout(GpuAgg *agg)
+{
+	size_t		host_bytes = 0;
+	size_t		dev_bytes = 0;
+
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		agg->needs_values[agg->key_columns[k]] = 1;
+		agg->needs_validity[agg->key_columns[k]] = 1;
+	}
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		const GaAggSpec *spec = &agg->aggs[a];
+
+		if (spec->op == GA_AGG_COUNT_ROWS)
+			continue;
+		agg->needs_validity[spec->column] = 1;
+		if (spec->op != GA_AGG_COUNT)
+			agg->needs_values[spec->column] = 1;
+		if (spec->op == GA_AGG_COMOMENTS)
+		{
+			agg->needs_validity[spec->column2] = 1;
+			agg->needs_values[spec->column2] = 1;
+		}
+	}
+	ga_gpu_derived_mark_inputs(agg);
+
+	agg->validity_bytes = (size_t) (agg->batch_rows + 7) / 8;
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		size_t		values_bytes = (size_t) agg->batch_rows * ga_type_width(agg->column_types[c]);
+
+		if (values_bytes == 0)
+			agg->needs_values[c] = 0;
+		agg->host_values_offset[c] = host_bytes;
+		host_bytes += align_up(values_bytes);
+		agg->host_validity_offset[c] = host_bytes;
+		host_bytes += align_up(agg->validity_bytes);
+
+		agg->dev_values_offset[c] = dev_bytes;
+		if (agg->needs_values[c])
+			dev_bytes += align_up(values_bytes);
+		agg->dev_validity_offset[c] = dev_bytes;
+		if (agg->needs_validity[c])
+			dev_bytes += align_up(agg->validity_bytes);
+	}
+	agg->host_batch_bytes = host_bytes;
+	agg->dev_input_bytes = dev_bytes;
+}
+
+/*
+ * Lay out the per-entry accumulators: in shared-memory tables (one array per
+ * aggregate, ga_shared_width() bytes an entry) and in perfect entries (full
+ * widths side by side, an entry padded to 8, 16 or 32 bytes so that it does
+ * not straddle a 32-byte sector).  Widest first (16 bytes, then the moments,
+ * multiples of 8, then 8 and 4), so that every element is aligned for any
+ * number of entries.  Then the strategies' capacities on this GPU.
+ */
+static void
+plan_shared_layout(GpuAgg *agg)
+{
+	static const int widths[] = {16, (int) sizeof(GaComoments), (int) sizeof(GaMoments), 8, 4};
+	const int	nwidths = (int) (sizeof(widths) / sizeof(widths[0]));
+	const GaGpuInfo *info = &agg->device->info;
+	int64_t		offset = 0;
+	int64_t		state;
+	int64_t		bytes;
+
+	agg->narrow = agg->batch_rows <= INT32_MAX;
+	agg->rows_ok = agg->batch_rows <= INT32_MAX;
+	for (int w = 0; w < nwidths; w++)
+		for (int a = 0; a < agg->naggs; a++)
+		{
+			int			width = ga_shared_width(&agg->request, a, agg->narrow);
+
+			if (width == widths[w])
+			{
+				agg->inflight_aggs.aggs[a].shared_width = width;
+				agg->inflight_aggs.aggs[a].shared_unit_offset = offset;
+				offset += width;
+			}
+		}
+	agg->inflight_aggs.shared_state = (int32_t) offset;
+	state = offset;
+
+	offset = 0;
+	for (int w = 0; w < nwidths; w++)
+		for (int a = 0; a < agg->naggs; a++)
+			if (agg->acc_width[a] == widths[w])
+			{
+				agg->inflight_aggs.aggs[a].perfect_offset = (int32_t) offset;
+				offset += widths[w];
+			}
+	agg->dev_perfect.entry_bytes = (int32_t) (offset <= 8 ? 8 : offset <= 16 ? 16 :
+											  offset <= 32 ? 32 : (offset + 7) / 8 * 8);
+
+	agg->shared_budget = ga_shared_budget_bytes(info);
+	agg->direct_budget = ga_direct_budget_bytes(info);
+	agg->max_shared_groups = state > 0 ? agg->shared_budget / state : agg->shared_budget / 4;
+	agg->max_fused_groups = agg->shared_budget / (8 + state) * GA_FUSED_LOAD_PERCENT / 100;
+	agg->cache_bits = 0;
+	bytes = agg->shared_budget < GPU_CACHE_MAX_BYTES ? agg->shared_budget : GPU_CACHE_MAX_BYTES;
+	for (int bits = GPU_CACHE_MAX_BITS; bits >= 1; bits--)
+		if ((int64_t) ga_cache_shared_bytes(bits, (int) state) <= bytes)
+		{
+			agg->cache_bits = bits;
+			break;
+		}
+}
+
+/*
+ * The kernels' view of column c of the rows now in the device input buffer
+ * (column_has_nulls tells whether their validity must be read; a derived
+ * column's always is, as the derived kernel writes it).
+ */
+static GaDevColumn
+dev_column(const GpuAgg *agg, int c)
+{
+	GaDevColumn column;
+
+	memset(&column, 0, sizeof(column));
+	column.type = agg->column_types[c];
+	if (agg->needs_values[c])
+		column.values = agg->dev_input + agg->dev_values_offset[c];
+	if (agg->needs_validity[c] && (agg->column_has_nulls[c] || agg->column_is_derived[c]))
+		column.validity = agg->dev_input + agg->dev_validity_offset[c];
+	return column;
+}
+
+/* Point the in-flight keys and aggregates at the device input buffer. */
+static void
+set_inflight_columns(GpuAgg *agg)
+{
+	for (int k = 0; k < agg->nkeys; k++)
+		agg->inflight_keys.columns[k] = dev_column(agg, agg->key_columns[k]);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+
+		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
+			dagg->input = dev_column(agg, agg->aggs[a].column);
+		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
+			agg->inflight_aggs.aggs[dagg->partner].input =
+				dev_column(agg, agg->aggs[a].column2);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: the GaDeviceOps entry points
+ * ------------------------------------------------------------------------
+ */
+
+static void gpu_agg_destroy(void *agg_impl);
+
+/* Copy the request's arrays; 0 when out of host memory. */
+static int
+copy_request(GpuAgg *agg, const GaAggRequest *request)
+{
+	agg->ncolumns = request->ncolumns;
+	agg->nkeys = request->nkeys;
+	agg->naggs = request->naggs;
+	agg->batch_rows = request->batch_rows;
+	agg->column_types = (GaValueType *) calloc(agg->ncolumns + 1, sizeof(GaValueType));
+	agg->key_columns = (int *) calloc(agg->nkeys + 1, sizeof(int));
+	agg->aggs = (GaAggSpec *) calloc(agg->naggs + 1, sizeof(GaAggSpec));
+	agg->needs_values = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->needs_validity = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->host_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->host_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->dev_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->dev_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->column_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->column_is_derived = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->derived_input = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->derived = ga_derived_plan_create(request);
+	if (agg->column_types == NULL || agg->key_columns == NULL || agg->aggs == NULL ||
+		agg->needs_values == NULL || agg->needs_validity == NULL ||
+		agg->host_values_offset == NULL || agg->host_validity_offset == NULL ||
+		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL ||
+		agg->column_has_nulls == NULL || agg->column_is_derived == NULL ||
+		agg->derived_input == NULL || agg->derived == NULL)
+		return 0;
+	if (agg->ncolumns > 0)
+		memcpy(agg->column_types, request->column_types, sizeof(GaValueType) * agg->ncolumns);
+	if (agg->nkeys > 0)
+		memcpy(agg->key_columns, request->key_columns, sizeof(int) * agg->nkeys);
+	if (agg->naggs > 0)
+		memcpy(agg->aggs, request->aggs, sizeof(GaAggSpec) * agg->naggs);
+	agg->request = *request;
+	agg->request.column_types = agg->column_types;
+	agg->request.key_columns = agg->key_columns;
+	agg->request.aggs = agg->aggs;
+	agg->request.join = NULL;	/* the join spec is gpu/aggjoin.cu's copy */
+	agg->request.derived = agg->derived->derived;
+	for (int d = 0; d < agg->derived->nderived; d++)
+		agg->column_is_derived[agg->derived->derived[d].column] = 1;
+	return 1;
+}
+
+/*
+ * Start an aggregation: copy the request, allocate the two pinned batches
+ * and the device input buffer (unless the batches come as device columns),
+ * the control block and the group table sized from the estimate, and
+ * enqueue their initialisation.
+ */
+static void *
+create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
+		   GaStatus *status)
+{
+	cudaStream_t stream = device->stream;
+	GpuAgg	   *agg;
+	int64_t		capacity;
+	int			partners;		/* entries of inflight_aggs in use */
+
+	ga_status_ok(status);
+	if (request->nkeys > GA_GPU_MAX_KEYS)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "the GPU device supports at most %d grouping keys, not %d",
+					  GA_GPU_MAX_KEYS, request->nkeys);
+		return NULL;
+	}
+	partners = request->naggs;
+	for (int a = 0; a < request->naggs; a++)
+		if (request->aggs[a].op == GA_AGG_COMOMENTS)
+			partners++;
+	if (partners > GA_GPU_MAX_AGGS)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "the GPU device supports at most %d aggregates (a COMOMENTS counts twice), not %d",
+					  GA_GPU_MAX_AGGS, partners);
+		return NULL;
+	}
+	partners = request->naggs;
+	if (request->batch_rows > GPU_MAX_BATCH_ROWS)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "batch size %lld is too large",
+					  (long long) request->batch_rows);
+		return NULL;
+	}
+
+	agg = (GpuAgg *) calloc(1, sizeof(GpuAgg));
+	if (agg == NULL || !copy_request(agg, request))
+	{
+		gpu_agg_destroy(agg);
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+					  "out of host memory starting an aggregation on the GPU");
+		return NULL;
+	}
+	agg->device = device;
+	agg->device_input = device_input;
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+		const GaAggSpec *spec = &agg->aggs[a];
+
+		agg->acc_width[a] = ga_agg_result_width(&agg->request, a);
+		dagg->op = spec->op;
+		dagg->input_is_float = spec->op != GA_AGG_COUNT_ROWS &&
+			(agg->column_types[spec->column] == GA_TYPE_FLOAT32 ||
+			 agg->column_types[spec->column] == GA_TYPE_FLOAT64);
+		if (spec->op == GA_AGG_COMOMENTS)
+			dagg->partner = (int16_t) partners++;	/* an entry past naggs */
+	}
+	agg->inflight_aggs.naggs = agg->naggs;
+	agg->inflight_keys.nkeys = agg->nkeys;
+	agg->two_phase_only = ga_request_two_phase_only(&agg->request);
+	if (request->join != NULL)
+		ga_gpu_aggjoin_mark_filter_inputs(agg, request->join);
+	plan_layout(agg);
+	plan_shared_layout(agg);
+	agg->known_groups = agg->nkeys > 0 ? 0 : 1;
+	/* empty batches before the first one: what it would run without a probe */
+	agg->last_strategy = ga_gpu_plan_strategy(agg, ga_gpu_plan_choose(agg));
+
+	if (!select_device(agg, status))
+		goto fail;
+
+	/* Pinned batches, each one slab; and the pinned control mirror. */
+	for (int b = 0; b < 2 && !device_input; b++)
+	{
+		GpuHostBatch *hb = &agg->host[b];
+
+		hb->columns = (GaColumn *) calloc(agg->ncolumns + 1, sizeof(GaColumn));
+		if (hb->columns == NULL)
+		{
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+						  "out of host memory starting an aggregation on the GPU");
+			goto fail;
+		}
+		if (!pinned_alloc((void **) &hb->pinned, agg->host_batch_bytes, "a batch", status))
+			goto fail;
+		if (cudaEventCreateWithFlags(&hb->copied, cudaEventDisableTiming) != cudaSuccess)
+		{
+			hb->copied = NULL;
+			ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
+			goto fail;
+		}
+		reset_host_batch(agg, hb);
+		hb->state = HOST_BATCH_FREE;
+	}
+	if (!pinned_alloc((void **) &agg->host_control, sizeof(GaDevControl),
+					  "the control block", status))
+		goto fail;
+	memset(agg->host_control, 0, sizeof(GaDevControl));
+
+	{
+		cudaEvent_t *events[4 + GPU_MAX_MARKS];
+
+		events[0] = &agg->ev_copy_start;
+		events[1] = &agg->ev_copy_end;
+		events[2] = &agg->ev_gather_start;
+		events[3] = &agg->ev_gather_end;
+		for (int m = 0; m < GPU_MAX_MARKS; m++)
+			events[4 + m] = &agg->marks[m];
+		for (int e = 0; e < 4 + GPU_MAX_MARKS; e++)
+			if (cudaEventCreate(events[e]) != cudaSuccess)
+			{
+				*events[e] = NULL;
+				ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
+				goto fail;
+			}
+	}
+
+	/*
+	 * Device input buffer (none for device columns) and the derived
+	 * columns' programs in it; group ids, control block, table.
+	 */
+	if (!device_input &&
+		(!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status) ||
+		 !ga_gpu_derived_upload(agg, status)))
+		goto fail;
+	if (agg->nkeys > 0 &&
+		!device_alloc((void **) &agg->dev_group_ids, (size_t) agg->batch_rows * sizeof(int32_t),
+					  "the rows' group ids", status))
+		goto fail;
+	if (!device_alloc((void **) &agg->dev_control, sizeof(GaDevControl),
+					  "the control block", status))
+		goto fail;
+
+	if (agg->nkeys == 0)
+		capacity = 1;
+	else
+	{
+		int64_t		estimate = request->estimated_groups;
+
+		/* a batch cannot bring more groups than rows */
+		if (estimate > agg->batch_rows)
+			estimate = agg->batch_rows;
+		if (estimate < GPU_MIN_CAPACITY)
+			estimate = GPU_MIN_CAPACITY;
+		if (estimate > GPU_MAX_INITIAL_CAPACITY)
+			estimate = GPU_MAX_INITIAL_CAPACITY;
+		/* and at most an eighth of the GPU's memory; growth does the rest */
+		while (estimate > GPU_MIN_CAPACITY &&
+			   (double) estimate * ga_table_bytes_per_group(&agg->request) >
+			   (double) device->info.total_memory / 8)
+			estimate /= 2;
+		capacity = next_pow2(estimate);
+	}
+	if (!ga_gpu_agg_table_alloc(agg, capacity, &agg->table, status))
+		goto fail;
+
+	{
+		cudaError_t err = cudaMemsetAsync(agg->dev_control, 0, sizeof(GaDevControl), stream);
+
+		if (err != cudaSuccess)
+		{
+			cuda_error(status, err, "clearing the control block");
+			goto fail;
+		}
+	}
+	if (!ga_gpu_agg_table_init_async(agg, &agg->table, 0, status))
+		goto fail;
+	if (agg->nkeys == 0)
+	{
+		/* A plain aggregate's single group exists from the start. */
+		cudaError_t err = ga_launch_reset_control(agg->dev_control, 1, stream);
+
+		if (err != cudaSuccess)
+		{
+			cuda_error(status, err, "launching the control reset kernel");
+			goto fail;
+		}
+		agg->host_control->ngroups = 1;
+	}
+	if (request->join != NULL && !ga_gpu_aggjoin_create(agg, request, status))
+		goto fail;
+	ga_status_ok(status);
+	return agg;
+
+fail:
+	gpu_agg_destroy(agg);
+	return NULL;
+}
+
+/* agg_create of the GPU device. */
+static void *
+gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	return create_agg((GpuDevice *) device_impl, request, 0, status);
+}
+
+/*
+ * Hand out the next pinned batch, emptied.  Its previous use (the copy to
+ * the device of the batch before last) is normally long done; if not, wait
+ * for it.
+ */
+static GaBatch *
+gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+	GpuHostBatch *hb;
+
+	if (!agg_usable(agg, status))
+		return NULL;
+	if (agg->device_input)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "this aggregation takes device columns, not batches");
+		return NULL;
+	}
+	hb = &agg->host[agg->next_host];
+	if (hb->state == HOST_BATCH_IN_FLIGHT)
+	{
+		if (!select_device(agg, status) ||
+			!wait_event(hb->copied, wait, arg, "waiting for a batch buffer", status))
+		{
+			remember_failure(agg, status);
+			return NULL;
+		}
+		hb->state = HOST_BATCH_FREE;
+	}
+	reset_host_batch(agg, hb);
+	hb->state = HOST_BATCH_FILLING;
+	return &hb->batch;
+}
+
+/*
+ * Enqueue the copies of a filled batch into the device input buffer (one
+ * per needed values array, one per validity bitmap of a column with nulls;
+ * a derived column's operand or NaN flag without nulls gets its bitmap set
+ * there; derived columns are not sent), with events around them for the
+ * transfer time and the buffer's reuse.
+ */
+static int
+enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	const GaBatch *batch = &hb->batch;
+	int64_t		nrows = batch->nrows;
+	int64_t		bytes_sent = 0;
+
+	GPU_TRY(cudaEventRecord(agg->ev_copy_start, stream), "recording an event");
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		const GaColumn *column = &batch->columns[c];
+
+		if (agg->column_is_derived[c])
+			continue;			/* computed on the device */
+		if (agg->needs_values[c])
+		{
+			size_t		bytes = (size_t) nrows * ga_type_width(agg->column_types[c]);
+
+			GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_values_offset[c], column->values,
+									bytes, cudaMemcpyHostToDevice, stream),
+					"copying a batch to the GPU");
+			bytes_sent += bytes;
+		}
+		if (agg->needs_validity[c] && column->has_nulls)
+		{
+			size_t		bytes = (size_t) (nrows + 7) / 8;
+
+			GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_validity_offset[c], column->validity,
+									bytes, cudaMemcpyHostToDevice, stream),
+					"copying a batch's null bitmap to the GPU");
+			bytes_sent += bytes;
+		}
+		else if (agg->derived_input[c])
+			GPU_TRY(cudaMemsetAsync(agg->dev_input + agg->dev_validity_offset[c], 0xff,
+									(size_t) (nrows + 7) / 8, stream),
+					"setting a batch's null bitmap on the GPU");
+	}
+	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
+	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");
+	agg->stats.bytes_sent += bytes_sent;
+	return 1;
+}
+
+/* Count a batch that brought no rows, under the last batch's strategy (last_strategy). */
+void
+ga_gpu_agg_count_empty_batch(GpuAgg *agg)
+{
+	agg->stats.batches++;
+	agg->stats.batches_by_strategy[agg->last_strategy]++;
+}
+
+/*
+ * Aggregate the nrows rows a join gathered into the device input buffer
+ * (column_has_nulls set for them): they go in flight like a copied batch,
+ * under the strategy chosen for them, their gather's events timed instead
+ * of copies.
+ */
+int
+ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg,
+						GaStatus *status)
+{
+	set_inflight_columns(agg);
+	agg->inflight_copy_timed = 0;
+	agg->inflight_gather_timed = 1;
+	agg->derived_pending = agg->nprograms > 0;
+	return ga_gpu_agg_start_batch(agg, nrows, wait, arg, status);
+}
+
+/*
+ * Take a filled probe batch of an aggjoin: settle the batch on
+ * the device, then let gpu/aggjoin.cu join it through every step and
+ * aggregate the joined rows a piece at a time in the device input buffer
+ * (each piece settled before the next overwrites it; the last stays in
+ * flight, as a plain batch does).
+ */
+static int
+gpu_agg_submit_joined(GpuAgg *agg, GpuHostBatch *hb, int index, GaWaitCallback wait,
+					  void *arg, GaStatus *status)
+{
+	if (!select_device(agg, status) ||
+		!ga_gpu_agg_settle(agg, wait, arg, status) ||
+		!ga_gpu_aggjoin_submit(agg, hb, wait, arg, status))
+		return remember_failure(agg, status);
+	hb->state = HOST_BATCH_IN_FLIGHT;
+	agg->next_host = 1 - index;
+	return 1;
+}
+
+/*
+ * Take a filled batch: wait for the previous one and settle its overflow
+ * (its input must stay on the device until then), then enqueue this one's
+ * copies and kernels and return without waiting for them (except for the
+ * first batch's probe).
+ */
+static int
+gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+			   GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+	GpuHostBatch *hb = NULL;
+	int			index;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	for (index = 0; index < 2 && !agg->device_input; index++)
+		if (batch == &agg->host[index].batch)
+		{
+			hb = &agg->host[index];
+			break;
+		}
+	/* Misuse leaves the aggregation intact, so it is reported, not remembered. */
+	if (hb == NULL || hb->state != HOST_BATCH_FILLING)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the submitted batch was not handed out by this aggregation");
+	if (batch->nrows < 0 || batch->nrows > agg->batch_rows ||
+		batch->ncolumns != agg->ncolumns)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a batch holds %lld rows but has room for %lld",
+							 (long long) batch->nrows, (long long) agg->batch_rows);
+	if (batch->nrows == 0)
+	{
+		/* Nothing to send; counted like the CPU device counts it. */
+		hb->state = HOST_BATCH_FREE;
+		ga_gpu_agg_count_empty_batch(agg);
+		return 1;
+	}
+
+	if (agg->join != NULL)
+		return gpu_agg_submit_joined(agg, hb, index, wait, arg, status);
+
+	if (!select_device(agg, status) ||
+		!ga_gpu_agg_settle(agg, wait, arg, status) ||
+		!enqueue_copies(agg, hb, status))
+		return remember_failure(agg, status);
+	hb->state = HOST_BATCH_IN_FLIGHT;
+	agg->next_host = 1 - index;
+
+	for (int c = 0; c < agg->ncolumns; c++)
+		agg->column_has_nulls[c] = (uint8_t) (batch->columns[c].has_nulls != 0);
+	set_inflight_columns(agg);
+	agg->inflight_copy_timed = 1;
+	agg->derived_pending = agg->nprograms > 0;
+	agg->stats.input_rows += batch->nrows;
+	if (!ga_gpu_agg_start_batch(agg, batch->nrows, wait, arg, status))
+		return remember_failure(agg, status);
+	return 1;
+}
+
+/*
+ * Take the build side of one step of an aggjoin
+ * (gpu/aggjoin.cu): it waits for the device, so nothing is in flight
+ * afterwards.  A failure, out of GPU memory included, is remembered: the
+ * caller restarts on the CPU device.
+ */
+static int
+gpu_aggjoin_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
+				   int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
+				   void *arg, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	if (agg->join == NULL)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a build side was given to an aggregation that is not fed by a join");
+	if (!select_device(agg, status) ||
+		!ga_gpu_aggjoin_build(agg, step, keys, rows, n, key_seed, payload, wait, arg, status))
+		return remember_failure(agg, status);
+	ga_status_ok(status);
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation over device columns (test/bench/kernels)
+ * ------------------------------------------------------------------------
+ */
+
+/* See gpu/gpu_device.cuh; requests with a join or derived columns are refused. */
+void *
+ga_gpu_bench_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	if (!ga_request_validate(request, status))
+		return NULL;
+	if (request->join != NULL || request->nderived > 0)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "an aggregation over device columns takes no join and no derived columns");
+		return NULL;
+	}
+	return create_agg((GpuDevice *) device_impl, request, 1, status);
+}
+
+/* The kernels' view of request column c given as device arrays. */
+static GaDevColumn
+bench_column(const GpuAgg *agg, int c, const void *const *values,
+			 const uint8_t *const *validity)
+{
+	GaDevColumn column;
+
+	memset(&column, 0, sizeof(column));
+	column.type = agg->column_types[c];
+	column.values = values[c];
+	column.validity = validity != NULL ? validity[c] : NULL;
+	return column;
+}
+
+/* See gpu/gpu_device.cuh. */
+int
+ga_gpu_bench_submit(void *agg_impl, const void *const *values,
+					const uint8_t *const *validity, int64_t nrows, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	if (!agg->device_input || nrows < 0 || nrows > agg->batch_rows)
+		return ga_status_set(status, GA_ERR_INVALID, "bad device batch of %lld rows",
+							 (long long) nrows);
+	if (nrows == 0)
+		return 1;
+	if (!select_device(agg, status) || !ga_gpu_agg_settle(agg, NULL, NULL, status))
+		return remember_failure(agg, status);
+	for (int k = 0; k < agg->nkeys; k++)
+		agg->inflight_keys.columns[k] = bench_column(agg, agg->key_columns[k], values, validity);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
+
+		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
+			dagg->input = bench_column(agg, agg->aggs[a].column, values, validity);
+		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
+			agg->inflight_aggs.aggs[dagg->partner].input =
+				bench_column(agg, agg->aggs[a].column2, values, validity);
+	}
+	agg->inflight_copy_timed = 0;
+	agg->stats.input_rows += nrows;
+	if (!ga_gpu_agg_start_batch(agg, nrows, NULL, NULL, status))
+		return remember_failure(agg, status);
+	return 1;
+}
+
+/* See gpu/gpu_device.cuh. */
+int
+ga_gpu_bench_settle(void *agg_impl, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (!agg_usable(agg, status))
+		return 0;
+	if (!select_device(agg, status) ||
+		!ga_gpu_agg_settle(agg, NULL, NULL, status) ||
+		!ga_gpu_agg_gather_perfect(agg, NULL, NULL, status))
+		return remember_failure(agg, status);
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation: results
+ * ------------------------------------------------------------------------
+ */
+/* Allocate the result arrays for ngroups groups; 0 when out of host memory. */
+static int
+alloc_result(GpuAgg *agg, int64_t ngroups)
+{
+	GaAggResult *result = &agg->result;
+	size_t		n = (size_t) (ngroups > 0 ? ngroups : 1);
+
+	result->ngroups = ngroups;
+	result->nkeys = agg->nkeys;
+	result->naggs = agg->naggs;
+	result->key_values = (int64_t **) calloc(agg->nkeys + 1, sizeof(int64_t *));
+	result->key_isnull = (uint8_t **) calloc(agg->nkeys + 1, sizeof(uint8_t *));
+	result->values = (void **) calloc(agg->naggs + 1, sizeof(void *));
+	if (result->key_values == NULL || result->key_isnull == NULL || result->values == NULL)
+		return 0;
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		result->key_values[k] = (int64_t *) malloc(n * sizeof(int64_t));
+		result->key_isnull[k] = (uint8_t *) malloc(n);
+		if (result->key_values[k] == NULL || result->key_isnull[k] == NULL)
+			return 0;
+	}
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		result->values[a] = malloc(n * agg->acc_width[a]);
+		if (result->values[a] == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+/* Free the result arrays (any of them may be missing). */
+static void
+free_result(GpuAgg *agg)
+{
+	GaAggResult *result = &agg->result;
+
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		if (result->key_values != NULL)
+			free(result->key_values[k]);
+		if (result->key_isnull != NULL)
+			free(result->key_isnull[k]);
+	}
+	for (int a = 0; a < agg->naggs; a++)
+		if (result->values != NULL)
+			free(result->values[a]);
+	free(result->key_values);
+	free(result->key_isnull);
+	free(result->values);
+	memset(result, 0, sizeof(*result));
+}
+
+/*
+ * Copy the groups back: keys (already int64), null flags from the mask
+ * word, accumulators (float MIN/MAX turned from ordered integers back into
+ * doubles).
+ */
+static int
+copy_out_result(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait, void *arg,
+				GaStatus *status)
+{
+	cudaStream_t stream = agg->device->stream;
+	GaAggResult *result = &agg->result;
+	int64_t		capacity = agg->table.capacity;
+	int64_t    *mask = NULL;
+	int			ok = 1;
+
+	if (!alloc_result(agg, ngroups) ||
+		(agg->nkeys > 0 &&
+		 (mask = (int64_t *) malloc((size_t) (ngroups > 0 ? ngroups : 1) * sizeof(int64_t))) == NULL))
+	{
+		free(mask);
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory collecting %lld groups from the GPU",
+							 (long long) ngroups);
+	}
+	if (ngroups == 0)
+	{
+		free(mask);
+		return 1;
+	}
+
+#define COPY_OUT(dst, src, bytes) \
+	do { \
+		cudaError_t e_ = cudaMemcpyAsync((dst), (src), (bytes), cudaMemcpyDeviceToHost, stream); \
+		if (e_ != cudaSuccess) { ok = cuda_error(status, e_, "copying the groups from the GPU"); goto done; } \
+	} while (0)
+
+	if (cudaEventRecord(agg->ev_copy_start, stream) != cudaSuccess)
+	{
+		ok = ga_status_set(status, GA_ERR_DEVICE, "could not record a CUDA event");
+		goto done;
+	}
+	if (agg->nkeys > 0)
+	{
+		COPY_OUT(mask, agg->table.keys, (size_t) ngroups * sizeof(int64_t));
+		for (int k = 0; k < agg->nkeys; k++)
+			COPY_OUT(result->key_values[k], agg->table.keys + (size_t) (k + 1) * capacity,
+					 (size_t) ngroups * sizeof(int64_t));
+	}
+	for (int a = 0; a < agg->naggs; a++)
+		COPY_OUT(result->values[a], agg->table.acc[a], (size_t) ngroups * agg->acc_width[a]);
+#undef COPY_OUT
+	if (cudaEventRecord(agg->ev_copy_end, stream) != cudaSuccess)
+	{
+		ok = ga_status_set(status, GA_ERR_DEVICE, "could not record a CUDA event");
+		goto done;
+	}
+	if (!wait_event(agg->ev_copy_end, wait, arg, "copying the groups from the GPU", status))
+	{
+		ok = 0;
+		goto done;
+	}
+	add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
+
+	for (int k = 0; k < agg->nkeys; k++)
+		for (int64_t g = 0; g < ngroups; g++)
+			result->key_isnull[k][g] = (uint8_t) (((uint64_t) mask[g] >> k) & 1);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		const GaAggSpec *spec = &agg->aggs[a];
+
+		if ((spec->op == GA_AGG_MIN || spec->op == GA_AGG_MAX) &&
+			agg->inflight_aggs.aggs[a].input_is_float)
+		{
+			unsigned char *values = (unsigned char *) result->values[a];
+
+			for (int64_t g = 0; g < ngroups; g++)
+			{
+				int64_t		ordered;
+				double		value;
+
+				memcpy(&ordered, values + 8 * g, 8);
+				value = ga_ordered_to_float64(ordered);
+				memcpy(values + 8 * g, &value, 8);
+			}
+		}
+	}
+done:
+	free(mask);
+	return ok;
+}
+
+/*
+ * Aggregate what an aggjoin adds at finish (its RIGHT and FULL
+ * steps' unmatched build rows, gpu/aggjoin.cu), wait for every piece
+ * (growing the table as needed) and return the groups; a second call
+ * returns the same result.
+ */
+static const GaAggResult *
+gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (agg->finished)
+	{
+		ga_status_ok(status);
+		return &agg->result;
+	}
+	if (!agg_usable(agg, status))
+		return NULL;
+	if (!select_device(agg, status) ||
+		(agg->join != NULL && !ga_gpu_aggjoin_finish(agg, wait, arg, status)) ||
+		!ga_gpu_agg_settle(agg, wait, arg, status) ||
+		!ga_gpu_agg_gather_perfect(agg, wait, arg, status) ||
+		!copy_out_result(agg, agg->known_groups, wait, arg, status))
+	{
+		remember_failure(agg, status);
+		return NULL;
+	}
+	agg->stats.groups = agg->known_groups;
+	agg->finished = 1;
+	ga_status_ok(status);
+	return &agg->result;
+}
+
+/* Report what the aggregation did so far. */
+static void
+gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
+{
+	const GpuAgg *agg = (const GpuAgg *) agg_impl;
+
+	*stats = agg->stats;
+	stats->groups = agg->known_groups;
+}
+
+/*
+ * Free everything, in any state: first wait for the stream (work may still
+ * be in flight after a cancel or an error), then device memory, pinned
+ * memory, events and host memory.
+ */
+static void
+gpu_agg_destroy(void *agg_impl)
+{
+	GpuAgg	   *agg = (GpuAgg *) agg_impl;
+
+	if (agg == NULL)
+		return;
+	if (agg->device != NULL)
+	{
+		(void) cudaSetDevice(agg->device->ordinal);
+		(void) cudaStreamSynchronize(agg->device->stream);
+	}
+	ga_gpu_aggjoin_destroy(agg);
+	ga_gpu_agg_table_free(agg, &agg->table);
+	ga_gpu_agg_table_free(agg, &agg->retired);
+	ga_gpu_plan_perfect_free(agg);
+	device_free(&agg->dev_input);
+	device_free(&agg->dev_programs);
+	device_free(&agg->dev_group_ids);
+	device_free(&agg->dev_rows);
+	device_free(&agg->dev_part_counters);
+	device_free(&agg->dev_block_counts);
+	device_free(&agg->dev_chunk_groups);
+	device_free(&agg->dev_chunk_distinct);
+	device_free(&agg->dev_packed_keys);
+	for (int v = 0; v < GA_PART_MAX_VALUES; v++)
+		device_free(&agg->dev_part_values[v]);
+	device_free(&agg->dev_probe);
+	device_free(&agg->dev_control);
+	for (int b = 0; b < 2; b++)
+	{
+		if (agg->host[b].pinned != NULL)
+			(void) cudaFreeHost(agg->host[b].pinned);
+		if (agg->host[b].copied != NULL)
+			(void) cudaEventDestroy(agg->host[b].copied);
+		free(agg->host[b].columns);
+	}
+	if (agg->host_control != NULL)
+		(void) cudaFreeHost(agg->host_control);
+	if (agg->host_probe != NULL)
+		(void) cudaFreeHost(agg->host_probe);
+	{
+		cudaEvent_t events[] = {agg->ev_copy_start, agg->ev_copy_end,
+		agg->ev_gather_start, agg->ev_gather_end};
+
+		for (int e = 0; e < 4; e++)
+			if (events[e] != NULL)
+				(void) cudaEventDestroy(events[e]);
+	}
+	for (int m = 0; m < GPU_MAX_MARKS; m++)
+		if (agg->marks[m] != NULL)
+			(void) cudaEventDestroy(agg->marks[m]);
+	(void) cudaGetLastError();	/* leave no error behind for later checks */
+
+	free_result(agg);
+	free(agg->column_types);
+	free(agg->key_columns);
+	free(agg->aggs);
+	free(agg->needs_values);
+	free(agg->needs_validity);
+	free(agg->host_values_offset);
+	free(agg->host_validity_offset);
+	free(agg->dev_values_offset);
+	free(agg->dev_validity_offset);
+	free(agg->column_has_nulls);
+	free(agg->column_is_derived);
+	free(agg->derived_input);
+	free(agg->derived);
+	free(agg->host_programs);
+	free(agg);
+}
+
+extern "C" const GaDeviceOps ga_gpu_ops = {
+	gpu_agg_create,
+	gpu_agg_next_batch,
+	gpu_agg_submit,
+	gpu_agg_finish,
+	gpu_agg_get_stats,
+	gpu_agg_destroy,
+	gpu_aggjoin_build,
+	ga_gpu_join_create,
+	ga_gpu_join_build,
+	ga_gpu_join_sorted_rows,
+	ga_gpu_join_next_batch,
+	ga_gpu_join_probe,
+	ga_gpu_join_get_stats,
+	ga_gpu_join_destroy
+};

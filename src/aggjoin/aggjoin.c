@@ -1,0 +1,1418 @@
+/*-------------------------------------------------------------------------
+ *
+ * aggjoin/aggjoin.c
+ *	  GpuHashAgg fed by a join that the device computes: the joined rows
+ *	  never reach the host, only the groups come back (issue 4 item 3).
+ *
+ * When the aggregation's input is an equi-join that GpuHashJoin could run
+ * (hashjoin/path.c offered a path for it), the aggregation can take the join's
+ * inputs itself: the inner side's rows are read once into the device's
+ * build (the join key and the columns the aggregation needs from that
+ * side), and the outer side's rows arrive in batches (read by the node
+ * itself, or packed by parallel workers' GpuAggPack nodes) that the device
+ * probes, joins and aggregates in one go (cuda/gpuagg_device.h, "Aggregation
+ * fed by a hash join").  When the outer side is itself such a join, and so
+ * on down (a chain: a star or snowflake schema's joins), every join of the
+ * chain is joined on the device, up to GA_AGG_MAX_JOIN_STEPS: the node has
+ * a child per side (the probe side, the bottom join's outer side; then each
+ * join's build side, bottom up), and each join's outer key comes from the
+ * probe side or from a build side below it.
+ *
+ * What qualifies (otherwise fewer joins of the chain, then the other
+ * GpuHashAgg paths and the native plan remain):
+ *	- INNER, LEFT, RIGHT, FULL (at any step: the device sends the build rows
+ *	  nothing matched through the steps above), SEMI (EXISTS, IN: without
+ *	  other conditions its build keeps each key once, and the device joins
+ *	  it as an inner join) and ANTI (NOT EXISTS: the probe rows without a
+ *	  match) joins whose other join conditions the device can check
+ *	  (aggjoin/filter.c): an INNER join's below every RIGHT and FULL one of the
+ *	  chain in its filter over the joined rows, any other's (not RIGHT or
+ *	  FULL) as the step's own filter, for each pair of equal keys at the
+ *	  step, from sides up to the step, by expressions that cannot fail; and
+ *	  no condition above an outer join, on up to GA_AGG_MAX_JOIN_KEYS equalities
+ *	  whose every device key is exact (the integer-like types of
+ *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
+ *	  (text and the other batch/key_dict.c types, under a deterministic collation;
+ *	  a dictionary per join key): one key as it is, two int2/int4 keys of one
+ *	  side paired into one exact int8, any other keys each in its own column
+ *	  (the device hashes them together and compares them; the outer keys of
+ *	  one join may then come from different sides below it);
+ *	- every group key, aggregate argument, FILTER and join key above the
+ *	  bottom join computed from one side by an expression that cannot fail
+ *	  (plain columns, leakproof functions: each side computes it also for
+ *	  rows the joins drop) — any expression on a probe side that only LEFT
+ *	  joins meet, which drop none —, a LEFT join's inner side only by plain
+ *	  columns (an expression over a null-extended row is not the
+ *	  expression's value null-extended), as are the sides a RIGHT or FULL
+ *	  join null-extends, a SEMI or ANTI join's inner side by nothing;
+ *	  extract() of a whole date field counts as an expression that cannot
+ *	  fail;
+ *	- no DISTINCT aggregate and no grouping sets; no float key, and no
+ *	  numeric or other dictionary key of a build side whose values have
+ *	  several spellings (a char(n), a numeric(p,s) column and a whole date
+ *	  field have one);
+ *	- builds (each build side's needed columns and key) estimated within
+ *	  gpuagg.hashjoin_build_limit together.
+ *
+ * The chain is taken from the top join down its outer side, each join's
+ * way chosen by better_join_step (far fewer rows to handle, else a build
+ * side that reads fewer table rows, else the smaller build).
+ *
+ * The child expressions of the description are split by side: each side's
+ * child computes its own expressions, then its keys (hashagg/layout.c orders
+ * the batch columns the same way).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+
+/* Log why an aggjoin GpuHashAgg is not offered; always returns false. */
+static bool
+aggjoin_reject(const char *why)
+{
+	elog(DEBUG1, "gpuagg: aggjoin GpuHashAgg not used: %s", why);
+	return false;
+}
+
+/* Whether node contains a PlaceHolderVar. */
+static bool
+has_placeholder_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, has_placeholder_walker, context);
+}
+
+/*
+ * Which side of the join (0 the probe side, s the build side of step s)
+ * computes expr: the one whose relations hold all its columns; -1 with *why
+ * set when it needs two sides (or a placeholder).
+ */
+static int
+expr_side(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides, const char **why)
+{
+	Relids		varnos = pull_varnos(root, GpuAggWithoutOuterJoinNulls(root, expr, NULL));
+	int			s;
+
+	if (has_placeholder_walker(expr, NULL))
+	{
+		*why = "an expression over a placeholder";
+		return -1;
+	}
+	for (s = 0; s < sides->nsides; s++)
+	{
+		if (bms_is_subset(varnos, sides->rels[s]->relids))
+			return s;
+	}
+	*why = "an aggregate input, group key or join key over two sides of the joins";
+	return -1;
+}
+
+/*
+ * Whether a join key can travel as the id of one key dictionary for both
+ * sides (batch/key_dict.c: text, varchar, bpchar, numeric, uuid, interval): the
+ * same type on both sides, compared with that type's own equality under a
+ * deterministic collation, whose classes are the dictionary's keys.
+ */
+static bool
+join_key_is_dictionary(OpExpr *clause, Oid outer_type, Oid inner_type)
+{
+	Oid			type = getBaseType(outer_type);
+	const char *why;
+
+	return type == getBaseType(inner_type) && KeyDictTypeSupported(type) &&
+		clause->opno == lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr &&
+		GpuAggKeyTypeSupported(type, clause->inputcollid, &why);
+}
+
+/* expr (int2 or int4) as int8. */
+static Expr *
+int8_of(Expr *expr)
+{
+	Oid			type = getBaseType(exprType((Node *) expr));
+
+	return (Expr *) makeFuncExpr(type == INT2OID ? F_INT8_INT2 : F_INT8_INT4, INT8OID,
+								 list_make1(expr), InvalidOid, InvalidOid,
+								 COERCE_EXPLICIT_CAST);
+}
+
+/*
+ * One exact int8 key for two int2/int4 keys: (first << 32) | (second &
+ * 0xFFFFFFFF), equal exactly when both keys are equal (each fits 32 bits),
+ * NULL when either is.  None of its operations can fail.
+ */
+static Expr *
+pair_key(Expr *first, Expr *second)
+{
+	Expr	   *high = (Expr *) makeFuncExpr(F_INT8SHL, INT8OID,
+											 list_make2(int8_of(first),
+														makeConst(INT4OID, -1, InvalidOid, 4,
+																  Int32GetDatum(32), false, true)),
+											 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	Expr	   *low = (Expr *) makeFuncExpr(F_INT8AND, INT8OID,
+											list_make2(int8_of(second),
+													   makeConst(INT8OID, -1, InvalidOid, 8,
+																 Int64GetDatum(INT64CONST(0xFFFFFFFF)),
+																 false, FLOAT8PASSBYVAL)),
+											InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+
+	return (Expr *) makeFuncExpr(F_INT8OR, INT8OID, list_make2(high, low),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/* Whether a key expression is an int2 or int4 value (fits 32 bits). */
+static bool
+key_fits_32_bits(Expr *key)
+{
+	Oid			type = getBaseType(exprType((Node *) key));
+
+	return type == INT2OID || type == INT4OID;
+}
+
+/* One join of a chain, as the planner found it. */
+typedef struct JoinStepFound
+{
+	CustomPath *path;			/* the GpuHashJoin path kept for it */
+	JoinType	type;
+	int			nkeys;			/* its equalities, 1 .. GA_AGG_MAX_JOIN_KEYS */
+	Expr	   *outer_keys[GA_AGG_MAX_JOIN_KEYS];	/* each one's sides, each */
+	Expr	   *inner_keys[GA_AGG_MAX_JOIN_KEYS];	/* exact or a dictionary id */
+	bool		pairable;		/* two int2/int4 keys on each side */
+	List	   *filter_quals;	/* its conditions besides the keys (not RIGHT
+								 * or FULL) */
+} JoinStepFound;
+
+/*
+ * Whether the device can join on path's equalities (clauses, with the
+ * outer and inner keys of each): every one exact (GpuJoinKeyIsExact) or of
+ * one key dictionary for both sides, at most GA_AGG_MAX_JOIN_KEYS of them
+ * (several are hashed together and rechecked by the device); fills found's
+ * keys.
+ */
+static bool
+join_step_keys(List *clauses, List *outer_keys, List *inner_keys, JoinStepFound *found,
+			   const char **why)
+{
+	ListCell   *lc_clause;
+	ListCell   *lc_outer;
+	ListCell   *lc_inner;
+	bool		all_exact = true;
+	int			k = 0;
+
+	if (list_length(clauses) > GA_AGG_MAX_JOIN_KEYS)
+	{
+		*why = psprintf("more than %d join keys", GA_AGG_MAX_JOIN_KEYS);
+		return false;
+	}
+	forthree(lc_clause, clauses, lc_outer, outer_keys, lc_inner, inner_keys)
+	{
+		OpExpr	   *clause = lfirst_node(OpExpr, lc_clause);
+		Oid			outer_type = exprType(lfirst(lc_outer));
+		Oid			inner_type = exprType(lfirst(lc_inner));
+		bool		exact = GpuJoinKeyIsExact(clause->opno, outer_type, inner_type);
+
+		if (!exact && !join_key_is_dictionary(clause, outer_type, inner_type))
+		{
+			*why = "a join key neither of an integer-like type nor of a type of one key dictionary for both sides";
+			return false;
+		}
+		all_exact = all_exact && exact;
+		found->outer_keys[k] = lfirst(lc_outer);
+		found->inner_keys[k] = lfirst(lc_inner);
+		k++;
+	}
+	found->nkeys = k;
+	found->pairable = k == 2 && all_exact &&
+		key_fits_32_bits(found->outer_keys[0]) && key_fits_32_bits(found->outer_keys[1]) &&
+		key_fits_32_bits(found->inner_keys[0]) && key_fits_32_bits(found->inner_keys[1]);
+	return k > 0;
+}
+
+/* Rows of a GpuHashJoin path's build (inner) side. */
+static double
+join_build_rows(CustomPath *path)
+{
+	return ((Path *) lsecond(path->custom_paths))->rows;
+}
+
+/*
+ * Rows the device handles at a join path's step: its probe (outer) side's,
+ * which the joins below it produced, and its build side's, which it holds.
+ */
+static double
+join_step_rows(CustomPath *path)
+{
+	return ((Path *) linitial(path->custom_paths))->rows + join_build_rows(path);
+}
+
+/*
+ * The rows of the tables a GpuHashJoin path's build (inner) side reads:
+ * what producing it costs, in one process, whatever its joins' estimates
+ * (and whatever gpuagg.force makes of its paths' costs).
+ */
+static double
+join_build_input(PlannerInfo *root, CustomPath *path)
+{
+	Relids		relids = ((Path *) lsecond(path->custom_paths))->parent->relids;
+	double		rows = 0;
+	int			relid = -1;
+
+	while ((relid = bms_next_member(relids, relid)) >= 0)
+	{
+		RelOptInfo *rel = relid < root->simple_rel_array_size ? root->simple_rel_array[relid] : NULL;
+
+		if (rel != NULL)
+			rows += rel->reloptkind == RELOPT_BASEREL && rel->rtekind == RTE_RELATION ?
+				rel->tuples : rel->rows;
+	}
+	return rows;
+}
+
+/*
+ * Whether join path a suits the top of a chain better than b: the one with
+ * far fewer rows to handle (GPU_CHAIN_FEWER_ROWS times; of two orders of
+ * the same joins, the one that joins a selective side first rather than
+ * multiplying the rows below and dropping them only at the top), else the
+ * build side that reads fewer table rows (GPU_CHAIN_FEWER_INPUT times: it
+ * is produced by one process and held whole, while the probe side is
+ * packed by parallel workers, so a build side that joins the fact table
+ * loses to a dimension even when its rows are underestimated, as TPC-H
+ * Q9's two-key join with partsupp is), else the smaller build side, else
+ * the cheaper path.
+ */
+#define GPU_CHAIN_FEWER_ROWS 100.0
+#define GPU_CHAIN_FEWER_INPUT 2.0
+
+static bool
+better_join_step(PlannerInfo *root, CustomPath *a, CustomPath *b)
+{
+	if (join_step_rows(a) * GPU_CHAIN_FEWER_ROWS < join_step_rows(b))
+		return true;
+	if (join_step_rows(b) * GPU_CHAIN_FEWER_ROWS < join_step_rows(a))
+		return false;
+	if (join_build_input(root, a) * GPU_CHAIN_FEWER_INPUT < join_build_input(root, b))
+		return true;
+	if (join_build_input(root, b) * GPU_CHAIN_FEWER_INPUT < join_build_input(root, a))
+		return false;
+	if (join_build_rows(a) != join_build_rows(b))
+		return join_build_rows(a) < join_build_rows(b);
+	return a->path.total_cost < b->path.total_cost;
+}
+
+/*
+ * The GpuHashJoin path of rel that the device can join under an
+ * aggregation, the best for the top of a chain (better_join_step); false
+ * with *why set when none qualifies.  Any step may be RIGHT or FULL: the
+ * device sends the unmatched build rows of each through the steps above it.
+ */
+static bool
+find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const char **why)
+{
+	ListCell   *lc;
+
+	found->path = NULL;
+	foreach(lc, GpuJoinDevicePaths(rel))
+	{
+		CustomPath *path = lfirst(lc);
+		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
+		JoinStepFound candidate;
+
+		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
+			type != JOIN_RIGHT && type != JOIN_FULL)
+		{
+			*why = "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI";
+			continue;
+		}
+		/*
+		 * A join's other conditions may become the device's filter (after
+		 * the chain, or the step's own); conditions above an outer join's
+		 * null-extension may not.
+		 */
+		if (list_nth(path->custom_private, 5) != NIL)
+		{
+			*why = "conditions above an outer join's null-extended rows";
+			continue;
+		}
+		if (list_nth(path->custom_private, 4) != NIL &&
+			(type == JOIN_RIGHT || type == JOIN_FULL))
+		{
+			*why = "join conditions other than the keys' equalities on a RIGHT or FULL join";
+			continue;
+		}
+		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
+							lthird(path->custom_private), &candidate, why))
+			continue;
+		candidate.filter_quals = list_nth(path->custom_private, 4);
+		if (found->path == NULL || better_join_step(root, path, found->path))
+		{
+			*found = candidate;
+			found->path = path;
+			found->type = type;
+		}
+	}
+	return found->path != NULL;
+}
+
+/*
+ * Whether rows of side may be dropped by the chain's joins before step
+ * (1-based; nsteps + 1: before the aggregation): a probe row by any join
+ * but a LEFT one, a build row whenever it has no match.  An expression
+ * computed for such rows must not be able to fail.
+ */
+static bool
+side_rows_dropped_before(const JoinStepFound *steps, int side, int step)
+{
+	int			t;
+
+	if (side > 0)
+		return true;
+	for (t = 1; t < step; t++)
+	{
+		if (steps[t - 1].type != JOIN_LEFT)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether expr is numeric arithmetic whose every step is bounded: +, -, *
+ * and signs of numeric columns of a declared precision (their values fit
+ * it), integers cast to numeric, and numeric constants.  Such an expression
+ * cannot fail when its digits stay far below the numeric format's limit
+ * (numeric_mul and the others are not leakproof only because unbounded
+ * inputs can overflow that format): TPC-H's l_extendedprice * (1 -
+ * l_discount).
+ */
+static bool
+numeric_arithmetic_walker(Node *expr)
+{
+	if (IsA(expr, RelabelType))
+		return numeric_arithmetic_walker((Node *) ((RelabelType *) expr)->arg);
+	if (IsA(expr, Const))
+		return exprType(expr) == NUMERICOID;
+	if (IsA(expr, Var))
+		return exprType(expr) == NUMERICOID && exprTypmod(expr) >= (int32) VARHDRSZ;
+	if (IsA(expr, FuncExpr) || IsA(expr, OpExpr))
+	{
+		Oid			func = IsA(expr, FuncExpr) ? ((FuncExpr *) expr)->funcid :
+			get_opcode(((OpExpr *) expr)->opno);
+		List	   *args = IsA(expr, FuncExpr) ? ((FuncExpr *) expr)->args :
+			((OpExpr *) expr)->args;
+		ListCell   *lc;
+
+		switch (func)
+		{
+			case F_NUMERIC_INT2:
+			case F_NUMERIC_INT4:
+			case F_NUMERIC_INT8:
+				return !contain_leaked_vars((Node *) args);
+			case F_NUMERIC_ADD:
+			case F_NUMERIC_SUB:
+			case F_NUMERIC_MUL:
+			case F_NUMERIC_UMINUS:
+			case F_NUMERIC_UPLUS:
+				foreach(lc, args)
+				{
+					if (!numeric_arithmetic_walker(lfirst(lc)))
+						return false;
+				}
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool expr_cannot_fail(Node *expr);
+
+/*
+ * Whether expr is a whole field of a date (KeyDictWholeDateField) whose
+ * date cannot fail: then it cannot fail either.
+ */
+static bool
+whole_date_field(Node *expr)
+{
+	Node	   *arg;
+
+	return KeyDictWholeDateField(expr, &arg) && expr_cannot_fail(arg);
+}
+
+/*
+ * Whether expr cannot fail on any row (see above; numeric arithmetic of at
+ * most 1000 digits, and whole fields of dates).
+ */
+static bool
+expr_cannot_fail(Node *expr)
+{
+	int			precision;
+	int			scale;
+
+	if (!contain_leaked_vars(expr))
+		return true;
+	if (whole_date_field(expr))
+		return true;
+	return numeric_arithmetic_walker(expr) &&
+		GpuAggNumericBounds(expr, &precision, &scale) && precision <= 1000;
+}
+
+/*
+ * Whether the chain's joins below step (1-based; nsteps + 1: before the
+ * aggregation) null-extend side: a RIGHT join each side below it, a FULL
+ * join also its own.
+ */
+static bool
+side_null_extended_below(const JoinStepFound *steps, int side, int step)
+{
+	int			u;
+
+	for (u = 1; u < step; u++)
+	{
+		if ((steps[u - 1].type == JOIN_RIGHT && side < u) ||
+			(steps[u - 1].type == JOIN_FULL && side <= u))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why an expression of side cannot be computed there for a chain whose
+ * rows reach step (see side_rows_dropped_before), or NULL when it can: a
+ * LEFT join's inner side gives plain columns only (an expression over a
+ * null-extended row is not the expression's value null-extended), as do
+ * the sides a RIGHT or FULL join below step null-extends (for a join key
+ * too: COALESCE over a null-extended row need not be null), a SEMI or ANTI
+ * join's inner side gives nothing, and each side computes expressions
+ * also for rows the joins drop, where PostgreSQL computes them for joined
+ * rows only: so only expressions that cannot fail on a value (plain
+ * columns, leakproof functions: no overflow, no division by zero; bounded
+ * numeric arithmetic) where rows are dropped.
+ */
+static const char *
+side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
+{
+	Node	   *bare = expr;
+
+	while (IsA(bare, RelabelType))
+		bare = (Node *) ((RelabelType *) bare)->arg;
+	if (side > 0 && steps[side - 1].type == JOIN_LEFT && !IsA(bare, Var))
+		return "an expression over the nullable side of a LEFT join";
+	if (!IsA(bare, Var) && side_null_extended_below(steps, side, step))
+		return "an expression over a nullable side of a RIGHT or FULL join";
+	if (side > 0 && steps[side - 1].type == JOIN_SEMI)
+		return "a column of a SEMI join's inner side";
+	if (side > 0 && steps[side - 1].type == JOIN_ANTI)
+		return "a column of an ANTI join's inner side";
+	if (contain_volatile_functions(expr))
+		return "a volatile expression";
+	if (!expr_cannot_fail(expr) && side_rows_dropped_before(steps, side, step))
+		return "an expression that may fail on rows the join drops";
+	return NULL;
+}
+
+/* A join step's device keys, and the side computing each outer key. */
+typedef struct StepDeviceKeys
+{
+	int			nkeys;
+	Expr	   *outer[GA_AGG_MAX_JOIN_KEYS];
+	Expr	   *inner[GA_AGG_MAX_JOIN_KEYS];
+	int			side[GA_AGG_MAX_JOIN_KEYS];
+} StepDeviceKeys;
+
+/*
+ * The device keys of join step t (1-based) of steps: every outer key from
+ * one side below the step (the probe side or an earlier build side) that
+ * may compute it; two int2/int4 keys from one side paired into one exact
+ * int8 (one column a side, and no hashing), any other keys apart (the
+ * device hashes and rechecks them).  False with *why set when a key does
+ * not qualify.
+ */
+static bool
+step_device_keys(PlannerInfo *root, const JoinStepFound *steps, int t,
+				 const GpuAggJoinSides *sides, StepDeviceKeys *keys, const char **why)
+{
+	const JoinStepFound *step = &steps[t - 1];
+	int			k;
+
+	keys->nkeys = step->nkeys;
+	for (k = 0; k < step->nkeys; k++)
+	{
+		keys->outer[k] = step->outer_keys[k];
+		keys->inner[k] = step->inner_keys[k];
+		keys->side[k] = expr_side(root, (Node *) keys->outer[k], sides, why);
+		if (keys->side[k] < 0 || keys->side[k] >= t)
+		{
+			*why = "a join key over two of the joined sides";
+			return false;
+		}
+		if (t > 1 &&
+			(*why = side_expr_problem(steps, keys->side[k], t, (Node *) keys->outer[k])) != NULL)
+		{
+			*why = psprintf("%s (a join key)", *why);
+			return false;
+		}
+	}
+	if (step->pairable && keys->side[0] == keys->side[1])
+	{
+		Expr	   *paired = pair_key(keys->outer[0], keys->outer[1]);
+
+		if (t == 1 || side_expr_problem(steps, keys->side[0], t, (Node *) paired) == NULL)
+		{
+			keys->nkeys = 1;
+			keys->outer[0] = paired;
+			keys->inner[0] = pair_key(keys->inner[0], keys->inner[1]);
+		}
+	}
+	return true;
+}
+
+/* What the filter's operand check needs (filter_operand_side). */
+typedef struct FilterSideArg
+{
+	PlannerInfo *root;
+	const JoinStepFound *steps;
+	int			nsteps;
+	const GpuAggJoinSides *sides;
+	int			step;			/* 0: the filter after the chain; t: step
+								 * t's own */
+} FilterSideArg;
+
+/*
+ * The side that computes a filter operand (aggjoin/filter.c), or -1 with
+ * *why: one side must hold all its columns.  After the chain, it must be
+ * able to compute it for the rows that reach the aggregation, as for any
+ * child expression.  In step t's own filter it must be one of the sides
+ * the step reads (the probe side and the build sides up to t's), computed
+ * as for rows reaching step t, its own build side's as for its build rows;
+ * and since the step checks its conditions only for pairs of equal keys,
+ * it must be an expression that cannot fail.
+ */
+static int
+filter_operand_side(Node *expr, void *arg, const char **why)
+{
+	FilterSideArg *a = arg;
+	int			side = expr_side(a->root, expr, a->sides, why);
+
+	if (side < 0)
+		return -1;
+	if (a->step == 0)
+		*why = side_expr_problem(a->steps, side, a->nsteps + 1, expr);
+	else if (side > a->step)
+		*why = "a join condition over a side joined later";
+	else if (contain_volatile_functions(expr))
+		*why = "a volatile expression";
+	else if (!expr_cannot_fail(expr))
+		*why = "an expression that may fail in a join condition";
+	else if (side < a->step)
+		*why = side_expr_problem(a->steps, side, a->step, expr);
+	else
+		*why = NULL;
+	return *why != NULL ? -1 : side;
+}
+
+/*
+ * The joins' conditions besides their keys, as the device's filters
+ * (aggjoin/filter.c): *program the filter after the chain, of the INNER
+ * joins' below no RIGHT or FULL join (whose matches their dropped rows
+ * would count); step_programs[t - 1] step t's own, of any other join's
+ * (an outer, semi or anti join checks its conditions at the join: they
+ * decide which rows it null-extends or keeps); *operands the operands to
+ * compute.  False with *why when a condition does not qualify.
+ */
+static bool
+join_filter_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
+				const GpuAggJoinSides *sides, List **program, List **step_programs,
+				List **operands, const char **why)
+{
+	FilterSideArg arg = {root, steps, nsteps, sides, 0};
+	int			t;
+	int			u;
+
+	*program = NIL;
+	*operands = NIL;
+	for (t = 1; t <= nsteps; t++)
+	{
+		bool		after_chain = steps[t - 1].type == JOIN_INNER;
+
+		step_programs[t - 1] = NIL;
+		if (steps[t - 1].filter_quals == NIL)
+			continue;
+		for (u = t + 1; u <= nsteps; u++)
+		{
+			if (steps[u - 1].type == JOIN_RIGHT || steps[u - 1].type == JOIN_FULL)
+				after_chain = false;
+		}
+		arg.step = after_chain ? 0 : t;
+		if (!GpuAggJoinFilterCompile(steps[t - 1].filter_quals, filter_operand_side, &arg,
+									 after_chain ? program : &step_programs[t - 1], operands,
+									 why))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the aggregation can be fed by the device joining the chain steps
+ * (bottom up: steps[0]'s outer side is the probe side, each later step's
+ * outer side the join of the steps before it); fills sides.  Every child
+ * expression, aggregate and join key must come from one side.
+ */
+static bool
+join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
+			   List *child_exprs, List *keys, List *aggrefs, GpuAggJoinSides *sides)
+{
+	List	   *child_sides = NIL;
+	List	   *step_list = NIL;
+	List	   *filter_program = NIL;
+	List	   *step_programs[GA_AGG_MAX_JOIN_STEPS];
+	List	   *filter_operands = NIL;
+	StepDeviceKeys step_keys[GA_AGG_MAX_JOIN_STEPS];
+	const char *why = NULL;
+	double		build_bytes = 0;
+	double		build_limit;
+	bool		usable;
+	ListCell   *lc;
+	int			s;
+	int			t;
+	int			k;
+
+	memset(sides, 0, sizeof(*sides));
+	sides->nsides = nsteps + 1;
+	sides->paths[0] = linitial(steps[0].path->custom_paths);
+	for (s = 1; s <= nsteps; s++)
+		sides->paths[s] = lsecond(steps[s - 1].path->custom_paths);
+	for (s = 0; s <= nsteps; s++)
+	{
+		sides->rels[s] = sides->paths[s]->parent;
+		sides->targets[s] = create_empty_pathtarget();
+	}
+
+	/* each step's outer keys, each from one side below it */
+	for (t = 1; t <= nsteps; t++)
+	{
+		if (!step_device_keys(root, steps, t, sides, &step_keys[t - 1], &why))
+			return aggjoin_reject(why);
+	}
+	foreach(lc, child_exprs)
+	{
+		Node	   *expr = lfirst(lc);
+		int			side = expr_side(root, expr, sides, &why);
+
+		if (side < 0)
+			return aggjoin_reject(why);
+		if ((why = side_expr_problem(steps, side, nsteps + 1, expr)) != NULL)
+			return aggjoin_reject(why);
+		/* computed below the joins: not nulled by them (by joins inside its side, yes) */
+		add_column_to_pathtarget(sides->targets[side],
+								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr,
+																	  sides->rels[side]->relids),
+								 0);
+		child_sides = lappend_int(child_sides, side);
+	}
+
+	/* the filters' operands not among them: more child expressions, last */
+	if (!join_filter_try(root, steps, nsteps, sides, &filter_program, step_programs,
+						 &filter_operands, &why))
+		return aggjoin_reject(why);
+	foreach(lc, filter_operands)
+	{
+		Node	   *expr = lfirst(lc);
+		int			side = expr_side(root, expr, sides, &why);
+
+		if (list_member(child_exprs, expr))
+			continue;
+		add_column_to_pathtarget(sides->targets[side],
+								 (Expr *) GpuAggWithoutOuterJoinNulls(root, expr,
+																	  sides->rels[side]->relids),
+								 0);
+		child_sides = lappend_int(child_sides, side);
+		sides->extra_exprs = lappend(sides->extra_exprs, expr);
+	}
+
+	/* a key whose first row's spelling is kept must come from the probe rows */
+	foreach(lc, keys)
+	{
+		Node	   *key = lfirst(lc);
+		Oid			type = getBaseType(exprType(key));
+
+		if (expr_side(root, key, sides, &why) > 0 &&
+			(type == FLOAT4OID || type == FLOAT8OID ||
+			 (KeyDictTypeSupported(type) && KeyDictHasSpellings(type) &&
+			  !KeyDictKeyHasOneSpelling(key))))
+			return aggjoin_reject("a group key of a build side with several spellings of one value");
+	}
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		int			side = -1;
+		List	   *operands;
+		int			i;
+
+		if (aggref->aggdistinct != NIL)
+			return aggjoin_reject("a DISTINCT aggregate");
+		/* the device computes an argument after the joins from any sides' operands */
+		if (GpuAggDerivedArgument(aggref, &operands))
+			continue;
+		/* every column of one aggregate comes from the same side */
+		for (i = 0; i < list_length(aggref->args) || (i == 0 && aggref->aggfilter); i++)
+		{
+			Node	   *arg = aggref->args != NIL ?
+				(Node *) GpuAggChildArgument(aggref, i) : (Node *) aggref->aggfilter;
+			int			arg_side = expr_side(root, arg, sides, &why);
+
+			if (side >= 0 && arg_side != side)
+				return aggjoin_reject("an aggregate over two sides of the joins");
+			side = arg_side;
+		}
+	}
+
+	/* each side's keys after its expressions: its build key, the outer keys it gives */
+	for (s = 0; s <= nsteps; s++)
+	{
+		for (k = 0; s > 0 && k < step_keys[s - 1].nkeys; k++)
+			add_column_to_pathtarget(sides->targets[s],
+									 (Expr *) GpuAggWithoutOuterJoinNulls(root,
+																		  (Node *) step_keys[s - 1].inner[k],
+																		  sides->rels[s]->relids),
+									 0);
+		for (t = 1; t <= nsteps; t++)
+		{
+			for (k = 0; k < step_keys[t - 1].nkeys; k++)
+			{
+				if (step_keys[t - 1].side[k] == s)
+					add_column_to_pathtarget(sides->targets[s],
+											 (Expr *) GpuAggWithoutOuterJoinNulls(root,
+																				  (Node *) step_keys[t - 1].outer[k],
+																				  sides->rels[s]->relids),
+											 0);
+			}
+		}
+		set_pathtarget_cost_width(root, sides->targets[s]);
+		/* a build holds its side's columns of the aggregation and its key */
+		if (s > 0)
+			build_bytes += sides->paths[s]->rows * (sides->targets[s]->width + 24.0);
+	}
+	build_limit = GpuAggHashJoinBuildLimit(GpuAggPlannedDeviceKind(&usable));
+	if (build_bytes > build_limit)
+		return aggjoin_reject(psprintf("build sides of about %.0f kB exceed gpuagg.hashjoin_build_limit (%.0f kB)",
+										build_bytes / 1024.0, build_limit / 1024.0));
+
+	for (t = 1; t <= nsteps; t++)
+	{
+		List	   *outer = NIL;
+		List	   *inner = NIL;
+		List	   *key_sides = NIL;
+
+		sides->nkeys += step_keys[t - 1].nkeys;
+		for (k = 0; k < step_keys[t - 1].nkeys; k++)
+		{
+			outer = lappend(outer, step_keys[t - 1].outer[k]);
+			inner = lappend(inner, step_keys[t - 1].inner[k]);
+			key_sides = lappend_int(key_sides, step_keys[t - 1].side[k]);
+		}
+		{
+			double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
+			double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
+
+			List	   *step = list_make5(makeInteger(steps[t - 1].type), outer, inner,
+										  key_sides, lfourth(steps[t - 1].path->custom_private));
+
+			step = lappend(step, steps[t - 1].filter_quals);
+			step = lappend(step, makeInteger((int) (fraction * 1000.0 + 0.5)));
+			step_list = lappend(step_list, lappend(step, step_programs[t - 1]));
+		}
+	}
+	sides->join_private = list_make4(step_list, child_sides, list_make2_int(0, 0),
+									 filter_program);
+	return true;
+}
+
+/*
+ * Whether the aggregation over input_rel can be fed by the device's join of
+ * input_rel's inputs, or of a chain of joins below it (each join's outer
+ * side the join below, down to the probe side; as many as qualify, up to
+ * GA_AGG_MAX_JOIN_STEPS, fewer when an expression needs a join's result);
+ * fills sides (the inputs, each side's target: its expressions of
+ * child_exprs, then its keys; the joins' description for
+ * path_private[GPUAGG_PRIVATE_JOIN]).  keys and aggrefs are the grouping's.
+ */
+bool
+GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
+				   List *keys, List *aggrefs, bool grouping_sets,
+				   GpuAggJoinSides *sides)
+{
+	JoinStepFound found[GA_AGG_MAX_JOIN_STEPS];	/* top down */
+	JoinStepFound steps[GA_AGG_MAX_JOIN_STEPS]; /* bottom up */
+	RelOptInfo *rel = input_rel;
+	const char *why = "the input is not a join GpuHashJoin can compute";
+	int			nfound = 0;
+	int			depth;
+	int			i;
+
+	memset(sides, 0, sizeof(*sides));
+	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_aggjoin_agg)
+		return false;
+	if (grouping_sets)
+		return aggjoin_reject("grouping sets");
+	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
+		   find_join_step(root, rel, &found[nfound], &why))
+	{
+		rel = ((Path *) linitial(found[nfound].path->custom_paths))->parent;
+		nfound++;
+	}
+	if (nfound == 0)
+		return aggjoin_reject(why);
+	for (depth = nfound; depth >= 1; depth--)
+	{
+		for (i = 0; i < depth; i++)
+			steps[i] = found[depth - 1 - i];
+		if (join_sides_try(root, steps, depth, child_exprs, keys, aggrefs, sides))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * join_private with its last element saying which build sides are packed
+ * by parallel workers (bit s: side s) and, for a GpuAggPack, which side it
+ * packs.
+ */
+List *
+GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side)
+{
+	List	   *copy = list_copy(join_private);
+
+	lfirst(list_nth_cell(copy, 2)) = list_make2_int(packed_sides, pack_side);
+	return copy;
+}
+
+/*
+ * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
+ * steps bottom up, separated by "; "), made at plan time from
+ * path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute the keys,
+ * so its own expressions cannot show them.  *filter gets the INNER joins'
+ * other conditions, which the device's filter checks ("(a.v > b.w)", all
+ * steps' ANDed; "" for none), as PostgreSQL's Join Filter shows them.
+ * Both are deparsed over the query level's range table, as EXPLAIN would
+ * name them.
+ */
+char *
+GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
+{
+	StringInfoData buf;
+	StringInfoData filter_buf;
+	ListCell   *lc_step;
+	PlannedStmt *stmt = makeNode(PlannedStmt);
+	List	   *context;
+
+	stmt->rtable = root->parse->rtable;
+	context = deparse_context_for_plan_tree(stmt,
+											select_rtable_names_for_explain(stmt->rtable,
+																			bms_add_range(NULL, 1,
+																						  list_length(stmt->rtable))));
+	initStringInfo(&buf);
+	initStringInfo(&filter_buf);
+	foreach(lc_step, (List *) linitial(join_private))
+	{
+		const char *separator = buf.len > 0 ? "; " : "";
+		ListCell   *lc;
+
+		foreach(lc, (List *) list_nth(lfirst(lc_step), 4))
+		{
+			OpExpr	   *op = lfirst_node(OpExpr, lc);
+
+			appendStringInfo(&buf, "%s%s %s %s", separator,
+							 deparse_expression(linitial(op->args), context, true, false),
+							 get_opname(op->opno),
+							 deparse_expression(lsecond(op->args), context, true, false));
+			separator = " AND ";
+		}
+		foreach(lc, (List *) list_nth(lfirst(lc_step), 5))
+			appendStringInfo(&filter_buf, "%s%s", filter_buf.len > 0 ? " AND " : "",
+							 deparse_expression(lfirst(lc), context, true, false));
+	}
+	*filter = filter_buf.data;
+	return buf.data;
+}
+
+/*
+ * A description's filter from a compiled program (aggjoin/filter.c): each
+ * step's operation, comparison and operands as child columns.
+ */
+static void
+join_desc_filter(GpuAggFilterDesc *filter, List *child_exprs, List *program)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	memset(filter, 0, sizeof(*filter));
+	filter->nsteps = list_length(program);
+	if (filter->nsteps > GA_FILTER_MAX_STEPS)
+		elog(ERROR, "gpuagg: a join filter of %d steps", filter->nsteps);
+	foreach(lc, program)
+	{
+		List	   *step = lfirst(lc);
+
+		filter->steps[i].op = (int16) intVal(linitial(step));
+		filter->steps[i].cmp = (int16) intVal(lsecond(step));
+		if (list_length(step) > 2)
+		{
+			filter->steps[i].attno = GpuAggChildAttno(child_exprs, lthird(step));
+			filter->steps[i].type = getBaseType(exprType(lthird(step)));
+		}
+		if (list_length(step) > 3)
+		{
+			filter->steps[i].attno2 = GpuAggChildAttno(child_exprs, lfourth(step));
+			filter->steps[i].type2 = getBaseType(exprType(lfourth(step)));
+		}
+		i++;
+	}
+}
+
+/* A description's filter as plain integers appended to list (see below). */
+static List *
+join_filter_to_list(List *list, const GpuAggFilterDesc *filter)
+{
+	int			i;
+
+	list = lappend_int(list, filter->nsteps);
+	for (i = 0; i < filter->nsteps; i++)
+	{
+		list = lappend_int(list, filter->steps[i].op);
+		list = lappend_int(list, filter->steps[i].cmp);
+		list = lappend_int(list, filter->steps[i].attno);
+		list = lappend_int(list, filter->steps[i].attno2);
+		list = lappend_int(list, (int) filter->steps[i].type);
+		list = lappend_int(list, (int) filter->steps[i].type2);
+	}
+	return list;
+}
+
+/* Read back, from list's element *at on, what join_filter_to_list wrote. */
+static void
+join_filter_from_list(GpuAggFilterDesc *filter, List *list, int *at)
+{
+	int			i;
+
+	memset(filter, 0, sizeof(*filter));
+	filter->nsteps = list_nth_int(list, (*at)++);
+	for (i = 0; i < filter->nsteps; i++)
+	{
+		filter->steps[i].op = (int16) list_nth_int(list, (*at)++);
+		filter->steps[i].cmp = (int16) list_nth_int(list, (*at)++);
+		filter->steps[i].attno = (AttrNumber) list_nth_int(list, (*at)++);
+		filter->steps[i].attno2 = (AttrNumber) list_nth_int(list, (*at)++);
+		filter->steps[i].type = (Oid) list_nth_int(list, (*at)++);
+		filter->steps[i].type2 = (Oid) list_nth_int(list, (*at)++);
+	}
+}
+
+/*
+ * Number the columns of each side's child (see GpuAggDesc): its
+ * expressions in child order, then its build keys, then the outer keys it
+ * gives, in step order.
+ */
+static void
+join_desc_number_columns(GpuAggDesc *desc)
+{
+	AttrNumber	next[GA_AGG_MAX_JOIN_STEPS + 1];
+	int			s;
+	int			t;
+	int			k;
+	int			i;
+
+	for (s = 0; s <= desc->njoin_steps; s++)
+		next[s] = 1;
+	for (i = 0; i < desc->nchild; i++)
+		desc->child_side_attno[i] = next[desc->child_side[i]]++;
+	for (s = 0; s <= desc->njoin_steps; s++)
+	{
+		for (k = 0; s > 0 && k < desc->join_steps[s - 1].nkeys; k++)
+			desc->join_steps[s - 1].keys[k].build_attno = next[s]++;
+		for (t = 0; t < desc->njoin_steps; t++)
+		{
+			for (k = 0; k < desc->join_steps[t].nkeys; k++)
+			{
+				if (desc->join_steps[t].keys[k].side == s)
+					desc->join_steps[t].keys[k].attno = next[s]++;
+			}
+		}
+		desc->side_ncolumns[s] = next[s] - 1;
+	}
+}
+
+/* Room for desc's child_side and child_side_attno arrays. */
+static void
+join_desc_alloc_children(GpuAggDesc *desc, int nchild)
+{
+	desc->nchild = nchild;
+	desc->child_side = palloc0(sizeof(int) * Max(nchild, 1));
+	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(nchild, 1));
+}
+
+/*
+ * Fill desc's join fields from path_private[GPUAGG_PRIVATE_JOIN] (absent or
+ * NIL: not aggjoin).
+ */
+void
+GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
+{
+	List	   *join;
+	ListCell   *lc;
+	int			t = 0;
+	int			i = 0;
+
+	desc->njoin_steps = 0;
+	if (list_length(path_private) <= GPUAGG_PRIVATE_JOIN ||
+		list_nth(path_private, GPUAGG_PRIVATE_JOIN) == NIL)
+		return;
+	join = list_nth(path_private, GPUAGG_PRIVATE_JOIN);
+	foreach(lc, (List *) linitial(join))
+	{
+		List	   *step = lfirst(lc);
+		JoinType	type = (JoinType) intVal(linitial(step));
+		int			k;
+
+		List	   *program = list_length(step) > 7 ? list_nth(step, 7) : NIL;
+
+		/* a SEMI join with conditions of its own checks its pairs; else each key once */
+		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGGJOIN_LEFT :
+			type == JOIN_ANTI ? GA_AGGJOIN_ANTI :
+			type == JOIN_RIGHT ? GA_AGGJOIN_RIGHT :
+			type == JOIN_FULL ? GA_AGGJOIN_FULL :
+			type == JOIN_SEMI && program != NIL ? GA_AGGJOIN_SEMI : GA_AGGJOIN_INNER;
+		desc->join_steps[t].build_unique = type == JOIN_SEMI && program == NIL;
+		join_desc_filter(&desc->join_steps[t].filter,
+						 list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS), program);
+		desc->join_steps[t].match_fraction = list_length(step) > 6 ?
+			intVal(list_nth(step, 6)) / 1000.0 : 1.0;
+		desc->join_steps[t].nkeys = list_length(lsecond(step));
+		for (k = 0; k < desc->join_steps[t].nkeys; k++)
+		{
+			desc->join_steps[t].keys[k].type = getBaseType(exprType(list_nth(lsecond(step), k)));
+			desc->join_steps[t].keys[k].build_type =
+				getBaseType(exprType(list_nth(lthird(step), k)));
+			desc->join_steps[t].keys[k].side = list_nth_int(lfourth(step), k);
+		}
+		t++;
+	}
+	desc->njoin_steps = t;
+	join_desc_alloc_children(desc, list_length(lsecond(join)));
+	foreach(lc, (List *) lsecond(join))
+		desc->child_side[i++] = lfirst_int(lc);
+	join_desc_filter(&desc->filter, list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
+					 list_length(join) > 3 ? list_nth(join, 3) : NIL);
+	desc->packed_sides = linitial_int(lthird(join));
+	desc->pack_side = lsecond_int(lthird(join));
+	join_desc_number_columns(desc);
+}
+
+/* The join fields of desc as plain nodes for custom_private (see below). */
+List *
+GpuAggJoinDescToList(const GpuAggDesc *desc)
+{
+	List	   *list = list_make1_int(desc->njoin_steps);
+	int			i;
+	int			k;
+
+	if (desc->njoin_steps == 0)
+		return list;
+	for (i = 0; i < desc->njoin_steps; i++)
+	{
+		list = lappend_int(list, desc->join_steps[i].type);
+		list = lappend_int(list, desc->join_steps[i].build_unique ? 1 : 0);
+		list = lappend_int(list, (int) (desc->join_steps[i].match_fraction * 1000.0 + 0.5));
+		list = lappend_int(list, desc->join_steps[i].nkeys);
+		for (k = 0; k < desc->join_steps[i].nkeys; k++)
+		{
+			list = lappend_int(list, desc->join_steps[i].keys[k].side);
+			list = lappend_int(list, (int) desc->join_steps[i].keys[k].type);
+			list = lappend_int(list, (int) desc->join_steps[i].keys[k].build_type);
+		}
+		list = join_filter_to_list(list, &desc->join_steps[i].filter);
+	}
+	list = lappend_int(list, desc->packed_sides);
+	list = lappend_int(list, desc->pack_side);
+	list = join_filter_to_list(list, &desc->filter);
+	for (i = 0; i < desc->nchild; i++)
+		list = lappend_int(list, desc->child_side[i]);
+	return list;
+}
+
+/* Read back what GpuAggJoinDescToList wrote. */
+void
+GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
+{
+	int			at = 1;
+	int			i;
+	int			k;
+
+	desc->njoin_steps = linitial_int(list);
+	if (desc->njoin_steps == 0)
+		return;
+	for (i = 0; i < desc->njoin_steps; i++)
+	{
+		desc->join_steps[i].type = list_nth_int(list, at++);
+		desc->join_steps[i].build_unique = list_nth_int(list, at++) != 0;
+		desc->join_steps[i].match_fraction = list_nth_int(list, at++) / 1000.0;
+		desc->join_steps[i].nkeys = list_nth_int(list, at++);
+		for (k = 0; k < desc->join_steps[i].nkeys; k++)
+		{
+			desc->join_steps[i].keys[k].side = list_nth_int(list, at++);
+			desc->join_steps[i].keys[k].type = (Oid) list_nth_int(list, at++);
+			desc->join_steps[i].keys[k].build_type = (Oid) list_nth_int(list, at++);
+		}
+		join_filter_from_list(&desc->join_steps[i].filter, list, &at);
+	}
+	desc->packed_sides = list_nth_int(list, at++);
+	desc->pack_side = list_nth_int(list, at++);
+	join_filter_from_list(&desc->filter, list, &at);
+	join_desc_alloc_children(desc, list_length(list) - at);
+	for (i = 0; i < desc->nchild; i++)
+		desc->child_side[i] = list_nth_int(list, at + i);
+	join_desc_number_columns(desc);
+}
+
+/*
+ * Make room for at least want rows in the columns [first, end) of payload
+ * (a build side's), whose memory is in cxt.
+ */
+static void
+payload_reserve(GaBatch *payload, int first, int end, int64 want, MemoryContext cxt)
+{
+	int64		capacity = Max(payload->capacity, 1024);
+	int			c;
+
+	if (want <= payload->capacity)
+		return;
+	while (capacity < want)
+		capacity *= 2;
+	for (c = first; c < end; c++)
+	{
+		GaColumn   *col = &payload->columns[c];
+		int			width = ga_type_width(col->type);
+		int64		old_bytes = (payload->capacity + 7) / 8;
+
+		if (width > 0)
+			col->values = col->values == NULL ?
+				MemoryContextAllocExtended(cxt, width * capacity, MCXT_ALLOC_HUGE) :
+				repalloc_huge(col->values, width * capacity);
+		col->validity = col->validity == NULL ?
+			MemoryContextAllocExtended(cxt, (capacity + 7) / 8, MCXT_ALLOC_HUGE) :
+			repalloc_huge(col->validity, (capacity + 7) / 8);
+		memset(col->validity + old_bytes, 0xff, (capacity + 7) / 8 - old_bytes);
+	}
+	payload->capacity = capacity;
+}
+
+/* The key columns of a build side, for comparing build rows by their keys. */
+typedef struct BuildKeyColumns
+{
+	int			nkeys;
+	const int64 *values[GA_AGG_MAX_JOIN_KEYS];
+} BuildKeyColumns;
+
+/* qsort_arg comparator of build rows by their keys (a BuildKeyColumns). */
+static int
+build_row_keys_cmp(const void *a, const void *b, void *arg)
+{
+	const BuildKeyColumns *keys = arg;
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+	int			k;
+
+	for (k = 0; k < keys->nkeys; k++)
+	{
+		if (keys->values[k][x] != keys->values[k][y])
+			return keys->values[k][x] < keys->values[k][y] ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * A SEMI join's build: each key (all its columns) once, the first of its
+ * rows (a SEMI join's aggregation reads no build column), so that the
+ * device's inner join matches each probe row at most once.  Returns the
+ * number left in rows.
+ */
+static int64
+build_distinct_rows(const BuildKeyColumns *keys, uint32 *rows, int64 n)
+{
+	int64		kept = 0;
+	int64		i;
+
+	qsort_arg(rows, n, sizeof(uint32), build_row_keys_cmp, (void *) keys);
+	for (i = 0; i < n; i++)
+	{
+		if (kept > 0 && build_row_keys_cmp(&rows[kept - 1], &rows[i], (void *) keys) == 0)
+			continue;
+		rows[kept++] = rows[i];
+	}
+	return kept;
+}
+
+/* Fail clearly when the build side has more rows than a device join takes. */
+static void
+build_check_rows(int64 nrows)
+{
+	if (nrows > GA_JOIN_MAX_BUILD_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the inner side of an aggjoin GpuHashAgg has more than " INT64_FORMAT " rows",
+						(int64) GA_JOIN_MAX_BUILD_ROWS),
+				 errhint("Set gpuagg.enable_aggjoin = off to join these rows another way.")));
+}
+
+/*
+ * Read the inner child's next batch message (parallel workers packing the
+ * build side) into payload; false at the end.
+ */
+static bool
+build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
+				   GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
+				   MemoryContext cxt)
+{
+	TupleTableSlot *slot = ExecProcNode(inner);
+	bytea	   *message;
+	int32		exchange_slot = -1;
+	bool		isnull;
+
+	if (TupIsNull(slot))
+		return false;
+	message = DatumGetByteaPP(slot_getattr(slot, 1, &isnull));
+	if (isnull)
+		elog(ERROR, "gpuagg: empty batch message");
+	if (GpuAggExchangeIsRef(message))
+		message = GpuAggExchangeGet(GpuAggPackExchange(inner), message, &exchange_slot);
+	build_check_rows(payload->nrows + GpuAggMessageRows(message));
+	payload_reserve(payload, first, end, payload->nrows + GpuAggMessageRows(message), cxt);
+	GpuAggBatchBuilderStart(builder, payload);
+	GpuAggMessageAppend(receiver, builder, payload, message);
+	if (exchange_slot >= 0)
+		GpuAggExchangeRelease(GpuAggPackExchange(inner), exchange_slot);
+	return true;
+}
+
+/*
+ * Read every row of join step step's build side (the inner child) into
+ * agg's build: its build columns and build key through builder (which then
+ * fills the probe columns again), from its tuples or, packed by parallel
+ * workers, from its batch messages (receiver maps their dictionary ids);
+ * the rows are held in cxt until the device has them (the child itself runs
+ * in the executor's memory).  With filter given and the probe side packed
+ * by parallel workers, a step that qualifies adds a Bloom filter of its
+ * build keys to it (aggjoin/probe_filter.c).  Returns false with status set when
+ * the device fails.
+ */
+bool
+GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, int step,
+				GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
+				PlanState *inner, MemoryContext cxt, GpuAggProbeFilter *filter,
+				GaStatus *status)
+{
+	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
+	int			first = layout->side_first[step];
+	int			end = layout->side_first[step + 1];
+	BuildKeyColumns key_columns;
+	int64	   *keys;
+	uint32	   *rows;
+	int64		nkeys = 0;
+	int64		r;
+	bool		ok;
+	int			c;
+	int			k;
+
+	payload->ncolumns = layout->ncolumns;
+	payload->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * layout->ncolumns);
+	for (c = 0; c < layout->ncolumns; c++)
+		payload->columns[c].type = layout->column_types[c];
+	GpuAggBatchBuilderSetColumns(builder, first, end);
+	if (desc->packed_sides & (1 << step))
+	{
+		while (build_read_message(inner, payload, first, end, builder, receiver, cxt))
+			CHECK_FOR_INTERRUPTS();
+	}
+	else
+	{
+		for (;;)
+		{
+			TupleTableSlot *slot = ExecProcNode(inner);
+
+			if (TupIsNull(slot))
+				break;
+			build_check_rows(payload->nrows + 1);
+			payload_reserve(payload, first, end, payload->nrows + 1, cxt);
+			/* detoasted values of the build columns: one batch's worth at a time */
+			if (payload->nrows % 65536 == 0)
+				GpuAggBatchBuilderStart(builder, payload);
+			GpuAggBatchAppend(builder, payload, slot);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	GpuAggBatchBuilderSetColumns(builder, 0, layout->side_first[1]);
+
+	/*
+	 * The build rows with a key (a null never matches), each key once for a
+	 * SEMI join; one key's values go with them, several keys are read by the
+	 * device from their columns.
+	 */
+	key_columns.nkeys = desc->join_steps[step - 1].nkeys;
+	for (k = 0; k < key_columns.nkeys; k++)
+		key_columns.values[k] =
+			(const int64 *) payload->columns[layout->build_key_columns[step][k]].values;
+	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
+	for (r = 0; r < payload->nrows; r++)
+	{
+		for (k = 0; k < key_columns.nkeys; k++)
+			if (ga_column_is_null(&payload->columns[layout->build_key_columns[step][k]], r))
+				break;
+		if (k == key_columns.nkeys)
+			rows[nkeys++] = (uint32) r;
+	}
+	if (desc->join_steps[step - 1].build_unique)
+		nkeys = build_distinct_rows(&key_columns, rows, nkeys);
+	keys = NULL;
+	if (key_columns.nkeys == 1)
+	{
+		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
+		for (r = 0; r < nkeys; r++)
+			keys[r] = key_columns.values[0][rows[r]];
+		if (filter != NULL && desc->parallel &&
+			GpuAggProbeFilterStepQualifies(desc, layout, step, &c))
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			GpuAggProbeFilterAdd(filter, c, keys, nkeys);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	ok = ga_aggjoin_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
+						   status);
+	for (c = first; c < end; c++)
+	{
+		if (payload->columns[c].values != NULL)
+			pfree(payload->columns[c].values);
+		if (payload->columns[c].validity != NULL)
+			pfree(payload->columns[c].validity);
+	}
+	if (keys != NULL)
+		pfree(keys);
+	pfree(rows);
+	return ok;
+}

@@ -1,0 +1,388 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch/message.c
+ *	  Batches that parallel workers pack (GpuAggPack) and send to the
+ *	  leader's GpuHashAgg as one bytea per batch, through Gather.
+ *
+ * The CPU work of a GROUP BY on the GPU is producing the batches: scanning,
+ * deforming, encoding.  Parallel workers do that work; the leader only
+ * copies the columns into its pinned device batches and keeps the one CUDA
+ * context.  A message is plain memory, laid out as
+ *
+ *	header		magic, ncolumns, nrows, sender
+ *	per column	has_nulls, ndelta, delta_first,
+ *				ndelta dictionary entries (length, bytes) for text keys,
+ *				nrows values, then the validity bitmap if has_nulls
+ *
+ * every part padded to 4 bytes.  Dictionary keys (text, numeric, ...) travel
+ * as ids of the sender's own dictionary; each message carries the values
+ * added since the sender's previous message, and the leader maps them onto
+ * its dictionary, so that it hashes each distinct value of each sender once
+ * instead of every row.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "utils/memutils.h"
+
+#define MESSAGE_MAGIC 0x4741474d	/* "GAGM" */
+#define MAX_SENDERS 1024
+
+typedef struct MessageHeader
+{
+	uint32		magic;
+	int32		ncolumns;
+	int64		nrows;
+	uint64		sender;
+	int32		first_column;	/* the batch column of the message's first */
+	int32		unused;
+} MessageHeader;
+
+typedef struct ColumnHeader
+{
+	int32		has_nulls;
+	int32		ndelta;			/* new dictionary entries in this message */
+	int32		delta_first;	/* sender's id of the first of them */
+} ColumnHeader;
+
+/* One sender's text ids mapped to the leader's, per column. */
+typedef struct SenderMap
+{
+	uint64		sender;
+	int32	  **remap;			/* per column: sender id -> leader id */
+	int32	   *remap_size;		/* per column: allocated entries */
+} SenderMap;
+
+struct GpuAggMessageReceiver
+{
+	int			ncolumns;
+	int			nsenders;
+	int			senders_size;
+	SenderMap  *senders;
+	MemoryContext cxt;
+};
+
+/* Append len bytes and pad the buffer to a multiple of 4. */
+static void
+append_padded(StringInfo buf, const void *data, Size len)
+{
+	static const char zeros[4] = {0};
+
+	appendBinaryStringInfo(buf, data, len);
+	if (buf->len % 4 != 0)
+		appendBinaryStringInfo(buf, zeros, 4 - buf->len % 4);
+}
+
+/*
+ * Serialize a filled local batch into buf (reset first) as a bytea message
+ * from `sender`, whose columns are the leader's batch columns from
+ * first_column on (0 but for an aggjoin's build side).
+ * dict_sent[c] counts the dictionary entries of text column c already sent,
+ * and is advanced.
+ */
+bytea *
+GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
+				   int first_column, int32 *dict_sent, StringInfo buf)
+{
+	MessageHeader header;
+	int			c;
+
+	resetStringInfo(buf);
+	appendStringInfoSpaces(buf, VARHDRSZ);
+	header.magic = MESSAGE_MAGIC;
+	header.ncolumns = batch->ncolumns;
+	header.nrows = batch->nrows;
+	header.sender = sender;
+	header.first_column = first_column;
+	header.unused = 0;
+	append_padded(buf, &header, sizeof(header));
+
+	for (c = 0; c < batch->ncolumns; c++)
+	{
+		GaColumn   *col = &batch->columns[c];
+		ColumnHeader ch = {0};
+		int32		id;
+
+		KeyDict    *dict = GpuAggBatchDict(builder, c);
+		bool		derived = GpuAggBatchColumnDerived(builder, c);
+
+		/* nothing of a column the device computes travels */
+		ch.has_nulls = derived ? 0 : col->has_nulls;
+		if (dict != NULL && dict_sent != NULL && dict_sent[c] >= 0)
+		{
+			ch.delta_first = dict_sent[c];
+			ch.ndelta = KeyDictSize(dict) - dict_sent[c];
+		}
+		append_padded(buf, &ch, sizeof(ch));
+		for (id = ch.delta_first; id < ch.delta_first + ch.ndelta; id++)
+		{
+			/* dictionary types are all passed by reference */
+			int32		len = (int32) KeyDictValueSize(dict, id);
+
+			appendBinaryStringInfo(buf, (const char *) &len, sizeof(len));
+			append_padded(buf, DatumGetPointer(KeyDictValue(dict, id)), len);
+		}
+		if (ch.ndelta > 0)
+			dict_sent[c] += ch.ndelta;
+		if (col->values != NULL && !derived)
+			append_padded(buf, col->values, ga_type_width(col->type) * batch->nrows);
+		if (ch.has_nulls)
+			append_padded(buf, col->validity, (batch->nrows + 7) / 8);
+	}
+	SET_VARSIZE(buf->data, buf->len);
+	return (bytea *) buf->data;
+}
+
+/*
+ * Bytes of a message of `rows` rows of these column types, dictionary
+ * entries not counted (they vary: see GpuAggExchange's slot size).
+ */
+Size
+GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows)
+{
+	Size		bytes = VARHDRSZ + TYPEALIGN(4, sizeof(MessageHeader));
+	int			c;
+
+	for (c = 0; c < ncolumns; c++)
+	{
+		bytes += TYPEALIGN(4, sizeof(ColumnHeader));
+		bytes += TYPEALIGN(4, (Size) ga_type_width(types[c]) * rows);
+		bytes += TYPEALIGN(4, (rows + 7) / 8);
+	}
+	return bytes;
+}
+
+/* Read the message header, checking that it is one. */
+static void
+read_header(bytea *message, MessageHeader *header)
+{
+	if (VARSIZE_ANY_EXHDR(message) < sizeof(MessageHeader))
+		elog(ERROR, "gpuagg: batch message too short");
+	memcpy(header, VARDATA_ANY(message), sizeof(MessageHeader));
+	if (header->magic != MESSAGE_MAGIC)
+		elog(ERROR, "gpuagg: not a batch message");
+}
+
+/* Rows in a message. */
+int64
+GpuAggMessageRows(bytea *message)
+{
+	MessageHeader header;
+
+	read_header(message, &header);
+	return header.nrows;
+}
+
+/* A receiver for messages of ncolumns columns; memory lives in cxt. */
+GpuAggMessageReceiver *
+GpuAggMessageReceiverCreate(int ncolumns, MemoryContext cxt)
+{
+	GpuAggMessageReceiver *receiver = MemoryContextAllocZero(cxt, sizeof(GpuAggMessageReceiver));
+
+	receiver->ncolumns = ncolumns;
+	receiver->cxt = cxt;
+	receiver->senders_size = 8;
+	receiver->senders = MemoryContextAllocZero(cxt, sizeof(SenderMap) * receiver->senders_size);
+	return receiver;
+}
+
+/* The text id map of a sender, created on its first message. */
+static SenderMap *
+receiver_sender(GpuAggMessageReceiver *receiver, uint64 sender)
+{
+	SenderMap  *map;
+	int			i;
+
+	for (i = 0; i < receiver->nsenders; i++)
+		if (receiver->senders[i].sender == sender)
+			return &receiver->senders[i];
+	if (receiver->nsenders >= MAX_SENDERS)
+		elog(ERROR, "gpuagg: more than %d batch senders", MAX_SENDERS);
+	if (receiver->nsenders == receiver->senders_size)
+	{
+		receiver->senders_size *= 2;
+		receiver->senders = repalloc(receiver->senders,
+									 sizeof(SenderMap) * receiver->senders_size);
+	}
+	map = &receiver->senders[receiver->nsenders++];
+	map->sender = sender;
+	map->remap = MemoryContextAllocZero(receiver->cxt, sizeof(int32 *) * Max(receiver->ncolumns, 1));
+	map->remap_size = MemoryContextAllocZero(receiver->cxt, sizeof(int32) * Max(receiver->ncolumns, 1));
+	return map;
+}
+
+/* Record that sender id `id` of column c is leader id `leader_id`. */
+static void
+remap_set(GpuAggMessageReceiver *receiver, SenderMap *map, int c, int32 id, int32 leader_id)
+{
+	if (id >= map->remap_size[c])
+	{
+		int32		size = Max(1024, map->remap_size[c]);
+
+		while (size <= id)
+			size *= 2;
+		if (map->remap[c] == NULL)
+			map->remap[c] = MemoryContextAllocHuge(receiver->cxt, sizeof(int32) * size);
+		else
+			map->remap[c] = repalloc_huge(map->remap[c], sizeof(int32) * size);
+		map->remap_size[c] = size;
+	}
+	map->remap[c][id] = leader_id;
+}
+
+/*
+ * Append a message's rows to a device batch, which must have room: values
+ * are copied, the sender's spelling ids of dictionary keys become the
+ * leader's key ids (and spelling ranks), null bits are cleared where the
+ * message has nulls.
+ */
+void
+GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder,
+					GaBatch *batch, bytea *message)
+{
+	MessageHeader header;
+	const char *p;
+	int64		off = batch->nrows;
+	SenderMap  *map;
+	int32	  **spellings;		/* per dictionary column: each row's spelling */
+	int			c;
+
+	read_header(message, &header);
+	/* an aggjoin's messages fill its probe or its build columns */
+	if (header.first_column < 0 || header.ncolumns > batch->ncolumns - header.first_column ||
+		header.nrows > batch->capacity - off)
+		elog(ERROR, "gpuagg: batch message of %d columns and " INT64_FORMAT " rows does not fit",
+			 header.ncolumns, header.nrows);
+	map = receiver_sender(receiver, header.sender);
+	spellings = MemoryContextAllocZero(GpuAggBatchScratch(builder),
+									   sizeof(int32 *) * Max(batch->ncolumns, 1));
+	p = VARDATA_ANY(message) + TYPEALIGN(4, sizeof(MessageHeader));
+
+	for (c = header.first_column; c < header.first_column + header.ncolumns; c++)
+	{
+		GaColumn   *col = &batch->columns[c];
+		int			width = GpuAggBatchColumnDerived(builder, c) ? 0 : ga_type_width(col->type);
+		ColumnHeader ch;
+		int32		i;
+
+		memcpy(&ch, p, sizeof(ch));
+		p += TYPEALIGN(4, sizeof(ch));
+		for (i = 0; i < ch.ndelta; i++)
+		{
+			KeyDict    *dict = GpuAggBatchDict(builder, c);
+			int32		len;
+			Datum		value;
+
+			memcpy(&len, p, sizeof(len));
+			p += sizeof(len);
+			value = KeyDictValueFromBytes(dict, p, len, GpuAggBatchScratch(builder));
+			remap_set(receiver, map, c, ch.delta_first + i,
+					  GpuAggBatchInternKey(builder, c, value));
+			p += TYPEALIGN(4, len);
+		}
+
+		if (width == 8 && GpuAggBatchDict(builder, c) != NULL)
+		{
+			/* a join key's dictionary id (as int64): the leader's key id */
+			KeyDict    *dict = GpuAggBatchDict(builder, c);
+			bool		spellings = KeyDictSpellings(dict);
+			int64	   *dst = (int64 *) col->values + off;
+			const int32 *remap = map->remap[c];
+			int32		size = map->remap_size[c];
+			int64		r;
+
+			for (r = 0; r < header.nrows; r++)
+			{
+				int64		id;
+				int32		spelling;
+
+				memcpy(&id, p + r * sizeof(int64), sizeof(id));
+				spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
+				dst[r] = spelling < 0 ? 0 : spellings ? KeyDictKey(dict, spelling) : spelling;
+			}
+		}
+		else if (width > 0 && GpuAggBatchDict(builder, c) != NULL)
+		{
+			/* a dictionary key: the sender's spellings, the leader's keys */
+			KeyDict    *dict = GpuAggBatchDict(builder, c);
+			int32	   *dst = (int32 *) col->values + off;
+			const int32 *remap = map->remap[c];
+			int32		size = map->remap_size[c];
+			int64		r;
+
+			/*
+			 * Text, varchar and uuid have one spelling per key: the spelling
+			 * is the key and no rank column reads it (one remap per row, the
+			 * leader's bound with a million keys).
+			 */
+			if (!KeyDictSpellings(dict))
+			{
+				for (r = 0; r < header.nrows; r++)
+				{
+					int32		id;
+
+					memcpy(&id, p + r * sizeof(int32), sizeof(id));
+					/* ids out of range are those of null rows */
+					dst[r] = (remap != NULL && id >= 0 && id < size) ? remap[id] : 0;
+				}
+			}
+			else
+			{
+				spellings[c] = MemoryContextAlloc(GpuAggBatchScratch(builder),
+												  sizeof(int32) * Max(header.nrows, 1));
+				for (r = 0; r < header.nrows; r++)
+				{
+					int32		id;
+					int32		spelling;
+
+					memcpy(&id, p + r * sizeof(int32), sizeof(id));
+					spelling = (remap != NULL && id >= 0 && id < size) ? remap[id] : -1;
+					spellings[c][r] = spelling;
+					dst[r] = spelling >= 0 ? KeyDictKey(dict, spelling) : 0;
+				}
+			}
+		}
+		else if (width > 0 && GpuAggBatchSpellingSource(builder, c) >= 0)
+		{
+			/* the row number the sender wrote, with the leader's rank */
+			int			key_col = GpuAggBatchSpellingSource(builder, c);
+			KeyDict    *dict = GpuAggBatchDict(builder, key_col);
+			int64	   *dst = (int64 *) col->values + off;
+			int64		r;
+
+			for (r = 0; r < header.nrows; r++)
+			{
+				int64		v;
+				int32		spelling = spellings[key_col][r];
+
+				memcpy(&v, p + r * sizeof(int64), sizeof(v));
+				dst[r] = (v & ~GPUAGG_SPELLING_MASK) |
+					(spelling >= 0 ? KeyDictRank(dict, spelling) : 0);
+			}
+		}
+		else if (width > 0)
+			memcpy((char *) col->values + off * width, p, width * header.nrows);
+		p += TYPEALIGN(4, width * header.nrows);
+
+		if (ch.has_nulls)
+		{
+			const uint8 *bits = (const uint8 *) p;
+			int64		nbytes = (header.nrows + 7) / 8;
+			int64		b;
+
+			for (b = 0; b < nbytes; b++)
+			{
+				int			bit;
+
+				if (bits[b] == 0xFF)
+					continue;
+				for (bit = 0; bit < 8 && b * 8 + bit < header.nrows; bit++)
+					if (!(bits[b] & (1 << bit)))
+						ga_column_set_null(col, off + b * 8 + bit);
+			}
+			p += TYPEALIGN(4, nbytes);
+		}
+	}
+	batch->nrows = off + header.nrows;
+}

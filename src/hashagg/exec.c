@@ -1,0 +1,779 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashagg/exec.c
+ *	  Executes GpuHashAgg: on the first fetch it pulls every child row into
+ *	  columnar batches, runs them through a device, and then returns one
+ *	  scan tuple per group (ExecScan applies HAVING and the projection).
+ *
+ * Grouping sets: every batch goes to one device aggregation per set (the
+ * first gets the batch, the others a copy of it, as DISTINCT sets do), each
+ * grouping by its subset of the keys; a set of no keys is a plain aggregate,
+ * one row even for no input.  The node returns the groups of every set in
+ * turn, with the keys a set leaves out NULL and each GROUPING(...) the
+ * bitmask PostgreSQL computes: one bit per argument, 1 where the set leaves
+ * that key out, the first argument the most significant.
+ *
+ * Device memory and pinned buffers belong to the device layer; a reset
+ * callback on the query's memory context releases them, because
+ * EndCustomScan does not run after an ERROR.  While the device works, its
+ * wait loop asks GpuAggDeviceWait whether the query was cancelled.
+ *
+ * A device failure (GPU out of memory, driver error) is recovered by running
+ * the child again and aggregating on the CPU device, with a NOTICE, when the
+ * query has nothing volatile (so the rows are the same); otherwise the query
+ * fails with the device's message.  A failure injected for testing
+ * (gpuagg.debug_fail_at_batch) takes the same path on any device.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "portability/instr_time.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+struct GpuAggState
+{
+	CustomScanState css;
+	GpuAggDesc *desc;
+	PlanState  *child;			/* aggjoin: the probe side */
+	PlanState  *inners[GA_AGG_MAX_JOIN_STEPS];	/* aggjoin: step s's build
+												 * side is inners[s - 1] */
+	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
+
+	GpuAggLayout *layout;		/* batch columns and device operations */
+	GaAggRequest *requests;		/* per grouping set; [0] injects failures */
+	GaAggRequest *distinct_requests;	/* per DISTINCT set: keys + argument */
+	int32	  **grouping_values;	/* per set, per GROUPING(...): its value */
+
+	/* running */
+	GaDeviceKind device_kind;
+	GaDevice   *device;
+	GaAgg	  **aggs;			/* per grouping set */
+	GaAgg	  **distinct_aggs;	/* per DISTINCT set, see finalize/distinct.c */
+	MemoryContext run_cxt;		/* builder and dictionaries of one run */
+	GpuAggBatchBuilder *builder;
+	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
+	bytea	   *pending;		/* parallel: a message for the next batch */
+	int32		pending_slot;	/* its exchange slot, or -1 (batch/exchange.c) */
+	const GaAggResult **results;	/* per grouping set; NULL until finished */
+	const GaAggResult **distinct_results;
+	GpuAggDistinctSums *distinct_sums;
+	int64		current;		/* last returned row of all sets' groups in
+								 * turn; -1 before the first */
+	MemoryContextCallback cleanup;
+
+	/* what happened, for EXPLAIN ANALYZE */
+	GpuAggRunInfo info;
+};
+
+static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpuagg_exec(CustomScanState *node);
+static void gpuagg_end(CustomScanState *node);
+static void gpuagg_rescan(CustomScanState *node);
+
+static const CustomExecMethods gpuagg_exec_methods = {
+	.CustomName = GPUAGG_NODE_NAME,
+	.BeginCustomScan = gpuagg_begin,
+	.ExecCustomScan = gpuagg_exec,
+	.EndCustomScan = gpuagg_end,
+	.ReScanCustomScan = gpuagg_rescan,
+	.ExplainCustomScan = GpuAggExplain,
+};
+
+/* CreateCustomScanState: allocate the node's state. */
+Node *
+GpuAggCreateScanState(CustomScan *cscan)
+{
+	GpuAggState *state = palloc0(sizeof(GpuAggState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.flags = cscan->flags;
+	state->css.methods = &gpuagg_exec_methods;
+	state->desc = GpuAggDescFromList(cscan->custom_private);
+	state->current = -1;
+	return (Node *) state;
+}
+
+/* Free the device's aggregations, if any; safe to call repeatedly. */
+static void
+agg_release(void *arg)
+{
+	GpuAggState *state = (GpuAggState *) arg;
+	int			d;
+
+	for (d = 0; state->aggs != NULL && d < state->desc->nsets; d++)
+	{
+		GaAgg	   *agg = state->aggs[d];
+
+		state->results[d] = NULL;
+		state->aggs[d] = NULL;
+		if (agg != NULL)
+			ga_agg_destroy(agg);
+	}
+	for (d = 0; state->distinct_aggs != NULL && d < state->layout->ndistinct; d++)
+	{
+		GaAgg	   *agg = state->distinct_aggs[d];
+
+		state->distinct_aggs[d] = NULL;
+		if (agg != NULL)
+			ga_agg_destroy(agg);
+	}
+}
+
+/*
+ * Rows per batch: gpuagg.batch_rows, but no more than twice the rows the
+ * planner expects (at least 64K), so that a small input, or one rescanned
+ * for every outer row, does not allocate large pinned buffers.  A low
+ * estimate only means more batches.  Grouping sets share it (down to 64K
+ * rows each), since every set's aggregation holds its own batches.
+ */
+static int64
+agg_batch_capacity(const GpuAggDesc *desc)
+{
+	double		expected = 2.0 * desc->input_rows;
+	double		rows = Min((double) gpuagg_batch_rows, Max(expected, 65536.0));
+
+	if (desc->nsets > 1)
+		rows = Max(rows / desc->nsets, Min(rows, 65536.0));
+	return (int64) rows;
+}
+
+/* The value of GROUPING(...) number g for grouping set s. */
+static int32
+agg_grouping_value(const GpuAggDesc *desc, int g, int s)
+{
+	const GpuAggGroupingDesc *grouping = &desc->groupings[g];
+	int32		value = 0;
+	int			a;
+
+	for (a = 0; a < grouping->nargs; a++)
+	{
+		value <<= 1;
+		if ((desc->sets[s].key_mask & ((uint32) 1 << grouping->keys[a])) == 0)
+			value |= 1;
+	}
+	return value;
+}
+
+/* Build the device requests from the layout of desc: one per grouping set. */
+static void
+agg_build_request(GpuAggState *state)
+{
+	const GpuAggDesc *desc = state->desc;
+	GpuAggLayout *layout = GpuAggLayoutBuild(desc);
+	GaAggRequest *request;
+	int			s;
+
+	state->layout = layout;
+	state->requests = palloc0(sizeof(GaAggRequest) * desc->nsets);
+	state->aggs = palloc0(sizeof(GaAgg *) * desc->nsets);
+	state->results = palloc0(sizeof(GaAggResult *) * desc->nsets);
+	state->grouping_values = palloc0(sizeof(int32 *) * desc->nsets);
+	for (s = 0; s < desc->nsets; s++)
+	{
+		int		   *keys = palloc(sizeof(int) * Max(desc->nkeys, 1));
+		int			nkeys = 0;
+		int			i;
+
+		request = &state->requests[s];
+		for (i = 0; i < desc->nkeys; i++)
+			if (desc->sets[s].key_mask & ((uint32) 1 << i))
+				keys[nkeys++] = layout->key_columns[i];
+		request->ncolumns = layout->ncolumns;
+		request->column_types = layout->column_types;
+		request->nkeys = nkeys;
+		request->key_columns = keys;
+		request->naggs = layout->nops;
+		request->aggs = layout->ops;
+		request->batch_rows = Max(agg_batch_capacity(desc), GpuAggMessageCapacity());
+		request->estimated_groups = (int64) Min(Max(desc->sets[s].est_groups, 1.0), 1e9);
+		request->strategy = (GaStrategy) gpuagg_strategy;
+		request->fail_at_batch = s == 0 ? gpuagg_debug_fail_at_batch : 0;
+		request->join = desc->njoin_steps > 0 ? &layout->join_spec : NULL;
+		request->nderived = layout->nderived;
+		request->derived = layout->derived;
+
+		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
+		for (i = 0; i < desc->ngroupings; i++)
+			state->grouping_values[s][i] = agg_grouping_value(desc, i, s);
+	}
+	request = &state->requests[0];
+
+	/* DISTINCT sets: the same batches grouped by the keys and the argument */
+	if (layout->ndistinct > 0)
+	{
+		int			d;
+
+		state->distinct_requests = palloc0(sizeof(GaAggRequest) * layout->ndistinct);
+		state->distinct_aggs = palloc0(sizeof(GaAgg *) * layout->ndistinct);
+		state->distinct_results = palloc0(sizeof(GaAggResult *) * layout->ndistinct);
+		for (d = 0; d < layout->ndistinct; d++)
+		{
+			GaAggRequest *r = &state->distinct_requests[d];
+			int		   *keys = palloc(sizeof(int) * (state->desc->nkeys + 1));
+
+			*r = *request;
+			memcpy(keys, layout->key_columns, sizeof(int) * state->desc->nkeys);
+			keys[state->desc->nkeys] = layout->distinct_sets[d].column;
+			r->nkeys = state->desc->nkeys + 1;
+			r->key_columns = keys;
+			r->naggs = 0;
+			r->aggs = NULL;
+			r->fail_at_batch = 0;	/* only the main aggregation injects */
+			r->estimated_groups = Min(r->estimated_groups * 16, (int64) 1000000000);
+		}
+	}
+}
+
+/* BeginCustomScan: start the child, derive the request; no device yet. */
+static void
+gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuAggState *state = (GpuAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	bool		usable;
+	int			i;
+
+	state->child = ExecInitNode(linitial(cscan->custom_plans), estate,
+								eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	node->custom_ps = list_make1(state->child);
+	for (i = 0; i < state->desc->njoin_steps; i++)
+	{
+		state->inners[i] = ExecInitNode(list_nth(cscan->custom_plans, i + 1), estate,
+										eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+		node->custom_ps = lappend(node->custom_ps, state->inners[i]);
+	}
+	if (!state->desc->parallel && !state->desc->join_input)
+		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
+	state->info.direct_scan = state->direct != NULL;
+	agg_build_request(state);
+	state->device_kind = GpuAggPlannedDeviceKind(&usable);
+	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
+										   ALLOCSET_DEFAULT_SIZES);
+	state->cleanup.func = agg_release;
+	state->cleanup.arg = state;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
+}
+
+/* Copy a filled batch into another batch of the same layout. */
+static void
+agg_copy_batch(const GaBatch *from, GaBatch *to)
+{
+	int			c;
+
+	if (to->ncolumns != from->ncolumns || to->capacity < from->nrows)
+		elog(ERROR, "gpuagg: DISTINCT batch does not match the main batch");
+	for (c = 0; c < from->ncolumns; c++)
+	{
+		const GaColumn *src = &from->columns[c];
+		GaColumn   *dst = &to->columns[c];
+		int			width = ga_type_width(src->type);
+
+		if (width > 0)
+			memcpy(dst->values, src->values, width * from->nrows);
+		dst->has_nulls = src->has_nulls;
+		if (src->has_nulls)
+			memcpy(dst->validity, src->validity, (from->nrows + 7) / 8);
+	}
+	to->nrows = from->nrows;
+}
+
+/*
+ * Add a finished aggregation's statistics to the node's totals (all loops):
+ * batches and rows of the first grouping set's, the groups of every set's.
+ */
+static void
+agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
+{
+	GaAggStats	run;
+	GaAggStats *total = &state->info.stats;
+	int			i;
+
+	ga_agg_get_stats(agg, &run);
+	if (first)
+	{
+		total->batches += run.batches;
+		total->input_rows += run.input_rows;
+	}
+	if (groups)
+		total->groups += run.groups;
+	total->join_build_rows += run.join_build_rows;
+	total->joined_rows += run.joined_rows;
+	total->bytes_sent += run.bytes_sent;
+	total->table_growths += run.table_growths;
+	for (i = 0; i < GA_NUM_STRATEGIES; i++)
+		total->batches_by_strategy[i] += run.batches_by_strategy[i];
+	total->device_ms += run.device_ms;
+	total->transfer_ms += run.transfer_ms;
+	total->retries += run.retries;
+	if (run.device_estimated_groups > total->device_estimated_groups)
+		total->device_estimated_groups = run.device_estimated_groups;
+	for (i = 0; i < GA_NUM_PHASES; i++)
+		total->phase_ms[i] += run.phase_ms[i];
+}
+
+/*
+ * Fill a batch from the child: its rows (serial), or the batch messages that
+ * GpuAggPack nodes send through a Gather (parallel; a message that does not
+ * fit waits for the next batch).  Returns true at the end of the input.
+ */
+static bool
+agg_fill_batch(GpuAggState *state, GaBatch *batch)
+{
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		bool		isnull;
+		Datum		message;
+
+		if (state->desc->join_input)
+			return GpuJoinFillBatch((CustomScanState *) state->child, state->builder, batch);
+		if (state->direct)
+			return GpuAggDirectScanFill(state->direct, state->builder, batch);
+		if (!state->desc->parallel)
+		{
+			if (batch->nrows >= batch->capacity)
+				return false;
+			slot = ExecProcNode(state->child);
+			if (TupIsNull(slot))
+				return true;
+			GpuAggBatchAppend(state->builder, batch, slot);
+			continue;
+		}
+
+		if (state->pending == NULL)
+		{
+			slot = ExecProcNode(state->child);
+			if (TupIsNull(slot))
+				return true;
+			message = slot_getattr(slot, 1, &isnull);
+			if (isnull)
+				elog(ERROR, "gpuagg: empty batch message");
+			state->pending = DatumGetByteaPP(message);
+			if (GpuAggExchangeIsRef(state->pending))
+				state->pending = GpuAggExchangeGet(GpuAggPackExchange(state->child),
+												   state->pending, &state->pending_slot);
+		}
+		if (GpuAggMessageRows(state->pending) > batch->capacity - batch->nrows)
+		{
+			if (batch->nrows == 0)
+				elog(ERROR, "gpuagg: batch message larger than a batch");
+			return false;
+		}
+		GpuAggMessageAppend(state->receiver, state->builder, batch, state->pending);
+		state->pending = NULL;
+		if (state->pending_slot >= 0)
+			GpuAggExchangeRelease(GpuAggPackExchange(state->child), state->pending_slot);
+		state->pending_slot = -1;
+	}
+}
+
+/*
+ * Submit a filled batch to the first grouping set's aggregation, after a
+ * copy of it to every other set's and each DISTINCT set's aggregation
+ * (submit hands the batch over).
+ */
+static bool
+agg_submit_batch(GpuAggState *state, GaBatch *batch, GaStatus *status)
+{
+	int			d;
+
+	for (d = 1; d < state->desc->nsets; d++)
+	{
+		GaBatch    *copy = ga_agg_next_batch(state->aggs[d], GpuAggDeviceWait, NULL, status);
+
+		if (copy == NULL)
+			return false;
+		agg_copy_batch(batch, copy);
+		if (!ga_agg_submit(state->aggs[d], copy, GpuAggDeviceWait, NULL, status))
+			return false;
+	}
+
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
+											 GpuAggDeviceWait, NULL, status);
+
+		if (copy == NULL)
+			return false;
+		agg_copy_batch(batch, copy);
+		if (!ga_agg_submit(state->distinct_aggs[d], copy, GpuAggDeviceWait, NULL, status))
+			return false;
+	}
+	return ga_agg_submit(state->aggs[0], batch, GpuAggDeviceWait, NULL, status);
+}
+
+/*
+ * Collect the groups of every aggregation and combine the DISTINCT sets.
+ * The node's results are ready when results[0] is set.
+ */
+static bool
+agg_finish_all(GpuAggState *state, GaStatus *status)
+{
+	const GaAggResult *first;
+	int			d;
+
+	for (d = state->desc->nsets - 1; d >= 1; d--)
+	{
+		state->results[d] = ga_agg_finish(state->aggs[d], GpuAggDeviceWait, NULL, status);
+		if (state->results[d] == NULL)
+			return false;
+		agg_add_stats(state, state->aggs[d], false, true);
+	}
+	first = ga_agg_finish(state->aggs[0], GpuAggDeviceWait, NULL, status);
+	if (first == NULL)
+		return false;
+	agg_add_stats(state, state->aggs[0], true, true);
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
+												   GpuAggDeviceWait, NULL, status);
+		if (state->distinct_results[d] == NULL)
+			return false;
+		agg_add_stats(state, state->distinct_aggs[d], false, false);
+	}
+	if (state->layout->ndistinct > 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
+
+		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
+													 state->desc->nkeys, first,
+													 state->distinct_results,
+													 state->builder);
+		MemoryContextSwitchTo(old);
+	}
+	state->results[0] = first;
+	return true;
+}
+
+/*
+ * One attempt at the whole aggregation on state->device.  Returns false
+ * with status set when the device fails; errors of PostgreSQL's own (in the
+ * child plan, say) are raised as usual.  Times the input and the device
+ * calls for EXPLAIN ANALYZE.
+ */
+static bool
+agg_try_run(GpuAggState *state, GaStatus *status)
+{
+	bool		eof = false;
+	instr_time	start;
+	GpuAggProbeFilter *probe_filter = NULL;
+	int			d;
+
+	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
+	MemoryContextReset(state->run_cxt);
+	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
+											  state->layout->sources, state->run_cxt);
+	for (d = 0; d < state->desc->nsets; d++)
+	{
+		state->aggs[d] = ga_agg_create(state->device, &state->requests[d], status);
+		if (state->aggs[d] == NULL)
+			return false;
+	}
+	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
+	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
+
+		probe_filter = GpuAggProbeFilterCreate();
+		MemoryContextSwitchTo(old);
+	}
+	for (d = 1; d <= state->desc->njoin_steps; d++)
+	{
+		/* aggjoin: each build side into its build; then probe batches */
+		bool		built;
+
+		INSTR_TIME_SET_CURRENT(start);
+		built = GpuAggJoinBuild(state->aggs[0], state->desc, state->layout, d, state->builder,
+								state->receiver, state->inners[d - 1], state->run_cxt,
+								probe_filter, status);
+		state->info.build_ms += GpuAggElapsedMs(start);
+		if (!built)
+			return false;
+	}
+	/* the probe side's workers drop rows no build key matches */
+	if (probe_filter != NULL)
+		GpuAggPackSetProbeFilter(state->child, probe_filter);
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
+												status);
+		if (state->distinct_aggs[d] == NULL)
+			return false;
+	}
+
+	state->pending = NULL;
+	state->pending_slot = -1;
+	while (!eof)
+	{
+		GaBatch    *batch;
+		bool		ok;
+
+		INSTR_TIME_SET_CURRENT(start);
+		batch = ga_agg_next_batch(state->aggs[0], GpuAggDeviceWait, NULL, status);
+		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (batch == NULL)
+			return false;
+
+		INSTR_TIME_SET_CURRENT(start);
+		GpuAggBatchBuilderStart(state->builder, batch);
+		eof = agg_fill_batch(state, batch);
+		state->info.input_ms += GpuAggElapsedMs(start);
+
+		INSTR_TIME_SET_CURRENT(start);
+		ok = batch->nrows == 0 || agg_submit_batch(state, batch, status);
+		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (!ok)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+	INSTR_TIME_SET_CURRENT(start);
+	eof = agg_finish_all(state, status);
+	state->info.wait_ms += GpuAggElapsedMs(start);
+	return eof;
+}
+
+/* Whether a child (the probe side or a build side) must be rescanned. */
+static bool
+agg_children_changed(GpuAggState *state)
+{
+	int			i;
+
+	for (i = 0; i < state->desc->njoin_steps; i++)
+	{
+		if (state->inners[i]->chgParam != NULL)
+			return true;
+	}
+	return state->child->chgParam != NULL;
+}
+
+/*
+ * Rescan the child (and an aggjoin's build sides) now, and
+ * start its direct scan over; a child whose parameters changed is rescanned
+ * by the executor when next read.
+ */
+static void
+agg_rescan_children(GpuAggState *state)
+{
+	int			i;
+
+	for (i = 0; i < state->desc->njoin_steps; i++)
+	{
+		if (state->inners[i]->chgParam == NULL)
+			ExecReScan(state->inners[i]);
+	}
+	if (state->child->chgParam == NULL)
+		ExecReScan(state->child);
+	if (state->direct)
+		GpuAggDirectScanReset(state->direct);
+}
+
+/*
+ * Aggregate all input.  On a device failure, retry once on the CPU device
+ * when the child can be run again, else fail with the device's message.
+ */
+static void
+agg_run(GpuAggState *state)
+{
+	GaStatus	status;
+
+	state->info.executed = true;
+	state->device = GpuAggOpenDevice(state->device_kind, &state->info.setup_ms);
+	for (;;)
+	{
+		bool		recoverable;
+
+		if (agg_try_run(state, &status))
+			return;
+		agg_release(state);
+		if (status.code == GA_ERR_CANCELLED)
+			GpuAggRaiseCancel();
+
+		recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
+					   status.code == GA_ERR_INJECTED) &&
+			status.code != GA_ERR_INVALID && state->info.fallback == NULL;
+		if (!recoverable || !state->desc->rescan_safe)
+			ereport(ERROR,
+					(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
+							 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+					 errmsg("GpuHashAgg failed on its device"),
+					 errdetail("%s", status.message),
+					 recoverable ?
+					 errhint("The query could not be finished on the CPU because it contains volatile functions. Run it again, or set gpuagg.device = cpu.") :
+					 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+
+		ereport(NOTICE,
+				(errmsg("gpuagg: the device failed; finishing the query on the CPU"),
+				 errdetail("%s", status.message)));
+		state->info.fallback = pstrdup(status.message);
+		state->requests[0].fail_at_batch = 0;
+		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
+		agg_rescan_children(state);
+	}
+}
+
+/* ExecScan access method: the next group in the scan direction. */
+static TupleTableSlot *
+agg_next(ScanState *ss)
+{
+	GpuAggState *state = (GpuAggState *) ss;
+	const GpuAggDesc *desc = state->desc;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	const GaAggResult *result;
+	MemoryContext old;
+	instr_time	start;
+	bool		timed;
+	int64		total = 0;
+	int64		group;
+	int			set;
+	int			key;
+	int			i;
+
+	if (state->results[0] == NULL)
+		agg_run(state);
+	for (set = 0; set < desc->nsets; set++)
+		total += state->results[set]->ngroups;
+
+	ExecClearTuple(slot);
+	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
+	{
+		if (state->current >= 0)
+			state->current--;
+		if (state->current < 0)
+			return slot;
+	}
+	else
+	{
+		if (state->current < total)
+			state->current++;
+		if (state->current >= total)
+			return slot;
+	}
+	/* the sets' groups in turn: which set, and which of its groups */
+	group = state->current;
+	for (set = 0; group >= state->results[set]->ngroups; set++)
+		group -= state->results[set]->ngroups;
+	result = state->results[set];
+
+	timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
+	if (timed)
+		INSTR_TIME_SET_CURRENT(start);
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	key = 0;					/* the set's keys are the result's, in order */
+	for (i = 0; i < desc->nkeys; i++)
+	{
+		int64		first = 0;
+
+		if ((desc->sets[set].key_mask & ((uint32) 1 << i)) == 0)
+		{
+			slot->tts_isnull[i] = true; /* not in this set */
+			slot->tts_values[i] = (Datum) 0;
+			continue;
+		}
+		slot->tts_isnull[i] = result->key_isnull[key][group] != 0;
+		if (state->layout->key_first_ops[i] >= 0)
+			first = ((const int64 *) result->values[state->layout->key_first_ops[i]])[group];
+		slot->tts_values[i] = slot->tts_isnull[i] ? (Datum) 0 :
+			GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
+							desc->keys[i].type, result->key_values[key][group],
+							first);
+		key++;
+	}
+	for (i = 0; i < desc->ngroupings; i++)
+	{
+		int			att = desc->nkeys + desc->naggs + i;
+
+		slot->tts_isnull[att] = false;
+		slot->tts_values[att] = Int32GetDatum(state->grouping_values[set][i]);
+	}
+	for (i = 0; i < desc->naggs; i++)
+	{
+		int			att = desc->nkeys + i;
+		const GpuAggOutput *out = &state->layout->outputs[i];
+
+		if (out->distinct_set >= 0)
+			slot->tts_values[att] = GpuAggDistinctFinalize(state->distinct_sums, out, i, group,
+														   &slot->tts_isnull[att]);
+		else
+			slot->tts_values[att] = GpuAggFinalize(out, result, group,
+												   &slot->tts_isnull[att]);
+	}
+	MemoryContextSwitchTo(old);
+	if (timed)
+		state->info.result_ms += GpuAggElapsedMs(start);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* ExecScan recheck method: groups need no recheck. */
+static bool
+agg_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+/* ExecCustomScan: return the next group that passes HAVING, projected. */
+static TupleTableSlot *
+gpuagg_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, agg_next, agg_recheck);
+}
+
+/* EndCustomScan: shut down the child and release the device's memory. */
+static void
+gpuagg_end(CustomScanState *node)
+{
+	GpuAggState *state = (GpuAggState *) node;
+	int			i;
+
+	agg_release(state);
+	if (state->direct)
+		GpuAggDirectScanEnd(state->direct);
+	ExecEndNode(state->child);
+	for (i = 0; i < state->desc->njoin_steps; i++)
+		ExecEndNode(state->inners[i]);
+}
+
+/*
+ * ReScanCustomScan: return the same groups again when the child's inputs did
+ * not change; otherwise aggregate afresh on the next fetch.
+ */
+static void
+gpuagg_rescan(CustomScanState *node)
+{
+	GpuAggState *state = (GpuAggState *) node;
+	int			i;
+
+	state->current = -1;
+	if (node->ss.ps.chgParam != NULL)
+	{
+		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
+		for (i = 0; i < state->desc->njoin_steps; i++)
+			UpdateChangedParamSet(state->inners[i], node->ss.ps.chgParam);
+	}
+	if (state->results[0] != NULL && !agg_children_changed(state))
+		return;
+	agg_release(state);
+	state->info.fallback = NULL;
+	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
+	agg_rescan_children(state);
+}
+
+/* What EXPLAIN shows about the node. */
+void
+GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
+				  GaAggRequest **request, const GpuAggRunInfo **info,
+				  const char **device_name)
+{
+	*desc = state->desc;
+	*request = &state->requests[0];
+	*info = &state->info;
+	if (state->device != NULL)
+		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";
+	else
+		*device_name = state->device_kind == GA_DEVICE_GPU ? "GPU" : "CPU";
+}

@@ -1,0 +1,399 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashagg/explain.c
+ *	  What EXPLAIN shows for GpuHashAgg.
+ *
+ *	EXPLAIN				Group Key, or with grouping sets a Hash Key line per
+ *						set of keys and Group Key: () per empty set, as
+ *						PostgreSQL's MixedAggregate shows them; Input when
+ *						the child is a GpuHashJoin (join input); with
+ *						gpuagg.explain_device_details also
+ *						Input when the child Seq Scan's pages are read
+ *						directly (batch/scan_direct.c), Device and Strategy (with
+ *						the estimated groups)
+ *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
+ *						CPU finished the query; with TIMING, Host Time: pulling
+ *						child rows into batches (the child's own time
+ *						included), inside device calls, finalizing groups;
+ *						with device details also
+ *						Bytes Sent, Table Growths, batches per strategy, on
+ *						the GPU Retries (batch kernels run again after a
+ *						growth) and, with TIMING, Device Time (on the GPU
+ *						split by phase), Transfer Time and the CUDA
+ *						context's creation time when this query paid it
+ *
+ * Plain EXPLAIN never touches the device: the strategy shown is computed
+ * from the GPU's properties found at server start.  After ANALYZE on the
+ * GPU, Strategy names the one most batches ran, with the groups the device
+ * estimated from its sample of the first batch and the planned strategy
+ * when that differs.  Turning gpuagg.explain_device_details off leaves only
+ * lines that are the same on every machine, for regression tests.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "commands/explain.h"
+#include "utils/builtins.h"
+#include "utils/ruleutils.h"
+
+/* The keys of key_mask, deparsed like PostgreSQL's own Agg. */
+static List *
+explain_keys(CustomScan *cscan, const GpuAggDesc *desc, uint32 key_mask,
+			 List *context, bool useprefix)
+{
+	List	   *keys = NIL;
+	int			i;
+
+	for (i = 0; i < desc->nkeys; i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist, i);
+
+		if (key_mask & ((uint32) 1 << i))
+			keys = lappend(keys, deparse_expression((Node *) tle->expr, context,
+													useprefix, false));
+	}
+	return keys;
+}
+
+/*
+ * The grouping sets, in the shape of PostgreSQL's "Grouping Sets": the sets
+ * of keys as Hash Keys (the node hashes each), then the empty sets as Group
+ * Keys (one row each, like the plain aggregate of a MixedAggregate).
+ */
+static void
+explain_grouping_sets(CustomScan *cscan, const GpuAggDesc *desc, List *context,
+					  bool useprefix, ExplainState *es)
+{
+	int			empty = 0;
+	int			s;
+
+	ExplainOpenGroup("Grouping Sets", "Grouping Sets", false, es);
+	ExplainOpenGroup("Grouping Set", NULL, true, es);
+	ExplainOpenGroup("Hash Keys", "Hash Keys", false, es);
+	for (s = 0; s < desc->nsets; s++)
+	{
+		List	   *keys = explain_keys(cscan, desc, desc->sets[s].key_mask, context,
+										useprefix);
+
+		if (keys == NIL)
+			empty++;
+		else
+			ExplainPropertyListNested("Hash Key", keys, es);
+	}
+	ExplainCloseGroup("Hash Keys", "Hash Keys", false, es);
+	ExplainCloseGroup("Grouping Set", NULL, true, es);
+	if (empty > 0)
+	{
+		ExplainOpenGroup("Grouping Set", NULL, true, es);
+		ExplainOpenGroup("Group Keys", "Group Keys", false, es);
+		for (s = 0; s < empty; s++)
+		{
+			if (es->format == EXPLAIN_FORMAT_TEXT)
+				ExplainPropertyText("Group Key", "()", es);
+			else
+				ExplainPropertyListNested("Group Key", NIL, es);
+		}
+		ExplainCloseGroup("Group Keys", "Group Keys", false, es);
+		ExplainCloseGroup("Grouping Set", NULL, true, es);
+	}
+	ExplainCloseGroup("Grouping Sets", "Grouping Sets", false, es);
+}
+
+/* Group Key, or the grouping sets. */
+static void
+explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
+				   List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix = GpuAggExplainRtableSize(es) > 1 || es->verbose;
+
+	if (desc->nkeys == 0 && !desc->grouping_sets)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	if (desc->grouping_sets)
+		explain_grouping_sets(cscan, desc, context, useprefix, es);
+	else
+		ExplainPropertyList("Group Key",
+							explain_keys(cscan, desc, desc->sets[0].key_mask, context,
+										 useprefix),
+							es);
+}
+
+/*
+ * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
+ * returns the GPU's properties, or NULL for the CPU or no usable GPU.
+ */
+const GaGpuInfo *
+GpuAggExplainDevice(const char *device_name, ExplainState *es)
+{
+	const GaGpuInfo *gpu = NULL;
+
+	if (strcmp(device_name, "GPU") == 0)
+	{
+		gpu = GpuAggSelectedGpu();
+		if (gpu != NULL)
+			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
+		else
+			ExplainPropertyText("Device", "GPU (none usable)", es);
+	}
+	else
+		ExplainPropertyText("Device", "CPU", es);
+	return gpu;
+}
+
+/* The strategy that ran the most batches, or -1 when none ran. */
+static int
+most_used_strategy(const GaAggStats *stats)
+{
+	int			best = -1;
+	int			s;
+
+	for (s = 0; s < GA_NUM_STRATEGIES; s++)
+		if (stats->batches_by_strategy[s] > 0 &&
+			(best < 0 || stats->batches_by_strategy[s] > stats->batches_by_strategy[best]))
+			best = s;
+	return best;
+}
+
+/*
+ * Device and strategy: the planned one (needs no device), or after ANALYZE
+ * on the GPU the one most batches ran, with the device's own estimate.
+ */
+static void
+explain_device(const GpuAggDesc *desc, GaAggRequest *request,
+			   const char *device_name, const GaAggStats *stats, bool executed,
+			   ExplainState *es)
+{
+	const GaGpuInfo *gpu = GpuAggExplainDevice(device_name, es);
+	GaStrategy	planned;
+	GaStrategy	strategy;
+	int64		device_estimate = 0;
+	bool		on_gpu = strcmp(device_name, "GPU") == 0;
+
+	planned = ga_agg_planned_strategy(gpu, request);
+	strategy = planned;
+	if (es->analyze && executed && on_gpu)
+	{
+		int			used = most_used_strategy(stats);
+
+		if (used >= 0)
+			strategy = (GaStrategy) used;
+		device_estimate = stats->device_estimated_groups;
+	}
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "%s (estimated groups: %.0f", ga_strategy_name(strategy),
+						 desc->est_groups);
+		if (device_estimate > 0)
+			appendStringInfo(&buf, ", device estimate: " INT64_FORMAT, device_estimate);
+		if (strategy != planned)
+			appendStringInfo(&buf, ", planned: %s", ga_strategy_name(planned));
+		appendStringInfoChar(&buf, ')');
+		ExplainPropertyText("Strategy", buf.data, es);
+	}
+	else
+	{
+		ExplainPropertyText("Strategy", ga_strategy_name(strategy), es);
+		ExplainPropertyFloat("Estimated Groups", NULL, desc->est_groups, 0, es);
+		if (device_estimate > 0)
+			ExplainPropertyInteger("Device Estimated Groups", NULL, device_estimate, es);
+		if (strategy != planned)
+			ExplainPropertyText("Planned Strategy", ga_strategy_name(planned), es);
+	}
+}
+
+/* Device time per phase, e.g. "probe=0.120 group ids=1.500 aggregate=2.000 ms". */
+static char *
+phase_times(const GaAggStats *stats)
+{
+	StringInfoData buf;
+	int			p;
+
+	initStringInfo(&buf);
+	for (p = 0; p < GA_NUM_PHASES; p++)
+	{
+		if (stats->phase_ms[p] <= 0)
+			continue;
+		appendStringInfo(&buf, "%s%s=%.3f", buf.len > 0 ? " " : "",
+						 ga_phase_name((GaPhase) p), stats->phase_ms[p]);
+	}
+	if (buf.len == 0)
+		return NULL;
+	appendStringInfoString(&buf, " ms");
+	return buf.data;
+}
+
+/* Batches per strategy, e.g. "shared=3 global=1". */
+static char *
+strategy_batches(const GaAggStats *stats)
+{
+	StringInfoData buf;
+	int			s;
+
+	initStringInfo(&buf);
+	for (s = 0; s < GA_NUM_STRATEGIES; s++)
+	{
+		if (stats->batches_by_strategy[s] == 0)
+			continue;
+		appendStringInfo(&buf, "%s%s=" INT64_FORMAT, buf.len > 0 ? " " : "",
+						 ga_strategy_name((GaStrategy) s), stats->batches_by_strategy[s]);
+	}
+	return buf.len > 0 ? buf.data : "none";
+}
+
+/* The kind of join step (0-based) of an aggjoin, in words. */
+static const char *
+explain_join_step_type(const GpuAggDesc *desc, int step)
+{
+	switch (desc->join_steps[step].type)
+	{
+		case GA_AGGJOIN_LEFT:
+			return "left";
+		case GA_AGGJOIN_ANTI:
+			return "anti";
+		case GA_AGGJOIN_RIGHT:
+			return "right";
+		case GA_AGGJOIN_FULL:
+			return "full";
+		case GA_AGGJOIN_SEMI:
+			return "semi";
+		default:
+			return desc->join_steps[step].build_unique ? "semi" : "inner";
+	}
+}
+
+/*
+ * The Input line of an aggjoin over a chain of joins, e.g.
+ * "joins of its 3 children on the device, bottom up: inner, left (first:
+ * probe side, then each join's build side)".
+ */
+static char *
+explain_join_chain(const GpuAggDesc *desc)
+{
+	StringInfoData buf;
+	int			t;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "joins of its %d children on the device, bottom up: ",
+					 desc->njoin_steps + 1);
+	for (t = 0; t < desc->njoin_steps; t++)
+		appendStringInfo(&buf, "%s%s", t > 0 ? ", " : "", explain_join_step_type(desc, t));
+	appendStringInfoString(&buf, " (first: probe side, then each join's build side)");
+	return buf.data;
+}
+
+/*
+ * How many aggregate arguments the device computes from their operands
+ * (hashagg/derived.c), when any: the plan then differs from one that sends the
+ * arguments' values, and gpuagg.numeric_on_device tells why.
+ */
+static void
+explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < desc->naggs; i++)
+		if (desc->aggs[i].derived != NULL)
+			n++;
+	if (n > 0)
+		ExplainPropertyText("Device Arithmetic",
+							psprintf("%d numeric aggregate argument%s computed from %s operands",
+									 n, n > 1 ? "s" : "", n > 1 ? "their" : "its"),
+							es);
+}
+
+/* ExplainCustomScan for GpuHashAgg. */
+void
+GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	const GpuAggDesc *desc;
+	GaAggRequest *request;
+	const GpuAggRunInfo *info;
+	const GaAggStats *stats;
+	const char *device_name;
+
+	GpuAggExplainInfo((GpuAggState *) node, &desc, &request, &info, &device_name);
+	stats = &info->stats;
+
+	explain_group_keys(node, desc, ancestors, es);
+	if (desc->join_input)
+		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
+	if (desc->njoin_steps == 1)
+		ExplainPropertyText("Input",
+							psprintf("%s join of its two children on the device (first: probe side, second: build side)",
+									 explain_join_step_type(desc, 0)),
+							es);
+	else if (desc->njoin_steps > 1)
+		ExplainPropertyText("Input", explain_join_chain(desc), es);
+	if (desc->njoin_steps > 0 && desc->join_cond[0] != '\0')
+		ExplainPropertyText("Join Cond", desc->join_cond, es);
+	if (desc->njoin_steps > 0 && desc->join_filter != NULL && desc->join_filter[0] != '\0')
+		ExplainPropertyText("Join Filter", desc->join_filter, es);
+	explain_device_arithmetic(desc, es);
+	if (gpuagg_explain_device_details)
+	{
+		if (info->direct_scan)
+			ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
+		explain_device(desc, request, device_name, stats, info->executed, es);
+	}
+
+	if (!es->analyze || !info->executed)
+		return;
+	ExplainPropertyInteger("Batches", NULL, stats->batches, es);
+	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
+	if (desc->njoin_steps > 0)
+	{
+		ExplainPropertyInteger("Build Rows", NULL, stats->join_build_rows, es);
+		ExplainPropertyInteger("Joined Rows", NULL, stats->joined_rows, es);
+	}
+	ExplainPropertyInteger("Groups", NULL, stats->groups, es);
+	if (info->fallback != NULL)
+		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", info->fallback), es);
+	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Host Time",
+							psprintf("%sinput %.3f ms, device calls %.3f ms, results %.3f ms",
+									 desc->njoin_steps > 0 ?
+									 psprintf("build %.3f ms, ", info->build_ms) : "",
+									 info->input_ms, info->wait_ms, info->result_ms), es);
+	else if (es->timing)
+	{
+		if (desc->njoin_steps > 0)
+			ExplainPropertyFloat("Build Time", "ms", info->build_ms, 3, es);
+		ExplainPropertyFloat("Input Time", "ms", info->input_ms, 3, es);
+		ExplainPropertyFloat("Device Calls Time", "ms", info->wait_ms, 3, es);
+		ExplainPropertyFloat("Results Time", "ms", info->result_ms, 3, es);
+	}
+	if (!gpuagg_explain_device_details)
+		return;
+	ExplainPropertyInteger("Bytes Sent", "bytes", stats->bytes_sent, es);
+	ExplainPropertyInteger("Table Growths", NULL, stats->table_growths, es);
+	if (strcmp(device_name, "GPU") == 0)
+		ExplainPropertyInteger("Retries", NULL, stats->retries, es);
+	ExplainPropertyText("Batches by Strategy", strategy_batches(stats), es);
+	if (es->timing)
+	{
+		char	   *phases = phase_times(stats);
+
+		ExplainPropertyFloat("Device Time", "ms", stats->device_ms, 3, es);
+		if (phases != NULL && es->format == EXPLAIN_FORMAT_TEXT)
+			ExplainPropertyText("Device Phases", phases, es);
+		else if (phases != NULL)
+		{
+			int			p;
+
+			for (p = 0; p < GA_NUM_PHASES; p++)
+				if (stats->phase_ms[p] > 0)
+					ExplainPropertyFloat(psprintf("Device Time (%s)", ga_phase_name((GaPhase) p)),
+										 "ms", stats->phase_ms[p], 3, es);
+		}
+		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
+		if (info->setup_ms > 0)
+			ExplainPropertyFloat("Context Setup", "ms", info->setup_ms, 3, es);
+	}
+}

@@ -1,0 +1,633 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashagg/pack.c
+ *	  GpuAggPack: the node that parallel workers run under a Gather to feed
+ *	  one GpuHashAgg.  Each participant scans its share of the input, packs
+ *	  the rows into the GpuHashAgg's batch layout and emits every batch as a
+ *	  single bytea tuple (a message, see batch/message.c):
+ *
+ *		Custom Scan (GpuHashAgg)			leader: one CUDA context
+ *		  ->  Gather
+ *				->  Custom Scan (GpuAggPack)	every participant
+ *					  ->  Parallel Seq Scan ...
+ *
+ * Reusing Gather gives the worker launch, the shared-memory tuple queues,
+ * parameters and rescans for free; the leader receives a few large tuples
+ * instead of one per row, and only copies columns.  (Per-worker GPU
+ * aggregation would need a CUDA context per worker and query, 100-300 ms
+ * each, and a second combining step.)
+ *
+ * Under an aggjoin GpuHashAgg, the probe side's GpuAggPack also tests
+ * every row's join keys against the leader's Bloom filters of the build
+ * keys (aggjoin/probe_filter.c), which it puts in the parallel query's shared
+ * memory ahead of the exchange, and packs only the rows that pass.
+ *
+ * The node's only output column is the expression gpuagg_batch(), a marker
+ * function of the extension (it is never called: setrefs matches it to the
+ * scan tuple), so the parallel plan exists only where CREATE EXTENSION
+ * gpuagg was run.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include <math.h>
+
+#include "access/parallel.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "commands/extension.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(gpuagg_batch);
+
+/* Executor state of one GpuAggPack. */
+typedef struct GpuAggPackState
+{
+	CustomScanState css;
+	GpuAggDesc *desc;
+	GpuAggLayout *layout;
+	PlanState  *child;
+	GpuAggDirectScan *direct;	/* reads the child Seq Scan's pages, or NULL */
+	GpuAggExchange *exchange;	/* slots for workers' messages (parallel) */
+	int			exchange_slots; /* as estimated for the DSM segment */
+	Size		exchange_slot_bytes;
+	GpuAggExchangeStats exchange_stats; /* copied before the DSM goes away */
+	bool		have_exchange_stats;
+	MemoryContext run_cxt;		/* builder, batch, message of one run */
+	GpuAggBatchBuilder *builder;
+	GaBatch    *batch;
+	int32	   *dict_sent;		/* per column: entries sent, -1 if not text */
+	int			first_column;	/* the layout column of the batch's first */
+	StringInfoData message;
+	uint64		sender;
+	bool		done;
+
+	/* the probe side's key filter (aggjoin/probe_filter.c) */
+	const GpuAggProbeFilter *probe_filter;	/* leader: the one to share */
+	Size		filter_room;	/* its shared area, as estimated */
+	void	   *filter_area;	/* the shared area; NULL: none */
+	GpuAggProbeKeys *probe_keys;	/* this participant's view; NULL: none */
+	bool		have_filter_stats;	/* copied before the DSM goes away */
+	int			filter_nsteps;
+	int64		filter_nkeys;
+	uint64		filter_rows_tested;
+	uint64		filter_rows_removed;
+} GpuAggPackState;
+
+static Plan *pack_plan_path(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+static Node *pack_create_state(CustomScan *cscan);
+static void pack_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *pack_exec(CustomScanState *node);
+static void pack_end(CustomScanState *node);
+static void pack_rescan(CustomScanState *node);
+static void pack_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								void *coordinate);
+static void pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								  void *coordinate);
+static void pack_initialize_worker(CustomScanState *node, shm_toc *toc,
+								   void *coordinate);
+static void pack_shutdown(CustomScanState *node);
+
+static const CustomPathMethods pack_path_methods = {
+	.CustomName = GPUAGG_PACK_NAME,
+	.PlanCustomPath = pack_plan_path,
+};
+
+static const CustomScanMethods pack_scan_methods = {
+	.CustomName = GPUAGG_PACK_NAME,
+	.CreateCustomScanState = pack_create_state,
+};
+
+static const CustomExecMethods pack_exec_methods = {
+	.CustomName = GPUAGG_PACK_NAME,
+	.BeginCustomScan = pack_begin,
+	.ExecCustomScan = pack_exec,
+	.EndCustomScan = pack_end,
+	.ReScanCustomScan = pack_rescan,
+	.ExplainCustomScan = pack_explain,
+	.EstimateDSMCustomScan = pack_estimate_dsm,
+	.InitializeDSMCustomScan = pack_initialize_dsm,
+	.ReInitializeDSMCustomScan = pack_reinitialize_dsm,
+	.InitializeWorkerCustomScan = pack_initialize_worker,
+	.ShutdownCustomScan = pack_shutdown,
+};
+
+/* gpuagg_batch(): the marker of GpuAggPack's output; never meant to run. */
+Datum
+gpuagg_batch(PG_FUNCTION_ARGS)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("gpuagg_batch() is an internal marker of GpuAggPack and cannot be called")));
+	PG_RETURN_NULL();
+}
+
+/* Rows per message from a worker: a batch, but at most 64K so that workers stream. */
+int64
+GpuAggMessageCapacity(void)
+{
+	return Min(gpuagg_batch_rows, 65536);
+}
+
+/*
+ * Rows per message packed by this process.  The leader packs only while no
+ * worker's message is ready (Gather runs the local copy of the plan then),
+ * so its messages are small: a long local batch would leave every worker
+ * blocked on a full tuple queue meanwhile.
+ */
+static int64
+pack_message_capacity(void)
+{
+	return IsParallelWorker() ? GpuAggMessageCapacity() : Min(GpuAggMessageCapacity(), 1024);
+}
+
+/*
+ * The marker expression gpuagg_batch(), or NULL when the extension is not
+ * installed in this database (then no parallel plan is offered).
+ */
+Expr *
+GpuAggBatchMarker(void)
+{
+	Oid			extension = get_extension_oid("gpuagg", true);
+	Oid			func = InvalidOid;
+	CatCList   *candidates;
+	int			i;
+
+	if (!OidIsValid(extension))
+		return NULL;
+	/* the extension's own gpuagg_batch(), whatever its schema */
+	candidates = SearchSysCacheList1(PROCNAMEARGSNSP, CStringGetDatum("gpuagg_batch"));
+	for (i = 0; i < candidates->n_members; i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&candidates->members[i]->tuple);
+
+		if (proc->pronargs == 0 &&
+			getExtensionOfObject(ProcedureRelationId, proc->oid) == extension)
+		{
+			func = proc->oid;
+			break;
+		}
+	}
+	ReleaseSysCacheList(candidates);
+	if (!OidIsValid(func))
+		return NULL;
+	return (Expr *) makeFuncExpr(func, BYTEAOID, NIL, InvalidOid, InvalidOid,
+								 COERCE_EXPLICIT_CALL);
+}
+
+/*
+ * A GpuAggPack path over a partial path of rel whose output is the
+ * GpuHashAgg's child expressions; target holds the marker expression.
+ * Cost: the child, plus copying every value into a batch, per worker.
+ */
+Path *
+GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
+			   List *path_private, int ncolumns)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = true;	/* for its DSM: batch/exchange.c */
+	cpath->path.parallel_safe = true;
+	cpath->path.parallel_workers = child->parallel_workers;
+	cpath->path.rows = Max(1.0, ceil(child->rows / (double) GpuAggMessageCapacity()));
+	cpath->path.startup_cost = child->startup_cost;
+	cpath->path.total_cost = child->total_cost +
+		child->rows * ncolumns * gpuagg_batch_value_cost;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(child);
+	cpath->custom_private = path_private;
+	cpath->methods = &pack_path_methods;
+	return &cpath->path;
+}
+
+/* PlanCustomPath of GpuAggPack: one output column, the marker. */
+static Plan *
+pack_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	GpuAggDesc *desc = GpuAggDescFromPath(best_path->custom_private, NULL);
+	Expr	   *marker = linitial(best_path->path.pathtarget->exprs);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = GpuAggDescToList(desc);
+	cscan->custom_scan_tlist = list_make1(makeTargetEntry(marker, 1, NULL, false));
+	cscan->methods = &pack_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* CreateCustomScanState of GpuAggPack. */
+static Node *
+pack_create_state(CustomScan *cscan)
+{
+	GpuAggPackState *state = palloc0(sizeof(GpuAggPackState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.flags = cscan->flags;
+	state->css.methods = &pack_exec_methods;
+	state->desc = GpuAggDescFromList(cscan->custom_private);
+	return (Node *) state;
+}
+
+/* Start packing afresh: new builder, batch, dictionary and sender id. */
+static void
+pack_reset(GpuAggPackState *state)
+{
+	static uint32 runs = 0;
+	GpuAggLayout *layout = state->layout;
+	MemoryContext old;
+	int			ncolumns;
+	int			c;
+
+	MemoryContextReset(state->run_cxt);
+	old = MemoryContextSwitchTo(state->run_cxt);
+	/* an aggjoin's workers pack the columns of one side */
+	state->first_column = layout->side_first[state->desc->pack_side];
+	ncolumns = layout->side_first[state->desc->pack_side + 1] - state->first_column;
+	state->builder = GpuAggBatchBuilderCreate(ncolumns, layout->sources + state->first_column,
+											  state->run_cxt);
+	GpuAggBatchBuilderSetSender(state->builder);
+	state->batch = GpuAggLocalBatchCreate(ncolumns, layout->column_types + state->first_column,
+										  pack_message_capacity(), state->run_cxt);
+	state->dict_sent = palloc(sizeof(int32) * Max(ncolumns, 1));
+	for (c = 0; c < ncolumns; c++)
+		state->dict_sent[c] =
+			GPUAGG_ENC_IS_DICT(layout->sources[state->first_column + c].encoding) ? 0 : -1;
+	initStringInfo(&state->message);
+	MemoryContextSwitchTo(old);
+	state->sender = ((uint64) MyProcPid << 32) | ++runs;
+	state->done = false;
+	state->probe_keys = NULL;	/* attached again (rescan: reinitialized) */
+	if (state->direct)
+		GpuAggDirectScanSetProbeKeys(state->direct, NULL);
+}
+
+/*
+ * Test the rows this participant packs against the filters in the shared
+ * area (none when it holds none).
+ */
+static void
+pack_attach_probe_keys(GpuAggPackState *state)
+{
+	state->probe_keys = GpuAggProbeKeysAttach(state->filter_area, state->layout,
+											  state->run_cxt);
+	if (state->direct)
+		GpuAggDirectScanSetProbeKeys(state->direct, state->probe_keys);
+}
+
+/*
+ * Whether this node packs the probe side of an aggjoin: its
+ * shared memory then starts with the probe-key filter's area.
+ */
+static bool
+pack_has_filter_area(const GpuAggPackState *state)
+{
+	return state->desc->njoin_steps > 0 && state->desc->pack_side == 0;
+}
+
+/* BeginCustomScan of GpuAggPack. */
+static void
+pack_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	state->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(state->child);
+	state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
+	state->layout = GpuAggLayoutBuild(state->desc);
+	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg pack",
+										   ALLOCSET_DEFAULT_SIZES);
+	pack_reset(state);
+}
+
+/* ExecScan access method: the next batch of this participant, as a message. */
+static TupleTableSlot *
+pack_next(ScanState *ss)
+{
+	GpuAggPackState *state = (GpuAggPackState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	GaBatch    *batch = state->batch;
+	bytea	   *message;
+
+	ExecClearTuple(slot);
+	if (state->done)
+		return slot;
+	GpuAggLocalBatchReset(batch);
+	GpuAggBatchBuilderStart(state->builder, batch);
+
+	/* (a probe-key filter drops rows before they are appended) */
+	if (state->direct)
+		state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
+	while (state->direct == NULL && batch->nrows < batch->capacity)
+	{
+		TupleTableSlot *row = ExecProcNode(state->child);
+
+		if (TupIsNull(row))
+		{
+			state->done = true;
+			break;
+		}
+		if (state->probe_keys != NULL)
+		{
+			slot_getallattrs(row);
+			if (!GpuAggProbeKeysRow(state->probe_keys, row->tts_values, row->tts_isnull))
+				continue;
+		}
+		GpuAggBatchAppend(state->builder, batch, row);
+	}
+	if (state->done)
+		GpuAggProbeKeysFlush(state->probe_keys);
+	if (batch->nrows == 0)
+		return slot;
+	message = GpuAggMessageBuild(state->builder, batch, state->sender, state->first_column,
+								 state->dict_sent, &state->message);
+	/* a worker's message goes through a shared slot when it fits one */
+	if (state->exchange != NULL && IsParallelWorker())
+	{
+		bytea	   *ref = GpuAggExchangePut(state->exchange, message);
+
+		if (ref != NULL)
+			message = ref;
+	}
+	slot->tts_values[0] = PointerGetDatum(message);
+	slot->tts_isnull[0] = false;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* ExecScan recheck method: messages need none. */
+static bool
+pack_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+/* ExecCustomScan of GpuAggPack. */
+static TupleTableSlot *
+pack_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, pack_next, pack_recheck);
+}
+
+/* EndCustomScan of GpuAggPack. */
+static void
+pack_end(CustomScanState *node)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (state->direct)
+		GpuAggDirectScanEnd(state->direct);
+	ExecEndNode(state->child);
+}
+
+/* ReScanCustomScan of GpuAggPack: start over with the (new) input. */
+static void
+pack_rescan(CustomScanState *node)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(state->child, node->ss.ps.chgParam);
+	if (state->child->chgParam == NULL)
+		ExecReScan(state->child);
+	if (state->direct)
+		GpuAggDirectScanReset(state->direct);
+	pack_reset(state);
+}
+
+/*
+ * ExplainCustomScan of GpuAggPack, with device details: how it reads its
+ * input and, under ANALYZE, how the workers' batches reached the leader.
+ */
+static void
+pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	const GpuAggExchangeStats *x = &state->exchange_stats;
+
+	if (es->analyze && state->have_filter_stats)
+	{
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+			ExplainPropertyText("Probe Key Filter",
+								psprintf("Bloom filters of %d join step%s " INT64_FORMAT " build keys, "
+										 UINT64_FORMAT " of " UINT64_FORMAT " rows removed",
+										 state->filter_nsteps, state->filter_nsteps > 1 ? "s'" : "'s",
+										 state->filter_nkeys, state->filter_rows_removed,
+										 state->filter_rows_tested), es);
+		else
+		{
+			ExplainPropertyInteger("Probe Filter Steps", NULL, state->filter_nsteps, es);
+			ExplainPropertyInteger("Probe Filter Keys", NULL, state->filter_nkeys, es);
+			ExplainPropertyInteger("Probe Filter Rows Tested", NULL,
+								   (int64) state->filter_rows_tested, es);
+			ExplainPropertyInteger("Probe Filter Rows Removed", NULL,
+								   (int64) state->filter_rows_removed, es);
+		}
+	}
+	if (!gpuagg_explain_device_details)
+		return;
+	if (state->direct != NULL)
+		ExplainPropertyText("Input", GPUAGG_DIRECT_SCAN_TEXT, es);
+	if (!es->analyze || !state->have_exchange_stats)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Batch Exchange",
+							psprintf(UINT64_FORMAT " in shared memory (%d slots of %zu kB), "
+									 UINT64_FORMAT " through the Gather queue, "
+									 UINT64_FORMAT " waits for a free slot",
+									 x->through_slots, x->nslots, x->slot_bytes / 1024,
+									 x->through_queue, x->waits), es);
+	else
+	{
+		ExplainPropertyInteger("Batches in Shared Memory", NULL, (int64) x->through_slots, es);
+		ExplainPropertyInteger("Batches through Queue", NULL, (int64) x->through_queue, es);
+		ExplainPropertyInteger("Slot Waits", NULL, (int64) x->waits, es);
+		ExplainPropertyInteger("Exchange Slots", NULL, x->nslots, es);
+	}
+}
+
+/*
+ * ShutdownCustomScan (leader): keep the exchange's counters for EXPLAIN
+ * ANALYZE; the parallel query's shared memory goes away after this.
+ */
+static void
+pack_shutdown(CustomScanState *node)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	if (state->exchange != NULL && !IsParallelWorker())
+	{
+		GpuAggExchangeCounts(state->exchange, &state->exchange_stats);
+		state->have_exchange_stats = true;
+	}
+	GpuAggProbeKeysFlush(state->probe_keys);
+	if (state->filter_area != NULL && !IsParallelWorker())
+		state->have_filter_stats =
+			GpuAggProbeFilterCounts(state->filter_area, &state->filter_nsteps,
+									&state->filter_nkeys, &state->filter_rows_tested,
+									&state->filter_rows_removed);
+	state->filter_area = NULL;	/* the parallel query's memory goes away */
+	state->probe_keys = NULL;
+	if (state->direct)
+		GpuAggDirectScanSetProbeKeys(state->direct, NULL);
+}
+
+/*
+ * Room for dictionary entries in an exchange slot, on top of the columns:
+ * a message whose new text keys need more goes through the tuple queue.
+ */
+#define EXCHANGE_DICT_BYTES (256 * 1024)
+/*
+ * EstimateDSMCustomScan: two slots per worker, each a full message, fewer
+ * (down to none: every message through the tuple queue) where shared
+ * memory is scarce (GpuAggExchangeMaxBytes).
+ */
+static Size
+pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	GpuAggLayout *layout = state->layout;
+	Size		budget = GpuAggExchangeMaxBytes();
+
+	state->exchange_slot_bytes =
+		GpuAggMessageBytes(layout->ncolumns, layout->column_types,
+						   GpuAggMessageCapacity()) + EXCHANGE_DICT_BYTES;
+	state->exchange_slots = 2 * pcxt->nworkers + 2;
+	/* the probe side's filter first: the leader built it before this runs */
+	state->filter_room = pack_has_filter_area(state) ?
+		GpuAggProbeFilterSharedBytes(state->probe_filter) : 0;
+	if (state->filter_room > budget / 2)
+		state->filter_room = GpuAggProbeFilterSharedBytes(NULL);	/* no room: none */
+	while (state->exchange_slots > 0 &&
+		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) +
+		   state->filter_room > budget)
+		state->exchange_slots--;
+	return state->filter_room +
+		GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes);
+}
+
+/*
+ * Leader: copy the probe-key filter built for this scan into its area of
+ * the parallel query's shared memory (when the node has one) and test this
+ * participant's rows against it.
+ */
+static void
+pack_share_probe_filter(GpuAggPackState *state, void *coordinate)
+{
+	state->filter_area = NULL;
+	if (state->filter_room > 0)
+	{
+		GpuAggProbeFilterShare(state->probe_filter, coordinate, state->filter_room);
+		state->filter_area = coordinate;
+	}
+	pack_attach_probe_keys(state);
+}
+
+/*
+ * InitializeDSMCustomScan (leader): lay out the probe-key filter's area
+ * (the probe side of an aggjoin), then the exchange.
+ */
+static void
+pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	pack_share_probe_filter(state, coordinate);
+	state->exchange = GpuAggExchangeCreate((char *) coordinate + state->filter_room,
+										   state->exchange_slots,
+										   state->exchange_slot_bytes,
+										   node->ss.ps.state->es_query_cxt);
+}
+
+/*
+ * ReInitializeDSMCustomScan (leader, rescan): the filter as built for this
+ * scan (the build sides were read again), every slot free again.
+ */
+static void
+pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+
+	pack_share_probe_filter(state, coordinate);
+	if (state->exchange != NULL)
+		GpuAggExchangeReset(state->exchange);
+}
+
+/* InitializeWorkerCustomScan: attach to the leader's filter and exchange. */
+static void
+pack_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuAggPackState *state = (GpuAggPackState *) node;
+	Size		room = 0;
+
+	if (pack_has_filter_area(state))
+	{
+		state->filter_area = coordinate;
+		room = GpuAggProbeFilterAreaBytes(coordinate);
+		pack_attach_probe_keys(state);
+	}
+	state->exchange = GpuAggExchangeAttach((char *) coordinate + room,
+										   node->ss.ps.state->es_query_cxt);
+}
+
+/*
+ * Give the probe side's GpuAggPack under `gather` (the leader's copy) the
+ * filter to share with its participants (NULL: none), before the gather
+ * starts; nothing when the child is not a GpuAggPack.
+ */
+void
+GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter)
+{
+	PlanState  *pack = outerPlanState(gather);
+
+	if (pack == NULL || !IsA(pack, CustomScanState) ||
+		((CustomScanState *) pack)->methods != &pack_exec_methods)
+		return;
+	((GpuAggPackState *) pack)->probe_filter = filter;
+}
+
+/*
+ * The exchange of the GpuAggPack under `gather` (the leader's copy of the
+ * node), or NULL when there is none (no parallel setup).
+ */
+GpuAggExchange *
+GpuAggPackExchange(PlanState *gather)
+{
+	PlanState  *pack = outerPlanState(gather);
+
+	if (pack == NULL || !IsA(pack, CustomScanState) ||
+		((CustomScanState *) pack)->methods != &pack_exec_methods)
+		return NULL;
+	return ((GpuAggPackState *) pack)->exchange;
+}
+
+/* Register GpuAggPack's scan methods, for plans copied to workers. */
+void
+GpuAggPackInit(void)
+{
+	RegisterCustomScanMethods(&pack_scan_methods);
+}

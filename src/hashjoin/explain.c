@@ -1,0 +1,124 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin/explain.c
+ *	  What EXPLAIN shows for GpuHashJoin.
+ *
+ *	EXPLAIN				Join Type, Hash Cond, Join Filter (the filter of
+ *						an outer join is PostgreSQL's own "Filter" line); with
+ *						gpuagg.explain_device_details also Device and Key
+ *						(exact or hashed and rechecked)
+ *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe Batches, Probe Rows, Candidates,
+ *						Matched Rows, and Fallback when the CPU finished the
+ *						join; with TIMING, Host Time (reading the inner side
+ *						and building, probing); with device details also
+ *						Distinct Keys, Bytes Sent, Device Time, Transfer
+ *						Time and the context's creation time
+ *
+ * The conditions reference the children's output (OUTER_VAR, INNER_VAR),
+ * so they are deparsed against a HashJoin-shaped stand-in whose outer and
+ * inner plans are the node's children, as ruleutils.c expects.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuagg.h"
+
+#include "commands/explain.h"
+#include "nodes/makefuncs.h"
+#include "nodes/plannodes.h"
+#include "utils/ruleutils.h"
+
+/* The name EXPLAIN uses for a join type, as in "Hash Left Join". */
+static const char *
+join_type_name(JoinType jointype)
+{
+	switch (jointype)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_RIGHT:
+			return "Right";
+		case JOIN_FULL:
+			return "Full";
+		case JOIN_SEMI:
+			return "Semi";
+		case JOIN_ANTI:
+			return "Anti";
+		default:
+			return "???";
+	}
+}
+
+/* Deparse a list of conditions over the children as one AND-ed text. */
+static char *
+deparse_conditions(CustomScanState *node, List *conditions, List *ancestors,
+				   ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	HashJoin   *standin = makeNode(HashJoin);
+	List	   *context;
+	Node	   *expr;
+
+	standin->join.plan.lefttree = linitial(cscan->custom_plans);
+	standin->join.plan.righttree = lsecond(cscan->custom_plans);
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) standin, ancestors);
+	expr = list_length(conditions) == 1 ? linitial(conditions) :
+		(Node *) make_andclause(conditions);
+	return deparse_expression(expr, context,
+							  GpuAggExplainRtableSize(es) > 1 || es->verbose, false);
+}
+
+/* ExplainCustomScan for GpuHashJoin. */
+void
+GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	const GpuJoinDesc *desc;
+	const GpuJoinRunInfo *info;
+	const GaJoinStats *stats;
+	const char *device_name;
+
+	GpuJoinExplainInfo((GpuJoinState *) node, &desc, &info, &device_name);
+	stats = &info->stats;
+
+	ExplainPropertyText("Join Type", join_type_name(desc->jointype), es);
+	ExplainPropertyText("Hash Cond", deparse_conditions(node, desc->hash_clauses, ancestors, es), es);
+	if (desc->join_quals != NIL)
+		ExplainPropertyText("Join Filter",
+							deparse_conditions(node, desc->join_quals, ancestors, es), es);
+	if (gpuagg_explain_device_details)
+	{
+		GpuAggExplainDevice(device_name, es);
+		ExplainPropertyText("Key", desc->recheck ? "hashed, rechecked" : "exact", es);
+	}
+
+	if (!es->analyze || !info->executed)
+		return;
+	ExplainPropertyInteger("Build Rows", NULL, info->inner_rows_read, es);
+	ExplainPropertyInteger("Probe Batches", NULL, stats->probe_batches, es);
+	ExplainPropertyInteger("Probe Rows", NULL, stats->probe_rows, es);
+	ExplainPropertyInteger("Candidates", NULL, stats->candidates, es);
+	ExplainPropertyInteger("Matched Rows", NULL, info->matched_rows, es);
+	if (info->fallback != NULL)
+		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", info->fallback), es);
+	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Host Time",
+							psprintf("build %.3f ms, probe calls %.3f ms",
+									 info->build_ms, info->probe_ms), es);
+	else if (es->timing)
+	{
+		ExplainPropertyFloat("Build Time", "ms", info->build_ms, 3, es);
+		ExplainPropertyFloat("Probe Calls Time", "ms", info->probe_ms, 3, es);
+	}
+	if (!gpuagg_explain_device_details)
+		return;
+	ExplainPropertyInteger("Distinct Keys", NULL, stats->distinct_keys, es);
+	ExplainPropertyInteger("Bytes Sent", "bytes", stats->bytes_sent, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Device Time", "ms", stats->device_ms, 3, es);
+		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
+		if (info->setup_ms > 0)
+			ExplainPropertyFloat("Context Setup", "ms", info->setup_ms, 3, es);
+	}
+}
