@@ -10,6 +10,7 @@
 #define GPUAGG_DEVICE_IMPL_H
 
 #include "gpuagg_device.h"
+#include "gpuagg_hash.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -177,27 +178,6 @@ extern GaStrategy ga_auto_strategy_for_groups(const GaGpuInfo *info,
 extern int	ga_partitioned_applies(const GaGpuInfo *info, const GaAggRequest *request,
 								   int64_t groups);
 
-#if defined(__CUDACC__)
-#define GA_MIX64_FN static __host__ __device__ __forceinline__
-#else
-#define GA_MIX64_FN static inline
-#endif
-
-/*
- * MurmurHash3's 64-bit finaliser: spreads every input bit over every output
- * bit (the CPU device's tables; on the GPU the join's slots and the
- * aggregation's key hashes, which compile the same function).
- */
-GA_MIX64_FN uint64_t
-ga_mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
 
 /* device.c: malloc of n elements (at least one), NULL on overflow or exhaustion */
 extern void *ga_alloc_array(int64_t n, size_t size);

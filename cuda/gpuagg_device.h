@@ -28,6 +28,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The qualifier of a small function that the host and the GPU kernels both
+ * compile (the boundary's shared rules: hashing, filters, derived columns).
+ */
+#if defined(__CUDACC__)
+#define GA_INLINE static __host__ __device__ __forceinline__
+#else
+#define GA_INLINE static inline
+#endif
+
 #ifdef __cplusplus
 extern "C"
 {

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuagg_hash.h
+ *	  The 64-bit hash finalizers every part of gpuagg uses: the executor's
+ *	  hash tables and Bloom filters (src/), the CPU device and the GPU
+ *	  kernels (cuda/).  Plain C, compiled for the host and, under nvcc, for
+ *	  the device too, so that both devices hash a key to the same value.
+ *
+ * Two finalizers, each spreading every input bit over every output bit:
+ *	ga_mix64		MurmurHash3's fmix64 (Appleby): hash-table slots of both
+ *					devices, the aggregation's key hashes
+ *	ga_splitmix64	the output function of SplitMix64 (Steele, Lea and
+ *					Flood): join keys (cuda/join_key.h), the executor's
+ *					tables and the probe-key filter
+ * and GA_HASH_GOLDEN, the 64-bit golden-ratio constant that SplitMix64 adds
+ * per step and that combining steps multiply by.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_HASH_H
+#define GPUAGG_HASH_H
+
+#include <stdint.h>
+
+#include "gpuagg_device.h"
+
+/* The golden ratio's 64-bit constant (SplitMix64's increment). */
+#define GA_HASH_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
+
+/* MurmurHash3's 64-bit finalizer. */
+GA_INLINE uint64_t
+ga_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* SplitMix64's output function. */
+GA_INLINE uint64_t
+ga_splitmix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+#endif							/* GPUAGG_HASH_H */

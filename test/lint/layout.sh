@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test/lint/layout.sh - the tree's own rules, checked after a build:
+#   - no source file (C, CUDA, Python, shell, SQL) over 1,200 lines;
+#   - README.md at most 300 lines;
+#   - the tree speaks of the product only: no numbered work sessions or issue
+#     numbers in code, comments, docs or tests;
+#   - no source files that include or call each other in a circle
+#     (test/lint/deps.py, over the objects `make` built).
+# Exits nonzero when any rule is broken, after printing every breach.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+MAX_LINES=${GPUAGG_MAX_FILE_LINES:-1200}
+MAX_README=300
+status=0
+
+# Print a breach and remember the failure.
+breach() {
+	printf 'layout: %s\n' "$*"
+	status=1
+}
+
+while IFS= read -r f; do
+	n=$(wc -l <"$f")
+	if [ "$n" -gt "$MAX_LINES" ]; then breach "$f has $n lines (at most $MAX_LINES)"; fi
+done < <(git ls-files -- '*.c' '*.h' '*.cu' '*.cuh' '*.py' '*.sh' '*.sql')
+
+n=$(wc -l <README.md)
+if [ "$n" -gt "$MAX_README" ]; then breach "README.md has $n lines (at most $MAX_README)"; fi
+
+# The words are split so that this file does not match itself.
+history_re='(sessio''ns?|issu''es?) #?[0-9]'
+if hits=$(git grep -n -I -i -E "$history_re" -- . ':!CHANGELOG.md'); then
+	breach "work history in the tree (numbered sessions or issues):"
+	printf '%s\n' "$hits" | head -n 40
+fi
+
+if ! python3 test/lint/deps.py; then
+	breach "source files depend on each other in a circle (above)"
+fi
+
+if [ "$status" = 0 ]; then echo "layout: all rules hold"; fi
+exit "$status"
