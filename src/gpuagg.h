@@ -68,7 +68,7 @@ typedef enum GpuAggDeviceSetting
 extern bool gpuagg_enabled;
 extern bool gpuagg_enable_hashagg;
 extern bool gpuagg_enable_hashjoin;
-extern bool gpuagg_enable_aggjoin_agg;
+extern bool gpuagg_enable_aggjoin;
 extern bool gpuagg_numeric_on_device;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;

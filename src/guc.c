@@ -16,7 +16,7 @@
 bool		gpuagg_enabled = true;
 bool		gpuagg_enable_hashagg = true;
 bool		gpuagg_enable_hashjoin = true;
-bool		gpuagg_enable_aggjoin_agg = true;
+bool		gpuagg_enable_aggjoin = true;
 bool		gpuagg_numeric_on_device = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
@@ -108,7 +108,7 @@ GpuAggGucInit(void)
 	DefineCustomBoolVariable("gpuagg.enable_aggjoin",
 							 "Enables GpuHashAgg computing the equi-join below it on the device.",
 							 "The joined rows then never reach the host; needs gpuagg.enable_hashjoin too.",
-							 &gpuagg_enable_aggjoin_agg, true,
+							 &gpuagg_enable_aggjoin, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuagg.device",
 							 "Where the gpuagg nodes run: auto, gpu or cpu.",

@@ -866,7 +866,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	int			i;
 
 	memset(sides, 0, sizeof(*sides));
-	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_aggjoin_agg)
+	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_aggjoin)
 		return false;
 	if (grouping_sets)
 		return aggjoin_reject("grouping sets");
