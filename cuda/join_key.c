@@ -18,8 +18,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "device_impl.h"
+#include "gpuagg_hash.h"
 #include "join_key.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

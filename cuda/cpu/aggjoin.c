@@ -94,9 +94,11 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "device_impl.h"
+#include "cpu_device.h"
+#include "gpuagg_hash.h"
 #include "join_key.h"
 #include "row_filter.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

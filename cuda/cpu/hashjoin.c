@@ -40,7 +40,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "device_impl.h"
+#include "cpu_device.h"
+#include "gpuagg_hash.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

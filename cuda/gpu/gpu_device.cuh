@@ -19,6 +19,10 @@
 #define GPUAGG_DEVICE_GPU_CUH
 
 #include "device_impl.h"
+#include "gpuagg_hash.h"
+#include "sizing.h"
+#include "util.h"
+#include "validate.h"
 #include "kernels/hashagg.cuh"
 #include "kernels/hashjoin.cuh"
 

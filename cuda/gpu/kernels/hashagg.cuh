@@ -66,7 +66,7 @@
 #include <stdint.h>
 
 #include "gpuagg_device.h"
-#include "device_impl.h"
+#include "sizing.h"
 
 #if defined(CUDART_VERSION) && CUDART_VERSION < 12010
 #error "gpuagg's GPU device needs CUDA 12.1 or newer (kernel parameters above 4 KB)"

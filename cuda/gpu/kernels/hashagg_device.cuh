@@ -31,6 +31,7 @@
 #ifndef GPUAGG_HASHAGG_DEVICE_CUH
 #define GPUAGG_HASHAGG_DEVICE_CUH
 
+#include "gpuagg_hash.h"
 #include "hashagg.cuh"
 
 #include <cooperative_groups.h>

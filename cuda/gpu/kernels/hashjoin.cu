@@ -37,7 +37,7 @@
  *-------------------------------------------------------------------------
  */
 #include "hashjoin.cuh"
-#include "device_impl.h"
+#include "gpuagg_hash.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
