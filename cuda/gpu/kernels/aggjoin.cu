@@ -2,7 +2,8 @@
  *
  * gpu/kernels/aggjoin.cu
  *	  The aggjoin's device steps between a join step's probe
- *	  (gpu/kernels/hashjoin.cu) and the aggregation kernels (gpu/kernels/hashagg.cu):
+ *	  (gpu/kernels/hashjoin.cu) and the aggregation kernels
+ *	  (gpu/kernels/hashagg*.cu):
  *	  the scan that numbers a step's rows, the expansion that writes them as
  *	  a level of sources for the next step, and the gather that writes
  *	  columns of them (the last step's rows into the aggregation's input, a

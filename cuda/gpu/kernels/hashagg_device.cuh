@@ -2,10 +2,11 @@
  *
  * gpu/kernels/hashagg_device.cuh
  *	  Device building blocks of the aggregation kernels, shared by
- *	  gpu/kernels/hashagg.cu, gpu/kernels/hashagg_fused.cu and gpu/kernels/hashagg_partition.cu: loading
- *	  keys and aggregate inputs, hashing, the global table's find-or-insert,
- *	  folding values into accumulators in global and shared memory, block
- *	  caches, packed keys and direct indexes.
+ *	  gpu/kernels/hashagg_two_phase.cu, gpu/kernels/hashagg_fused.cu,
+ *	  gpu/kernels/hashagg_partition.cu and gpu/kernels/hashagg_chunks.cu:
+ *	  loading keys and aggregate inputs, hashing, the global table's
+ *	  find-or-insert, folding values into accumulators in global and
+ *	  shared memory, block caches, packed keys and direct indexes.
  *
  * Accumulating a value is split in two: load_agg_input() reads a row's
  * input as 64 bits (an integer widened to int64, float bits, or the ordered
@@ -24,7 +25,7 @@
  * sums, a per-group shift): moments_fold() folds a whole row, in global
  * memory or in a block's shared copy whose shift is the global group's, so
  * that block partials merge by plain compensated addition.  Only the
- * two-phase kernels (gpu/kernels/hashagg.cu) take them.
+ * two-phase kernels (gpu/kernels/hashagg_two_phase.cu) take them.
  *
  *-------------------------------------------------------------------------
  */

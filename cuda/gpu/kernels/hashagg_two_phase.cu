@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * gpu/kernels/hashagg.cu
+ * gpu/kernels/hashagg_two_phase.cu
  *	  Group ids and the two-phase accumulation kernels, and the launch
  *	  helpers every kernel file uses.
  *
