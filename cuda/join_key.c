@@ -46,8 +46,8 @@
 uint64_t
 ga_join_key_seed(int attempt)
 {
-	return ga_join_key_mix((uint64_t) attempt * GA_JOIN_KEY_GOLDEN +
-						   UINT64_C(0x6a09e667f3bcc909));
+	return ga_splitmix64((uint64_t) attempt * GA_HASH_GOLDEN +
+						 UINT64_C(0x6a09e667f3bcc909));
 }
 
 /* Value of int64 column `column` of payload row `row`. */

@@ -62,9 +62,6 @@
 #define CPU_MAX_INITIAL_SLOTS (INT64_C(1) << 20)
 #define CPU_MAX_INITIAL_GROUPS (INT64_C(1) << 14)
 
-#define CPU_HASH_SEED UINT64_C(0x243f6a8885a308d3)
-#define CPU_HASH_MULT UINT64_C(0x9e3779b97f4a7c15)
-
 /* One hash table slot: group + 1 (0 = empty) and the key tuple's hash. */
 typedef struct CpuSlot
 {
@@ -202,7 +199,7 @@ cpu_load_key(CpuAgg *agg, const GaColumn *col, int key, int64_t base, int64_t n)
 	int64_t    *dst = agg->chunk_keys + (int64_t) key * CPU_CHUNK_ROWS;
 	uint8_t    *nulls = agg->chunk_nulls + (int64_t) key * CPU_CHUNK_ROWS;
 	uint64_t   *hash = agg->chunk_hash;
-	uint64_t	null_tag = ga_mix64(CPU_HASH_SEED + (uint64_t) key + 1);
+	uint64_t	null_tag = ga_mix64(GA_HASH_SEED + (uint64_t) key + 1);
 	int64_t		i;
 
 #define CPU_WIDEN(T) \
@@ -233,7 +230,7 @@ cpu_load_key(CpuAgg *agg, const GaColumn *col, int key, int64_t base, int64_t n)
 	{
 		memset(nulls, 0, (size_t) n);
 		for (i = 0; i < n; i++)
-			hash[i] = (((hash[i] << 27) | (hash[i] >> 37)) ^ (uint64_t) dst[i]) * CPU_HASH_MULT;
+			hash[i] = (((hash[i] << 27) | (hash[i] >> 37)) ^ (uint64_t) dst[i]) * GA_HASH_GOLDEN;
 	}
 	else
 	{
@@ -248,7 +245,7 @@ cpu_load_key(CpuAgg *agg, const GaColumn *col, int key, int64_t base, int64_t n)
 			if (isnull)
 				dst[i] = 0;
 			hash[i] = (((hash[i] << 27) | (hash[i] >> 37)) ^
-					   (uint64_t) dst[i] ^ (isnull ? null_tag : 0)) * CPU_HASH_MULT;
+					   (uint64_t) dst[i] ^ (isnull ? null_tag : 0)) * GA_HASH_GOLDEN;
 		}
 	}
 }
@@ -281,7 +278,7 @@ cpu_assign_groups(CpuAgg *agg, const GaBatch *batch, int64_t base, int64_t n)
 	int			k;
 
 	for (i = 0; i < n; i++)
-		agg->chunk_hash[i] = CPU_HASH_SEED;
+		agg->chunk_hash[i] = GA_HASH_SEED;
 	for (k = 0; k < agg->nkeys; k++)
 		cpu_load_key(agg, &batch->columns[agg->key_columns[k]], k, base, n);
 

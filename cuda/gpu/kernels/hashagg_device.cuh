@@ -779,10 +779,8 @@ load_key_words(const GaDevKeys &keys, int64_t row, long long (&words)[NW])
 __device__ __forceinline__ uint64_t
 hash_step(uint64_t h, long long word)
 {
-	return ga_mix64(h ^ (uint64_t) word) + 0x9e3779b97f4a7c15ULL;
+	return ga_mix64(h ^ (uint64_t) word) + GA_HASH_GOLDEN;
 }
-
-#define GA_HASH_SEED 0x243f6a8885a308d3ULL
 
 /* Hash the first nwords of a key tuple (NW is the unrolled maximum). */
 template <int NW>
