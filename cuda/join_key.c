@@ -13,8 +13,7 @@
  * different key is a collision.  So keys are compared only where hashes
  * are equal (duplicates of a key, nearly always), and the table costs
  * four bytes a slot.  On a collision the next seed is tried (the cuckoo
- * hash join's re-hash with new constants,
- * /work/shared/papers/cuckoo-hash-join-gpu.txt).
+ * hash join report's re-hash with new constants).
  *
  *-------------------------------------------------------------------------
  */

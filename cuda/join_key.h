@@ -14,19 +14,17 @@
  * their tables on those hashes exactly as on a single key.  A row looked
  * up is hashed the same way, found among the build's hashes, and then
  * rechecked: its key is compared with the key of the first build row of
- * its hash, and a row whose key differs has no match.  That is the RAPIDS
- * group-by's table over several key columns (Chen et al., "Rapids Group-by
- * GPU Hash Based Implementation", /work/shared/papers/
- * rapids-hash-groupby-gpu.txt: one hash code of all the keys for the
- * position, then a compare of the keys themselves).
+ * its hash, and a row whose key differs has no match.  That is the Rapids
+ * report's table over several key columns: one hash code of all the keys
+ * for the position, then a compare of the keys themselves.
  *
  * One compare suffices because the seed is chosen so that no two distinct
  * keys of the build share a hash: all build rows of one hash then hold the
  * same key, and a row either equals all of them or none.  device.c tries
  * the seeds ga_join_key_seed(0), (1), ... until the build's hashes are free
- * of collisions (the cuckoo hash join's re-hash with new constants when a
- * hash function fails, /work/shared/papers/cuckoo-hash-join-gpu.txt); with
- * a 64-bit hash, one seed nearly always suffices.
+ * of collisions (the cuckoo hash join report's re-hash with new constants
+ * when a hash function fails); with a 64-bit hash, one seed nearly always
+ * suffices.  docs/references.md lists the papers.
  *
  *-------------------------------------------------------------------------
  */

@@ -18,12 +18,13 @@
  *	  from the level), the probe (ga_launch_join_probe: first/count per
  *	  row), the scan (ga_aggjoin_pair_ends: the rows per level row by join
  *	  type, summed), and the number of the step's rows, copied back and
- *	  waited for.  This is the count-then-write scheme of He et al.
- *	  ("Relational joins on graphics processors", section 4, cited by
- *	  Wu et al.), which sizes the output before writing it.  A step of several keys (join_key.h) has its key columns
- *	  where a single key would be (step 1: the probe buffer; later steps:
- *	  each gathered from the level into an array of the step's), hashes
- *	  them under the build's seed into its keys
+ *	  waited for.  This is the count-then-write scheme of the cuckoo hash
+ *	  join report and of He et al. ("Relational joins on graphics
+ *	  processors", section 4), which sizes the output before writing it.
+ *	  A step of several keys (join_key.h) has its key columns where a
+ *	  single key would be (step 1: the probe buffer; later steps: each
+ *	  gathered from the level into an array of the step's), hashes them
+ *	  under the build's seed into its keys
  *	  (ga_launch_aggjoin_key_hash), probes the hashes, and clears the count
  *	  of every row whose key is null or differs from its first candidate's
  *	  (ga_launch_aggjoin_key_recheck, reading the step's build key columns,

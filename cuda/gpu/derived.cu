@@ -12,10 +12,10 @@
  *
  * A program is described only when one of its parts is read (by an
  * aggregate), once however many parts are taken from it (the plan of
- * device.c groups derived columns by program).  Its COLUMN steps point
+ * validate.c groups derived columns by program).  Its COLUMN steps point
  * into the input buffer at the operand's values and validity bitmap and
  * at the NaN flag's bitmap, which are always there: a batch's column
- * without nulls gets its bitmap set on the device (gpu/hashagg.cu), a
+ * without nulls gets its bitmap set on the device (gpu/input.cu), a
  * join's gather writes every bitmap it moves.  So the descriptions never
  * change between batches, and no derived column is ever sent.
  *

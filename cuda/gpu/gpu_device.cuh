@@ -88,7 +88,7 @@ typedef struct GpuTable
 typedef struct GpuAggJoin GpuAggJoin;
 
 /*
- * How one batch runs: the kernels behind a strategy (gpu/hashagg.cu
+ * How one batch runs: the kernels behind a strategy (gpu/strategy.cu
  * explains each).
  */
 typedef enum GpuPlan
