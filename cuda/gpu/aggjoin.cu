@@ -588,7 +588,6 @@ ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t 
 	return 1;
 }
 
-
 /*
  * Free the aggjoin part, in any state (the caller has synchronized the
  * stream).

@@ -760,4 +760,3 @@ ga_gpu_aggjoin_finish(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *sta
 		return 0;
 	return 1;
 }
-
