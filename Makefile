@@ -70,13 +70,14 @@ $(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
 endif
 
 DEVICE_HEADERS = $(wildcard cuda/*.h)
+CPU_HEADERS = $(wildcard cuda/cpu/*.h)
 GPU_HEADERS = $(wildcard cuda/gpu/*.cuh cuda/gpu/kernels/*.cuh)
 
 cuda/gpu/%.o: cuda/gpu/%.cu $(DEVICE_HEADERS) $(GPU_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -I$(srcdir)/cuda/gpu -c $< -o $@
 
 $(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h
-$(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS)
+$(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS) $(CPU_HEADERS)
 
 .PHONY: regress-list cuda-libdir device-objs gpu-objs
 regress-list:

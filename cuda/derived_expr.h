@@ -3,9 +3,9 @@
  * derived_expr.h
  *	  The exact integer arithmetic of derived columns (the "Derived columns"
  *	  part of gpuagg_device.h), shared by the CPU device (plain C) and the
- *	  GPU kernels (CUDA, where every function is __host__ __device__), so
- *	  that the two cannot disagree.  Internal to cuda/; no PostgreSQL and no
- *	  CUDA runtime header.
+ *	  GPU kernels (every function is GA_INLINE: compiled for the host and,
+ *	  under nvcc, for the device), so that the two cannot disagree.
+ *	  Internal to cuda/; no PostgreSQL and no CUDA runtime header.
  *
  * Values are 192-bit two's complement integers, three 64-bit words, least
  * significant first.  The caller of the device API guarantees |x| < 2^190
@@ -32,12 +32,6 @@
 #include <stdint.h>
 
 #include "gpuagg_device.h"
-
-#if defined(__CUDACC__)
-#define GA_EXPR_FN static __host__ __device__ __forceinline__
-#else
-#define GA_EXPR_FN static inline
-#endif
 
 /* Bits of one limb (the host's GPUAGG_NUMERIC_LIMB_BITS). */
 #define GA_EXPR_LIMB_BITS 42
@@ -67,7 +61,7 @@ typedef enum GaExprRow
 } GaExprRow;
 
 /* Sign-extend an int64 to 192 bits. */
-GA_EXPR_FN GaInt192
+GA_INLINE GaInt192
 ga_int192_from_int64(int64_t v)
 {
 	GaInt192	r;
@@ -80,7 +74,7 @@ ga_int192_from_int64(int64_t v)
 }
 
 /* a + b modulo 2^192, the carry rippling up through the words. */
-GA_EXPR_FN GaInt192
+GA_INLINE GaInt192
 ga_int192_add(GaInt192 a, GaInt192 b)
 {
 	GaInt192	r;
@@ -100,7 +94,7 @@ ga_int192_add(GaInt192 a, GaInt192 b)
 }
 
 /* -a modulo 2^192: the complement plus one. */
-GA_EXPR_FN GaInt192
+GA_INLINE GaInt192
 ga_int192_negate(GaInt192 a)
 {
 	GaInt192	r;
@@ -116,14 +110,14 @@ ga_int192_negate(GaInt192 a)
 }
 
 /* a - b modulo 2^192. */
-GA_EXPR_FN GaInt192
+GA_INLINE GaInt192
 ga_int192_sub(GaInt192 a, GaInt192 b)
 {
 	return ga_int192_add(a, ga_int192_negate(b));
 }
 
 /* The 128-bit product of two 64-bit words, as (*hi, *lo). */
-GA_EXPR_FN void
+GA_INLINE void
 ga_mul_u64(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
 {
 #if defined(__CUDA_ARCH__)
@@ -143,7 +137,7 @@ ga_mul_u64(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
  * partial product plus the word it lands on plus the carry stays below
  * 2^128, so the carry words never wrap.
  */
-GA_EXPR_FN GaInt192
+GA_INLINE GaInt192
 ga_int192_mul(GaInt192 a, GaInt192 b)
 {
 	GaInt192	r;
@@ -172,7 +166,7 @@ ga_int192_mul(GaInt192 a, GaInt192 b)
 }
 
 /* 10^power for power 0 .. 19 (10^19 < 2^64). */
-GA_EXPR_FN uint64_t
+GA_INLINE uint64_t
 ga_pow10_u64(int power)
 {
 	uint64_t	p = 1;
@@ -184,7 +178,7 @@ ga_pow10_u64(int power)
 }
 
 /* a * 10^power (power 0 .. GA_EXPR_MAX_POWER), in at most two products. */
-GA_EXPR_FN GaInt192
+GA_INLINE GaInt192
 ga_int192_scale10(GaInt192 a, int power)
 {
 	int			first = power < 19 ? power : 19;
@@ -202,7 +196,7 @@ ga_int192_scale10(GaInt192 a, int power)
 }
 
 /* Whether a 192-bit value is negative (its top bit). */
-GA_EXPR_FN int
+GA_INLINE int
 ga_int192_is_negative(GaInt192 a)
 {
 	return (a.w[2] >> 63) != 0;
@@ -215,7 +209,7 @@ ga_int192_is_negative(GaInt192 a)
  * that passed ga_request_validate never underflows or overflows the
  * stack; the guards only keep a broken program inside it.
  */
-GA_EXPR_FN void
+GA_INLINE void
 ga_expr_apply(GaExprStack *stack, int op, int power, int64_t operand)
 {
 	switch (op)
@@ -258,7 +252,7 @@ ga_expr_apply(GaExprStack *stack, int op, int power, int64_t operand)
  * over the magnitude's three words); 0 for GA_DERIVED_NAN, which has no
  * value.
  */
-GA_EXPR_FN int64_t
+GA_INLINE int64_t
 ga_expr_part(GaInt192 v, int part, int limb)
 {
 	int			negative;

@@ -291,7 +291,7 @@ typedef struct GaInt128
 
 /*
  * How the GPU assigns rows to groups and accumulates them (gpuagg.strategy;
- * cuda/gpu/hashagg.cu explains each).  Every strategy gives the same groups.
+ * cuda/gpu/strategy.cu explains each).  Every strategy gives the same groups.
  */
 typedef enum GaStrategy
 {
@@ -596,9 +596,9 @@ typedef enum GaAggJoinType
  * from their build key columns and looks rows up by a hash of the whole
  * key that it chooses free of collisions among the build's distinct keys,
  * then compares a row's keys with its candidate's, so equal hashes never
- * join unequal keys.  (As the RAPIDS group-by paper's table does with
- * several key columns: the position from a hash of the whole key, then a
- * compare of the keys themselves.)  No key column of a step, of either
+ * join unequal keys.  (As the Rapids report's table does with several key
+ * columns: the position from a hash of the whole key, then a compare of
+ * the keys themselves.)  No key column of a step, of either
  * kind, may be a derived column.
  */
 #define GA_AGG_MAX_JOIN_STEPS 8

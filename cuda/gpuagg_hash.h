@@ -13,7 +13,8 @@
  *					Flood): join keys (cuda/join_key.h), the executor's
  *					tables and the probe-key filter
  * and GA_HASH_GOLDEN, the 64-bit golden-ratio constant that SplitMix64 adds
- * per step and that combining steps multiply by.
+ * per step and that combining steps multiply by or add, and GA_HASH_SEED,
+ * the value a key tuple's hash starts from (both devices' aggregation).
  *
  *-------------------------------------------------------------------------
  */
@@ -26,6 +27,9 @@
 
 /* The golden ratio's 64-bit constant (SplitMix64's increment). */
 #define GA_HASH_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
+
+/* The start of a key tuple's hash: the first fractional bits of pi. */
+#define GA_HASH_SEED UINT64_C(0x243f6a8885a308d3)
 
 /* MurmurHash3's 64-bit finalizer. */
 GA_INLINE uint64_t

@@ -13,13 +13,13 @@
  * different key is a collision.  So keys are compared only where hashes
  * are equal (duplicates of a key, nearly always), and the table costs
  * four bytes a slot.  On a collision the next seed is tried (the cuckoo
- * hash join's re-hash with new constants,
- * /work/shared/papers/cuckoo-hash-join-gpu.txt).
+ * hash join report's re-hash with new constants).
  *
  *-------------------------------------------------------------------------
  */
-#include "device_impl.h"
+#include "gpuagg_hash.h"
 #include "join_key.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +45,8 @@
 uint64_t
 ga_join_key_seed(int attempt)
 {
-	return ga_join_key_mix((uint64_t) attempt * GA_JOIN_KEY_GOLDEN +
-						   UINT64_C(0x6a09e667f3bcc909));
+	return ga_splitmix64((uint64_t) attempt * GA_HASH_GOLDEN +
+						 UINT64_C(0x6a09e667f3bcc909));
 }
 
 /* Value of int64 column `column` of payload row `row`. */

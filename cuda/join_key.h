@@ -14,19 +14,17 @@
  * their tables on those hashes exactly as on a single key.  A row looked
  * up is hashed the same way, found among the build's hashes, and then
  * rechecked: its key is compared with the key of the first build row of
- * its hash, and a row whose key differs has no match.  That is the RAPIDS
- * group-by's table over several key columns (Chen et al., "Rapids Group-by
- * GPU Hash Based Implementation", /work/shared/papers/
- * rapids-hash-groupby-gpu.txt: one hash code of all the keys for the
- * position, then a compare of the keys themselves).
+ * its hash, and a row whose key differs has no match.  That is the Rapids
+ * report's table over several key columns: one hash code of all the keys
+ * for the position, then a compare of the keys themselves.
  *
  * One compare suffices because the seed is chosen so that no two distinct
  * keys of the build share a hash: all build rows of one hash then hold the
  * same key, and a row either equals all of them or none.  device.c tries
  * the seeds ga_join_key_seed(0), (1), ... until the build's hashes are free
- * of collisions (the cuckoo hash join's re-hash with new constants when a
- * hash function fails, /work/shared/papers/cuckoo-hash-join-gpu.txt); with
- * a 64-bit hash, one seed nearly always suffices.
+ * of collisions (the cuckoo hash join report's re-hash with new constants
+ * when a hash function fails); with a 64-bit hash, one seed nearly always
+ * suffices.  docs/references.md lists the papers.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,30 +34,10 @@
 #include <stdint.h>
 
 #include "gpuagg_device.h"
-
-#if defined(__CUDACC__)
-#define GA_JOIN_KEY_FN static __host__ __device__ __forceinline__
-#else
-#define GA_JOIN_KEY_FN static inline
-#endif
+#include "gpuagg_hash.h"
 
 /* Seeds device.c tries before it gives up on a build (see join_key.c). */
 #define GA_JOIN_KEY_SEED_TRIES 8
-
-/* The golden ratio's 64-bit constant (splitmix64's increment). */
-#define GA_JOIN_KEY_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
-
-/* splitmix64's finaliser: every input bit reaches every output bit. */
-GA_JOIN_KEY_FN uint64_t
-ga_join_key_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
 
 /*
  * The hash of a whole key k[0 .. nkeys - 1] under seed: each value mixed
@@ -69,21 +47,23 @@ ga_join_key_mix(uint64_t x)
  * registers folds them one at a time with ga_join_key_hash_start and
  * ga_join_key_hash_add, which give the same hash.
  */
-GA_JOIN_KEY_FN uint64_t
+GA_INLINE uint64_t
 ga_join_key_hash_start(uint64_t seed)
 {
-	return ga_join_key_mix(seed + GA_JOIN_KEY_GOLDEN);
+	return ga_splitmix64(seed + GA_HASH_GOLDEN);
 }
 
 /* Fold value v, the key's component i, into the running hash h. */
-GA_JOIN_KEY_FN uint64_t
+GA_INLINE uint64_t
 ga_join_key_hash_add(uint64_t h, int64_t v, int i)
 {
-	return ga_join_key_mix(h ^ ga_join_key_mix((uint64_t) v +
-											   (uint64_t) (i + 1) * GA_JOIN_KEY_GOLDEN));
+	uint64_t	x = (uint64_t) v + (uint64_t) (i + 1) * GA_HASH_GOLDEN;
+
+	return ga_splitmix64(h ^ ga_splitmix64(x));
 }
 
-GA_JOIN_KEY_FN int64_t
+/* The hash of key k[0 .. nkeys - 1] under seed, folded as above. */
+GA_INLINE int64_t
 ga_join_key_hash(uint64_t seed, const int64_t *k, int nkeys)
 {
 	uint64_t	h = ga_join_key_hash_start(seed);

@@ -3,9 +3,10 @@
  * row_filter.h
  *	  The evaluation of an aggjoin's row filter (the filter of
  *	  GaAggJoinSpec in gpuagg_device.h), shared by the CPU device (plain C)
- *	  and the GPU kernels (CUDA, where every function is __host__
- *	  __device__), so that the two cannot disagree.  Internal to cuda/; no
- *	  PostgreSQL and no CUDA runtime header.
+ *	  and the GPU kernels (every function is GA_INLINE: compiled for the
+ *	  host and, under nvcc, for the device), so that the two cannot
+ *	  disagree.  Internal to cuda/; no PostgreSQL and no CUDA runtime
+ *	  header.
  *
  * A device evaluates the program for one row by feeding its steps, in
  * order, to ga_filter_apply (a BOOL or COMPARE step with the row's values
@@ -24,12 +25,6 @@
 #include <stdint.h>
 
 #include "gpuagg_device.h"
-
-#if defined(__CUDACC__)
-#define GA_FILTER_FN static __host__ __device__ __forceinline__
-#else
-#define GA_FILTER_FN static inline
-#endif
 
 #define GA_FILTER_FALSE 0
 #define GA_FILTER_TRUE 1
@@ -55,7 +50,7 @@ typedef struct GaFilterStack
  * Element row of a column of type `type` as an operand (valid as given):
  * integers sign-extended to int64, floats widened to double.
  */
-GA_FILTER_FN GaFilterValue
+GA_INLINE GaFilterValue
 ga_filter_read(const void *values, GaValueType type, int64_t row, int valid)
 {
 	GaFilterValue v;
@@ -99,7 +94,7 @@ ga_filter_read(const void *values, GaValueType type, int64_t row, int valid)
  * -1, 0 or 1 as a is below, equal to or above b (both valid): integers by
  * value, floats in PostgreSQL's order (NaN equal to NaN and above all).
  */
-GA_FILTER_FN int
+GA_INLINE int
 ga_filter_order(GaFilterValue a, GaFilterValue b)
 {
 	if (!a.is_float)
@@ -112,7 +107,7 @@ ga_filter_order(GaFilterValue a, GaFilterValue b)
 }
 
 /* The comparison a cmp b, null when either is null. */
-GA_FILTER_FN uint8_t
+GA_INLINE uint8_t
 ga_filter_compare(GaCompareOp cmp, GaFilterValue a, GaFilterValue b)
 {
 	int			order;
@@ -138,7 +133,7 @@ ga_filter_compare(GaCompareOp cmp, GaFilterValue a, GaFilterValue b)
 }
 
 /* SQL's a AND b over three values. */
-GA_FILTER_FN uint8_t
+GA_INLINE uint8_t
 ga_filter_and(uint8_t a, uint8_t b)
 {
 	if (a == GA_FILTER_FALSE || b == GA_FILTER_FALSE)
@@ -147,7 +142,7 @@ ga_filter_and(uint8_t a, uint8_t b)
 }
 
 /* SQL's a OR b over three values. */
-GA_FILTER_FN uint8_t
+GA_INLINE uint8_t
 ga_filter_or(uint8_t a, uint8_t b)
 {
 	if (a == GA_FILTER_TRUE || b == GA_FILTER_TRUE)
@@ -160,7 +155,7 @@ ga_filter_or(uint8_t a, uint8_t b)
  * a; COMPARE: a and b; ignored otherwise).  A malformed program (which the
  * request check refuses) cannot write outside the stack.
  */
-GA_FILTER_FN void
+GA_INLINE void
 ga_filter_apply(GaFilterStack *stack, const GaFilterStep *step, GaFilterValue a,
 				GaFilterValue b)
 {
@@ -196,7 +191,7 @@ ga_filter_apply(GaFilterStack *stack, const GaFilterStep *step, GaFilterValue a,
 }
 
 /* Whether the program left true: the row is kept. */
-GA_FILTER_FN int
+GA_INLINE int
 ga_filter_result(const GaFilterStack *stack)
 {
 	return stack->depth == 1 && stack->v[0] == GA_FILTER_TRUE;

@@ -16,8 +16,7 @@
  * are one contiguous range, in the order they were given, which is the
  * order the GPU device (a stable radix sort, gpu/hashjoin.cu) gives them too.
  * Counting before placing is the "count the matches first" scheme of the
- * GPU hash-join report (Gupta and Murugavel, "Hash-Join Implementation on
- * GPU"), here applied to the build.
+ * cuckoo hash join report, here applied to the build.
  *
  * Submit.  The rows of every step are kept as sources, not values: a row
  * of level s (the rows of step s; level 0 is the probe batch) is its probe
@@ -94,9 +93,11 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "device_impl.h"
+#include "cpu_device.h"
+#include "gpuagg_hash.h"
 #include "join_key.h"
 #include "row_filter.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

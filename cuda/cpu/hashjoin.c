@@ -29,9 +29,8 @@
  * rows) of the key, or (0, 0) when the key is absent or null.  Duplicates
  * therefore cost nothing at probe time and the answer stays one pair per
  * probe row however skewed the build is: the "count the matches first"
- * alternative to chained output that the GPU hash-join report (Gupta and
- * Murugavel, "Hash-Join Implementation on GPU") describes for inner joins
- * whose output size is unknown.
+ * alternative to chained output that the cuckoo hash join report describes
+ * for inner joins whose output size is unknown.
  *
  * Everything is synchronous; the wait callback is asked every
  * CPU_JOIN_WAIT_EVERY_ROWS rows of work.  A failure (out of memory, cancel)
@@ -40,7 +39,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "device_impl.h"
+#include "cpu_device.h"
+#include "gpuagg_hash.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -736,6 +736,14 @@ probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 	return make_room_for_perfect(agg, status);
 }
 
+/* Count a batch that brought no rows, under the last batch's strategy (last_strategy). */
+void
+ga_gpu_agg_count_empty_batch(GpuAgg *agg)
+{
+	agg->stats.batches++;
+	agg->stats.batches_by_strategy[agg->last_strategy]++;
+}
+
 /*
  * Launch the batch whose columns are in agg->inflight_keys/aggs (counted as
  * a batch; its input rows are the caller's to count): the probe first if

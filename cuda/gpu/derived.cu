@@ -4,17 +4,18 @@
  *	  The GPU device's derived columns (the "Derived columns" part of
  *	  gpuagg_device.h), host side: which columns the device needs for them,
  *	  and their programs described for compute_derived_kernel
- *	  (gpu/kernels/hashagg.cu) and uploaded once per aggregation.  gpu/hashagg.cu
- *	  lays out the input buffer with the first, uploads with the second and
- *	  launches the kernel before the aggregation kernels of every batch or
- *	  joined piece; gpu/aggjoin.cu gathers the operands like any column.
+ *	  (gpu/kernels/hashagg_two_phase.cu) and uploaded once per
+ *	  aggregation.  gpu/input.cu lays out the input buffer with the first,
+ *	  gpu/hashagg.cu uploads with the second, and gpu/batch.cu launches the
+ *	  kernel before the aggregation kernels of every batch or joined piece;
+ *	  gpu/aggjoin_probe.cu gathers the operands like any column.
  *
  * A program is described only when one of its parts is read (by an
  * aggregate), once however many parts are taken from it (the plan of
- * device.c groups derived columns by program).  Its COLUMN steps point
+ * validate.c groups derived columns by program).  Its COLUMN steps point
  * into the input buffer at the operand's values and validity bitmap and
  * at the NaN flag's bitmap, which are always there: a batch's column
- * without nulls gets its bitmap set on the device (gpu/hashagg.cu), a
+ * without nulls gets its bitmap set on the device (gpu/input.cu), a
  * join's gather writes every bitmap it moves.  So the descriptions never
  * change between batches, and no derived column is ever sent.
  *

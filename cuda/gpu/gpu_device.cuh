@@ -1,17 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * gpu/gpu_device.cuh
- *	  Internal state of the GPU device (gpu/hashagg.cu, gpu/strategy.cu,
- *	  gpu/batch.cu): the per-process device with its stream, the pinned
- *	  batches, the group table's device arrays and the aggregation object.  Kept apart from the code so that
- *	  later GPU operators (joins) can share the device and its buffers, and
- *	  so that the kernel benchmark (test/bench/kernels) can drive an
+ *	  Internal interface of the GPU device (cuda/gpu/): the per-process
+ *	  device with its stream, the pinned batches, the group table's device
+ *	  arrays and the aggregation object, and the functions each file of
+ *	  the folder gives the others, grouped by that file.  The kernel
+ *	  benchmark (test/bench/kernels) includes it too, to drive an
  *	  aggregation over data already on the GPU.
  *
- * It also holds the small host helpers every GPU operator uses (errors as
- * a GaStatus, allocation, polled waits, event timing, chunked copies), as
- * static inline functions: gpu/hashagg.cu (aggregation), gpu/hashjoin.cu (hash
- * join) and gpu/aggjoin.cu (aggjoin).
+ * The files call one way: gpu/device.cu (discovery, context, the table of
+ * entry points) calls the aggregation (gpu/hashagg.cu) and the hash join
+ * (gpu/hashjoin.cu); the aggregation calls its input (gpu/input.cu), its
+ * batches (gpu/batch.cu), their plans (gpu/strategy.cu), its derived
+ * columns (gpu/derived.cu) and the aggjoin (gpu/aggjoin.cu,
+ * gpu/aggjoin_probe.cu), which calls the hash join's build and the
+ * input and batches back to aggregate what it gathers; all of them
+ * launch the kernels of gpu/kernels/.
+ *
+ * It also holds the small host helpers every GPU file uses (errors as a
+ * GaStatus, allocation, polled waits, event timing, chunked copies), as
+ * static inline functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +27,10 @@
 #define GPUAGG_DEVICE_GPU_CUH
 
 #include "device_impl.h"
+#include "gpuagg_hash.h"
+#include "sizing.h"
+#include "util.h"
+#include "validate.h"
 #include "kernels/hashagg.cuh"
 #include "kernels/hashjoin.cuh"
 
@@ -76,7 +88,7 @@ typedef struct GpuTable
 typedef struct GpuAggJoin GpuAggJoin;
 
 /*
- * How one batch runs: the kernels behind a strategy (gpu/hashagg.cu
+ * How one batch runs: the kernels behind a strategy (gpu/strategy.cu
  * explains each).
  */
 typedef enum GpuPlan
@@ -390,6 +402,25 @@ gpu_copy_chunked(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
 	return 1;
 }
 
+/*
+ * gpu/hashagg.cu: the aggregation's entries of ga_gpu_ops (gpu/device.cu).
+ * A failure is remembered and reported again by every later call.
+ */
+extern void *ga_gpu_agg_create(void *device_impl, const GaAggRequest *request,
+							   GaStatus *status);
+extern GaBatch *ga_gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg,
+									  GaStatus *status);
+extern int	ga_gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait,
+							  void *arg, GaStatus *status);
+extern int	ga_gpu_agg_aggjoin_build(void *agg_impl, int step, const int64_t *keys,
+									 const uint32_t *rows, int64_t n, uint64_t key_seed,
+									 const GaBatch *payload, GaWaitCallback wait,
+									 void *arg, GaStatus *status);
+extern const GaAggResult *ga_gpu_agg_finish(void *agg_impl, GaWaitCallback wait,
+											void *arg, GaStatus *status);
+extern void ga_gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats);
+extern void ga_gpu_agg_destroy(void *agg_impl);
+
 /* cpu/hashjoin.c's twin on the GPU, gpu/hashjoin.cu: the entries of ga_gpu_ops. */
 extern void *ga_gpu_join_create(void *device_impl, const GaJoinRequest *request,
 								GaStatus *status);
@@ -414,14 +445,16 @@ extern void ga_gpu_join_device_view(const void *join_impl, GaDevJoinTable *table
 									const uint32_t **sorted_rows);
 
 /*
- * gpu/aggjoin.cu: the aggjoin, driven by gpu/hashagg.cu.
- * mark_filter_inputs marks the filter's columns as read, before the input
- * buffer is laid out; create runs after the aggregation's layout is planned and its device
- * input buffer allocated; the rest after select_device; none of them
- * remembers a failure (gpu/hashagg.cu does).  submit takes a filled batch
- * of at least one row with nothing in flight.  finish aggregates a RIGHT
- * or FULL last step's unmatched build rows (once, before the groups are
- * copied out), leaving the last piece in flight.
+ * gpu/aggjoin.cu (mark_filter_inputs, create, build, destroy) and
+ * gpu/aggjoin_probe.cu (submit, finish): the aggjoin, driven by
+ * gpu/hashagg.cu.  mark_filter_inputs marks the filter's columns as read,
+ * before the input buffer is laid out; create runs after the
+ * aggregation's layout is planned and its device input buffer allocated;
+ * the rest after select_device; none of them remembers a failure
+ * (gpu/hashagg.cu does).  submit takes a filled batch of at least one row
+ * with nothing in flight.  finish aggregates the RIGHT and FULL steps'
+ * unmatched build rows (once, before the groups are copied out), leaving
+ * the last piece in flight.
  */
 extern void ga_gpu_aggjoin_mark_filter_inputs(GpuAgg *agg, const GaAggJoinSpec *join);
 extern int	ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request,
@@ -445,15 +478,22 @@ extern void ga_gpu_derived_mark_inputs(GpuAgg *agg);
 extern int	ga_gpu_derived_upload(GpuAgg *agg, GaStatus *status);
 
 /*
- * gpu/hashagg.cu: what the aggjoin uses of the aggregation.
- * launch_input aggregates the nrows rows gathered into the input buffer
- * (column_has_nulls set), leaving them in flight with their gather timed
- * (the first piece of an auto or perfect aggregation waits for its probe
- * first, calling wait); count_empty_batch counts a submit without rows.
+ * gpu/input.cu: the aggregation's input.  layout decides which columns the
+ * device needs and lays out the pinned batches and the device input
+ * buffer (before it is allocated); reset_batch empties a pinned batch for
+ * the caller; copy_batch enqueues a filled batch's copies into the input
+ * buffer; point_columns points the in-flight keys and aggregates at the
+ * buffer (column_has_nulls set for its rows); launch_input aggregates the
+ * nrows rows a join gathered into the buffer, leaving them in flight with
+ * their gather timed (the first piece of an auto or perfect aggregation
+ * waits for its probe first, calling wait).
  */
+extern void ga_gpu_input_layout(GpuAgg *agg);
+extern void ga_gpu_input_reset_batch(GpuAgg *agg, GpuHostBatch *hb);
+extern int	ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status);
+extern void ga_gpu_input_point_columns(GpuAgg *agg);
 extern int	ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait,
 									void *arg, GaStatus *status);
-extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
 
 /*
  * gpu/batch.cu: the group table's arrays (alloc frees what it got on
@@ -464,7 +504,8 @@ extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
  * auto or perfect aggregation, then the plan's kernels), without waiting;
  * settle waits for the batch in flight, if any, redoing it after growth on
  * overflow (also before a join's next piece overwrites the input);
- * gather_perfect appends perfect's entries to the group arrays at the end.
+ * gather_perfect appends perfect's entries to the group arrays at the end;
+ * count_empty_batch counts a submit without rows.
  */
 extern void ga_gpu_agg_table_free(GpuAgg *agg, GpuTable *table);
 extern int	ga_gpu_agg_table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table,
@@ -477,6 +518,7 @@ extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
 							  GaStatus *status);
 extern int	ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg,
 									  GaStatus *status);
+extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
 
 /*
  * gpu/strategy.cu: the plan of a batch (choose sets the plan's sizes in

@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * gpu/hashagg.cu
- *	  The GPU device: host side of gpuagg_device.h on CUDA.  Discovery, the
- *	  per-process context and stream, pinned double-buffered batches, and the
- *	  aggregation object's entry points (GaDeviceOps): its layout, batches,
- *	  aggjoin pieces and results.
+ *	  The GPU device's aggregation (its GaDeviceOps entries, gpu_device.cuh):
+ *	  the aggregation object from create to finish, its pinned
+ *	  double-buffered batches, the aggjoin's entry points, and the groups
+ *	  copied back as the result.  gpu/device.cu opens the GPU and holds the
+ *	  table of entry points.
  *
  * Flow of one aggregation.  Two batches of pinned host memory are handed
  * out in turn, so that the caller fills one while the GPU works on the
@@ -22,32 +23,31 @@
  * batch to batch and all give the same answers.  gpu/strategy.cu chooses a
  * batch's plan (its header has the rules); gpu/batch.cu runs the plan's
  * kernels, the first batch's probe, overflow growth and redo, and perfect's
- * final gather.
+ * final gather.  gpu/input.cu lays out the batches and the device input
+ * buffer and copies a batch into it.
  *
  * Launch parameters come from the device's properties through the
- * occupancy calculator (gpu/kernels/hashagg.cu), shared-memory budgets from its
- * shared memory per multiprocessor, and the partitioning switch from its L2
- * size.  Device time is split into phases with events (EXPLAIN ANALYZE).
+ * occupancy calculator (gpu/kernels/hashagg_two_phase.cu), shared-memory
+ * budgets from its shared memory per multiprocessor, and the partitioning
+ * switch from its L2 size.  Device time is split into phases with events
+ * (EXPLAIN ANALYZE).
  *
- * Aggjoin aggregations (gpu/aggjoin.cu) put the joined rows of each probe
- * batch into the same device input buffer, a piece of at most batch_rows
- * at a time, and run the same kernels on it (ga_gpu_agg_launch_input); see
- * gpu_agg_submit_joined.
+ * Aggjoin aggregations (gpu/aggjoin.cu, gpu/aggjoin_probe.cu) put the
+ * joined rows of each probe batch into the same device input buffer, a
+ * piece of at most batch_rows at a time, and run the same kernels on it
+ * (ga_gpu_agg_launch_input); see gpu_agg_submit_joined.
  *
  * Derived columns are never sent: once the rows are in the input buffer
  * (copied, or gathered by a join), the first kernel of the rows computes
  * them there (ga_launch_compute_derived, once per rows, not again when an
- * overflow redoes them), from operands whose bitmaps are always in the
- * buffer: a batch's operand or NaN flag column without nulls gets its
- * bitmap set on the device instead of sent.  gpu/derived.cu plans what
- * they need and describes their programs.
+ * overflow redoes them).  gpu/derived.cu plans what they need and
+ * describes their programs.
  *
  * Failures.  Every CUDA error becomes a GaStatus (GA_ERR_OUT_OF_MEMORY for
  * allocation failures, GA_ERR_DEVICE otherwise); nothing throws, prints or
  * aborts.  The first failure is remembered and reported again by every
  * later call; agg_destroy synchronizes the stream and frees everything in
- * any state.  PostgreSQL backends are single-threaded, so the per-process
- * state here has no locks.
+ * any state.
  *
  *-------------------------------------------------------------------------
  */
@@ -70,236 +70,8 @@
 #define GPU_CACHE_MAX_BITS 10
 #define GPU_CACHE_MAX_BYTES (32 * 1024)
 
-/* The per-process GPU devices, created by the first open of each ordinal. */
-static GpuDevice *gpu_devices[GA_MAX_GPUS];
-
 /* ------------------------------------------------------------------------
- * Small helpers
- * ------------------------------------------------------------------------
- */
-
-/* Fill a GaGpuInfo from the device's properties. */
-static void
-fill_info(GaGpuInfo *info, int ordinal, const cudaDeviceProp *prop,
-		  int driver_version, int runtime_version)
-{
-	size_t		name_len = strnlen(prop->name, sizeof(info->name) - 1);
-
-	memset(info, 0, sizeof(*info));
-	info->ordinal = ordinal;
-	memcpy(info->name, prop->name, name_len);	/* truncated, NUL-terminated */
-	info->total_memory = (int64_t) prop->totalGlobalMem;
-	info->multiprocessors = prop->multiProcessorCount;
-	info->cc_major = prop->major;
-	info->cc_minor = prop->minor;
-	info->driver_version = driver_version;
-	info->runtime_version = runtime_version;
-	info->shared_memory_per_block = (int64_t) prop->sharedMemPerBlockOptin;
-	info->l2_cache_size = prop->l2CacheSize;
-	info->shared_memory_per_multiprocessor = (int64_t) prop->sharedMemPerMultiprocessor;
-}
-
-/*
- * Why a device cannot be used by gpuagg (NULL when it can): the kernels are
- * built for compute capability 7.5 and newer, and a prohibited device
- * cannot take a context.
- */
-static const char *
-device_unusable_reason(int ordinal, const cudaDeviceProp *prop)
-{
-	int			mode = cudaComputeModeDefault;
-
-	if (prop->major * 10 + prop->minor < 75)
-		return "has compute capability below 7.5, the oldest gpuagg is built for";
-	if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, ordinal) == cudaSuccess &&
-		mode == cudaComputeModeProhibited)
-		return "is in the prohibited compute mode";
-	return NULL;
-}
-
-/* ------------------------------------------------------------------------
- * Discovery and the device singleton
- * ------------------------------------------------------------------------
- */
-
-/* Whether this build contains the GPU device: it does. */
-extern "C" int
-ga_gpu_compiled(void)
-{
-	return 1;
-}
-
-/*
- * List the usable GPUs without creating a context: driver and runtime
- * versions, device count and properties.  Returns how many were found, or
- * 0 with the reason in status.
- */
-extern "C" int
-ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
-{
-	int			driver_version = 0;
-	int			runtime_version = 0;
-	int			count = 0;
-	int			found = 0;
-	cudaError_t err;
-
-	ga_status_ok(status);
-	(void) cudaRuntimeGetVersion(&runtime_version);
-	if (cudaDriverGetVersion(&driver_version) != cudaSuccess)
-		driver_version = 0;
-	err = cudaGetDeviceCount(&count);
-	if (driver_version == 0)
-	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA driver found: %s",
-					  err != cudaSuccess ? cudaGetErrorString(err) :
-					  "the driver library could not be loaded");
-		return 0;
-	}
-	if (err == cudaErrorInsufficientDriver)
-	{
-		ga_status_set(status, GA_ERR_NO_DEVICE,
-					  "the CUDA driver is older than the runtime: driver supports CUDA %d.%d, gpuagg was built with CUDA %d.%d",
-					  driver_version / 1000, (driver_version % 1000) / 10,
-					  runtime_version / 1000, (runtime_version % 1000) / 10);
-		return 0;
-	}
-	if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
-	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA-capable device");
-		return 0;
-	}
-	if (err != cudaSuccess)
-	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "CUDA initialisation failed: %s",
-					  cudaGetErrorString(err));
-		return 0;
-	}
-
-	for (int i = 0; i < count && found < max_gpus && i < GA_MAX_GPUS; i++)
-	{
-		cudaDeviceProp prop;
-		const char *reason;
-
-		err = cudaGetDeviceProperties(&prop, i);
-		if (err != cudaSuccess)
-		{
-			ga_status_set(status, GA_ERR_NO_DEVICE,
-						  "could not read the properties of GPU %d: %s",
-						  i, cudaGetErrorString(err));
-			continue;
-		}
-		reason = device_unusable_reason(i, &prop);
-		if (reason != NULL)
-		{
-			ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d (%s) %s", i, prop.name, reason);
-			continue;
-		}
-		fill_info(&out[found++], i, &prop, driver_version, runtime_version);
-	}
-	(void) cudaGetLastError();	/* leave no error behind for later checks */
-	if (found > 0)
-		ga_status_ok(status);
-	else if (status->code == GA_OK)
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device");
-	return found;
-}
-
-/*
- * Open GPU `ordinal` once per process: select it, create its primary
- * context (cudaFree(0); its time is *setup_ms) and a non-blocking stream.
- * Later opens return the same device with *setup_ms = 0.
- */
-extern "C" void *
-ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
-{
-	GpuDevice  *device;
-	cudaDeviceProp prop;
-	int			count = 0;
-	int			driver_version = 0;
-	int			runtime_version = 0;
-	const char *reason;
-	double		start;
-	cudaError_t err;
-
-	*setup_ms = 0;
-	ga_status_ok(status);
-	if (ordinal < 0 || ordinal >= GA_MAX_GPUS)
-	{
-		ga_status_set(status, GA_ERR_INVALID, "GPU %d does not exist", ordinal);
-		return NULL;
-	}
-	if (gpu_devices[ordinal] != NULL)
-		return gpu_devices[ordinal];
-
-	err = cudaGetDeviceCount(&count);
-	if (err != cudaSuccess)
-	{
-		(void) cudaGetLastError();
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device: %s",
-					  cudaGetErrorString(err));
-		return NULL;
-	}
-	if (ordinal >= count)
-	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d does not exist (%d found)",
-					  ordinal, count);
-		return NULL;
-	}
-	err = cudaGetDeviceProperties(&prop, ordinal);
-	if (err != cudaSuccess)
-	{
-		cuda_error(status, err, "reading the GPU's properties");
-		return NULL;
-	}
-	reason = device_unusable_reason(ordinal, &prop);
-	if (reason != NULL)
-	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "GPU %d (%s) %s", ordinal, prop.name, reason);
-		return NULL;
-	}
-	(void) cudaDriverGetVersion(&driver_version);
-	(void) cudaRuntimeGetVersion(&runtime_version);
-
-	device = (GpuDevice *) calloc(1, sizeof(GpuDevice));
-	if (device == NULL)
-	{
-		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening GPU %d", ordinal);
-		return NULL;
-	}
-	device->ordinal = ordinal;
-
-	start = now_ms();
-	err = cudaSetDevice(ordinal);
-	if (err == cudaSuccess)
-		err = cudaFree(0);		/* creates the primary context */
-	if (err != cudaSuccess)
-	{
-		cuda_error(status, err, "creating the CUDA context");
-		free(device);
-		return NULL;
-	}
-	*setup_ms = now_ms() - start;
-
-	err = cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking);
-	if (err != cudaSuccess)
-	{
-		cuda_error(status, err, "creating a CUDA stream");
-		free(device);
-		return NULL;
-	}
-	fill_info(&device->info, ordinal, &prop, driver_version, runtime_version);
-	if (cudaDeviceGetAttribute(&device->cooperative, cudaDevAttrCooperativeLaunch,
-							   ordinal) != cudaSuccess)
-	{
-		(void) cudaGetLastError();
-		device->cooperative = 0;
-	}
-	gpu_devices[ordinal] = device;
-	return device;
-}
-
-/* ------------------------------------------------------------------------
- * Aggregation: state, tables and batches
+ * State and layout
  * ------------------------------------------------------------------------
  */
 
@@ -339,88 +111,6 @@ agg_usable(const GpuAgg *agg, GaStatus *status)
 							 "the GPU aggregation has already finished");
 	ga_status_ok(status);
 	return 1;
-}
-
-/*
- * Empty a pinned batch for the caller: no rows, every validity bit set, no
- * nulls, and the column pointers back on the pinned arrays.
- */
-static void
-reset_host_batch(GpuAgg *agg, GpuHostBatch *hb)
-{
-	hb->batch.nrows = 0;
-	hb->batch.capacity = agg->batch_rows;
-	hb->batch.ncolumns = agg->ncolumns;
-	hb->batch.columns = hb->columns;
-	for (int c = 0; c < agg->ncolumns; c++)
-	{
-		GaColumn   *column = &hb->columns[c];
-
-		column->type = agg->column_types[c];
-		column->values = ga_type_width(column->type) > 0 ?
-			hb->pinned + agg->host_values_offset[c] : NULL;
-		column->validity = hb->pinned + agg->host_validity_offset[c];
-		memset(column->validity, 0xff, agg->validity_bytes);
-		column->has_nulls = 0;
-	}
-}
-
-/*
- * Decide which columns the device needs (values of keys and of aggregate
- * inputs other than COUNT; validity of every key and aggregate input; the
- * values and validity of the operands, and the validity of the NaN flags,
- * of every derived column that is read) and lay out the pinned batches and
- * the device input buffer.
- */
-static void
-plan_layout(GpuAgg *agg)
-{
-	size_t		host_bytes = 0;
-	size_t		dev_bytes = 0;
-
-	for (int k = 0; k < agg->nkeys; k++)
-	{
-		agg->needs_values[agg->key_columns[k]] = 1;
-		agg->needs_validity[agg->key_columns[k]] = 1;
-	}
-	for (int a = 0; a < agg->naggs; a++)
-	{
-		const GaAggSpec *spec = &agg->aggs[a];
-
-		if (spec->op == GA_AGG_COUNT_ROWS)
-			continue;
-		agg->needs_validity[spec->column] = 1;
-		if (spec->op != GA_AGG_COUNT)
-			agg->needs_values[spec->column] = 1;
-		if (spec->op == GA_AGG_COMOMENTS)
-		{
-			agg->needs_validity[spec->column2] = 1;
-			agg->needs_values[spec->column2] = 1;
-		}
-	}
-	ga_gpu_derived_mark_inputs(agg);
-
-	agg->validity_bytes = (size_t) (agg->batch_rows + 7) / 8;
-	for (int c = 0; c < agg->ncolumns; c++)
-	{
-		size_t		values_bytes = (size_t) agg->batch_rows * ga_type_width(agg->column_types[c]);
-
-		if (values_bytes == 0)
-			agg->needs_values[c] = 0;
-		agg->host_values_offset[c] = host_bytes;
-		host_bytes += align_up(values_bytes);
-		agg->host_validity_offset[c] = host_bytes;
-		host_bytes += align_up(agg->validity_bytes);
-
-		agg->dev_values_offset[c] = dev_bytes;
-		if (agg->needs_values[c])
-			dev_bytes += align_up(values_bytes);
-		agg->dev_validity_offset[c] = dev_bytes;
-		if (agg->needs_validity[c])
-			dev_bytes += align_up(agg->validity_bytes);
-	}
-	agg->host_batch_bytes = host_bytes;
-	agg->dev_input_bytes = dev_bytes;
 }
 
 /*
@@ -483,49 +173,10 @@ plan_shared_layout(GpuAgg *agg)
 		}
 }
 
-/*
- * The kernels' view of column c of the rows now in the device input buffer
- * (column_has_nulls tells whether their validity must be read; a derived
- * column's always is, as the derived kernel writes it).
- */
-static GaDevColumn
-dev_column(const GpuAgg *agg, int c)
-{
-	GaDevColumn column;
-
-	memset(&column, 0, sizeof(column));
-	column.type = agg->column_types[c];
-	if (agg->needs_values[c])
-		column.values = agg->dev_input + agg->dev_values_offset[c];
-	if (agg->needs_validity[c] && (agg->column_has_nulls[c] || agg->column_is_derived[c]))
-		column.validity = agg->dev_input + agg->dev_validity_offset[c];
-	return column;
-}
-
-/* Point the in-flight keys and aggregates at the device input buffer. */
-static void
-set_inflight_columns(GpuAgg *agg)
-{
-	for (int k = 0; k < agg->nkeys; k++)
-		agg->inflight_keys.columns[k] = dev_column(agg, agg->key_columns[k]);
-	for (int a = 0; a < agg->naggs; a++)
-	{
-		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
-
-		if (agg->aggs[a].op != GA_AGG_COUNT_ROWS)
-			dagg->input = dev_column(agg, agg->aggs[a].column);
-		if (agg->aggs[a].op == GA_AGG_COMOMENTS)
-			agg->inflight_aggs.aggs[dagg->partner].input =
-				dev_column(agg, agg->aggs[a].column2);
-	}
-}
-
 /* ------------------------------------------------------------------------
  * Aggregation: the GaDeviceOps entry points
  * ------------------------------------------------------------------------
  */
-
-static void gpu_agg_destroy(void *agg_impl);
 
 /* Copy the request's arrays; 0 when out of host memory. */
 static int
@@ -617,7 +268,7 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	agg = (GpuAgg *) calloc(1, sizeof(GpuAgg));
 	if (agg == NULL || !copy_request(agg, request))
 	{
-		gpu_agg_destroy(agg);
+		ga_gpu_agg_destroy(agg);
 		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 					  "out of host memory starting an aggregation on the GPU");
 		return NULL;
@@ -642,7 +293,7 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	agg->two_phase_only = ga_request_two_phase_only(&agg->request);
 	if (request->join != NULL)
 		ga_gpu_aggjoin_mark_filter_inputs(agg, request->join);
-	plan_layout(agg);
+	ga_gpu_input_layout(agg);
 	plan_shared_layout(agg);
 	agg->known_groups = agg->nkeys > 0 ? 0 : 1;
 	/* empty batches before the first one: what it would run without a probe */
@@ -671,7 +322,7 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 			ga_status_set(status, GA_ERR_DEVICE, "could not create a CUDA event");
 			goto fail;
 		}
-		reset_host_batch(agg, hb);
+		ga_gpu_input_reset_batch(agg, hb);
 		hb->state = HOST_BATCH_FREE;
 	}
 	if (!pinned_alloc((void **) &agg->host_control, sizeof(GaDevControl),
@@ -765,13 +416,13 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	return agg;
 
 fail:
-	gpu_agg_destroy(agg);
+	ga_gpu_agg_destroy(agg);
 	return NULL;
 }
 
 /* agg_create of the GPU device. */
-static void *
-gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+void *
+ga_gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 {
 	return create_agg((GpuDevice *) device_impl, request, 0, status);
 }
@@ -781,8 +432,8 @@ gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
  * the device of the batch before last) is normally long done; if not, wait
  * for it.
  */
-static GaBatch *
-gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+GaBatch *
+ga_gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 	GpuHostBatch *hb;
@@ -806,85 +457,9 @@ gpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *sta
 		}
 		hb->state = HOST_BATCH_FREE;
 	}
-	reset_host_batch(agg, hb);
+	ga_gpu_input_reset_batch(agg, hb);
 	hb->state = HOST_BATCH_FILLING;
 	return &hb->batch;
-}
-
-/*
- * Enqueue the copies of a filled batch into the device input buffer (one
- * per needed values array, one per validity bitmap of a column with nulls;
- * a derived column's operand or NaN flag without nulls gets its bitmap set
- * there; derived columns are not sent), with events around them for the
- * transfer time and the buffer's reuse.
- */
-static int
-enqueue_copies(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
-{
-	cudaStream_t stream = agg->device->stream;
-	const GaBatch *batch = &hb->batch;
-	int64_t		nrows = batch->nrows;
-	int64_t		bytes_sent = 0;
-
-	GPU_TRY(cudaEventRecord(agg->ev_copy_start, stream), "recording an event");
-	for (int c = 0; c < agg->ncolumns; c++)
-	{
-		const GaColumn *column = &batch->columns[c];
-
-		if (agg->column_is_derived[c])
-			continue;			/* computed on the device */
-		if (agg->needs_values[c])
-		{
-			size_t		bytes = (size_t) nrows * ga_type_width(agg->column_types[c]);
-
-			GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_values_offset[c], column->values,
-									bytes, cudaMemcpyHostToDevice, stream),
-					"copying a batch to the GPU");
-			bytes_sent += bytes;
-		}
-		if (agg->needs_validity[c] && column->has_nulls)
-		{
-			size_t		bytes = (size_t) (nrows + 7) / 8;
-
-			GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_validity_offset[c], column->validity,
-									bytes, cudaMemcpyHostToDevice, stream),
-					"copying a batch's null bitmap to the GPU");
-			bytes_sent += bytes;
-		}
-		else if (agg->derived_input[c])
-			GPU_TRY(cudaMemsetAsync(agg->dev_input + agg->dev_validity_offset[c], 0xff,
-									(size_t) (nrows + 7) / 8, stream),
-					"setting a batch's null bitmap on the GPU");
-	}
-	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
-	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");
-	agg->stats.bytes_sent += bytes_sent;
-	return 1;
-}
-
-/* Count a batch that brought no rows, under the last batch's strategy (last_strategy). */
-void
-ga_gpu_agg_count_empty_batch(GpuAgg *agg)
-{
-	agg->stats.batches++;
-	agg->stats.batches_by_strategy[agg->last_strategy]++;
-}
-
-/*
- * Aggregate the nrows rows a join gathered into the device input buffer
- * (column_has_nulls set for them): they go in flight like a copied batch,
- * under the strategy chosen for them, their gather's events timed instead
- * of copies.
- */
-int
-ga_gpu_agg_launch_input(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *arg,
-						GaStatus *status)
-{
-	set_inflight_columns(agg);
-	agg->inflight_copy_timed = 0;
-	agg->inflight_gather_timed = 1;
-	agg->derived_pending = agg->nprograms > 0;
-	return ga_gpu_agg_start_batch(agg, nrows, wait, arg, status);
 }
 
 /*
@@ -913,9 +488,9 @@ gpu_agg_submit_joined(GpuAgg *agg, GpuHostBatch *hb, int index, GaWaitCallback w
  * copies and kernels and return without waiting for them (except for the
  * first batch's probe).
  */
-static int
-gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
-			   GaStatus *status)
+int
+ga_gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+				  GaStatus *status)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 	GpuHostBatch *hb = NULL;
@@ -951,14 +526,14 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
 
 	if (!select_device(agg, status) ||
 		!ga_gpu_agg_settle(agg, wait, arg, status) ||
-		!enqueue_copies(agg, hb, status))
+		!ga_gpu_input_copy_batch(agg, hb, status))
 		return remember_failure(agg, status);
 	hb->state = HOST_BATCH_IN_FLIGHT;
 	agg->next_host = 1 - index;
 
 	for (int c = 0; c < agg->ncolumns; c++)
 		agg->column_has_nulls[c] = (uint8_t) (batch->columns[c].has_nulls != 0);
-	set_inflight_columns(agg);
+	ga_gpu_input_point_columns(agg);
 	agg->inflight_copy_timed = 1;
 	agg->derived_pending = agg->nprograms > 0;
 	agg->stats.input_rows += batch->nrows;
@@ -973,10 +548,11 @@ gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
  * afterwards.  A failure, out of GPU memory included, is remembered: the
  * caller restarts on the CPU device.
  */
-static int
-gpu_aggjoin_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
-				   int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
-				   void *arg, GaStatus *status)
+int
+ga_gpu_agg_aggjoin_build(void *agg_impl, int step, const int64_t *keys,
+						 const uint32_t *rows, int64_t n, uint64_t key_seed,
+						 const GaBatch *payload, GaWaitCallback wait, void *arg,
+						 GaStatus *status)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 
@@ -1230,8 +806,8 @@ done:
  * (growing the table as needed) and return the groups; a second call
  * returns the same result.
  */
-static const GaAggResult *
-gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+const GaAggResult *
+ga_gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 
@@ -1258,8 +834,8 @@ gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 }
 
 /* Report what the aggregation did so far. */
-static void
-gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
+void
+ga_gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 {
 	const GpuAgg *agg = (const GpuAgg *) agg_impl;
 
@@ -1272,8 +848,8 @@ gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
  * be in flight after a cancel or an error), then device memory, pinned
  * memory, events and host memory.
  */
-static void
-gpu_agg_destroy(void *agg_impl)
+void
+ga_gpu_agg_destroy(void *agg_impl)
 {
 	GpuAgg	   *agg = (GpuAgg *) agg_impl;
 
@@ -1343,20 +919,3 @@ gpu_agg_destroy(void *agg_impl)
 	free(agg->host_programs);
 	free(agg);
 }
-
-extern "C" const GaDeviceOps ga_gpu_ops = {
-	gpu_agg_create,
-	gpu_agg_next_batch,
-	gpu_agg_submit,
-	gpu_agg_finish,
-	gpu_agg_get_stats,
-	gpu_agg_destroy,
-	gpu_aggjoin_build,
-	ga_gpu_join_create,
-	ga_gpu_join_build,
-	ga_gpu_join_sorted_rows,
-	ga_gpu_join_next_batch,
-	ga_gpu_join_probe,
-	ga_gpu_join_get_stats,
-	ga_gpu_join_destroy
-};

@@ -3,7 +3,7 @@
  * gpu/hashjoin.cu
  *	  The GPU device's hash join: host side of the join part of
  *	  gpuagg_device.h on CUDA, driving gpu/kernels/hashjoin.cu on the device's
- *	  stream (gpu/hashagg.cu opens the device; gpu/gpu_device.cuh shares its
+ *	  stream (gpu/device.cu opens the device; gpu/gpu_device.cuh shares its
  *	  helpers).
  *
  * Build.  The caller's keys and rows are copied to the device in chunks
@@ -11,10 +11,10 @@
  * callback answered), sorted by key with CUB's stable radix sort, reduced
  * to distinct keys with their counts (run-length encoding) and offsets
  * (exclusive scan), and the distinct keys go into an open-addressing table
- * of twice their number or more (gpu/kernels/hashjoin.cu tells the details and
- * the papers followed: Wu et al. for the stable radix-sort transformation,
- * the GPU hash-join report of Gupta and Murugavel for build/probe with
- * counted matches).  The sorted rows are then copied back once, in chunks,
+ * of twice their number or more (gpu/kernels/hashjoin.cu tells the details
+ * and the papers they follow: Wu et al. for the stable radix-sort
+ * transformation, the cuckoo hash join report for build/probe with counted
+ * matches).  The sorted rows are then copied back once, in chunks,
  * for ga_join_sorted_rows; the sort's scratch buffers are freed and only
  * the table and its three arrays stay on the device.  This is the CPU
  * device's algorithm (cpu/hashjoin.c) step for step, so both order the build

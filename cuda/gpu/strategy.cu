@@ -7,11 +7,11 @@
  *	  probe, the group estimate and whether a direct index applies.  Host
  *	  code only: gpu/batch.cu launches what is chosen here.
  *
- * Strategies (gpuagg.strategy; the papers are in the design notes).  Every
+ * Strategies (gpuagg.strategy; docs/references.md lists the papers).  Every
  * one ends with the same dense group arrays, so they may change from batch
  * to batch and all give the same answers:
  *
- *	perfect		Direct indexing (Karnagel et al., MapD): a row's entry is the
+ *	perfect		Direct indexing (Karnagel, MapD): a row's entry is the
  *				mixed-radix index of its keys over their ranges, each with a
  *				null slot.  The ranges come from a sample of the first batch
  *				(the probe), widened when the sample was not the whole batch.
@@ -20,7 +20,7 @@
  *				are gathered into the group arrays at the end.  A row whose
  *				key lies outside the ranges escapes to the global table, so
  *				no key is ever lost.  Chosen at the first batch and kept.
- *	shared		Per-block tables in shared memory (Rosenfeld et al.).  Keys
+ *	shared		Per-block tables in shared memory (Rosenfeld).  Keys
  *				that pack into 64 bits use the fused one-pass kernel: a block
  *				hashes packed keys into its own table, and only the block's
  *				distinct keys are looked up in the global table.  Other keys
@@ -36,16 +36,17 @@
  *				rows in partition order instead.
  *
  * auto chooses from the group count and widths and the GPU's shared memory
- * and L2 size (device.c has the rules): perfect when the probed ranges are
+ * and L2 size (sizing.c has the rules): perfect when the probed ranges are
  * small (shared memory) or dense enough; else shared while the groups fit
  * a block; beyond, partitioned once the group table outgrows the L2 cache
- * and the batch's keys pack into 64 bits, else global.  The group count is the planner's estimate, replaced by the
- * probe's estimate for the first batch (a HyperLogLog sketch of the sample)
- * and by the groups found so far for later batches.  A forced strategy runs
- * where it applies: perfect needs ranges small enough and shared needs the
- * groups to fit a block (elsewhere the device chooses as auto does);
- * partitioned needs a group table larger than the L2 cache (elsewhere
- * global runs); global always applies.
+ * and the batch's keys pack into 64 bits, else global.  The group count is
+ * the planner's estimate, replaced by the probe's estimate for the first
+ * batch (a HyperLogLog sketch of the sample) and by the groups found so
+ * far for later batches.  A forced strategy runs where it applies:
+ * perfect needs ranges small enough and shared needs the groups to fit a
+ * block (elsewhere the device chooses as auto does); partitioned needs a
+ * group table larger than the L2 cache (elsewhere global runs); global
+ * always applies.
  *
  * Statistics: a batch counts under the strategy that ran it (a two-phase
  * shared plan whose kernel fell back to global atomics counts as global);

@@ -45,7 +45,8 @@
  */
 #include "conformance.h"
 #include "derived.h"
-#include "device_impl.h"		/* the GPU strategy rules, to check them */
+#include "sizing.h"			/* the GPU strategy rules, to check them */
+#include "util.h"
 
 #include <float.h>
 #include <math.h>

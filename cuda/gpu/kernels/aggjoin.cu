@@ -2,15 +2,15 @@
  *
  * gpu/kernels/aggjoin.cu
  *	  The aggjoin's device steps between a join step's probe
- *	  (gpu/kernels/hashjoin.cu) and the aggregation kernels (gpu/kernels/hashagg.cu):
+ *	  (gpu/kernels/hashjoin.cu) and the aggregation kernels
+ *	  (gpu/kernels/hashagg*.cu):
  *	  the scan that numbers a step's rows, the expansion that writes them as
  *	  a level of sources for the next step, and the gather that writes
  *	  columns of them (the last step's rows into the aggregation's input, a
  *	  level's key column for the next probe).
  *
- * This is the two-pass output scheme of the GPU hash-join report (Gupta and
- * Murugavel, "Hash-Join Implementation on GPU"): a first pass (the probe)
- * counts each row's matches, a prefix sum gives every row its place in the
+ * This is the two-pass output scheme of the cuckoo hash join report: a
+ * first pass (the probe) counts each row's matches, a prefix sum gives every row its place in the
  * output, and a second pass writes the output without any atomics or
  * overflow, as He et al. ("Relational joins on graphics processors",
  * section 4: count, scan, write) do for their joins.  Here the second pass
@@ -46,9 +46,8 @@
  * Several keys: one thread per level row in a grid-stride loop, before the
  * probe (the hash of the row's key columns, join_key.h's, the same as the
  * host's) and after it (the recheck of the row's key against its first
- * candidate's build key columns: the RAPIDS group-by's compare of the keys
- * themselves after a hash of all of them, /work/shared/papers/
- * rapids-hash-groupby-gpu.txt).  A null key column is dealt with by the
+ * candidate's build key columns: the Rapids report's compare of the keys
+ * themselves after a hash of all of them).  A null key column is dealt with by the
  * recheck alone (its count cleared), so the hash kernel writes no bitmap
  * and the probe reads none.
  *

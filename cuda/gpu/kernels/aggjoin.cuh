@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * gpu/kernels/aggjoin.cuh
- *	  The aggjoin's kernels as seen by the host code in
- *	  gpu/aggjoin.cu: where a level's rows come from, a step's pairs, the
- *	  column description the gather kernel reads, the scan of the pairs, the
- *	  gather's and the expansion's launches.  Bodies live in
+ *	  The aggjoin's kernels as seen by the host code in gpu/aggjoin.cu
+ *	  and gpu/aggjoin_probe.cu: where a level's rows come from, a step's
+ *	  pairs, the column description the gather kernel reads, the scan of
+ *	  the pairs, the gather's and the expansion's launches.  Bodies live in
  *	  gpu/kernels/aggjoin.cu.
  *
  * Levels.  The rows of a join step are kept as their sources: a row of

@@ -1,13 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * gpu/kernels/hashagg.cuh
- *	  The GPU hash aggregation kernels as seen by the host code in
- *	  gpu/hashagg.cu: the plain structs the kernels take by value, and one
- *	  launch function per kernel.  Kernel bodies live in gpu/kernels/hashagg.cu
- *	  (group ids and the two-phase accumulation), gpu/kernels/hashagg_fused.cu (direct
- *	  indexing and the fused shared-memory kernel) and gpu/kernels/hashagg_partition.cu
- *	  (the first batch's probe and hash partitioning); their device building
- *	  blocks in gpu/kernels/hashagg_device.cuh.
+ *	  The GPU hash aggregation kernels as seen by the host code of the
+ *	  aggregation (gpu/hashagg.cu, gpu/batch.cu and the files they call):
+ *	  the plain structs the kernels take by value, and one launch function
+ *	  per kernel.  Kernel bodies live in gpu/kernels/hashagg_two_phase.cu
+ *	  (group ids, the two-phase accumulation and the derived columns),
+ *	  gpu/kernels/hashagg_fused.cu (direct indexing and the fused
+ *	  shared-memory kernel), gpu/kernels/hashagg_partition.cu (the first
+ *	  batch's probe and hash partitioning) and gpu/kernels/hashagg_chunks.cu
+ *	  (the partitioned strategy's chunks); their device building blocks in
+ *	  gpu/kernels/hashagg_device.cuh.
  *
  * Data layout on the device (one aggregation):
  *
@@ -66,7 +69,7 @@
 #include <stdint.h>
 
 #include "gpuagg_device.h"
-#include "device_impl.h"
+#include "sizing.h"
 
 #if defined(CUDART_VERSION) && CUDART_VERSION < 12010
 #error "gpuagg's GPU device needs CUDA 12.1 or newer (kernel parameters above 4 KB)"
@@ -518,7 +521,7 @@ extern cudaError_t ga_launch_chunk_accumulate(const GaDevAggs *aggs,
 											  int inputs_in_order, GaDevControl *control,
 											  int sm_count, cudaStream_t stream);
 
-/* gpu/kernels/hashagg.cu: launch helpers shared by the kernel files */
+/* gpu/kernels/hashagg_two_phase.cu: launch helpers shared by the kernel files */
 extern cudaError_t ga_grid_size(const void *kernel, int threads, size_t shared_bytes,
 								int sm_count, int64_t items, int64_t items_per_block,
 								int *grid);

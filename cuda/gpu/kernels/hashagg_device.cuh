@@ -2,10 +2,11 @@
  *
  * gpu/kernels/hashagg_device.cuh
  *	  Device building blocks of the aggregation kernels, shared by
- *	  gpu/kernels/hashagg.cu, gpu/kernels/hashagg_fused.cu and gpu/kernels/hashagg_partition.cu: loading
- *	  keys and aggregate inputs, hashing, the global table's find-or-insert,
- *	  folding values into accumulators in global and shared memory, block
- *	  caches, packed keys and direct indexes.
+ *	  gpu/kernels/hashagg_two_phase.cu, gpu/kernels/hashagg_fused.cu,
+ *	  gpu/kernels/hashagg_partition.cu and gpu/kernels/hashagg_chunks.cu:
+ *	  loading keys and aggregate inputs, hashing, the global table's
+ *	  find-or-insert, folding values into accumulators in global and
+ *	  shared memory, block caches, packed keys and direct indexes.
  *
  * Accumulating a value is split in two: load_agg_input() reads a row's
  * input as 64 bits (an integer widened to int64, float bits, or the ordered
@@ -24,13 +25,14 @@
  * sums, a per-group shift): moments_fold() folds a whole row, in global
  * memory or in a block's shared copy whose shift is the global group's, so
  * that block partials merge by plain compensated addition.  Only the
- * two-phase kernels (gpu/kernels/hashagg.cu) take them.
+ * two-phase kernels (gpu/kernels/hashagg_two_phase.cu) take them.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUAGG_HASHAGG_DEVICE_CUH
 #define GPUAGG_HASHAGG_DEVICE_CUH
 
+#include "gpuagg_hash.h"
 #include "hashagg.cuh"
 
 #include <cooperative_groups.h>
@@ -777,10 +779,8 @@ load_key_words(const GaDevKeys &keys, int64_t row, long long (&words)[NW])
 __device__ __forceinline__ uint64_t
 hash_step(uint64_t h, long long word)
 {
-	return ga_mix64(h ^ (uint64_t) word) + 0x9e3779b97f4a7c15ULL;
+	return ga_mix64(h ^ (uint64_t) word) + GA_HASH_GOLDEN;
 }
-
-#define GA_HASH_SEED 0x243f6a8885a308d3ULL
 
 /* Hash the first nwords of a key tuple (NW is the unrolled maximum). */
 template <int NW>

@@ -12,8 +12,7 @@
  * memory, so global memory sees little more than the streaming read of the
  * batch:
  *
- * direct_shared_kernel (Karnagel et al.'s "perfect hashing" as MapD uses
- * it): a row's entry is the mixed-radix index of its keys over ranges the
+ * direct_shared_kernel (Karnagel's "perfect hashing" as MapD uses it): a row's entry is the mixed-radix index of its keys over ranges the
  * host took from a sample of the first batch; each block accumulates into
  * `replicas` copies of every entry in shared memory (lane l uses copy
  * l % replicas, so a warp whose rows share a group does not serialise on
@@ -378,14 +377,15 @@ narrow_copy_counts(const GaDevAggs &aggs, unsigned char *smem, int64_t table_ent
  * without nulls in the batch; aggregates that count every row (COUNT_ROWS,
  * COUNT of a column without nulls in the batch), and at most
  * GA_NARROW_MAX_INPUTS integer SUM/MIN/MAX of columns of ValT without nulls
- * (narrow_shape() on the host checks it; count_agg >= 0).  Issue 5: the
- * generic direct_shared_kernel runs the type, null and operation switches
- * and the key loop for every row, and loads a row's inputs only after its
- * key, which held it to about a sixth of the memory bandwidth for few
- * groups.  Here each thread loads U quads of keys and of every input column
- * in 16-byte vector loads, all before any atomic, then folds them into its
- * replica of the block's shared entries (MapD's perfect hashing, Karnagel et
- * al.; replicas as in direct_shared_kernel), one count for all the counts.
+ * (narrow_shape() on the host checks it; count_agg >= 0).  The generic
+ * direct_shared_kernel runs the type, null and operation switches and the
+ * key loop for every row, and loads a row's inputs only after its key, so
+ * for few groups it stays far below the memory bandwidth (the kernel
+ * benchmark, docs/benchmarks.md, compares the two).  Here each thread
+ * loads U quads of keys and of every input column in 16-byte vector
+ * loads, all before any atomic, then folds them into its replica of the
+ * block's shared entries (MapD's perfect hashing, Karnagel; replicas as in
+ * direct_shared_kernel), one count for all the counts.
  * Rows past the last whole quad go through the same code one by one.  The
  * merge at the end is direct_shared_kernel's.
  */
@@ -864,11 +864,10 @@ launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 		return err;
 	/*
 	 * Every block merges its whole table into the perfect entries with
-	 * global atomics at its end, all blocks at about the same moment: for a
-	 * table of many entries, blocks of GA_NARROW_BLOCK_MAX threads when one
-	 * fits, a few times fewer blocks to merge for about as many threads (on
-	 * the H100, 660 blocks of 256 merging 2,562 entries each added a tenth
-	 * of a millisecond to 2^26 rows).
+	 * global atomics at its end, all blocks at about the same moment, so
+	 * the merges of many blocks over a table of many entries contend: for
+	 * such a table, blocks of GA_NARROW_BLOCK_MAX threads when one fits, a
+	 * few times fewer blocks to merge for about as many threads.
 	 */
 	threads = shape.threads;
 	if (perfect->entries >= GA_NARROW_LARGE_ENTRIES)

@@ -25,9 +25,9 @@
  * Probe (join_probe_kernel): one thread per probe row hashes the key, walks
  * the slots until the key or an empty slot, and writes (first, count), so
  * the answer is one pair per row whatever the duplicates: the build/probe
- * split of the GPU hash-join report (Gupta and Murugavel, "Hash-Join
- * Implementation on GPU"), with the matches counted rather than chained, as
- * that report says an inner join of unknown output size needs.  The block
+ * split of the cuckoo hash join report, with the matches counted rather
+ * than chained, as that report says an inner join of unknown output size
+ * needs.  The block
  * sums its counts (cub::BlockReduce) and adds them to the total with one
  * atomic.
  *
@@ -37,7 +37,7 @@
  *-------------------------------------------------------------------------
  */
 #include "hashjoin.cuh"
-#include "device_impl.h"
+#include "gpuagg_hash.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>

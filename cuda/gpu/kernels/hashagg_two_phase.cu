@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * gpu/kernels/hashagg.cu
+ * gpu/kernels/hashagg_two_phase.cu
  *	  Group ids and the two-phase accumulation kernels, and the launch
  *	  helpers every kernel file uses.
  *
@@ -27,9 +27,8 @@
  * cache of hot groups (accumulate_cached_kernel: skewed keys keep their
  * atomics in shared memory), or, while the groups fit, into per-block
  * accumulators in shared memory that each block merges into the global
- * arrays at the end (accumulate_shared_kernel; Karnagel et al. via
- * Rosenfeld et al.: per-block tables avoid global contention for few
- * groups).  The shared kernel reads the group count after phase 1 and falls
+ * arrays at the end (accumulate_shared_kernel; Karnagel via Rosenfeld:
+ * per-block tables avoid global contention for few groups).  The shared kernel reads the group count after phase 1 and falls
  * back to global atomics when it is too large.
  *
  * MOMENTS and COMOMENTS fold whole rows (two inputs, compensated sums,
@@ -45,7 +44,7 @@
  *
  * Every kernel uses grid-stride loops with 64-bit indices; grids and block
  * sizes come from the occupancy calculator for the device at hand
- * (Rosenfeld et al.: launch parameters are GPU-specific).
+ * (Rosenfeld: launch parameters are GPU-specific).
  *
  *-------------------------------------------------------------------------
  */
@@ -362,7 +361,7 @@ reset_batch_kernel(GaDevControl *control)
 /*
  * Grid size for `kernel` run with `threads` per block: as many blocks as
  * can be resident on the device (occupancy calculator), but no more than
- * there are items_per_block chunks of work.  Rosenfeld et al. show launch
+ * there are items_per_block chunks of work.  Rosenfeld shows launch
  * parameters are GPU-specific, so they come from the device rather than
  * constants.
  */
