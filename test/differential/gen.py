@@ -228,7 +228,7 @@ def report(queries, results, seed, count, join_count, secs):
               % (sum(1 for x in rows if x == 0), rows[len(rows) // 2], rows[-1]))
     print("slowest queries (both runs and EXPLAIN): " + ", ".join("%d: %d ms" % (qid, ms) for ms, qid in reversed(slow)))
     print("aggjoin (GpuHashAgg joining both sides on the device): %d queries, %d over a chain of joins, %d with an ANTI join, %d with the device's join filter"
-          % (sum(1 for rec in results.values() if rec.get("jf")),
+          % (sum(1 for rec in results.values() if rec.get("aj")),
              sum(1 for rec in results.values() if rec.get("jc")),
              sum(1 for rec in results.values() if rec.get("ja")),
              sum(1 for rec in results.values() if rec.get("jl"))))

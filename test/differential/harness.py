@@ -32,7 +32,7 @@ DECLARE
     setting text;
     on_device boolean := false;
     on_join boolean := false;
-    on_fed boolean := false;
+    on_aggjoin boolean := false;
     on_chain boolean := false;
     on_anti boolean := false;
     on_filter boolean := false;
@@ -60,7 +60,7 @@ BEGIN
         FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
             on_device := on_device OR line LIKE '%GpuHashAgg%';
             on_join := on_join OR line LIKE '%GpuHashJoin%';
-            on_fed := on_fed OR line LIKE '%children on the device%';
+            on_aggjoin := on_aggjoin OR line LIKE '%children on the device%';
             on_chain := on_chain OR line LIKE '%joins of its % children on the device%';
             on_anti := on_anti OR (line LIKE '%children on the device%' AND line LIKE '%anti%');
             -- an aggjoin GpuHashAgg's device filter follows its Join Cond
@@ -94,12 +94,12 @@ BEGIN
         verdict := CASE WHEN forced = native THEN 'same' ELSE 'diff' END;
     END IF;
     IF verdict = 'diff' THEN
-        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'jl', on_filter, 'v', verdict,
+        RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'aj', on_aggjoin, 'jc', on_chain, 'ja', on_anti, 'jl', on_filter, 'v', verdict,
                                  'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                                  'ferr', forced_err, 'nerr', native_err,
                                  'f', to_json(forced), 'n', to_json(native))::text;
     END IF;
-    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'jf', on_fed, 'jc', on_chain, 'ja', on_anti, 'jl', on_filter, 'v', verdict,
+    RETURN json_build_object('id', qid, 'dev', on_device, 'hj', on_join, 'aj', on_aggjoin, 'jc', on_chain, 'ja', on_anti, 'jl', on_filter, 'v', verdict,
                              'ms', round(extract(epoch FROM clock_timestamp() - t0) * 1000),
                              'err', native_err, 'rows', cardinality(native))::text;
 END

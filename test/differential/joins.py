@@ -595,7 +595,7 @@ class Out:
 SHAPES = [  # weight, shape
     (14, "inner"), (11, "left"), (7, "right"), (7, "full"), (6, "semi-exists"), (5, "semi-in"),
     (5, "anti-notexists"), (5, "anti-isnull"), (6, "self"), (8, "three"), (12, "agg"), (5, "aggbelow"),
-    (8, "rescan"), (10, "aggfed"),
+    (8, "rescan"), (10, "aggjoin"),
 ]
 JOIN_WORDS = {"inner": "JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL JOIN"}
 
@@ -974,7 +974,7 @@ class JoinGen:
             return (KeyExpr(a, col), KeyExpr(b, col))
         return self.key(a, b)
 
-    def aggregated_fed(self):
+    def aggjoin(self):
         """An aggregate over joins of the kind an aggjoin GpuHashAgg takes over (the
         device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one to six keys;
         two in five over a chain: a third table joined (INNER, LEFT, RIGHT or FULL) to the
@@ -1145,8 +1145,8 @@ class JoinGen:
             sql, ordered, outs, table = self.rescan()
         elif shape == "agg":
             sql, ordered, outs, table = self.aggregated()
-        elif shape == "aggfed":
-            sql, ordered, outs, table = self.aggregated_fed()
+        elif shape == "aggjoin":
+            sql, ordered, outs, table = self.aggjoin()
         else:
             sql, ordered, outs, table = self.aggregated_below()
         self.sql = sql
