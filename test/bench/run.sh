@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test/bench/run.sh - the gpuagg benchmark: the db-benchmark group-by and join suites and
-# a TPC-H subset (BENCHMARKS.md sections 1-3), each query timed native serial, native
+# a TPC-H subset (docs/benchmarks.md), each query timed native serial, native
 # parallel and with gpuagg, every gpuagg answer checked against native PostgreSQL's.
 #
-#   bash test/bench/run.sh [options]          # 1e6 rows, TPC-H SF 0.1: ~5 min on 2 cores
+#   bash test/bench/run.sh [options]          # 1e6 rows, TPC-H SF 0.1
 #   ROWS=1e8 SUITES=groupby bash test/bench/run.sh        # headline numbers, GPU host
 #
 # Sets up like test/demo.sh (as root on a fresh Debian 12: PostgreSQL 15, headers and a

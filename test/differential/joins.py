@@ -1188,6 +1188,6 @@ class JoinGen:
             if r.random() < 0.3:
                 s.append("enable_partitionwise_aggregate=on")
         if any(x.startswith("enable_") and x.endswith("=off") for x in s):
-            # a disabled plan type costs 1e10, which would JIT-compile every such query (0.2 s)
+            # a disabled plan type costs 1e10, which would JIT-compile every such query
             s.append("jit=off")
         return s
