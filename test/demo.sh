@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test/demo.sh - set everything up and run the gpuagg demo: the db-benchmark group-by
-# queries (BENCHMARKS.md section 1) on native PostgreSQL (serial and parallel) and on
+# queries (docs/benchmarks.md) on native PostgreSQL (serial and parallel) and on
 # gpuagg, with every gpuagg answer checked against native PostgreSQL's.
 #
 #   bash test/demo.sh

@@ -1,4 +1,4 @@
--- test/bench/gen_groupby.sql - the db-benchmark group-by table x (BENCHMARKS.md section 1).
+-- test/bench/gen_groupby.sql - the db-benchmark group-by table x (docs/benchmarks.md).
 --
 -- x has :rows rows, K = 100, no NULLs, unsorted; every column drawn uniformly with
 -- replacement (bench.rint: a hash of the row number and a per-column salt, so chunks

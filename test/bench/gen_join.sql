@@ -1,4 +1,4 @@
--- test/bench/gen_join.sql - the db-benchmark join tables (BENCHMARKS.md section 2).
+-- test/bench/gen_join.sql - the db-benchmark join tables (docs/benchmarks.md).
 --
 -- Three key sets, as db-benchmark's join-datagen.R builds them: for k = 1, 2, 3 with
 -- n1 = N/1e6, n2 = N/1e3, n3 = N distinct left keys (at least 10), the keys 1 .. M

@@ -1,4 +1,4 @@
--- test/bench/gen_tpch.sql - TPC-H-shaped tables at scale factor :sf (BENCHMARKS.md section 3).
+-- test/bench/gen_tpch.sql - TPC-H-shaped tables at scale factor :sf (docs/benchmarks.md).
 --
 -- The schema and column types of the TPC-H specification (2.4: identifiers, numeric(15,2)
 -- prices, dates, char(1) flags, fixed and variable text), and its value distributions as

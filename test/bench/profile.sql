@@ -1,7 +1,7 @@
 -- test/bench/profile.sql - where GpuHashAgg's time goes on the group-by table (schema
 -- groupby, made by test/bench/run.sh with KEEP_CLUSTER=1): the scan floor of native
 -- parallel plans, gpuagg with its direct heap scan on and off, fewer workers, and
--- EXPLAIN ANALYZE.  Run by test/gpu-host-verify.sh profile.
+-- EXPLAIN ANALYZE.  Run by test/host/gpu-host-verify.sh profile.
 \timing on
 SET search_path = groupby, public;
 SET gpuagg.device = gpu;

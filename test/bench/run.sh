@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test/bench/run.sh - the gpuagg benchmark: the db-benchmark group-by and join suites and
-# a TPC-H subset (BENCHMARKS.md sections 1-3), each query timed native serial, native
+# a TPC-H subset (docs/benchmarks.md), each query timed native serial, native
 # parallel and with gpuagg, every gpuagg answer checked against native PostgreSQL's.
 #
-#   bash test/bench/run.sh [options]          # 1e6 rows, TPC-H SF 0.1: ~5 min on 2 cores
+#   bash test/bench/run.sh [options]          # 1e6 rows, TPC-H SF 0.1
 #   ROWS=1e8 SUITES=groupby bash test/bench/run.sh        # headline numbers, GPU host
 #
 # Sets up like test/demo.sh (as root on a fresh Debian 12: PostgreSQL 15, headers and a
@@ -374,14 +374,14 @@ timed_sql() { echo "SELECT * FROM (${Q_SQL[$1]}) s OFFSET $BENCH_SINK_OFFSET;"; 
 
 # Describe query $1's plan under gpuagg: set R_INPLAN (yes|forced|no) and R_PLAN (a short note).
 plan_note() {
-	local q=$1 session plan unforced n_gpu n_agg n_gjoin n_fed n_nat n_join why note
+	local q=$1 session plan unforced n_gpu n_agg n_gjoin n_aggjoin n_nat n_join why note
 	session=$(session_sql "${Q_SUITE[$q]}")
 	plan=$(bench_explain gpuagg "$session" "$(timed_sql "$q")")
 	n_gpu=$(bench_plan_count "$plan" 'Custom Scan \(Gpu(HashAgg|HashJoin)\)')
 	n_nat=$(bench_plan_count "$plan" '(HashAggregate|GroupAggregate|MixedAggregate|(^|[ >])Aggregate$)')
 	n_agg=$(bench_plan_count "$plan" 'Custom Scan \(GpuHashAgg\)')
 	n_gjoin=$(bench_plan_count "$plan" 'Custom Scan \(GpuHashJoin\)')
-	n_fed=$(bench_plan_count "$plan" 'children on the device')
+	n_aggjoin=$(bench_plan_count "$plan" 'children on the device')
 	n_join=$(bench_plan_count "$plan" '(^|[ >])(Hash|Merge)( (Left|Right|Full|Semi|Anti|Right Semi|Right Anti))? Join|Nested Loop')
 	why=$(bench_plan_reasons "$plan")
 	if printf '%s\n' "$plan" | grep -q '^ERROR'; then
@@ -393,8 +393,8 @@ plan_note() {
 		note=""
 		if [ "$n_agg" -gt 0 ]; then note="GpuHashAgg"; fi
 		if [ "$n_agg" -gt 1 ]; then note="$note x$n_agg"; fi
-		if [ "$n_fed" -eq 1 ]; then note="$note (joining on the device)"; fi
-		if [ "$n_fed" -gt 1 ]; then note="$note (joining on the device x$n_fed)"; fi
+		if [ "$n_aggjoin" -eq 1 ]; then note="$note (joining on the device)"; fi
+		if [ "$n_aggjoin" -gt 1 ]; then note="$note (joining on the device x$n_aggjoin)"; fi
 		if [ "$n_gjoin" -gt 0 ]; then note="${note:+$note + }GpuHashJoin"; fi
 		if [ "$n_gjoin" -gt 1 ]; then note="$note x$n_gjoin"; fi
 		if [ "$n_nat" -gt 0 ]; then note="$note + native agg${why:+ ($why)}"; fi

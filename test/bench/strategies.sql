@@ -3,7 +3,7 @@
 -- the executor's batches: q5 (an int key, about N/100 groups) and q7 (a text key made a
 -- dictionary id, N/100 groups) under auto, global and partitioned, at the default
 -- gpuagg.batch_rows and at 8x that; EXPLAIN ANALYZE says which strategy auto took and
--- where the device time went.  Run by test/gpu-host-verify.sh strategies.
+-- where the device time went.  Run by test/host/gpu-host-verify.sh strategies.
 \timing on
 SET search_path = groupby, public;
 SET gpuagg.device = gpu;

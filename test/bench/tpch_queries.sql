@@ -1,4 +1,4 @@
--- test/bench/tpch_queries.sql - the TPC-H queries of BENCHMARKS.md section 3, as the
+-- test/bench/tpch_queries.sql - the TPC-H queries of the benchmark (docs/benchmarks.md), as the
 -- specification writes them (2.4), with its validation parameters (2.4.x.3) substituted.
 -- test/bench/run.sh reads one query per "-- Qn" block; it also runs as is in psql, with
 -- search_path set to the schema of the tables (tpch).

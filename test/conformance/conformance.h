@@ -1,12 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * conformance.h
- *	  What conformance.c shares with the suites that reuse its cases: the
- *	  seeded random numbers, the case (columns, rows, aggregates) and the
- *	  reference check of a finished aggregation's groups.  The aggjoin
- *	  aggregation suite (aggjoin.c) forms a join's rows on the host into a
- *	  Case and checks the device's groups against it with check_result, so
- *	  there is one reference for every aggregation.
+ *	  What the aggregation suite shares with the suites that reuse its
+ *	  cases: the seeded random numbers (common.c), the case (columns, rows,
+ *	  aggregates; agg_case.c) and the reference check of a finished
+ *	  aggregation's groups (agg_ref.c).  The aggjoin suite (aggjoin.c)
+ *	  forms a join's rows on the host into a Case and checks the device's
+ *	  groups against it with check_result, so there is one reference for
+ *	  every aggregation.
  *
  *-------------------------------------------------------------------------
  */
@@ -133,7 +134,7 @@ typedef struct WaitState
 	int64_t		cancels;		/* times it answered "stop" */
 } WaitState;
 
-/* conformance.c: random numbers */
+/* common.c: random numbers */
 extern void rng_seed(Rng *rng, uint64_t seed);
 extern uint64_t rng_next(Rng *rng);
 extern double rng_unit(Rng *rng);
@@ -141,10 +142,8 @@ extern int64_t rng_range(Rng *rng, int64_t lo, int64_t hi);
 extern int	rng_chance(Rng *rng, double p);
 extern double rng_pick(Rng *rng, const double *choices, int n);
 extern void rng_permutation(Rng *rng, int *perm, int n);
-extern void print_stats(const char *suite, int case_no, const char *label,
-						const GaAggStats *stats, int aggjoin);
 
-/* conformance.c: value types */
+/* common.c: value types */
 extern const char *type_name(GaValueType type);
 extern int	type_is_int(GaValueType type);
 extern int	type_is_float(GaValueType type);
@@ -153,27 +152,32 @@ extern void store_int(void *values, GaValueType type, int64_t i, int64_t v);
 extern int64_t load_int(const void *values, GaValueType type, int64_t i);
 extern double load_float(const void *values, GaValueType type, int64_t i);
 
-/* conformance.c: cases and the reference */
+/* common.c: the clock and the wait callback */
+extern double now_ms(void);
+extern int	test_wait(void *arg);
+
+/* agg_case.c: generating a case's values, aggregates and batches */
 extern void gen_int_value(Rng *rng, void *values, GaValueType type, ValMode mode,
 						  int64_t i);
 extern double gen_float_value(Rng *rng, GaValueType type, ValMode mode);
 extern int	mode_summable(ValMode mode);
 extern int	split_batches(Rng *rng, SplitMode split, int64_t nrows, int64_t batch_rows,
 						  int64_t **sizes);
-extern void case_request(const Case *c, GaStrategy strategy, GaAggRequest *req);
 extern void add_agg2(Case *c, GaAggOp op, int column, int column2);
 extern void add_agg(Case *c, GaAggOp op, int column);
 extern void add_column_aggs(Case *c, Rng *rng, int column, int summable, int all,
 							double p);
+extern void free_case(Case *c);
+
+/* agg_ref.c: the reference */
 extern void sort_reference(Case *c);
 extern int	rowkey_compare(const RowKey *a, const RowKey *b, int nkeys);
 extern RowKey *sorted_result_keys(const GaAggResult *res, int nkeys);
-extern void free_case(Case *c);
 extern void check_result(const Case *c, const GaAggResult *res, RunReport *rr);
-extern void check_empty_batch(const Case *c, const GaBatch *b, RunReport *rr);
-extern int	test_wait(void *arg);
 
-/* conformance.c: the steps of running a case on a device (reported where they fail) */
+/* agg.c: the steps of running a case on a device (reported where they fail) */
+extern void case_request(const Case *c, GaStrategy strategy, GaAggRequest *req);
+extern void check_empty_batch(const Case *c, const GaBatch *b, RunReport *rr);
 extern GaBatch *run_next_batch(GaAgg *agg, const Case *c, int b, WaitState *ws,
 							   RunReport *rr);
 extern int	run_submit(GaAgg *agg, GaBatch *batch, int b, WaitState *ws, RunReport *rr);
@@ -181,9 +185,10 @@ extern const GaAggResult *run_finish(GaAgg *agg, WaitState *ws, RunReport *rr);
 extern void run_check_cancels(const WaitState *ws, RunReport *rr);
 extern int64_t run_end(GaAgg *agg, const WaitState *ws, RunReport *rr, const char *label,
 					   double t0, char *summary, size_t summary_len);
-extern double now_ms(void);
+extern void print_stats(const char *suite, int case_no, const char *label,
+						const GaAggStats *stats, int aggjoin);
 
-/* aggjoin.c */
+/* aggjoin_ref.c: the join references' sorted lookup and counts */
 
 /* One build row with a key, for a join reference's sorted lookup. */
 typedef struct KeyEntry
@@ -203,15 +208,6 @@ extern int64_t key_entry_matches(const KeyEntry *entries, int64_t n, int64_t key
 								 int64_t *first);
 
 /*
- * Fill an aggjoin probe batch with probe rows [start, start + n): columns
- * where garbage[col] with garbage and a false null every null_every rows,
- * the others from values and isnull (over the probe rows).
- */
-extern void fill_probe_batch(GaBatch *b, const Case *c, const uint8_t *garbage,
-							 void *const *values, uint8_t *const *isnull, int null_every,
-							 int64_t start, int64_t n);
-
-/*
  * What the submits of an aggjoin case's probe batches must count (batches,
  * and the probe columns' bytes sent); adds to *batches and *bytes.
  */
@@ -220,6 +216,17 @@ extern void expect_probe_submits(const Case *c, int ncolumns, int nbatches,
 								 const int64_t *per_row, const uint8_t *from_build,
 								 uint8_t *const *isnull, int64_t unmatched,
 								 int64_t *batches, int64_t *bytes);
+
+/* aggjoin.c */
+
+/*
+ * Fill an aggjoin probe batch with probe rows [start, start + n): columns
+ * where garbage[col] with garbage and a false null every null_every rows,
+ * the others from values and isnull (over the probe rows).
+ */
+extern void fill_probe_batch(GaBatch *b, const Case *c, const uint8_t *garbage,
+							 void *const *values, uint8_t *const *isnull, int null_every,
+							 int64_t start, int64_t n);
 
 /*
  * Run the aggjoin's API checks and cases (from case first on)

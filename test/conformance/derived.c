@@ -8,7 +8,7 @@
  *	  that come back are checked against a reference computed here, with
  *	  big integers of its own (derived_ref.c), independently of cuda/.
  *
- * The reference.  A case is an ordinary Case of conformance.c whose
+ * The reference.  A case is an ordinary Case (conformance.h) whose
  * derived columns hold the values the reference computes for every row
  * (a limb, the value itself, or the NaN flag, with the null and NaN
  * rules), so that check_result checks the device's groups exactly as for

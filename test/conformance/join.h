@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * join.h
- *	  The hash join part of the device conformance test (join.c), called by
- *	  conformance.c's main, and what the two parts share.
+ *	  The hash join part of the device conformance test (join.c, and its
+ *	  API checks in join_api.c), called by conformance.c's main, and what
+ *	  the parts share.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,7 +23,27 @@ extern int64_t conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed,
 								int ncases, int timeout, int verbose,
 								int64_t *checks);
 
-/* conformance.c: one run's mismatches, counted; the first few printed. */
+/* join.c: what the API checks (join_api.c) use too */
+
+/* The wait callback's state: calls counted, "stop" answered when told to. */
+typedef struct JoinWait
+{
+	int64_t		calls;
+	int			cancel;			/* answer "stop" */
+	int64_t		cancels;		/* times it answered "stop" */
+} JoinWait;
+
+extern uint64_t join_mix(uint64_t z);
+extern int	join_wait(void *arg);
+
+/* join_api.c: the API checks on one device; each returns the problems */
+extern int64_t api_join_invalid(GaDevice *dev, const char *label);
+extern int64_t api_join_fail_at_batch(GaDevice *dev, const char *label);
+extern int64_t api_join_cancel(GaDevice *dev, const char *label);
+extern int64_t api_join_two(GaDevice *dev, const char *label);
+extern int64_t api_join_destroy_states(GaDevice *dev, const char *label);
+
+/* common.c: one run's mismatches, counted; the first few printed. */
 typedef struct RunReport
 {
 	int			case_no;		/* -1 for API checks */

@@ -1,8 +1,8 @@
 """Join queries for the differential test (test/differential/gen.py): tables made for
 joining and a generator of random join queries, with and without aggregation, aimed at
-GpuHashJoin.  gen.py creates the tables next to its own, runs these queries through the
-same harness (forced on, gpuagg off, compared as multisets of row texts) and reports how
-many had GpuHashJoin in their forced plan.
+GpuHashJoin.  gen.py creates the tables next to groupby.py's, runs these queries through
+the same harness (harness.py: forced on, gpuagg off, compared as multisets of row texts)
+and reports how many had GpuHashJoin in their forced plan.
 
 Data.  Six tables of one shape, j_empty (0 rows), j_one (1), j_a and j_b (a few
 hundred), j_c (a few dozen) and j_big (about 20,000), and partitioned copies of j_a and
@@ -60,10 +60,9 @@ MAX_PAIRS = 12000
 RESCAN_ROWS = 40000     # rows read by all the rescans of a correlated join together
 INT64_MIN = -2**63
 
-# KNOWN BUG (fixed in f269012): GpuHashJoin's exact int8 key mapped -9223372036854775808 to
-# -9223372036854775807 and did not recheck, so those two values joined (queries 3409, 3721
-# and 3801 of the default seed would show it).  While True, int8 key columns hold no
-# -9223372036854775808.
+# KNOWN_BUG_JOIN_INT8_MIN: GpuHashJoin's exact int8 key must keep -9223372036854775808 and
+# -9223372036854775807 apart (queries 3409, 3721 and 3801 of the default seed join the two
+# where it does not).  While True, int8 key columns hold no -9223372036854775808.
 KNOWN_BUG_JOIN_INT8_MIN = False
 
 JTABLES = [  # name, rows (a range)
@@ -75,7 +74,7 @@ JTABLES = [  # name, rows (a range)
     ("j_big", (15000, 25000)),
 ]
 
-# name, SQL type, base type (gen.py's names), key group (None: payload only)
+# name, SQL type, base type (groupby.py's names), key group (None: payload only)
 JCOLUMNS = [
     ("id", "int4", "int4", "int"),
     ("k2", "int2", "int2", "int"),
@@ -94,7 +93,7 @@ JCOLUMNS = [
     ("kbo", "bool", "bool", "bool"),
     ("ku", "uuid", "uuid", "uuid"),
     ("kiv", "interval", "interval", "iv"),
-    ("kdi", "diff_int", "int4", "int"),      # a domain over int4 (gen.py creates it)
+    ("kdi", "diff_int", "int4", "int"),      # a domain over int4 (groupby.py creates it)
     ("kj", "jsonb", "jsonb", "json"),        # {"k": 1.5} = {"k": 1.50}; hashed as numerics
     ("ka", "int4[]", "int4[]", "arr"),       # {1,NULL} = {1,NULL}
     ("g", "int4", "int4", "int"),
@@ -105,7 +104,7 @@ JCOLUMNS = [
 JBASE = {n: b for n, _, b, _ in JCOLUMNS}
 JGROUP = {n: g for n, _, _, g in JCOLUMNS}
 KEY_COLUMNS = [n for n, _, _, g in JCOLUMNS if g]
-# types whose equal values may print differently (gen.py's SPELLING_FREE)
+# types whose equal values may print differently (groupby.py's SPELLING_FREE)
 SPELLING_FREE = ("float4", "float8", "numeric", "interval", "bpchar")
 
 # groups whose values can be compared with `=` (through PostgreSQL's implicit casts)
@@ -279,7 +278,7 @@ def draw_ints(rng, n, dom, dist):
 
 def pick_weighted(rng, weighted):
     """Pick among (weight, value) pairs with probability proportional to the weight
-    (one rng.random() draw; gen.py's generator uses it too)."""
+    (one rng.random() draw; groupby.py's generator uses it too)."""
     total = sum(w for w, _ in weighted)
     x = rng.random() * total
     for w, v in weighted:
@@ -596,7 +595,7 @@ class Out:
 SHAPES = [  # weight, shape
     (14, "inner"), (11, "left"), (7, "right"), (7, "full"), (6, "semi-exists"), (5, "semi-in"),
     (5, "anti-notexists"), (5, "anti-isnull"), (6, "self"), (8, "three"), (12, "agg"), (5, "aggbelow"),
-    (8, "rescan"), (10, "aggfed"),
+    (8, "rescan"), (10, "aggjoin"),
 ]
 JOIN_WORDS = {"inner": "JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL JOIN"}
 
@@ -975,7 +974,7 @@ class JoinGen:
             return (KeyExpr(a, col), KeyExpr(b, col))
         return self.key(a, b)
 
-    def aggregated_fed(self):
+    def aggjoin(self):
         """An aggregate over joins of the kind an aggjoin GpuHashAgg takes over (the
         device joins every side itself): INNER, LEFT, RIGHT, FULL, SEMI or ANTI on one to six keys;
         two in five over a chain: a third table joined (INNER, LEFT, RIGHT or FULL) to the
@@ -1146,8 +1145,8 @@ class JoinGen:
             sql, ordered, outs, table = self.rescan()
         elif shape == "agg":
             sql, ordered, outs, table = self.aggregated()
-        elif shape == "aggfed":
-            sql, ordered, outs, table = self.aggregated_fed()
+        elif shape == "aggjoin":
+            sql, ordered, outs, table = self.aggjoin()
         else:
             sql, ordered, outs, table = self.aggregated_below()
         self.sql = sql
@@ -1189,6 +1188,6 @@ class JoinGen:
             if r.random() < 0.3:
                 s.append("enable_partitionwise_aggregate=on")
         if any(x.startswith("enable_") and x.endswith("=off") for x in s):
-            # a disabled plan type costs 1e10, which would JIT-compile every such query (0.2 s)
+            # a disabled plan type costs 1e10, which would JIT-compile every such query
             s.append("jit=off")
         return s

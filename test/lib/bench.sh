@@ -72,7 +72,7 @@ bench_choose_device() {
 }
 
 # Set Q_SQL[q] and Q_KEYS[q] (the caller declares both with declare -A) for the group-by
-# queries q1 .. q10 of BENCHMARKS.md section 1 (over table x; no q8 in db-benchmark's list).
+# queries q1 .. q10 of db-benchmark (over table x; no q8 in db-benchmark's list).
 bench_groupby_queries() {
 	declare -gA Q_SQL Q_KEYS
 	Q_SQL[q1]="SELECT id1, sum(v1) AS v1 FROM x GROUP BY id1"
@@ -423,7 +423,7 @@ bench_finish_tables() {
 # Create the generators' helper functions (schema bench).
 bench_helpers() { bench_sql_file "$BENCH_SQL_DIR/gen_common.sql"; }
 
-# Generate the db-benchmark group-by table $1.x with $2 rows (BENCHMARKS.md section 1), ready to query.
+# Generate the db-benchmark group-by table $1.x with $2 rows, ready to query.
 bench_gen_groupby() {
 	local schema=$1 rows=$2 nk jobs=()
 	nk=$((rows / 100))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test/lib/pgdebian.sh - fetch Debian's PostgreSQL packages of any suite without touching
-# the system (sourced by test/versions.sh and test/pg-bundle-debian.sh, not run).
+# the system (sourced by test/versions.sh and test/host/pg-bundle-debian.sh, not run).
 #
 # apt runs with a private configuration per Debian suite: its own sources list, package
 # lists, cache and an empty dpkg status, so nothing under /etc/apt or /var/lib changes and

@@ -23,10 +23,8 @@
 # Environment (besides what test/check.sh exports: PG_BINDIR, PGHOST, PGPORT,
 # PGUSER, GPUAGG_RUN_USER, GPUAGG_DEVICE):
 #   GPUAGG_DIFF_SEED          random seed (default fixed; printed)
-#   GPUAGG_DIFF_QUERIES       number of GROUP BY queries (default 3000: 35s on 2 idle cores,
-#                             2 min busy)
-#   GPUAGG_DIFF_JOIN_QUERIES  number of join queries, numbered after those (default 2000:
-#                             about 12s on 2 idle cores)
+#   GPUAGG_DIFF_QUERIES       number of GROUP BY queries (default 3000)
+#   GPUAGG_DIFF_JOIN_QUERIES  number of join queries, numbered after those (default 2000)
 #   GPUAGG_DIFF_ONLY          run only these query numbers (comma-separated), same seed
 #                             and counts
 #   GPUAGG_DIFF_KEEP=1        keep the scratch database for investigation

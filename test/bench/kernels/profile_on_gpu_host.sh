@@ -2,7 +2,7 @@
 # test/bench/kernels/profile_on_gpu_host.sh OUTDIR
 #
 # A quick look at a few kernel-benchmark points on the GPU host, for tuning
-# between full runs of run_on_gpu_host.sh (which takes 4-6 minutes):
+# between full runs of run_on_gpu_host.sh:
 #   1. builds gpuagg's GPU objects for sm_90 (`make CUDA_ARCHS=90`, so
 #      PostgreSQL's pg_config must be on PATH) and bench_kernels,
 #   2. runs bench_kernels over the points chosen below at ROWS rows and at
@@ -20,9 +20,6 @@
 # regex: also write ncu-detail.txt, Nsight Compute's speed-of-light, memory,
 # warp-state and occupancy sections for the first NCU_DETAIL_COUNT (default 6)
 # launches of those kernels).
-#
-# Session 9 ran the two halves of this (as .gpu/diag.sh and .gpu/diag2.sh); it
-# found the merge and gather costs fixed in 8888bc4.
 set -euo pipefail
 
 out=${1:?usage: test/bench/kernels/profile_on_gpu_host.sh OUTDIR}

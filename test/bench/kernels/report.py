@@ -11,7 +11,7 @@ memory's theoretical peak ("peak").  A forced strategy counts only where it
 ran as itself (where it does not apply the device chooses as auto does, and
 the CSV's `ran` column says so).
 
-The issue's criteria, checked here:
+The kernels' criteria, checked here:
   1. for g <= 2^12 (int32 dense keys) the best strategy reaches half the
      bound and is at least 5x the plain global-atomics kernel;
   2. auto is within 1.3x of the best forced strategy at every g;
@@ -163,7 +163,7 @@ def markdown(series, meta, results):
                f"partitioning, ids, accumulation, growth and gathering the groups included; "
                f"table allocation not). Zipf exponent {meta.get('zipf_s', 1.0)}. Keys are dense "
                f"(0 .. g-1) or sparse (a bijective hash of those). `plain` is one kernel of global "
-               f"atomics indexed by the key (dense keys only), the floor of BENCHMARKS.md. A forced "
+               f"atomics indexed by the key (dense keys only), the floor every strategy is measured against. A forced "
                f"strategy is shown only where it ran as itself; `auto` names what it chose.\n")
     out.append("## Criteria\n")
     for name, passed, lines in results:

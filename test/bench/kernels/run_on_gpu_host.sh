@@ -11,11 +11,10 @@
 #      int32/int64 keys, 2^1 .. 2^26 groups, uniform and Zipf, dense and
 #      sparse keys),
 #   4. writes into OUTDIR: kernels.csv, kernels_meta.json, kernel-benchmarks.md (tables
-#      and the issue's criteria), kernel-benchmarks.png (when python3 has matplotlib),
+#      and the kernels' criteria), kernel-benchmarks.png (when python3 has matplotlib),
 #      conformance.log, bench.log, build.log,
 # and prints a short summary last.  Exit status: nonzero when the build,
-# the conformance test or the benchmark's checksums failed.  About 4-6
-# minutes on an H100.
+# the conformance test or the benchmark's checksums failed.
 #
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc),
 # CONFORMANCE_CASES (random cases, default 150), BENCH_BUDGET (seconds for

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# test/pg-bundle-debian.sh - pack Debian's PostgreSQL VERSION (server, client, PGXS, headers,
-# pg_regress, contrib) and every shared library it needs except the C/C++ runtime into one
-# relocatable tarball, for a machine that has no PostgreSQL and no network (the GPU host).
+# test/host/pg-bundle-debian.sh - pack Debian's PostgreSQL VERSION (server, client, PGXS,
+# headers, pg_regress, contrib) and every shared library it needs except the C/C++ runtime
+# into one relocatable tarball, for a machine that has no PostgreSQL and no network (the GPU
+# host).
 #
-#   bash test/pg-bundle-debian.sh VERSION OUT.tar.gz     e.g. 17 .gpu/pg17.tar.gz
-#   bash test/gpu-host-setup-version.sh OUT.tar.gz       on that machine
+#   bash test/host/pg-bundle-debian.sh VERSION OUT.tar.gz     e.g. 17 .gpu/pg17.tar.gz
+#   bash test/host/gpu-host-setup-version.sh OUT.tar.gz       on that machine
 #
 # The packages come from the first Debian suite of GPUAGG_DEBIAN_SUITES (default
 # "trixie sid") that has postgresql-VERSION, fetched with a private apt state
@@ -22,7 +23,7 @@
 # documentation and message translations are left out.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # shellcheck source=test/lib/pgdebian.sh
 . test/lib/pgdebian.sh
 
@@ -176,8 +177,8 @@ check_bundle() {
 
 main() {
 	local suite ver p dir
-	case "$VERSION" in '' | *[!0-9]*) die "usage: test/pg-bundle-debian.sh VERSION OUT.tar.gz" ;; esac
-	[ -n "$OUT" ] || die "usage: test/pg-bundle-debian.sh VERSION OUT.tar.gz"
+	case "$VERSION" in '' | *[!0-9]*) die "usage: test/host/pg-bundle-debian.sh VERSION OUT.tar.gz" ;; esac
+	[ -n "$OUT" ] || die "usage: test/host/pg-bundle-debian.sh VERSION OUT.tar.gz"
 	for p in objdump dpkg-deb apt-get; do command -v "$p" >/dev/null || die "$p is needed"; done
 	for suite in $SUITES; do
 		pgd_update "$suite" || die "$PGD_ERROR"
@@ -215,7 +216,7 @@ main() {
 
 	resolve_libs
 	{
-		echo "PostgreSQL $VERSION from Debian '$SUITE' ($PGD_MIRROR), made by test/pg-bundle-debian.sh on $(date -u +%Y-%m-%d)"
+		echo "PostgreSQL $VERSION from Debian '$SUITE' ($PGD_MIRROR), made by test/host/pg-bundle-debian.sh on $(date -u +%Y-%m-%d)"
 		echo "packages:"
 		sed 's/^/  /' "$STAGE/BUNDLE-INFO.packages"
 	} >"$STAGE/BUNDLE-INFO"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# test/pg-run-here.sh - make a newer Debian PostgreSQL (17 from Debian 13, 18 from sid) run on
-# this older Debian, without installing anything, so that the suite can run against it here.
+# test/host/pg-run-here.sh - make a newer Debian PostgreSQL (17 from Debian 13, 18 from sid)
+# run on this older Debian, without installing anything, so that the suite can run against
+# it here.
 #
-#   bash test/pg-run-here.sh VERSION DIR       e.g. 17 /tmp/pg17-here; prints PG_CONFIG
+#   bash test/host/pg-run-here.sh VERSION DIR       e.g. 17 /tmp/pg17-here; prints PG_CONFIG
 #   NVCC= PG_CONFIG=DIR/pg/usr/lib/postgresql/VERSION/bin/pg_config bash test/check.sh --only regress
 #
 # Debian 13's programs need glibc 2.38 or later; Debian 12 has 2.36. This script packs the
-# version with test/pg-bundle-debian.sh, unpacks it in DIR/pg, fetches the C and C++ runtime
-# of the same Debian suite into DIR/libc, and rewrites the programs (patchelf, from this
+# version with test/host/pg-bundle-debian.sh, unpacks it in DIR/pg, fetches the C and C++
+# runtime of the same Debian suite into DIR/libc, and rewrites the programs (patchelf, from this
 # machine's own suite) to start through that suite's dynamic loader, with DT_RPATH pointing
 # at DIR/libc and DIR/pg/deps; nothing else on the machine sees that glibc. Extensions built
 # here with this machine's compiler load into those programs as usual. For that build, the
@@ -15,10 +16,10 @@
 # does not know are left out, and strlcpy/strlcat get a declaration.
 #
 # This is a test aid for a machine without the GPU host at hand (the CPU device only); the
-# GPU host runs Debian 13's programs natively (test/gpu-host-setup-version.sh).
+# GPU host runs Debian 13's programs natively (test/host/gpu-host-setup-version.sh).
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # shellcheck source=test/lib/pgdebian.sh
 . test/lib/pgdebian.sh
 
@@ -27,15 +28,15 @@ die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
 VERSION=${1:-}
 DIR=${2:-}
-case "$VERSION" in '' | *[!0-9]*) die "usage: test/pg-run-here.sh VERSION DIR" ;; esac
-[ -n "$DIR" ] || die "usage: test/pg-run-here.sh VERSION DIR"
+case "$VERSION" in '' | *[!0-9]*) die "usage: test/host/pg-run-here.sh VERSION DIR" ;; esac
+[ -n "$DIR" ] || die "usage: test/host/pg-run-here.sh VERSION DIR"
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 
 # 1. the bundle (its own glibc check does not apply: the suite's glibc comes with it here)
 GPUAGG_TARGET_GLIBC=99 GPUAGG_TARGET_GLIBCXX=99 GPUAGG_TARGET_CXXABI=99 \
-	bash test/pg-bundle-debian.sh "$VERSION" "$DIR/bundle.tar.gz" >"$DIR/bundle.log" 2>&1 ||
-	{ tail -n 20 "$DIR/bundle.log" >&2; die "test/pg-bundle-debian.sh $VERSION failed"; }
+	bash test/host/pg-bundle-debian.sh "$VERSION" "$DIR/bundle.tar.gz" >"$DIR/bundle.log" 2>&1 ||
+	{ tail -n 20 "$DIR/bundle.log" >&2; die "test/host/pg-bundle-debian.sh $VERSION failed"; }
 rm -rf "$DIR/pg" "$DIR/libc"
 mkdir -p "$DIR/pg" "$DIR/libc"
 tar xzf "$DIR/bundle.tar.gz" -C "$DIR/pg"

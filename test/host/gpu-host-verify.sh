@@ -1,33 +1,32 @@
 #!/usr/bin/env bash
-# test/gpu-host-verify.sh - the GPU host's verification runs, one stage per device call
+# test/host/gpu-host-verify.sh - the GPU host's verification runs, one stage per device call
 # (each fits the GPU host's 10-minute limit), results and logs under OUTDIR.
 #
 # On the GPU host, from the repository root, after unpacking the PostgreSQL bundle:
 #   sh .gpu/tools/gpu-host-setup.sh .gpu/pg15.tar.gz >/dev/null && . /opt/pg/env.sh &&
-#     bash test/gpu-host-verify.sh STAGE "$OUT"
-# (the device tool's `run` with carry [".gpu/pg15.tar.gz", ".gpu/tools"]; see README,
-# Development).
+#     bash test/host/gpu-host-verify.sh STAGE "$OUT"
+# (the device tool's `run` with carry [".gpu/pg15.tar.gz", ".gpu/tools"]).
 #
 # Stages:
 #   device    build for the host's GPU (CUDA_ARCHS, default 90), then the device
-#             conformance test on every device (aggregation, hash join, aggjoin
-#             aggregation), two more seeds of the join suite, and when
+#             conformance test on every device (aggregation, hash join, aggjoin,
+#             derived columns), two more seeds of the join suite, and when
 #             compute-sanitizer is there the join suite under its memcheck,
 #             racecheck and synccheck tools, small aggjoin cases
 #             under memcheck and racecheck, and small aggregation cases under
-#             memcheck and racecheck (about 7 minutes)
+#             memcheck and racecheck
 #   aggjoin   build, then the aggjoin's conformance suite (300 random
 #             cases, seed AGGJOIN_SEED: chains of joins, ANTI, every device) and small
 #             cases of it under compute-sanitizer's AGGJOIN_TOOLS (default memcheck,
 #             racecheck of the chain cases from case AGGJOIN_RACECHECK_FIRST, default
-#             17, synccheck; about 9 minutes)
+#             17, synccheck)
 #   derived   build, then the derived-column suite (numeric arithmetic on the device:
 #             random programs, known answers, aggjoin operands) on every device, and
-#             under compute-sanitizer's memcheck, racecheck and synccheck (about 3 minutes)
+#             under compute-sanitizer's memcheck, racecheck and synccheck
 #   check     test/check.sh with gpuagg.device = gpu: pg_regress (GpuHashAgg and
-#             GpuHashJoin on the GPU), conformance, test/t (no leaks, 5000 differential
-#             queries) (8-9.5 minutes: on a slow machine past one call; CHECK_ONLY =
-#             regress, conformance or t runs one step, to split it over calls)
+#             GpuHashJoin on the GPU), conformance, test/t (no leaks, the differential
+#             queries); on a slow machine it does not fit one call: CHECK_ONLY =
+#             regress, conformance or t runs one step, to split it over calls
 #   joinbench the db-benchmark join suite at JOIN_ROWS (default 1e7): native serial,
 #             native parallel and gpuagg, answers checked (TIME_LIMIT 480 s)
 #   groupby   the group-by suite at ROWS (default 1e8) (TIME_LIMIT 480 s)
@@ -42,12 +41,12 @@
 # Each stage ends with a one-line verdict in OUTDIR/STAGE.verdict and exits nonzero on
 # failure; OUTDIR/STAGE.log holds everything it printed.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile|strategies OUTDIR" >&2
+	echo "usage: bash test/host/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile|strategies OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -175,7 +174,7 @@ case "$STAGE" in
 		;;
 	check)
 		# CHECK_ONLY narrows it to one step of check.sh (regress, conformance or t):
-		# the whole run took 560 s on a slow machine of session 12, past one call
+		# on a slow machine the whole run does not fit one call
 		# shellcheck disable=SC2086 # CHECK_ONLY holds check.sh's --only list
 		GPUAGG_TEST_DEVICE=gpu GPUAGG_TEST_OUT=$OUTDIR/check timeout 560 \
 			bash test/check.sh ${CHECK_ONLY:+--only $CHECK_ONLY} >>"$LOG" 2>&1

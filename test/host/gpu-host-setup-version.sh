@@ -1,15 +1,15 @@
 #!/bin/sh
-# test/gpu-host-setup-version.sh - on a machine with no PostgreSQL and no network (the GPU
-# host), as root: unpack a bundle made by test/pg-bundle-debian.sh (or
+# test/host/gpu-host-setup-version.sh - on a machine with no PostgreSQL and no network (the
+# GPU host), as root: unpack a bundle made by test/host/pg-bundle-debian.sh (or
 # shared/tools/pg-bundle.sh), of any PostgreSQL version, write DIR/env.sh and create an
 # unprivileged user to run the server.
 #
-#   sh test/gpu-host-setup-version.sh BUNDLE.tar.gz [DIR] [USER]
+#   sh test/host/gpu-host-setup-version.sh BUNDLE.tar.gz [DIR] [USER]
 #        DIR defaults to /opt/pgN (N: the bundle's major version), USER to pgrun
 #   . DIR/env.sh                  # PATH, LD_LIBRARY_PATH, PG_CONFIG of that PostgreSQL
 #   bash test/check.sh            # as root: check.sh runs the server as an unprivileged user
 set -eu
-bundle=${1:?usage: test/gpu-host-setup-version.sh BUNDLE.tar.gz [DIR] [USER]}
+bundle=${1:?usage: test/host/gpu-host-setup-version.sh BUNDLE.tar.gz [DIR] [USER]}
 [ -f "$bundle" ] || { echo "no such bundle: $bundle" >&2; exit 1; }
 ver=$(tar tzf "$bundle" | sed -n 's|^\./usr/lib/postgresql/\([0-9][0-9]*\)/bin/pg_config$|\1|p' | head -n 1)
 [ -n "$ver" ] || { echo "$bundle holds no usr/lib/postgresql/N/bin/pg_config" >&2; exit 1; }
