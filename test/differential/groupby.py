@@ -475,7 +475,7 @@ class Gen:
         cands = [n for n, _, b in COLUMNS if b in types]
         if fn == "avg" or fn in VARIANCE_FNS or fn in COVAR_FNS:
             # avg(float8) of values near 1e308: PostgreSQL's sum of squares overflows (an error),
-            # gpuagg keeps none (a documented difference: README, "Known differences")
+            # gpuagg keeps none (a documented difference: docs/design/numeric.md, "Known differences")
             cands = [n for n in cands if n != "fbig"]
         if not cands:
             return None
@@ -594,7 +594,7 @@ class Gen:
                              any(c in k.sql for c in columns for k in getattr(self, "group_keys", []))):
                 # (not a float column that is a group key: its groups' values are all
                 # equal, where gpuagg has exactly zero spread and PostgreSQL's running
-                # updates a rounding residue, README "Known differences")
+                # updates a rounding residue, docs/design/numeric.md, "Known differences")
                 e = Expr("%s.i4" % aliases[0], "int4")
             # of floats: rounds differently in different input orders (also between
             # PostgreSQL's own plans), so compared within a tolerance
@@ -616,7 +616,7 @@ class Gen:
                 if fn in ("corr", "regr_slope", "regr_intercept", "regr_r2"):
                     # these are NULL (or 1) when a group's values are all equal: gpuagg sees
                     # exactly zero spread there, PostgreSQL's Youngs-Cramer updates may leave
-                    # a rounding residue (and its parallel plans may not): README, "Known
+                    # a rounding residue (and its parallel plans may not): docs/design/numeric.md, "Known
                     # differences".  Adding the row's unique id keeps the values apart.
                     refs = re.findall(r"\b([a-z])\.[a-z0-9_]+", e.sql)
                     e = Expr("(%s + %s.id)" % (e.sql, refs[0] if refs else aliases[0]), "float8")
