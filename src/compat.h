@@ -42,6 +42,14 @@
 #endif
 
 /*
+ * Varlena macros (VARSIZE, VARDATA_ANY, SET_VARSIZE, ...): 16 moved them
+ * out of postgres.h into varatt.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
  * EXPLAIN: 18 moved ExplainPropertyText/Integer/Float/List out of
  * commands/explain.h into commands/explain_format.h, and ExplainState into
  * commands/explain_state.h.

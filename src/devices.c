@@ -13,7 +13,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +23,9 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+
+#include "devices.h"
+#include "guc.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_devices);
 

@@ -6,11 +6,15 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include "utils/guc.h"
+
+#include "devices.h"
+#include "guc.h"
 
 /* GUC variables */
 bool		gpuagg_enabled = true;

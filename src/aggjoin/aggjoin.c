@@ -64,7 +64,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
@@ -81,6 +81,21 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
+
+#include "aggjoin/aggjoin.h"
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "batch/key_dict.h"
+#include "compat.h"
+#include "devices.h"
+#include "finalize/numeric.h"
+#include "guc.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
+#include "hashjoin/hashjoin.h"
 
 /* Log why an aggjoin GpuHashAgg is not offered; always returns false. */
 static bool

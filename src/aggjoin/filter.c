@@ -35,7 +35,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_type.h"
@@ -44,6 +44,11 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
+
+#include "aggjoin/aggjoin.h"
+#include "batch/key_dict.h"
+#include "compat.h"
+#include "hashagg/catalog.h"
 
 /* What compiling the conditions builds up. */
 typedef struct FilterCompile

@@ -40,9 +40,13 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "port/atomics.h"
+
+#include "aggjoin/probe_filter.h"
+#include "guc.h"
+#include "hashjoin/hashjoin.h"
 
 /* Bits set per key in its word. */
 #define PROBE_FILTER_BITS 4

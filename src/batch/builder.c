@@ -27,7 +27,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -35,6 +35,11 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "utils/memutils.h"
+
+#include "batch/batch.h"
+#include "batch/key_dict.h"
+#include "finalize/numeric.h"
+#include "hashjoin/hashjoin.h"
 
 struct GpuAggBatchBuilder
 {

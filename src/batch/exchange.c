@@ -34,7 +34,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <sys/statvfs.h>
 
@@ -43,6 +43,9 @@
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/dsm_impl.h"
+
+#include "batch/batch.h"
+#include "compat.h"
 
 #define EXCHANGE_REF_MAGIC 0x4741475a	/* "GAGZ" */
 /* past a quarter of Gather's 64 kB tuple queue: flushed when sent */

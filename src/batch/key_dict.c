@@ -24,7 +24,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
@@ -38,6 +38,9 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
+
+#include "batch/key_dict.h"
+#include "compat.h"
 
 static int32 intern_bytes(KeyDict *dict, Datum value, MemoryContext scratch);
 static inline uint64 short_word(Datum value);

@@ -22,9 +22,13 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "utils/memutils.h"
+
+#include "batch/batch.h"
+#include "batch/key_dict.h"
+#include "compat.h"
 
 #define MESSAGE_MAGIC 0x4741474d	/* "GAGM" */
 #define MAX_SENDERS 1024

@@ -53,7 +53,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -69,6 +69,11 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "compat.h"
+#include "guc.h"
 
 /* Tuples ahead whose memory is prefetched (about a DRAM latency of work). */
 #define DIRECT_PREFETCH_DISTANCE 4

@@ -22,7 +22,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -30,6 +30,11 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/numeric.h"
+
+#include "batch/batch.h"
+#include "batch/key_dict.h"
+#include "finalize/finalize.h"
+#include "finalize/numeric.h"
 
 /* Per DISTINCT output, per main group: what the distinct values add up to. */
 struct GpuAggDistinctSums

@@ -24,7 +24,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -35,6 +35,10 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
+
+#include "finalize/finalize.h"
+#include "finalize/numeric.h"
+#include "finalize/stats.h"
 
 /* The exact value of a device 128-bit sum. */
 static int128

@@ -35,11 +35,15 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "fmgr.h"
 #include "libpq/pqformat.h"
+#include "nodes/execnodes.h"
 #include "utils/fmgrprotos.h"
+
+#include "compat.h"
+#include "finalize/stats.h"
 
 /* The context of the calls: AggCheckCallContext() only checks its tag. */
 static AggState variance_context;

@@ -33,12 +33,17 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+
+#include "finalize/numeric.h"
+#include "guc.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
 
 /* Most digits of an intermediate value: 10^57 < 2^190 (the device's bound). */
 #define DERIVED_MAX_DIGITS 57

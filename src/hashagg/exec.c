@@ -26,13 +26,24 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "executor/executor.h"
 #include "executor/instrument.h"
 #include "portability/instr_time.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
+
+#include "aggjoin/aggjoin.h"
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "devices.h"
+#include "finalize/finalize.h"
+#include "guc.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
+#include "hashjoin/hashjoin.h"
 
 struct GpuAggState
 {

@@ -31,11 +31,18 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "commands/explain.h"
 #include "utils/builtins.h"
 #include "utils/ruleutils.h"
+
+#include "batch/batch.h"
+#include "compat.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
 
 /* The keys of key_mask, deparsed like PostgreSQL's own Agg. */
 static List *

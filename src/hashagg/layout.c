@@ -23,9 +23,16 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
+
+#include "batch/key_dict.h"
+#include "finalize/numeric.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashagg/desc.h"
+#include "hashagg/layout.h"
 
 /*
  * The batch column for (attno, filter, encoding), added when new.  A

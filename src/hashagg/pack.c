@@ -29,7 +29,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -47,6 +47,14 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "compat.h"
+#include "guc.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_batch);
 

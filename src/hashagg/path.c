@@ -23,7 +23,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -40,6 +40,18 @@
 #include "parser/parse_clause.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
+
+#include "aggjoin/aggjoin.h"
+#include "compat.h"
+#include "custom_private.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
+#include "hashjoin/hashjoin.h"
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 

@@ -15,12 +15,21 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
+
+#include "aggjoin/aggjoin.h"
+#include "batch/key_dict.h"
+#include "compat.h"
+#include "custom_private.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
 
 static const CustomScanMethods gpuagg_scan_methods = {
 	.CustomName = GPUAGG_NODE_NAME,

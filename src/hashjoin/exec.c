@@ -35,7 +35,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "common/hashfn.h"
 #include "executor/executor.h"
@@ -44,6 +44,11 @@
 #include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+
+#include "batch/batch.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashjoin/hashjoin.h"
 
 /* Rows per probe batch: at most this, whatever gpuagg.batch_rows says. */
 #define JOIN_MAX_BATCH_ROWS (256 * 1024)

@@ -20,12 +20,17 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "commands/explain.h"
 #include "nodes/makefuncs.h"
 #include "nodes/plannodes.h"
 #include "utils/ruleutils.h"
+
+#include "compat.h"
+#include "guc.h"
+#include "hashagg/hashagg.h"
+#include "hashjoin/hashjoin.h"
 
 /* The name EXPLAIN uses for a join type, as in "Hash Left Join". */
 static const char *

@@ -18,7 +18,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -30,6 +30,10 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+
+#include "devices.h"
+#include "guc.h"
+#include "hashjoin/hashjoin.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 

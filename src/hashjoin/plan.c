@@ -16,13 +16,16 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
+
+#include "custom_private.h"
+#include "hashjoin/hashjoin.h"
 
 static const CustomScanMethods gpujoin_scan_methods = {
 	.CustomName = GPUJOIN_NODE_NAME,

@@ -1,0 +1,83 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashagg/hashagg.h
+ *	  GpuHashAgg, the node that replaces HashAggregate / Agg, and
+ *	  GpuAggPack, the node parallel workers run under it:
+ *	path.c		decides whether a grouping can run on a device and adds a
+ *				costed CustomPath (create_upper_paths_hook)
+ *	plan.c		turns it into a CustomScan whose custom_scan_tlist is the
+ *				group keys followed by the planner's own Aggrefs
+ *	exec.c		pulls child rows into columnar batches (batch/builder.c),
+ *				runs them through a device (cuda/gpuagg_device.h) and
+ *				returns the groups, finalized by finalize/finalize.c
+ *	explain.c	shows what it planned and did
+ *	pack.c		GpuAggPack: packs a parallel worker's rows into batch
+ *				messages for the GpuHashAgg above a Gather
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_HASHAGG_H
+#define GPUAGG_HASHAGG_H
+
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "hashagg/desc.h"
+#include "compat.h"
+#include "gpuagg_device.h"
+
+#define GPUAGG_NODE_NAME "GpuHashAgg"
+#define GPUAGG_PACK_NAME "GpuAggPack"
+
+/* hashagg/path.c */
+extern void GpuAggPathInit(void);
+
+/* hashagg/plan.c */
+extern AttrNumber GpuAggChildAttno(List *child_exprs, Node *expr);
+extern List *GpuAggDescToList(const GpuAggDesc *desc);
+extern GpuAggDesc *GpuAggDescFromList(List *list);
+extern GpuAggDesc *GpuAggDescFromPath(List *path_private, List **scan_tlist);
+extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+extern void GpuAggPlanInit(void);
+
+/* hashagg/exec.c */
+typedef struct GpuAggState GpuAggState;
+
+/* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
+typedef struct GpuAggRunInfo
+{
+	bool		executed;
+	GaAggStats	stats;			/* the device's own counts and times */
+	double		setup_ms;		/* CUDA context creation paid by this query */
+	char	   *fallback;		/* why the CPU finished the query, or NULL */
+	double		build_ms;		/* aggjoin: reading the inner side, building */
+	double		input_ms;		/* pulling child rows into batches */
+	double		wait_ms;		/* in device calls (submit, next batch, finish) */
+	double		result_ms;		/* decoding and finalizing groups (timed runs) */
+	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
+} GpuAggRunInfo;
+
+extern Node *GpuAggCreateScanState(CustomScan *cscan);
+extern void GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
+							  GaAggRequest **request, const GpuAggRunInfo **info,
+							  const char **device_name);
+
+/* hashagg/explain.c */
+extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);
+extern const GaGpuInfo *GpuAggExplainDevice(const char *device_name, ExplainState *es);
+
+/* hashagg/pack.c */
+extern int64 GpuAggMessageCapacity(void);
+extern Expr *GpuAggBatchMarker(void);
+extern Path *GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
+							List *path_private, int ncolumns);
+extern void GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter);
+extern GpuAggExchange *GpuAggPackExchange(PlanState *gather);
+extern void GpuAggPackInit(void);
+
+#endif							/* GPUAGG_HASHAGG_H */
