@@ -2,7 +2,8 @@
  *
  * devices.c
  *	  Which devices gpuagg can use: GPU discovery at server start, the
- *	  device a node is planned and run on, and gpuagg_devices().
+ *	  device a node is planned and run on, how large a join build it may
+ *	  hold, and gpuagg_devices().
  *
  * Discovery runs once, while the postmaster loads the library, in a short
  * forked child: initialising CUDA in the postmaster itself would be inherited
@@ -173,6 +174,29 @@ GpuAggNoGpuReason(void)
 		return psprintf("gpuagg.gpu_index is %d but only %d GPU(s) were found",
 						gpuagg_gpu_index, discovered_count);
 	return discovery_note;
+}
+
+/*
+ * The build limit in bytes for a join planned on device.  The setting when
+ * one is given; otherwise an eighth of the machine's memory (the backend
+ * holds the build side), and on the GPU device at most a quarter of the
+ * GPU's memory as well (the device holds its keys or columns).
+ */
+double
+GpuAggHashJoinBuildLimit(GaDeviceKind device)
+{
+	double		limit;
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		page_size = sysconf(_SC_PAGESIZE);
+	const GaGpuInfo *gpu = GpuAggSelectedGpu();
+
+	if (gpuagg_hashjoin_build_limit >= 0)
+		return (double) gpuagg_hashjoin_build_limit * 1024.0;
+	limit = (pages > 0 && page_size > 0) ? (double) pages * page_size / 8.0 :
+		2.0 * 1024 * 1024 * 1024;
+	if (device == GA_DEVICE_GPU && gpu != NULL && gpu->total_memory > 0)
+		limit = Min(limit, (double) gpu->total_memory / 4.0);
+	return limit;
 }
 
 /*

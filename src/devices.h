@@ -2,7 +2,8 @@
  *
  * devices.h
  *	  Which devices gpuagg can use (devices.c): GPU discovery, the device a
- *	  node is planned and run on, and the wait callback of device calls.
+ *	  node is planned and run on, how large a join build it may hold, and
+ *	  the wait callback of device calls.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,13 +18,11 @@
 extern void GpuAggDiscoverDevices(void);
 extern const GaGpuInfo *GpuAggSelectedGpu(void);
 extern const char *GpuAggNoGpuReason(void);
+extern double GpuAggHashJoinBuildLimit(GaDeviceKind device);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
 extern int	GpuAggDeviceWait(void *arg);
 extern void GpuAggRaiseCancel(void);
 extern double GpuAggElapsedMs(instr_time start);
-
-/* guc.c */
-extern double GpuAggHashJoinBuildLimit(GaDeviceKind device);
 
 #endif							/* GPUAGG_DEVICES_H */
