@@ -85,6 +85,7 @@
 #include "aggjoin/aggjoin.h"
 #include "aggjoin/probe_filter.h"
 #include "batch/batch.h"
+#include "batch/exact_key.h"
 #include "batch/key_dict.h"
 #include "compat.h"
 #include "devices.h"

@@ -45,8 +45,8 @@
 #include "port/atomics.h"
 
 #include "aggjoin/probe_filter.h"
+#include "batch/exact_key.h"
 #include "guc.h"
-#include "hashjoin/hashjoin.h"
 
 /* Bits set per key in its word. */
 #define PROBE_FILTER_BITS 4

@@ -37,9 +37,9 @@
 #include "utils/memutils.h"
 
 #include "batch/batch.h"
+#include "batch/exact_key.h"
 #include "batch/key_dict.h"
 #include "finalize/numeric.h"
-#include "hashjoin/hashjoin.h"
 
 struct GpuAggBatchBuilder
 {

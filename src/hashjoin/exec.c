@@ -46,6 +46,7 @@
 #include "utils/memutils.h"
 
 #include "batch/batch.h"
+#include "batch/exact_key.h"
 #include "devices.h"
 #include "guc.h"
 #include "hashjoin/hashjoin.h"

@@ -64,9 +64,6 @@ typedef struct GpuJoinDesc
 } GpuJoinDesc;
 
 /* hashjoin/path.c */
-extern bool GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type);
-extern bool GpuJoinExactKeyType(Oid type);
-extern int64 GpuJoinExactKey(Datum value, Oid type);
 extern Path *GpuJoinAggInputPath(RelOptInfo *rel, List *exprs);
 extern List *GpuJoinDevicePaths(RelOptInfo *rel);
 extern void GpuJoinPathInit(void);

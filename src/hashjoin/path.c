@@ -28,7 +28,6 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "devices.h"
@@ -77,87 +76,6 @@ join_reject(const char *why)
 {
 	elog(DEBUG1, "gpuagg: GpuHashJoin not used: %s", why);
 	return false;
-}
-
-/*
- * Whether an equality's device key can be the value itself: integer-like
- * types whose operator is plain equality of the (widened) integers, so that
- * no recheck is needed.  Everything else is hashed and rechecked.
- */
-bool
-GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type)
-{
-	switch (get_opcode(opno))
-	{
-		case F_INT2EQ:
-		case F_INT4EQ:
-		case F_INT8EQ:
-		case F_INT24EQ:
-		case F_INT42EQ:
-		case F_INT28EQ:
-		case F_INT82EQ:
-		case F_INT48EQ:
-		case F_INT84EQ:
-		case F_DATE_EQ:
-		case F_TIMESTAMP_EQ:
-		case F_TIMESTAMPTZ_EQ:
-		case F_BOOLEQ:
-		case F_OIDEQ:
-			break;
-		default:
-			return false;
-	}
-	/* the values themselves must be of the types those functions take */
-	return GpuJoinExactKeyType(getBaseType(outer_type)) &&
-		GpuJoinExactKeyType(getBaseType(inner_type));
-}
-
-/* Whether values of a (base) type have an exact device key. */
-bool
-GpuJoinExactKeyType(Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case BOOLOID:
-		case OIDOID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
- * The device key of a value of an exact key type (GpuJoinExactKeyType): the
- * integer itself, widened, so that equal values of any width are equal keys.
- */
-int64
-GpuJoinExactKey(Datum value, Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(value);
-		case INT4OID:
-		case DATEOID:
-			return DatumGetInt32(value);
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			return DatumGetInt64(value);
-		case BOOLOID:
-			return DatumGetBool(value) ? 1 : 0;
-		case OIDOID:
-			return DatumGetObjectId(value);
-		default:
-			elog(ERROR, "gpuagg: type %u has no exact join key", type);
-			return 0;			/* keep the compiler quiet */
-	}
 }
 
 /*

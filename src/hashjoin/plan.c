@@ -24,6 +24,7 @@
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
 
+#include "batch/exact_key.h"
 #include "custom_private.h"
 #include "hashjoin/hashjoin.h"
 
