@@ -250,6 +250,40 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 	return device;
 }
 
+/*
+ * The device a node runs on, in EXPLAIN's words: "GPU" or "CPU", the
+ * device it opened or, before it ran, the one it was planned on.
+ */
+const char *
+GpuAggDeviceName(const GaDevice *device, GaDeviceKind planned)
+{
+	if (device != NULL)
+		return ga_device_kind(device) == GA_DEVICE_GPU ? "GPU" : "CPU";
+	return planned == GA_DEVICE_GPU ? "GPU" : "CPU";
+}
+
+/*
+ * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
+ * returns the GPU's properties, or NULL for the CPU or no usable GPU.
+ */
+const GaGpuInfo *
+GpuAggExplainDevice(const char *device_name, ExplainState *es)
+{
+	const GaGpuInfo *gpu = NULL;
+
+	if (strcmp(device_name, "GPU") == 0)
+	{
+		gpu = GpuAggSelectedGpu();
+		if (gpu != NULL)
+			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
+		else
+			ExplainPropertyText("Device", "GPU (none usable)", es);
+	}
+	else
+		ExplainPropertyText("Device", "CPU", es);
+	return gpu;
+}
+
 /* Format a CUDA version number (1000*major + 10*minor) as text. */
 static text *
 cuda_version_text(int version)

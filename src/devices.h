@@ -12,6 +12,7 @@
 
 #include "portability/instr_time.h"
 
+#include "compat.h"
 #include "gpuagg_device.h"
 
 /* devices.c */
@@ -21,6 +22,8 @@ extern const char *GpuAggNoGpuReason(void);
 extern double GpuAggHashJoinBuildLimit(GaDeviceKind device);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
+extern const char *GpuAggDeviceName(const GaDevice *device, GaDeviceKind planned);
+extern const GaGpuInfo *GpuAggExplainDevice(const char *device_name, ExplainState *es);
 extern int	GpuAggDeviceWait(void *arg);
 extern void GpuAggRaiseCancel(void);
 extern double GpuAggElapsedMs(instr_time start);

@@ -43,42 +43,8 @@
 #include "hashagg/desc.h"
 #include "hashagg/hashagg.h"
 #include "hashagg/layout.h"
+#include "hashagg/state.h"
 #include "hashjoin/hashjoin.h"
-
-struct GpuAggState
-{
-	CustomScanState css;
-	GpuAggDesc *desc;
-	PlanState  *child;			/* aggjoin: the probe side */
-	PlanState  *inners[GA_AGG_MAX_JOIN_STEPS];	/* aggjoin: step s's build
-												 * side is inners[s - 1] */
-	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
-
-	GpuAggLayout *layout;		/* batch columns and device operations */
-	GaAggRequest *requests;		/* per grouping set; [0] injects failures */
-	GaAggRequest *distinct_requests;	/* per DISTINCT set: keys + argument */
-	int32	  **grouping_values;	/* per set, per GROUPING(...): its value */
-
-	/* running */
-	GaDeviceKind device_kind;
-	GaDevice   *device;
-	GaAgg	  **aggs;			/* per grouping set */
-	GaAgg	  **distinct_aggs;	/* per DISTINCT set, see finalize/distinct.c */
-	MemoryContext run_cxt;		/* builder and dictionaries of one run */
-	GpuAggBatchBuilder *builder;
-	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
-	bytea	   *pending;		/* parallel: a message for the next batch */
-	int32		pending_slot;	/* its exchange slot, or -1 (batch/exchange.c) */
-	const GaAggResult **results;	/* per grouping set; NULL until finished */
-	const GaAggResult **distinct_results;
-	GpuAggDistinctSums *distinct_sums;
-	int64		current;		/* last returned row of all sets' groups in
-								 * turn; -1 before the first */
-	MemoryContextCallback cleanup;
-
-	/* what happened, for EXPLAIN ANALYZE */
-	GpuAggRunInfo info;
-};
 
 static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpuagg_exec(CustomScanState *node);
@@ -772,19 +738,4 @@ gpuagg_rescan(CustomScanState *node)
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);
-}
-
-/* What EXPLAIN shows about the node. */
-void
-GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
-				  GaAggRequest **request, const GpuAggRunInfo **info,
-				  const char **device_name)
-{
-	*desc = state->desc;
-	*request = &state->requests[0];
-	*info = &state->info;
-	if (state->device != NULL)
-		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";
-	else
-		*device_name = state->device_kind == GA_DEVICE_GPU ? "GPU" : "CPU";
 }

@@ -43,6 +43,7 @@
 #include "guc.h"
 #include "hashagg/desc.h"
 #include "hashagg/hashagg.h"
+#include "hashagg/state.h"
 
 /* The keys of key_mask, deparsed like PostgreSQL's own Agg. */
 static List *
@@ -126,28 +127,6 @@ explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
 							explain_keys(cscan, desc, desc->sets[0].key_mask, context,
 										 useprefix),
 							es);
-}
-
-/*
- * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
- * returns the GPU's properties, or NULL for the CPU or no usable GPU.
- */
-const GaGpuInfo *
-GpuAggExplainDevice(const char *device_name, ExplainState *es)
-{
-	const GaGpuInfo *gpu = NULL;
-
-	if (strcmp(device_name, "GPU") == 0)
-	{
-		gpu = GpuAggSelectedGpu();
-		if (gpu != NULL)
-			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
-		else
-			ExplainPropertyText("Device", "GPU (none usable)", es);
-	}
-	else
-		ExplainPropertyText("Device", "CPU", es);
-	return gpu;
 }
 
 /* The strategy that ran the most batches, or -1 when none ran. */
@@ -319,14 +298,12 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
 void
 GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	const GpuAggDesc *desc;
-	GaAggRequest *request;
-	const GpuAggRunInfo *info;
-	const GaAggStats *stats;
-	const char *device_name;
-
-	GpuAggExplainInfo((GpuAggState *) node, &desc, &request, &info, &device_name);
-	stats = &info->stats;
+	GpuAggState *state = (GpuAggState *) node;
+	const GpuAggDesc *desc = state->desc;
+	GaAggRequest *request = &state->requests[0];
+	const GpuAggRunInfo *info = &state->info;
+	const GaAggStats *stats = &info->stats;
+	const char *device_name = GpuAggDeviceName(state->device, state->device_kind);
 
 	explain_group_keys(node, desc, ancestors, es);
 	if (desc->join_input)

@@ -46,30 +46,10 @@ extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
 extern void GpuAggPlanInit(void);
 
 /* hashagg/exec.c */
-typedef struct GpuAggState GpuAggState;
-
-/* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
-typedef struct GpuAggRunInfo
-{
-	bool		executed;
-	GaAggStats	stats;			/* the device's own counts and times */
-	double		setup_ms;		/* CUDA context creation paid by this query */
-	char	   *fallback;		/* why the CPU finished the query, or NULL */
-	double		build_ms;		/* aggjoin: reading the inner side, building */
-	double		input_ms;		/* pulling child rows into batches */
-	double		wait_ms;		/* in device calls (submit, next batch, finish) */
-	double		result_ms;		/* decoding and finalizing groups (timed runs) */
-	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
-} GpuAggRunInfo;
-
 extern Node *GpuAggCreateScanState(CustomScan *cscan);
-extern void GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
-							  GaAggRequest **request, const GpuAggRunInfo **info,
-							  const char **device_name);
 
 /* hashagg/explain.c */
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);
-extern const GaGpuInfo *GpuAggExplainDevice(const char *device_name, ExplainState *es);
 
 /* hashagg/pack.c */
 extern int64 GpuAggMessageCapacity(void);

@@ -28,9 +28,10 @@
 #include "utils/ruleutils.h"
 
 #include "compat.h"
+#include "devices.h"
 #include "guc.h"
-#include "hashagg/hashagg.h"
 #include "hashjoin/hashjoin.h"
+#include "hashjoin/state.h"
 
 /* The name EXPLAIN uses for a join type, as in "Hash Left Join". */
 static const char *
@@ -78,13 +79,16 @@ deparse_conditions(CustomScanState *node, List *conditions, List *ancestors,
 void
 GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	const GpuJoinDesc *desc;
-	const GpuJoinRunInfo *info;
-	const GaJoinStats *stats;
-	const char *device_name;
+	GpuJoinState *state = (GpuJoinState *) node;
+	const GpuJoinDesc *desc = state->desc;
+	GpuJoinRunInfo *info = palloc(sizeof(GpuJoinRunInfo));
+	const GaJoinStats *stats = &info->stats;
+	const char *device_name = GpuAggDeviceName(state->device, state->device_kind);
 
-	GpuJoinExplainInfo((GpuJoinState *) node, &desc, &info, &device_name);
-	stats = &info->stats;
+	/* the totals, with a join still open (a LIMIT above stopped reading) */
+	*info = state->info;
+	if (state->join != NULL)
+		GpuJoinAddStats(&info->stats, state->join);
 
 	ExplainPropertyText("Join Type", join_type_name(desc->jointype), es);
 	ExplainPropertyText("Hash Cond", deparse_conditions(node, desc->hash_clauses, ancestors, es), es);

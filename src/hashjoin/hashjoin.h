@@ -77,28 +77,9 @@ extern Plan *GpuJoinPlanPath(PlannerInfo *root, RelOptInfo *rel,
 extern void GpuJoinPlanInit(void);
 
 /* hashjoin/exec.c */
-typedef struct GpuJoinState GpuJoinState;
-
-/* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
-typedef struct GpuJoinRunInfo
-{
-	bool		executed;
-	GaJoinStats stats;
-	double		setup_ms;
-	char	   *fallback;		/* why the CPU finished the join, or NULL */
-	int64		matched_rows;	/* candidate pairs that passed the join quals */
-	int64		null_key_rows;	/* rows whose key was NULL (both sides) */
-	int64		inner_rows_read;	/* rows read from the inner side */
-	double		build_ms;		/* reading the inner side and building */
-	double		probe_ms;		/* in probe calls */
-} GpuJoinRunInfo;
-
 extern Node *GpuJoinCreateScanState(CustomScan *cscan);
 extern bool GpuJoinFillBatch(CustomScanState *node, GpuAggBatchBuilder *builder,
 							 GaBatch *batch);
-extern void GpuJoinExplainInfo(GpuJoinState *state, const GpuJoinDesc **desc,
-							   const GpuJoinRunInfo **info,
-							   const char **device_name);
 
 /* hashjoin/explain.c */
 extern void GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es);
