@@ -96,7 +96,9 @@
 #include "hashagg/desc.h"
 #include "hashagg/hashagg.h"
 #include "hashagg/layout.h"
+#include "hashjoin/desc.h"
 #include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
 
 /* Log why an aggjoin GpuHashAgg is not offered; always returns false. */
 static bool
@@ -212,6 +214,7 @@ typedef struct JoinStepFound
 	Expr	   *outer_keys[GA_AGG_MAX_JOIN_KEYS];	/* each one's sides, each */
 	Expr	   *inner_keys[GA_AGG_MAX_JOIN_KEYS];	/* exact or a dictionary id */
 	bool		pairable;		/* two int2/int4 keys on each side */
+	List	   *hash_clauses;	/* its equalities */
 	List	   *filter_quals;	/* its conditions besides the keys (not RIGHT
 								 * or FULL) */
 } JoinStepFound;
@@ -348,7 +351,8 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 	foreach(lc, GpuJoinDevicePaths(rel))
 	{
 		CustomPath *path = lfirst(lc);
-		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
+		GpuJoinPathInfo *join = GpuJoinPathFromList(path->custom_private);
+		JoinType	type = join->jointype;
 		JoinStepFound candidate;
 
 		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
@@ -362,21 +366,22 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 		 * the chain, or the step's own); conditions above an outer join's
 		 * null-extension may not.
 		 */
-		if (list_nth(path->custom_private, 5) != NIL)
+		if (join->other_quals != NIL)
 		{
 			*why = "conditions above an outer join's null-extended rows";
 			continue;
 		}
-		if (list_nth(path->custom_private, 4) != NIL &&
+		if (join->join_quals != NIL &&
 			(type == JOIN_RIGHT || type == JOIN_FULL))
 		{
 			*why = "join conditions other than the keys' equalities on a RIGHT or FULL join";
 			continue;
 		}
-		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
-							lthird(path->custom_private), &candidate, why))
+		if (!join_step_keys(join->hash_clauses, join->outer_keys, join->inner_keys,
+							&candidate, why))
 			continue;
-		candidate.filter_quals = list_nth(path->custom_private, 4);
+		candidate.hash_clauses = join->hash_clauses;
+		candidate.filter_quals = join->join_quals;
 		if (found->path == NULL || better_join_step(root, path, found->path))
 		{
 			*found = candidate;
@@ -694,7 +699,6 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 			   List *child_exprs, List *keys, List *aggrefs, GpuAggJoinSides *sides)
 {
 	List	   *child_sides = NIL;
-	List	   *step_list = NIL;
 	List	   *filter_program = NIL;
 	List	   *step_programs[GA_AGG_MAX_JOIN_STEPS];
 	List	   *filter_operands = NIL;
@@ -831,31 +835,26 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 
 	for (t = 1; t <= nsteps; t++)
 	{
-		List	   *outer = NIL;
-		List	   *inner = NIL;
-		List	   *key_sides = NIL;
+		GpuAggJoinPathStep *step = &sides->join.steps[t - 1];
+		double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
+		double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
 
 		sides->nkeys += step_keys[t - 1].nkeys;
+		step->type = steps[t - 1].type;
 		for (k = 0; k < step_keys[t - 1].nkeys; k++)
 		{
-			outer = lappend(outer, step_keys[t - 1].outer[k]);
-			inner = lappend(inner, step_keys[t - 1].inner[k]);
-			key_sides = lappend_int(key_sides, step_keys[t - 1].side[k]);
+			step->outer_keys = lappend(step->outer_keys, step_keys[t - 1].outer[k]);
+			step->inner_keys = lappend(step->inner_keys, step_keys[t - 1].inner[k]);
+			step->key_sides = lappend_int(step->key_sides, step_keys[t - 1].side[k]);
 		}
-		{
-			double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
-			double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
-
-			List	   *step = list_make5(makeInteger(steps[t - 1].type), outer, inner,
-										  key_sides, lfourth(steps[t - 1].path->custom_private));
-
-			step = lappend(step, steps[t - 1].filter_quals);
-			step = lappend(step, makeInteger((int) (fraction * 1000.0 + 0.5)));
-			step_list = lappend(step_list, lappend(step, step_programs[t - 1]));
-		}
+		step->hash_clauses = steps[t - 1].hash_clauses;
+		step->filter_quals = steps[t - 1].filter_quals;
+		step->match_permille = (int) (fraction * 1000.0 + 0.5);
+		step->program = step_programs[t - 1];
 	}
-	sides->join_private = list_make4(step_list, child_sides, list_make2_int(0, 0),
-									 filter_program);
+	sides->join.nsteps = nsteps;
+	sides->join.child_sides = child_sides;
+	sides->join.filter_program = filter_program;
 	return true;
 }
 
@@ -866,7 +865,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
  * GA_AGG_MAX_JOIN_STEPS, fewer when an expression needs a join's result);
  * fills sides (the inputs, each side's target: its expressions of
  * child_exprs, then its keys; the joins' description for
- * path_private[GPUAGG_PRIVATE_JOIN]).  keys and aggrefs are the grouping's.
+ * the path's custom_private).  keys and aggrefs are the grouping's.
  */
 bool
 GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
@@ -905,36 +904,22 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 }
 
 /*
- * join_private with its last element saying which build sides are packed
- * by parallel workers (bit s: side s) and, for a GpuAggPack, which side it
- * packs.
- */
-List *
-GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side)
-{
-	List	   *copy = list_copy(join_private);
-
-	lfirst(list_nth_cell(copy, 2)) = list_make2_int(packed_sides, pack_side);
-	return copy;
-}
-
-/*
  * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
- * steps bottom up, separated by "; "), made at plan time from
- * path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute the keys,
- * so its own expressions cannot show them.  *filter gets the INNER joins'
+ * steps bottom up, separated by "; "), made at plan time from the path's
+ * joins: the node's children compute the keys, so its own expressions
+ * cannot show them.  *filter gets the INNER joins'
  * other conditions, which the device's filter checks ("(a.v > b.w)", all
  * steps' ANDed; "" for none), as PostgreSQL's Join Filter shows them.
  * Both are deparsed over the query level's range table, as EXPLAIN would
  * name them.
  */
 char *
-GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
+GpuAggJoinConditionText(PlannerInfo *root, const GpuAggJoinPath *join, char **filter)
 {
 	StringInfoData buf;
 	StringInfoData filter_buf;
-	ListCell   *lc_step;
 	PlannedStmt *stmt = makeNode(PlannedStmt);
+	int			t;
 	List	   *context;
 
 	stmt->rtable = root->parse->rtable;
@@ -944,12 +929,12 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
 																						  list_length(stmt->rtable))));
 	initStringInfo(&buf);
 	initStringInfo(&filter_buf);
-	foreach(lc_step, (List *) linitial(join_private))
+	for (t = 0; t < join->nsteps; t++)
 	{
 		const char *separator = buf.len > 0 ? "; " : "";
 		ListCell   *lc;
 
-		foreach(lc, (List *) list_nth(lfirst(lc_step), 4))
+		foreach(lc, join->steps[t].hash_clauses)
 		{
 			OpExpr	   *op = lfirst_node(OpExpr, lc);
 
@@ -959,7 +944,7 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
 							 deparse_expression(lsecond(op->args), context, true, false));
 			separator = " AND ";
 		}
-		foreach(lc, (List *) list_nth(lfirst(lc_step), 5))
+		foreach(lc, join->steps[t].filter_quals)
 			appendStringInfo(&filter_buf, "%s%s", filter_buf.len > 0 ? " AND " : "",
 							 deparse_expression(lfirst(lc), context, true, false));
 	}
@@ -968,84 +953,12 @@ GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
 }
 
 /*
- * A description's filter from a compiled program (aggjoin/filter.c): each
- * step's operation, comparison and operands as child columns.
- */
-static void
-join_desc_filter(GpuAggFilterDesc *filter, List *child_exprs, List *program)
-{
-	ListCell   *lc;
-	int			i = 0;
-
-	memset(filter, 0, sizeof(*filter));
-	filter->nsteps = list_length(program);
-	if (filter->nsteps > GA_FILTER_MAX_STEPS)
-		elog(ERROR, "gpuagg: a join filter of %d steps", filter->nsteps);
-	foreach(lc, program)
-	{
-		List	   *step = lfirst(lc);
-
-		filter->steps[i].op = (int16) intVal(linitial(step));
-		filter->steps[i].cmp = (int16) intVal(lsecond(step));
-		if (list_length(step) > 2)
-		{
-			filter->steps[i].attno = GpuAggChildAttno(child_exprs, lthird(step));
-			filter->steps[i].type = getBaseType(exprType(lthird(step)));
-		}
-		if (list_length(step) > 3)
-		{
-			filter->steps[i].attno2 = GpuAggChildAttno(child_exprs, lfourth(step));
-			filter->steps[i].type2 = getBaseType(exprType(lfourth(step)));
-		}
-		i++;
-	}
-}
-
-/* A description's filter as plain integers appended to list (see below). */
-static List *
-join_filter_to_list(List *list, const GpuAggFilterDesc *filter)
-{
-	int			i;
-
-	list = lappend_int(list, filter->nsteps);
-	for (i = 0; i < filter->nsteps; i++)
-	{
-		list = lappend_int(list, filter->steps[i].op);
-		list = lappend_int(list, filter->steps[i].cmp);
-		list = lappend_int(list, filter->steps[i].attno);
-		list = lappend_int(list, filter->steps[i].attno2);
-		list = lappend_int(list, (int) filter->steps[i].type);
-		list = lappend_int(list, (int) filter->steps[i].type2);
-	}
-	return list;
-}
-
-/* Read back, from list's element *at on, what join_filter_to_list wrote. */
-static void
-join_filter_from_list(GpuAggFilterDesc *filter, List *list, int *at)
-{
-	int			i;
-
-	memset(filter, 0, sizeof(*filter));
-	filter->nsteps = list_nth_int(list, (*at)++);
-	for (i = 0; i < filter->nsteps; i++)
-	{
-		filter->steps[i].op = (int16) list_nth_int(list, (*at)++);
-		filter->steps[i].cmp = (int16) list_nth_int(list, (*at)++);
-		filter->steps[i].attno = (AttrNumber) list_nth_int(list, (*at)++);
-		filter->steps[i].attno2 = (AttrNumber) list_nth_int(list, (*at)++);
-		filter->steps[i].type = (Oid) list_nth_int(list, (*at)++);
-		filter->steps[i].type2 = (Oid) list_nth_int(list, (*at)++);
-	}
-}
-
-/*
  * Number the columns of each side's child (see GpuAggDesc): its
  * expressions in child order, then its build keys, then the outer keys it
  * gives, in step order.
  */
-static void
-join_desc_number_columns(GpuAggDesc *desc)
+void
+GpuAggJoinNumberColumns(GpuAggDesc *desc)
 {
 	AttrNumber	next[GA_AGG_MAX_JOIN_STEPS + 1];
 	int			s;
@@ -1082,127 +995,50 @@ join_desc_alloc_children(GpuAggDesc *desc, int nchild)
 	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(nchild, 1));
 }
 
-/*
- * Fill desc's join fields from path_private[GPUAGG_PRIVATE_JOIN] (absent or
- * NIL: not aggjoin).
- */
+/* Fill desc's join fields from a path's joins (NULL: not aggjoin). */
 void
-GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
+GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join, List *child_exprs)
 {
-	List	   *join;
 	ListCell   *lc;
-	int			t = 0;
+	int			t;
 	int			i = 0;
 
 	desc->njoin_steps = 0;
-	if (list_length(path_private) <= GPUAGG_PRIVATE_JOIN ||
-		list_nth(path_private, GPUAGG_PRIVATE_JOIN) == NIL)
+	if (join == NULL)
 		return;
-	join = list_nth(path_private, GPUAGG_PRIVATE_JOIN);
-	foreach(lc, (List *) linitial(join))
+	for (t = 0; t < join->nsteps; t++)
 	{
-		List	   *step = lfirst(lc);
-		JoinType	type = (JoinType) intVal(linitial(step));
+		const GpuAggJoinPathStep *step = &join->steps[t];
+		JoinType	type = step->type;
 		int			k;
-
-		List	   *program = list_length(step) > 7 ? list_nth(step, 7) : NIL;
 
 		/* a SEMI join with conditions of its own checks its pairs; else each key once */
 		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGGJOIN_LEFT :
 			type == JOIN_ANTI ? GA_AGGJOIN_ANTI :
 			type == JOIN_RIGHT ? GA_AGGJOIN_RIGHT :
 			type == JOIN_FULL ? GA_AGGJOIN_FULL :
-			type == JOIN_SEMI && program != NIL ? GA_AGGJOIN_SEMI : GA_AGGJOIN_INNER;
-		desc->join_steps[t].build_unique = type == JOIN_SEMI && program == NIL;
-		join_desc_filter(&desc->join_steps[t].filter,
-						 list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS), program);
-		desc->join_steps[t].match_fraction = list_length(step) > 6 ?
-			intVal(list_nth(step, 6)) / 1000.0 : 1.0;
-		desc->join_steps[t].nkeys = list_length(lsecond(step));
+			type == JOIN_SEMI && step->program != NIL ? GA_AGGJOIN_SEMI : GA_AGGJOIN_INNER;
+		desc->join_steps[t].build_unique = type == JOIN_SEMI && step->program == NIL;
+		GpuAggJoinFilterDescribe(&desc->join_steps[t].filter, child_exprs, step->program);
+		desc->join_steps[t].match_fraction = step->match_permille / 1000.0;
+		desc->join_steps[t].nkeys = list_length(step->outer_keys);
 		for (k = 0; k < desc->join_steps[t].nkeys; k++)
 		{
-			desc->join_steps[t].keys[k].type = getBaseType(exprType(list_nth(lsecond(step), k)));
+			desc->join_steps[t].keys[k].type =
+				getBaseType(exprType(list_nth(step->outer_keys, k)));
 			desc->join_steps[t].keys[k].build_type =
-				getBaseType(exprType(list_nth(lthird(step), k)));
-			desc->join_steps[t].keys[k].side = list_nth_int(lfourth(step), k);
+				getBaseType(exprType(list_nth(step->inner_keys, k)));
+			desc->join_steps[t].keys[k].side = list_nth_int(step->key_sides, k);
 		}
-		t++;
 	}
-	desc->njoin_steps = t;
-	join_desc_alloc_children(desc, list_length(lsecond(join)));
-	foreach(lc, (List *) lsecond(join))
+	desc->njoin_steps = join->nsteps;
+	join_desc_alloc_children(desc, list_length(join->child_sides));
+	foreach(lc, join->child_sides)
 		desc->child_side[i++] = lfirst_int(lc);
-	join_desc_filter(&desc->filter, list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
-					 list_length(join) > 3 ? list_nth(join, 3) : NIL);
-	desc->packed_sides = linitial_int(lthird(join));
-	desc->pack_side = lsecond_int(lthird(join));
-	join_desc_number_columns(desc);
-}
-
-/* The join fields of desc as plain nodes for custom_private (see below). */
-List *
-GpuAggJoinDescToList(const GpuAggDesc *desc)
-{
-	List	   *list = list_make1_int(desc->njoin_steps);
-	int			i;
-	int			k;
-
-	if (desc->njoin_steps == 0)
-		return list;
-	for (i = 0; i < desc->njoin_steps; i++)
-	{
-		list = lappend_int(list, desc->join_steps[i].type);
-		list = lappend_int(list, desc->join_steps[i].build_unique ? 1 : 0);
-		list = lappend_int(list, (int) (desc->join_steps[i].match_fraction * 1000.0 + 0.5));
-		list = lappend_int(list, desc->join_steps[i].nkeys);
-		for (k = 0; k < desc->join_steps[i].nkeys; k++)
-		{
-			list = lappend_int(list, desc->join_steps[i].keys[k].side);
-			list = lappend_int(list, (int) desc->join_steps[i].keys[k].type);
-			list = lappend_int(list, (int) desc->join_steps[i].keys[k].build_type);
-		}
-		list = join_filter_to_list(list, &desc->join_steps[i].filter);
-	}
-	list = lappend_int(list, desc->packed_sides);
-	list = lappend_int(list, desc->pack_side);
-	list = join_filter_to_list(list, &desc->filter);
-	for (i = 0; i < desc->nchild; i++)
-		list = lappend_int(list, desc->child_side[i]);
-	return list;
-}
-
-/* Read back what GpuAggJoinDescToList wrote. */
-void
-GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
-{
-	int			at = 1;
-	int			i;
-	int			k;
-
-	desc->njoin_steps = linitial_int(list);
-	if (desc->njoin_steps == 0)
-		return;
-	for (i = 0; i < desc->njoin_steps; i++)
-	{
-		desc->join_steps[i].type = list_nth_int(list, at++);
-		desc->join_steps[i].build_unique = list_nth_int(list, at++) != 0;
-		desc->join_steps[i].match_fraction = list_nth_int(list, at++) / 1000.0;
-		desc->join_steps[i].nkeys = list_nth_int(list, at++);
-		for (k = 0; k < desc->join_steps[i].nkeys; k++)
-		{
-			desc->join_steps[i].keys[k].side = list_nth_int(list, at++);
-			desc->join_steps[i].keys[k].type = (Oid) list_nth_int(list, at++);
-			desc->join_steps[i].keys[k].build_type = (Oid) list_nth_int(list, at++);
-		}
-		join_filter_from_list(&desc->join_steps[i].filter, list, &at);
-	}
-	desc->packed_sides = list_nth_int(list, at++);
-	desc->pack_side = list_nth_int(list, at++);
-	join_filter_from_list(&desc->filter, list, &at);
-	join_desc_alloc_children(desc, list_length(list) - at);
-	for (i = 0; i < desc->nchild; i++)
-		desc->child_side[i] = list_nth_int(list, at + i);
-	join_desc_number_columns(desc);
+	GpuAggJoinFilterDescribe(&desc->filter, child_exprs, join->filter_program);
+	desc->packed_sides = join->packed_sides;
+	desc->pack_side = join->pack_side;
+	GpuAggJoinNumberColumns(desc);
 }
 
 /*
@@ -1409,7 +1245,7 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
 		for (r = 0; r < nkeys; r++)
 			keys[r] = key_columns.values[0][rows[r]];
-		if (filter != NULL && desc->parallel &&
+		if (filter != NULL && desc->child_kind == GPUAGG_CHILD_PACKED &&
 			GpuAggProbeFilterStepQualifies(desc, layout, step, &c))
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);

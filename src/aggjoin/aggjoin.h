@@ -29,7 +29,7 @@ typedef struct GpuAggJoinSides
 	PathTarget *targets[GA_AGG_MAX_JOIN_STEPS + 1]; /* each side's child
 													 * expressions, then its
 													 * keys */
-	List	   *join_private;	/* path_private[GPUAGG_PRIVATE_JOIN] */
+	GpuAggJoinPath join;		/* the joins, for the path's custom_private */
 	int			nkeys;			/* device join keys of all the steps */
 	List	   *extra_exprs;	/* child expressions to add after the given
 								 * ones: the filter's other operands */
@@ -39,12 +39,11 @@ typedef struct GpuAggJoinSides
 extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   List *child_exprs, List *keys, List *aggrefs,
 							   bool grouping_sets, GpuAggJoinSides *sides);
-extern List *GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side);
-extern char *GpuAggJoinConditionText(PlannerInfo *root, List *join_private,
+extern char *GpuAggJoinConditionText(PlannerInfo *root, const GpuAggJoinPath *join,
 									 char **filter);
-extern void GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private);
-extern List *GpuAggJoinDescToList(const GpuAggDesc *desc);
-extern void GpuAggJoinDescFromList(GpuAggDesc *desc, List *list);
+extern void GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join,
+								   List *child_exprs);
+extern void GpuAggJoinNumberColumns(GpuAggDesc *desc);
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
 							const GpuAggLayout *layout, int step,
 							GpuAggBatchBuilder *builder,
@@ -58,5 +57,7 @@ typedef int (*GpuAggJoinFilterOperandSide) (Node *expr, void *arg, const char **
 extern bool GpuAggJoinFilterCompile(List *quals, GpuAggJoinFilterOperandSide side_of,
 									void *arg, List **program, List **operands,
 									const char **why);
+extern void GpuAggJoinFilterDescribe(GpuAggFilterDesc *filter, List *child_exprs,
+									 List *program);
 
 #endif							/* GPUAGG_AGGJOIN_H */

@@ -362,6 +362,23 @@ GpuAggChildArgument(Aggref *aggref, int argno)
 																argno)->expr));
 }
 
+/* 1-based position of expr in the child's output, which must have it. */
+AttrNumber
+GpuAggChildAttno(List *child_exprs, Node *expr)
+{
+	ListCell   *lc;
+	AttrNumber	attno = 1;
+
+	foreach(lc, child_exprs)
+	{
+		if (equal(lfirst(lc), expr))
+			return attno;
+		attno++;
+	}
+	elog(ERROR, "gpuagg: expression missing from the child's target list");
+	return InvalidAttrNumber;	/* keep compiler quiet */
+}
+
 /*
  * The final function of an aggregate (pg_aggregate.aggfinalfn): the
  * moments aggregates are finalized by PostgreSQL's own final functions

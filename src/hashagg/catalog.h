@@ -10,6 +10,7 @@
 #ifndef GPUAGG_CATALOG_H
 #define GPUAGG_CATALOG_H
 
+#include "nodes/pg_list.h"
 #include "nodes/primnodes.h"
 
 #include "batch/encoding.h"
@@ -53,6 +54,7 @@ extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_ty
 								 bool *distinct, const char **why);
 extern Expr *GpuAggUnderFilter(Aggref *aggref, Expr *expr);
 extern Expr *GpuAggChildArgument(Aggref *aggref, int argno);
+extern AttrNumber GpuAggChildAttno(List *child_exprs, Node *expr);
 extern Oid	GpuAggFinalFunction(Oid aggfnoid);
 extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
 								  int numeric_precision);

@@ -58,7 +58,6 @@ typedef struct DerivedCompile
 	Aggref	   *aggref;			/* for FILTER */
 	List	   *operands;		/* the child expressions of the operands */
 	List	   *child_exprs;	/* compiling: the child's output, else NIL */
-	AttrNumber	(*child_attno) (List *, Node *);
 	GpuAggDerivedDesc *out;		/* compiling: the program, else NULL */
 	int			nsteps;
 	int			depth;			/* values on the stack */
@@ -97,7 +96,7 @@ derived_operand(DerivedCompile *c, Expr *operand, Oid type, int scale)
 	step.type = type;
 	step.scale = (int16) scale;
 	if (c->out != NULL)
-		step.attno = c->child_attno(c->child_exprs, (Node *) child);
+		step.attno = GpuAggChildAttno(c->child_exprs, (Node *) child);
 	else if (!list_member(c->operands, child))
 		c->operands = lappend(c->operands, child);
 	return derived_emit(c, GA_EXPR_COLUMN, &step);
@@ -267,11 +266,10 @@ GpuAggDerivedArgument(Aggref *aggref, List **operands)
 
 /*
  * The program of an aggregate GpuAggDerivedArgument accepted, its operands
- * found in child_exprs by child_attno.
+ * columns of the child whose output is child_exprs.
  */
 GpuAggDerivedDesc *
-GpuAggDerivedCompile(Aggref *aggref, List *child_exprs,
-					 AttrNumber (*child_attno) (List *, Node *))
+GpuAggDerivedCompile(Aggref *aggref, List *child_exprs)
 {
 	DerivedCompile c = {0};
 	int			precision,
@@ -279,63 +277,9 @@ GpuAggDerivedCompile(Aggref *aggref, List *child_exprs,
 
 	c.aggref = aggref;
 	c.child_exprs = child_exprs;
-	c.child_attno = child_attno;
 	c.out = palloc0(sizeof(GpuAggDerivedDesc));
 	if (!derived_walk(derived_root(aggref), &c, &precision, &scale))
 		elog(ERROR, "gpuagg: a numeric argument computed on the device no longer compiles");
 	c.out->nsteps = c.nsteps;
 	return c.out;
-}
-
-/* A program as a list of integers, for custom_private. */
-List *
-GpuAggDerivedToList(const GpuAggDerivedDesc *derived)
-{
-	List	   *list = NIL;
-	int			i;
-
-	if (derived == NULL)
-		return NIL;
-	for (i = 0; i < derived->nsteps; i++)
-	{
-		const GpuAggDerivedStep *step = &derived->steps[i];
-
-		list = lappend_int(list, step->op);
-		list = lappend_int(list, step->scale);
-		list = lappend_int(list, step->attno);
-		list = lappend_int(list, (int) step->type);
-		list = lappend_int(list, step->power);
-		list = lappend_int(list, (int) (uint32) ((uint64) step->constant >> 32));
-		list = lappend_int(list, (int) (uint32) (uint64) step->constant);
-	}
-	return list;
-}
-
-#define DERIVED_LIST_FIELDS 7
-
-/* The program GpuAggDerivedToList wrote; NULL for an empty list. */
-GpuAggDerivedDesc *
-GpuAggDerivedFromList(List *list)
-{
-	GpuAggDerivedDesc *derived;
-	int			i;
-
-	if (list == NIL)
-		return NULL;
-	derived = palloc0(sizeof(GpuAggDerivedDesc));
-	derived->nsteps = list_length(list) / DERIVED_LIST_FIELDS;
-	for (i = 0; i < derived->nsteps; i++)
-	{
-		GpuAggDerivedStep *step = &derived->steps[i];
-		int			f = i * DERIVED_LIST_FIELDS;
-
-		step->op = (int16) list_nth_int(list, f);
-		step->scale = (int16) list_nth_int(list, f + 1);
-		step->attno = (AttrNumber) list_nth_int(list, f + 2);
-		step->type = (Oid) list_nth_int(list, f + 3);
-		step->power = list_nth_int(list, f + 4);
-		step->constant = (int64) (((uint64) (uint32) list_nth_int(list, f + 5) << 32) |
-								  (uint64) (uint32) list_nth_int(list, f + 6));
-	}
-	return derived;
 }

@@ -38,9 +38,6 @@ typedef struct GpuAggDerivedDesc
 
 /* hashagg/derived.c */
 extern bool GpuAggDerivedArgument(Aggref *aggref, List **operands);
-extern GpuAggDerivedDesc *GpuAggDerivedCompile(Aggref *aggref, List *child_exprs,
-											   AttrNumber (*child_attno) (List *, Node *));
-extern List *GpuAggDerivedToList(const GpuAggDerivedDesc *derived);
-extern GpuAggDerivedDesc *GpuAggDerivedFromList(List *list);
+extern GpuAggDerivedDesc *GpuAggDerivedCompile(Aggref *aggref, List *child_exprs);
 
 #endif							/* GPUAGG_DERIVED_H */

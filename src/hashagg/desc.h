@@ -9,6 +9,9 @@
 #ifndef GPUAGG_DESC_H
 #define GPUAGG_DESC_H
 
+#include "nodes/nodes.h"
+#include "nodes/pg_list.h"
+
 #include "hashagg/catalog.h"
 #include "gpuagg_device.h"
 
@@ -92,8 +95,21 @@ typedef struct GpuAggFilterDesc
 	}			steps[GA_FILTER_MAX_STEPS];
 } GpuAggFilterDesc;
 
+/* What the child of a GpuHashAgg (its probe side's, for an aggjoin) is. */
+typedef enum GpuAggChildKind
+{
+	GPUAGG_CHILD_PROJECTION,	/* the input's rows, projected to the child
+								 * expressions (or its pages read directly) */
+	GPUAGG_CHILD_PACKED,		/* a Gather of GpuAggPack nodes, whose workers
+								 * send the rows packed into batch messages */
+	GPUAGG_CHILD_JOIN_INPUT		/* a GpuHashJoin whose joined rows go straight
+								 * into batches (join input: its scan tuple's
+								 * columns are the child_attnos) */
+} GpuAggChildKind;
+
 /*
- * What the executor needs, stored in CustomScan.custom_private.  The node's
+ * What the executor needs, stored in CustomScan.custom_private (packed by
+ * GpuAggDescToList, read back by GpuAggDescFromList).  The node's
  * scan tuple (custom_scan_tlist) is the keys, then the aggregates, then the
  * GROUPING(...) expressions, in order.
  */
@@ -106,10 +122,7 @@ typedef struct GpuAggDesc
 	double		est_groups;		/* all sets together */
 	bool		rescan_safe;	/* child can be re-run for a CPU fallback */
 	double		input_rows;		/* rows the planner expects from the input */
-	bool		parallel;		/* the child is a Gather of GpuAggPack nodes */
-	bool		join_input;		/* the child is a GpuHashJoin whose joined rows
-								 * go straight into batches (its scan tuple's
-								 * columns are the child_attnos) */
+	GpuAggChildKind child_kind;
 	int			nsets;			/* at least one */
 	GpuAggSetDesc *sets;
 	bool		grouping_sets;	/* GROUPING SETS, ROLLUP or CUBE in the query */
@@ -117,7 +130,7 @@ typedef struct GpuAggDesc
 	GpuAggGroupingDesc *groupings;
 
 	/*
-	 * Aggjoin (aggjoin/aggjoin.c): the input is an equi-join, or a chain of them,
+	 * Aggjoin (aggjoin/): the input is an equi-join, or a chain of them,
 	 * computed on the device.  Side 0 is the probe side (the bottom join's
 	 * outer side), side s (1 .. njoin_steps) the build (inner) side of join
 	 * step s, bottom up; each is a child of the node.  Every child expression
@@ -171,23 +184,62 @@ typedef struct GpuAggDesc
 } GpuAggDesc;
 
 /*
- * What a GpuHashAgg or GpuAggPack path keeps in custom_private, by position:
- * group keys, Aggrefs, the child's expressions, HAVING, estimated groups
- * (Float), rescan-safe (Integer), input rows (Float), the grouping sets
- * (see hashagg/path.c), the GROUPING(...) expressions and the keys of their
- * arguments, the child's kind (Integer: 0 a projection, 1 a Gather of
- * GpuAggPack nodes, 2 a GpuHashJoin whose rows are the input).
+ * One join of an aggjoin path's chain, as the path search found it
+ * (aggjoin/path.c).
  */
-#define GPUAGG_PRIVATE_KEYS 0
-#define GPUAGG_PRIVATE_AGGREFS 1
-#define GPUAGG_PRIVATE_CHILD_EXPRS 2
-#define GPUAGG_PRIVATE_HAVING 3
-#define GPUAGG_PRIVATE_GROUPS 4
-#define GPUAGG_PRIVATE_RESCAN_SAFE 5
-#define GPUAGG_PRIVATE_INPUT_ROWS 6
-#define GPUAGG_PRIVATE_SETS 7
-#define GPUAGG_PRIVATE_GROUPINGS 8
-#define GPUAGG_PRIVATE_PARALLEL 9
-#define GPUAGG_PRIVATE_JOIN 10	/* aggjoin only: see aggjoin/aggjoin.c */
+typedef struct GpuAggJoinPathStep
+{
+	JoinType	type;
+	List	   *outer_keys;		/* device keys over the sides below the step */
+	List	   *inner_keys;		/* ... and over its build side */
+	List	   *key_sides;		/* integers: the side computing each outer key */
+	List	   *hash_clauses;	/* the join's equalities, for EXPLAIN */
+	List	   *filter_quals;	/* its other conditions, for EXPLAIN */
+	int			match_permille; /* of the rows it probes, the thousandths
+								 * the planner expects it to keep */
+	List	   *program;		/* the step's own filter program
+								 * (aggjoin/filter.c), or NIL */
+} GpuAggJoinPathStep;
+
+/* The joins of an aggjoin path, bottom up. */
+typedef struct GpuAggJoinPath
+{
+	int			nsteps;
+	GpuAggJoinPathStep steps[GA_AGG_MAX_JOIN_STEPS];
+	List	   *child_sides;	/* integers: the side computing each child
+								 * expression */
+	List	   *filter_program; /* the filter after the chain
+								 * (aggjoin/filter.c), or NIL */
+	int			packed_sides;	/* bit s: side s's child is a Gather of
+								 * GpuAggPack nodes packing it */
+	int			pack_side;		/* a GpuAggPack's path: the side it packs */
+} GpuAggJoinPath;
+
+/*
+ * What a GpuHashAgg or GpuAggPack path keeps in custom_private (packed by
+ * GpuAggPathToList, read back by GpuAggPathFromList): the grouping as
+ * hashagg/path.c found it, from which hashagg/private.c's
+ * GpuAggDescFromPath makes the description at plan time.
+ */
+typedef struct GpuAggPathInfo
+{
+	List	   *keys;			/* group key expressions, as the output has them */
+	List	   *aggrefs;		/* the planner's Aggrefs */
+	List	   *child_exprs;	/* the child's output expressions */
+	List	   *having;
+	double		est_groups;		/* all grouping sets together */
+	bool		rescan_safe;	/* nothing volatile: the child can run again */
+	double		input_rows;
+	int			nsets;			/* grouping sets, largest first */
+	uint32		set_masks[GPUAGG_MAX_GROUPING_SETS];	/* see GpuAggSetDesc */
+	double		set_groups[GPUAGG_MAX_GROUPING_SETS];
+	bool		grouping_sets;	/* GROUPING SETS, ROLLUP or CUBE in the query */
+	int			grouping_relid; /* compat.h's GpuAggGroupingRelid */
+	List	   *groupings;		/* the GROUPING(...) expressions */
+	List	   *grouping_keys;	/* per GROUPING(...), the keys of its
+								 * arguments (integer lists) */
+	GpuAggChildKind child_kind;
+	GpuAggJoinPath *join;		/* aggjoin: its joins; else NULL */
+} GpuAggPathInfo;
 
 #endif							/* GPUAGG_DESC_H */

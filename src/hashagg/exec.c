@@ -43,6 +43,7 @@
 #include "hashagg/desc.h"
 #include "hashagg/hashagg.h"
 #include "hashagg/layout.h"
+#include "hashagg/private.h"
 #include "hashagg/state.h"
 #include "hashjoin/hashjoin.h"
 
@@ -223,7 +224,7 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 										eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 		node->custom_ps = lappend(node->custom_ps, state->inners[i]);
 	}
-	if (!state->desc->parallel && !state->desc->join_input)
+	if (state->desc->child_kind == GPUAGG_CHILD_PROJECTION)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
@@ -306,11 +307,11 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 		bool		isnull;
 		Datum		message;
 
-		if (state->desc->join_input)
+		if (state->desc->child_kind == GPUAGG_CHILD_JOIN_INPUT)
 			return GpuJoinFillBatch((CustomScanState *) state->child, state->builder, batch);
 		if (state->direct)
 			return GpuAggDirectScanFill(state->direct, state->builder, batch);
-		if (!state->desc->parallel)
+		if (state->desc->child_kind == GPUAGG_CHILD_PROJECTION)
 		{
 			if (batch->nrows >= batch->capacity)
 				return false;
@@ -440,7 +441,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	GpuAggProbeFilter *probe_filter = NULL;
 	int			d;
 
-	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
@@ -452,7 +453,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
-	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 	{
 		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
 

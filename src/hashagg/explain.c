@@ -306,7 +306,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	const char *device_name = GpuAggDeviceName(state->device, state->device_kind);
 
 	explain_group_keys(node, desc, ancestors, es);
-	if (desc->join_input)
+	if (desc->child_kind == GPUAGG_CHILD_JOIN_INPUT)
 		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
 	if (desc->njoin_steps == 1)
 		ExplainPropertyText("Input",

@@ -36,10 +36,6 @@
 extern void GpuAggPathInit(void);
 
 /* hashagg/plan.c */
-extern AttrNumber GpuAggChildAttno(List *child_exprs, Node *expr);
-extern List *GpuAggDescToList(const GpuAggDesc *desc);
-extern GpuAggDesc *GpuAggDescFromList(List *list);
-extern GpuAggDesc *GpuAggDescFromPath(List *path_private, List **scan_tlist);
 extern Plan *GpuAggPlanPath(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);

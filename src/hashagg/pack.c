@@ -55,6 +55,7 @@
 #include "hashagg/desc.h"
 #include "hashagg/hashagg.h"
 #include "hashagg/layout.h"
+#include "hashagg/private.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_batch);
 
@@ -233,7 +234,8 @@ pack_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	GpuAggDesc *desc = GpuAggDescFromPath(best_path->custom_private, NULL);
+	GpuAggDesc *desc = GpuAggDescFromPath(GpuAggPathFromList(best_path->custom_private),
+										  NULL);
 	Expr	   *marker = linitial(best_path->path.pathtarget->exprs);
 
 	cscan->scan.plan.targetlist = tlist;

@@ -49,7 +49,9 @@
 #include "batch/exact_key.h"
 #include "devices.h"
 #include "guc.h"
+#include "hashjoin/desc.h"
 #include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
 #include "hashjoin/state.h"
 
 /* Rows per probe batch: at most this, whatever gpuagg.batch_rows says. */

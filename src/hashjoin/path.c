@@ -32,7 +32,9 @@
 
 #include "devices.h"
 #include "guc.h"
+#include "hashjoin/desc.h"
 #include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 
@@ -255,7 +257,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		too_big;
 	double		build_bytes;
 	double		build_limit;
-	List	   *path_private;
+	GpuJoinPathInfo info;
 	ListCell   *lc;
 
 	switch (jointype)
@@ -310,10 +312,13 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	build_limit = GpuAggHashJoinBuildLimit(device);
 	too_big = build_bytes > build_limit;
 
-	path_private = list_make5(makeInteger(jointype), clauses.outer_keys, clauses.inner_keys,
-							  clauses.hash_clauses, clauses.join_quals);
-	path_private = lappend(path_private, clauses.other_quals);
-	path_private = lappend(path_private, makeInteger(extra->inner_unique ? 1 : 0));
+	info.jointype = jointype;
+	info.outer_keys = clauses.outer_keys;
+	info.inner_keys = clauses.inner_keys;
+	info.hash_clauses = clauses.hash_clauses;
+	info.join_quals = clauses.join_quals;
+	info.other_quals = clauses.other_quals;
+	info.inner_unique = extra->inner_unique;
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
@@ -327,7 +332,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->custom_private = path_private;
+	cpath->custom_private = GpuJoinPathToList(&info);
 	cpath->methods = &gpujoin_path_methods;
 	join_cost_path(cpath, outer_path, inner_path, device, &clauses, joinrel->rows);
 	keep_join_path(cpath);

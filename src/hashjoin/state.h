@@ -11,7 +11,7 @@
 
 #include "nodes/execnodes.h"
 
-#include "hashjoin/hashjoin.h"
+#include "hashjoin/desc.h"
 #include "gpuagg_device.h"
 
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
