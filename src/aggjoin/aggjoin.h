@@ -1,8 +1,28 @@
 /*-------------------------------------------------------------------------
  *
  * aggjoin/aggjoin.h
- *	  Aggjoin: a GpuHashAgg whose input is an equi-join, or a chain of
- *	  them, that the device computes below the aggregation.
+ *	  Aggjoin: a GpuHashAgg that also computes on the device the equi-join
+ *	  below it, or a chain of them; the joined rows never reach the host,
+ *	  only the groups come back.
+ *
+ * The inner side's rows are read once into the device's build (the join
+ * key and the columns the aggregation needs from that side), and the outer
+ * side's rows arrive in batches (read by the node itself, or packed by
+ * parallel workers' GpuAggPack nodes) that the device probes, joins and
+ * aggregates in one go (cuda/gpuagg_device.h, "Aggregation fed by a hash
+ * join").  When the outer side is itself such a join, and so on down (a
+ * chain: a star or snowflake schema's joins), every join of the chain is
+ * joined on the device, up to GA_AGG_MAX_JOIN_STEPS: the node has a child
+ * per side (the probe side, the bottom join's outer side; then each join's
+ * build side, bottom up), and each join's outer key comes from the probe
+ * side or from a build side below it.
+ *	path.c			finds the chain under an aggregation and the side of each
+ *					expression (planning)
+ *	filter.c		compiles the joins' other conditions into the device's
+ *					filter programs
+ *	plan.c			turns the chain into the description's join fields
+ *	build.c			reads each build side into the device (executor)
+ *	probe_filter.c	Bloom filters of build keys for the probe side's workers
  *
  *-------------------------------------------------------------------------
  */
@@ -35,15 +55,19 @@ typedef struct GpuAggJoinSides
 								 * ones: the filter's other operands */
 } GpuAggJoinSides;
 
-/* aggjoin/aggjoin.c */
+/* aggjoin/path.c */
 extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   List *child_exprs, List *keys, List *aggrefs,
 							   bool grouping_sets, GpuAggJoinSides *sides);
+
+/* aggjoin/plan.c */
 extern char *GpuAggJoinConditionText(PlannerInfo *root, const GpuAggJoinPath *join,
 									 char **filter);
 extern void GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join,
 								   List *child_exprs);
 extern void GpuAggJoinNumberColumns(GpuAggDesc *desc);
+
+/* aggjoin/build.c */
 extern bool GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc,
 							const GpuAggLayout *layout, int step,
 							GpuAggBatchBuilder *builder,

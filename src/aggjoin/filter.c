@@ -11,7 +11,7 @@
  * A condition qualifies when it is AND, OR and NOT over leaves of two
  * kinds:
  *	- a boolean expression of one side (n1.n_name = 'FRANCE'), which that
- *	  side computes as a column: any expression aggjoin/aggjoin.c lets a side
+ *	  side computes as a column: any expression aggjoin/path.c lets a side
  *	  compute (the caller's operand check);
  *	- a comparison (<, <=, =, <>, >=, >) of two expressions, each of one
  *	  side, by the default btree operator family of their types when those

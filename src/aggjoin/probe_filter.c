@@ -27,8 +27,8 @@
  * negatives: a key the build has always passes.
  *
  * The leader builds the filters while it reads the build sides
- * (aggjoin/aggjoin.c), for the steps the planner expects to keep at most half of
- * the probe rows (a filter that drops few rows costs the workers a lookup
+ * (aggjoin/build.c), for the steps the planner expects to keep at most half
+ * of the probe rows (a filter that drops few rows costs the workers a lookup
  * a row and saves nothing), and the probe side's GpuAggPack copies them
  * into its parallel query's shared memory (hashagg/pack.c), where every
  * participant reads them.  The participants test each row's key right

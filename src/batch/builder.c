@@ -145,8 +145,9 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 
 /*
  * Make appends fill only the columns [first, end): an aggjoin
- * (aggjoin/aggjoin.c) fills its probe columns from outer rows and its build columns
- * from inner rows, with one builder so that both share its dictionaries.
+ * (aggjoin/build.c) fills its probe columns from outer rows and its build
+ * columns from inner rows, with one builder so that both share its
+ * dictionaries.
  */
 void
 GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end)

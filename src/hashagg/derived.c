@@ -231,9 +231,9 @@ derived_root(Aggref *aggref)
  * Whether the device computes this aggregate's argument: sum, avg, min or
  * max of a numeric +, -, * expression whose operands qualify, or of one
  * operand (see the file comment); *operands is then the list of the child
- * expressions the device needs instead of the argument.  The same answer for the same aggregate
- * every time (hashagg/path.c's child target, aggjoin/aggjoin.c's sides and
- * hashagg/plan.c's description all ask).
+ * expressions the device needs instead of the argument.  The same answer
+ * for the same aggregate every time (hashagg/path.c's child target,
+ * aggjoin/path.c's sides and hashagg/private.c's description all ask).
  */
 bool
 GpuAggDerivedArgument(Aggref *aggref, List **operands)

@@ -24,7 +24,7 @@ typedef struct GpuAggKeyDesc
 	Oid			type;			/* base type of the key; TEXTOID for a bpchar
 								 * of a declared length, whose values are
 								 * padded alike and so group by their bytes
-								 * (hashagg/plan.c) */
+								 * (GpuAggDescFromPath) */
 	bool		one_spelling;	/* every value spelt one way
 								 * (KeyDictKeyHasOneSpelling): no first-row
 								 * spelling column */

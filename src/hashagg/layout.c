@@ -463,7 +463,7 @@ layout_move_filter(GaFilterStep *steps, int nsteps, const int *moved)
 }
 
 /*
- * Aggjoin (aggjoin/aggjoin.c): reorder the columns as the device's join spec
+ * Aggjoin (aggjoin/aggjoin.h): reorder the columns as the device's join spec
  * wants them, side by side: the probe side's columns (those of its
  * expressions, and those of no expression), then each build side's, bottom
  * join first; each side's keys after its other columns: a build side's own
@@ -602,8 +602,8 @@ layout_filter_dict_column(GpuAggLayout *layout, AttrNumber attno, Oid type, int1
 }
 
 /*
- * A join filter (aggjoin/aggjoin.c, aggjoin/filter.c: the one after the chain, or a
- * step's own) into the join spec's program steps[0 .. *nsteps), each
+ * A join filter (aggjoin/filter.c: the one after the chain, or a step's
+ * own) into the join spec's program steps[0 .. *nsteps), each
  * operand a column of its child column in its type's input encoding
  * (integers, dates and timestamps as they are, floats, bools as 0/1);
  * layout_split_join moves its columns with the others.

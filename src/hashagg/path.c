@@ -376,7 +376,7 @@ agg_grouping_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 /*
  * The child's output: keys, then each aggregate's argument and FILTER (or
  * the operands of an argument the device computes).  Only the
- * expressions; hashagg/plan.c finds their positions again.
+ * expressions; GpuAggDescFromPath finds their positions again.
  */
 static PathTarget *
 agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
@@ -627,8 +627,8 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 }
 
 /*
- * Add the aggjoin GpuHashAgg paths (aggjoin/aggjoin.c) when the input is a join,
- * or a chain of joins, the device can compute: the node reads the probe
+ * Add the aggjoin GpuHashAgg paths (aggjoin/path.c) when the input is a
+ * join, or a chain of joins, the device can compute: the node reads the probe
  * side itself (serial), or parallel workers pack it; each build side is
  * read into the device's build (packed by workers too when it can be, in
  * the parallel variant).  Under gpuagg.force they are preferred to the

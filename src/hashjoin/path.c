@@ -44,9 +44,9 @@ static const CustomPathMethods gpujoin_path_methods = {
 };
 
 /*
- * GpuHashJoin paths kept aside for an aggjoin GpuHashAgg (aggjoin/aggjoin.c): add_path
- * drops a GpuHashJoin path that a native join path beats, yet the aggregation
- * above may still take the join over.  Each entry lives in the planner's
+ * GpuHashJoin paths kept aside for an aggjoin GpuHashAgg (aggjoin/path.c):
+ * add_path drops a GpuHashJoin path that a native join path beats, yet the
+ * aggregation above may still take the join over.  Each entry lives in the planner's
  * memory, which unlinks it when reset or deleted.
  */
 typedef struct KeptJoinPath
@@ -426,7 +426,7 @@ keep_join_path(CustomPath *path)
 
 /*
  * The GpuHashJoin paths offered for rel, whether or not add_path kept them:
- * what an aggjoin GpuHashAgg (aggjoin/aggjoin.c) takes its join from.
+ * what an aggjoin GpuHashAgg (aggjoin/path.c) takes its join from.
  */
 List *
 GpuJoinDevicePaths(RelOptInfo *rel)

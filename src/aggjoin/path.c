@@ -1,42 +1,33 @@
 /*-------------------------------------------------------------------------
  *
- * aggjoin/aggjoin.c
- *	  GpuHashAgg fed by a join that the device computes: the joined rows
- *	  never reach the host, only the groups come back (issue 4 item 3).
+ * aggjoin/path.c
+ *	  Finds, under an aggregation, the join or chain of joins that the
+ *	  device can compute for it (GpuAggJoinSidesFor), and which side of
+ *	  the joins computes each of its expressions.
  *
- * When the aggregation's input is an equi-join that GpuHashJoin could run
- * (hashjoin/path.c offered a path for it), the aggregation can take the join's
- * inputs itself: the inner side's rows are read once into the device's
- * build (the join key and the columns the aggregation needs from that
- * side), and the outer side's rows arrive in batches (read by the node
- * itself, or packed by parallel workers' GpuAggPack nodes) that the device
- * probes, joins and aggregates in one go (cuda/gpuagg_device.h, "Aggregation
- * fed by a hash join").  When the outer side is itself such a join, and so
- * on down (a chain: a star or snowflake schema's joins), every join of the
- * chain is joined on the device, up to GA_AGG_MAX_JOIN_STEPS: the node has
- * a child per side (the probe side, the bottom join's outer side; then each
- * join's build side, bottom up), and each join's outer key comes from the
- * probe side or from a build side below it.
- *
- * What qualifies (otherwise fewer joins of the chain, then the other
- * GpuHashAgg paths and the native plan remain):
+ * The input may be an equi-join that GpuHashJoin could run (hashjoin/path.c
+ * offered a path for it: GpuJoinDevicePaths keeps it even where a native
+ * join beat it), or a chain of them down the joins' outer sides
+ * (aggjoin/aggjoin.h).  What qualifies (otherwise fewer joins of the
+ * chain, then the other GpuHashAgg paths and the native plan remain):
  *	- INNER, LEFT, RIGHT, FULL (at any step: the device sends the build rows
  *	  nothing matched through the steps above), SEMI (EXISTS, IN: without
  *	  other conditions its build keeps each key once, and the device joins
  *	  it as an inner join) and ANTI (NOT EXISTS: the probe rows without a
  *	  match) joins whose other join conditions the device can check
- *	  (aggjoin/filter.c): an INNER join's below every RIGHT and FULL one of the
- *	  chain in its filter over the joined rows, any other's (not RIGHT or
+ *	  (aggjoin/filter.c): an INNER join's below every RIGHT and FULL one of
+ *	  the chain in its filter over the joined rows, any other's (not RIGHT or
  *	  FULL) as the step's own filter, for each pair of equal keys at the
  *	  step, from sides up to the step, by expressions that cannot fail; and
- *	  no condition above an outer join, on up to GA_AGG_MAX_JOIN_KEYS equalities
- *	  whose every device key is exact (the integer-like types of
+ *	  no condition above an outer join, on up to GA_AGG_MAX_JOIN_KEYS
+ *	  equalities whose every device key is exact (the integer-like types of
  *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
- *	  (text and the other batch/key_dict.c types, under a deterministic collation;
- *	  a dictionary per join key): one key as it is, two int2/int4 keys of one
- *	  side paired into one exact int8, any other keys each in its own column
- *	  (the device hashes them together and compares them; the outer keys of
- *	  one join may then come from different sides below it);
+ *	  (text and the other batch/key_dict.c types, under a deterministic
+ *	  collation; a dictionary per join key): one key as it is, two
+ *	  int2/int4 keys of one side paired into one exact int8, any other keys
+ *	  each in its own column (the device hashes them together and compares
+ *	  them; the outer keys of one join may then come from different sides
+ *	  below it);
  *	- every group key, aggregate argument, FILTER and join key above the
  *	  bottom join computed from one side by an expression that cannot fail
  *	  (plain columns, leakproof functions: each side computes it also for
@@ -58,33 +49,22 @@
  * way chosen by better_join_step (far fewer rows to handle, else a build
  * side that reads fewer table rows, else the smaller build).
  *
- * The child expressions of the description are split by side: each side's
- * child computes its own expressions, then its keys (hashagg/layout.c orders
- * the batch columns the same way).
- *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
-#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
-#include "parser/parsetree.h"
-#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/ruleutils.h"
 #include "utils/typcache.h"
 
 #include "aggjoin/aggjoin.h"
-#include "aggjoin/probe_filter.h"
-#include "batch/batch.h"
 #include "batch/exact_key.h"
 #include "batch/key_dict.h"
 #include "compat.h"
@@ -93,9 +73,6 @@
 #include "guc.h"
 #include "hashagg/catalog.h"
 #include "hashagg/derived.h"
-#include "hashagg/desc.h"
-#include "hashagg/hashagg.h"
-#include "hashagg/layout.h"
 #include "hashjoin/desc.h"
 #include "hashjoin/hashjoin.h"
 #include "hashjoin/private.h"
@@ -901,370 +878,4 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 			return true;
 	}
 	return false;
-}
-
-/*
- * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
- * steps bottom up, separated by "; "), made at plan time from the path's
- * joins: the node's children compute the keys, so its own expressions
- * cannot show them.  *filter gets the INNER joins'
- * other conditions, which the device's filter checks ("(a.v > b.w)", all
- * steps' ANDed; "" for none), as PostgreSQL's Join Filter shows them.
- * Both are deparsed over the query level's range table, as EXPLAIN would
- * name them.
- */
-char *
-GpuAggJoinConditionText(PlannerInfo *root, const GpuAggJoinPath *join, char **filter)
-{
-	StringInfoData buf;
-	StringInfoData filter_buf;
-	PlannedStmt *stmt = makeNode(PlannedStmt);
-	int			t;
-	List	   *context;
-
-	stmt->rtable = root->parse->rtable;
-	context = deparse_context_for_plan_tree(stmt,
-											select_rtable_names_for_explain(stmt->rtable,
-																			bms_add_range(NULL, 1,
-																						  list_length(stmt->rtable))));
-	initStringInfo(&buf);
-	initStringInfo(&filter_buf);
-	for (t = 0; t < join->nsteps; t++)
-	{
-		const char *separator = buf.len > 0 ? "; " : "";
-		ListCell   *lc;
-
-		foreach(lc, join->steps[t].hash_clauses)
-		{
-			OpExpr	   *op = lfirst_node(OpExpr, lc);
-
-			appendStringInfo(&buf, "%s%s %s %s", separator,
-							 deparse_expression(linitial(op->args), context, true, false),
-							 get_opname(op->opno),
-							 deparse_expression(lsecond(op->args), context, true, false));
-			separator = " AND ";
-		}
-		foreach(lc, join->steps[t].filter_quals)
-			appendStringInfo(&filter_buf, "%s%s", filter_buf.len > 0 ? " AND " : "",
-							 deparse_expression(lfirst(lc), context, true, false));
-	}
-	*filter = filter_buf.data;
-	return buf.data;
-}
-
-/*
- * Number the columns of each side's child (see GpuAggDesc): its
- * expressions in child order, then its build keys, then the outer keys it
- * gives, in step order.
- */
-void
-GpuAggJoinNumberColumns(GpuAggDesc *desc)
-{
-	AttrNumber	next[GA_AGG_MAX_JOIN_STEPS + 1];
-	int			s;
-	int			t;
-	int			k;
-	int			i;
-
-	for (s = 0; s <= desc->njoin_steps; s++)
-		next[s] = 1;
-	for (i = 0; i < desc->nchild; i++)
-		desc->child_side_attno[i] = next[desc->child_side[i]]++;
-	for (s = 0; s <= desc->njoin_steps; s++)
-	{
-		for (k = 0; s > 0 && k < desc->join_steps[s - 1].nkeys; k++)
-			desc->join_steps[s - 1].keys[k].build_attno = next[s]++;
-		for (t = 0; t < desc->njoin_steps; t++)
-		{
-			for (k = 0; k < desc->join_steps[t].nkeys; k++)
-			{
-				if (desc->join_steps[t].keys[k].side == s)
-					desc->join_steps[t].keys[k].attno = next[s]++;
-			}
-		}
-		desc->side_ncolumns[s] = next[s] - 1;
-	}
-}
-
-/* Room for desc's child_side and child_side_attno arrays. */
-static void
-join_desc_alloc_children(GpuAggDesc *desc, int nchild)
-{
-	desc->nchild = nchild;
-	desc->child_side = palloc0(sizeof(int) * Max(nchild, 1));
-	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(nchild, 1));
-}
-
-/* Fill desc's join fields from a path's joins (NULL: not aggjoin). */
-void
-GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join, List *child_exprs)
-{
-	ListCell   *lc;
-	int			t;
-	int			i = 0;
-
-	desc->njoin_steps = 0;
-	if (join == NULL)
-		return;
-	for (t = 0; t < join->nsteps; t++)
-	{
-		const GpuAggJoinPathStep *step = &join->steps[t];
-		JoinType	type = step->type;
-		int			k;
-
-		/* a SEMI join with conditions of its own checks its pairs; else each key once */
-		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGGJOIN_LEFT :
-			type == JOIN_ANTI ? GA_AGGJOIN_ANTI :
-			type == JOIN_RIGHT ? GA_AGGJOIN_RIGHT :
-			type == JOIN_FULL ? GA_AGGJOIN_FULL :
-			type == JOIN_SEMI && step->program != NIL ? GA_AGGJOIN_SEMI : GA_AGGJOIN_INNER;
-		desc->join_steps[t].build_unique = type == JOIN_SEMI && step->program == NIL;
-		GpuAggJoinFilterDescribe(&desc->join_steps[t].filter, child_exprs, step->program);
-		desc->join_steps[t].match_fraction = step->match_permille / 1000.0;
-		desc->join_steps[t].nkeys = list_length(step->outer_keys);
-		for (k = 0; k < desc->join_steps[t].nkeys; k++)
-		{
-			desc->join_steps[t].keys[k].type =
-				getBaseType(exprType(list_nth(step->outer_keys, k)));
-			desc->join_steps[t].keys[k].build_type =
-				getBaseType(exprType(list_nth(step->inner_keys, k)));
-			desc->join_steps[t].keys[k].side = list_nth_int(step->key_sides, k);
-		}
-	}
-	desc->njoin_steps = join->nsteps;
-	join_desc_alloc_children(desc, list_length(join->child_sides));
-	foreach(lc, join->child_sides)
-		desc->child_side[i++] = lfirst_int(lc);
-	GpuAggJoinFilterDescribe(&desc->filter, child_exprs, join->filter_program);
-	desc->packed_sides = join->packed_sides;
-	desc->pack_side = join->pack_side;
-	GpuAggJoinNumberColumns(desc);
-}
-
-/*
- * Make room for at least want rows in the columns [first, end) of payload
- * (a build side's), whose memory is in cxt.
- */
-static void
-payload_reserve(GaBatch *payload, int first, int end, int64 want, MemoryContext cxt)
-{
-	int64		capacity = Max(payload->capacity, 1024);
-	int			c;
-
-	if (want <= payload->capacity)
-		return;
-	while (capacity < want)
-		capacity *= 2;
-	for (c = first; c < end; c++)
-	{
-		GaColumn   *col = &payload->columns[c];
-		int			width = ga_type_width(col->type);
-		int64		old_bytes = (payload->capacity + 7) / 8;
-
-		if (width > 0)
-			col->values = col->values == NULL ?
-				MemoryContextAllocExtended(cxt, width * capacity, MCXT_ALLOC_HUGE) :
-				repalloc_huge(col->values, width * capacity);
-		col->validity = col->validity == NULL ?
-			MemoryContextAllocExtended(cxt, (capacity + 7) / 8, MCXT_ALLOC_HUGE) :
-			repalloc_huge(col->validity, (capacity + 7) / 8);
-		memset(col->validity + old_bytes, 0xff, (capacity + 7) / 8 - old_bytes);
-	}
-	payload->capacity = capacity;
-}
-
-/* The key columns of a build side, for comparing build rows by their keys. */
-typedef struct BuildKeyColumns
-{
-	int			nkeys;
-	const int64 *values[GA_AGG_MAX_JOIN_KEYS];
-} BuildKeyColumns;
-
-/* qsort_arg comparator of build rows by their keys (a BuildKeyColumns). */
-static int
-build_row_keys_cmp(const void *a, const void *b, void *arg)
-{
-	const BuildKeyColumns *keys = arg;
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-	int			k;
-
-	for (k = 0; k < keys->nkeys; k++)
-	{
-		if (keys->values[k][x] != keys->values[k][y])
-			return keys->values[k][x] < keys->values[k][y] ? -1 : 1;
-	}
-	return 0;
-}
-
-/*
- * A SEMI join's build: each key (all its columns) once, the first of its
- * rows (a SEMI join's aggregation reads no build column), so that the
- * device's inner join matches each probe row at most once.  Returns the
- * number left in rows.
- */
-static int64
-build_distinct_rows(const BuildKeyColumns *keys, uint32 *rows, int64 n)
-{
-	int64		kept = 0;
-	int64		i;
-
-	qsort_arg(rows, n, sizeof(uint32), build_row_keys_cmp, (void *) keys);
-	for (i = 0; i < n; i++)
-	{
-		if (kept > 0 && build_row_keys_cmp(&rows[kept - 1], &rows[i], (void *) keys) == 0)
-			continue;
-		rows[kept++] = rows[i];
-	}
-	return kept;
-}
-
-/* Fail clearly when the build side has more rows than a device join takes. */
-static void
-build_check_rows(int64 nrows)
-{
-	if (nrows > GA_JOIN_MAX_BUILD_ROWS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the inner side of an aggjoin GpuHashAgg has more than " INT64_FORMAT " rows",
-						(int64) GA_JOIN_MAX_BUILD_ROWS),
-				 errhint("Set gpuagg.enable_aggjoin = off to join these rows another way.")));
-}
-
-/*
- * Read the inner child's next batch message (parallel workers packing the
- * build side) into payload; false at the end.
- */
-static bool
-build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
-				   GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
-				   MemoryContext cxt)
-{
-	TupleTableSlot *slot = ExecProcNode(inner);
-	bytea	   *message;
-	int32		exchange_slot = -1;
-	bool		isnull;
-
-	if (TupIsNull(slot))
-		return false;
-	message = DatumGetByteaPP(slot_getattr(slot, 1, &isnull));
-	if (isnull)
-		elog(ERROR, "gpuagg: empty batch message");
-	if (GpuAggExchangeIsRef(message))
-		message = GpuAggExchangeGet(GpuAggPackExchange(inner), message, &exchange_slot);
-	build_check_rows(payload->nrows + GpuAggMessageRows(message));
-	payload_reserve(payload, first, end, payload->nrows + GpuAggMessageRows(message), cxt);
-	GpuAggBatchBuilderStart(builder, payload);
-	GpuAggMessageAppend(receiver, builder, payload, message);
-	if (exchange_slot >= 0)
-		GpuAggExchangeRelease(GpuAggPackExchange(inner), exchange_slot);
-	return true;
-}
-
-/*
- * Read every row of join step step's build side (the inner child) into
- * agg's build: its build columns and build key through builder (which then
- * fills the probe columns again), from its tuples or, packed by parallel
- * workers, from its batch messages (receiver maps their dictionary ids);
- * the rows are held in cxt until the device has them (the child itself runs
- * in the executor's memory).  With filter given and the probe side packed
- * by parallel workers, a step that qualifies adds a Bloom filter of its
- * build keys to it (aggjoin/probe_filter.c).  Returns false with status set when
- * the device fails.
- */
-bool
-GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, int step,
-				GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
-				PlanState *inner, MemoryContext cxt, GpuAggProbeFilter *filter,
-				GaStatus *status)
-{
-	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
-	int			first = layout->side_first[step];
-	int			end = layout->side_first[step + 1];
-	BuildKeyColumns key_columns;
-	int64	   *keys;
-	uint32	   *rows;
-	int64		nkeys = 0;
-	int64		r;
-	bool		ok;
-	int			c;
-	int			k;
-
-	payload->ncolumns = layout->ncolumns;
-	payload->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * layout->ncolumns);
-	for (c = 0; c < layout->ncolumns; c++)
-		payload->columns[c].type = layout->column_types[c];
-	GpuAggBatchBuilderSetColumns(builder, first, end);
-	if (desc->packed_sides & (1 << step))
-	{
-		while (build_read_message(inner, payload, first, end, builder, receiver, cxt))
-			CHECK_FOR_INTERRUPTS();
-	}
-	else
-	{
-		for (;;)
-		{
-			TupleTableSlot *slot = ExecProcNode(inner);
-
-			if (TupIsNull(slot))
-				break;
-			build_check_rows(payload->nrows + 1);
-			payload_reserve(payload, first, end, payload->nrows + 1, cxt);
-			/* detoasted values of the build columns: one batch's worth at a time */
-			if (payload->nrows % 65536 == 0)
-				GpuAggBatchBuilderStart(builder, payload);
-			GpuAggBatchAppend(builder, payload, slot);
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	GpuAggBatchBuilderSetColumns(builder, 0, layout->side_first[1]);
-
-	/*
-	 * The build rows with a key (a null never matches), each key once for a
-	 * SEMI join; one key's values go with them, several keys are read by the
-	 * device from their columns.
-	 */
-	key_columns.nkeys = desc->join_steps[step - 1].nkeys;
-	for (k = 0; k < key_columns.nkeys; k++)
-		key_columns.values[k] =
-			(const int64 *) payload->columns[layout->build_key_columns[step][k]].values;
-	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
-	for (r = 0; r < payload->nrows; r++)
-	{
-		for (k = 0; k < key_columns.nkeys; k++)
-			if (ga_column_is_null(&payload->columns[layout->build_key_columns[step][k]], r))
-				break;
-		if (k == key_columns.nkeys)
-			rows[nkeys++] = (uint32) r;
-	}
-	if (desc->join_steps[step - 1].build_unique)
-		nkeys = build_distinct_rows(&key_columns, rows, nkeys);
-	keys = NULL;
-	if (key_columns.nkeys == 1)
-	{
-		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
-		for (r = 0; r < nkeys; r++)
-			keys[r] = key_columns.values[0][rows[r]];
-		if (filter != NULL && desc->child_kind == GPUAGG_CHILD_PACKED &&
-			GpuAggProbeFilterStepQualifies(desc, layout, step, &c))
-		{
-			MemoryContext old = MemoryContextSwitchTo(cxt);
-
-			GpuAggProbeFilterAdd(filter, c, keys, nkeys);
-			MemoryContextSwitchTo(old);
-		}
-	}
-	ok = ga_aggjoin_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
-						   status);
-	for (c = first; c < end; c++)
-	{
-		if (payload->columns[c].values != NULL)
-			pfree(payload->columns[c].values);
-		if (payload->columns[c].validity != NULL)
-			pfree(payload->columns[c].validity);
-	}
-	if (keys != NULL)
-		pfree(keys);
-	pfree(rows);
-	return ok;
 }
