@@ -46,6 +46,7 @@
 
 #include "aggjoin/probe_filter.h"
 #include "batch/exact_key.h"
+#include "gpuagg_hash.h"
 #include "guc.h"
 
 /* Bits set per key in its word. */
@@ -101,17 +102,14 @@ struct GpuAggProbeFilter
 };
 
 /*
- * The 64-bit hash of a key: the finalizer of SplitMix64 (Steele, Lea and
- * Flood), which spreads every input bit over the output.
+ * The 64-bit hash of a key: one step of SplitMix64 (Steele, Lea and Flood),
+ * the key advanced by the golden increment and finalized, which spreads
+ * every input bit over the output.
  */
 static inline uint64
 probe_filter_hash(int64 key)
 {
-	uint64		z = (uint64) key + UINT64CONST(0x9e3779b97f4a7c15);
-
-	z = (z ^ (z >> 30)) * UINT64CONST(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64CONST(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return ga_splitmix64((uint64) key + GA_HASH_GOLDEN);
 }
 
 /* The bits a hash sets in its word: PROBE_FILTER_BITS positions from its low bits. */

@@ -48,6 +48,7 @@
 #include "batch/batch.h"
 #include "batch/exact_key.h"
 #include "devices.h"
+#include "gpuagg_hash.h"
 #include "guc.h"
 #include "hashjoin/desc.h"
 #include "hashjoin/hashjoin.h"
@@ -201,18 +202,6 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
 }
 
-/* A 64-bit finalizer (splitmix64's) so that small integers spread out. */
-static inline uint64
-mix64(uint64 x)
-{
-	x ^= x >> 30;
-	x *= UINT64CONST(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64CONST(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
 /*
  * The device key of the current row of one side (the econtext's outer or
  * inner tuple); false when a key is NULL, which never matches.
@@ -244,7 +233,8 @@ join_row_key(GpuJoinState *state, int side, ExprContext *econtext, int64 *key)
 			*key = (int64) part;
 			return true;
 		}
-		combined = hash_combine64(combined, mix64(part));
+		/* finalized first, so that small integers spread out */
+		combined = hash_combine64(combined, ga_splitmix64(part));
 	}
 	*key = (int64) combined;
 	return true;
