@@ -144,14 +144,14 @@ build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
 }
 
 /*
- * Read every row of join step step's build side (the inner child) into
- * agg's build: its build columns and build key through builder (which then
- * fills the probe columns again), from its tuples or, packed by parallel
- * workers, from its batch messages (receiver maps their dictionary ids);
- * the rows are held in cxt until the device has them (the child itself runs
- * in the executor's memory).  With filter given and the probe side packed
- * by parallel workers, a step that qualifies adds a Bloom filter of its
- * build keys to it (aggjoin/probe_filter.c).  Returns false with status set when
+ * Read every row of join step step's build side (the inner child) into agg's
+ * build: its build columns and build key through builder (which then fills
+ * the probe columns again), from its tuples or, packed by parallel workers,
+ * from its batch messages (receiver maps their dictionary ids); the rows are
+ * held in cxt until the device has them (the child itself runs in the
+ * executor's memory).  With filter given and the probe side packed by
+ * parallel workers, a step that qualifies adds a Bloom filter of its build
+ * keys to it (aggjoin/probe_filter.c).  Returns false with status set when
  * the device fails.
  */
 bool

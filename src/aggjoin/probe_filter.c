@@ -29,13 +29,13 @@
  * The leader builds the filters while it reads the build sides
  * (aggjoin/build.c), for the steps the planner expects to keep at most half
  * of the probe rows (a filter that drops few rows costs the workers a lookup
- * a row and saves nothing), and the probe side's GpuAggPack copies them
- * into its parallel query's shared memory (hashagg/pack.c), where every
- * participant reads them.  The participants test each row's key right
- * after the heap tuple is deformed (batch/scan_direct.c) or the child returns it,
+ * a row and saves nothing), and the probe side's GpuAggPack copies them into
+ * its parallel query's shared memory (hashagg/pack.c), where every
+ * participant reads them.  The participants test each row's key right after
+ * the heap tuple is deformed (batch/scan_direct.c) or the child returns it,
  * before the row is encoded into the batch, so a dropped row costs neither
- * the encoding (numeric operands, dictionary ids) nor the leader's copy.
- * A participant stops testing once it has seen PROBE_FILTER_SAMPLE rows of
+ * the encoding (numeric operands, dictionary ids) nor the leader's copy.  A
+ * participant stops testing once it has seen PROBE_FILTER_SAMPLE rows of
  * which almost all passed.
  *
  *-------------------------------------------------------------------------

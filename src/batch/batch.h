@@ -63,6 +63,7 @@ extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
 								 uint64 sender, int first_column, int32 *dict_sent,
 								 StringInfo buf);
 extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
+extern int64 GpuAggMessageCapacity(void);
 extern int64 GpuAggMessageRows(bytea *message);
 extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
 														  MemoryContext cxt);

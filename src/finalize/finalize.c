@@ -144,9 +144,10 @@ exact_sum_of_squares(const GpuAggOutput *output, const GaAggResult *result, int6
 }
 
 /*
- * sum, avg, min, max over numeric (finalize/numeric.c): PostgreSQL's rules for
- * NaN and the infinities, else the exact finite result at the argument's
- * scale.  Variance and stddev: PostgreSQL's final function (finalize/variance.c).
+ * sum, avg, min, max over numeric (finalize/numeric.c): PostgreSQL's rules
+ * for NaN and the infinities, else the exact finite result at the argument's
+ * scale.  Variance and stddev: PostgreSQL's final function
+ * (finalize/variance.c).
  */
 static Datum
 finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,

@@ -597,7 +597,7 @@ wide_add_shifted(WideInt *acc, int128 value, int shift)
  * value * 10^-scale as a numeric of display scale `scale`: straight from an
  * int64 when it fits (int64_div_fast_to_numeric), else from its decimal
  * digits through numeric_in.  One conversion per group and aggregate, with
- * no numeric arithmetic (the groups of an aggjoin TPC-H Q3 are 10^5).
+ * no numeric arithmetic: a query may have a great many groups.
  */
 static Datum
 wide_to_numeric(const WideInt *value, int scale)

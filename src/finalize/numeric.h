@@ -35,9 +35,9 @@ typedef enum GpuAggNumericPart
 } GpuAggNumericPart;
 
 /*
- * A numeric argument read once per row, for all its batch columns (batch/builder.c
- * keeps one per row); the scaled magnitude and its square are computed when
- * a column first needs them.
+ * A numeric argument read once per row, for all its batch columns
+ * (batch/builder.c keeps one per row); the scaled magnitude and its square
+ * are computed when a column first needs them.
  */
 typedef struct GpuAggNumericValue
 {

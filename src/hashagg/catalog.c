@@ -294,14 +294,14 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 }
 
 /*
- * For an argument that converts a plain column to float8 (int2, int4, int8
- * or float4 to float8, implicitly as in corr(int_column, ...) or by a cast):
- * the column itself, so that the child plan outputs table columns (which
- * the direct scan reads without projecting) and batch/builder.c converts the value
- * while encoding it, exactly as those casts do (a C conversion to double;
- * all but int8's are exact, and int8's rounds the same way).  Only for
- * aggregates that read the argument as a float8 column (not DISTINCT, whose
- * values are keys); any other argument is returned unchanged.
+ * For an argument that converts a plain column to float8 (int2, int4, int8 or
+ * float4 to float8, implicitly as in corr(int_column, ...) or by a cast): the
+ * column itself, so that the child plan outputs table columns (which the
+ * direct scan reads without projecting) and batch/builder.c converts the
+ * value while encoding it, exactly as those casts do (a C conversion to
+ * double; all but int8's are exact, and int8's rounds the same way).  Only
+ * for aggregates that read the argument as a float8 column (not DISTINCT,
+ * whose values are keys); any other argument is returned unchanged.
  */
 static Expr *
 float8_source_column(Aggref *aggref, Expr *arg)

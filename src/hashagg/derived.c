@@ -6,8 +6,8 @@
  *
  * sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) over numeric(15,2)
  * columns costs native PostgreSQL three numeric operations per row; computed
- * by the child, it cost gpuagg the same plus four 42-bit limbs a row to send.
- * Instead, the child computes only the operands, the device evaluates the
+ * by the child, it would cost gpuagg the same plus four 42-bit limbs a row
+ * to send.  Instead, the child computes only the operands, the device evaluates the
  * arithmetic exactly (gpuagg_device.h's derived columns), and only 8 bytes
  * per operand travel:
  *	- a numeric expression of at most 18 digits (a numeric(15,2) column,
@@ -16,20 +16,19 @@
  *	- an integer expression cast to numeric as the integer itself;
  *	- a constant inline, as value * 10^scale.
  * A plain operand (sum(l_quantity)) goes the same way: it then shares its
- * column with the arithmetic over it and needs no infinity flags.
- * Every value of the argument has exactly the scale and at most the digits
- * finalize/numeric.c's GpuAggNumericBounds derives (PostgreSQL's numeric_add and
- * numeric_sub keep the larger scale, numeric_mul adds the scales), so the
+ * column with the arithmetic over it and needs no infinity flags.  Every
+ * value of the argument has exactly the scale and at most the digits
+ * finalize/numeric.c's GpuAggNumericBounds derives (PostgreSQL's numeric_add
+ * and numeric_sub keep the larger scale, numeric_mul adds the scales), so the
  * device computes value * 10^scale of the whole argument from the operands'
- * scaled integers: an addition aligns its operands' scales by a power of
- * ten, a multiplication multiplies.  Every intermediate value has at most 57
+ * scaled integers: an addition aligns its operands' scales by a power of ten,
+ * a multiplication multiplies.  Every intermediate value has at most 57
  * digits (the device's 192-bit arithmetic holds 2^190), and the result is
  * summed through the same limbs, or the same int64, as a value computed on
- * the host would be, so the answers are identical.  NaN follows
- * PostgreSQL: an operation with a NaN operand gives NaN; a null operand
- * gives null.  The operands of a constrained type cannot be infinite
- * (PostgreSQL rejects infinity in numeric(p, s)), so neither can the
- * result.
+ * the host would be, so the answers are identical.  NaN follows PostgreSQL:
+ * an operation with a NaN operand gives NaN; a null operand gives null.  The
+ * operands of a constrained type cannot be infinite (PostgreSQL rejects
+ * infinity in numeric(p, s)), so neither can the result.
  *
  *-------------------------------------------------------------------------
  */

@@ -6,21 +6,25 @@
  *	EXPLAIN				Group Key, or with grouping sets a Hash Key line per
  *						set of keys and Group Key: () per empty set, as
  *						PostgreSQL's MixedAggregate shows them; Input when
- *						the child is a GpuHashJoin (join input); with
- *						gpuagg.explain_device_details also
- *						Input when the child Seq Scan's pages are read
- *						directly (batch/scan_direct.c), Device and Strategy (with
- *						the estimated groups)
- *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
- *						CPU finished the query; with TIMING, Host Time: pulling
- *						child rows into batches (the child's own time
- *						included), inside device calls, finalizing groups;
- *						with device details also
- *						Bytes Sent, Table Growths, batches per strategy, on
- *						the GPU Retries (batch kernels run again after a
- *						growth) and, with TIMING, Device Time (on the GPU
- *						split by phase), Transfer Time and the CUDA
- *						context's creation time when this query paid it
+ *						the child is a GpuHashJoin (join input) or when the
+ *						device joins the children (aggjoin), with its Join
+ *						Cond and Join Filter; Device Arithmetic when the
+ *						device computes numeric arguments; with
+ *						gpuagg.explain_device_details also Input when the
+ *						child Seq Scan's pages are read directly
+ *						(batch/scan_direct.c), Device and Strategy (with the
+ *						estimated groups)
+ *	EXPLAIN ANALYZE		Batches, Input Rows, an aggjoin's Build Rows and
+ *						Joined Rows, Groups, and Fallback when the CPU
+ *						finished the query; with TIMING, Host Time: reading
+ *						an aggjoin's build sides, pulling child rows into
+ *						batches (the child's own time included), inside
+ *						device calls, finalizing groups; with device
+ *						details also Bytes Sent, Table Growths, batches per
+ *						strategy, on the GPU Retries (batch kernels run
+ *						again after a growth) and, with TIMING, Device Time
+ *						(on the GPU split by phase), Transfer Time and the
+ *						CUDA context's creation time when this query paid it
  *
  * Plain EXPLAIN never touches the device: the strategy shown is computed
  * from the GPU's properties found at server start.  After ANALYZE on the

@@ -13,6 +13,14 @@
  *	explain.c	shows what it planned and did
  *	pack.c		GpuAggPack: packs a parallel worker's rows into batch
  *				messages for the GpuHashAgg above a Gather
+ * and below them, with their own headers:
+ *	catalog.c	the aggregates and key types a device computes
+ *	derived.c	numeric arguments the device computes from their operands
+ *	desc.h		the description of a node (GpuAggDesc) and of its path
+ *	private.c	the description made from a path, and both packed into
+ *				private lists
+ *	layout.c	the batch columns and device operations of a description
+ *	state.h		the executor state that exec.c runs and explain.c reads
  *
  *-------------------------------------------------------------------------
  */
@@ -25,9 +33,7 @@
 
 #include "aggjoin/probe_filter.h"
 #include "batch/batch.h"
-#include "hashagg/desc.h"
 #include "compat.h"
-#include "gpuagg_device.h"
 
 #define GPUAGG_NODE_NAME "GpuHashAgg"
 #define GPUAGG_PACK_NAME "GpuAggPack"
@@ -48,7 +54,6 @@ extern Node *GpuAggCreateScanState(CustomScan *cscan);
 extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 /* hashagg/pack.c */
-extern int64 GpuAggMessageCapacity(void);
 extern Expr *GpuAggBatchMarker(void);
 extern Path *GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
 							List *path_private, int ncolumns);

@@ -8,14 +8,14 @@
  * in parallel workers build the layout from the same description, so that
  * they agree on every column without shipping the layout around.
  *
- * Columns: one per group key (in key order), then one per distinct
- * (argument, FILTER, encoding) of the aggregates; count(x) shares a column
- * of the same source when there is one.  Operations are deduplicated, so
- * sum(x) and avg(x) share one SUM and one COUNT.  A float key adds a
- * ZERO_SIGN column and a MIN over it, a bpchar, numeric or interval key a
- * SPELLING column and a MIN over it (see batch/builder.c).  Variance and stddev of
- * floats are one MOMENTS; corr, covar_* and regr_* one COMOMENTS over the
- * columns of x (the second argument) and y (the first).
+ * Columns: one per group key (in key order), then one per distinct (argument,
+ * FILTER, encoding) of the aggregates; count(x) shares a column of the same
+ * source when there is one.  Operations are deduplicated, so sum(x) and
+ * avg(x) share one SUM and one COUNT.  A float key adds a ZERO_SIGN column
+ * and a MIN over it, a bpchar, numeric or interval key a SPELLING column and
+ * a MIN over it (see batch/builder.c).  Variance and stddev of floats are one
+ * MOMENTS; corr, covar_* and regr_* one COMOMENTS over the columns of x (the
+ * second argument) and y (the first).
  *
  * An aggjoin's columns are then split by the side of its joins
  * that computes them (the probe side, then each build side), each side's
@@ -586,9 +586,9 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 }
 
 /*
- * The column of child column attno (of a key dictionary type) as an id of
- * the dictionary `pair` names, which it shares with the other operand of
- * its filter comparison (batch/builder.c shares the dictionaries of columns whose
+ * The column of child column attno (of a key dictionary type) as an id of the
+ * dictionary `pair` names, which it shares with the other operand of its
+ * filter comparison (batch/builder.c shares the dictionaries of columns whose
  * join_key is the same): the pair's own column, never another's.
  */
 static int

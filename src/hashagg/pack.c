@@ -14,8 +14,8 @@
  * Reusing Gather gives the worker launch, the shared-memory tuple queues,
  * parameters and rescans for free; the leader receives a few large tuples
  * instead of one per row, and only copies columns.  (Per-worker GPU
- * aggregation would need a CUDA context per worker and query, 100-300 ms
- * each, and a second combining step.)
+ * aggregation would need a CUDA context per worker and query, whose
+ * creation takes longer than many queries, and a second combining step.)
  *
  * Under an aggjoin GpuHashAgg, the probe side's GpuAggPack also tests
  * every row's join keys against the leader's Bloom filters of the build
@@ -143,13 +143,6 @@ gpuagg_batch(PG_FUNCTION_ARGS)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("gpuagg_batch() is an internal marker of GpuAggPack and cannot be called")));
 	PG_RETURN_NULL();
-}
-
-/* Rows per message from a worker: a batch, but at most 64K so that workers stream. */
-int64
-GpuAggMessageCapacity(void)
-{
-	return Min(gpuagg_batch_rows, 65536);
 }
 
 /*

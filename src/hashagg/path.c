@@ -434,15 +434,15 @@ agg_batch_values(const GpuAggPathInfo *info)
 
 /*
  * What the leader's work on a dictionary group key (text, numeric and the
- * other types of batch/key_dict.c) costs, in batch values: interning a value the
- * node's dictionary does not hold yet (hashing, copying, growing), and
- * mapping an entry of a batch message's own dictionary to the node's
- * (each message carries the distinct values of its rows).  Measured on the
- * H100 host (session 11): TPC-H SF 10 Q10 spent 3.75 s interning about 7
- * million distinct customer names, addresses, phones, comments and
- * balances, where PostgreSQL's parallel plan of about 1.6 million cost
- * units ran in 1.9 s; the group-by suite maps its messages' entries of
- * 'id001'-like keys at a few hundredths of a microsecond.
+ * other types of batch/key_dict.c) costs, in batch values: interning a
+ * value the node's dictionary does not hold yet (hashing, copying,
+ * growing), and mapping an entry of a batch message's own dictionary to
+ * the node's (each message carries the distinct values of its rows).
+ * Interning is the dear one: a grouping by millions of distinct long keys
+ * (TPC-H Q10's customer names, addresses and comments) spends more time
+ * there than PostgreSQL's parallel plan takes for the whole query, while
+ * mapping the entries of short keys ('id001') costs little.  The weights
+ * below are fitted to the measurements in docs/benchmarks.md.
  */
 #define GPU_DICT_NEW_VALUE_BATCH_VALUES 200.0
 #define GPU_DICT_MESSAGE_ENTRY_BATCH_VALUES 10.0
@@ -535,15 +535,15 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 }
 
 /*
- * The executor's per-tuple cost that the direct scan (batch/scan_direct.c) saves
- * when it reads scan's pages itself: scan is a Seq Scan whose output, the
- * child's target, is plain columns of its table, and gpuagg.direct_scan is
- * on; 0 otherwise.  PostgreSQL charges cpu_tuple_cost for every tuple a Seq
- * Scan passes through the executor; the direct scan deforms a page's
- * tuples in one run straight into batch columns.  Without this the
- * planner kept a 100-group query native whose GpuHashAgg ran 6.6 times as
- * fast (q1 at 1e8 rows on the H100, docs/measurements/
- * 2026-11-22-h100-session8.md: both costs within 0.5%).
+ * The executor's per-tuple cost that the direct scan (batch/scan_direct.c)
+ * saves when it reads scan's pages itself: scan is a Seq Scan whose output,
+ * the child's target, is plain columns of its table, and
+ * gpuagg.direct_scan is on; 0 otherwise.  PostgreSQL charges
+ * cpu_tuple_cost for every tuple a Seq Scan passes through the executor;
+ * the direct scan deforms a page's tuples in one run straight into batch
+ * columns.  Without this saving the two plans of a grouping into few
+ * groups cost about the same, and the planner could keep the native one
+ * where GpuHashAgg is several times as fast (docs/benchmarks.md).
  */
 static Cost
 agg_direct_scan_saving(Path *scan, PathTarget *target)

@@ -31,6 +31,7 @@ typedef struct GpuAggRunInfo
 	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
 } GpuAggRunInfo;
 
+/* The executor state of one GpuHashAgg (its CustomScanState). */
 typedef struct GpuAggState
 {
 	CustomScanState css;

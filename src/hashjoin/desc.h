@@ -10,6 +10,7 @@
 #ifndef GPUAGG_HASHJOIN_DESC_H
 #define GPUAGG_HASHJOIN_DESC_H
 
+#include "access/attnum.h"
 #include "nodes/nodes.h"
 #include "nodes/pg_list.h"
 
@@ -26,9 +27,10 @@ typedef enum GpuJoinKeyKind
 
 /*
  * What the executor needs, stored in CustomScan.custom_private (packed by
- * GpuJoinDescToList, read back by GpuJoinDescFromList).  Expressions reference the children's output with
- * OUTER_VAR / INNER_VAR Vars, like a native HashJoin's.  The node's scan
- * tuple (custom_scan_tlist) is filled column by column from one side.
+ * GpuJoinDescToList, read back by GpuJoinDescFromList).  Expressions
+ * reference the children's output with OUTER_VAR / INNER_VAR Vars, like a
+ * native HashJoin's.  The node's scan tuple (custom_scan_tlist) is filled
+ * column by column from one side.
  */
 typedef struct GpuJoinDesc
 {

@@ -696,10 +696,10 @@ join_next(ScanState *ss)
 }
 
 /*
- * The join input of the GpuHashAgg above (hashagg/exec.c): append the
- * joined rows that pass the node's filter to batch, as their scan tuples,
- * through the aggregation's batch builder; no ExecProcNode, projection or
- * result slot per row.  Returns true when the join is done, false when batch is full.
+ * The join input of the GpuHashAgg above (hashagg/exec.c): append the joined
+ * rows that pass the node's filter to batch, as their scan tuples, through
+ * the aggregation's batch builder; no ExecProcNode, projection or result slot
+ * per row.  Returns true when the join is done, false when batch is full.
  */
 bool
 GpuJoinFillBatch(CustomScanState *node, GpuAggBatchBuilder *builder, GaBatch *batch)

@@ -7,10 +7,11 @@
  *						an outer join is PostgreSQL's own "Filter" line); with
  *						gpuagg.explain_device_details also Device and Key
  *						(exact or hashed and rechecked)
- *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe Batches, Probe Rows, Candidates,
- *						Matched Rows, and Fallback when the CPU finished the
- *						join; with TIMING, Host Time (reading the inner side
- *						and building, probing); with device details also
+ *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe
+ *						Batches, Probe Rows, Candidates, Matched Rows, and
+ *						Fallback when the CPU finished the join; with
+ *						TIMING, Host Time (reading the inner side and
+ *						building, probing); with device details also
  *						Distinct Keys, Bytes Sent, Device Time, Transfer
  *						Time and the context's creation time
  *

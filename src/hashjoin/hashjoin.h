@@ -9,6 +9,10 @@
  *	exec.c		builds on the inner side's keys on a device, probes with
  *				batches of outer keys and forms the joined rows
  *	explain.c	shows what it planned and did
+ * and below them, with their own headers:
+ *	desc.h		the description of a node (GpuJoinDesc) and of its path
+ *	private.c	both packed into private lists
+ *	state.h		the executor state that exec.c runs and explain.c reads
  *
  *-------------------------------------------------------------------------
  */

@@ -46,8 +46,8 @@ static const CustomPathMethods gpujoin_path_methods = {
 /*
  * GpuHashJoin paths kept aside for an aggjoin GpuHashAgg (aggjoin/path.c):
  * add_path drops a GpuHashJoin path that a native join path beats, yet the
- * aggregation above may still take the join over.  Each entry lives in the planner's
- * memory, which unlinks it when reset or deleted.
+ * aggregation above may still take the join over.  Each entry lives in the
+ * planner's memory, which unlinks it when reset or deleted.
  */
 typedef struct KeptJoinPath
 {
@@ -347,7 +347,8 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
  * A GpuHashJoin path of rel (also under the projection the planner puts on
  * the scan/join relation's paths) whose output holds every expression of
  * exprs as a plain column, so that a GpuHashAgg above can take the joined
- * rows straight from its scan tuple (hashagg/path.c); the cheapest one, or NULL.
+ * rows straight from its scan tuple (hashagg/path.c); the cheapest one, or
+ * NULL.
  */
 Path *
 GpuJoinAggInputPath(RelOptInfo *rel, List *exprs)

@@ -28,6 +28,7 @@ typedef struct GpuJoinRunInfo
 	double		probe_ms;		/* in probe calls */
 } GpuJoinRunInfo;
 
+/* The executor state of one GpuHashJoin (its CustomScanState). */
 typedef struct GpuJoinState
 {
 	CustomScanState css;
