@@ -76,7 +76,7 @@ GPU_HEADERS = $(wildcard cuda/gpu/*.cuh cuda/gpu/kernels/*.cuh)
 cuda/gpu/%.o: cuda/gpu/%.cu $(DEVICE_HEADERS) $(GPU_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -I$(srcdir)/cuda/gpu -c $< -o $@
 
-$(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h
+$(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h cuda/gpuagg_hash.h
 $(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS) $(CPU_HEADERS)
 
 .PHONY: regress-list cuda-libdir device-objs gpu-objs

@@ -2,8 +2,8 @@
  *
  * compat.h
  *	  Every difference between the PostgreSQL major versions gpuagg builds
- *	  against (15, 16, 17, 18), in one place.  Included by gpuagg.h right
- *	  after postgres.h; no other file tests PG_VERSION_NUM.
+ *	  against (15, 16, 17, 18), in one place.  Included after postgres.h
+ *	  by the files that need it; no other file tests PG_VERSION_NUM.
  *
  * How each version is checked: test/versions.sh compiles src/ and the C
  * files of cuda/ with -Werror against the server headers of every version
@@ -39,6 +39,14 @@
 
 #if PG_VERSION_NUM < 150000
 #error "gpuagg needs PostgreSQL 15 or later"
+#endif
+
+/*
+ * Varlena macros (VARSIZE, VARDATA_ANY, SET_VARSIZE, ...): 16 moved them
+ * out of postgres.h into varatt.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
 #endif
 
 /*
@@ -123,7 +131,7 @@ GpuAggWithoutGroupingNulls(Node *expr, int relid)
 /*
  * Outer joins: 16 marks a Var of an outer join's nullable side, above the
  * join, as nulled by it (varnullingrels holding the join's relid, one of
- * root->outer_join_rels).  An aggjoin (aggjoin/aggjoin.c) computes such
+ * root->outer_join_rels).  An aggjoin (aggjoin/path.c) computes such
  * an expression below its join, in one side's own child, where the marks of
  * the outer joins inside that side (their relids are in `keep`, the side's
  * relids) stay and the others must go; with keep NULL every mark goes (what

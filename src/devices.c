@@ -2,7 +2,8 @@
  *
  * devices.c
  *	  Which devices gpuagg can use: GPU discovery at server start, the
- *	  device a node is planned and run on, and gpuagg_devices().
+ *	  device a node is planned and run on, how large a join build it may
+ *	  hold, and gpuagg_devices().
  *
  * Discovery runs once, while the postmaster loads the library, in a short
  * forked child: initialising CUDA in the postmaster itself would be inherited
@@ -13,7 +14,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +24,9 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+
+#include "devices.h"
+#include "guc.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_devices);
 
@@ -173,6 +177,29 @@ GpuAggNoGpuReason(void)
 }
 
 /*
+ * The build limit in bytes for a join planned on device.  The setting when
+ * one is given; otherwise an eighth of the machine's memory (the backend
+ * holds the build side), and on the GPU device at most a quarter of the
+ * GPU's memory as well (the device holds its keys or columns).
+ */
+double
+GpuAggHashJoinBuildLimit(GaDeviceKind device)
+{
+	double		limit;
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		page_size = sysconf(_SC_PAGESIZE);
+	const GaGpuInfo *gpu = GpuAggSelectedGpu();
+
+	if (gpuagg_hashjoin_build_limit >= 0)
+		return (double) gpuagg_hashjoin_build_limit * 1024.0;
+	limit = (pages > 0 && page_size > 0) ? (double) pages * page_size / 8.0 :
+		2.0 * 1024 * 1024 * 1024;
+	if (device == GA_DEVICE_GPU && gpu != NULL && gpu->total_memory > 0)
+		limit = Min(limit, (double) gpu->total_memory / 4.0);
+	return limit;
+}
+
+/*
  * The device gpuagg.device asks for.  *usable is false when that is the GPU
  * and none can be used: auto then plans nothing, gpu plans and fails at run
  * time with the reason.
@@ -221,6 +248,40 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 				 errhint("Set gpuagg.device = cpu to run on the CPU, or gpuagg.enabled = off.")));
 	*setup_ms = ga_device_setup_ms(device);
 	return device;
+}
+
+/*
+ * The device a node runs on, in EXPLAIN's words: "GPU" or "CPU", the
+ * device it opened or, before it ran, the one it was planned on.
+ */
+const char *
+GpuAggDeviceName(const GaDevice *device, GaDeviceKind planned)
+{
+	if (device != NULL)
+		return ga_device_kind(device) == GA_DEVICE_GPU ? "GPU" : "CPU";
+	return planned == GA_DEVICE_GPU ? "GPU" : "CPU";
+}
+
+/*
+ * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
+ * returns the GPU's properties, or NULL for the CPU or no usable GPU.
+ */
+const GaGpuInfo *
+GpuAggExplainDevice(const char *device_name, ExplainState *es)
+{
+	const GaGpuInfo *gpu = NULL;
+
+	if (strcmp(device_name, "GPU") == 0)
+	{
+		gpu = GpuAggSelectedGpu();
+		if (gpu != NULL)
+			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
+		else
+			ExplainPropertyText("Device", "GPU (none usable)", es);
+	}
+	else
+		ExplainPropertyText("Device", "CPU", es);
+	return gpu;
 }
 
 /* Format a CUDA version number (1000*major + 10*minor) as text. */

@@ -6,10 +6,16 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
+
+#include "compat.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashagg/hashagg.h"
+#include "hashjoin/hashjoin.h"
 
 GPUAGG_MODULE_MAGIC;
 

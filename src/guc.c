@@ -6,11 +6,14 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
-#include <unistd.h>
+#include <limits.h>
 
 #include "utils/guc.h"
+
+#include "gpuagg_device.h"
+#include "guc.h"
 
 /* GUC variables */
 bool		gpuagg_enabled = true;
@@ -56,29 +59,6 @@ check_build_limit(int *newval, void **extra, GucSource source)
 		return true;
 	GUC_check_errdetail("gpuagg.hashjoin_build_limit must be -1 (automatic) or at least 64kB.");
 	return false;
-}
-
-/*
- * The build limit in bytes for a join planned on device.  The setting when
- * one is given; otherwise an eighth of the machine's memory (the backend
- * holds the build side), and on the GPU device at most a quarter of the
- * GPU's memory as well (the device holds its keys or columns).
- */
-double
-GpuAggHashJoinBuildLimit(GaDeviceKind device)
-{
-	double		limit;
-	long		pages = sysconf(_SC_PHYS_PAGES);
-	long		page_size = sysconf(_SC_PAGESIZE);
-	const GaGpuInfo *gpu = GpuAggSelectedGpu();
-
-	if (gpuagg_hashjoin_build_limit >= 0)
-		return (double) gpuagg_hashjoin_build_limit * 1024.0;
-	limit = (pages > 0 && page_size > 0) ? (double) pages * page_size / 8.0 :
-		2.0 * 1024 * 1024 * 1024;
-	if (device == GA_DEVICE_GPU && gpu != NULL && gpu->total_memory > 0)
-		limit = Min(limit, (double) gpu->total_memory / 4.0);
-	return limit;
 }
 
 /* Define every gpuagg.* setting and reserve the prefix. */

@@ -11,7 +11,7 @@
  * A condition qualifies when it is AND, OR and NOT over leaves of two
  * kinds:
  *	- a boolean expression of one side (n1.n_name = 'FRANCE'), which that
- *	  side computes as a column: any expression aggjoin/aggjoin.c lets a side
+ *	  side computes as a column: any expression aggjoin/path.c lets a side
  *	  compute (the caller's operand check);
  *	- a comparison (<, <=, =, <>, >=, >) of two expressions, each of one
  *	  side, by the default btree operator family of their types when those
@@ -27,15 +27,18 @@
  * comparison with a null operand is null, and a row is kept only where
  * the whole condition is true: as PostgreSQL's join qual does.
  *
- * The compiled program is a List of steps, each a List: the operation
- * (Integer, GaFilterOp), the comparison (Integer, GaCompareOp), then the
- * step's operand expressions (one for BOOL, two for COMPARE); several
- * conditions are ANDed.  The operands are also returned, distinct, for
- * the sides to compute.
+ * The compiled program is a List of steps (it travels in the path's
+ * custom_private), each a List of the fields FilterProgramIndex names: the
+ * operation (Integer, GaFilterOp), the comparison (Integer, GaCompareOp),
+ * then the step's operand expressions (one for BOOL, two for COMPARE);
+ * several conditions are ANDed.  The operands are also returned, distinct,
+ * for the sides to compute.  At plan time GpuAggJoinFilterDescribe turns
+ * a program into the description's (GpuAggFilterDesc), each operand a
+ * child column.
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_type.h"
@@ -44,6 +47,21 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
+
+#include "aggjoin/aggjoin.h"
+#include "batch/key_dict.h"
+#include "compat.h"
+#include "custom_private.h"
+#include "hashagg/catalog.h"
+
+/* The fields of a program's step. */
+enum FilterProgramIndex
+{
+	FILTER_PROGRAM_OP,			/* Integer: GaFilterOp */
+	FILTER_PROGRAM_CMP,			/* Integer: GaCompareOp */
+	FILTER_PROGRAM_OPERAND,		/* BOOL, COMPARE: an expression */
+	FILTER_PROGRAM_OPERAND2		/* COMPARE: the other expression */
+};
 
 /* What compiling the conditions builds up. */
 typedef struct FilterCompile
@@ -155,8 +173,10 @@ filter_comparison(Oid opno, Oid left, Oid right, Oid collid, GaCompareOp *cmp)
 static void
 filter_emit(FilterCompile *fc, GaFilterOp op, GaCompareOp cmp, Node *a, Node *b)
 {
-	List	   *step = list_make2(makeInteger((int) op), makeInteger((int) cmp));
+	List	   *step = GpuAggPrivateFields(FILTER_PROGRAM_OPERAND);
 
+	GpuAggPrivateSet(step, FILTER_PROGRAM_OP, makeInteger((int) op));
+	GpuAggPrivateSet(step, FILTER_PROGRAM_CMP, makeInteger((int) cmp));
 	if (a != NULL)
 	{
 		step = lappend(step, a);
@@ -283,4 +303,43 @@ GpuAggJoinFilterCompile(List *quals, GpuAggJoinFilterOperandSide side_of, void *
 	*program = fc.program;
 	*operands = fc.operands;
 	return true;
+}
+
+/*
+ * The description's form of a compiled program: each step's operation,
+ * comparison and operands as columns of the child whose output is
+ * child_exprs.
+ */
+void
+GpuAggJoinFilterDescribe(GpuAggFilterDesc *filter, List *child_exprs, List *program)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	memset(filter, 0, sizeof(*filter));
+	filter->nsteps = list_length(program);
+	if (filter->nsteps > GA_FILTER_MAX_STEPS)
+		elog(ERROR, "gpuagg: a join filter of %d steps", filter->nsteps);
+	foreach(lc, program)
+	{
+		List	   *step = lfirst(lc);
+
+		filter->steps[i].op = (int16) intVal(list_nth(step, FILTER_PROGRAM_OP));
+		filter->steps[i].cmp = (int16) intVal(list_nth(step, FILTER_PROGRAM_CMP));
+		if (list_length(step) > FILTER_PROGRAM_OPERAND)
+		{
+			Node	   *operand = list_nth(step, FILTER_PROGRAM_OPERAND);
+
+			filter->steps[i].attno = GpuAggChildAttno(child_exprs, operand);
+			filter->steps[i].type = getBaseType(exprType(operand));
+		}
+		if (list_length(step) > FILTER_PROGRAM_OPERAND2)
+		{
+			Node	   *operand = list_nth(step, FILTER_PROGRAM_OPERAND2);
+
+			filter->steps[i].attno2 = GpuAggChildAttno(child_exprs, operand);
+			filter->steps[i].type2 = getBaseType(exprType(operand));
+		}
+		i++;
+	}
 }

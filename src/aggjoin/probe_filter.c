@@ -27,22 +27,27 @@
  * negatives: a key the build has always passes.
  *
  * The leader builds the filters while it reads the build sides
- * (aggjoin/aggjoin.c), for the steps the planner expects to keep at most half of
- * the probe rows (a filter that drops few rows costs the workers a lookup
- * a row and saves nothing), and the probe side's GpuAggPack copies them
- * into its parallel query's shared memory (hashagg/pack.c), where every
- * participant reads them.  The participants test each row's key right
- * after the heap tuple is deformed (batch/scan_direct.c) or the child returns it,
+ * (aggjoin/build.c), for the steps the planner expects to keep at most half
+ * of the probe rows (a filter that drops few rows costs the workers a lookup
+ * a row and saves nothing), and the probe side's GpuAggPack copies them into
+ * its parallel query's shared memory (hashagg/pack.c), where every
+ * participant reads them.  The participants test each row's key right after
+ * the heap tuple is deformed (batch/scan_direct.c) or the child returns it,
  * before the row is encoded into the batch, so a dropped row costs neither
- * the encoding (numeric operands, dictionary ids) nor the leader's copy.
- * A participant stops testing once it has seen PROBE_FILTER_SAMPLE rows of
+ * the encoding (numeric operands, dictionary ids) nor the leader's copy.  A
+ * participant stops testing once it has seen PROBE_FILTER_SAMPLE rows of
  * which almost all passed.
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "port/atomics.h"
+
+#include "aggjoin/probe_filter.h"
+#include "batch/exact_key.h"
+#include "gpuagg_hash.h"
+#include "guc.h"
 
 /* Bits set per key in its word. */
 #define PROBE_FILTER_BITS 4
@@ -97,17 +102,14 @@ struct GpuAggProbeFilter
 };
 
 /*
- * The 64-bit hash of a key: the finalizer of SplitMix64 (Steele, Lea and
- * Flood), which spreads every input bit over the output.
+ * The 64-bit hash of a key: one step of SplitMix64 (Steele, Lea and Flood),
+ * the key advanced by the golden increment and finalized, which spreads
+ * every input bit over the output.
  */
 static inline uint64
 probe_filter_hash(int64 key)
 {
-	uint64		z = (uint64) key + UINT64CONST(0x9e3779b97f4a7c15);
-
-	z = (z ^ (z >> 30)) * UINT64CONST(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64CONST(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return ga_splitmix64((uint64) key + GA_HASH_GOLDEN);
 }
 
 /* The bits a hash sets in its word: PROBE_FILTER_BITS positions from its low bits. */

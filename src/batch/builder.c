@@ -27,7 +27,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -35,6 +35,11 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "utils/memutils.h"
+
+#include "batch/batch.h"
+#include "batch/exact_key.h"
+#include "batch/key_dict.h"
+#include "finalize/numeric.h"
 
 struct GpuAggBatchBuilder
 {
@@ -140,8 +145,9 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 
 /*
  * Make appends fill only the columns [first, end): an aggjoin
- * (aggjoin/aggjoin.c) fills its probe columns from outer rows and its build columns
- * from inner rows, with one builder so that both share its dictionaries.
+ * (aggjoin/build.c) fills its probe columns from outer rows and its build
+ * columns from inner rows, with one builder so that both share its
+ * dictionaries.
  */
 void
 GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end)

@@ -6,10 +6,10 @@
  *
  * Gather's tuple queues are 64 kB rings: a batch message of a megabyte
  * crosses one in sixteen pieces, each a latch round trip, and is copied
- * twice on the leader (reassembled, then appended).  Measured on the GPU
- * host (16 workers, 1e8 rows): the workers had packed everything after
- * 0.77 s, the leader needed 1.16 s to take it in.  So the messages travel
- * through slots in the parallel query's dynamic shared memory instead:
+ * twice on the leader (reassembled, then appended), so that with many
+ * workers the leader takes longer to receive the batches than the workers
+ * take to pack them (docs/benchmarks.md).  So the messages travel through
+ * slots in the parallel query's dynamic shared memory instead:
  *
  *	worker	builds a message, claims a free slot (waiting on a condition
  *			variable while none is), copies the message in, marks the
@@ -19,22 +19,23 @@
  *
  * Gather still launches the workers, carries parameters and rescans, and
  * tells the leader when every worker is done.  A message larger than a
- * slot goes through the tuple queue as before, and so do the leader's own
- * messages when it packs (the leader must never wait for a slot: only it
- * frees them).
+ * slot goes through the tuple queue, and so do the leader's own messages
+ * when it packs (the leader must never wait for a slot: only it frees
+ * them).
  *
- * Two details keep it from deadlocking.  Since PostgreSQL 15 a tuple queue
- * makes what a worker sent visible to the leader only once a quarter of
- * the ring is pending, so a tiny reference could sit in the worker while
- * the worker waits for the very slot the leader would free on reading it:
- * references are padded past a quarter of the 64 kB ring, which flushes
- * each one.  And a worker waits for a free slot at most EXCHANGE_WAIT_MS at
- * a time, twice, then sends its message through the queue instead.  GpuAggPack is therefore parallel-aware: its DSM hooks
- * (hashagg/pack.c) size, place and reset the exchange.
+ * Two details keep it from deadlocking.  In PostgreSQL 15 and later a tuple
+ * queue makes what a worker sent visible to the leader only once a quarter of
+ * the ring is pending, so a tiny reference could sit in the worker while the
+ * worker waits for the very slot the leader would free on reading it:
+ * references are padded past a quarter of the 64 kB ring, which flushes each
+ * one.  And a worker waits for a free slot at most EXCHANGE_WAIT_MS at a
+ * time, twice, then sends its message through the queue instead.  GpuAggPack
+ * is therefore parallel-aware: its DSM hooks (hashagg/pack.c) size, place and
+ * reset the exchange.
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <sys/statvfs.h>
 
@@ -43,6 +44,9 @@
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/dsm_impl.h"
+
+#include "batch/batch.h"
+#include "compat.h"
 
 #define EXCHANGE_REF_MAGIC 0x4741475a	/* "GAGZ" */
 /* past a quarter of Gather's 64 kB tuple queue: flushed when sent */

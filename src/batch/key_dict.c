@@ -13,18 +13,18 @@
  *	bpchar				the bytes without trailing blanks ('a' = 'a  ')
  *	numeric				numeric_normalize(): no trailing zeros (1.0 = 1.00)
  *	interval			the 128-bit span PostgreSQL compares ('1 mon' = '30 days')
- * The device groups by key id.  PostgreSQL shows a group with the spelling
- * of its first row, so where a key can have several spellings the batch
- * also carries each row's spelling *rank* (its index among its key's
- * spellings) in a column whose per-group minimum finds the first row (see
- * batch/builder.c).  Canonical bytes are computed once per new spelling, not per row.
+ * The device groups by key id.  PostgreSQL shows a group with the spelling of
+ * its first row, so where a key can have several spellings the batch also
+ * carries each row's spelling *rank* (its index among its key's spellings) in
+ * a column whose per-group minimum finds the first row (see batch/builder.c).
+ * Canonical bytes are computed once per new spelling, not per row.
  *
  * Probe arrays hold hash and id in one word, so that a miss costs one cache
  * line and a hit one more for the bytes.
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
@@ -38,6 +38,9 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
+
+#include "batch/key_dict.h"
+#include "compat.h"
 
 static int32 intern_bytes(KeyDict *dict, Datum value, MemoryContext scratch);
 static inline uint64 short_word(Datum value);

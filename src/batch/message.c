@@ -22,9 +22,14 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "utils/memutils.h"
+
+#include "batch/batch.h"
+#include "batch/key_dict.h"
+#include "compat.h"
+#include "guc.h"
 
 #define MESSAGE_MAGIC 0x4741474d	/* "GAGM" */
 #define MAX_SENDERS 1024
@@ -151,6 +156,16 @@ GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows)
 		bytes += TYPEALIGN(4, (rows + 7) / 8);
 	}
 	return bytes;
+}
+
+/*
+ * Rows per message from a parallel worker: a batch, but at most 64K, so
+ * that workers stream their rows to the leader.
+ */
+int64
+GpuAggMessageCapacity(void)
+{
+	return Min(gpuagg_batch_rows, 65536);
 }
 
 /* Read the message header, checking that it is one. */

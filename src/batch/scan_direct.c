@@ -9,21 +9,21 @@
  *	  through the Seq Scan node (per tuple: a buffer pin, a slot store,
  *	  ExecScan and a projection).
  *
- * Measured on the GPU host (16 cores, 1e8 rows, 8 GB in shared_buffers):
- * the workers' tuple-at-a-time scan and projection was most of GpuHashAgg's
- * time, while the GPU was busy for 1% of it.  This is the CPU half of what
- * PG-Strom does on the GPU (reading heap blocks directly); see the "fill
- * the GPU" discussion of the GFTR paper (papers/): the input path, not the
- * aggregation, bounds an accelerated group-by.
+ * Pulling tuples one at a time through the scan and its projection takes
+ * most of a GpuHashAgg's time, while the GPU is busy for a small part of
+ * it (docs/benchmarks.md): the input path, not the aggregation, bounds an
+ * accelerated group-by (see the "fill the GPU" discussion of the GFTR
+ * paper).  This is the CPU half of what PG-Strom does on the GPU (reading
+ * heap blocks directly).
  *
  * Reading a page follows heapam's page-at-a-time mode (heapgetpage in
  * PostgreSQL 15): pin the buffer, prune it opportunistically, take its
- * content lock in share mode,
- * collect the offsets of the tuples visible to the scan's snapshot (all of
- * them when the page is all-visible and the snapshot was not taken during
- * recovery; PostgreSQL's own visibility test otherwise, with the
- * serializable conflict check), release the lock and keep the pin while
- * the tuples are read: a pinned page cannot be pruned.  Blocks come in the
+ * content lock in share mode, collect the offsets of the tuples visible to
+ * the scan's snapshot (all of them when the page is all-visible and the
+ * snapshot was not taken during recovery; PostgreSQL's own visibility test
+ * otherwise, with the serializable conflict check), release the lock and
+ * keep the pin while the tuples are read: a pinned page cannot be
+ * pruned.  Blocks come in the
  * order the Seq Scan would read them: from the scan's start block (which
  * synchronized scans may move) around the table, or from the parallel
  * scan's shared block allocator.  A block is first looked for in the
@@ -33,11 +33,9 @@
  * deformed as one run into per-column arrays, a tuple with no nulls by
  * steps compiled once per scan (DirectStep), and the builder encodes each
  * batch column in one loop (GpuAggBatchAppendColumns): per row, no slot, no
- * function call and no switch on a column's encoding.  Measured serially
- * on the 2-core development machine (PostgreSQL 17, CPU device, 5e6 rows),
- * EXPLAIN ANALYZE's input time of db-benchmark's q1 went from 208 to 93 ms
- * and of q4 from 238 to 101 ms with these (from the row-at-a-time deform
- * and append).
+ * function call and no switch on a column's encoding, which takes less
+ * than half the time of deforming and appending a row at a time
+ * (docs/benchmarks.md).
  *
  * A Seq Scan with a filter is read the same way, but each visible tuple is
  * stored in the Seq Scan's own scan slot (the kind its filter was compiled
@@ -53,7 +51,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -69,6 +67,11 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "compat.h"
+#include "guc.h"
 
 /* Tuples ahead whose memory is prefetched (about a DRAM latency of work). */
 #define DIRECT_PREFETCH_DISTANCE 4
@@ -447,10 +450,11 @@ direct_next_block(GpuAggDirectScan *ds, HeapScanDesc hscan)
  * Pin block `block` of the table: ReadBufferExtended, unless the block is in
  * the shared buffer after the previous block's, which is checked first.
  *
- * The buffer mapping lookup of ReadBufferExtended was 11% of a serial q1
- * (cache and TLB misses in the mapping table of a large shared_buffers),
- * while a table read into shared buffers in order (pg_prewarm, or a first
- * scan into free buffers) sits mostly in consecutive buffers.
+ * The buffer mapping lookup of ReadBufferExtended is a sizeable part of a
+ * serial scan's time (cache and TLB misses in the mapping table of a large
+ * shared_buffers), while a table read into shared buffers in order
+ * (pg_prewarm, or a first scan into free buffers) sits mostly in
+ * consecutive buffers.
  * ReadRecentBuffer checks the guessed buffer's tag and pins it; it counts a
  * shared hit for EXPLAIN (BUFFERS), and the relation's statistics count it
  * here as ReadBufferExtended would.  Unlike ReadBufferExtended, it does not
@@ -654,8 +658,8 @@ direct_deform_tuple(GpuAggDirectScan *ds, HeapTupleHeader tup, int r)
  *
  * The tuples are visited last to first: a page is filled from its end, so
  * that is usually ascending addresses, which the CPU's own prefetchers
- * follow better (q4 6% and q1 3% faster than first to last, measured).
- * Only the order of the memory accesses changes, not that of the rows.
+ * follow better than descending ones.  Only the order of the memory
+ * accesses changes, not that of the rows.
  */
 static void
 direct_deform_run(GpuAggDirectScan *ds, int n)

@@ -22,7 +22,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -30,6 +30,12 @@
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/numeric.h"
+
+#include "batch/batch.h"
+#include "batch/key_dict.h"
+#include "finalize/finalize.h"
+#include "finalize/numeric.h"
+#include "gpuagg_hash.h"
 
 /* Per DISTINCT output, per main group: what the distinct values add up to. */
 struct GpuAggDistinctSums
@@ -51,14 +57,14 @@ alloc_zeroed(Size size)
 	return palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
-/* Mix one 64-bit word into a hash. */
+/*
+ * Mix one 64-bit word into a hash (of this file's table of groups only, so
+ * any good mixing serves).
+ */
 static inline uint64
 mix_word(uint64 h, uint64 w)
 {
-	w ^= w >> 33;
-	w *= UINT64CONST(0xff51afd7ed558ccd);
-	w ^= w >> 33;
-	return (h ^ w) * UINT64CONST(0x9e3779b97f4a7c15);
+	return (h ^ ga_mix64(w)) * GA_HASH_GOLDEN;
 }
 
 /* Hash of the first nkeys keys of group g of a result. */

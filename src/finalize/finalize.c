@@ -24,7 +24,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -35,6 +35,10 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
+
+#include "finalize/finalize.h"
+#include "finalize/numeric.h"
+#include "finalize/stats.h"
 
 /* The exact value of a device 128-bit sum. */
 static int128
@@ -140,9 +144,10 @@ exact_sum_of_squares(const GpuAggOutput *output, const GaAggResult *result, int6
 }
 
 /*
- * sum, avg, min, max over numeric (finalize/numeric.c): PostgreSQL's rules for
- * NaN and the infinities, else the exact finite result at the argument's
- * scale.  Variance and stddev: PostgreSQL's final function (finalize/variance.c).
+ * sum, avg, min, max over numeric (finalize/numeric.c): PostgreSQL's rules
+ * for NaN and the infinities, else the exact finite result at the argument's
+ * scale.  Variance and stddev: PostgreSQL's final function
+ * (finalize/variance.c).
  */
 static Datum
 finalize_numeric(const GpuAggOutput *output, const GaAggResult *result,

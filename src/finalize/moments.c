@@ -33,13 +33,15 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/float.h"
+
+#include "finalize/stats.h"
 
 /*
  * Sx and Sxx of one variable from its compensated shifted sums (n > 0):

@@ -29,7 +29,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
@@ -37,6 +37,9 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+
+#include "compat.h"
+#include "finalize/numeric.h"
 
 /* numeric's on-disk header bits */
 #define NUM_SIGN_MASK		0xC000
@@ -56,9 +59,6 @@
 #define NUM_BASE			10000
 #define NUM_DIGITS_PER_WORD 4
 
-/* Longest value a limb split holds: 4 limbs of 42 bits, 168 bits, 50 digits. */
-#define NUMERIC_SUM_MAX_DIGITS 50
-#define NUMERIC_MINMAX_MAX_DIGITS 18
 
 /* A numeric value as read from its on-disk form. */
 typedef struct NumericParts
@@ -416,20 +416,9 @@ GpuAggNumericOperand(Datum value, int scale, bool *isnan)
 	return parts.negative ? -(int64) words[0] : (int64) words[0];
 }
 
-/* Encode a numeric argument for one batch column (see above). */
-int64
-GpuAggNumericEncode(Datum value, int scale, GpuAggEncoding encoding, int part,
-					bool *isnull)
-{
-	GpuAggNumericValue v;
-
-	GpuAggNumericRead(value, scale, &v);
-	return GpuAggNumericEncodeValue(&v, encoding, part, isnull);
-}
-
 /*
- * Limb `part` of an integer's square (see GpuAggNumericEncode), so that the
- * device sums squares exactly for var_samp and var_pop.
+ * Limb `part` of an integer's square (see GpuAggNumericEncodeValue), so
+ * that the device sums squares exactly for var_samp and var_pop.
  */
 int64
 GpuAggSquareLimb(int64 value, int part)
@@ -555,24 +544,6 @@ GpuAggNumericBounds(Node *expr, int *precision, int *scale)
 }
 
 /*
- * Whether a numeric aggregate of this kind over expr can run on a device,
- * and at which scale and with how many digits its values travel.
- */
-bool
-GpuAggNumericSupported(GpuAggKind kind, Node *expr, int *scale, int *precision,
-					   const char **why)
-{
-	if (!GpuAggNumericBounds(expr, precision, scale))
-		return (*why = "numeric argument of unknown precision (no type modifier)", false);
-	if ((kind == GPUAGG_SUM || kind == GPUAGG_AVG || GPUAGG_KIND_IS_VARIANCE(kind)) &&
-		*precision > NUMERIC_SUM_MAX_DIGITS)
-		return (*why = "numeric argument of more than 50 digits", false);
-	if ((kind == GPUAGG_MIN || kind == GPUAGG_MAX) && *precision > NUMERIC_MINMAX_MAX_DIGITS)
-		return (*why = "numeric min/max argument of more than 18 digits", false);
-	return true;
-}
-
-/*
  * How many 42-bit limbs hold the magnitude of any integer of `digits`
  * decimal digits: bits = ceil(digits * log2(10)), rounded up generously.
  */
@@ -626,7 +597,7 @@ wide_add_shifted(WideInt *acc, int128 value, int shift)
  * value * 10^-scale as a numeric of display scale `scale`: straight from an
  * int64 when it fits (int64_div_fast_to_numeric), else from its decimal
  * digits through numeric_in.  One conversion per group and aggregate, with
- * no numeric arithmetic (the groups of an aggjoin TPC-H Q3 are 10^5).
+ * no numeric arithmetic: a query may have a great many groups.
  */
 static Datum
 wide_to_numeric(const WideInt *value, int scale)

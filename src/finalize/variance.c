@@ -13,16 +13,16 @@
  * scales, which is hard to reproduce digit for digit, and would have to be
  * kept in step with every release.
  *
- * So the device only sums exactly (finalize/numeric.c, hashagg/layout.c), and this
- * file writes the sums in the form numeric_serialize() gives a
+ * So the device only sums exactly (finalize/numeric.c, hashagg/layout.c), and
+ * this file writes the sums in the form numeric_serialize() gives a
  * NumericAggState for parallel aggregation, lets numeric_deserialize() turn
  * that into a state, and calls numeric_var_samp(), numeric_var_pop(),
  * numeric_stddev_samp() or numeric_stddev_pop() on it: the very code of a
  * native plan, with the very sums.  Integer inputs give a state of display
  * scale 0, as int8_accum() builds one and as numeric_poly_stddev_internal()
  * builds one for int2 and int4; numeric inputs of scale s (all values of a
- * bounded argument have that scale) give sum(x) of scale s and sum(x * x)
- * of scale 2 s, as do_numeric_accum() accumulates them.
+ * bounded argument have that scale) give sum(x) of scale s and sum(x * x) of
+ * scale 2 s, as do_numeric_accum() accumulates them.
  *
  * The serialized form is N (int64), sum(x), sum(x * x) (each as a NumericVar:
  * int32 ndigits, weight, sign and display scale, then the int16 base-10000
@@ -35,11 +35,15 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "fmgr.h"
 #include "libpq/pqformat.h"
+#include "nodes/execnodes.h"
 #include "utils/fmgrprotos.h"
+
+#include "compat.h"
+#include "finalize/stats.h"
 
 /* The context of the calls: AggCheckCallContext() only checks its tag. */
 static AggState variance_context;

@@ -13,7 +13,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
@@ -24,6 +24,10 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+
+#include "batch/key_dict.h"
+#include "finalize/numeric.h"
+#include "hashagg/catalog.h"
 
 /* One supported aggregate: name(input) returns result. */
 typedef struct SupportedAggregate
@@ -196,6 +200,24 @@ distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
 }
 
 /*
+ * Whether a numeric aggregate of this kind over expr can run on a device,
+ * and at which scale and with how many digits its values travel.
+ */
+static bool
+numeric_supported(GpuAggKind kind, Node *expr, int *scale, int *precision,
+				  const char **why)
+{
+	if (!GpuAggNumericBounds(expr, precision, scale))
+		return (*why = "numeric argument of unknown precision (no type modifier)", false);
+	if ((kind == GPUAGG_SUM || kind == GPUAGG_AVG || GPUAGG_KIND_IS_VARIANCE(kind)) &&
+		*precision > GPUAGG_NUMERIC_MAX_DIGITS)
+		return (*why = "numeric argument of more than 50 digits", false);
+	if ((kind == GPUAGG_MIN || kind == GPUAGG_MAX) && *precision > GPUAGG_NUMERIC_INT64_DIGITS)
+		return (*why = "numeric min/max argument of more than 18 digits", false);
+	return true;
+}
+
+/*
  * Decide whether an Aggref can run on a device; on success set its kind,
  * the argument's type, the scale and precision of a numeric argument and
  * whether it aggregates DISTINCT values.  *why says what is unsupported
@@ -264,7 +286,7 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 				*input_type = argtype;	/* count(DISTINCT x) needs x's type */
 		}
 		if (*input_type == NUMERICOID && (!*distinct || entry->kind != GPUAGG_COUNT) &&
-			!GpuAggNumericSupported(entry->kind, arg, numeric_scale, numeric_precision, why))
+			!numeric_supported(entry->kind, arg, numeric_scale, numeric_precision, why))
 			return false;
 		return true;
 	}
@@ -272,14 +294,14 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 }
 
 /*
- * For an argument that converts a plain column to float8 (int2, int4, int8
- * or float4 to float8, implicitly as in corr(int_column, ...) or by a cast):
- * the column itself, so that the child plan outputs table columns (which
- * the direct scan reads without projecting) and batch/builder.c converts the value
- * while encoding it, exactly as those casts do (a C conversion to double;
- * all but int8's are exact, and int8's rounds the same way).  Only for
- * aggregates that read the argument as a float8 column (not DISTINCT, whose
- * values are keys); any other argument is returned unchanged.
+ * For an argument that converts a plain column to float8 (int2, int4, int8 or
+ * float4 to float8, implicitly as in corr(int_column, ...) or by a cast): the
+ * column itself, so that the child plan outputs table columns (which the
+ * direct scan reads without projecting) and batch/builder.c converts the
+ * value while encoding it, exactly as those casts do (a C conversion to
+ * double; all but int8's are exact, and int8's rounds the same way).  Only
+ * for aggregates that read the argument as a float8 column (not DISTINCT,
+ * whose values are keys); any other argument is returned unchanged.
  */
 static Expr *
 float8_source_column(Aggref *aggref, Expr *arg)
@@ -338,6 +360,23 @@ GpuAggChildArgument(Aggref *aggref, int argno)
 							 float8_source_column(aggref,
 												  list_nth_node(TargetEntry, aggref->args,
 																argno)->expr));
+}
+
+/* 1-based position of expr in the child's output, which must have it. */
+AttrNumber
+GpuAggChildAttno(List *child_exprs, Node *expr)
+{
+	ListCell   *lc;
+	AttrNumber	attno = 1;
+
+	foreach(lc, child_exprs)
+	{
+		if (equal(lfirst(lc), expr))
+			return attno;
+		attno++;
+	}
+	elog(ERROR, "gpuagg: expression missing from the child's target list");
+	return InvalidAttrNumber;	/* keep compiler quiet */
 }
 
 /*

@@ -6,8 +6,8 @@
  *
  * sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) over numeric(15,2)
  * columns costs native PostgreSQL three numeric operations per row; computed
- * by the child, it cost gpuagg the same plus four 42-bit limbs a row to send.
- * Instead, the child computes only the operands, the device evaluates the
+ * by the child, it would cost gpuagg the same plus four 42-bit limbs a row
+ * to send.  Instead, the child computes only the operands, the device evaluates the
  * arithmetic exactly (gpuagg_device.h's derived columns), and only 8 bytes
  * per operand travel:
  *	- a numeric expression of at most 18 digits (a numeric(15,2) column,
@@ -16,29 +16,33 @@
  *	- an integer expression cast to numeric as the integer itself;
  *	- a constant inline, as value * 10^scale.
  * A plain operand (sum(l_quantity)) goes the same way: it then shares its
- * column with the arithmetic over it and needs no infinity flags.
- * Every value of the argument has exactly the scale and at most the digits
- * finalize/numeric.c's GpuAggNumericBounds derives (PostgreSQL's numeric_add and
- * numeric_sub keep the larger scale, numeric_mul adds the scales), so the
+ * column with the arithmetic over it and needs no infinity flags.  Every
+ * value of the argument has exactly the scale and at most the digits
+ * finalize/numeric.c's GpuAggNumericBounds derives (PostgreSQL's numeric_add
+ * and numeric_sub keep the larger scale, numeric_mul adds the scales), so the
  * device computes value * 10^scale of the whole argument from the operands'
- * scaled integers: an addition aligns its operands' scales by a power of
- * ten, a multiplication multiplies.  Every intermediate value has at most 57
+ * scaled integers: an addition aligns its operands' scales by a power of ten,
+ * a multiplication multiplies.  Every intermediate value has at most 57
  * digits (the device's 192-bit arithmetic holds 2^190), and the result is
  * summed through the same limbs, or the same int64, as a value computed on
- * the host would be, so the answers are identical.  NaN follows
- * PostgreSQL: an operation with a NaN operand gives NaN; a null operand
- * gives null.  The operands of a constrained type cannot be infinite
- * (PostgreSQL rejects infinity in numeric(p, s)), so neither can the
- * result.
+ * the host would be, so the answers are identical.  NaN follows PostgreSQL:
+ * an operation with a NaN operand gives NaN; a null operand gives null.  The
+ * operands of a constrained type cannot be infinite (PostgreSQL rejects
+ * infinity in numeric(p, s)), so neither can the result.
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+
+#include "finalize/numeric.h"
+#include "guc.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
 
 /* Most digits of an intermediate value: 10^57 < 2^190 (the device's bound). */
 #define DERIVED_MAX_DIGITS 57
@@ -53,7 +57,6 @@ typedef struct DerivedCompile
 	Aggref	   *aggref;			/* for FILTER */
 	List	   *operands;		/* the child expressions of the operands */
 	List	   *child_exprs;	/* compiling: the child's output, else NIL */
-	AttrNumber	(*child_attno) (List *, Node *);
 	GpuAggDerivedDesc *out;		/* compiling: the program, else NULL */
 	int			nsteps;
 	int			depth;			/* values on the stack */
@@ -92,7 +95,7 @@ derived_operand(DerivedCompile *c, Expr *operand, Oid type, int scale)
 	step.type = type;
 	step.scale = (int16) scale;
 	if (c->out != NULL)
-		step.attno = c->child_attno(c->child_exprs, (Node *) child);
+		step.attno = GpuAggChildAttno(c->child_exprs, (Node *) child);
 	else if (!list_member(c->operands, child))
 		c->operands = lappend(c->operands, child);
 	return derived_emit(c, GA_EXPR_COLUMN, &step);
@@ -227,9 +230,9 @@ derived_root(Aggref *aggref)
  * Whether the device computes this aggregate's argument: sum, avg, min or
  * max of a numeric +, -, * expression whose operands qualify, or of one
  * operand (see the file comment); *operands is then the list of the child
- * expressions the device needs instead of the argument.  The same answer for the same aggregate
- * every time (hashagg/path.c's child target, aggjoin/aggjoin.c's sides and
- * hashagg/plan.c's description all ask).
+ * expressions the device needs instead of the argument.  The same answer
+ * for the same aggregate every time (hashagg/path.c's child target,
+ * aggjoin/path.c's sides and hashagg/private.c's description all ask).
  */
 bool
 GpuAggDerivedArgument(Aggref *aggref, List **operands)
@@ -262,11 +265,10 @@ GpuAggDerivedArgument(Aggref *aggref, List **operands)
 
 /*
  * The program of an aggregate GpuAggDerivedArgument accepted, its operands
- * found in child_exprs by child_attno.
+ * columns of the child whose output is child_exprs.
  */
 GpuAggDerivedDesc *
-GpuAggDerivedCompile(Aggref *aggref, List *child_exprs,
-					 AttrNumber (*child_attno) (List *, Node *))
+GpuAggDerivedCompile(Aggref *aggref, List *child_exprs)
 {
 	DerivedCompile c = {0};
 	int			precision,
@@ -274,63 +276,9 @@ GpuAggDerivedCompile(Aggref *aggref, List *child_exprs,
 
 	c.aggref = aggref;
 	c.child_exprs = child_exprs;
-	c.child_attno = child_attno;
 	c.out = palloc0(sizeof(GpuAggDerivedDesc));
 	if (!derived_walk(derived_root(aggref), &c, &precision, &scale))
 		elog(ERROR, "gpuagg: a numeric argument computed on the device no longer compiles");
 	c.out->nsteps = c.nsteps;
 	return c.out;
-}
-
-/* A program as a list of integers, for custom_private. */
-List *
-GpuAggDerivedToList(const GpuAggDerivedDesc *derived)
-{
-	List	   *list = NIL;
-	int			i;
-
-	if (derived == NULL)
-		return NIL;
-	for (i = 0; i < derived->nsteps; i++)
-	{
-		const GpuAggDerivedStep *step = &derived->steps[i];
-
-		list = lappend_int(list, step->op);
-		list = lappend_int(list, step->scale);
-		list = lappend_int(list, step->attno);
-		list = lappend_int(list, (int) step->type);
-		list = lappend_int(list, step->power);
-		list = lappend_int(list, (int) (uint32) ((uint64) step->constant >> 32));
-		list = lappend_int(list, (int) (uint32) (uint64) step->constant);
-	}
-	return list;
-}
-
-#define DERIVED_LIST_FIELDS 7
-
-/* The program GpuAggDerivedToList wrote; NULL for an empty list. */
-GpuAggDerivedDesc *
-GpuAggDerivedFromList(List *list)
-{
-	GpuAggDerivedDesc *derived;
-	int			i;
-
-	if (list == NIL)
-		return NULL;
-	derived = palloc0(sizeof(GpuAggDerivedDesc));
-	derived->nsteps = list_length(list) / DERIVED_LIST_FIELDS;
-	for (i = 0; i < derived->nsteps; i++)
-	{
-		GpuAggDerivedStep *step = &derived->steps[i];
-		int			f = i * DERIVED_LIST_FIELDS;
-
-		step->op = (int16) list_nth_int(list, f);
-		step->scale = (int16) list_nth_int(list, f + 1);
-		step->attno = (AttrNumber) list_nth_int(list, f + 2);
-		step->type = (Oid) list_nth_int(list, f + 3);
-		step->power = list_nth_int(list, f + 4);
-		step->constant = (int64) (((uint64) (uint32) list_nth_int(list, f + 5) << 32) |
-								  (uint64) (uint32) list_nth_int(list, f + 6));
-	}
-	return derived;
 }

@@ -26,7 +26,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "executor/executor.h"
 #include "executor/instrument.h"
@@ -34,40 +34,18 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-struct GpuAggState
-{
-	CustomScanState css;
-	GpuAggDesc *desc;
-	PlanState  *child;			/* aggjoin: the probe side */
-	PlanState  *inners[GA_AGG_MAX_JOIN_STEPS];	/* aggjoin: step s's build
-												 * side is inners[s - 1] */
-	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
-
-	GpuAggLayout *layout;		/* batch columns and device operations */
-	GaAggRequest *requests;		/* per grouping set; [0] injects failures */
-	GaAggRequest *distinct_requests;	/* per DISTINCT set: keys + argument */
-	int32	  **grouping_values;	/* per set, per GROUPING(...): its value */
-
-	/* running */
-	GaDeviceKind device_kind;
-	GaDevice   *device;
-	GaAgg	  **aggs;			/* per grouping set */
-	GaAgg	  **distinct_aggs;	/* per DISTINCT set, see finalize/distinct.c */
-	MemoryContext run_cxt;		/* builder and dictionaries of one run */
-	GpuAggBatchBuilder *builder;
-	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
-	bytea	   *pending;		/* parallel: a message for the next batch */
-	int32		pending_slot;	/* its exchange slot, or -1 (batch/exchange.c) */
-	const GaAggResult **results;	/* per grouping set; NULL until finished */
-	const GaAggResult **distinct_results;
-	GpuAggDistinctSums *distinct_sums;
-	int64		current;		/* last returned row of all sets' groups in
-								 * turn; -1 before the first */
-	MemoryContextCallback cleanup;
-
-	/* what happened, for EXPLAIN ANALYZE */
-	GpuAggRunInfo info;
-};
+#include "aggjoin/aggjoin.h"
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "devices.h"
+#include "finalize/finalize.h"
+#include "guc.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
+#include "hashagg/private.h"
+#include "hashagg/state.h"
+#include "hashjoin/hashjoin.h"
 
 static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpuagg_exec(CustomScanState *node);
@@ -246,7 +224,7 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 										eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 		node->custom_ps = lappend(node->custom_ps, state->inners[i]);
 	}
-	if (!state->desc->parallel && !state->desc->join_input)
+	if (state->desc->child_kind == GPUAGG_CHILD_PROJECTION)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
@@ -329,11 +307,11 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 		bool		isnull;
 		Datum		message;
 
-		if (state->desc->join_input)
+		if (state->desc->child_kind == GPUAGG_CHILD_JOIN_INPUT)
 			return GpuJoinFillBatch((CustomScanState *) state->child, state->builder, batch);
 		if (state->direct)
 			return GpuAggDirectScanFill(state->direct, state->builder, batch);
-		if (!state->desc->parallel)
+		if (state->desc->child_kind == GPUAGG_CHILD_PROJECTION)
 		{
 			if (batch->nrows >= batch->capacity)
 				return false;
@@ -463,7 +441,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	GpuAggProbeFilter *probe_filter = NULL;
 	int			d;
 
-	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
@@ -475,7 +453,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
-	if (state->desc->njoin_steps > 0 && state->desc->parallel)
+	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 	{
 		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
 
@@ -761,19 +739,4 @@ gpuagg_rescan(CustomScanState *node)
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);
-}
-
-/* What EXPLAIN shows about the node. */
-void
-GpuAggExplainInfo(GpuAggState *state, const GpuAggDesc **desc,
-				  GaAggRequest **request, const GpuAggRunInfo **info,
-				  const char **device_name)
-{
-	*desc = state->desc;
-	*request = &state->requests[0];
-	*info = &state->info;
-	if (state->device != NULL)
-		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";
-	else
-		*device_name = state->device_kind == GA_DEVICE_GPU ? "GPU" : "CPU";
 }

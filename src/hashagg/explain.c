@@ -6,21 +6,25 @@
  *	EXPLAIN				Group Key, or with grouping sets a Hash Key line per
  *						set of keys and Group Key: () per empty set, as
  *						PostgreSQL's MixedAggregate shows them; Input when
- *						the child is a GpuHashJoin (join input); with
- *						gpuagg.explain_device_details also
- *						Input when the child Seq Scan's pages are read
- *						directly (batch/scan_direct.c), Device and Strategy (with
- *						the estimated groups)
- *	EXPLAIN ANALYZE		Batches, Input Rows, Groups, and Fallback when the
- *						CPU finished the query; with TIMING, Host Time: pulling
- *						child rows into batches (the child's own time
- *						included), inside device calls, finalizing groups;
- *						with device details also
- *						Bytes Sent, Table Growths, batches per strategy, on
- *						the GPU Retries (batch kernels run again after a
- *						growth) and, with TIMING, Device Time (on the GPU
- *						split by phase), Transfer Time and the CUDA
- *						context's creation time when this query paid it
+ *						the child is a GpuHashJoin (join input) or when the
+ *						device joins the children (aggjoin), with its Join
+ *						Cond and Join Filter; Device Arithmetic when the
+ *						device computes numeric arguments; with
+ *						gpuagg.explain_device_details also Input when the
+ *						child Seq Scan's pages are read directly
+ *						(batch/scan_direct.c), Device and Strategy (with the
+ *						estimated groups)
+ *	EXPLAIN ANALYZE		Batches, Input Rows, an aggjoin's Build Rows and
+ *						Joined Rows, Groups, and Fallback when the CPU
+ *						finished the query; with TIMING, Host Time: reading
+ *						an aggjoin's build sides, pulling child rows into
+ *						batches (the child's own time included), inside
+ *						device calls, finalizing groups; with device
+ *						details also Bytes Sent, Table Growths, batches per
+ *						strategy, on the GPU Retries (batch kernels run
+ *						again after a growth) and, with TIMING, Device Time
+ *						(on the GPU split by phase), Transfer Time and the
+ *						CUDA context's creation time when this query paid it
  *
  * Plain EXPLAIN never touches the device: the strategy shown is computed
  * from the GPU's properties found at server start.  After ANALYZE on the
@@ -31,11 +35,19 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "commands/explain.h"
 #include "utils/builtins.h"
 #include "utils/ruleutils.h"
+
+#include "batch/batch.h"
+#include "compat.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/state.h"
 
 /* The keys of key_mask, deparsed like PostgreSQL's own Agg. */
 static List *
@@ -119,28 +131,6 @@ explain_group_keys(CustomScanState *node, const GpuAggDesc *desc,
 							explain_keys(cscan, desc, desc->sets[0].key_mask, context,
 										 useprefix),
 							es);
-}
-
-/*
- * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
- * returns the GPU's properties, or NULL for the CPU or no usable GPU.
- */
-const GaGpuInfo *
-GpuAggExplainDevice(const char *device_name, ExplainState *es)
-{
-	const GaGpuInfo *gpu = NULL;
-
-	if (strcmp(device_name, "GPU") == 0)
-	{
-		gpu = GpuAggSelectedGpu();
-		if (gpu != NULL)
-			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
-		else
-			ExplainPropertyText("Device", "GPU (none usable)", es);
-	}
-	else
-		ExplainPropertyText("Device", "CPU", es);
-	return gpu;
 }
 
 /* The strategy that ran the most batches, or -1 when none ran. */
@@ -312,17 +302,15 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
 void
 GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	const GpuAggDesc *desc;
-	GaAggRequest *request;
-	const GpuAggRunInfo *info;
-	const GaAggStats *stats;
-	const char *device_name;
-
-	GpuAggExplainInfo((GpuAggState *) node, &desc, &request, &info, &device_name);
-	stats = &info->stats;
+	GpuAggState *state = (GpuAggState *) node;
+	const GpuAggDesc *desc = state->desc;
+	GaAggRequest *request = &state->requests[0];
+	const GpuAggRunInfo *info = &state->info;
+	const GaAggStats *stats = &info->stats;
+	const char *device_name = GpuAggDeviceName(state->device, state->device_kind);
 
 	explain_group_keys(node, desc, ancestors, es);
-	if (desc->join_input)
+	if (desc->child_kind == GPUAGG_CHILD_JOIN_INPUT)
 		ExplainPropertyText("Input", "joined rows of the GpuHashJoin below, unprojected", es);
 	if (desc->njoin_steps == 1)
 		ExplainPropertyText("Input",

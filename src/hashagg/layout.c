@@ -8,14 +8,14 @@
  * in parallel workers build the layout from the same description, so that
  * they agree on every column without shipping the layout around.
  *
- * Columns: one per group key (in key order), then one per distinct
- * (argument, FILTER, encoding) of the aggregates; count(x) shares a column
- * of the same source when there is one.  Operations are deduplicated, so
- * sum(x) and avg(x) share one SUM and one COUNT.  A float key adds a
- * ZERO_SIGN column and a MIN over it, a bpchar, numeric or interval key a
- * SPELLING column and a MIN over it (see batch/builder.c).  Variance and stddev of
- * floats are one MOMENTS; corr, covar_* and regr_* one COMOMENTS over the
- * columns of x (the second argument) and y (the first).
+ * Columns: one per group key (in key order), then one per distinct (argument,
+ * FILTER, encoding) of the aggregates; count(x) shares a column of the same
+ * source when there is one.  Operations are deduplicated, so sum(x) and
+ * avg(x) share one SUM and one COUNT.  A float key adds a ZERO_SIGN column
+ * and a MIN over it, a bpchar, numeric or interval key a SPELLING column and
+ * a MIN over it (see batch/builder.c).  Variance and stddev of floats are one
+ * MOMENTS; corr, covar_* and regr_* one COMOMENTS over the columns of x (the
+ * second argument) and y (the first).
  *
  * An aggjoin's columns are then split by the side of its joins
  * that computes them (the probe side, then each build side), each side's
@@ -23,9 +23,16 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
+
+#include "batch/key_dict.h"
+#include "finalize/numeric.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashagg/desc.h"
+#include "hashagg/layout.h"
 
 /*
  * The batch column for (attno, filter, encoding), added when new.  A
@@ -456,7 +463,7 @@ layout_move_filter(GaFilterStep *steps, int nsteps, const int *moved)
 }
 
 /*
- * Aggjoin (aggjoin/aggjoin.c): reorder the columns as the device's join spec
+ * Aggjoin (aggjoin/aggjoin.h): reorder the columns as the device's join spec
  * wants them, side by side: the probe side's columns (those of its
  * expressions, and those of no expression), then each build side's, bottom
  * join first; each side's keys after its other columns: a build side's own
@@ -579,9 +586,9 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 }
 
 /*
- * The column of child column attno (of a key dictionary type) as an id of
- * the dictionary `pair` names, which it shares with the other operand of
- * its filter comparison (batch/builder.c shares the dictionaries of columns whose
+ * The column of child column attno (of a key dictionary type) as an id of the
+ * dictionary `pair` names, which it shares with the other operand of its
+ * filter comparison (batch/builder.c shares the dictionaries of columns whose
  * join_key is the same): the pair's own column, never another's.
  */
 static int
@@ -595,8 +602,8 @@ layout_filter_dict_column(GpuAggLayout *layout, AttrNumber attno, Oid type, int1
 }
 
 /*
- * A join filter (aggjoin/aggjoin.c, aggjoin/filter.c: the one after the chain, or a
- * step's own) into the join spec's program steps[0 .. *nsteps), each
+ * A join filter (aggjoin/filter.c: the one after the chain, or a step's
+ * own) into the join spec's program steps[0 .. *nsteps), each
  * operand a column of its child column in its type's input encoding
  * (integers, dates and timestamps as they are, floats, bools as 0/1);
  * layout_split_join moves its columns with the others.

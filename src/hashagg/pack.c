@@ -14,8 +14,8 @@
  * Reusing Gather gives the worker launch, the shared-memory tuple queues,
  * parameters and rescans for free; the leader receives a few large tuples
  * instead of one per row, and only copies columns.  (Per-worker GPU
- * aggregation would need a CUDA context per worker and query, 100-300 ms
- * each, and a second combining step.)
+ * aggregation would need a CUDA context per worker and query, whose
+ * creation takes longer than many queries, and a second combining step.)
  *
  * Under an aggjoin GpuHashAgg, the probe side's GpuAggPack also tests
  * every row's join keys against the leader's Bloom filters of the build
@@ -29,7 +29,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -47,6 +47,15 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+
+#include "aggjoin/probe_filter.h"
+#include "batch/batch.h"
+#include "compat.h"
+#include "guc.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
+#include "hashagg/private.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_batch);
 
@@ -136,13 +145,6 @@ gpuagg_batch(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();
 }
 
-/* Rows per message from a worker: a batch, but at most 64K so that workers stream. */
-int64
-GpuAggMessageCapacity(void)
-{
-	return Min(gpuagg_batch_rows, 65536);
-}
-
 /*
  * Rows per message packed by this process.  The leader packs only while no
  * worker's message is ready (Gather runs the local copy of the plan then),
@@ -225,7 +227,8 @@ pack_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	GpuAggDesc *desc = GpuAggDescFromPath(best_path->custom_private, NULL);
+	GpuAggDesc *desc = GpuAggDescFromPath(GpuAggPathFromList(best_path->custom_private),
+										  NULL);
 	Expr	   *marker = linitial(best_path->path.pathtarget->exprs);
 
 	cscan->scan.plan.targetlist = tlist;

@@ -23,7 +23,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -40,6 +40,18 @@
 #include "parser/parse_clause.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
+
+#include "aggjoin/aggjoin.h"
+#include "compat.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashagg/desc.h"
+#include "hashagg/hashagg.h"
+#include "hashagg/layout.h"
+#include "hashagg/private.h"
+#include "hashjoin/hashjoin.h"
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
@@ -245,25 +257,24 @@ agg_key_of_ref(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check,
 }
 
 /*
- * The grouping sets as masks of key indexes, largest sets first (so the
- * node emits and EXPLAIN lists them as PostgreSQL's rollups do), each with
- * the planner's estimate of its groups; *groups is their sum.  Without
- * grouping sets, one set of every key.  Keys that only the output names
- * (columns functionally dependent on the GROUP BY, which PostgreSQL allows
- * only when they depend on columns common to every set) are in every set.
- * Returns NIL, with check->why set, when there are too many sets or a set
- * leaves out a constant key: setrefs.c never replaces a Const of the
- * output by a reference to the scan tuple, so the node could not show it
- * as NULL (18 wraps such keys in a PlaceHolderVar, which it does replace).
+ * The grouping sets as masks of key indexes (info's sets), largest sets
+ * first (so the node emits and EXPLAIN lists them as PostgreSQL's rollups
+ * do), each with the planner's estimate of its groups; info->est_groups is
+ * their sum.  Without grouping sets, one set of every key.  Keys that only
+ * the output names (columns functionally dependent on the GROUP BY, which
+ * PostgreSQL allows only when they depend on columns common to every set)
+ * are in every set.  Returns false, with check->why set, when there are too
+ * many sets or a set leaves out a constant key: setrefs.c never replaces a
+ * Const of the output by a reference to the scan tuple, so the node could
+ * not show it as NULL (18 wraps such keys in a PlaceHolderVar, which it
+ * does replace).
  */
-static List *
+static bool
 agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check,
-				  double input_rows, int relid, double *groups)
+				  double input_rows, int relid, GpuAggPathInfo *info)
 {
 	List	   *gsets = root->parse->groupingSets;
 	uint32		dependent = 0;
-	List	   *masks = NIL;
-	List	   *estimates = NIL;
 	int			maxlen = 0;
 	int			len;
 	int			i;
@@ -278,9 +289,11 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 		if (check->keys != NIL)
 			estimate = estimate_num_groups(root, agg_child_keys(check->keys, relid),
 										   input_rows, NULL, NULL);
-		*groups = estimate;
-		return list_make2(list_make1_int((int) (((uint32) 1 << list_length(check->keys)) - 1)),
-						  list_make1(GpuAggFloatNode(estimate)));
+		info->est_groups = estimate;
+		info->nsets = 1;
+		info->set_masks[0] = ((uint32) 1 << list_length(check->keys)) - 1;
+		info->set_groups[0] = estimate;
+		return true;
 	}
 
 	/* expanded by the planner (preprocess_grouping_sets) before this hook */
@@ -295,12 +308,13 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 	if (list_length(gsets) > GPUAGG_MAX_GROUPING_SETS)
 	{
 		check->why = psprintf("more than %d grouping sets", GPUAGG_MAX_GROUPING_SETS);
-		return NIL;
+		return false;
 	}
 	foreach(lc, gsets)
 		maxlen = Max(maxlen, list_length((List *) lfirst(lc)));
 
-	*groups = 0;
+	info->est_groups = 0;
+	info->nsets = 0;
 	for (len = maxlen; len >= 0; len--)
 	{
 		foreach(lc, gsets)
@@ -324,18 +338,19 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 				else if (IsA(key, Const))
 				{
 					check->why = "a grouping set leaves out a constant key";
-					return NIL;
+					return false;
 				}
 			}
 			if (exprs != NIL)
 				estimate = estimate_num_groups(root, agg_child_keys(exprs, relid),
 											   input_rows, NULL, NULL);
-			masks = lappend_int(masks, (int) mask);
-			estimates = lappend(estimates, GpuAggFloatNode(estimate));
-			*groups += estimate;
+			info->set_masks[info->nsets] = mask;
+			info->set_groups[info->nsets] = estimate;
+			info->nsets++;
+			info->est_groups += estimate;
 		}
 	}
-	return list_make2(masks, estimates);
+	return true;
 }
 
 /* For each GROUPING(...) of check->groupings, the keys of its arguments. */
@@ -361,7 +376,7 @@ agg_grouping_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 /*
  * The child's output: keys, then each aggregate's argument and FILTER (or
  * the operands of an argument the device computes).  Only the
- * expressions; hashagg/plan.c finds their positions again.
+ * expressions; GpuAggDescFromPath finds their positions again.
  */
 static PathTarget *
 agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
@@ -404,10 +419,9 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
  * than by the child's columns.
  */
 static double
-agg_batch_values(List *path_private)
+agg_batch_values(const GpuAggPathInfo *info)
 {
-	GpuAggDesc *desc = GpuAggDescFromPath(lappend(list_copy(path_private), makeInteger(0)),
-										  NULL);
+	GpuAggDesc *desc = GpuAggDescFromPath(info, NULL);
 	GpuAggLayout *layout = GpuAggLayoutBuild(desc);
 	double		bytes = 0;
 	int			c;
@@ -420,15 +434,15 @@ agg_batch_values(List *path_private)
 
 /*
  * What the leader's work on a dictionary group key (text, numeric and the
- * other types of batch/key_dict.c) costs, in batch values: interning a value the
- * node's dictionary does not hold yet (hashing, copying, growing), and
- * mapping an entry of a batch message's own dictionary to the node's
- * (each message carries the distinct values of its rows).  Measured on the
- * H100 host (session 11): TPC-H SF 10 Q10 spent 3.75 s interning about 7
- * million distinct customer names, addresses, phones, comments and
- * balances, where PostgreSQL's parallel plan of about 1.6 million cost
- * units ran in 1.9 s; the group-by suite maps its messages' entries of
- * 'id001'-like keys at a few hundredths of a microsecond.
+ * other types of batch/key_dict.c) costs, in batch values: interning a
+ * value the node's dictionary does not hold yet (hashing, copying,
+ * growing), and mapping an entry of a batch message's own dictionary to
+ * the node's (each message carries the distinct values of its rows).
+ * Interning is the dear one: a grouping by millions of distinct long keys
+ * (TPC-H Q10's customer names, addresses and comments) spends more time
+ * there than PostgreSQL's parallel plan takes for the whole query, while
+ * mapping the entries of short keys ('id001') costs little.  The weights
+ * below are fitted to the measurements in docs/benchmarks.md.
  */
 #define GPU_DICT_NEW_VALUE_BATCH_VALUES 200.0
 #define GPU_DICT_MESSAGE_ENTRY_BATCH_VALUES 10.0
@@ -521,15 +535,15 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 }
 
 /*
- * The executor's per-tuple cost that the direct scan (batch/scan_direct.c) saves
- * when it reads scan's pages itself: scan is a Seq Scan whose output, the
- * child's target, is plain columns of its table, and gpuagg.direct_scan is
- * on; 0 otherwise.  PostgreSQL charges cpu_tuple_cost for every tuple a Seq
- * Scan passes through the executor; the direct scan deforms a page's
- * tuples in one run straight into batch columns.  Without this the
- * planner kept a 100-group query native whose GpuHashAgg ran 6.6 times as
- * fast (q1 at 1e8 rows on the H100, docs/measurements/
- * 2026-11-22-h100-session8.md: both costs within 0.5%).
+ * The executor's per-tuple cost that the direct scan (batch/scan_direct.c)
+ * saves when it reads scan's pages itself: scan is a Seq Scan whose output,
+ * the child's target, is plain columns of its table, and
+ * gpuagg.direct_scan is on; 0 otherwise.  PostgreSQL charges
+ * cpu_tuple_cost for every tuple a Seq Scan passes through the executor;
+ * the direct scan deforms a page's tuples in one run straight into batch
+ * columns.  Without this saving the two plans of a grouping into few
+ * groups cost about the same, and the planner could keep the native one
+ * where GpuHashAgg is several times as fast (docs/benchmarks.md).
  */
 static Cost
 agg_direct_scan_saving(Path *scan, PathTarget *target)
@@ -613,8 +627,8 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 }
 
 /*
- * Add the aggjoin GpuHashAgg paths (aggjoin/aggjoin.c) when the input is a join,
- * or a chain of joins, the device can compute: the node reads the probe
+ * Add the aggjoin GpuHashAgg paths (aggjoin/path.c) when the input is a
+ * join, or a chain of joins, the device can compute: the node reads the probe
  * side itself (serial), or parallel workers pack it; each build side is
  * read into the device's build (packed by workers too when it can be, in
  * the parallel variant).  Under gpuagg.force they are preferred to the
@@ -622,37 +636,36 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
  */
 static bool
 agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-					   TargetCheck *check, PathTarget *child_target, List *path_private,
-					   double batch_values, GaDeviceKind device, double groups,
-					   List *having, int nsetkeys, bool grouping_sets)
+					   TargetCheck *check, PathTarget *child_target,
+					   const GpuAggPathInfo *grouping, double batch_values,
+					   GaDeviceKind device)
 {
 	GpuAggJoinSides sides;
+	GpuAggPathInfo info = *grouping;
+	double		groups = grouping->est_groups;
 	int			parallel;
 	double		ncolumns;
 
 	if (!GpuAggJoinSidesFor(root, input_rel, child_target->exprs, check->keys,
-							check->aggrefs, grouping_sets, &sides))
+							check->aggrefs, grouping->grouping_sets, &sides))
 		return false;
 	ncolumns = batch_values + 2 * sides.nkeys;	/* and the join keys */
-	path_private = list_copy(path_private);
 	if (sides.extra_exprs != NIL)
 	{
-		/* the device's filter reads more child expressions (aggjoin/aggjoin.c) */
-		lfirst(list_nth_cell(path_private, GPUAGG_PRIVATE_CHILD_EXPRS)) =
-			list_concat_copy(list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
-							 sides.extra_exprs);
+		/* the device's filter reads more child expressions (aggjoin/path.c) */
+		info.child_exprs = list_concat_copy(info.child_exprs, sides.extra_exprs);
 		ncolumns += list_length(sides.extra_exprs);
 	}
 
 	/*
 	 * The batches are the probe side's rows (and pieces of joined rows):
 	 * size them for the larger of the two, not for the join's output alone
-	 * (TPC-H Q5 expects 1e5 joined rows of 6e7 probe rows: batches of 64K
-	 * rows meant a round trip per join step every 64K probe rows).
+	 * (TPC-H Q5 expects 1e5 joined rows of 6e7 probe rows: batches sized for
+	 * the joined rows would cost a round trip per join step every 64K probe
+	 * rows).
 	 */
-	lfirst(list_nth_cell(path_private, GPUAGG_PRIVATE_INPUT_ROWS)) =
-		GpuAggFloatNode(Max(floatVal(list_nth(path_private, GPUAGG_PRIVATE_INPUT_ROWS)),
-							sides.paths[0]->rows));
+	info.input_rows = Max(info.input_rows, sides.paths[0]->rows);
+	info.join = &sides.join;
 	for (parallel = 0; parallel <= 1; parallel++)
 	{
 		double		probe_rows = sides.paths[0]->rows;
@@ -669,10 +682,12 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 			builds[s] = NULL;
 			if (parallel)
 			{
-				priv = lappend(lappend(list_copy(path_private), makeInteger(1)),
-							   GpuAggJoinPrivate(sides.join_private, 0, s));
-				builds[s] = agg_parallel_child(root, sides.rels[s], sides.targets[s], priv,
-											   sides.paths[s]->rows);
+				/* a GpuAggPack of build side s */
+				info.child_kind = GPUAGG_CHILD_PACKED;
+				sides.join.packed_sides = 0;
+				sides.join.pack_side = s;
+				builds[s] = agg_parallel_child(root, sides.rels[s], sides.targets[s],
+											   GpuAggPathToList(&info), sides.paths[s]->rows);
 			}
 			if (builds[s] != NULL)
 				packed_sides |= 1 << s;
@@ -680,8 +695,10 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 				builds[s] = (Path *) create_projection_path(root, sides.rels[s], sides.paths[s],
 															sides.targets[s]);
 		}
-		priv = lappend(lappend(list_copy(path_private), makeInteger(parallel)),
-					   GpuAggJoinPrivate(sides.join_private, packed_sides, 0));
+		info.child_kind = parallel ? GPUAGG_CHILD_PACKED : GPUAGG_CHILD_PROJECTION;
+		sides.join.packed_sides = packed_sides;
+		sides.join.pack_side = 0;
+		priv = GpuAggPathToList(&info);
 		if (parallel)
 			probe = agg_parallel_child(root, sides.rels[0], sides.targets[0], priv, probe_rows);
 		else
@@ -692,7 +709,7 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		cpath = agg_make_path(output_rel, probe, priv, groups);
 		agg_cost_path(cpath, probe, probe_rows, parallel, device,
 					  list_length(check->keys), list_length(check->aggrefs), ncolumns,
-					  nsetkeys, groups, having,
+					  info.nsets, groups, info.having,
 					  agg_dictionary_keys_cost(root, aggjoin_side_keys(root, &sides, 0, check->keys),
 											   probe_rows));
 		for (s = 1; s < sides.nsides; s++)
@@ -736,8 +753,8 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	Cost		dictionary_cost;
 	double		groups;
 	double		input_rows;
+	GpuAggPathInfo info = {0};
 	List	   *path_private;
-	List	   *sets;
 	int			relid = GpuAggGroupingRelid(root);
 	double		ncolumns;
 	ListCell   *lc;
@@ -779,48 +796,49 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		return agg_reject("DISTINCT aggregate with grouping sets");
 
 	/*
-	 * Measured on the GPU host (docs/measurements/2026-11-22-h100.md): a
-	 * plain aggregate (counts and sums, no GROUP BY) of 9e6 joined rows ran
-	 * at 0.6-0.8x the speed of PostgreSQL's parallel aggregation, whose
-	 * per-row work is as cheap as packing the row for the device.  So where
-	 * PostgreSQL can aggregate in parallel, a plain aggregate without
-	 * DISTINCT (which the device de-duplicates) is left to it unless forced.
+	 * A plain aggregate (counts and sums, no GROUP BY) runs no faster on a
+	 * device than in PostgreSQL's parallel aggregation, whose per-row work
+	 * is as cheap as packing the row for the device (docs/benchmarks.md).
+	 * So where PostgreSQL can aggregate in parallel, a plain aggregate
+	 * without DISTINCT (which the device de-duplicates) is left to it
+	 * unless forced.
 	 */
 	plain_parallel = !gpuagg_force && check.keys == NIL && parse->groupingSets == NIL &&
 		!check.has_distinct && input_rel->partial_pathlist != NIL;
 
 	input_rows = input_path->rows;
-	sets = agg_grouping_sets(root, extra, &check, input_rows, relid, &groups);
-	if (sets == NIL)
+	if (!agg_grouping_sets(root, extra, &check, input_rows, relid, &info))
 		return agg_reject(check.why);
+	groups = info.est_groups;
 	child_target = agg_child_target(root, &check, relid);
+
+	info.keys = check.keys;
+	info.aggrefs = check.aggrefs;
+	info.child_exprs = child_target->exprs;
+	info.having = having;
 
 	/*
 	 * A device failure is recovered by running the child again on the CPU
 	 * device; that is only the same input when nothing in the query is
 	 * volatile.
 	 */
-	path_private = list_make5(check.keys, check.aggrefs, child_target->exprs, having,
-							  GpuAggFloatNode(groups));
-	path_private = lappend(path_private,
-						   makeInteger(!contain_volatile_functions((Node *) parse)));
-	path_private = lappend(path_private, GpuAggFloatNode(input_rows));
-	path_private = lappend(path_private,
-						   lappend(lappend(sets, makeInteger(parse->groupingSets != NIL)),
-								   makeInteger(relid)));
-	path_private = lappend(path_private,
-						   list_make2(check.groupings,
-									  agg_grouping_keys(root, extra, &check)));
-	ncolumns = agg_batch_values(path_private);
+	info.rescan_safe = !contain_volatile_functions((Node *) parse);
+	info.input_rows = input_rows;
+	info.grouping_sets = parse->groupingSets != NIL;
+	info.grouping_relid = relid;
+	info.groupings = check.groupings;
+	info.grouping_keys = agg_grouping_keys(root, extra, &check);
+	info.child_kind = GPUAGG_CHILD_PROJECTION;
+	info.join = NULL;
+	ncolumns = agg_batch_values(&info);
 
 	/*
-	 * aggjoin: the device joins the input's two sides itself.  That is not
-	 * what the measurement above was about, so a plain aggregate over a join
-	 * keeps only these paths.
+	 * aggjoin: the device joins the input's two sides itself, which the
+	 * case above does not cover, so a plain aggregate over a join keeps
+	 * only these paths.
 	 */
 	if (agg_add_aggjoin_paths(root, input_rel, output_rel, &check, child_target,
-							   path_private, ncolumns, device, groups, having,
-							   list_length(linitial(sets)), parse->groupingSets != NIL))
+							   &info, ncolumns, device))
 	{
 		if (plain_parallel)
 			return true;
@@ -833,11 +851,11 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 
 	/* serial: the projection of the input's cheapest path */
 	child_path = (Path *) create_projection_path(root, input_rel, input_path, child_target);
-	cpath = agg_make_path(output_rel, child_path,
-						  lappend(list_copy(path_private), makeInteger(0)), groups);
+	info.child_kind = GPUAGG_CHILD_PROJECTION;
+	cpath = agg_make_path(output_rel, child_path, GpuAggPathToList(&info), groups);
 	agg_cost_path(cpath, child_path, input_rows, false, device,
 				  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-				  list_length(linitial(sets)), groups, having, dictionary_cost);
+				  info.nsets, groups, having, dictionary_cost);
 	if (!gpuagg_force)
 	{
 		Cost		saving = agg_direct_scan_saving(input_path, child_target);
@@ -855,25 +873,26 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	child_path = GpuJoinAggInputPath(input_rel, child_target->exprs);
 	if (child_path != NULL)
 	{
-		cpath = agg_make_path(output_rel, child_path,
-							  lappend(list_copy(path_private), makeInteger(2)), groups);
+		info.child_kind = GPUAGG_CHILD_JOIN_INPUT;
+		cpath = agg_make_path(output_rel, child_path, GpuAggPathToList(&info), groups);
 		agg_cost_path(cpath, child_path, input_rows, false, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-					  list_length(linitial(sets)), groups, having, dictionary_cost);
+					  info.nsets, groups, having, dictionary_cost);
 		if (gpuagg_force)
 			cpath->path.total_cost = 0.5e-6;
 		add_path(output_rel, &cpath->path);
 	}
 
 	/* parallel: workers pack batches, the leader aggregates them */
-	path_private = lappend(path_private, makeInteger(1));
+	info.child_kind = GPUAGG_CHILD_PACKED;
+	path_private = GpuAggPathToList(&info);
 	child_path = agg_parallel_child(root, input_rel, child_target, path_private, input_rows);
 	if (child_path != NULL)
 	{
 		cpath = agg_make_path(output_rel, child_path, path_private, groups);
 		agg_cost_path(cpath, child_path, input_rows, true, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-					  list_length(linitial(sets)), groups, having, dictionary_cost);
+					  info.nsets, groups, having, dictionary_cost);
 		add_path(output_rel, &cpath->path);
 	}
 	return true;

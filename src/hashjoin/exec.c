@@ -35,7 +35,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "common/hashfn.h"
 #include "executor/executor.h"
@@ -45,73 +45,18 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "batch/batch.h"
+#include "batch/exact_key.h"
+#include "devices.h"
+#include "gpuagg_hash.h"
+#include "guc.h"
+#include "hashjoin/desc.h"
+#include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
+#include "hashjoin/state.h"
+
 /* Rows per probe batch: at most this, whatever gpuagg.batch_rows says. */
 #define JOIN_MAX_BATCH_ROWS (256 * 1024)
-
-struct GpuJoinState
-{
-	CustomScanState css;
-	GpuJoinDesc *desc;
-	PlanState  *outer_ps;
-	PlanState  *inner_ps;
-
-	/* keys */
-	ExprState **outer_keys;
-	ExprState **inner_keys;
-	Oid		   *outer_types;	/* base types, for exact keys */
-	Oid		   *inner_types;
-	FmgrInfo   *outer_hash;
-	FmgrInfo   *inner_hash;
-	ExprState  *pair_qual;		/* recheck + join quals, or NULL */
-	TupleTableSlot *outer_slot; /* a stored outer row */
-	TupleTableSlot *inner_slot; /* a stored inner row */
-	AttrNumber	outer_natts;	/* columns of each side the scan tuple needs */
-	AttrNumber	inner_natts;
-
-	/* the device */
-	GaDeviceKind device_kind;
-	GaDevice   *device;
-	GaJoin	   *join;
-	GaJoinRequest request;
-	MemoryContextCallback cleanup;
-
-	/* build side, in build_cxt */
-	MemoryContext build_cxt;
-	bool		built;
-	MinimalTuple *inner_tuples;
-	Datum	   *inner_values;	/* inner_natts per inner row, deformed once
-								 * (join_deform_inner), or NULL */
-	bool	   *inner_isnull;
-	int64		ninner;
-	int64		inner_capacity;
-	int64	   *build_keys;
-	uint32	   *build_rows;
-	int64		nbuild;
-	int64		build_capacity;
-	bool	   *inner_matched;	/* RIGHT, FULL */
-	const uint32 *sorted_rows;
-
-	/* the current probe batch, in batch_cxt */
-	MemoryContext batch_cxt;
-	int64		batch_capacity;
-	MinimalTuple *outer_tuples;
-	int64	   *probe_keys;
-	bool	   *probe_null;
-	int64		nouter;
-	const GaJoinMatches *matches;
-
-	/* where emission stands */
-	int64		cur_row;		/* row of the batch */
-	uint32		cur_pair;		/* candidate of that row */
-	bool		cur_matched;	/* a pair of the row passed */
-	bool		row_loaded;		/* outer_slot holds cur_row */
-	bool		outer_done;
-	int64		unmatched_next; /* RIGHT/FULL: next inner row to look at */
-	uint64		pairs_tried;	/* candidates checked, for interrupt checks */
-	bool		inner_keys_use_params;	/* inner keys read Params */
-
-	GpuJoinRunInfo info;
-};
 
 static void gpujoin_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpujoin_exec(CustomScanState *node);
@@ -257,18 +202,6 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
 }
 
-/* A 64-bit finalizer (splitmix64's) so that small integers spread out. */
-static inline uint64
-mix64(uint64 x)
-{
-	x ^= x >> 30;
-	x *= UINT64CONST(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64CONST(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
 /*
  * The device key of the current row of one side (the econtext's outer or
  * inner tuple); false when a key is NULL, which never matches.
@@ -300,7 +233,8 @@ join_row_key(GpuJoinState *state, int side, ExprContext *econtext, int64 *key)
 			*key = (int64) part;
 			return true;
 		}
-		combined = hash_combine64(combined, mix64(part));
+		/* finalized first, so that small integers spread out */
+		combined = hash_combine64(combined, ga_splitmix64(part));
 	}
 	*key = (int64) combined;
 	return true;
@@ -466,20 +400,8 @@ join_handle_failure(GpuJoinState *state, GaStatus *status)
 static void
 join_add_stats(GpuJoinState *state)
 {
-	GaJoinStats run;
-	GaJoinStats *total = &state->info.stats;
-
-	if (state->join == NULL)
-		return;
-	ga_join_get_stats(state->join, &run);
-	total->build_rows += run.build_rows;
-	total->distinct_keys += run.distinct_keys;
-	total->probe_batches += run.probe_batches;
-	total->probe_rows += run.probe_rows;
-	total->candidates += run.candidates;
-	total->bytes_sent += run.bytes_sent;
-	total->device_ms += run.device_ms;
-	total->transfer_ms += run.transfer_ms;
+	if (state->join != NULL)
+		GpuJoinAddStats(&state->info.stats, state->join);
 }
 
 /* Read the inner side and build on the device (the CPU after a failure). */
@@ -774,9 +696,9 @@ join_next(ScanState *ss)
 }
 
 /*
- * The join input of the GpuHashAgg above (hashagg/plan.c): append the joined rows that
- * pass the node's filter to batch, as their scan tuples, through the
- * aggregation's batch builder; no ExecProcNode, projection or result slot
+ * The join input of the GpuHashAgg above (hashagg/exec.c): append the joined
+ * rows that pass the node's filter to batch, as their scan tuples, through
+ * the aggregation's batch builder; no ExecProcNode, projection or result slot
  * per row.  Returns true when the join is done, false when batch is full.
  */
 bool
@@ -879,23 +801,4 @@ gpujoin_rescan(CustomScanState *node)
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
 	if (state->outer_ps->chgParam == NULL)
 		ExecReScan(state->outer_ps);
-}
-
-/* What EXPLAIN shows about the node: totals including a join still open. */
-void
-GpuJoinExplainInfo(GpuJoinState *state, const GpuJoinDesc **desc,
-				   const GpuJoinRunInfo **info, const char **device_name)
-{
-	GpuJoinRunInfo *copy = palloc(sizeof(GpuJoinRunInfo));
-	GpuJoinRunInfo saved = state->info;
-
-	join_add_stats(state);
-	*copy = state->info;
-	state->info = saved;
-	*desc = state->desc;
-	*info = copy;
-	if (state->device != NULL)
-		*device_name = ga_device_kind(state->device) == GA_DEVICE_GPU ? "GPU" : "CPU";
-	else
-		*device_name = state->device_kind == GA_DEVICE_GPU ? "GPU" : "CPU";
 }

@@ -7,10 +7,11 @@
  *						an outer join is PostgreSQL's own "Filter" line); with
  *						gpuagg.explain_device_details also Device and Key
  *						(exact or hashed and rechecked)
- *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe Batches, Probe Rows, Candidates,
- *						Matched Rows, and Fallback when the CPU finished the
- *						join; with TIMING, Host Time (reading the inner side
- *						and building, probing); with device details also
+ *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe
+ *						Batches, Probe Rows, Candidates, Matched Rows, and
+ *						Fallback when the CPU finished the join; with
+ *						TIMING, Host Time (reading the inner side and
+ *						building, probing); with device details also
  *						Distinct Keys, Bytes Sent, Device Time, Transfer
  *						Time and the context's creation time
  *
@@ -20,12 +21,18 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "commands/explain.h"
 #include "nodes/makefuncs.h"
 #include "nodes/plannodes.h"
 #include "utils/ruleutils.h"
+
+#include "compat.h"
+#include "devices.h"
+#include "guc.h"
+#include "hashjoin/hashjoin.h"
+#include "hashjoin/state.h"
 
 /* The name EXPLAIN uses for a join type, as in "Hash Left Join". */
 static const char *
@@ -73,13 +80,16 @@ deparse_conditions(CustomScanState *node, List *conditions, List *ancestors,
 void
 GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	const GpuJoinDesc *desc;
-	const GpuJoinRunInfo *info;
-	const GaJoinStats *stats;
-	const char *device_name;
+	GpuJoinState *state = (GpuJoinState *) node;
+	const GpuJoinDesc *desc = state->desc;
+	GpuJoinRunInfo *info = palloc(sizeof(GpuJoinRunInfo));
+	const GaJoinStats *stats = &info->stats;
+	const char *device_name = GpuAggDeviceName(state->device, state->device_kind);
 
-	GpuJoinExplainInfo((GpuJoinState *) node, &desc, &info, &device_name);
-	stats = &info->stats;
+	/* the totals, with a join still open (a LIMIT above stopped reading) */
+	*info = state->info;
+	if (state->join != NULL)
+		GpuJoinAddStats(&info->stats, state->join);
 
 	ExplainPropertyText("Join Type", join_type_name(desc->jointype), es);
 	ExplainPropertyText("Hash Cond", deparse_conditions(node, desc->hash_clauses, ancestors, es), es);

@@ -18,7 +18,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -28,8 +28,13 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+
+#include "devices.h"
+#include "guc.h"
+#include "hashjoin/desc.h"
+#include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 
@@ -39,10 +44,10 @@ static const CustomPathMethods gpujoin_path_methods = {
 };
 
 /*
- * GpuHashJoin paths kept aside for an aggjoin GpuHashAgg (aggjoin/aggjoin.c): add_path
- * drops a GpuHashJoin path that a native join path beats, yet the aggregation
- * above may still take the join over.  Each entry lives in the planner's
- * memory, which unlinks it when reset or deleted.
+ * GpuHashJoin paths kept aside for an aggjoin GpuHashAgg (aggjoin/path.c):
+ * add_path drops a GpuHashJoin path that a native join path beats, yet the
+ * aggregation above may still take the join over.  Each entry lives in the
+ * planner's memory, which unlinks it when reset or deleted.
  */
 typedef struct KeptJoinPath
 {
@@ -73,87 +78,6 @@ join_reject(const char *why)
 {
 	elog(DEBUG1, "gpuagg: GpuHashJoin not used: %s", why);
 	return false;
-}
-
-/*
- * Whether an equality's device key can be the value itself: integer-like
- * types whose operator is plain equality of the (widened) integers, so that
- * no recheck is needed.  Everything else is hashed and rechecked.
- */
-bool
-GpuJoinKeyIsExact(Oid opno, Oid outer_type, Oid inner_type)
-{
-	switch (get_opcode(opno))
-	{
-		case F_INT2EQ:
-		case F_INT4EQ:
-		case F_INT8EQ:
-		case F_INT24EQ:
-		case F_INT42EQ:
-		case F_INT28EQ:
-		case F_INT82EQ:
-		case F_INT48EQ:
-		case F_INT84EQ:
-		case F_DATE_EQ:
-		case F_TIMESTAMP_EQ:
-		case F_TIMESTAMPTZ_EQ:
-		case F_BOOLEQ:
-		case F_OIDEQ:
-			break;
-		default:
-			return false;
-	}
-	/* the values themselves must be of the types those functions take */
-	return GpuJoinExactKeyType(getBaseType(outer_type)) &&
-		GpuJoinExactKeyType(getBaseType(inner_type));
-}
-
-/* Whether values of a (base) type have an exact device key. */
-bool
-GpuJoinExactKeyType(Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case BOOLOID:
-		case OIDOID:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
- * The device key of a value of an exact key type (GpuJoinExactKeyType): the
- * integer itself, widened, so that equal values of any width are equal keys.
- */
-int64
-GpuJoinExactKey(Datum value, Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(value);
-		case INT4OID:
-		case DATEOID:
-			return DatumGetInt32(value);
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			return DatumGetInt64(value);
-		case BOOLOID:
-			return DatumGetBool(value) ? 1 : 0;
-		case OIDOID:
-			return DatumGetObjectId(value);
-		default:
-			elog(ERROR, "gpuagg: type %u has no exact join key", type);
-			return 0;			/* keep the compiler quiet */
-	}
 }
 
 /*
@@ -333,7 +257,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		too_big;
 	double		build_bytes;
 	double		build_limit;
-	List	   *path_private;
+	GpuJoinPathInfo info;
 	ListCell   *lc;
 
 	switch (jointype)
@@ -388,10 +312,13 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	build_limit = GpuAggHashJoinBuildLimit(device);
 	too_big = build_bytes > build_limit;
 
-	path_private = list_make5(makeInteger(jointype), clauses.outer_keys, clauses.inner_keys,
-							  clauses.hash_clauses, clauses.join_quals);
-	path_private = lappend(path_private, clauses.other_quals);
-	path_private = lappend(path_private, makeInteger(extra->inner_unique ? 1 : 0));
+	info.jointype = jointype;
+	info.outer_keys = clauses.outer_keys;
+	info.inner_keys = clauses.inner_keys;
+	info.hash_clauses = clauses.hash_clauses;
+	info.join_quals = clauses.join_quals;
+	info.other_quals = clauses.other_quals;
+	info.inner_unique = extra->inner_unique;
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
@@ -405,7 +332,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->custom_private = path_private;
+	cpath->custom_private = GpuJoinPathToList(&info);
 	cpath->methods = &gpujoin_path_methods;
 	join_cost_path(cpath, outer_path, inner_path, device, &clauses, joinrel->rows);
 	keep_join_path(cpath);
@@ -420,7 +347,8 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
  * A GpuHashJoin path of rel (also under the projection the planner puts on
  * the scan/join relation's paths) whose output holds every expression of
  * exprs as a plain column, so that a GpuHashAgg above can take the joined
- * rows straight from its scan tuple (hashagg/path.c); the cheapest one, or NULL.
+ * rows straight from its scan tuple (hashagg/path.c); the cheapest one, or
+ * NULL.
  */
 Path *
 GpuJoinAggInputPath(RelOptInfo *rel, List *exprs)
@@ -499,7 +427,7 @@ keep_join_path(CustomPath *path)
 
 /*
  * The GpuHashJoin paths offered for rel, whether or not add_path kept them:
- * what an aggjoin GpuHashAgg (aggjoin/aggjoin.c) takes its join from.
+ * what an aggjoin GpuHashAgg (aggjoin/path.c) takes its join from.
  */
 List *
 GpuJoinDevicePaths(RelOptInfo *rel)

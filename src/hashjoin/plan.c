@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * hashjoin/plan.c
- *	  Turns a GpuHashJoin path into a CustomScan, and its description into
- *	  custom_private and back.
+ *	  Turns a GpuHashJoin path into a CustomScan, whose custom_private is
+ *	  the executor's description of it (hashjoin/private.c).
  *
  * The node's scan tuple (custom_scan_tlist) holds every Var that the
  * node's output and its filter (an outer join's pushed-down conditions)
@@ -16,7 +16,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -24,134 +24,15 @@
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
 
+#include "batch/exact_key.h"
+#include "hashjoin/desc.h"
+#include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
+
 static const CustomScanMethods gpujoin_scan_methods = {
 	.CustomName = GPUJOIN_NODE_NAME,
 	.CreateCustomScanState = GpuJoinCreateScanState,
 };
-
-/* Positions in custom_private (GpuJoinDescToList). */
-enum
-{
-	JOIN_PRIVATE_JOINTYPE,
-	JOIN_PRIVATE_OUTER_KEYS,
-	JOIN_PRIVATE_INNER_KEYS,
-	JOIN_PRIVATE_KEY_KINDS,
-	JOIN_PRIVATE_OUTER_HASHFNS,
-	JOIN_PRIVATE_INNER_HASHFNS,
-	JOIN_PRIVATE_COLLATIONS,
-	JOIN_PRIVATE_HASH_CLAUSES,
-	JOIN_PRIVATE_RECHECK,
-	JOIN_PRIVATE_JOIN_QUALS,
-	JOIN_PRIVATE_SCAN_SIDES,
-	JOIN_PRIVATE_SCAN_ATTNOS,
-	JOIN_PRIVATE_INNER_ROWS,
-	JOIN_PRIVATE_OUTER_ROWS,
-	JOIN_PRIVATE_INNER_UNIQUE,
-	JOIN_PRIVATE_COUNT
-};
-
-/* The path's private list, by position (hashjoin/path.c). */
-enum
-{
-	PATH_PRIVATE_JOINTYPE,
-	PATH_PRIVATE_OUTER_KEYS,
-	PATH_PRIVATE_INNER_KEYS,
-	PATH_PRIVATE_HASH_CLAUSES,
-	PATH_PRIVATE_JOIN_QUALS,
-	PATH_PRIVATE_OTHER_QUALS,
-	PATH_PRIVATE_INNER_UNIQUE
-};
-
-/* Serialize a description into plain nodes for custom_private. */
-List *
-GpuJoinDescToList(const GpuJoinDesc *desc)
-{
-	List	   *kinds = NIL;
-	List	   *outer_fns = NIL;
-	List	   *inner_fns = NIL;
-	List	   *collations = NIL;
-	List	   *sides = NIL;
-	List	   *attnos = NIL;
-	List	   *list = NIL;
-	int			i;
-
-	for (i = 0; i < desc->nkeys; i++)
-	{
-		kinds = lappend_int(kinds, desc->key_kinds[i]);
-		outer_fns = lappend_oid(outer_fns, desc->outer_hashfns[i]);
-		inner_fns = lappend_oid(inner_fns, desc->inner_hashfns[i]);
-		collations = lappend_oid(collations, desc->collations[i]);
-	}
-	for (i = 0; i < desc->nscan; i++)
-	{
-		sides = lappend_int(sides, desc->scan_sides[i]);
-		attnos = lappend_int(attnos, desc->scan_attnos[i]);
-	}
-	list = lappend(list, makeInteger(desc->jointype));
-	list = lappend(list, desc->outer_keys);
-	list = lappend(list, desc->inner_keys);
-	list = lappend(list, kinds);
-	list = lappend(list, outer_fns);
-	list = lappend(list, inner_fns);
-	list = lappend(list, collations);
-	list = lappend(list, desc->hash_clauses);
-	list = lappend(list, makeInteger(desc->recheck ? 1 : 0));
-	list = lappend(list, desc->join_quals);
-	list = lappend(list, sides);
-	list = lappend(list, attnos);
-	list = lappend(list, GpuAggFloatNode(desc->inner_rows));
-	list = lappend(list, GpuAggFloatNode(desc->outer_rows));
-	list = lappend(list, makeInteger(desc->inner_unique ? 1 : 0));
-	Assert(list_length(list) == JOIN_PRIVATE_COUNT);
-	return list;
-}
-
-/* Read a description back from custom_private. */
-GpuJoinDesc *
-GpuJoinDescFromList(List *list)
-{
-	GpuJoinDesc *desc = palloc0(sizeof(GpuJoinDesc));
-	List	   *kinds = list_nth(list, JOIN_PRIVATE_KEY_KINDS);
-	List	   *outer_fns = list_nth(list, JOIN_PRIVATE_OUTER_HASHFNS);
-	List	   *inner_fns = list_nth(list, JOIN_PRIVATE_INNER_HASHFNS);
-	List	   *collations = list_nth(list, JOIN_PRIVATE_COLLATIONS);
-	List	   *sides = list_nth(list, JOIN_PRIVATE_SCAN_SIDES);
-	List	   *attnos = list_nth(list, JOIN_PRIVATE_SCAN_ATTNOS);
-	int			i;
-
-	if (list_length(list) != JOIN_PRIVATE_COUNT)
-		elog(ERROR, "gpuagg: malformed GpuHashJoin description");
-	desc->jointype = (JoinType) intVal(list_nth(list, JOIN_PRIVATE_JOINTYPE));
-	desc->outer_keys = list_nth(list, JOIN_PRIVATE_OUTER_KEYS);
-	desc->inner_keys = list_nth(list, JOIN_PRIVATE_INNER_KEYS);
-	desc->nkeys = list_length(desc->outer_keys);
-	desc->key_kinds = palloc(sizeof(GpuJoinKeyKind) * desc->nkeys);
-	desc->outer_hashfns = palloc(sizeof(Oid) * desc->nkeys);
-	desc->inner_hashfns = palloc(sizeof(Oid) * desc->nkeys);
-	desc->collations = palloc(sizeof(Oid) * desc->nkeys);
-	for (i = 0; i < desc->nkeys; i++)
-	{
-		desc->key_kinds[i] = (GpuJoinKeyKind) list_nth_int(kinds, i);
-		desc->outer_hashfns[i] = list_nth_oid(outer_fns, i);
-		desc->inner_hashfns[i] = list_nth_oid(inner_fns, i);
-		desc->collations[i] = list_nth_oid(collations, i);
-	}
-	desc->hash_clauses = list_nth(list, JOIN_PRIVATE_HASH_CLAUSES);
-	desc->recheck = intVal(list_nth(list, JOIN_PRIVATE_RECHECK)) != 0;
-	desc->join_quals = list_nth(list, JOIN_PRIVATE_JOIN_QUALS);
-	desc->nscan = list_length(sides);
-	desc->scan_sides = palloc(sizeof(int) * Max(desc->nscan, 1));
-	desc->scan_attnos = palloc(sizeof(AttrNumber) * Max(desc->nscan, 1));
-	for (i = 0; i < desc->nscan; i++)
-	{
-		desc->scan_sides[i] = list_nth_int(sides, i);
-		desc->scan_attnos[i] = (AttrNumber) list_nth_int(attnos, i);
-	}
-	desc->inner_rows = floatVal(list_nth(list, JOIN_PRIVATE_INNER_ROWS));
-	desc->outer_rows = floatVal(list_nth(list, JOIN_PRIVATE_OUTER_ROWS));
-	desc->inner_unique = intVal(list_nth(list, JOIN_PRIVATE_INNER_UNIQUE)) != 0;
-	return desc;
-}
 
 /*
  * The child output column that holds var, or 0.  Vars match on varno and
@@ -323,10 +204,7 @@ Plan *
 GpuJoinPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				List *tlist, List *clauses, List *custom_plans)
 {
-	List	   *path_private = best_path->custom_private;
-	List	   *outer_keys = list_nth(path_private, PATH_PRIVATE_OUTER_KEYS);
-	List	   *hash_clauses = list_nth(path_private, PATH_PRIVATE_HASH_CLAUSES);
-	List	   *other_quals = list_nth(path_private, PATH_PRIVATE_OTHER_QUALS);
+	GpuJoinPathInfo *path = GpuJoinPathFromList(best_path->custom_private);
 	JoinChildren children;
 	GpuJoinDesc *desc = palloc0(sizeof(GpuJoinDesc));
 	CustomScan *cscan = makeNode(CustomScan);
@@ -334,19 +212,19 @@ GpuJoinPlanPath(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	children.outer = linitial(custom_plans);
 	children.inner = lsecond(custom_plans);
 
-	desc->jointype = (JoinType) intVal(list_nth(path_private, PATH_PRIVATE_JOINTYPE));
-	describe_keys(desc, hash_clauses, outer_keys);
-	desc->outer_keys = to_child_refs(outer_keys, &children);
-	desc->inner_keys = to_child_refs(list_nth(path_private, PATH_PRIVATE_INNER_KEYS), &children);
-	desc->hash_clauses = to_child_refs(hash_clauses, &children);
-	desc->join_quals = to_child_refs(list_nth(path_private, PATH_PRIVATE_JOIN_QUALS), &children);
-	desc->inner_unique = intVal(list_nth(path_private, PATH_PRIVATE_INNER_UNIQUE)) != 0;
+	desc->jointype = path->jointype;
+	describe_keys(desc, path->hash_clauses, path->outer_keys);
+	desc->outer_keys = to_child_refs(path->outer_keys, &children);
+	desc->inner_keys = to_child_refs(path->inner_keys, &children);
+	desc->hash_clauses = to_child_refs(path->hash_clauses, &children);
+	desc->join_quals = to_child_refs(path->join_quals, &children);
+	desc->inner_unique = path->inner_unique;
 	desc->outer_rows = ((Path *) linitial(best_path->custom_paths))->rows;
 	desc->inner_rows = ((Path *) lsecond(best_path->custom_paths))->rows;
 
-	cscan->custom_scan_tlist = build_scan_tlist(tlist, other_quals, &children, desc);
+	cscan->custom_scan_tlist = build_scan_tlist(tlist, path->other_quals, &children, desc);
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = other_quals;
+	cscan->scan.plan.qual = path->other_quals;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;

@@ -1,42 +1,33 @@
 /*-------------------------------------------------------------------------
  *
- * aggjoin/aggjoin.c
- *	  GpuHashAgg fed by a join that the device computes: the joined rows
- *	  never reach the host, only the groups come back (issue 4 item 3).
+ * aggjoin/path.c
+ *	  Finds, under an aggregation, the join or chain of joins that the
+ *	  device can compute for it (GpuAggJoinSidesFor), and which side of
+ *	  the joins computes each of its expressions.
  *
- * When the aggregation's input is an equi-join that GpuHashJoin could run
- * (hashjoin/path.c offered a path for it), the aggregation can take the join's
- * inputs itself: the inner side's rows are read once into the device's
- * build (the join key and the columns the aggregation needs from that
- * side), and the outer side's rows arrive in batches (read by the node
- * itself, or packed by parallel workers' GpuAggPack nodes) that the device
- * probes, joins and aggregates in one go (cuda/gpuagg_device.h, "Aggregation
- * fed by a hash join").  When the outer side is itself such a join, and so
- * on down (a chain: a star or snowflake schema's joins), every join of the
- * chain is joined on the device, up to GA_AGG_MAX_JOIN_STEPS: the node has
- * a child per side (the probe side, the bottom join's outer side; then each
- * join's build side, bottom up), and each join's outer key comes from the
- * probe side or from a build side below it.
- *
- * What qualifies (otherwise fewer joins of the chain, then the other
- * GpuHashAgg paths and the native plan remain):
+ * The input may be an equi-join that GpuHashJoin could run (hashjoin/path.c
+ * offered a path for it: GpuJoinDevicePaths keeps it even where a native
+ * join beat it), or a chain of them down the joins' outer sides
+ * (aggjoin/aggjoin.h).  What qualifies (otherwise fewer joins of the
+ * chain, then the other GpuHashAgg paths and the native plan remain):
  *	- INNER, LEFT, RIGHT, FULL (at any step: the device sends the build rows
  *	  nothing matched through the steps above), SEMI (EXISTS, IN: without
  *	  other conditions its build keeps each key once, and the device joins
  *	  it as an inner join) and ANTI (NOT EXISTS: the probe rows without a
  *	  match) joins whose other join conditions the device can check
- *	  (aggjoin/filter.c): an INNER join's below every RIGHT and FULL one of the
- *	  chain in its filter over the joined rows, any other's (not RIGHT or
+ *	  (aggjoin/filter.c): an INNER join's below every RIGHT and FULL one of
+ *	  the chain in its filter over the joined rows, any other's (not RIGHT or
  *	  FULL) as the step's own filter, for each pair of equal keys at the
  *	  step, from sides up to the step, by expressions that cannot fail; and
- *	  no condition above an outer join, on up to GA_AGG_MAX_JOIN_KEYS equalities
- *	  whose every device key is exact (the integer-like types of
+ *	  no condition above an outer join, on up to GA_AGG_MAX_JOIN_KEYS
+ *	  equalities whose every device key is exact (the integer-like types of
  *	  GpuJoinKeyIsExact) or the id of one key dictionary for both sides
- *	  (text and the other batch/key_dict.c types, under a deterministic collation;
- *	  a dictionary per join key): one key as it is, two int2/int4 keys of one
- *	  side paired into one exact int8, any other keys each in its own column
- *	  (the device hashes them together and compares them; the outer keys of
- *	  one join may then come from different sides below it);
+ *	  (text and the other batch/key_dict.c types, under a deterministic
+ *	  collation; a dictionary per join key): one key as it is, two
+ *	  int2/int4 keys of one side paired into one exact int8, any other keys
+ *	  each in its own column (the device hashes them together and compares
+ *	  them; the outer keys of one join may then come from different sides
+ *	  below it);
  *	- every group key, aggregate argument, FILTER and join key above the
  *	  bottom join computed from one side by an expression that cannot fail
  *	  (plain columns, leakproof functions: each side computes it also for
@@ -58,29 +49,33 @@
  * way chosen by better_join_step (far fewer rows to handle, else a build
  * side that reads fewer table rows, else the smaller build).
  *
- * The child expressions of the description are split by side: each side's
- * child computes its own expressions, then its keys (hashagg/layout.c orders
- * the batch columns the same way).
- *
  *-------------------------------------------------------------------------
  */
-#include "gpuagg.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
-#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
-#include "parser/parsetree.h"
-#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/ruleutils.h"
 #include "utils/typcache.h"
+
+#include "aggjoin/aggjoin.h"
+#include "batch/exact_key.h"
+#include "batch/key_dict.h"
+#include "compat.h"
+#include "devices.h"
+#include "finalize/numeric.h"
+#include "guc.h"
+#include "hashagg/catalog.h"
+#include "hashagg/derived.h"
+#include "hashjoin/desc.h"
+#include "hashjoin/hashjoin.h"
+#include "hashjoin/private.h"
 
 /* Log why an aggjoin GpuHashAgg is not offered; always returns false. */
 static bool
@@ -196,6 +191,7 @@ typedef struct JoinStepFound
 	Expr	   *outer_keys[GA_AGG_MAX_JOIN_KEYS];	/* each one's sides, each */
 	Expr	   *inner_keys[GA_AGG_MAX_JOIN_KEYS];	/* exact or a dictionary id */
 	bool		pairable;		/* two int2/int4 keys on each side */
+	List	   *hash_clauses;	/* its equalities */
 	List	   *filter_quals;	/* its conditions besides the keys (not RIGHT
 								 * or FULL) */
 } JoinStepFound;
@@ -332,7 +328,8 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 	foreach(lc, GpuJoinDevicePaths(rel))
 	{
 		CustomPath *path = lfirst(lc);
-		JoinType	type = (JoinType) intVal(linitial(path->custom_private));
+		GpuJoinPathInfo *join = GpuJoinPathFromList(path->custom_private);
+		JoinType	type = join->jointype;
 		JoinStepFound candidate;
 
 		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
@@ -346,21 +343,22 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 		 * the chain, or the step's own); conditions above an outer join's
 		 * null-extension may not.
 		 */
-		if (list_nth(path->custom_private, 5) != NIL)
+		if (join->other_quals != NIL)
 		{
 			*why = "conditions above an outer join's null-extended rows";
 			continue;
 		}
-		if (list_nth(path->custom_private, 4) != NIL &&
+		if (join->join_quals != NIL &&
 			(type == JOIN_RIGHT || type == JOIN_FULL))
 		{
 			*why = "join conditions other than the keys' equalities on a RIGHT or FULL join";
 			continue;
 		}
-		if (!join_step_keys(lfourth(path->custom_private), lsecond(path->custom_private),
-							lthird(path->custom_private), &candidate, why))
+		if (!join_step_keys(join->hash_clauses, join->outer_keys, join->inner_keys,
+							&candidate, why))
 			continue;
-		candidate.filter_quals = list_nth(path->custom_private, 4);
+		candidate.hash_clauses = join->hash_clauses;
+		candidate.filter_quals = join->join_quals;
 		if (found->path == NULL || better_join_step(root, path, found->path))
 		{
 			*found = candidate;
@@ -678,7 +676,6 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 			   List *child_exprs, List *keys, List *aggrefs, GpuAggJoinSides *sides)
 {
 	List	   *child_sides = NIL;
-	List	   *step_list = NIL;
 	List	   *filter_program = NIL;
 	List	   *step_programs[GA_AGG_MAX_JOIN_STEPS];
 	List	   *filter_operands = NIL;
@@ -815,31 +812,26 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 
 	for (t = 1; t <= nsteps; t++)
 	{
-		List	   *outer = NIL;
-		List	   *inner = NIL;
-		List	   *key_sides = NIL;
+		GpuAggJoinPathStep *step = &sides->join.steps[t - 1];
+		double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
+		double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
 
 		sides->nkeys += step_keys[t - 1].nkeys;
+		step->type = steps[t - 1].type;
 		for (k = 0; k < step_keys[t - 1].nkeys; k++)
 		{
-			outer = lappend(outer, step_keys[t - 1].outer[k]);
-			inner = lappend(inner, step_keys[t - 1].inner[k]);
-			key_sides = lappend_int(key_sides, step_keys[t - 1].side[k]);
+			step->outer_keys = lappend(step->outer_keys, step_keys[t - 1].outer[k]);
+			step->inner_keys = lappend(step->inner_keys, step_keys[t - 1].inner[k]);
+			step->key_sides = lappend_int(step->key_sides, step_keys[t - 1].side[k]);
 		}
-		{
-			double		probed = ((Path *) linitial(steps[t - 1].path->custom_paths))->rows;
-			double		fraction = Min(1.0, steps[t - 1].path->path.rows / Max(probed, 1.0));
-
-			List	   *step = list_make5(makeInteger(steps[t - 1].type), outer, inner,
-										  key_sides, lfourth(steps[t - 1].path->custom_private));
-
-			step = lappend(step, steps[t - 1].filter_quals);
-			step = lappend(step, makeInteger((int) (fraction * 1000.0 + 0.5)));
-			step_list = lappend(step_list, lappend(step, step_programs[t - 1]));
-		}
+		step->hash_clauses = steps[t - 1].hash_clauses;
+		step->filter_quals = steps[t - 1].filter_quals;
+		step->match_permille = (int) (fraction * 1000.0 + 0.5);
+		step->program = step_programs[t - 1];
 	}
-	sides->join_private = list_make4(step_list, child_sides, list_make2_int(0, 0),
-									 filter_program);
+	sides->join.nsteps = nsteps;
+	sides->join.child_sides = child_sides;
+	sides->join.filter_program = filter_program;
 	return true;
 }
 
@@ -850,7 +842,7 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
  * GA_AGG_MAX_JOIN_STEPS, fewer when an expression needs a join's result);
  * fills sides (the inputs, each side's target: its expressions of
  * child_exprs, then its keys; the joins' description for
- * path_private[GPUAGG_PRIVATE_JOIN]).  keys and aggrefs are the grouping's.
+ * the path's custom_private).  keys and aggrefs are the grouping's.
  */
 bool
 GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
@@ -886,533 +878,4 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 			return true;
 	}
 	return false;
-}
-
-/*
- * join_private with its last element saying which build sides are packed
- * by parallel workers (bit s: side s) and, for a GpuAggPack, which side it
- * packs.
- */
-List *
-GpuAggJoinPrivate(List *join_private, int packed_sides, int pack_side)
-{
-	List	   *copy = list_copy(join_private);
-
-	lfirst(list_nth_cell(copy, 2)) = list_make2_int(packed_sides, pack_side);
-	return copy;
-}
-
-/*
- * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
- * steps bottom up, separated by "; "), made at plan time from
- * path_private[GPUAGG_PRIVATE_JOIN]: the node's children compute the keys,
- * so its own expressions cannot show them.  *filter gets the INNER joins'
- * other conditions, which the device's filter checks ("(a.v > b.w)", all
- * steps' ANDed; "" for none), as PostgreSQL's Join Filter shows them.
- * Both are deparsed over the query level's range table, as EXPLAIN would
- * name them.
- */
-char *
-GpuAggJoinConditionText(PlannerInfo *root, List *join_private, char **filter)
-{
-	StringInfoData buf;
-	StringInfoData filter_buf;
-	ListCell   *lc_step;
-	PlannedStmt *stmt = makeNode(PlannedStmt);
-	List	   *context;
-
-	stmt->rtable = root->parse->rtable;
-	context = deparse_context_for_plan_tree(stmt,
-											select_rtable_names_for_explain(stmt->rtable,
-																			bms_add_range(NULL, 1,
-																						  list_length(stmt->rtable))));
-	initStringInfo(&buf);
-	initStringInfo(&filter_buf);
-	foreach(lc_step, (List *) linitial(join_private))
-	{
-		const char *separator = buf.len > 0 ? "; " : "";
-		ListCell   *lc;
-
-		foreach(lc, (List *) list_nth(lfirst(lc_step), 4))
-		{
-			OpExpr	   *op = lfirst_node(OpExpr, lc);
-
-			appendStringInfo(&buf, "%s%s %s %s", separator,
-							 deparse_expression(linitial(op->args), context, true, false),
-							 get_opname(op->opno),
-							 deparse_expression(lsecond(op->args), context, true, false));
-			separator = " AND ";
-		}
-		foreach(lc, (List *) list_nth(lfirst(lc_step), 5))
-			appendStringInfo(&filter_buf, "%s%s", filter_buf.len > 0 ? " AND " : "",
-							 deparse_expression(lfirst(lc), context, true, false));
-	}
-	*filter = filter_buf.data;
-	return buf.data;
-}
-
-/*
- * A description's filter from a compiled program (aggjoin/filter.c): each
- * step's operation, comparison and operands as child columns.
- */
-static void
-join_desc_filter(GpuAggFilterDesc *filter, List *child_exprs, List *program)
-{
-	ListCell   *lc;
-	int			i = 0;
-
-	memset(filter, 0, sizeof(*filter));
-	filter->nsteps = list_length(program);
-	if (filter->nsteps > GA_FILTER_MAX_STEPS)
-		elog(ERROR, "gpuagg: a join filter of %d steps", filter->nsteps);
-	foreach(lc, program)
-	{
-		List	   *step = lfirst(lc);
-
-		filter->steps[i].op = (int16) intVal(linitial(step));
-		filter->steps[i].cmp = (int16) intVal(lsecond(step));
-		if (list_length(step) > 2)
-		{
-			filter->steps[i].attno = GpuAggChildAttno(child_exprs, lthird(step));
-			filter->steps[i].type = getBaseType(exprType(lthird(step)));
-		}
-		if (list_length(step) > 3)
-		{
-			filter->steps[i].attno2 = GpuAggChildAttno(child_exprs, lfourth(step));
-			filter->steps[i].type2 = getBaseType(exprType(lfourth(step)));
-		}
-		i++;
-	}
-}
-
-/* A description's filter as plain integers appended to list (see below). */
-static List *
-join_filter_to_list(List *list, const GpuAggFilterDesc *filter)
-{
-	int			i;
-
-	list = lappend_int(list, filter->nsteps);
-	for (i = 0; i < filter->nsteps; i++)
-	{
-		list = lappend_int(list, filter->steps[i].op);
-		list = lappend_int(list, filter->steps[i].cmp);
-		list = lappend_int(list, filter->steps[i].attno);
-		list = lappend_int(list, filter->steps[i].attno2);
-		list = lappend_int(list, (int) filter->steps[i].type);
-		list = lappend_int(list, (int) filter->steps[i].type2);
-	}
-	return list;
-}
-
-/* Read back, from list's element *at on, what join_filter_to_list wrote. */
-static void
-join_filter_from_list(GpuAggFilterDesc *filter, List *list, int *at)
-{
-	int			i;
-
-	memset(filter, 0, sizeof(*filter));
-	filter->nsteps = list_nth_int(list, (*at)++);
-	for (i = 0; i < filter->nsteps; i++)
-	{
-		filter->steps[i].op = (int16) list_nth_int(list, (*at)++);
-		filter->steps[i].cmp = (int16) list_nth_int(list, (*at)++);
-		filter->steps[i].attno = (AttrNumber) list_nth_int(list, (*at)++);
-		filter->steps[i].attno2 = (AttrNumber) list_nth_int(list, (*at)++);
-		filter->steps[i].type = (Oid) list_nth_int(list, (*at)++);
-		filter->steps[i].type2 = (Oid) list_nth_int(list, (*at)++);
-	}
-}
-
-/*
- * Number the columns of each side's child (see GpuAggDesc): its
- * expressions in child order, then its build keys, then the outer keys it
- * gives, in step order.
- */
-static void
-join_desc_number_columns(GpuAggDesc *desc)
-{
-	AttrNumber	next[GA_AGG_MAX_JOIN_STEPS + 1];
-	int			s;
-	int			t;
-	int			k;
-	int			i;
-
-	for (s = 0; s <= desc->njoin_steps; s++)
-		next[s] = 1;
-	for (i = 0; i < desc->nchild; i++)
-		desc->child_side_attno[i] = next[desc->child_side[i]]++;
-	for (s = 0; s <= desc->njoin_steps; s++)
-	{
-		for (k = 0; s > 0 && k < desc->join_steps[s - 1].nkeys; k++)
-			desc->join_steps[s - 1].keys[k].build_attno = next[s]++;
-		for (t = 0; t < desc->njoin_steps; t++)
-		{
-			for (k = 0; k < desc->join_steps[t].nkeys; k++)
-			{
-				if (desc->join_steps[t].keys[k].side == s)
-					desc->join_steps[t].keys[k].attno = next[s]++;
-			}
-		}
-		desc->side_ncolumns[s] = next[s] - 1;
-	}
-}
-
-/* Room for desc's child_side and child_side_attno arrays. */
-static void
-join_desc_alloc_children(GpuAggDesc *desc, int nchild)
-{
-	desc->nchild = nchild;
-	desc->child_side = palloc0(sizeof(int) * Max(nchild, 1));
-	desc->child_side_attno = palloc0(sizeof(AttrNumber) * Max(nchild, 1));
-}
-
-/*
- * Fill desc's join fields from path_private[GPUAGG_PRIVATE_JOIN] (absent or
- * NIL: not aggjoin).
- */
-void
-GpuAggJoinDescFromPath(GpuAggDesc *desc, List *path_private)
-{
-	List	   *join;
-	ListCell   *lc;
-	int			t = 0;
-	int			i = 0;
-
-	desc->njoin_steps = 0;
-	if (list_length(path_private) <= GPUAGG_PRIVATE_JOIN ||
-		list_nth(path_private, GPUAGG_PRIVATE_JOIN) == NIL)
-		return;
-	join = list_nth(path_private, GPUAGG_PRIVATE_JOIN);
-	foreach(lc, (List *) linitial(join))
-	{
-		List	   *step = lfirst(lc);
-		JoinType	type = (JoinType) intVal(linitial(step));
-		int			k;
-
-		List	   *program = list_length(step) > 7 ? list_nth(step, 7) : NIL;
-
-		/* a SEMI join with conditions of its own checks its pairs; else each key once */
-		desc->join_steps[t].type = type == JOIN_LEFT ? GA_AGGJOIN_LEFT :
-			type == JOIN_ANTI ? GA_AGGJOIN_ANTI :
-			type == JOIN_RIGHT ? GA_AGGJOIN_RIGHT :
-			type == JOIN_FULL ? GA_AGGJOIN_FULL :
-			type == JOIN_SEMI && program != NIL ? GA_AGGJOIN_SEMI : GA_AGGJOIN_INNER;
-		desc->join_steps[t].build_unique = type == JOIN_SEMI && program == NIL;
-		join_desc_filter(&desc->join_steps[t].filter,
-						 list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS), program);
-		desc->join_steps[t].match_fraction = list_length(step) > 6 ?
-			intVal(list_nth(step, 6)) / 1000.0 : 1.0;
-		desc->join_steps[t].nkeys = list_length(lsecond(step));
-		for (k = 0; k < desc->join_steps[t].nkeys; k++)
-		{
-			desc->join_steps[t].keys[k].type = getBaseType(exprType(list_nth(lsecond(step), k)));
-			desc->join_steps[t].keys[k].build_type =
-				getBaseType(exprType(list_nth(lthird(step), k)));
-			desc->join_steps[t].keys[k].side = list_nth_int(lfourth(step), k);
-		}
-		t++;
-	}
-	desc->njoin_steps = t;
-	join_desc_alloc_children(desc, list_length(lsecond(join)));
-	foreach(lc, (List *) lsecond(join))
-		desc->child_side[i++] = lfirst_int(lc);
-	join_desc_filter(&desc->filter, list_nth(path_private, GPUAGG_PRIVATE_CHILD_EXPRS),
-					 list_length(join) > 3 ? list_nth(join, 3) : NIL);
-	desc->packed_sides = linitial_int(lthird(join));
-	desc->pack_side = lsecond_int(lthird(join));
-	join_desc_number_columns(desc);
-}
-
-/* The join fields of desc as plain nodes for custom_private (see below). */
-List *
-GpuAggJoinDescToList(const GpuAggDesc *desc)
-{
-	List	   *list = list_make1_int(desc->njoin_steps);
-	int			i;
-	int			k;
-
-	if (desc->njoin_steps == 0)
-		return list;
-	for (i = 0; i < desc->njoin_steps; i++)
-	{
-		list = lappend_int(list, desc->join_steps[i].type);
-		list = lappend_int(list, desc->join_steps[i].build_unique ? 1 : 0);
-		list = lappend_int(list, (int) (desc->join_steps[i].match_fraction * 1000.0 + 0.5));
-		list = lappend_int(list, desc->join_steps[i].nkeys);
-		for (k = 0; k < desc->join_steps[i].nkeys; k++)
-		{
-			list = lappend_int(list, desc->join_steps[i].keys[k].side);
-			list = lappend_int(list, (int) desc->join_steps[i].keys[k].type);
-			list = lappend_int(list, (int) desc->join_steps[i].keys[k].build_type);
-		}
-		list = join_filter_to_list(list, &desc->join_steps[i].filter);
-	}
-	list = lappend_int(list, desc->packed_sides);
-	list = lappend_int(list, desc->pack_side);
-	list = join_filter_to_list(list, &desc->filter);
-	for (i = 0; i < desc->nchild; i++)
-		list = lappend_int(list, desc->child_side[i]);
-	return list;
-}
-
-/* Read back what GpuAggJoinDescToList wrote. */
-void
-GpuAggJoinDescFromList(GpuAggDesc *desc, List *list)
-{
-	int			at = 1;
-	int			i;
-	int			k;
-
-	desc->njoin_steps = linitial_int(list);
-	if (desc->njoin_steps == 0)
-		return;
-	for (i = 0; i < desc->njoin_steps; i++)
-	{
-		desc->join_steps[i].type = list_nth_int(list, at++);
-		desc->join_steps[i].build_unique = list_nth_int(list, at++) != 0;
-		desc->join_steps[i].match_fraction = list_nth_int(list, at++) / 1000.0;
-		desc->join_steps[i].nkeys = list_nth_int(list, at++);
-		for (k = 0; k < desc->join_steps[i].nkeys; k++)
-		{
-			desc->join_steps[i].keys[k].side = list_nth_int(list, at++);
-			desc->join_steps[i].keys[k].type = (Oid) list_nth_int(list, at++);
-			desc->join_steps[i].keys[k].build_type = (Oid) list_nth_int(list, at++);
-		}
-		join_filter_from_list(&desc->join_steps[i].filter, list, &at);
-	}
-	desc->packed_sides = list_nth_int(list, at++);
-	desc->pack_side = list_nth_int(list, at++);
-	join_filter_from_list(&desc->filter, list, &at);
-	join_desc_alloc_children(desc, list_length(list) - at);
-	for (i = 0; i < desc->nchild; i++)
-		desc->child_side[i] = list_nth_int(list, at + i);
-	join_desc_number_columns(desc);
-}
-
-/*
- * Make room for at least want rows in the columns [first, end) of payload
- * (a build side's), whose memory is in cxt.
- */
-static void
-payload_reserve(GaBatch *payload, int first, int end, int64 want, MemoryContext cxt)
-{
-	int64		capacity = Max(payload->capacity, 1024);
-	int			c;
-
-	if (want <= payload->capacity)
-		return;
-	while (capacity < want)
-		capacity *= 2;
-	for (c = first; c < end; c++)
-	{
-		GaColumn   *col = &payload->columns[c];
-		int			width = ga_type_width(col->type);
-		int64		old_bytes = (payload->capacity + 7) / 8;
-
-		if (width > 0)
-			col->values = col->values == NULL ?
-				MemoryContextAllocExtended(cxt, width * capacity, MCXT_ALLOC_HUGE) :
-				repalloc_huge(col->values, width * capacity);
-		col->validity = col->validity == NULL ?
-			MemoryContextAllocExtended(cxt, (capacity + 7) / 8, MCXT_ALLOC_HUGE) :
-			repalloc_huge(col->validity, (capacity + 7) / 8);
-		memset(col->validity + old_bytes, 0xff, (capacity + 7) / 8 - old_bytes);
-	}
-	payload->capacity = capacity;
-}
-
-/* The key columns of a build side, for comparing build rows by their keys. */
-typedef struct BuildKeyColumns
-{
-	int			nkeys;
-	const int64 *values[GA_AGG_MAX_JOIN_KEYS];
-} BuildKeyColumns;
-
-/* qsort_arg comparator of build rows by their keys (a BuildKeyColumns). */
-static int
-build_row_keys_cmp(const void *a, const void *b, void *arg)
-{
-	const BuildKeyColumns *keys = arg;
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-	int			k;
-
-	for (k = 0; k < keys->nkeys; k++)
-	{
-		if (keys->values[k][x] != keys->values[k][y])
-			return keys->values[k][x] < keys->values[k][y] ? -1 : 1;
-	}
-	return 0;
-}
-
-/*
- * A SEMI join's build: each key (all its columns) once, the first of its
- * rows (a SEMI join's aggregation reads no build column), so that the
- * device's inner join matches each probe row at most once.  Returns the
- * number left in rows.
- */
-static int64
-build_distinct_rows(const BuildKeyColumns *keys, uint32 *rows, int64 n)
-{
-	int64		kept = 0;
-	int64		i;
-
-	qsort_arg(rows, n, sizeof(uint32), build_row_keys_cmp, (void *) keys);
-	for (i = 0; i < n; i++)
-	{
-		if (kept > 0 && build_row_keys_cmp(&rows[kept - 1], &rows[i], (void *) keys) == 0)
-			continue;
-		rows[kept++] = rows[i];
-	}
-	return kept;
-}
-
-/* Fail clearly when the build side has more rows than a device join takes. */
-static void
-build_check_rows(int64 nrows)
-{
-	if (nrows > GA_JOIN_MAX_BUILD_ROWS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the inner side of an aggjoin GpuHashAgg has more than " INT64_FORMAT " rows",
-						(int64) GA_JOIN_MAX_BUILD_ROWS),
-				 errhint("Set gpuagg.enable_aggjoin = off to join these rows another way.")));
-}
-
-/*
- * Read the inner child's next batch message (parallel workers packing the
- * build side) into payload; false at the end.
- */
-static bool
-build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
-				   GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
-				   MemoryContext cxt)
-{
-	TupleTableSlot *slot = ExecProcNode(inner);
-	bytea	   *message;
-	int32		exchange_slot = -1;
-	bool		isnull;
-
-	if (TupIsNull(slot))
-		return false;
-	message = DatumGetByteaPP(slot_getattr(slot, 1, &isnull));
-	if (isnull)
-		elog(ERROR, "gpuagg: empty batch message");
-	if (GpuAggExchangeIsRef(message))
-		message = GpuAggExchangeGet(GpuAggPackExchange(inner), message, &exchange_slot);
-	build_check_rows(payload->nrows + GpuAggMessageRows(message));
-	payload_reserve(payload, first, end, payload->nrows + GpuAggMessageRows(message), cxt);
-	GpuAggBatchBuilderStart(builder, payload);
-	GpuAggMessageAppend(receiver, builder, payload, message);
-	if (exchange_slot >= 0)
-		GpuAggExchangeRelease(GpuAggPackExchange(inner), exchange_slot);
-	return true;
-}
-
-/*
- * Read every row of join step step's build side (the inner child) into
- * agg's build: its build columns and build key through builder (which then
- * fills the probe columns again), from its tuples or, packed by parallel
- * workers, from its batch messages (receiver maps their dictionary ids);
- * the rows are held in cxt until the device has them (the child itself runs
- * in the executor's memory).  With filter given and the probe side packed
- * by parallel workers, a step that qualifies adds a Bloom filter of its
- * build keys to it (aggjoin/probe_filter.c).  Returns false with status set when
- * the device fails.
- */
-bool
-GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, int step,
-				GpuAggBatchBuilder *builder, GpuAggMessageReceiver *receiver,
-				PlanState *inner, MemoryContext cxt, GpuAggProbeFilter *filter,
-				GaStatus *status)
-{
-	GaBatch    *payload = MemoryContextAllocZero(cxt, sizeof(GaBatch));
-	int			first = layout->side_first[step];
-	int			end = layout->side_first[step + 1];
-	BuildKeyColumns key_columns;
-	int64	   *keys;
-	uint32	   *rows;
-	int64		nkeys = 0;
-	int64		r;
-	bool		ok;
-	int			c;
-	int			k;
-
-	payload->ncolumns = layout->ncolumns;
-	payload->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * layout->ncolumns);
-	for (c = 0; c < layout->ncolumns; c++)
-		payload->columns[c].type = layout->column_types[c];
-	GpuAggBatchBuilderSetColumns(builder, first, end);
-	if (desc->packed_sides & (1 << step))
-	{
-		while (build_read_message(inner, payload, first, end, builder, receiver, cxt))
-			CHECK_FOR_INTERRUPTS();
-	}
-	else
-	{
-		for (;;)
-		{
-			TupleTableSlot *slot = ExecProcNode(inner);
-
-			if (TupIsNull(slot))
-				break;
-			build_check_rows(payload->nrows + 1);
-			payload_reserve(payload, first, end, payload->nrows + 1, cxt);
-			/* detoasted values of the build columns: one batch's worth at a time */
-			if (payload->nrows % 65536 == 0)
-				GpuAggBatchBuilderStart(builder, payload);
-			GpuAggBatchAppend(builder, payload, slot);
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	GpuAggBatchBuilderSetColumns(builder, 0, layout->side_first[1]);
-
-	/*
-	 * The build rows with a key (a null never matches), each key once for a
-	 * SEMI join; one key's values go with them, several keys are read by the
-	 * device from their columns.
-	 */
-	key_columns.nkeys = desc->join_steps[step - 1].nkeys;
-	for (k = 0; k < key_columns.nkeys; k++)
-		key_columns.values[k] =
-			(const int64 *) payload->columns[layout->build_key_columns[step][k]].values;
-	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
-	for (r = 0; r < payload->nrows; r++)
-	{
-		for (k = 0; k < key_columns.nkeys; k++)
-			if (ga_column_is_null(&payload->columns[layout->build_key_columns[step][k]], r))
-				break;
-		if (k == key_columns.nkeys)
-			rows[nkeys++] = (uint32) r;
-	}
-	if (desc->join_steps[step - 1].build_unique)
-		nkeys = build_distinct_rows(&key_columns, rows, nkeys);
-	keys = NULL;
-	if (key_columns.nkeys == 1)
-	{
-		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
-		for (r = 0; r < nkeys; r++)
-			keys[r] = key_columns.values[0][rows[r]];
-		if (filter != NULL && desc->parallel &&
-			GpuAggProbeFilterStepQualifies(desc, layout, step, &c))
-		{
-			MemoryContext old = MemoryContextSwitchTo(cxt);
-
-			GpuAggProbeFilterAdd(filter, c, keys, nkeys);
-			MemoryContextSwitchTo(old);
-		}
-	}
-	ok = ga_aggjoin_build(agg, step - 1, keys, rows, nkeys, payload, GpuAggDeviceWait, NULL,
-						   status);
-	for (c = first; c < end; c++)
-	{
-		if (payload->columns[c].values != NULL)
-			pfree(payload->columns[c].values);
-		if (payload->columns[c].validity != NULL)
-			pfree(payload->columns[c].validity);
-	}
-	if (keys != NULL)
-		pfree(keys);
-	pfree(rows);
-	return ok;
 }

@@ -1,0 +1,113 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch/batch.h
+ *	  Columnar batches on the host: packing rows into them (builder.c),
+ *	  sending them between processes as messages (message.c) through
+ *	  shared memory (exchange.c), and reading a Seq Scan's pages straight
+ *	  into them (scan_direct.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_BATCH_H
+#define GPUAGG_BATCH_H
+
+#include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+#include "nodes/execnodes.h"
+
+#include "batch/encoding.h"
+#include "batch/key_dict.h"
+#include "gpuagg_device.h"
+
+typedef struct GpuAggBatchBuilder GpuAggBatchBuilder;
+
+/*
+ * Rows given column by column (GpuAggBatchAppendColumns): per child output
+ * column, nrows values and null flags; the value of a null row is 0.
+ */
+typedef struct GpuAggInputColumn
+{
+	const Datum *values;
+	const bool *isnull;
+	bool		hasnull;		/* whether any of the rows is null */
+} GpuAggInputColumn;
+
+/* batch/builder.c */
+extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
+													const GpuAggColumnSource *sources,
+													MemoryContext cxt);
+extern void GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end);
+extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
+extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
+							  TupleTableSlot *slot);
+extern bool GpuAggBatchBuilderColumnar(GpuAggBatchBuilder *builder);
+extern void GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch,
+									 int nrows, const GpuAggInputColumn *input);
+extern bool GpuAggBatchColumnDerived(GpuAggBatchBuilder *builder, int column);
+extern int32 GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column,
+								  Datum value);
+extern void GpuAggBatchBuilderSetSender(GpuAggBatchBuilder *builder);
+extern int	GpuAggBatchSpellingSource(GpuAggBatchBuilder *builder, int column);
+extern KeyDict *GpuAggBatchDict(GpuAggBatchBuilder *builder, int column);
+extern MemoryContext GpuAggBatchScratch(GpuAggBatchBuilder *builder);
+extern GaBatch *GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types,
+									   int64 capacity, MemoryContext cxt);
+extern void GpuAggLocalBatchReset(GaBatch *batch);
+extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
+							 Oid type, int64 value, int64 first);
+
+/* batch/message.c: batches sent by parallel workers as bytea messages */
+typedef struct GpuAggMessageReceiver GpuAggMessageReceiver;
+
+extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
+								 uint64 sender, int first_column, int32 *dict_sent,
+								 StringInfo buf);
+extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
+extern int64 GpuAggMessageCapacity(void);
+extern int64 GpuAggMessageRows(bytea *message);
+extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
+														  MemoryContext cxt);
+extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,
+								GpuAggBatchBuilder *builder, GaBatch *batch,
+								bytea *message);
+
+/* batch/exchange.c: batch messages from workers in shared memory */
+typedef struct GpuAggExchange GpuAggExchange;
+
+typedef struct GpuAggExchangeStats
+{
+	uint64		through_slots;	/* workers' messages handed over in a slot */
+	uint64		through_queue;	/* ... sent through Gather's queue instead */
+	uint64		waits;			/* times a worker found no free slot at first */
+	int			nslots;
+	Size		slot_bytes;
+} GpuAggExchangeStats;
+
+extern Size GpuAggExchangeMaxBytes(void);
+extern Size GpuAggExchangeSize(int nslots, Size slot_bytes);
+extern GpuAggExchange *GpuAggExchangeCreate(void *place, int nslots, Size slot_bytes,
+											MemoryContext cxt);
+extern GpuAggExchange *GpuAggExchangeAttach(void *place, MemoryContext cxt);
+extern void GpuAggExchangeReset(GpuAggExchange *x);
+extern void GpuAggExchangeCounts(GpuAggExchange *x, GpuAggExchangeStats *stats);
+extern bytea *GpuAggExchangePut(GpuAggExchange *x, bytea *message);
+extern bool GpuAggExchangeIsRef(bytea *message);
+extern bytea *GpuAggExchangeGet(GpuAggExchange *x, bytea *ref_message, int32 *slot);
+extern void GpuAggExchangeRelease(GpuAggExchange *x, int32 slot);
+
+/* batch/scan_direct.c: reading a plain Seq Scan's heap pages directly */
+typedef struct GpuAggDirectScan GpuAggDirectScan;
+struct GpuAggProbeKeys;			/* aggjoin/probe_filter.h */
+
+/* The Input line of EXPLAIN when a node reads its child's pages directly. */
+#define GPUAGG_DIRECT_SCAN_TEXT "table pages read directly from the Seq Scan below"
+
+extern GpuAggDirectScan *GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt);
+extern void GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds,
+										 struct GpuAggProbeKeys *keys);
+extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,
+								 GaBatch *batch);
+extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
+extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
+
+#endif							/* GPUAGG_BATCH_H */

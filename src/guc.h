@@ -1,0 +1,42 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc.h
+ *	  The gpuagg.* settings (guc.c): their variables, read by every layer
+ *	  above.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_GUC_H
+#define GPUAGG_GUC_H
+
+/* gpuagg.device */
+typedef enum GpuAggDeviceSetting
+{
+	GPUAGG_DEVICE_AUTO,
+	GPUAGG_DEVICE_GPU,
+	GPUAGG_DEVICE_CPU
+} GpuAggDeviceSetting;
+
+/* guc.c */
+extern bool gpuagg_enabled;
+extern bool gpuagg_enable_hashagg;
+extern bool gpuagg_enable_hashjoin;
+extern bool gpuagg_enable_aggjoin;
+extern bool gpuagg_numeric_on_device;
+extern bool gpuagg_force;
+extern bool gpuagg_explain_device_details;
+extern bool gpuagg_direct_scan;
+extern bool gpuagg_probe_filter;
+extern int	gpuagg_device;
+extern int	gpuagg_strategy;
+extern int	gpuagg_batch_rows;
+extern int	gpuagg_gpu_index;
+extern int	gpuagg_debug_fail_at_batch;
+extern int	gpuagg_hashjoin_build_limit;
+extern double gpuagg_gpu_startup_cost;
+extern double gpuagg_gpu_tuple_cost;
+extern double gpuagg_batch_value_cost;
+
+extern void GpuAggGucInit(void);
+
+#endif							/* GPUAGG_GUC_H */

@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashagg/state.h
+ *	  The executor state of a GpuHashAgg: built and run by exec.c, read by
+ *	  explain.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_HASHAGG_STATE_H
+#define GPUAGG_HASHAGG_STATE_H
+
+#include "nodes/execnodes.h"
+
+#include "batch/batch.h"
+#include "finalize/finalize.h"
+#include "hashagg/desc.h"
+#include "hashagg/layout.h"
+#include "gpuagg_device.h"
+
+/* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
+typedef struct GpuAggRunInfo
+{
+	bool		executed;
+	GaAggStats	stats;			/* the device's own counts and times */
+	double		setup_ms;		/* CUDA context creation paid by this query */
+	char	   *fallback;		/* why the CPU finished the query, or NULL */
+	double		build_ms;		/* aggjoin: reading the inner side, building */
+	double		input_ms;		/* pulling child rows into batches */
+	double		wait_ms;		/* in device calls (submit, next batch, finish) */
+	double		result_ms;		/* decoding and finalizing groups (timed runs) */
+	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
+} GpuAggRunInfo;
+
+/* The executor state of one GpuHashAgg (its CustomScanState). */
+typedef struct GpuAggState
+{
+	CustomScanState css;
+	GpuAggDesc *desc;
+	PlanState  *child;			/* aggjoin: the probe side */
+	PlanState  *inners[GA_AGG_MAX_JOIN_STEPS];	/* aggjoin: step s's build
+												 * side is inners[s - 1] */
+	GpuAggDirectScan *direct;	/* serial: reads the child Seq Scan's pages */
+
+	GpuAggLayout *layout;		/* batch columns and device operations */
+	GaAggRequest *requests;		/* per grouping set; [0] injects failures */
+	GaAggRequest *distinct_requests;	/* per DISTINCT set: keys + argument */
+	int32	  **grouping_values;	/* per set, per GROUPING(...): its value */
+
+	/* running */
+	GaDeviceKind device_kind;
+	GaDevice   *device;
+	GaAgg	  **aggs;			/* per grouping set */
+	GaAgg	  **distinct_aggs;	/* per DISTINCT set, see finalize/distinct.c */
+	MemoryContext run_cxt;		/* builder and dictionaries of one run */
+	GpuAggBatchBuilder *builder;
+	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
+	bytea	   *pending;		/* parallel: a message for the next batch */
+	int32		pending_slot;	/* its exchange slot, or -1 (batch/exchange.c) */
+	const GaAggResult **results;	/* per grouping set; NULL until finished */
+	const GaAggResult **distinct_results;
+	GpuAggDistinctSums *distinct_sums;
+	int64		current;		/* last returned row of all sets' groups in
+								 * turn; -1 before the first */
+	MemoryContextCallback cleanup;
+
+	/* what happened, for EXPLAIN ANALYZE */
+	GpuAggRunInfo info;
+} GpuAggState;
+
+#endif							/* GPUAGG_HASHAGG_STATE_H */
