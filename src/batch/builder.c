@@ -29,44 +29,14 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "utils/memutils.h"
 
 #include "batch/batch.h"
-#include "batch/exact_key.h"
+#include "batch/encode.h"
 #include "batch/key_dict.h"
-#include "finalize/numeric.h"
-
-struct GpuAggBatchBuilder
-{
-	int			ncolumns;
-	GpuAggColumnSource *sources;
-	KeyDict   **dicts;			/* per column; NULL unless a dictionary key */
-	int			first_column;	/* appends fill columns [first, end) */
-	int			end_column;
-	AttrNumber	max_attno;		/* of those columns */
-	int64		rows_seen;		/* rows appended so far, for ZERO_SIGN/SPELLING */
-	bool		sender;			/* packing for a leader: spelling ids, no ranks */
-	int		   *spelling_source;	/* per column: the DICT_KEY column a
-									 * SPELLING column describes, or -1 */
-	int32	   *row_spelling;	/* per DICT_KEY column: the current row's spelling */
-	GpuAggNumericValue numeric;	/* the current row's numeric argument ... */
-	int			numeric_column; /* ... read for this column's source, or -1 */
-	MemoryContext cxt;			/* dictionaries: life of the node */
-	MemoryContext batch_cxt;	/* detoasted values: one batch */
-
-	/* GpuAggBatchAppendColumns */
-	bool		columnar;		/* no column needs the row at a time */
-	int			chunk_size;		/* rows the arrays below hold */
-	int32	  **chunk_spellings;	/* per DICT_KEY column: rows' spellings */
-	Datum	   *chunk_values;	/* values masked by a FILTER */
-	bool	   *chunk_nulls;	/* nulls of a column with a FILTER */
-	Datum	   *chunk_zeros;	/* the values of a column with no source */
-};
 
 /* Create a builder for the given columns; memory lives in cxt. */
 GpuAggBatchBuilder *
@@ -104,17 +74,9 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 	builder->columnar = true;
 	for (i = 0; i < ncolumns; i++)
 	{
-		switch (sources[i].encoding)
-		{
-			case GPUAGG_ENC_NUMERIC_LIMB:
-			case GPUAGG_ENC_NUMERIC_INT64:
-			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
-				/* columns of one numeric argument share its reading per row */
-				builder->columnar = false;
-				break;
-			default:
-				break;
-		}
+		/* the columns of one numeric argument read it once per row */
+		if (GpuAggEncoderOf(sources[i].encoding)->column == NULL)
+			builder->columnar = false;
 	}
 	builder->chunk_spellings = MemoryContextAllocZero(cxt, sizeof(int32 *) * Max(ncolumns, 1));
 	builder->spelling_source = MemoryContextAlloc(cxt, sizeof(int) * Max(ncolumns, 1));
@@ -173,75 +135,10 @@ GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch)
 			 batch->ncolumns, builder->ncolumns);
 }
 
-/* Canonical bits of a float4 key: equal values, equal bits. */
-static int32
-encode_float4_key(float4 value)
-{
-	int32		bits;
-
-	if (isnan(value))
-		return 0x7fc00000;
-	if (value == 0)
-		value = 0.0f;			/* -0 groups with 0 */
-	memcpy(&bits, &value, sizeof(bits));
-	return bits;
-}
-
-/* Canonical bits of a float8 key: equal values, equal bits. */
-static int64
-encode_float8_key(float8 value)
-{
-	int64		bits;
-
-	if (isnan(value))
-		return INT64CONST(0x7ff8000000000000);
-	if (value == 0)
-		value = 0.0;			/* -0 groups with 0 */
-	memcpy(&bits, &value, sizeof(bits));
-	return bits;
-}
-
 /*
- * Whether the numeric read last in this row (if any) is the value of
- * column c: the same child column, FILTER and scale.
+ * Append one child tuple as the next row of the batch, each column through
+ * its encoding's row encoder (batch/encode.c).
  */
-static inline bool
-numeric_same_source(GpuAggBatchBuilder *builder, int c)
-{
-	const GpuAggColumnSource *a;
-	const GpuAggColumnSource *b;
-
-	if (builder->numeric_column < 0)
-		return false;
-	a = &builder->sources[builder->numeric_column];
-	b = &builder->sources[c];
-	return a->attno == b->attno && a->filter_attno == b->filter_attno && a->scale == b->scale;
-}
-
-/*
- * A float8 column's value from a child column of type `type`: float8
- * itself, or int2, int4, int8 or float4 converted as PostgreSQL's casts to
- * float8 convert them (hashagg/catalog.c's float8_source_column).
- */
-static inline float8
-float8_from_datum(Datum value, Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return (float8) DatumGetInt16(value);
-		case INT4OID:
-			return (float8) DatumGetInt32(value);
-		case INT8OID:
-			return (float8) DatumGetInt64(value);
-		case FLOAT4OID:
-			return (float8) DatumGetFloat4(value);
-		default:
-			return DatumGetFloat8(value);
-	}
-}
-
-/* Append one child tuple as the next row of the batch. */
 void
 GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *slot)
 {
@@ -276,124 +173,7 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 			datum = (Datum) 0;
 		}
 
-		switch (src->encoding)
-		{
-			case GPUAGG_ENC_NONE:
-				break;
-			case GPUAGG_ENC_BOOL:
-				((int8 *) col->values)[row] = DatumGetBool(datum) ? 1 : 0;
-				break;
-			case GPUAGG_ENC_INT16:
-				((int16 *) col->values)[row] = DatumGetInt16(datum);
-				break;
-			case GPUAGG_ENC_INT32:
-				((int32 *) col->values)[row] = DatumGetInt32(datum);
-				break;
-			case GPUAGG_ENC_INT64:
-				((int64 *) col->values)[row] = null ? 0 : DatumGetInt64(datum);
-				break;
-			case GPUAGG_ENC_FLOAT4:
-				((float4 *) col->values)[row] = null ? 0 : DatumGetFloat4(datum);
-				break;
-			case GPUAGG_ENC_FLOAT8:
-				((float8 *) col->values)[row] = null ? 0 : float8_from_datum(datum, src->type);
-				break;
-			case GPUAGG_ENC_FLOAT8_KEY:
-				((int64 *) col->values)[row] = null ? 0 : encode_float8_key(DatumGetFloat8(datum));
-				break;
-			case GPUAGG_ENC_JOIN_KEY:
-				((int64 *) col->values)[row] = null ? 0 : GpuJoinExactKey(datum, src->type);
-				break;
-			case GPUAGG_ENC_DICT_JOIN_KEY:
-				if (null)
-					((int64 *) col->values)[row] = 0;
-				else
-				{
-					int32		spelling = KeyDictIntern(builder->dicts[c], datum,
-														 builder->batch_cxt);
-
-					((int64 *) col->values)[row] =
-						builder->sender ? spelling : KeyDictKey(builder->dicts[c], spelling);
-				}
-				break;
-			case GPUAGG_ENC_FLOAT4_KEY:
-				((int32 *) col->values)[row] = null ? 0 : encode_float4_key(DatumGetFloat4(datum));
-				break;
-			case GPUAGG_ENC_DICT_KEY:
-				if (null)
-					((int32 *) col->values)[row] = 0;
-				else
-				{
-					KeyDict    *dict = builder->dicts[c];
-					int32		spelling = KeyDictIntern(dict, datum, builder->batch_cxt);
-
-					builder->row_spelling[c] = spelling;
-					((int32 *) col->values)[row] =
-						builder->sender ? spelling : KeyDictKey(dict, spelling);
-				}
-				break;
-			case GPUAGG_ENC_NUMERIC_LIMB:
-			case GPUAGG_ENC_NUMERIC_FLAG:
-			case GPUAGG_ENC_NUMERIC_INT64:
-			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
-				{
-					bool		absent = false;
-					int64		v = 0;
-
-					if (!null)
-					{
-						/* the columns of one argument read it once per row */
-						if (!numeric_same_source(builder, c))
-						{
-							GpuAggNumericRead(datum, src->scale, &builder->numeric);
-							builder->numeric_column = c;
-						}
-						v = GpuAggNumericEncodeValue(&builder->numeric, src->encoding,
-													 src->part, &absent);
-					}
-
-					if (absent && !null)
-						ga_column_set_null(col, row);
-					if (src->encoding != GPUAGG_ENC_NUMERIC_FLAG)
-						((int64 *) col->values)[row] = v;
-				}
-				break;
-			case GPUAGG_ENC_NUMERIC_OPERAND:
-				{
-					bool		isnan;
-
-					((int64 *) col->values)[row] = null ? 0 :
-						GpuAggNumericOperand(datum, src->scale, &isnan);
-				}
-				break;
-			case GPUAGG_ENC_DERIVED:
-				break;			/* the device computes it */
-			case GPUAGG_ENC_SQUARE_LIMB:
-				((int64 *) col->values)[row] = null ? 0 :
-					GpuAggSquareLimb(src->type == INT2OID ? DatumGetInt16(datum) :
-									 src->type == INT4OID ? DatumGetInt32(datum) :
-									 DatumGetInt64(datum), src->part);
-				break;
-			case GPUAGG_ENC_SPELLING:
-				{
-					int			key_col = builder->spelling_source[c];
-					int64		rank = (null || builder->sender) ? 0 :
-						KeyDictRank(builder->dicts[key_col], builder->row_spelling[key_col]);
-
-					((int64 *) col->values)[row] =
-						(builder->rows_seen << GPUAGG_SPELLING_BITS) | rank;
-				}
-				break;
-			case GPUAGG_ENC_ZERO_SIGN:
-				{
-					double		v = null ? 1 : src->type == FLOAT4OID ?
-						(double) DatumGetFloat4(datum) : DatumGetFloat8(datum);
-
-					((int64 *) col->values)[row] = builder->rows_seen * 2 +
-						(v == 0 && signbit(v) ? 1 : 0);
-				}
-				break;
-		}
+		GpuAggEncoders[src->encoding].row(builder, c, col, row, datum, null);
 	}
 	builder->rows_seen++;
 	batch->nrows = row + 1;
@@ -401,7 +181,8 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 
 /*
  * Whether GpuAggBatchAppendColumns can take this builder's rows: every
- * column but a numeric argument's (whose columns read it once per row).
+ * column's encoding has a column encoder (a numeric argument's columns read
+ * it once per row, so they have none).
  */
 bool
 GpuAggBatchBuilderColumnar(GpuAggBatchBuilder *builder)
@@ -442,9 +223,9 @@ chunk_reserve(GpuAggBatchBuilder *builder, int nrows)
 
 /*
  * Append nrows rows given column by column (see GpuAggInputColumn): each
- * batch column is encoded in one loop over the rows, with no per-row switch
- * on its encoding.  The same encodings as GpuAggBatchAppend, which this must
- * match value for value; the builder must be columnar.
+ * batch column is encoded by its encoding's column encoder in one loop over
+ * the rows (batch/encode.c, which keeps it equal to the row encoder value
+ * for value); the builder must be columnar.
  */
 void
 GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
@@ -497,184 +278,7 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 					ga_column_set_null(col, row0 + r);
 		}
 
-		/*
-		 * A null row's value is 0, so the loops below need no null test but
-		 * where a null is not encoded as f(0): dictionary keys and spellings.
-		 */
-		switch (src->encoding)
-		{
-			case GPUAGG_ENC_NONE:
-				break;
-			case GPUAGG_ENC_BOOL:
-				{
-					int8	   *dst = (int8 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = DatumGetBool(v[r]) ? 1 : 0;
-				}
-				break;
-			case GPUAGG_ENC_INT16:
-				{
-					int16	   *dst = (int16 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = DatumGetInt16(v[r]);
-				}
-				break;
-			case GPUAGG_ENC_INT32:
-				{
-					int32	   *dst = (int32 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = DatumGetInt32(v[r]);
-				}
-				break;
-			case GPUAGG_ENC_INT64:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = DatumGetInt64(v[r]);
-				}
-				break;
-			case GPUAGG_ENC_FLOAT4:
-				{
-					float4	   *dst = (float4 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = DatumGetFloat4(v[r]);
-				}
-				break;
-			case GPUAGG_ENC_FLOAT8:
-				{
-					float8	   *dst = (float8 *) col->values + row0;
-
-					/* a float8 argument's column may hold another type */
-					if (src->type == FLOAT8OID)
-					{
-						for (r = 0; r < nrows; r++)
-							dst[r] = DatumGetFloat8(v[r]);
-					}
-					else
-					{
-						for (r = 0; r < nrows; r++)
-							dst[r] = float8_from_datum(v[r], src->type);
-					}
-				}
-				break;
-			case GPUAGG_ENC_FLOAT8_KEY:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = encode_float8_key(DatumGetFloat8(v[r]));
-				}
-				break;
-			case GPUAGG_ENC_JOIN_KEY:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = GpuJoinExactKey(v[r], src->type);
-				}
-				break;
-			case GPUAGG_ENC_FLOAT4_KEY:
-				{
-					int32	   *dst = (int32 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = encode_float4_key(DatumGetFloat4(v[r]));
-				}
-				break;
-			case GPUAGG_ENC_DICT_KEY:
-				{
-					int32	   *dst = (int32 *) col->values + row0;
-					int32	   *spellings = builder->chunk_spellings[c];
-
-					KeyDictInternMany(builder->dicts[c], v, nulls, nrows, spellings,
-									  builder->batch_cxt);
-					if (builder->sender)
-						memcpy(dst, spellings, sizeof(int32) * nrows);
-					else
-						KeyDictKeysOf(builder->dicts[c], spellings, nulls, nrows, dst);
-				}
-				break;
-			case GPUAGG_ENC_DICT_JOIN_KEY:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-					int32	   *ids = builder->chunk_spellings[c];
-
-					KeyDictInternMany(builder->dicts[c], v, nulls, nrows, ids,
-									  builder->batch_cxt);
-					if (!builder->sender)
-						KeyDictKeysOf(builder->dicts[c], ids, nulls, nrows, ids);
-					for (r = 0; r < nrows; r++)
-						dst[r] = (nulls != NULL && nulls[r]) ? 0 : ids[r];
-				}
-				break;
-			case GPUAGG_ENC_SQUARE_LIMB:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = GpuAggSquareLimb(src->type == INT2OID ? DatumGetInt16(v[r]) :
-												  src->type == INT4OID ? DatumGetInt32(v[r]) :
-												  DatumGetInt64(v[r]), src->part);
-				}
-				break;
-			case GPUAGG_ENC_SPELLING:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-					int			key_col = builder->spelling_source[c];
-					const int32 *spellings = builder->chunk_spellings[key_col];
-
-					for (r = 0; r < nrows; r++)
-					{
-						int64		rank = ((nulls != NULL && nulls[r]) || builder->sender) ? 0 :
-							KeyDictRank(builder->dicts[key_col], spellings[r]);
-
-						dst[r] = ((builder->rows_seen + r) << GPUAGG_SPELLING_BITS) | rank;
-					}
-				}
-				break;
-			case GPUAGG_ENC_ZERO_SIGN:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-
-					for (r = 0; r < nrows; r++)
-					{
-						double		x = src->type == FLOAT4OID ?
-							(double) DatumGetFloat4(v[r]) : DatumGetFloat8(v[r]);
-
-						dst[r] = (builder->rows_seen + r) * 2 + (x == 0 && signbit(x) ? 1 : 0);
-					}
-				}
-				break;
-			case GPUAGG_ENC_NUMERIC_OPERAND:
-				{
-					int64	   *dst = (int64 *) col->values + row0;
-					bool		isnan;
-
-					for (r = 0; r < nrows; r++)
-						dst[r] = (nulls != NULL && nulls[r]) ? 0 :
-							GpuAggNumericOperand(v[r], src->scale, &isnan);
-				}
-				break;
-			case GPUAGG_ENC_NUMERIC_FLAG:
-				/* valid where the value is of the column's kind */
-				for (r = 0; r < nrows; r++)
-					if (!(nulls != NULL && nulls[r]) &&
-						GpuAggNumericPartOf(v[r]) != (GpuAggNumericPart) src->part)
-						ga_column_set_null(col, row0 + r);
-				break;
-			case GPUAGG_ENC_DERIVED:
-				break;			/* the device computes it */
-			case GPUAGG_ENC_NUMERIC_LIMB:
-			case GPUAGG_ENC_NUMERIC_INT64:
-			case GPUAGG_ENC_NUMERIC_SQUARE_LIMB:
-				elog(ERROR, "gpuagg: numeric batch column %d appended column by column", c);
-				break;
-		}
+		GpuAggEncoders[src->encoding].column(builder, c, col, row0, v, nulls, nrows);
 	}
 	builder->rows_seen += nrows;
 	batch->nrows = row0 + nrows;
@@ -778,41 +382,10 @@ Datum
 GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column, Oid type, int64 value,
 				int64 first)
 {
-	switch (builder->sources[column].encoding)
-	{
-		case GPUAGG_ENC_BOOL:
-			return BoolGetDatum(value != 0);
-		case GPUAGG_ENC_INT16:
-			return Int16GetDatum((int16) value);
-		case GPUAGG_ENC_INT32:
-			return Int32GetDatum((int32) value);
-		case GPUAGG_ENC_INT64:
-			return Int64GetDatum(value);
-		case GPUAGG_ENC_FLOAT8_KEY:
-			{
-				float8		d;
+	GpuAggKeyDecoder decode = GpuAggEncoderOf(builder->sources[column].encoding)->decode;
 
-				memcpy(&d, &value, sizeof(d));
-				if (d == 0 && (first & 1))
-					d = -0.0;
-				return Float8GetDatum(d);
-			}
-		case GPUAGG_ENC_FLOAT4_KEY:
-			{
-				int32		bits = (int32) value;
-				float4		f;
-
-				memcpy(&f, &bits, sizeof(f));
-				if (f == 0 && (first & 1))
-					f = -0.0f;
-				return Float4GetDatum(f);
-			}
-		case GPUAGG_ENC_DICT_KEY:
-			return KeyDictKeyValue(builder->dicts[column], (int32) value,
-								   (int32) (first & GPUAGG_SPELLING_MASK));
-		default:
-			break;
-	}
+	if (decode != NULL)
+		return decode(builder, column, value, first);
 	elog(ERROR, "gpuagg: cannot decode a key of type %u", type);
 	return (Datum) 0;			/* keep compiler quiet */
 }

@@ -44,7 +44,8 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_DICT_JOIN_KEY,	/* join key: dictionary key id as int64 */
 	GPUAGG_ENC_NUMERIC_OPERAND, /* numeric * 10^scale as int64, 0 for NaN: an
 								 * operand of arithmetic on the device */
-	GPUAGG_ENC_DERIVED			/* computed by the device (hashagg/derived.c) */
+	GPUAGG_ENC_DERIVED,			/* computed by the device (hashagg/derived.c) */
+	GPUAGG_ENC_COUNT			/* the number of encodings */
 } GpuAggEncoding;
 
 /* Whether an encoding's values are ids of a dictionary (batch/key_dict.c). */
@@ -72,5 +73,8 @@ typedef struct GpuAggColumnSource
 	int16		derived;		/* GPUAGG_ENC_DERIVED: 1 + the layout's number
 								 * of its expression, else 0 */
 } GpuAggColumnSource;
+
+/* batch/encode.c */
+extern GaValueType GpuAggEncodingType(GpuAggEncoding encoding);
 
 #endif							/* GPUAGG_BATCH_ENCODING_H */

@@ -61,6 +61,5 @@ extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
 extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why);
 extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
 extern GpuAggEncoding GpuAggInputEncoding(Oid type);
-extern GaValueType GpuAggEncodingType(GpuAggEncoding encoding);
 
 #endif							/* GPUAGG_CATALOG_H */
