@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test/check.sh - set everything up and run every gpuagg test.
 #
-#   bash test/check.sh [--only regress|conformance|t|versions] [--keep]
+#   bash test/check.sh [--only layout|regress|conformance|t|versions] [--keep]
 #
 # As root on a fresh Debian 12: installs PostgreSQL 15 (GPUAGG_PG_MAJOR) + headers + a C
-# toolchain if missing, builds and installs gpuagg, starts a throwaway cluster as an
+# toolchain if missing, builds and installs gpuagg, checks the tree's layout rules
+# (test/lint/layout.sh), starts a throwaway cluster as an
 # unprivileged user, then runs the pg_regress suite, the device conformance test and
 # test/t/*.sh, builds gpuagg against the other PostgreSQL versions (test/versions.sh:
 # 15 16 17 18 with -Werror, headers fetched from Debian's archive; a version whose headers
@@ -53,7 +54,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 			--only)
-				[ $# -ge 2 ] || die "--only needs regress, conformance, t or versions"
+				[ $# -ge 2 ] || die "--only needs layout, regress, conformance, t or versions"
 				ONLY=$2
 				shift 2
 				;;
@@ -64,8 +65,8 @@ parse_args() {
 		esac
 	done
 	case "$ONLY" in
-		"" | regress | conformance | t | versions) ;;
-		*) die "--only takes regress, conformance, t or versions, not '$ONLY'" ;;
+		"" | layout | regress | conformance | t | versions) ;;
+		*) die "--only takes layout, regress, conformance, t or versions, not '$ONLY'" ;;
 	esac
 	export KEEP_CLUSTER=${KEEP_CLUSTER:-0}
 }
@@ -320,7 +321,10 @@ main() {
 	log "gpuagg check in $GA_ROOT${ONLY:+ (only: $ONLY)}"
 	setup_step "packages" ensure_packages
 	setup_step "build+install" build_and_install
-	if [ "$ONLY" != versions ]; then
+	if wanted layout; then
+		test_step "layout" bash test/lint/layout.sh
+	fi
+	if [ "$ONLY" != versions ] && [ "$ONLY" != layout ]; then
 		setup_step "cluster" start_cluster test
 		setup_step "device" choose_device
 	fi
