@@ -57,6 +57,31 @@ ga_cpu_now_ms(void)
 	return (double) ts.tv_sec * 1000.0 + (double) ts.tv_nsec / 1e6;
 }
 
+/* The smallest and largest value of an integer column type. */
+void
+ga_int_type_range(GaValueType type, int64_t *lo, int64_t *hi)
+{
+	switch (type)
+	{
+		case GA_TYPE_INT8:
+			*lo = INT8_MIN;
+			*hi = INT8_MAX;
+			break;
+		case GA_TYPE_INT16:
+			*lo = INT16_MIN;
+			*hi = INT16_MAX;
+			break;
+		case GA_TYPE_INT32:
+			*lo = INT32_MIN;
+			*hi = INT32_MAX;
+			break;
+		default:
+			*lo = INT64_MIN;
+			*hi = INT64_MAX;
+			break;
+	}
+}
+
 /* Bytes per value of a column type. */
 int
 ga_type_width(GaValueType type)

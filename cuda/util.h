@@ -38,6 +38,8 @@ extern int	ga_status_set(GaStatus *status, GaStatusCode code,
 extern void *ga_alloc_array(int64_t n, size_t size);
 /* milliseconds on a monotonic clock, for the CPU device's device_ms */
 extern double ga_cpu_now_ms(void);
+/* the smallest and largest value of an integer column type */
+extern void ga_int_type_range(GaValueType type, int64_t *lo, int64_t *hi);
 
 /*
  * A failure that poisons a device object (an aggregation, a join): every

@@ -335,31 +335,6 @@ ga_gpu_plan_estimate_groups(const GaDevProbe *probe, int64_t nrows)
 	return (int64_t) ceil(hi);
 }
 
-/* The range of values of an integer key type. */
-static void
-type_range(GaValueType type, long long *min, long long *max)
-{
-	switch (type)
-	{
-		case GA_TYPE_INT8:
-			*min = -128;
-			*max = 127;
-			break;
-		case GA_TYPE_INT16:
-			*min = -32768;
-			*max = 32767;
-			break;
-		case GA_TYPE_INT32:
-			*min = INT32_MIN;
-			*max = INT32_MAX;
-			break;
-		default:
-			*min = INT64_MIN;
-			*max = INT64_MAX;
-			break;
-	}
-}
-
 /* Free the perfect entries (if any). */
 void
 ga_gpu_plan_perfect_free(GpuAgg *agg)
@@ -398,13 +373,13 @@ ga_gpu_plan_decide_perfect(GpuAgg *agg, int64_t nrows)
 		return;
 	for (int k = 0; k < agg->nkeys; k++)
 	{
-		long long	tmin,
-					tmax,
-					lo,
+		int64_t		tmin,
+					tmax;
+		long long	lo,
 					hi;
 		double		width;
 
-		type_range(agg->column_types[agg->key_columns[k]], &tmin, &tmax);
+		ga_int_type_range(agg->column_types[agg->key_columns[k]], &tmin, &tmax);
 		if (probe->min[k] > probe->max[k])
 			lo = hi = 0;		/* no value in the sample: nulls only */
 		else

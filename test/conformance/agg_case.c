@@ -11,6 +11,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg.h"
+#include "util.h"
 
 #include <float.h>
 #include <math.h>
@@ -26,7 +27,7 @@ gen_int_value(Rng *rng, void *values, GaValueType type, ValMode mode, int64_t i)
 				hi,
 				v;
 
-	int_type_range(type, &lo, &hi);
+	ga_int_type_range(type, &lo, &hi);
 	switch (mode)
 	{
 		case VAL_FULL:
@@ -248,7 +249,7 @@ build_case(Case *c, const CaseSpec *spec, Rng *rng)
 
 		c->key_columns[k] = col;
 		c->types[col] = ks->type;
-		int_type_range(ks->type, &lo, &hi);
+		ga_int_type_range(ks->type, &lo, &hi);
 		if (ks->type != GA_TYPE_INT64 && dom > hi - lo + 1)
 			dom = hi - lo + 1;
 		domains[k] = dom;

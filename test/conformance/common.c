@@ -135,27 +135,6 @@ type_is_float(GaValueType type)
 	return type == GA_TYPE_FLOAT32 || type == GA_TYPE_FLOAT64;
 }
 
-/* Smallest and largest value of an integer type. */
-void
-int_type_range(GaValueType type, int64_t *lo, int64_t *hi)
-{
-	switch (type)
-	{
-		case GA_TYPE_INT8:
-			*lo = INT8_MIN, *hi = INT8_MAX;
-			break;
-		case GA_TYPE_INT16:
-			*lo = INT16_MIN, *hi = INT16_MAX;
-			break;
-		case GA_TYPE_INT32:
-			*lo = INT32_MIN, *hi = INT32_MAX;
-			break;
-		default:
-			*lo = INT64_MIN, *hi = INT64_MAX;
-			break;
-	}
-}
-
 /* Store an integer into element i of a column of an integer type. */
 void
 store_int(void *values, GaValueType type, int64_t i, int64_t v)

@@ -147,7 +147,6 @@ extern void rng_permutation(Rng *rng, int *perm, int n);
 extern const char *type_name(GaValueType type);
 extern int	type_is_int(GaValueType type);
 extern int	type_is_float(GaValueType type);
-extern void int_type_range(GaValueType type, int64_t *lo, int64_t *hi);
 extern void store_int(void *values, GaValueType type, int64_t i, int64_t v);
 extern int64_t load_int(const void *values, GaValueType type, int64_t i);
 extern double load_float(const void *values, GaValueType type, int64_t i);

@@ -24,6 +24,7 @@
  *-------------------------------------------------------------------------
  */
 #include "derived.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -629,7 +630,7 @@ dv_gen_rows(DvCase *dc, Rng *rng, int64_t nrows, const int *bits, const double *
 		if (dc->is_derived[col])
 			continue;
 		if (c->types[col] != GA_TYPE_NONE)
-			int_type_range(c->types[col], &lo, &hi);
+			ga_int_type_range(c->types[col], &lo, &hi);
 		for (i = 0; i < nrows; i++)
 		{
 			int			isnull = rng_chance(rng, null_rate[col]);
