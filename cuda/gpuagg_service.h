@@ -1,0 +1,179 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuagg_service.h
+ *	  The GPU service: one process that owns the devices for every session,
+ *	  and the clients (the backends) that reach its devices through memory
+ *	  both map.  Plain C, like gpuagg_device.h: no PostgreSQL, no CUDA.
+ *
+ * The service's state (GaService) lives in memory that every client and
+ * the service process map at the same address: PostgreSQL's main shared
+ * memory segment, created by the postmaster before any of them is forked.
+ * Pointers into it are therefore valid in every process, which is what
+ * lets a backend write a batch once, straight into memory the device reads
+ * (the arena, below), and read the groups where the device wrote them.
+ *
+ * It holds:
+ *	- one slot per client (a backend's PGPROC number in PostgreSQL): the
+ *	  client's one request in flight, its reply, and a semaphore the
+ *	  service posts when the reply is ready;
+ *	- the arena: the memory of every batch, result and staging buffer that
+ *	  crosses between a client and the service, allocated by the service
+ *	  alone (a client never allocates; it writes and reads what the
+ *	  service hands it);
+ *	- the service's state, its process id, its generation (bumped each time
+ *	  a service process starts) and per-device statistics.
+ *
+ * A client opens a device through the service (ga_service_open) and gets
+ * an ordinary GaDevice: every call of gpuagg_device.h then works on it as
+ * on a local device (the dispatcher validates and checks the order of the
+ * calls in the client, as for any device), and is carried out by the
+ * service on its own device of the same kind.  Requests are served by a
+ * pool of threads, first come first served; a client waits for its reply
+ * on its slot's semaphore, calling its GaWaitCallback between waits, so
+ * that cancel works while a request is queued or running.
+ *
+ * The service process may die at any time (a driver fault, kill -9).  Its
+ * supervisor then calls ga_service_lost(): every request in flight gets a
+ * GA_ERR_DEVICE reply, every object of the dead generation is gone, and a
+ * call on such an object fails the same way, so that the client finishes on
+ * its own CPU device.  A new service process starts a new generation.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_SERVICE_H
+#define GPUAGG_SERVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuagg_device.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef struct GaService GaService;
+
+/* What the service is doing, as gpuagg_devices() shows it. */
+typedef enum GaServiceState
+{
+	GA_SERVICE_STOPPED = 0,		/* no service process (not started yet) */
+	GA_SERVICE_STARTING,		/* a service process is opening its devices */
+	GA_SERVICE_READY,			/* serving requests */
+	GA_SERVICE_RESTARTING		/* the last service process died; a new one
+								 * is being started */
+} GaServiceState;
+
+/* Cumulative statistics of one device the service runs. */
+typedef struct GaServiceDeviceStats
+{
+	GaDeviceKind kind;
+	int			gpu_ordinal;	/* GPU devices */
+	int64_t		queries;		/* aggregations and joins created */
+	int64_t		batches;		/* batches submitted and probes */
+	int64_t		rows;			/* rows of those batches */
+	int64_t		bytes;			/* bytes the device read from the arena */
+	double		device_ms;		/* time in device calls */
+	double		queue_ms;		/* time requests waited for a thread */
+	int64_t		cpu_fallbacks;	/* requests refused so that the client ran
+								 * them on its own CPU device */
+	int64_t		out_of_memory;	/* requests that failed for lack of memory */
+	int64_t		failures;		/* requests failed by a lost service process */
+	int64_t		active;			/* objects open now */
+} GaServiceDeviceStats;
+
+/* What a service process runs; given to ga_service_serve. */
+typedef struct GaServiceConfig
+{
+	int			threads;		/* request threads, at least 1 */
+	int			run_cpu;		/* host the CPU device */
+	int			ngpus;			/* GPUs to host, by ordinal */
+	int			gpu_ordinals[GA_MAX_GPUS];
+} GaServiceConfig;
+
+/* ------------------------------------------------------------------------
+ * Setting up (the postmaster, once, in shared memory)
+ * ------------------------------------------------------------------------
+ */
+
+/* Bytes of shared memory a service of nslots clients and its arena take. */
+extern size_t ga_service_size(int nslots, size_t arena_bytes);
+
+/*
+ * Lay the service out in `place` (ga_service_size bytes, zeroed or not),
+ * with no service process yet.  Returns NULL with status on failure.
+ */
+extern GaService *ga_service_init(void *place, int nslots, size_t arena_bytes,
+								  GaStatus *status);
+
+/* ------------------------------------------------------------------------
+ * The service process
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Serve requests until ga_service_stop is called (from a signal handler of
+ * the same process: it only sets a flag and posts a semaphore): open the
+ * devices of config, start config->threads threads, mark the service ready
+ * under a new generation, and return 0 after stopping them; or return -1
+ * with status when the devices cannot be opened.  Call it in the process
+ * that owns the devices, once.
+ */
+extern int	ga_service_serve(GaService *service, const GaServiceConfig *config,
+							 GaStatus *status);
+extern void ga_service_stop(GaService *service);
+
+/*
+ * The supervisor of the service process, after that process ended (pid):
+ * fail every request in flight, drop every object of its generation, and
+ * mark the service restarting with `why` as its note.
+ */
+extern void ga_service_lost(GaService *service, int pid, const char *why);
+
+/* ------------------------------------------------------------------------
+ * Clients
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Open, for the client of slot `slot`, the service's device of that kind
+ * (the CPU device, or GPU gpu_ordinal).  The returned device stays valid
+ * for the life of the process; calls on it fail with GA_ERR_NO_DEVICE
+ * while the service is not ready.  Returns NULL with status when the
+ * service does not run that device.
+ */
+extern GaDevice *ga_service_open(GaService *service, int slot, GaDeviceKind kind,
+								 int gpu_ordinal, GaStatus *status);
+
+/*
+ * Destroy every object the client of `slot` holds in the service (a client
+ * that exits, or a slot taken over by a new client).  Waits for the
+ * client's request in flight, if any.
+ */
+extern void ga_service_release(GaService *service, int slot);
+
+/* Whether `device` is a device of the service (not of this process). */
+extern int	ga_device_is_service(const GaDevice *device);
+
+/* ------------------------------------------------------------------------
+ * Observability
+ * ------------------------------------------------------------------------
+ */
+
+/* The service's state, the pid of its process (0: none) and its note. */
+extern GaServiceState ga_service_state(const GaService *service, int *pid,
+									   char *note, size_t note_size);
+
+/* Copy the statistics of every device the service runs; returns how many. */
+extern int	ga_service_stats(const GaService *service, GaServiceDeviceStats *out,
+							 int max);
+
+/* Zero every counter of ga_service_stats (not `active`). */
+extern void ga_service_reset_stats(GaService *service);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUAGG_SERVICE_H */
