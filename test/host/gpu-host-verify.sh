@@ -37,6 +37,9 @@
 #             gpuagg.probe_filter off), AB_QUERIES, ROUNDS round-robin in one session
 #   strategies the group-by table at ROWS (default 1e8), then test/bench/strategies.sql
 #             (q5 and q7 under auto, global and partitioned, two batch sizes)
+#   load      test/bench/load.sh with its defaults (pgbench at 1 to 256 clients, native
+#             and gpuagg, pgbench -C, the first query on a new connection; MODES,
+#             CLIENTS, DURATION to change them) (TIME_LIMIT 540 s)
 #
 # Each stage ends with a one-line verdict in OUTDIR/STAGE.verdict and exits nonzero on
 # failure; OUTDIR/STAGE.log holds everything it printed.
@@ -46,7 +49,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 STAGE=${1:-}
 OUTDIR=${2:-}
 [ -n "$STAGE" ] && [ -n "$OUTDIR" ] || {
-	echo "usage: bash test/host/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile|strategies OUTDIR" >&2
+	echo "usage: bash test/host/gpu-host-verify.sh device|aggjoin|derived|check|joinbench|groupby|tpch|profile|strategies|load OUTDIR" >&2
 	exit 2
 }
 mkdir -p "$OUTDIR"
@@ -229,8 +232,14 @@ case "$STAGE" in
 		stop_bench_cluster
 		[ "$rc" -eq 0 ] && verdict 0 "$STAGE in $STAGE.txt" || verdict 1 "$STAGE.sql failed, see $STAGE.txt"
 		;;
+	load)
+		TIME_LIMIT=${TIME_LIMIT:-540} OUT=$OUTDIR/load timeout 590 bash test/bench/load.sh >>"$LOG" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] && verdict 0 "load benchmark ran, no failed transaction; table in load/load.txt" ||
+			verdict 1 "load benchmark: a transaction failed or a mode could not run, see load/load.txt and $STAGE.log"
+		;;
 	*)
-		echo "unknown stage '$STAGE': device, aggjoin, derived, check, joinbench, groupby, tpch, tpch-ab, profile or strategies" >&2
+		echo "unknown stage '$STAGE': device, aggjoin, derived, check, joinbench, groupby, tpch, tpch-ab, profile, strategies or load" >&2
 		exit 2
 		;;
 esac
