@@ -571,9 +571,8 @@ agg_run(GpuAggState *state)
 		if (status.code == GA_ERR_CANCELLED)
 			GpuAggRaiseCancel();
 
-		recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
-					   status.code == GA_ERR_INJECTED) &&
-			status.code != GA_ERR_INVALID && state->info.fallback == NULL;
+		recoverable = GpuAggDeviceFailureRecoverable(state->device, &status) &&
+			state->info.fallback == NULL;
 		if (!recoverable || !state->desc->rescan_safe)
 			ereport(ERROR,
 					(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
@@ -589,7 +588,7 @@ agg_run(GpuAggState *state)
 				 errdetail("%s", status.message)));
 		state->info.fallback = pstrdup(status.message);
 		state->requests[0].fail_at_batch = 0;
-		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
+		state->device = GpuAggOpenFallbackDevice(&state->info.setup_ms);
 		agg_rescan_children(state);
 	}
 }

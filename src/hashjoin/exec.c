@@ -378,9 +378,8 @@ join_handle_failure(GpuJoinState *state, GaStatus *status)
 	join_release_device(state);
 	if (status->code == GA_ERR_CANCELLED)
 		GpuAggRaiseCancel();
-	recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
-				   status->code == GA_ERR_INJECTED) &&
-		status->code != GA_ERR_INVALID && state->info.fallback == NULL;
+	recoverable = GpuAggDeviceFailureRecoverable(state->device, status) &&
+		state->info.fallback == NULL;
 	if (!recoverable)
 		ereport(ERROR,
 				(errcode(status->code == GA_ERR_OUT_OF_MEMORY ?
@@ -393,7 +392,7 @@ join_handle_failure(GpuJoinState *state, GaStatus *status)
 			 errdetail("%s", status->message)));
 	state->info.fallback = pstrdup(status->message);
 	state->request.fail_at_batch = 0;
-	state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
+	state->device = GpuAggOpenFallbackDevice(&state->info.setup_ms);
 }
 
 /* Add the device join's statistics to the node's totals (all loops). */
