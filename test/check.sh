@@ -16,6 +16,10 @@
 # Environment:
 #   GPUAGG_TEST_DEVICE  cpu|gpu: device for the suite (default: gpu if gpuagg_devices()
 #                       lists a usable GPU, else cpu); set cluster-wide as gpuagg.device
+#   GPUAGG_DEVICE_HOST  service|auto|backend: where the suite's device runs (default
+#                       service: in the GPU service, the CPU device too, so that every
+#                       run exercises the service); set cluster-wide as
+#                       gpuagg.device_host
 #   GPUAGG_REGRESS      space-separated pg_regress tests to run instead of the full list
 #   GPUAGG_TEST_OUT     directory that receives summary.txt, regression.out (pg_regress's
 #                       output), conformance.log, t.log, versions.log, and on failure
@@ -188,8 +192,15 @@ choose_device() {
 			"(the suite's setup test will show the error)"
 	fi
 	DEVICE=${DEVICE:-cpu}
-	psql_as postgres -q -c "ALTER SYSTEM SET gpuagg.device = '$DEVICE'" -c "SELECT pg_reload_conf()" >/dev/null
-	log "the suite runs on the ${DEVICE^^} device (gpuagg.device = '$DEVICE', cluster-wide)"
+	DEVICE_HOST=${GPUAGG_DEVICE_HOST:-service}
+	case "$DEVICE_HOST" in
+		service | auto | backend) ;;
+		*) die "GPUAGG_DEVICE_HOST must be service, auto or backend, not '$DEVICE_HOST'" ;;
+	esac
+	psql_as postgres -q -c "ALTER SYSTEM SET gpuagg.device = '$DEVICE'" \
+		-c "ALTER SYSTEM SET gpuagg.device_host = '$DEVICE_HOST'" -c "SELECT pg_reload_conf()" >/dev/null
+	log "the suite runs on the ${DEVICE^^} device (gpuagg.device = '$DEVICE'," \
+		"gpuagg.device_host = '$DEVICE_HOST', cluster-wide)"
 	export GPUAGG_DEVICE=$DEVICE
 }
 
