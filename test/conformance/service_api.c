@@ -182,6 +182,40 @@ wait_inactive(GaService *service)
 }
 
 /*
+ * The statistics after the checks above: every device the service runs
+ * listed, its CPU device having run queries, batches and their rows, no
+ * request failed by a lost process (none ran when it was lost); and a
+ * reset zeroes the counters.
+ */
+static void
+check_stats(GaService *service, int with_gpu, RunReport *rr)
+{
+	GaServiceDeviceStats stats[GA_MAX_GPUS + 1];
+	int			n = ga_service_stats(service, stats, GA_MAX_GPUS + 1);
+	int			d;
+
+	if (n != 1 + (with_gpu != 0) || stats[0].kind != GA_DEVICE_CPU ||
+		(with_gpu && stats[1].kind != GA_DEVICE_GPU))
+	{
+		report(rr, "stats: %d devices listed, the first of kind %d", n, n > 0 ? stats[0].kind : -1);
+		return;
+	}
+	if (stats[0].queries < 1 || stats[0].batches < 1 || stats[0].rows < 1000 ||
+		stats[0].bytes < 4000 || stats[0].device_ms < 0 || stats[0].queue_ms < 0 ||
+		stats[0].failures != 0 || stats[0].active != 0)
+		report(rr, "stats: CPU device queries %lld batches %lld rows %lld bytes %lld failures %lld active %lld",
+			   (long long) stats[0].queries, (long long) stats[0].batches,
+			   (long long) stats[0].rows, (long long) stats[0].bytes,
+			   (long long) stats[0].failures, (long long) stats[0].active);
+	ga_service_reset_stats(service);
+	n = ga_service_stats(service, stats, GA_MAX_GPUS + 1);
+	for (d = 0; d < n; d++)
+		if (stats[d].queries != 0 || stats[d].batches != 0 || stats[d].rows != 0 ||
+			stats[d].bytes != 0 || stats[d].device_ms != 0 || stats[d].queue_ms != 0)
+			report(rr, "stats: device %d keeps counts after a reset", d);
+}
+
+/*
  * Cancel while queued: with every request thread holding a create (the
  * service paused), a call of another slot whose wait callback says stop
  * fails with GA_ERR_CANCELLED without waiting for a thread, its object
@@ -366,6 +400,7 @@ check_lost(GaService *service, int with_gpu, RunReport *rr)
 	}
 	if (!wait_inactive(service))
 		report(rr, "lost service: objects stay open after every client destroyed its own");
+	check_stats(service, with_gpu, rr);
 }
 
 /* The service's own checks (conformance.h). */
