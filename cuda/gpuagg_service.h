@@ -118,7 +118,11 @@ extern GaService *ga_service_init(void *place, int nslots, size_t arena_bytes,
  * devices of config, start config->threads threads, mark the service ready
  * under a new generation, and return 0 after stopping them; or return -1
  * with status when the devices cannot be opened.  Call it in the process
- * that owns the devices, once.
+ * that owns the devices, once.  The arena becomes free again in a new
+ * service process, so it stays STARTING (its note says why) while a live
+ * client still holds objects of an earlier generation, whose batches or
+ * results that client may still touch: until the client destroys them,
+ * releases its slot, or exits.
  */
 extern int	ga_service_serve(GaService *service, const GaServiceConfig *config,
 							 GaStatus *status);
@@ -149,7 +153,9 @@ extern GaDevice *ga_service_open(GaService *service, int slot, GaDeviceKind kind
 /*
  * Destroy every object the client of `slot` holds in the service (a client
  * that exits, or a slot taken over by a new client).  Waits for the
- * client's request in flight, if any.
+ * client's request in flight, if any.  The client must not use those
+ * objects afterwards (their memory goes back to the service), and they no
+ * longer keep a new service process from starting.
  */
 extern void ga_service_release(GaService *service, int slot);
 

@@ -263,9 +263,10 @@ run_regress() {
 	fi
 }
 
-# Run the device conformance test (CPU device, or every device when the suite uses the GPU).
+# Run the device conformance test: the CPU device and the GPU service's (through a
+# service inside the test's process), or every device when the suite uses the GPU.
 run_conformance() {
-	local which=cpu
+	local which=cpu,service
 	if [ "$DEVICE" = gpu ]; then which=all; fi
 	log "bash test/conformance/run.sh --device $which"
 	if [ -n "${GPUAGG_TEST_OUT:-}" ]; then
@@ -345,7 +346,7 @@ main() {
 	fi
 	if wanted conformance; then
 		if [ -f test/conformance/run.sh ]; then
-			test_step "conformance ($([ "$DEVICE" = gpu ] && echo all || echo cpu))" run_conformance
+			test_step "conformance ($([ "$DEVICE" = gpu ] && echo all || echo cpu,service))" run_conformance
 		else
 			section "conformance"
 			log "SKIPPED: test/conformance/run.sh does not exist yet"

@@ -610,15 +610,19 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 
 		if (agg->from_build[c] != step + 1)
 			continue;
-		bytes += svc_align(nrows * (size_t) ga_type_width(col->type));
-		if (col->has_nulls)
+		if (col->values != NULL)
+			bytes += svc_align(nrows * (size_t) ga_type_width(col->type));
+		if (col->has_nulls && col->validity != NULL)
 			bytes += svc_align((nrows + 7) / 8);
 	}
 	buffer = object_staging(&agg->base, bytes, wait, arg, status);
 	if (buffer == NULL)
 		return 0;
 
-	/* Only the step's build columns are read; the others stay empty. */
+	/*
+	 * Only the step's build columns are read; the others stay empty (and
+	 * so does what the caller left out: a column the device does not read).
+	 */
 	descs = (SvcColumnDesc *) buffer;
 	memset(descs, 0, keys_at);
 	if (keys != NULL && n > 0)
@@ -633,13 +637,13 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 		descs[c].type = col->type;
 		if (agg->from_build[c] != step + 1)
 			continue;
-		if (vbytes > 0)
+		if (vbytes > 0 && col->values != NULL)
 		{
 			descs[c].values = buffer + columns_at;
 			memcpy(buffer + columns_at, col->values, vbytes);
 			columns_at += svc_align(vbytes);
 		}
-		if (col->has_nulls)
+		if (col->has_nulls && col->validity != NULL)
 		{
 			descs[c].validity = buffer + columns_at;
 			descs[c].has_nulls = 1;

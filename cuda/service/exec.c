@@ -590,10 +590,10 @@ svc_exec(SvcServer *server, int index, int64_t queued_ns)
 
 	memset(&slot->reply, 0, offsetof(SvcReply, stats));
 	ga_status_ok(status);
-	if (slot->client_pid != ss->pid)
+	if (SVC_LOAD(&slot->client_pid) != ss->pid)
 	{
 		svc_exec_release(server, index);
-		ss->pid = slot->client_pid;
+		ss->pid = SVC_LOAD(&slot->client_pid);
 	}
 	if (device >= 0 && device < server->ndevices)
 		SVC_ADD(&service->devices[device].queue_ns, queued_ns);

@@ -178,7 +178,7 @@ typedef struct SvcSlot
 {
 	uint32_t	state;			/* SvcSlotState; atomic */
 	uint32_t	cancel;			/* the client asks to stop; atomic */
-	int32_t		client_pid;		/* the client of the request */
+	int32_t		client_pid;		/* the client of the request; atomic */
 	int32_t		reserved;
 	uint64_t	generation;		/* the generation the request is for */
 	uint64_t	ticket;			/* first come, first served */

@@ -11,8 +11,11 @@
  * so that the client taking its queued request back, a request thread
  * taking it, and the supervisor failing it after the service died each
  * win or lose it whole.  The reply's semaphore is posted exactly once per
- * transition to REPLY, and the client reads a reply only after taking
- * that post, which orders the reply's writes before its reads.
+ * transition to REPLY, after the reply is written; the client reads a
+ * reply only after taking that post and seeing REPLY (or seeing REPLY
+ * from a service that is gone: it may have died before its post).  A post
+ * the client did not take is then left over; seeing no REPLY after
+ * taking it, the next wait goes on waiting.
  *
  *-------------------------------------------------------------------------
  */
@@ -56,12 +59,24 @@ slot_wait_step(SvcSlot *slot)
 #endif
 }
 
+/*
+ * Whether the slot holds a reply, after its semaphore was taken: always,
+ * since REPLY is stored before the post, and the load (an acquire of that
+ * store) orders the reply's writes before the client's reads of it, and
+ * the service's reads of the request before the client's next writes.
+ */
+static int
+slot_replied(SvcSlot *slot)
+{
+	return SVC_LOAD(&slot->state) == SVC_SLOT_REPLY;
+}
+
 /* Make the request in slot->args the slot's, for generation, and wake a thread. */
 static void
 slot_post(GaService *service, SvcSlot *slot, uint64_t generation)
 {
 	SVC_STORE(&slot->cancel, 0);
-	slot->client_pid = (int32_t) getpid();
+	SVC_STORE(&slot->client_pid, (int32_t) getpid());
 	slot->generation = generation;
 	slot->posted_ns = svc_now_ns();
 	SVC_STORE(&slot->ticket, __atomic_fetch_add(&service->next_ticket, 1, __ATOMIC_SEQ_CST));
@@ -99,12 +114,17 @@ svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
 				return ga_status_set(status, GA_ERR_CANCELLED,
 									 "cancelled while waiting for the GPU service") - 1;
 		}
-		if (slot_wait_step(slot))
+		if (slot_wait_step(slot) && slot_replied(slot))
 			break;
-		if (!svc_serving(service, generation) &&
-			svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_IDLE))
-			return ga_status_set(status, GA_ERR_DEVICE,
-								 "the GPU service stopped before it took this request") - 1;
+		if (!svc_serving(service, generation))
+		{
+			if (svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_IDLE))
+				return ga_status_set(status, GA_ERR_DEVICE,
+									 "the GPU service stopped before it took this request") - 1;
+			/* a process that died between its reply and the post */
+			if (slot_replied(slot))
+				break;
+		}
 	}
 	*status = slot->reply.status;
 	SVC_STORE(&slot->state, SVC_SLOT_IDLE);
@@ -138,7 +158,8 @@ svc_slot_collect(GaService *service, SvcSlot *slot)
 		if (state == SVC_SLOT_REQUEST && !svc_serving(service, slot->generation) &&
 			svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_IDLE))
 			return;
-		if (slot_wait_step(slot))
+		if ((slot_wait_step(slot) || !svc_serving(service, slot->generation)) &&
+			slot_replied(slot))
 		{
 			SVC_STORE(&slot->state, SVC_SLOT_IDLE);
 			return;
@@ -208,14 +229,18 @@ svc_slot_fail(GaService *service, SvcSlot *slot, int running_too, GaStatusCode c
 	{
 		uint32_t	state = SVC_LOAD(&slot->state);
 
-		if (state != SVC_SLOT_REQUEST && !(running_too && state == SVC_SLOT_RUNNING))
+		/* a RUNNING request's thread is gone: nobody else moves it */
+		if (running_too && state == SVC_SLOT_RUNNING)
+			break;
+		if (state != SVC_SLOT_REQUEST)
 			return 0;
-		if (svc_cas_u32(&slot->state, state, SVC_SLOT_REPLY))
+		/* claim a queued one as a request thread would */
+		if (svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_RUNNING))
 			break;
 	}
 	if (device != NULL)
 		*device = slot->args.device;
 	ga_status_set(&slot->reply.status, code, "%s", message);
-	(void) sem_post(&slot->reply_posted);
+	svc_slot_reply(service, slot);
 	return 1;
 }
