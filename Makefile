@@ -60,7 +60,7 @@ SHLIB_LINK += -lpthread
 
 SRC_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c src/*/*.c))
 OBJS = $(SRC_OBJS) $(DEVICE_OBJS) $(GPU_OBJS)
-PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/cuda
 PG_CFLAGS = -Wall -Wmissing-prototypes
 
 # Debian's PGXS wants LLVM bitcode for every object; CUDA objects have none.

@@ -19,7 +19,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <string.h>

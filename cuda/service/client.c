@@ -28,7 +28,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -586,7 +586,7 @@ client_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 
 /*
  * Give an aggjoin step's build side: keys, rows and the step's build
- * columns copied into a staging buffer (see service.h for its layout).
+ * columns copied into a staging buffer (see service_internal.h for its layout).
  */
 static int
 client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * service/loopback.c
- *	  A GPU service inside one process, for tests (service/service.h):
+ *	  A GPU service inside one process, for tests (service/service_internal.h):
  *	  the service's memory is an anonymous mapping of the process,
  *	  ga_service_serve runs on a thread of it, and the test's threads are
  *	  its clients.  Everything between a client and the service goes
@@ -13,7 +13,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <string.h>
@@ -87,7 +87,7 @@ loopback_run(GaServiceState until, GaStatus *status)
 						 LOOPBACK_START_MS / 1000);
 }
 
-/* Start the process's loopback service (see service.h). */
+/* Start the process's loopback service (see service_internal.h). */
 GaService *
 ga_service_loopback_start(int nslots, size_t arena_bytes, int threads, int run_gpu,
 						  GaStatus *status)

@@ -4,7 +4,7 @@
  *	  The service process: ga_service_serve opens the devices of its
  *	  configuration, makes the arena the process's host provider, waits
  *	  until no live client holds objects of an earlier generation
- *	  (service/service.h tells why), starts the request threads, marks the
+ *	  (service/service_internal.h tells why), starts the request threads, marks the
  *	  service ready under a new generation, and on ga_service_stop lets the
  *	  threads finish the requests they run, fails the queued ones and
  *	  destroys every object.
@@ -17,7 +17,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <errno.h>

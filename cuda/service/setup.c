@@ -18,7 +18,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <errno.h>

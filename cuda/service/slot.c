@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * service/slot.c
- *	  The protocol of a slot (service/service.h tells it): a client posts
+ *	  The protocol of a slot (service/service_internal.h tells it): a client posts
  *	  a request and waits for its reply, asking its wait callback every
  *	  SVC_WAIT_STEP_MS; a request thread of the service takes the oldest
  *	  request and replies; whoever outlives a service process fails its
@@ -23,7 +23,7 @@
 #define _GNU_SOURCE				/* sem_clockwait */
 #endif
 
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <errno.h>

@@ -15,7 +15,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "service.h"
+#include "service_internal.h"
 #include "util.h"
 
 #include <string.h>

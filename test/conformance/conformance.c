@@ -32,7 +32,7 @@
  */
 #include "agg.h"
 #include "derived.h"
-#include "service/service.h"
+#include "service/service_internal.h"
 
 #include <signal.h>
 #include <stdio.h>

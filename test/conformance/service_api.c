@@ -17,7 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "conformance.h"
-#include "service/service.h"
+#include "service/service_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>

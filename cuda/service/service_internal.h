@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * service/service.h
+ * service/service_internal.h
  *	  Internal interface of the GPU service (cuda/service/): the layout of
  *	  the memory its clients and its process share, the protocol of a
  *	  slot, and what each file of the folder gives the others, grouped by
