@@ -76,8 +76,9 @@ typedef struct GaServiceDeviceStats
 	int64_t		bytes;			/* bytes the device read from the arena */
 	double		device_ms;		/* time in device calls */
 	double		queue_ms;		/* time requests waited for a thread */
-	int64_t		cpu_fallbacks;	/* requests refused so that the client ran
-								 * them on its own CPU device */
+	int64_t		cpu_fallbacks;	/* queries the client finished or ran on its
+								 * own CPU device instead
+								 * (ga_service_count_fallback) */
 	int64_t		out_of_memory;	/* requests that failed for lack of memory */
 	int64_t		failures;		/* requests failed by a lost service process */
 	int64_t		active;			/* objects open now */
@@ -174,6 +175,14 @@ extern GaServiceState ga_service_state(const GaService *service, int *pid,
 /* Copy the statistics of every device the service runs; returns how many. */
 extern int	ga_service_stats(const GaService *service, GaServiceDeviceStats *out,
 							 int max);
+
+/*
+ * Count, for the device of that kind, a query that its client finished or
+ * ran on its own CPU device instead (the service was not ready in time, or
+ * failed it).  No effect when the service does not run that device.
+ */
+extern void ga_service_count_fallback(GaService *service, GaDeviceKind kind,
+									  int gpu_ordinal);
 
 /* Zero every counter of ga_service_stats (not `active`). */
 extern void ga_service_reset_stats(GaService *service);

@@ -272,6 +272,7 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 		ereport(DEBUG1,
 				(errmsg_internal("gpuagg: running on the CPU device in this backend: %s",
 								 status.message)));
+		ga_service_count_fallback(GpuAggService(), kind, ordinal);
 		kind = GA_DEVICE_CPU;
 	}
 	return open_local_device(kind, ordinal, setup_ms);
@@ -279,11 +280,19 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 
 /*
  * Open the CPU device in this backend: where a node finishes after its
- * device failed (the GPU service's devices included).
+ * device, `failed`, failed (the GPU service's devices included: the
+ * service counts such a query in gpuagg_stats).
  */
 GaDevice *
-GpuAggOpenFallbackDevice(double *setup_ms)
+GpuAggOpenFallbackDevice(const GaDevice *failed, double *setup_ms)
 {
+	if (failed != NULL && ga_device_is_service(failed) && GpuAggService() != NULL)
+	{
+		const GaGpuInfo *gpu = GpuAggSelectedGpu();
+
+		ga_service_count_fallback(GpuAggService(), ga_device_kind(failed),
+								  gpu != NULL ? gpu->ordinal : 0);
+	}
 	*setup_ms = 0;
 	return open_local_device(GA_DEVICE_CPU, 0, setup_ms);
 }

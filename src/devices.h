@@ -22,7 +22,7 @@ extern const char *GpuAggNoGpuReason(void);
 extern double GpuAggHashJoinBuildLimit(GaDeviceKind device);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
-extern GaDevice *GpuAggOpenFallbackDevice(double *setup_ms);
+extern GaDevice *GpuAggOpenFallbackDevice(const GaDevice *failed, double *setup_ms);
 extern bool GpuAggDeviceFailureRecoverable(const GaDevice *device, const GaStatus *status);
 extern int	GpuAggUsableGpuOrdinals(int *ordinals, int max);
 extern const char *GpuAggDeviceName(const GaDevice *device, GaDeviceKind planned);

@@ -71,6 +71,7 @@ typedef struct ClientObject
 	int			device_index;	/* in GaService.devices */
 	int			object;			/* the service's id, 0: none */
 	int			held;			/* counted in the slot's held_objects */
+	int64_t		queue_ns;		/* its requests' time in the service's queue */
 	GaFailure	failure;
 	ClientBatch batches[SVC_MAX_BATCHES];
 } ClientObject;
@@ -308,6 +309,8 @@ object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
 								   obj->generation, wait, arg, status);
 
+	if (rc >= 0)
+		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
 		ga_failure_set(&obj->failure, status, status->code, status->message);
 	return rc > 0;
@@ -365,6 +368,8 @@ object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *a
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
 								   obj->generation, wait, arg, status);
 
+	if (rc >= 0)
+		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
 	{
 		ga_failure_set(&obj->failure, status, status->code, status->message);
@@ -723,6 +728,7 @@ client_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 	const ClientAgg *agg = agg_impl;
 
 	*stats = agg->stats;
+	stats->queue_ms = (double) agg->base.queue_ns / 1e6;
 }
 
 /* Destroy the aggregation in the service (not waited for) and its mirror. */
@@ -853,6 +859,7 @@ client_join_get_stats(const void *join_impl, GaJoinStats *stats)
 	const ClientJoin *join = join_impl;
 
 	*stats = join->stats;
+	stats->queue_ms = (double) join->base.queue_ns / 1e6;
 }
 
 /* Destroy the join in the service (not waited for) and its mirror. */

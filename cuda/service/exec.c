@@ -595,6 +595,7 @@ svc_exec(SvcServer *server, int index, int64_t queued_ns)
 		svc_exec_release(server, index);
 		ss->pid = SVC_LOAD(&slot->client_pid);
 	}
+	slot->reply.queued_ns = queued_ns;
 	if (device >= 0 && device < server->ndevices)
 		SVC_ADD(&service->devices[device].queue_ns, queued_ns);
 	if (slot->generation != server->generation)

@@ -163,6 +163,7 @@ typedef struct SvcReply
 	void	   *buffer;			/* SVC_OP_ALLOC */
 	const uint32_t *sorted_rows;	/* a join's build */
 	GaJoinMatches matches;		/* a probe */
+	int64_t		queued_ns;		/* how long the request waited for a thread */
 	int64_t		ngroups;		/* finish: the pointers are in the payload */
 	int32_t		nkeys;
 	int32_t		naggs;

@@ -217,6 +217,25 @@ ga_service_stats(const GaService *service, GaServiceDeviceStats *out, int max)
 	return n;
 }
 
+/* Count a query that a client ran on its own CPU device instead. */
+void
+ga_service_count_fallback(GaService *service, GaDeviceKind kind, int gpu_ordinal)
+{
+	int			n = SVC_LOAD(&service->ndevices);
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		SvcDeviceEntry *e = &service->devices[i];
+
+		if (e->kind == (int32_t) kind && (kind == GA_DEVICE_CPU || e->ordinal == gpu_ordinal))
+		{
+			SVC_ADD(&e->cpu_fallbacks, 1);
+			return;
+		}
+	}
+}
+
 /* Zero every counter (not active, which counts what is open). */
 void
 ga_service_reset_stats(GaService *service)

@@ -107,6 +107,8 @@ case "$state" in
 esac
 failures=$(psql_db -c "SELECT coalesce(sum(failures), 0) FROM gpuagg_stats")
 [ "$failures" -ge 1 ] || failed "gpuagg_stats counts no failed request ($failures)"
+fallbacks=$(psql_db -c "SELECT coalesce(sum(cpu_fallbacks), 0) FROM gpuagg_stats")
+[ "$fallbacks" -ge 1 ] || failed "gpuagg_stats counts no CPU fallback ($fallbacks)"
 
 # the next query runs in the service again, with no fallback
 again=$(psql_db -c "$settings" -c "$query")
