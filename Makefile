@@ -36,10 +36,11 @@ ifneq ($(strip $(NVCC)),)
 CUDA_LIBDIR ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(wildcard $(d)/libcudart_static.a),$(d))))
 endif
 
-# The device layer in plain C: the dispatcher and its rules (cuda/*.c) and the
-# CPU device (cuda/cpu/); the GPU device (cuda/gpu/, cuda/gpu/kernels/) when nvcc
-# is there, else its stub (cuda/gpu/none.c).
-DEVICE_OBJS = $(patsubst %.c,%.o,$(wildcard cuda/*.c cuda/cpu/*.c))
+# The device layer in plain C: the dispatcher and its rules (cuda/*.c), the
+# CPU device (cuda/cpu/) and the GPU service (cuda/service/); the GPU device
+# (cuda/gpu/, cuda/gpu/kernels/) when nvcc is there, else its stub
+# (cuda/gpu/none.c).
+DEVICE_OBJS = $(patsubst %.c,%.o,$(wildcard cuda/*.c cuda/cpu/*.c cuda/service/*.c))
 GPU_NONE_OBJS = cuda/gpu/none.o
 GPU_CUDA_OBJS = $(patsubst %.cu,%.o,$(wildcard cuda/gpu/*.cu cuda/gpu/kernels/*.cu))
 ifeq ($(strip $(NVCC)),)
@@ -54,9 +55,12 @@ SHLIB_LINK += -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
 GPUAGG_BUILD_NOTE = gpuagg: building the GPU device with $(NVCC), CUDA runtime from $(CUDA_LIBDIR)
 endif
 
+# The GPU service's threads and process-shared semaphores, in every build.
+SHLIB_LINK += -lpthread
+
 SRC_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c src/*/*.c))
 OBJS = $(SRC_OBJS) $(DEVICE_OBJS) $(GPU_OBJS)
-PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/cuda
 PG_CFLAGS = -Wall -Wmissing-prototypes
 
 # Debian's PGXS wants LLVM bitcode for every object; CUDA objects have none.
@@ -71,13 +75,15 @@ endif
 
 DEVICE_HEADERS = $(wildcard cuda/*.h)
 CPU_HEADERS = $(wildcard cuda/cpu/*.h)
+SERVICE_HEADERS = $(wildcard cuda/service/*.h)
 GPU_HEADERS = $(wildcard cuda/gpu/*.cuh cuda/gpu/kernels/*.cuh)
 
 cuda/gpu/%.o: cuda/gpu/%.cu $(DEVICE_HEADERS) $(GPU_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -I$(srcdir)/cuda -I$(srcdir)/cuda/gpu -c $< -o $@
 
-$(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h cuda/gpuagg_hash.h
-$(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS) $(CPU_HEADERS)
+$(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h cuda/gpuagg_hash.h \
+	cuda/gpuagg_service.h
+$(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS) $(CPU_HEADERS) $(SERVICE_HEADERS)
 
 .PHONY: regress-list cuda-libdir device-objs gpu-objs
 regress-list:

@@ -4,8 +4,9 @@
  *	  The dispatcher: the public device API of gpuagg_device.h.  It opens
  *	  devices, validates requests (validate.c), checks the order of the
  *	  calls and dispatches every aggregation and join call to the CPU
- *	  device (cpu/) or the GPU device (gpu/) behind their table of
- *	  functions (GaDeviceOps, device_impl.h).
+ *	  device (cpu/), the GPU device (gpu/) or a device of the GPU service
+ *	  (service/, made with ga_device_wrap) behind their table of functions
+ *	  (GaDeviceOps, device_impl.h).
  *
  * Testing hook: a request's fail_at_batch makes that submit (aggregation)
  * or that probe (join) fail as a device error would, on either device, so
@@ -119,6 +120,31 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	}
 	gpu_devices[gpu_ordinal] = device;
 	return device;
+}
+
+/* Make a device of kind whose calls go to ops over impl (never freed). */
+GaDevice *
+ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl, GaStatus *status)
+{
+	GaDevice   *device = calloc(1, sizeof(GaDevice));
+
+	if (device == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening a device");
+		return NULL;
+	}
+	device->kind = kind;
+	device->ops = ops;
+	device->impl = impl;
+	ga_status_ok(status);
+	return device;
+}
+
+/* The table of entry points of a device. */
+const GaDeviceOps *
+ga_device_ops(const GaDevice *device)
+{
+	return device->ops;
 }
 
 /* The kind of an opened device. */

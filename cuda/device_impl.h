@@ -1,10 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * device_impl.h
- *	  The interface between the dispatcher (device.c) and the two devices:
+ *	  The interface between the dispatcher (device.c) and the devices:
  *	  each device's open and its table of entry points (GaDeviceOps), over
  *	  its own handles.  The CPU device is cuda/cpu/, the GPU device
- *	  cuda/gpu/.  Internal to cuda/: src/ includes gpuagg_device.h only.
+ *	  cuda/gpu/; the GPU service's devices (cuda/service/) are a third
+ *	  table whose entries carry every call to the service process, which
+ *	  runs it on its own CPU or GPU device through their tables.  Internal
+ *	  to cuda/: src/ includes the boundary headers only.
  *
  *-------------------------------------------------------------------------
  */
@@ -79,6 +82,27 @@ extern void *ga_cpu_open(GaStatus *status);
 /* gpu/device.cu (or gpu/none.c in builds without CUDA): the GPU device */
 extern const GaDeviceOps ga_gpu_ops;
 extern void *ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status);
+
+/*
+ * Page-lock `bytes` of host memory at ptr for every GPU of the process
+ * (the GPU service's arena, once), so that copies from and to it run at
+ * pinned speed; memory already registered is accepted.  0 with status on
+ * failure (gpu/none.c: no GPU).
+ */
+extern int	ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status);
+
+/* service/client.c: the devices of the GPU service, as a client sees them */
+extern const GaDeviceOps ga_service_ops;
+
+/*
+ * device.c: a device of `kind` whose calls go to ops over impl (the GPU
+ * service's devices: ga_device_kind tells the kind they run on), valid
+ * for the life of the process; NULL with status when out of memory.  And
+ * the table of entry points of a device.
+ */
+extern GaDevice *ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl,
+								GaStatus *status);
+extern const GaDeviceOps *ga_device_ops(const GaDevice *device);
 
 #ifdef __cplusplus
 }

@@ -381,6 +381,8 @@ typedef struct GaAggStats
 	int64_t		retries;		/* batch kernels run again after a growth */
 	int64_t		device_estimated_groups;	/* from the first batch; 0: none */
 	double		phase_ms[GA_NUM_PHASES];	/* device_ms split by phase */
+	double		queue_ms;		/* its requests waited in the GPU service's
+								 * queue (0 on a device of this process) */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;
@@ -770,6 +772,8 @@ typedef struct GaJoinStats
 	int64_t		bytes_sent;		/* host to device */
 	double		device_ms;		/* kernels (build and probes) */
 	double		transfer_ms;	/* copies both ways */
+	double		queue_ms;		/* its requests waited in the GPU service's
+								 * queue (0 on a device of this process) */
 } GaJoinStats;
 
 /* Most build rows one join accepts (row numbers are 32-bit). */

@@ -76,8 +76,9 @@ typedef struct GaServiceDeviceStats
 	int64_t		bytes;			/* bytes the device read from the arena */
 	double		device_ms;		/* time in device calls */
 	double		queue_ms;		/* time requests waited for a thread */
-	int64_t		cpu_fallbacks;	/* requests refused so that the client ran
-								 * them on its own CPU device */
+	int64_t		cpu_fallbacks;	/* queries the client finished or ran on its
+								 * own CPU device instead
+								 * (ga_service_count_fallback) */
 	int64_t		out_of_memory;	/* requests that failed for lack of memory */
 	int64_t		failures;		/* requests failed by a lost service process */
 	int64_t		active;			/* objects open now */
@@ -118,7 +119,11 @@ extern GaService *ga_service_init(void *place, int nslots, size_t arena_bytes,
  * devices of config, start config->threads threads, mark the service ready
  * under a new generation, and return 0 after stopping them; or return -1
  * with status when the devices cannot be opened.  Call it in the process
- * that owns the devices, once.
+ * that owns the devices, once.  The arena becomes free again in a new
+ * service process, so it stays STARTING (its note says why) while a live
+ * client still holds objects of an earlier generation, whose batches or
+ * results that client may still touch: until the client destroys them,
+ * releases its slot, or exits.
  */
 extern int	ga_service_serve(GaService *service, const GaServiceConfig *config,
 							 GaStatus *status);
@@ -149,7 +154,9 @@ extern GaDevice *ga_service_open(GaService *service, int slot, GaDeviceKind kind
 /*
  * Destroy every object the client of `slot` holds in the service (a client
  * that exits, or a slot taken over by a new client).  Waits for the
- * client's request in flight, if any.
+ * client's request in flight, if any.  The client must not use those
+ * objects afterwards (their memory goes back to the service), and they no
+ * longer keep a new service process from starting.
  */
 extern void ga_service_release(GaService *service, int slot);
 
@@ -168,6 +175,14 @@ extern GaServiceState ga_service_state(const GaService *service, int *pid,
 /* Copy the statistics of every device the service runs; returns how many. */
 extern int	ga_service_stats(const GaService *service, GaServiceDeviceStats *out,
 							 int max);
+
+/*
+ * Count, for the device of that kind, a query that its client finished or
+ * ran on its own CPU device instead (the service was not ready in time, or
+ * failed it).  No effect when the service does not run that device.
+ */
+extern void ga_service_count_fallback(GaService *service, GaDeviceKind kind,
+									  int gpu_ordinal);
 
 /* Zero every counter of ga_service_stats (not `active`). */
 extern void ga_service_reset_stats(GaService *service);

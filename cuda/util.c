@@ -2,7 +2,8 @@
  *
  * util.c
  *	  Small helpers of the device layer (util.h): GaStatus, array
- *	  allocation, the clock, and the names and widths the boundary
+ *	  allocation, the host-memory provider, the clock, and the names and
+ *	  widths the boundary
  *	  (gpuagg_device.h) gives types, strategies and phases.  Every other
  *	  file of cuda/ may call these; they call nothing of cuda/.
  *
@@ -13,7 +14,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/*
+ * The host-memory provider (util.h): HOST_UNSET until the first host
+ * allocation fixes malloc (HOST_MALLOC) or ga_set_host_allocator sets a
+ * provider (HOST_PROVIDER).  host_allocator is written once, before the
+ * state says HOST_PROVIDER, and never again.
+ */
+#define HOST_UNSET 0
+#define HOST_MALLOC 1
+#define HOST_PROVIDER 2
+
+static int	host_state = HOST_UNSET;
+static GaHostAllocator host_allocator;
 
 /* Set status to success. */
 void
@@ -45,6 +60,106 @@ ga_alloc_array(int64_t n, size_t size)
 	if ((uint64_t) n > SIZE_MAX / size)
 		return NULL;
 	return malloc((size_t) n * size);
+}
+
+/* Set the host-memory provider, once, before any host allocation. */
+int
+ga_set_host_allocator(const GaHostAllocator *allocator, GaStatus *status)
+{
+	int			state = __atomic_load_n(&host_state, __ATOMIC_ACQUIRE);
+
+	if (state == HOST_PROVIDER && memcmp(&host_allocator, allocator, sizeof(*allocator)) == 0)
+		return 1;
+	if (state != HOST_UNSET)
+		return ga_status_set(status, GA_ERR_DEVICE,
+							 state == HOST_PROVIDER ?
+							 "the host memory of this process already comes from another provider" :
+							 "host memory was allocated in this process before its provider was set");
+	host_allocator = *allocator;
+	__atomic_store_n(&host_state, HOST_PROVIDER, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/*
+ * The state of the provider: HOST_PROVIDER, or HOST_MALLOC (fixed by this
+ * call when nothing was set).
+ */
+static int
+host_state_fixed(void)
+{
+	int			state = __atomic_load_n(&host_state, __ATOMIC_ACQUIRE);
+	int			unset = HOST_UNSET;
+
+	if (state != HOST_UNSET)
+		return state;
+	if (__atomic_compare_exchange_n(&host_state, &unset, HOST_MALLOC, 0,
+									__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return HOST_MALLOC;
+	return unset;				/* set meanwhile: what it is now */
+}
+
+/* Whether host memory comes from a provider rather than malloc. */
+int
+ga_host_allocator_set(void)
+{
+	return host_state_fixed() == HOST_PROVIDER;
+}
+
+/* Bytes (at least one) from the provider, or malloc. */
+void *
+ga_host_alloc(size_t bytes)
+{
+	if (bytes == 0)
+		bytes = 1;
+	if (host_state_fixed() == HOST_PROVIDER)
+		return host_allocator.alloc(host_allocator.context, bytes);
+	return malloc(bytes);
+}
+
+/* n elements of size bytes (at least one) from the provider. */
+void *
+ga_host_alloc_array(int64_t n, size_t size)
+{
+	if (n < 1)
+		n = 1;
+	if ((uint64_t) n > SIZE_MAX / size)
+		return NULL;
+	return ga_host_alloc((size_t) n * size);
+}
+
+/* Resize an array of the provider's, keeping its first elements. */
+void *
+ga_host_realloc_array(void *ptr, int64_t old_n, int64_t n, size_t size)
+{
+	void	   *q;
+
+	if (n < 1)
+		n = 1;
+	if (old_n < 0 || ptr == NULL)
+		old_n = 0;
+	if ((uint64_t) n > SIZE_MAX / size)
+		return NULL;
+	if (host_state_fixed() != HOST_PROVIDER)
+		return realloc(ptr, (size_t) n * size);
+	q = host_allocator.alloc(host_allocator.context, (size_t) n * size);
+	if (q == NULL)
+		return NULL;
+	if (old_n > 0)
+		memcpy(q, ptr, (size_t) (old_n < n ? old_n : n) * size);
+	ga_host_free(ptr);
+	return q;
+}
+
+/* Give back memory of ga_host_alloc*; NULL is allowed. */
+void
+ga_host_free(void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	if (host_state_fixed() == HOST_PROVIDER)
+		host_allocator.free(host_allocator.context, ptr);
+	else
+		free(ptr);
 }
 
 /* Milliseconds on a monotonic clock, for the CPU device's device_ms. */

@@ -5,7 +5,8 @@
  *	  GaStatus set to success or to a formatted failure, array allocation
  *	  that checks for overflow, a monotonic clock, a failure that poisons a
  *	  device object, and the order-preserving map of doubles to integers
- *	  that MIN/MAX of floats use.  The boundary's own helpers
+ *	  that MIN/MAX of floats use; and the host-memory provider every buffer
+ *	  a device hands to its caller comes from.  The boundary's own helpers
  *	  (ga_type_width, ga_strategy_name, ga_phase_name) are declared in
  *	  gpuagg_device.h and defined in util.c too.
  *
@@ -40,6 +41,45 @@ extern void *ga_alloc_array(int64_t n, size_t size);
 extern double ga_cpu_now_ms(void);
 /* the smallest and largest value of an integer column type */
 extern void ga_int_type_range(GaValueType type, int64_t *lo, int64_t *hi);
+
+/*
+ * The host-memory provider.  Every buffer a device hands to its caller (a
+ * batch's values and validity, an aggregation's result arrays, a join's
+ * probe batch, matches and sorted rows) comes from ga_host_alloc and goes
+ * back through ga_host_free: malloc and free by default, or the provider
+ * set once per process with ga_set_host_allocator, before the process's
+ * first host allocation.  The GPU service sets its arena, memory that its
+ * clients map too, so that a client fills a device's batch in place and
+ * reads the groups where the device wrote them.  The GPU device takes its
+ * pinned buffers from a provider that is set, instead of cudaHostAlloc
+ * (the service registers the arena with the GPU).
+ */
+typedef struct GaHostAllocator
+{
+	void	   *(*alloc) (void *context, size_t bytes);	/* NULL when full */
+	void		(*free) (void *context, void *ptr);
+	void	   *context;
+} GaHostAllocator;
+
+/*
+ * Set the provider; 0 with status when another one is set, or when host
+ * memory was already allocated by malloc (setting the same one again is
+ * allowed).  Call it before any thread of the process uses a device.
+ */
+extern int	ga_set_host_allocator(const GaHostAllocator *allocator, GaStatus *status);
+/* whether a provider is set (the first call without one fixes malloc) */
+extern int	ga_host_allocator_set(void);
+/* bytes from the provider (at least one), NULL when exhausted */
+extern void *ga_host_alloc(size_t bytes);
+/* n elements of size bytes from the provider, NULL on overflow or exhaustion */
+extern void *ga_host_alloc_array(int64_t n, size_t size);
+/*
+ * Grow or shrink ptr (NULL: none yet, of old_n elements) to n elements,
+ * keeping the first min(old_n, n); NULL on failure, ptr then untouched.
+ */
+extern void *ga_host_realloc_array(void *ptr, int64_t old_n, int64_t n, size_t size);
+/* give back what ga_host_alloc* returned; NULL is allowed */
+extern void ga_host_free(void *ptr);
 
 /*
  * A failure that poisons a device object (an aggregation, a join): every

@@ -159,6 +159,18 @@ GpuAggWithoutOuterJoinNulls(PlannerInfo *root, Node *expr, Relids keep)
 #endif
 
 /*
+ * The number of this process's PGPROC, which numbers the GPU service's
+ * slots: 17 exports it as MyProcNumber; earlier versions keep it in
+ * MyProc->pgprocno.
+ */
+#include "storage/proc.h"
+#if PG_VERSION_NUM >= 170000
+#define GpuAggMyProcNumber() ((int) MyProcNumber)
+#else
+#define GpuAggMyProcNumber() (MyProc != NULL ? MyProc->pgprocno : -1)
+#endif
+
+/*
  * Module magic: 18 can record the module's name and version, shown by
  * pg_get_loaded_modules().  Use as "GPUAGG_MODULE_MAGIC;" in gpuagg.c.
  */

@@ -27,6 +27,7 @@
 
 #include "devices.h"
 #include "guc.h"
+#include "service/service.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_devices);
 
@@ -216,14 +217,36 @@ GpuAggPlannedDeviceKind(bool *usable)
 }
 
 /*
- * Open the device a node runs on, reporting failures as errors.  A GPU that
- * vanished after planning under gpuagg.device = auto quietly becomes the CPU.
+ * Open a device in this backend, reporting failures as errors.
+ */
+static GaDevice *
+open_local_device(GaDeviceKind kind, int gpu_ordinal, double *setup_ms)
+{
+	GaStatus	status;
+	GaDevice   *device;
+
+	device = ga_device_open(kind, gpu_ordinal, &status);
+	if (device == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuagg could not open the %s device", kind == GA_DEVICE_GPU ? "GPU" : "CPU"),
+				 errdetail("%s", status.message),
+				 errhint("Set gpuagg.device = cpu to run on the CPU, or gpuagg.enabled = off.")));
+	*setup_ms = ga_device_setup_ms(device);
+	return device;
+}
+
+/*
+ * Open the device a node runs on, reporting failures as errors: in the GPU
+ * service when gpuagg.device_host sends it there, else in this backend.  A
+ * GPU that vanished after planning under gpuagg.device = auto quietly
+ * becomes the CPU; so does a device the service cannot give within
+ * gpuagg.service_wait.
  */
 GaDevice *
 GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 {
-	GaStatus	status;
-	GaDevice   *device;
+	int			ordinal = 0;
 
 	*setup_ms = 0;
 	if (kind == GA_DEVICE_GPU && GpuAggSelectedGpu() == NULL)
@@ -237,17 +260,68 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 					 errdetail("%s", GpuAggNoGpuReason()),
 					 errhint("Set gpuagg.device to \"auto\" or \"cpu\", or see SELECT * FROM gpuagg_devices().")));
 	}
-	device = ga_device_open(kind,
-							kind == GA_DEVICE_GPU ? GpuAggSelectedGpu()->ordinal : 0,
-							&status);
-	if (device == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("gpuagg could not open the %s device", kind == GA_DEVICE_GPU ? "GPU" : "CPU"),
-				 errdetail("%s", status.message),
-				 errhint("Set gpuagg.device = cpu to run on the CPU, or gpuagg.enabled = off.")));
-	*setup_ms = ga_device_setup_ms(device);
-	return device;
+	if (kind == GA_DEVICE_GPU)
+		ordinal = GpuAggSelectedGpu()->ordinal;
+	if (GpuAggServiceWanted(kind))
+	{
+		GaStatus	status;
+		GaDevice   *device = GpuAggServiceDevice(kind, ordinal, &status);
+
+		if (device != NULL)
+			return device;
+		ereport(DEBUG1,
+				(errmsg_internal("gpuagg: running on the CPU device in this backend: %s",
+								 status.message)));
+		ga_service_count_fallback(GpuAggService(), kind, ordinal);
+		kind = GA_DEVICE_CPU;
+	}
+	return open_local_device(kind, ordinal, setup_ms);
+}
+
+/*
+ * Open the CPU device in this backend: where a node finishes after its
+ * device, `failed`, failed (the GPU service's devices included: the
+ * service counts such a query in gpuagg_stats).
+ */
+GaDevice *
+GpuAggOpenFallbackDevice(const GaDevice *failed, double *setup_ms)
+{
+	if (failed != NULL && ga_device_is_service(failed) && GpuAggService() != NULL)
+	{
+		const GaGpuInfo *gpu = GpuAggSelectedGpu();
+
+		ga_service_count_fallback(GpuAggService(), ga_device_kind(failed),
+								  gpu != NULL ? gpu->ordinal : 0);
+	}
+	*setup_ms = 0;
+	return open_local_device(GA_DEVICE_CPU, 0, setup_ms);
+}
+
+/*
+ * Whether a node whose device failed with status may finish on the CPU
+ * device: a GPU's failures, any failure of the GPU service (the service's
+ * CPU device included) and injected ones, but not a malformed request,
+ * which the CPU would refuse too.
+ */
+bool
+GpuAggDeviceFailureRecoverable(const GaDevice *device, const GaStatus *status)
+{
+	if (status->code == GA_ERR_INVALID)
+		return false;
+	return ga_device_kind(device) == GA_DEVICE_GPU || ga_device_is_service(device) ||
+		status->code == GA_ERR_INJECTED;
+}
+
+/* The usable GPUs' ordinals (at most max); returns how many. */
+int
+GpuAggUsableGpuOrdinals(int *ordinals, int max)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < discovered_count && n < max; i++)
+		ordinals[n++] = discovered_gpus[i].ordinal;
+	return n;
 }
 
 /*
@@ -299,14 +373,23 @@ Datum
 gpuagg_devices(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *service_state = "off";
 	int			i;
 
+	if (GpuAggService() != NULL)
+	{
+		char		note[GA_MESSAGE_LEN];
+		int			pid;
+
+		service_state = GpuAggServiceStateName(ga_service_state(GpuAggService(), &pid,
+																  note, sizeof(note)));
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	for (i = 0; i < discovered_count; i++)
 	{
 		const GaGpuInfo *gpu = &discovered_gpus[i];
-		Datum		values[9];
-		bool		nulls[9] = {0};
+		Datum		values[10];
+		bool		nulls[10] = {0};
 
 		values[0] = Int32GetDatum(gpu->ordinal);
 		values[1] = CStringGetTextDatum(gpu->name);
@@ -317,16 +400,18 @@ gpuagg_devices(PG_FUNCTION_ARGS)
 		values[6] = PointerGetDatum(cuda_version_text(gpu->runtime_version));
 		values[7] = BoolGetDatum(true);
 		values[8] = CStringGetTextDatum(i == gpuagg_gpu_index ? "selected by gpuagg.gpu_index" : "");
+		values[9] = CStringGetTextDatum(service_state);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (discovered_count == 0)
 	{
-		Datum		values[9];
-		bool		nulls[9] = {true, false, true, true, true, true, true, false, false};
+		Datum		values[10];
+		bool		nulls[10] = {true, false, true, true, true, true, true, false, false, false};
 
 		values[1] = CStringGetTextDatum("none");
 		values[7] = BoolGetDatum(false);
 		values[8] = CStringGetTextDatum(discovery_note);
+		values[9] = CStringGetTextDatum(service_state);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -16,6 +16,7 @@
 #include "guc.h"
 #include "hashagg/hashagg.h"
 #include "hashjoin/hashjoin.h"
+#include "service/service.h"
 
 GPUAGG_MODULE_MAGIC;
 
@@ -36,6 +37,7 @@ _PG_init(void)
 
 	GpuAggGucInit();
 	GpuAggDiscoverDevices();
+	GpuAggServiceInit();
 	GpuAggPlanInit();
 	GpuAggPackInit();
 	GpuAggPathInit();

@@ -34,11 +34,23 @@ int			gpuagg_hashjoin_build_limit = -1;	/* kB; -1 = from the memory sizes */
 double		gpuagg_gpu_startup_cost = 1000.0;
 double		gpuagg_gpu_tuple_cost = 0.0002;
 double		gpuagg_batch_value_cost = 0.0005;
+bool		gpuagg_service = true;
+int			gpuagg_service_memory = 1024;	/* MB */
+int			gpuagg_service_threads = 16;
+int			gpuagg_device_host = GPUAGG_HOST_AUTO;
+int			gpuagg_service_wait = 10000;	/* ms */
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUAGG_DEVICE_AUTO, false},
 	{"gpu", GPUAGG_DEVICE_GPU, false},
 	{"cpu", GPUAGG_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry device_host_options[] = {
+	{"auto", GPUAGG_HOST_AUTO, false},
+	{"service", GPUAGG_HOST_SERVICE, false},
+	{"backend", GPUAGG_HOST_BACKEND, false},
 	{NULL, 0, false}
 };
 
@@ -160,6 +172,32 @@ GpuAggGucInit(void)
 							NULL,
 							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
 							PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.service",
+							 "Runs the GPU service: one process that owns the GPUs for every session.",
+							 "Sessions then send their device work to it instead of each opening the GPU itself.",
+							 &gpuagg_service, true,
+							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.service_memory",
+							"Shared memory through which sessions and the GPU service exchange batches and results.",
+							"Batches are written once, into this memory, and copied to the GPU from it.",
+							&gpuagg_service_memory, 1024, 16, INT_MAX / 2,
+							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.service_threads",
+							"Requests the GPU service carries out at once.",
+							NULL,
+							&gpuagg_service_threads, 16, 1, 1024,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpuagg.device_host",
+							 "Where a device runs: in the GPU service or in this session's own process.",
+							 "auto runs the GPU in the GPU service and the CPU device here; service runs both in the service; "
+							 "backend runs both here (each session then opens its own GPU context).",
+							 &gpuagg_device_host, GPUAGG_HOST_AUTO, device_host_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.service_wait",
+							"How long a query waits for the GPU service before it runs on the CPU device instead.",
+							NULL,
+							&gpuagg_service_wait, 10000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpuagg");
 }

@@ -17,6 +17,14 @@ typedef enum GpuAggDeviceSetting
 	GPUAGG_DEVICE_CPU
 } GpuAggDeviceSetting;
 
+/* gpuagg.device_host: where a device runs */
+typedef enum GpuAggDeviceHost
+{
+	GPUAGG_HOST_AUTO,			/* the GPU in the GPU service, the CPU device here */
+	GPUAGG_HOST_SERVICE,		/* every device in the GPU service */
+	GPUAGG_HOST_BACKEND			/* every device in this backend */
+} GpuAggDeviceHost;
+
 /* guc.c */
 extern bool gpuagg_enabled;
 extern bool gpuagg_enable_hashagg;
@@ -36,6 +44,11 @@ extern int	gpuagg_hashjoin_build_limit;
 extern double gpuagg_gpu_startup_cost;
 extern double gpuagg_gpu_tuple_cost;
 extern double gpuagg_batch_value_cost;
+extern bool gpuagg_service;
+extern int	gpuagg_service_memory;
+extern int	gpuagg_service_threads;
+extern int	gpuagg_device_host;
+extern int	gpuagg_service_wait;
 
 extern void GpuAggGucInit(void);
 

@@ -16,6 +16,10 @@
 # Environment:
 #   GPUAGG_TEST_DEVICE  cpu|gpu: device for the suite (default: gpu if gpuagg_devices()
 #                       lists a usable GPU, else cpu); set cluster-wide as gpuagg.device
+#   GPUAGG_DEVICE_HOST  service|auto|backend: where the suite's device runs (default
+#                       service: in the GPU service, the CPU device too, so that every
+#                       run exercises the service); set cluster-wide as
+#                       gpuagg.device_host
 #   GPUAGG_REGRESS      space-separated pg_regress tests to run instead of the full list
 #   GPUAGG_TEST_OUT     directory that receives summary.txt, regression.out (pg_regress's
 #                       output), conformance.log, t.log, versions.log, and on failure
@@ -188,8 +192,15 @@ choose_device() {
 			"(the suite's setup test will show the error)"
 	fi
 	DEVICE=${DEVICE:-cpu}
-	psql_as postgres -q -c "ALTER SYSTEM SET gpuagg.device = '$DEVICE'" -c "SELECT pg_reload_conf()" >/dev/null
-	log "the suite runs on the ${DEVICE^^} device (gpuagg.device = '$DEVICE', cluster-wide)"
+	DEVICE_HOST=${GPUAGG_DEVICE_HOST:-service}
+	case "$DEVICE_HOST" in
+		service | auto | backend) ;;
+		*) die "GPUAGG_DEVICE_HOST must be service, auto or backend, not '$DEVICE_HOST'" ;;
+	esac
+	psql_as postgres -q -c "ALTER SYSTEM SET gpuagg.device = '$DEVICE'" \
+		-c "ALTER SYSTEM SET gpuagg.device_host = '$DEVICE_HOST'" -c "SELECT pg_reload_conf()" >/dev/null
+	log "the suite runs on the ${DEVICE^^} device (gpuagg.device = '$DEVICE'," \
+		"gpuagg.device_host = '$DEVICE_HOST', cluster-wide)"
 	export GPUAGG_DEVICE=$DEVICE
 }
 
@@ -252,9 +263,10 @@ run_regress() {
 	fi
 }
 
-# Run the device conformance test (CPU device, or every device when the suite uses the GPU).
+# Run the device conformance test: the CPU device and the GPU service's (through a
+# service inside the test's process), or every device when the suite uses the GPU.
 run_conformance() {
-	local which=cpu
+	local which=cpu,service
 	if [ "$DEVICE" = gpu ]; then which=all; fi
 	log "bash test/conformance/run.sh --device $which"
 	if [ -n "${GPUAGG_TEST_OUT:-}" ]; then
@@ -334,7 +346,7 @@ main() {
 	fi
 	if wanted conformance; then
 		if [ -f test/conformance/run.sh ]; then
-			test_step "conformance ($([ "$DEVICE" = gpu ] && echo all || echo cpu))" run_conformance
+			test_step "conformance ($([ "$DEVICE" = gpu ] && echo all || echo cpu,service))" run_conformance
 		else
 			section "conformance"
 			log "SKIPPED: test/conformance/run.sh does not exist yet"

@@ -6,8 +6,9 @@
  *	  aggregation object's life from create to finish.
  *
  * The CPU works synchronously: ga_agg_submit aggregates the whole batch
- * before it returns, so one batch object, allocated with malloc, is handed
- * out again and again.
+ * before it returns, so one batch object is handed out again and again.
+ * Its columns and the group arrays that become the result come from the
+ * host provider (util.h); the rest is malloc'd.
  *
  * A batch is processed in chunks of CPU_CHUNK_ROWS rows, in two phases, the
  * same two phases the GPU uses (Wu et al., Algorithm 1):
@@ -115,17 +116,15 @@ typedef struct CpuAgg
 	GaAggStats	stats;
 } CpuAgg;
 
-/* Grow an array to n elements of size bytes, keeping *p on failure. */
+/*
+ * Grow a result array of the host provider (util.h) from old_n to n
+ * elements of size bytes, keeping *p on failure.
+ */
 static int
-cpu_realloc_array(void **p, int64_t n, size_t size)
+cpu_realloc_array(void **p, int64_t old_n, int64_t n, size_t size)
 {
-	void	   *q;
+	void	   *q = ga_host_realloc_array(*p, old_n, n, size);
 
-	if (n < 1)
-		n = 1;
-	if ((uint64_t) n > SIZE_MAX / size)
-		return 0;
-	q = realloc(*p, (size_t) n * size);
 	if (q == NULL)
 		return 0;
 	*p = q;
@@ -133,22 +132,25 @@ cpu_realloc_array(void **p, int64_t n, size_t size)
 }
 
 /*
- * Make room for capacity groups in every dense array.  On failure the
- * arrays already grown keep their larger size, which is harmless.
+ * Make room for capacity groups in every dense array (they become the
+ * result, so they come from the host provider).  On failure the arrays
+ * already grown keep their larger size, which is harmless: only the first
+ * group_capacity elements of any of them are used or copied.
  */
 static int
 cpu_grow_groups(CpuAgg *agg, int64_t capacity)
 {
+	int64_t		old = agg->group_capacity;
 	int			i;
 
 	for (i = 0; i < agg->nkeys; i++)
 	{
-		if (!cpu_realloc_array((void **) &agg->keys[i], capacity, sizeof(int64_t)) ||
-			!cpu_realloc_array((void **) &agg->key_isnull[i], capacity, sizeof(uint8_t)))
+		if (!cpu_realloc_array((void **) &agg->keys[i], old, capacity, sizeof(int64_t)) ||
+			!cpu_realloc_array((void **) &agg->key_isnull[i], old, capacity, sizeof(uint8_t)))
 			return 0;
 	}
 	for (i = 0; i < agg->naggs; i++)
-		if (!cpu_realloc_array(&agg->acc[i], capacity, ga_cpu_acc_width(agg->acc_kinds[i])))
+		if (!cpu_realloc_array(&agg->acc[i], old, capacity, ga_cpu_acc_width(agg->acc_kinds[i])))
 			return 0;
 	for (i = 0; i < agg->naggs; i++)
 		ga_cpu_acc_init(agg->acc[i], agg->acc_kinds[i], agg->group_capacity, capacity);
@@ -345,20 +347,20 @@ ga_cpu_agg_destroy(void *agg_impl)
 	{
 		for (i = 0; i < agg->batch.ncolumns; i++)
 		{
-			free(agg->batch.columns[i].values);
-			free(agg->batch.columns[i].validity);
+			ga_host_free(agg->batch.columns[i].values);
+			ga_host_free(agg->batch.columns[i].validity);
 		}
 		free(agg->batch.columns);
 	}
 	if (agg->keys != NULL)
 		for (i = 0; i < agg->nkeys; i++)
-			free(agg->keys[i]);
+			ga_host_free(agg->keys[i]);
 	if (agg->key_isnull != NULL)
 		for (i = 0; i < agg->nkeys; i++)
-			free(agg->key_isnull[i]);
+			ga_host_free(agg->key_isnull[i]);
 	if (agg->acc != NULL)
 		for (i = 0; i < agg->naggs; i++)
-			free(agg->acc[i]);
+			ga_host_free(agg->acc[i]);
 	free(agg->keys);
 	free(agg->key_isnull);
 	free(agg->acc);
@@ -376,7 +378,10 @@ ga_cpu_agg_destroy(void *agg_impl)
 	free(agg);
 }
 
-/* Allocate the batch: capacity values and a validity bitmap per column. */
+/*
+ * Allocate the batch: capacity values and a validity bitmap per column,
+ * from the host provider (the caller fills them).
+ */
 static int
 cpu_alloc_batch(CpuAgg *agg, int64_t capacity)
 {
@@ -396,11 +401,11 @@ cpu_alloc_batch(CpuAgg *agg, int64_t capacity)
 		col->type = agg->column_types[i];
 		if (width > 0)
 		{
-			col->values = ga_alloc_array(capacity, (size_t) width);
+			col->values = ga_host_alloc_array(capacity, (size_t) width);
 			if (col->values == NULL)
 				return 0;
 		}
-		col->validity = ga_alloc_array(agg->validity_bytes, 1);
+		col->validity = ga_host_alloc_array(agg->validity_bytes, 1);
 		if (col->validity == NULL)
 			return 0;
 	}

@@ -32,6 +32,9 @@
  * alternative to chained output that the cuckoo hash join report describes
  * for inner joins whose output size is unknown.
  *
+ * The probe batch, the answer arrays and the sorted rows, which the caller
+ * reads, come from the host provider (util.h).
+ *
  * Everything is synchronous; the wait callback is asked every
  * CPU_JOIN_WAIT_EVERY_ROWS rows of work.  A failure (out of memory, cancel)
  * is remembered and reported again by every later call; destroy is always
@@ -201,10 +204,10 @@ ga_cpu_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 		goto oom;
 	join->batch_rows = capacity;
 	join->column.type = GA_TYPE_INT64;
-	join->column.values = ga_alloc_array(capacity, sizeof(int64_t));
-	join->column.validity = ga_alloc_array((capacity + 7) / 8, 1);
-	join->first = ga_alloc_array(capacity, sizeof(uint32_t));
-	join->count = ga_alloc_array(capacity, sizeof(uint32_t));
+	join->column.values = ga_host_alloc_array(capacity, sizeof(int64_t));
+	join->column.validity = ga_host_alloc_array((capacity + 7) / 8, 1);
+	join->first = ga_host_alloc_array(capacity, sizeof(uint32_t));
+	join->count = ga_host_alloc_array(capacity, sizeof(uint32_t));
 	if (join->column.values == NULL || join->column.validity == NULL ||
 		join->first == NULL || join->count == NULL)
 		goto oom;
@@ -245,8 +248,8 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 
 	keys_a = ga_alloc_array(n, sizeof(uint64_t));
 	keys_b = ga_alloc_array(n, sizeof(uint64_t));
-	rows_a = ga_alloc_array(n, sizeof(uint32_t));
-	rows_b = ga_alloc_array(n, sizeof(uint32_t));
+	rows_a = ga_host_alloc_array(n, sizeof(uint32_t));	/* one becomes */
+	rows_b = ga_host_alloc_array(n, sizeof(uint32_t));	/* sorted_rows */
 	if (keys_a == NULL || keys_b == NULL || rows_a == NULL || rows_b == NULL)
 		goto oom;
 	if (n > 0)
@@ -265,9 +268,9 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 	/* Keep the sorted rows, free the other row buffer. */
 	join->sorted_rows = sorted;
 	if (sorted == rows_a)
-		free(rows_b);
+		ga_host_free(rows_b);
 	else
-		free(rows_a);
+		ga_host_free(rows_a);
 	rows_a = rows_b = NULL;
 	join->nbuild = n;
 
@@ -329,15 +332,15 @@ ga_cpu_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows,
 oom:
 	free(keys_a);
 	free(keys_b);
-	free(rows_a);
-	free(rows_b);
+	ga_host_free(rows_a);
+	ga_host_free(rows_b);
 	return ga_failure_set(&join->failure, status, GA_ERR_OUT_OF_MEMORY,
 					 "out of host memory building a join on the CPU device");
 cancelled:
 	free(keys_a);
 	free(keys_b);
-	free(rows_a);
-	free(rows_b);
+	ga_host_free(rows_a);
+	ga_host_free(rows_b);
 	return ga_failure_set(&join->failure, status, GA_ERR_CANCELLED, "the join's build was cancelled");
 }
 
@@ -471,14 +474,14 @@ ga_cpu_join_destroy(void *join_impl)
 
 	if (join == NULL)
 		return;
-	free(join->sorted_rows);
+	ga_host_free(join->sorted_rows);
 	free(join->distinct_keys);
 	free(join->offsets);
 	free(join->counts);
 	free(join->slots);
-	free(join->column.values);
-	free(join->column.validity);
-	free(join->first);
-	free(join->count);
+	ga_host_free(join->column.values);
+	ga_host_free(join->column.validity);
+	ga_host_free(join->first);
+	ga_host_free(join->count);
 	free(join);
 }

@@ -635,8 +635,7 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	device_free(&aj->dev_filter_rows);
 	device_free(&aj->dev_filter_scratch);
 	device_free(&aj->dev_columns);
-	if (aj->host_nrows != NULL)
-		(void) cudaFreeHost(aj->host_nrows);
+	pinned_free(aj->host_nrows);
 	{
 		cudaEvent_t events[] = {aj->ev_probe_start, aj->ev_probe_end, aj->ev_nrows_copied};
 

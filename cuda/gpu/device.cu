@@ -3,15 +3,17 @@
  * gpu/device.cu
  *	  The GPU device (device_impl.h): discovery of the usable GPUs, the
  *	  per-process device of each opened GPU (its primary context and
- *	  non-blocking stream), and the table of entry points the dispatcher
+ *	  non-blocking stream), the registration of host memory (the GPU
+ *	  service's arena), and the table of entry points the dispatcher
  *	  calls, from the aggregation (gpu/hashagg.cu, with gpu/aggjoin.cu
  *	  for an aggjoin) and the hash join (gpu/hashjoin.cu).
  *
  * Discovery creates no context: it reads the driver and runtime versions
  * and each device's properties, and skips the devices gpuagg cannot use.
  * Opening a GPU creates its context once per process; later opens return
- * the same device.  PostgreSQL backends are single-threaded, so the
- * per-process state here has no locks.
+ * the same device.  The per-process state here has no locks: a backend
+ * is single-threaded, and the GPU service opens its GPUs before its
+ * request threads start (it then serializes the calls on each GPU).
  *
  *-------------------------------------------------------------------------
  */
@@ -236,6 +238,25 @@ ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
 	}
 	gpu_devices[ordinal] = device;
 	return device;
+}
+
+/*
+ * Page-lock host memory for every GPU of the process (portable), once:
+ * registering costs time in proportion to the bytes.  Memory registered
+ * already is fine.
+ */
+extern "C" int
+ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
+{
+	cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
+
+	ga_status_ok(status);
+	if (err == cudaSuccess)
+		return 1;
+	(void) cudaGetLastError();	/* leave no error behind for later checks */
+	if (err == cudaErrorHostMemoryAlreadyRegistered)
+		return 1;
+	return cuda_error(status, err, "registering the GPU service's shared memory");
 }
 
 extern "C" const GaDeviceOps ga_gpu_ops = {

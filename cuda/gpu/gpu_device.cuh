@@ -19,7 +19,9 @@
  *
  * It also holds the small host helpers every GPU file uses (errors as a
  * GaStatus, allocation, polled waits, event timing, chunked copies), as
- * static inline functions.
+ * static inline functions.  Host memory the caller reads or fills (the
+ * batches, the results, a join's answers and sorted rows) comes from the
+ * host provider (util.h) when one is set: pinned_alloc, ga_host_alloc.
  *
  *-------------------------------------------------------------------------
  */
@@ -314,13 +316,26 @@ device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
 						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
 }
 
-/* cudaHostAlloc (pinned memory) with a message on failure. */
+/*
+ * Pinned host memory with a message on failure: from the host provider
+ * when one is set (util.h: the GPU service's arena, registered with the
+ * GPU once), else cudaHostAlloc.
+ */
 static inline int
 pinned_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
 {
 	cudaError_t err;
 
 	*ptr = NULL;
+	if (ga_host_allocator_set())
+	{
+		*ptr = ga_host_alloc(bytes);
+		if (*ptr != NULL)
+			return 1;
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "could not allocate %.1f MB of shared host memory for %s",
+							 bytes / 1048576.0, purpose);
+	}
 	err = cudaHostAlloc(ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
 	if (err == cudaSuccess)
 		return 1;
@@ -329,6 +344,18 @@ pinned_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
 						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
 						 "could not allocate %.1f MB of pinned host memory for %s: %s",
 						 bytes / 1048576.0, purpose, cudaGetErrorString(err));
+}
+
+/* Free what pinned_alloc returned (NULL is allowed). */
+static inline void
+pinned_free(void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	if (ga_host_allocator_set())
+		ga_host_free(ptr);
+	else
+		(void) cudaFreeHost(ptr);
 }
 
 /* Free device memory if allocated and clear the pointer. */

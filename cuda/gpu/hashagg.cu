@@ -656,7 +656,10 @@ ga_gpu_bench_settle(void *agg_impl, GaStatus *status)
  * Aggregation: results
  * ------------------------------------------------------------------------
  */
-/* Allocate the result arrays for ngroups groups; 0 when out of host memory. */
+/*
+ * Allocate the result arrays for ngroups groups, from the host provider
+ * (the caller reads them); 0 when out of host memory.
+ */
 static int
 alloc_result(GpuAgg *agg, int64_t ngroups)
 {
@@ -673,14 +676,14 @@ alloc_result(GpuAgg *agg, int64_t ngroups)
 		return 0;
 	for (int k = 0; k < agg->nkeys; k++)
 	{
-		result->key_values[k] = (int64_t *) malloc(n * sizeof(int64_t));
-		result->key_isnull[k] = (uint8_t *) malloc(n);
+		result->key_values[k] = (int64_t *) ga_host_alloc(n * sizeof(int64_t));
+		result->key_isnull[k] = (uint8_t *) ga_host_alloc(n);
 		if (result->key_values[k] == NULL || result->key_isnull[k] == NULL)
 			return 0;
 	}
 	for (int a = 0; a < agg->naggs; a++)
 	{
-		result->values[a] = malloc(n * agg->acc_width[a]);
+		result->values[a] = ga_host_alloc(n * agg->acc_width[a]);
 		if (result->values[a] == NULL)
 			return 0;
 	}
@@ -696,13 +699,13 @@ free_result(GpuAgg *agg)
 	for (int k = 0; k < agg->nkeys; k++)
 	{
 		if (result->key_values != NULL)
-			free(result->key_values[k]);
+			ga_host_free(result->key_values[k]);
 		if (result->key_isnull != NULL)
-			free(result->key_isnull[k]);
+			ga_host_free(result->key_isnull[k]);
 	}
 	for (int a = 0; a < agg->naggs; a++)
 		if (result->values != NULL)
-			free(result->values[a]);
+			ga_host_free(result->values[a]);
 	free(result->key_values);
 	free(result->key_isnull);
 	free(result->values);
@@ -879,16 +882,13 @@ ga_gpu_agg_destroy(void *agg_impl)
 	device_free(&agg->dev_control);
 	for (int b = 0; b < 2; b++)
 	{
-		if (agg->host[b].pinned != NULL)
-			(void) cudaFreeHost(agg->host[b].pinned);
+		pinned_free(agg->host[b].pinned);
 		if (agg->host[b].copied != NULL)
 			(void) cudaEventDestroy(agg->host[b].copied);
 		free(agg->host[b].columns);
 	}
-	if (agg->host_control != NULL)
-		(void) cudaFreeHost(agg->host_control);
-	if (agg->host_probe != NULL)
-		(void) cudaFreeHost(agg->host_probe);
+	pinned_free(agg->host_control);
+	pinned_free(agg->host_probe);
 	{
 		cudaEvent_t events[] = {agg->ev_copy_start, agg->ev_copy_end,
 		agg->ev_gather_start, agg->ev_gather_end};

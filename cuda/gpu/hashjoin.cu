@@ -71,8 +71,8 @@ typedef struct GpuJoin
 	unsigned long long *dev_keys;
 	uint32_t   *dev_offsets;
 	uint32_t   *dev_counts;
-	uint32_t   *sorted_rows;	/* malloc'd, nbuild entries (at least one);
-								 * NULL when kept on the device */
+	uint32_t   *sorted_rows;	/* host provider's, nbuild entries (at least
+								 * one); NULL when kept on the device */
 	int			keep_on_device; /* the aggjoin's build */
 	uint32_t   *dev_sorted_rows;	/* ... keeps the sorted rows here */
 
@@ -277,7 +277,7 @@ join_build_empty(GpuJoin *join, GaStatus *status)
 {
 	cudaStream_t stream = join->device->stream;
 
-	join->sorted_rows = (uint32_t *) malloc(sizeof(uint32_t));
+	join->sorted_rows = (uint32_t *) ga_host_alloc(sizeof(uint32_t));
 	if (join->sorted_rows == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory building a join on the GPU");
@@ -402,7 +402,7 @@ join_make_table(GpuJoin *join, int64_t n, int key_current, int row_current,
 		return 0;
 	if (!join->keep_on_device)
 	{
-		join->sorted_rows = (uint32_t *) malloc((size_t) n * sizeof(uint32_t));
+		join->sorted_rows = (uint32_t *) ga_host_alloc((size_t) n * sizeof(uint32_t));
 		if (join->sorted_rows == NULL)
 			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 								 "out of host memory for the %lld sorted rows of a join",
@@ -701,8 +701,7 @@ ga_gpu_join_destroy(void *join_impl)
 	device_free(&join->dev_counts);
 	device_free(&join->dev_sorted_rows);
 	device_free(&join->dev_probe);
-	if (join->pinned != NULL)
-		(void) cudaFreeHost(join->pinned);
+	pinned_free(join->pinned);
 	{
 		cudaEvent_t events[] = {join->ev_copy_start, join->ev_copy_end,
 		join->ev_kernel_start, join->ev_kernel_end, join->ev_done};
@@ -712,6 +711,6 @@ ga_gpu_join_destroy(void *join_impl)
 				(void) cudaEventDestroy(events[e]);
 	}
 	(void) cudaGetLastError();	/* leave no error behind for later checks */
-	free(join->sorted_rows);
+	ga_host_free(join->sorted_rows);
 	free(join);
 }

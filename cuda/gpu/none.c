@@ -42,6 +42,15 @@ ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
 	return NULL;
 }
 
+/* Register nothing: there is no GPU to register host memory with. */
+int
+ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
+{
+	(void) ptr;
+	(void) bytes;
+	return ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
+}
+
 /* Refuse to start an aggregation (unreachable: no GPU can be opened). */
 static void *
 none_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)

@@ -39,6 +39,7 @@
 #include "batch/batch.h"
 #include "devices.h"
 #include "finalize/finalize.h"
+#include "gpuagg_service.h"
 #include "guc.h"
 #include "hashagg/desc.h"
 #include "hashagg/hashagg.h"
@@ -286,6 +287,7 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 		total->batches_by_strategy[i] += run.batches_by_strategy[i];
 	total->device_ms += run.device_ms;
 	total->transfer_ms += run.transfer_ms;
+	total->queue_ms += run.queue_ms;
 	total->retries += run.retries;
 	if (run.device_estimated_groups > total->device_estimated_groups)
 		total->device_estimated_groups = run.device_estimated_groups;
@@ -561,6 +563,7 @@ agg_run(GpuAggState *state)
 
 	state->info.executed = true;
 	state->device = GpuAggOpenDevice(state->device_kind, &state->info.setup_ms);
+	state->info.service = ga_device_is_service(state->device);
 	for (;;)
 	{
 		bool		recoverable;
@@ -571,9 +574,8 @@ agg_run(GpuAggState *state)
 		if (status.code == GA_ERR_CANCELLED)
 			GpuAggRaiseCancel();
 
-		recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
-					   status.code == GA_ERR_INJECTED) &&
-			status.code != GA_ERR_INVALID && state->info.fallback == NULL;
+		recoverable = GpuAggDeviceFailureRecoverable(state->device, &status) &&
+			state->info.fallback == NULL;
 		if (!recoverable || !state->desc->rescan_safe)
 			ereport(ERROR,
 					(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
@@ -589,7 +591,7 @@ agg_run(GpuAggState *state)
 				 errdetail("%s", status.message)));
 		state->info.fallback = pstrdup(status.message);
 		state->requests[0].fail_at_batch = 0;
-		state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
+		state->device = GpuAggOpenFallbackDevice(state->device, &state->info.setup_ms);
 		agg_rescan_children(state);
 	}
 }

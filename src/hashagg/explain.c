@@ -381,6 +381,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 "ms", stats->phase_ms[p], 3, es);
 		}
 		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
+		if (info->service)
+			ExplainPropertyFloat("Service Queue Time", "ms", stats->queue_ms, 3, es);
 		if (info->setup_ms > 0)
 			ExplainPropertyFloat("Context Setup", "ms", info->setup_ms, 3, es);
 	}

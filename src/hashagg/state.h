@@ -23,6 +23,7 @@ typedef struct GpuAggRunInfo
 	bool		executed;
 	GaAggStats	stats;			/* the device's own counts and times */
 	double		setup_ms;		/* CUDA context creation paid by this query */
+	bool		service;		/* the device ran in the GPU service */
 	char	   *fallback;		/* why the CPU finished the query, or NULL */
 	double		build_ms;		/* aggjoin: reading the inner side, building */
 	double		input_ms;		/* pulling child rows into batches */

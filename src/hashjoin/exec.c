@@ -49,6 +49,7 @@
 #include "batch/exact_key.h"
 #include "devices.h"
 #include "gpuagg_hash.h"
+#include "gpuagg_service.h"
 #include "guc.h"
 #include "hashjoin/desc.h"
 #include "hashjoin/hashjoin.h"
@@ -378,9 +379,8 @@ join_handle_failure(GpuJoinState *state, GaStatus *status)
 	join_release_device(state);
 	if (status->code == GA_ERR_CANCELLED)
 		GpuAggRaiseCancel();
-	recoverable = (ga_device_kind(state->device) == GA_DEVICE_GPU ||
-				   status->code == GA_ERR_INJECTED) &&
-		status->code != GA_ERR_INVALID && state->info.fallback == NULL;
+	recoverable = GpuAggDeviceFailureRecoverable(state->device, status) &&
+		state->info.fallback == NULL;
 	if (!recoverable)
 		ereport(ERROR,
 				(errcode(status->code == GA_ERR_OUT_OF_MEMORY ?
@@ -393,7 +393,7 @@ join_handle_failure(GpuJoinState *state, GaStatus *status)
 			 errdetail("%s", status->message)));
 	state->info.fallback = pstrdup(status->message);
 	state->request.fail_at_batch = 0;
-	state->device = GpuAggOpenDevice(GA_DEVICE_CPU, &state->info.setup_ms);
+	state->device = GpuAggOpenFallbackDevice(state->device, &state->info.setup_ms);
 }
 
 /* Add the device join's statistics to the node's totals (all loops). */
@@ -415,7 +415,10 @@ join_build(GpuJoinState *state)
 	state->info.executed = true;
 	join_read_inner(state);
 	if (state->device == NULL)
+	{
 		state->device = GpuAggOpenDevice(state->device_kind, &state->info.setup_ms);
+		state->info.service = ga_device_is_service(state->device);
+	}
 	while (!join_try_build(state, &status))
 		join_handle_failure(state, &status);
 	state->built = true;

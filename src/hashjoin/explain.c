@@ -128,6 +128,8 @@ GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyFloat("Device Time", "ms", stats->device_ms, 3, es);
 		ExplainPropertyFloat("Transfer Time", "ms", stats->transfer_ms, 3, es);
+		if (info->service)
+			ExplainPropertyFloat("Service Queue Time", "ms", stats->queue_ms, 3, es);
 		if (info->setup_ms > 0)
 			ExplainPropertyFloat("Context Setup", "ms", info->setup_ms, 3, es);
 	}

@@ -20,6 +20,7 @@ typedef struct GpuJoinRunInfo
 	bool		executed;
 	GaJoinStats stats;
 	double		setup_ms;
+	bool		service;		/* the device ran in the GPU service */
 	char	   *fallback;		/* why the CPU finished the join, or NULL */
 	int64		matched_rows;	/* candidate pairs that passed the join quals */
 	int64		null_key_rows;	/* rows whose key was NULL (both sides) */
@@ -112,6 +113,7 @@ GpuJoinAddStats(GaJoinStats *total, const GaJoin *join)
 	total->bytes_sent += run.bytes_sent;
 	total->device_ms += run.device_ms;
 	total->transfer_ms += run.transfer_ms;
+	total->queue_ms += run.queue_ms;
 }
 
 #endif							/* GPUAGG_HASHJOIN_STATE_H */

@@ -15,7 +15,14 @@
  * check their groups with the aggregation's reference (conformance.h).
  * common.c holds what every suite shares.
  *
- * Usage: conformance [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]
+ * The GPU service's devices are tested the same way, through a service
+ * running inside this process (service/loopback.c): every call goes
+ * through its slots, semaphores and arena as a backend's would, and
+ * service_api.c adds the service's own checks (a cancel while every
+ * thread is busy, a call after the service process was lost).
+ *
+ * Usage: conformance [--device cpu|gpu|service|all[,...]]
+ *                    [--suite agg|join|aggjoin|derived|all]
  *                    [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]
  *                    [--derived-cases N] [--seed S] [--only I] [--max-rows R]
  *                    [--timeout S] [--verbose]
@@ -25,6 +32,7 @@
  */
 #include "agg.h"
 #include "derived.h"
+#include "service/service_internal.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +50,62 @@ typedef struct DeviceRun
 	GaStrategy	strategy;
 	char		label[32];
 } DeviceRun;
+
+/* The devices --device names (a comma-separated list). */
+#define WANT_CPU 1
+#define WANT_GPU 2				/* required when named, optional in all */
+#define WANT_SERVICE 4
+#define WANT_ALL 8
+
+/* Bytes of the loopback service's arena (GPUAGG_SERVICE_ARENA_MB). */
+#define SERVICE_ARENA_MB 1024
+
+/* The devices of a --device list, or -1 when it names an unknown one. */
+static int
+parse_devices(const char *opt)
+{
+	char		copy[128];
+	char	   *save = NULL;
+	char	   *word;
+	int			want = 0;
+
+	snprintf(copy, sizeof(copy), "%s", opt);
+	for (word = strtok_r(copy, ",", &save); word != NULL; word = strtok_r(NULL, ",", &save))
+	{
+		if (strcmp(word, "cpu") == 0)
+			want |= WANT_CPU;
+		else if (strcmp(word, "gpu") == 0)
+			want |= WANT_GPU;
+		else if (strcmp(word, "service") == 0)
+			want |= WANT_SERVICE;
+		else if (strcmp(word, "all") == 0)
+			want |= WANT_ALL | WANT_CPU | WANT_SERVICE;
+		else
+			return -1;
+	}
+	return want != 0 ? want : -1;
+}
+
+/*
+ * Start the loopback service (its CPU device, and GPU 0 when with_gpu)
+ * before any device is used: its arena becomes the process's host memory.
+ */
+static GaService *
+start_service(int with_gpu)
+{
+	const char *mb = getenv("GPUAGG_SERVICE_ARENA_MB");
+	size_t		arena = (size_t) (mb != NULL ? atoll(mb) : SERVICE_ARENA_MB) << 20;
+	GaService  *service;
+	GaStatus	st;
+
+	service = ga_service_loopback_start(8, arena, 2, with_gpu, &st);
+	if (service == NULL)
+		printf("cannot start the loopback GPU service: %s\n", st.message);
+	else
+		printf("loopback GPU service: %zu MB arena, 2 threads, the CPU device%s\n",
+			   arena >> 20, with_gpu ? " and GPU 0" : "");
+	return service;
+}
 
 /* The case being run, for the watchdog's message. */
 static volatile sig_atomic_t current_case = -1;
@@ -78,12 +142,14 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s [--device cpu|gpu|all] [--suite agg|join|aggjoin|derived|all]\n"
+			"usage: %s [--device cpu|gpu|service|all[,...]] [--suite agg|join|aggjoin|derived|all]\n"
 			"          [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
 			"          [--derived-cases N] [--seed S] [--only I]\n"
 			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
-			"  --device   devices to test (default all: the CPU, and the GPU when found;\n"
-			"             gpu fails when there is none)\n"
+			"  --device   devices to test, comma-separated (default all: the CPU, the\n"
+			"             GPU when found, and the GPU service's: its CPU device and\n"
+			"             GPU 0 when found, through a loopback service in this\n"
+			"             process; gpu fails when there is none)\n"
 			"  --suite    aggregation, hash join, aggjoin, derived columns\n"
 			"             or all (default all)\n"
 			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
@@ -123,10 +189,19 @@ main(int argc, char **argv)
 	GaDevice   *run_devices[8];	/* runs as the aggjoin and derived suites take them */
 	GaStrategy	run_strategies[8];
 	const char *run_labels[8];
+	GaDevice   *join_devices[JOIN_MAX_DEVICES];
+	const char *join_labels[JOIN_MAX_DEVICES];
+	int			njoin = 0;
 	int64_t		failures = 0,
 				checks = 0;
 	GaDevice   *cpu = NULL,
-			   *gpu = NULL;
+			   *gpu = NULL,
+			   *svc_cpu = NULL,
+			   *svc_gpu = NULL;
+	GaService  *service = NULL;
+	GaGpuInfo	info[GA_MAX_GPUS];
+	int			ngpus = 0;
+	int			want;
 	GaStatus	st;
 	int			i,
 				j;
@@ -164,8 +239,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((strcmp(device_opt, "cpu") != 0 && strcmp(device_opt, "gpu") != 0 &&
-		 strcmp(device_opt, "all") != 0) ||
+	want = parse_devices(device_opt);
+	if (want < 0 ||
 		(strcmp(suite_opt, "agg") != 0 && strcmp(suite_opt, "join") != 0 &&
 		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "derived") != 0 &&
 		 strcmp(suite_opt, "all") != 0))
@@ -174,7 +249,19 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	if (strcmp(device_opt, "gpu") != 0)
+	if (want & (WANT_GPU | WANT_ALL | WANT_SERVICE))
+	{
+		ngpus = ga_gpu_compiled() ? ga_gpu_discover(info, GA_MAX_GPUS, &st) : 0;
+		if (!ga_gpu_compiled())
+			snprintf(st.message, sizeof(st.message), "this build has no GPU device");
+	}
+	if (want & WANT_SERVICE)
+	{
+		service = start_service(ngpus > 0);
+		if (service == NULL)
+			return 1;
+	}
+	if (want & WANT_CPU)
 	{
 		cpu = ga_device_open(GA_DEVICE_CPU, 0, &st);
 		if (cpu == NULL)
@@ -187,14 +274,9 @@ main(int argc, char **argv)
 		strcpy(runs[nruns].label, "cpu");
 		nruns++;
 	}
-	if (strcmp(device_opt, "cpu") != 0)
+	if (want & (WANT_GPU | WANT_ALL))
 	{
-		GaGpuInfo	info[GA_MAX_GPUS];
-		int			n = ga_gpu_compiled() ? ga_gpu_discover(info, GA_MAX_GPUS, &st) : 0;
-
-		if (!ga_gpu_compiled())
-			snprintf(st.message, sizeof(st.message), "this build has no GPU device");
-		if (n > 0)
+		if (ngpus > 0)
 			gpu = ga_device_open(GA_DEVICE_GPU, 0, &st);
 		if (gpu != NULL)
 		{
@@ -215,13 +297,40 @@ main(int argc, char **argv)
 				nruns++;
 			}
 		}
-		else if (strcmp(device_opt, "gpu") == 0)
+		else if (want & WANT_GPU)
 		{
 			printf("no GPU device: %s\n", st.message);
 			return 1;
 		}
 		else
-			printf("no GPU device (%s); testing the CPU device only\n", st.message);
+			printf("no GPU device (%s); testing without it\n", st.message);
+	}
+	if (service != NULL)
+	{
+		svc_cpu = ga_service_open(service, 0, GA_DEVICE_CPU, 0, &st);
+		if (svc_cpu == NULL)
+		{
+			printf("cannot open the GPU service's CPU device: %s\n", st.message);
+			return 1;
+		}
+		runs[nruns].device = svc_cpu;
+		runs[nruns].strategy = GA_STRATEGY_AUTO;
+		strcpy(runs[nruns].label, "svc/cpu");
+		nruns++;
+		if (ngpus > 0)
+		{
+			svc_gpu = ga_service_open(service, 0, GA_DEVICE_GPU, 0, &st);
+			if (svc_gpu == NULL)
+			{
+				printf("cannot open the GPU service's GPU: %s\n", st.message);
+				return 1;
+			}
+			gpu_info = info[0];
+			runs[nruns].device = svc_gpu;
+			runs[nruns].strategy = GA_STRATEGY_AUTO;
+			strcpy(runs[nruns].label, "svc/gpu");
+			nruns++;
+		}
 	}
 
 	signal(SIGALRM, watchdog);
@@ -246,6 +355,20 @@ main(int argc, char **argv)
 			failures += f;
 			checks++;
 		}
+	}
+
+	/* The service's own checks: a cancel while queued, a lost service process. */
+	if (service != NULL && only < 0)
+	{
+		int64_t		f;
+
+		conformance_set_current("service api", 0);
+		alarm((unsigned) timeout);
+		f = service_api_checks(service, svc_gpu != NULL);
+		printf("api  %-10s cancel while queued, calls after a lost service process: %s\n",
+			   "svc", f ? "FAIL" : "ok");
+		failures += f;
+		checks++;
 	}
 
 	for (i = 0; i < NUM_FIXED_CASES + ncases &&
@@ -286,9 +409,18 @@ main(int argc, char **argv)
 		free_case(&c);
 	}
 
-	/* The hash join: the CPU device and the GPU (one strategy) side by side. */
+	/* The hash join: every device (the GPU under one strategy) side by side. */
+	if (cpu != NULL)
+		join_devices[njoin] = cpu, join_labels[njoin++] = "cpu";
+	if (gpu != NULL)
+		join_devices[njoin] = gpu, join_labels[njoin++] = "gpu";
+	if (svc_cpu != NULL)
+		join_devices[njoin] = svc_cpu, join_labels[njoin++] = "svc/cpu";
+	if (svc_gpu != NULL)
+		join_devices[njoin] = svc_gpu, join_labels[njoin++] = "svc/gpu";
 	if (only < 0 && (strcmp(suite_opt, "join") == 0 || strcmp(suite_opt, "all") == 0))
-		failures += conformance_join(cpu, gpu, seed, njoin_cases, timeout, verbose, &checks);
+		failures += conformance_join(join_devices, join_labels, njoin, seed, njoin_cases,
+									 timeout, verbose, &checks);
 
 	/* The device runs as the aggjoin and derived suites take them. */
 	for (j = 0; j < nruns; j++)
@@ -310,6 +442,8 @@ main(int argc, char **argv)
 										nderived_cases, max_rows, timeout, verbose, &checks);
 
 	alarm(0);
+	if (service != NULL)
+		ga_service_loopback_stop(service);
 	printf("conformance: %lld checks, %lld problems, seed %llu, %.1f s: %s\n",
 		   (long long) checks, (long long) failures, (unsigned long long) seed,
 		   (now_ms() - t0) / 1000.0, failures ? "FAILED" : "passed");

@@ -15,6 +15,7 @@
 #define GPUAGG_CONFORMANCE_H
 
 #include "gpuagg_device.h"
+#include "gpuagg_service.h"
 #include "join.h"
 
 #define MAX_KEYS 3
@@ -239,5 +240,13 @@ extern int64_t conformance_aggjoin(GaDevice *const *devices, const GaStrategy *s
 
 /* aggjoin_api.c: the aggjoin's API checks on one device run */
 extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label);
+
+/*
+ * service_api.c: the GPU service's own checks on the loopback service
+ * (slots 1 to 3; with_gpu: it runs GPU 0 too): a cancel while every
+ * request thread is busy, and calls after the service process was lost.
+ * Returns the problems found.
+ */
+extern int64_t service_api_checks(GaService *service, int with_gpu);
 
 #endif							/* GPUAGG_CONFORMANCE_H */

@@ -958,33 +958,37 @@ done:
 	return rr.mismatches;
 }
 
-/* The devices' answers must be identical. */
+/* Two devices' answers must be identical. */
 static int64_t
-compare_outputs(const JoinCase *c, int case_no, const JoinOutput *a, const JoinOutput *b)
+compare_outputs(const JoinCase *c, int case_no, const JoinOutput *a, const JoinOutput *b,
+				const char *label_a, const char *label_b)
 {
-	RunReport	rr = {case_no, "cpu vs gpu", 0, 0, "join"};
+	char		label[64];
+	RunReport	rr = {case_no, label, 0, 0, "join"};
 	int64_t		i;
 	int			k;
 
+	snprintf(label, sizeof(label), "%s vs %s", label_a, label_b);
 	for (i = 0; i < c->nbuild; i++)
 		if (a->sorted_rows[i] != b->sorted_rows[i])
 		{
-			report(&rr, "sorted_rows[%lld]: cpu %u, gpu %u", (long long) i,
-					a->sorted_rows[i], b->sorted_rows[i]);
+			report(&rr, "sorted_rows[%lld]: %s %u, %s %u", (long long) i,
+				   label_a, a->sorted_rows[i], label_b, b->sorted_rows[i]);
 			break;
 		}
 	for (i = 0; i < c->nprobe; i++)
 		if (a->first[i] != b->first[i] || a->count[i] != b->count[i])
 		{
-			report(&rr, "probe row %lld: cpu (%u, %u), gpu (%u, %u)", (long long) i,
-					a->first[i], a->count[i], b->first[i], b->count[i]);
+			report(&rr, "probe row %lld: %s (%u, %u), %s (%u, %u)", (long long) i,
+				   label_a, a->first[i], a->count[i], label_b, b->first[i], b->count[i]);
 			break;
 		}
 	for (k = 0; k < c->nbatches; k++)
 		if (a->batch_total[k] != b->batch_total[k])
 		{
-			report(&rr, "batch %d total: cpu %lld, gpu %lld", k + 1,
-					(long long) a->batch_total[k], (long long) b->batch_total[k]);
+			report(&rr, "batch %d total: %s %lld, %s %lld", k + 1,
+				   label_a, (long long) a->batch_total[k],
+				   label_b, (long long) b->batch_total[k]);
 			break;
 		}
 	return rr.mismatches;
@@ -1004,22 +1008,18 @@ free_output(JoinOutput *out)
  * ------------------------------------------------------------------------
  */
 int64_t
-conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int timeout,
-				 int verbose, int64_t *checks)
+conformance_join(GaDevice *const *devices, const char *const *labels, int ndevices,
+				 uint64_t seed, int ncases, int timeout, int verbose, int64_t *checks)
 {
-	GaDevice   *devices[2] = {cpu, gpu};
-	const char *labels[2] = {"cpu", "gpu"};
 	int64_t		failures = 0;
 	int64_t		big_rows;
 	int			d,
 				i;
 
-	for (d = 0; d < 2; d++)
+	for (d = 0; d < ndevices; d++)
 	{
 		int64_t		f;
 
-		if (devices[d] == NULL)
-			continue;
 		conformance_set_current("join api", d);
 		alarm((unsigned) timeout);
 		f = api_join_invalid(devices[d], labels[d]);
@@ -1027,7 +1027,7 @@ conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int ti
 		f += api_join_cancel(devices[d], labels[d]);
 		f += api_join_two(devices[d], labels[d]);
 		f += api_join_destroy_states(devices[d], labels[d]);
-		printf("join api %-4s invalid requests, fail_at_batch, cancel, two joins, destroy: %s\n",
+		printf("join api %-7s invalid requests, fail_at_batch, cancel, two joins, destroy: %s\n",
 			   labels[d], f ? "FAIL" : "ok");
 		failures += f;
 		(*checks)++;
@@ -1040,7 +1040,7 @@ conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int ti
 		JoinSpec	spec;
 		JoinCase	c;
 		JoinRng		rng;
-		JoinOutput	out[2];
+		JoinOutput	out[JOIN_MAX_DEVICES];
 		char		line[1024];
 		size_t		len;
 
@@ -1056,32 +1056,33 @@ conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed, int ncases, int ti
 		build_join_case(&c, &spec, &rng);
 
 		len = (size_t) snprintf(line, sizeof(line), "join %3d %s", i, c.desc);
-		for (d = 0; d < 2; d++)
+		for (d = 0; d < ndevices; d++)
 		{
 			char		summary[96];
 
 			memset(&out[d], 0, sizeof(out[d]));
-			if (devices[d] == NULL)
-				continue;
 			failures += run_join_case(&c, i, devices[d], labels[d], verbose, &out[d],
 									  summary, sizeof(summary));
 			(*checks)++;
 			if (len < sizeof(line))
 				len += (size_t) snprintf(line + len, sizeof(line) - len, " | %s", summary);
 		}
-		if (out[0].complete && out[1].complete)
-		{
-			int64_t		f = compare_outputs(&c, i, &out[0], &out[1]);
+		/* every device's answer against the first device's */
+		for (d = 1; d < ndevices; d++)
+			if (out[0].complete && out[d].complete)
+			{
+				int64_t		f = compare_outputs(&c, i, &out[0], &out[d], labels[0], labels[d]);
 
-			failures += f;
-			(*checks)++;
-			if (len < sizeof(line))
-				snprintf(line + len, sizeof(line) - len, " | %s", f ? "DIFFER" : "same");
-		}
+				failures += f;
+				(*checks)++;
+				if (len < sizeof(line))
+					len += (size_t) snprintf(line + len, sizeof(line) - len, " | %s %s",
+											 labels[d], f ? "DIFFER" : "same");
+			}
 		printf("%s\n", line);
 		fflush(stdout);
-		free_output(&out[0]);
-		free_output(&out[1]);
+		for (d = 0; d < ndevices; d++)
+			free_output(&out[d]);
 		free_join_case(&c);
 	}
 	return failures;

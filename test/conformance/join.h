@@ -14,14 +14,18 @@
 
 /* join.c */
 
+/* Most devices one run of the join suite compares. */
+#define JOIN_MAX_DEVICES 8
+
 /*
- * Run the join's API checks and cases on the CPU device and, when gpu is
- * not NULL, the GPU device (cpu may be NULL too: then the GPU is compared
- * with the reference only).  Adds to *checks; returns the problems found.
+ * Run the join's API checks and cases on each of ndevices devices (at most
+ * JOIN_MAX_DEVICES, labelled), compare each with the reference and every
+ * device's answers with the first's.  Adds to *checks; returns the
+ * problems found.
  */
-extern int64_t conformance_join(GaDevice *cpu, GaDevice *gpu, uint64_t seed,
-								int ncases, int timeout, int verbose,
-								int64_t *checks);
+extern int64_t conformance_join(GaDevice *const *devices, const char *const *labels,
+								int ndevices, uint64_t seed, int ncases, int timeout,
+								int verbose, int64_t *checks);
 
 /* join.c: what the API checks (join_api.c) use too */
 

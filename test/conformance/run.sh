@@ -1,10 +1,11 @@
 #!/bin/sh
 # Build and run the device conformance test.
 #
-#   test/conformance/run.sh [--device cpu|gpu|all] [--cases N] [--seed S] [--only I] ...
+#   test/conformance/run.sh [--device cpu|gpu|service|all[,...]] [--cases N] [--seed S] ...
 #
 # The device layer's plain C files (`make device-objs`: the dispatcher and its
-# rules in cuda/, the CPU device in cuda/cpu/) are compiled here from source;
+# rules in cuda/, the CPU device in cuda/cpu/, the GPU service in
+# cuda/service/) are compiled here from source;
 # the GPU device comes from the objects a top-level `make` produced
 # (`make gpu-objs`, built with nvcc and linked with the static CUDA runtime),
 # or cuda/gpu/none.o (a build without nvcc).
@@ -12,8 +13,12 @@
 # The program is built in a private directory and then installed as
 # test/conformance/conformance, so concurrent runs do not trip over each other.
 #
+# --device service runs the GPU service's devices through a service inside the
+# test's process (its arena: GPUAGG_SERVICE_ARENA_MB, default 1024).
+#
 # Environment: CC, CFLAGS, CUDA_HOME (the top-level Makefile finds the CUDA
-# runtime the same way it did for the build), SANITIZE=1 (AddressSanitizer + UBSan).
+# runtime the same way it did for the build), SANITIZE=1 (AddressSanitizer + UBSan)
+# or SANITIZE=thread (ThreadSanitizer; slow: give it fewer cases).
 set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +31,9 @@ LDFLAGS=${LDFLAGS:-}
 if [ "${SANITIZE:-0}" = 1 ]; then
 	CFLAGS="$CFLAGS -fsanitize=address,undefined -fno-omit-frame-pointer"
 	LDFLAGS="$LDFLAGS -fsanitize=address,undefined"
+elif [ "${SANITIZE:-0}" = thread ]; then
+	CFLAGS="$CFLAGS -fsanitize=thread -fno-omit-frame-pointer"
+	LDFLAGS="$LDFLAGS -fsanitize=thread"
 fi
 src=test/conformance
 build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-conformance.XXXXXX")
@@ -71,7 +79,7 @@ else
 fi
 
 # shellcheck disable=SC2086  # object lists
-$CC $LDFLAGS -o "$build/conformance" $test_objs $device_objs $gpu_objs $libs -lm
+$CC $LDFLAGS -o "$build/conformance" $test_objs $device_objs $gpu_objs $libs -lm -lpthread
 cp "$build/conformance" "$src/conformance.tmp.$$"
 mv -f "$src/conformance.tmp.$$" "$src/conformance"
 "$build/conformance" "$@"

@@ -4,6 +4,7 @@
 #   - README.md at most 300 lines;
 #   - the tree speaks of the product only: no numbered work sessions or issue
 #     numbers in code, comments, docs or tests;
+#   - no header name that src/ and cuda/ both have (both are on the include path);
 #   - no source files that include or call each other in a circle
 #     (test/lint/deps.py, over the objects `make` built).
 # Exits nonzero when any rule is broken, after printing every breach.
@@ -46,6 +47,14 @@ if hits=$(tree_files '*' | grep -v -x -e CHANGELOG.md -e '.*\.png' -e '.*\.o' -e
 	xargs -d '\n' grep -n -I -i -E "$history_re" /dev/null); then
 	breach "work history in the tree (numbered sessions or issues):"
 	printf '%s\n' "$hits" | head -n 40
+fi
+
+# src/ and cuda/ are both on the include path: a header name they share
+# would make an include mean one file or the other by the flags' order.
+shared=$( { (cd src && find . -name '*.h'); (cd cuda && find . -name '*.h'); } |
+	sed 's|^\./||' | sort | uniq -d)
+if [ -n "$shared" ]; then
+	breach "header names in both src/ and cuda/ (an include would be ambiguous): $shared"
 fi
 
 if ! python3 test/lint/deps.py; then

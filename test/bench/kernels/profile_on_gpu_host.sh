@@ -47,7 +47,7 @@ done
 gpu_objs=$(make -s --no-print-directory gpu-objs)
 # shellcheck disable=SC2086
 "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda -Icuda/gpu \
-	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs -o "$build/bench" -lm \
+	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs -o "$build/bench" -lm -lpthread \
 	>>"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
 
 for rows in "$ROWS" ${SIZES_4X-$((4 * ROWS))}; do

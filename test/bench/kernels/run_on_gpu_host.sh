@@ -91,7 +91,7 @@ done
 # shellcheck disable=SC2086
 "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Icuda -Icuda/gpu \
 	test/bench/kernels/bench_kernels.cu $gpu_objs $cpu_objs \
-	-o "$build/bench_kernels" -lm >>"$out/build.log" 2>&1 ||
+	-o "$build/bench_kernels" -lm -lpthread >>"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; fail "building bench_kernels"; }
 
 say "running the kernel benchmark (budget ${BENCH_BUDGET:-200} s; log: $out/bench.log)"

@@ -1,0 +1,892 @@
+/*-------------------------------------------------------------------------
+ *
+ * service/client.c
+ *	  The clients of the GPU service: ga_service_open gives a backend an
+ *	  ordinary GaDevice whose table of entry points (ga_service_ops) turns
+ *	  every call into a request of the backend's slot, carried out by the
+ *	  service on its own device of the same kind.  The dispatcher
+ *	  (device.c) validates and orders the calls here, in the client, as
+ *	  for any device.
+ *
+ * Zero copy.  The service's devices take their batches and results from
+ * the arena (their host provider), which the client maps at the same
+ * address.  A client object keeps mirrors: a GaBatch per batch the device
+ * handed out, whose columns point at the device's own arrays (a submit
+ * sends the row count and each column's has_nulls), and a GaAggResult
+ * whose arrays are the device's.  So a backend writes a batch once, where
+ * the device reads it, and reads the groups where the device wrote them.
+ * A build side lies in the caller's memory: it is copied once into a
+ * staging buffer of the arena that the service allocates and frees.
+ *
+ * Failures.  The service's devices remember their own failures, as local
+ * devices do; what fails here (a cancel, a service that went away) is
+ * remembered by the client object, so every later call reports it.  An
+ * object of a generation the service no longer serves fails every call
+ * with "the GPU service restarted while this query ran" (GA_ERR_DEVICE),
+ * and its destroy only frees the mirrors.  Destroys are not waited for:
+ * the slot's next request collects their replies.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "service_internal.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CLIENT_RESTARTED "the GPU service restarted while this query ran"
+
+/* A device of the service as this process opened it: its GaDevice's impl. */
+typedef struct ClientDevice
+{
+	GaService  *service;
+	int			slot;
+	GaDeviceKind kind;
+	int			ordinal;
+	int			pid;			/* the process that opened it */
+	GaDevice   *device;
+	struct ClientDevice *next;
+} ClientDevice;
+
+/* The devices this process opened; they live as long as it does. */
+static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
+static ClientDevice *client_devices;
+
+/* A batch the service's device handed out, mirrored here. */
+typedef struct ClientBatch
+{
+	uint64_t	token;			/* 0: unused */
+	GaBatch		batch;
+	GaColumn   *columns;
+	int			ncolumns;		/* entries of columns */
+	SvcColumnDesc *descs;		/* the service's, in the arena */
+} ClientBatch;
+
+/* What an aggregation and a join of the service share on the client. */
+typedef struct ClientObject
+{
+	ClientDevice *device;
+	uint64_t	generation;		/* the one it was created in */
+	int			device_index;	/* in GaService.devices */
+	int			object;			/* the service's id, 0: none */
+	int			held;			/* counted in the slot's held_objects */
+	int64_t		queue_ns;		/* its requests' time in the service's queue */
+	GaFailure	failure;
+	ClientBatch batches[SVC_MAX_BATCHES];
+} ClientObject;
+
+typedef struct ClientAgg
+{
+	ClientObject base;
+	int			ncolumns;
+	uint8_t    *from_build;		/* an aggjoin's, copied; else NULL */
+	int			finished;
+	GaAggResult result;
+	GaAggStats	stats;
+} ClientAgg;
+
+typedef struct ClientJoin
+{
+	ClientObject base;
+	const uint32_t *sorted_rows;	/* once built */
+	GaJoinMatches matches;
+	GaJoinStats stats;
+} ClientJoin;
+
+/* ------------------------------------------------------------------------
+ * Devices and slots
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Open, for the client of slot `slot`, the service's device of kind
+ * (gpu_ordinal for a GPU); the same device again on later opens.  The
+ * first open of a slot in a process clears what an earlier client of the
+ * slot (an exited process) left counted as held.
+ */
+GaDevice *
+ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal,
+				GaStatus *status)
+{
+	ClientDevice *d;
+	int			pid = (int) getpid();
+	int			slot_known = 0;
+	int			ndevices;
+	int			found = 0;
+	int			i;
+
+	ga_status_ok(status);
+	if (service == NULL || SVC_LOAD(&service->magic) != SVC_MAGIC ||
+		slot < 0 || slot >= service->nslots)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "there is no slot %d of the GPU service", slot);
+		return NULL;
+	}
+	if (kind == GA_DEVICE_CPU)
+		gpu_ordinal = 0;
+	ndevices = SVC_LOAD(&service->ndevices);
+	for (i = 0; i < ndevices && !found; i++)
+		found = SVC_LOAD(&service->devices[i].kind) == (int32_t) kind &&
+			SVC_LOAD(&service->devices[i].ordinal) == gpu_ordinal;
+	if (!found)
+	{
+		if (ndevices == 0)
+			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service has not started");
+		else if (kind == GA_DEVICE_CPU)
+			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run the CPU device");
+		else
+			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run GPU %d",
+						  gpu_ordinal);
+		return NULL;
+	}
+
+	pthread_mutex_lock(&client_lock);
+	for (d = client_devices; d != NULL; d = d->next)
+		if (d->service == service && d->slot == slot && d->pid == pid)
+		{
+			if (d->kind == kind && d->ordinal == gpu_ordinal)
+				break;
+			slot_known = 1;
+		}
+	if (d == NULL && (d = calloc(1, sizeof(ClientDevice))) == NULL)
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening a device");
+	else if (d->device == NULL)
+	{
+		d->service = service;
+		d->slot = slot;
+		d->kind = kind;
+		d->ordinal = gpu_ordinal;
+		d->pid = pid;
+		d->device = ga_device_wrap(kind, &ga_service_ops, d, status);
+		if (d->device == NULL)
+		{
+			free(d);
+			d = NULL;
+		}
+		else
+		{
+			if (!slot_known)
+			{
+				service->slots[slot].held_objects = 0;
+				SVC_STORE(&service->slots[slot].held_generation, 0);
+			}
+			d->next = client_devices;
+			client_devices = d;
+		}
+	}
+	pthread_mutex_unlock(&client_lock);
+	return d != NULL ? d->device : NULL;
+}
+
+/* Whether device is a device of the service. */
+int
+ga_device_is_service(const GaDevice *device)
+{
+	return device != NULL && ga_device_ops(device) == &ga_service_ops;
+}
+
+/*
+ * Destroy every object the client of slot holds in the service, after its
+ * request in flight; its objects no longer count as held.
+ */
+void
+ga_service_release(GaService *service, int slot_index)
+{
+	SvcSlot    *slot;
+	uint64_t	generation;
+	GaStatus	status;
+
+	if (service == NULL || slot_index < 0 || slot_index >= service->nslots)
+		return;
+	slot = &service->slots[slot_index];
+	generation = SVC_LOAD(&service->generation);
+	svc_slot_collect(service, slot);
+	if (svc_serving(service, generation))
+	{
+		memset(&slot->args, 0, sizeof(slot->args));
+		slot->args.op = SVC_OP_RELEASE;
+		slot->args.device = -1;
+		(void) svc_slot_call(service, slot, generation, NULL, NULL, &status);
+	}
+	slot->held_objects = 0;
+	SVC_STORE(&slot->held_generation, 0);
+}
+
+/* The slot of a client device. */
+static SvcSlot *
+client_slot(const ClientDevice *device)
+{
+	return &device->service->slots[device->slot];
+}
+
+/*
+ * Start an object for device: the generation the service serves and the
+ * index of the device there; 0 with status (GA_ERR_NO_DEVICE) when the
+ * service is not ready or no longer runs the device.
+ */
+static int
+object_start(ClientObject *obj, ClientDevice *device, GaStatus *status)
+{
+	GaService  *service = device->service;
+	uint64_t	generation = SVC_LOAD(&service->generation);
+	int			ndevices;
+	int			i;
+
+	obj->device = device;
+	if (!svc_serving(service, generation))
+		return ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service is not ready");
+	ndevices = SVC_LOAD(&service->ndevices);
+	for (i = 0; i < ndevices; i++)
+		if (SVC_LOAD(&service->devices[i].kind) == (int32_t) device->kind &&
+			SVC_LOAD(&service->devices[i].ordinal) == device->ordinal)
+		{
+			obj->generation = generation;
+			obj->device_index = i;
+			return 1;
+		}
+	return ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service no longer runs this device");
+}
+
+/*
+ * Count the object as held in the slot (its arena memory), or no longer:
+ * the first held object names the generation, the last one clears it.
+ */
+static void
+object_hold(ClientObject *obj, int hold)
+{
+	SvcSlot    *slot = client_slot(obj->device);
+
+	if (hold == obj->held)
+		return;
+	obj->held = hold;
+	if (hold && slot->held_objects++ == 0)
+	{
+		SVC_STORE(&slot->client_pid, (int32_t) getpid());
+		SVC_STORE(&slot->held_generation, obj->generation);
+	}
+	else if (!hold && --slot->held_objects <= 0)
+	{
+		slot->held_objects = 0;
+		SVC_STORE(&slot->held_generation, 0);
+	}
+}
+
+/*
+ * The slot for a call on the object, idle, its arguments cleared to op;
+ * NULL with status when the object failed before or its generation is
+ * not served.
+ */
+static SvcSlot *
+object_begin(ClientObject *obj, SvcOp op, GaStatus *status)
+{
+	GaService  *service = obj->device->service;
+	SvcSlot    *slot = client_slot(obj->device);
+
+	if (!ga_failure_check(&obj->failure, status))
+		return NULL;
+	if (!svc_serving(service, obj->generation))
+	{
+		ga_failure_set(&obj->failure, status, GA_ERR_DEVICE, CLIENT_RESTARTED);
+		return NULL;
+	}
+	svc_slot_collect(service, slot);
+	memset(&slot->args, 0, sizeof(slot->args));
+	slot->args.op = op;
+	slot->args.device = obj->device_index;
+	slot->args.object = obj->object;
+	return slot;
+}
+
+/*
+ * Make the call prepared by object_begin; 1, or 0 with status.  A failure
+ * of the call itself (a cancel, a service gone) is remembered: the
+ * service's object may be ahead of what the caller was told.
+ */
+static int
+object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
+								   obj->generation, wait, arg, status);
+
+	if (rc >= 0)
+		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
+	if (rc < 0)
+		ga_failure_set(&obj->failure, status, status->code, status->message);
+	return rc > 0;
+}
+
+/* Post an operation on the slot that nobody waits for (its reply is collected later). */
+static void
+object_post(ClientObject *obj, SvcOp op, void *buffer)
+{
+	GaService  *service = obj->device->service;
+	SvcSlot    *slot = client_slot(obj->device);
+
+	if (!svc_serving(service, obj->generation))
+		return;
+	svc_slot_collect(service, slot);
+	memset(&slot->args, 0, sizeof(slot->args));
+	slot->args.op = op;
+	slot->args.device = obj->device_index;
+	slot->args.object = obj->object;
+	slot->args.buffer = buffer;
+	svc_slot_post(service, slot, obj->generation);
+}
+
+/*
+ * A staging buffer of bytes in the arena for the object's next call; NULL
+ * with status (remembered: the call it was for fails).
+ */
+static void *
+object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	SvcSlot    *slot = object_begin(obj, SVC_OP_ALLOC, status);
+	int			rc;
+
+	if (slot == NULL)
+		return NULL;
+	slot->args.buffer_bytes = bytes;
+	slot->reply.buffer = NULL;
+	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, status);
+	if (rc > 0)
+		return slot->reply.buffer;
+	if (rc < 0 && slot->reply.buffer != NULL)
+		object_post(obj, SVC_OP_FREE, slot->reply.buffer);
+	ga_failure_set(&obj->failure, status, status->code, status->message);
+	return NULL;
+}
+
+/*
+ * Call with a staging buffer the service frees when it runs the call; one
+ * the call never reached is given back.  1, or 0 with status.
+ */
+static int
+object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *arg,
+				   GaStatus *status)
+{
+	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
+								   obj->generation, wait, arg, status);
+
+	if (rc >= 0)
+		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
+	if (rc < 0)
+	{
+		ga_failure_set(&obj->failure, status, status->code, status->message);
+		object_post(obj, SVC_OP_FREE, buffer);	/* refused if the call took it */
+	}
+	return rc > 0;
+}
+
+/* Mirror the batch the service's device just handed out (slot's reply). */
+static GaBatch *
+object_batch(ClientObject *obj, const SvcReply *reply, GaStatus *status)
+{
+	ClientBatch *cb = NULL;
+	int			b;
+	int			c;
+
+	for (b = 0; b < SVC_MAX_BATCHES && cb == NULL; b++)
+		if (obj->batches[b].token == reply->token)
+			cb = &obj->batches[b];
+	for (b = 0; b < SVC_MAX_BATCHES && cb == NULL; b++)
+		if (obj->batches[b].token == 0)
+			cb = &obj->batches[b];
+	if (cb == NULL)
+	{
+		ga_failure_set(&obj->failure, status, GA_ERR_DEVICE,
+					   "the GPU service handed out more batches than its devices do");
+		return NULL;
+	}
+	if (cb->ncolumns < reply->ncolumns)
+	{
+		GaColumn   *columns = calloc((size_t) reply->ncolumns, sizeof(GaColumn));
+
+		if (columns == NULL)
+		{
+			ga_failure_set(&obj->failure, status, GA_ERR_OUT_OF_MEMORY,
+						   "out of host memory for a batch of the GPU service");
+			return NULL;
+		}
+		free(cb->columns);
+		cb->columns = columns;
+		cb->ncolumns = reply->ncolumns;
+	}
+	cb->token = reply->token;
+	cb->descs = reply->columns;
+	cb->batch.nrows = 0;
+	cb->batch.capacity = reply->capacity;
+	cb->batch.ncolumns = reply->ncolumns;
+	cb->batch.columns = cb->columns;
+	for (c = 0; c < reply->ncolumns; c++)
+	{
+		GaColumn   *col = &cb->columns[c];
+
+		col->type = (GaValueType) cb->descs[c].type;
+		col->values = cb->descs[c].values;
+		col->validity = cb->descs[c].validity;
+		col->has_nulls = cb->descs[c].has_nulls;
+	}
+	return &cb->batch;
+}
+
+/*
+ * Prepare the submit of a batch: its token, and each column's has_nulls
+ * written where the service reads it; NULL with status when the batch is
+ * not one the object handed out.
+ */
+static SvcSlot *
+object_begin_submit(ClientObject *obj, SvcOp op, const GaBatch *batch, const char *what,
+					GaStatus *status)
+{
+	ClientBatch *cb = NULL;
+	SvcSlot    *slot;
+	int			b;
+	int			c;
+
+	for (b = 0; b < SVC_MAX_BATCHES && cb == NULL; b++)
+		if (obj->batches[b].token != 0 && batch == &obj->batches[b].batch)
+			cb = &obj->batches[b];
+	if (cb == NULL)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "the submitted batch was not handed out by this %s",
+					  what);
+		return NULL;
+	}
+	slot = object_begin(obj, op, status);
+	if (slot == NULL)
+		return NULL;
+	for (c = 0; c < cb->batch.ncolumns; c++)
+		cb->descs[c].has_nulls = cb->columns[c].has_nulls != 0;
+	slot->args.token = cb->token;
+	slot->args.nrows = batch->nrows;
+	return slot;
+}
+
+/*
+ * Destroy the object in the service (op), not waiting, and stop holding
+ * it; free its mirrors.
+ */
+static void
+object_destroy(ClientObject *obj, SvcOp op)
+{
+	int			b;
+
+	if (obj->object != 0)
+		object_post(obj, op, NULL);
+	object_hold(obj, 0);
+	for (b = 0; b < SVC_MAX_BATCHES; b++)
+		free(obj->batches[b].columns);
+}
+
+/* ------------------------------------------------------------------------
+ * Aggregation
+ * ------------------------------------------------------------------------
+ */
+
+/* Free an aggregation's mirror (the service's object is not touched). */
+static void
+agg_free(ClientAgg *agg)
+{
+	free(agg->from_build);
+	free(agg->result.key_values);
+	free(agg->result.key_isnull);
+	free(agg->result.values);
+	free(agg);
+}
+
+/*
+ * Start an aggregation in the service: the request's deep copy goes in the
+ * slot's payload, or in a staging buffer when larger.
+ */
+static void *
+client_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
+{
+	ClientDevice *device = device_impl;
+	size_t		bytes = svc_wire_size(request);
+	ClientAgg  *agg = calloc(1, sizeof(ClientAgg));
+	SvcSlot    *slot;
+	void	   *buffer;
+
+	if (agg == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting an aggregation");
+		return NULL;
+	}
+	agg->ncolumns = request->ncolumns;
+	if (request->join != NULL)
+	{
+		agg->from_build = malloc((size_t) (request->ncolumns > 0 ? request->ncolumns : 1));
+		if (agg->from_build == NULL)
+		{
+			agg_free(agg);
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting an aggregation");
+			return NULL;
+		}
+		memcpy(agg->from_build, request->join->from_build, (size_t) request->ncolumns);
+	}
+	if (!object_start(&agg->base, device, status))
+	{
+		agg_free(agg);
+		return NULL;
+	}
+	object_hold(&agg->base, 1);
+	slot = client_slot(device);
+	if (bytes <= SVC_PAYLOAD_BYTES)
+	{
+		if (object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
+			goto fail;
+		buffer = slot->payload;
+	}
+	else if ((buffer = object_staging(&agg->base, bytes, NULL, NULL, status)) == NULL ||
+			 object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
+		goto fail;
+	svc_wire_write(request, buffer);
+	slot->args.buffer = buffer;
+	slot->args.buffer_bytes = bytes;
+	slot->reply.object = 0;
+	if (buffer == (void *) slot->payload ?
+		!object_call(&agg->base, NULL, NULL, status) :
+		!object_call_staged(&agg->base, buffer, NULL, NULL, status))
+		goto fail;
+	agg->base.object = slot->reply.object;
+	agg->stats = slot->reply.stats.agg;
+	return agg;
+
+fail:
+	object_hold(&agg->base, 0);
+	agg_free(agg);
+	return NULL;
+}
+
+/* Hand out the service's next batch, mirrored. */
+static GaBatch *
+client_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	ClientAgg  *agg = agg_impl;
+	SvcSlot    *slot = object_begin(&agg->base, SVC_OP_AGG_NEXT_BATCH, status);
+
+	if (slot == NULL || !object_call(&agg->base, wait, arg, status))
+		return NULL;
+	agg->stats = slot->reply.stats.agg;
+	return object_batch(&agg->base, &slot->reply, status);
+}
+
+/* Submit a batch: its row count and each column's has_nulls. */
+static int
+client_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+				  GaStatus *status)
+{
+	ClientAgg  *agg = agg_impl;
+	SvcSlot    *slot = object_begin_submit(&agg->base, SVC_OP_AGG_SUBMIT, batch,
+										   "aggregation", status);
+
+	if (slot == NULL)
+		return 0;
+	if (!object_call(&agg->base, wait, arg, status))
+		return 0;
+	agg->stats = slot->reply.stats.agg;
+	return 1;
+}
+
+/*
+ * Give an aggjoin step's build side: keys, rows and the step's build
+ * columns copied into a staging buffer (see service_internal.h for its layout).
+ */
+static int
+client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
+				 int64_t n, uint64_t key_seed, const GaBatch *payload, GaWaitCallback wait,
+				 void *arg, GaStatus *status)
+{
+	ClientAgg  *agg = agg_impl;
+	size_t		nrows = (size_t) payload->nrows;
+	size_t		keys_at = svc_align((size_t) agg->ncolumns * sizeof(SvcColumnDesc));
+	size_t		rows_at = keys_at + (keys != NULL ? svc_align((size_t) n * sizeof(int64_t)) : 0);
+	size_t		columns_at = rows_at + svc_align((size_t) n * sizeof(uint32_t));
+	size_t		bytes = columns_at;
+	unsigned char *buffer;
+	SvcColumnDesc *descs;
+	SvcSlot    *slot;
+	int			c;
+
+	for (c = 0; c < agg->ncolumns; c++)
+	{
+		const GaColumn *col = &payload->columns[c];
+
+		if (agg->from_build[c] != step + 1)
+			continue;
+		if (col->values != NULL)
+			bytes += svc_align(nrows * (size_t) ga_type_width(col->type));
+		if (col->has_nulls && col->validity != NULL)
+			bytes += svc_align((nrows + 7) / 8);
+	}
+	buffer = object_staging(&agg->base, bytes, wait, arg, status);
+	if (buffer == NULL)
+		return 0;
+
+	/*
+	 * Only the step's build columns are read; the others stay empty (and
+	 * so does what the caller left out: a column the device does not read).
+	 */
+	descs = (SvcColumnDesc *) buffer;
+	memset(descs, 0, keys_at);
+	if (keys != NULL && n > 0)
+		memcpy(buffer + keys_at, keys, (size_t) n * sizeof(int64_t));
+	if (n > 0)
+		memcpy(buffer + rows_at, rows, (size_t) n * sizeof(uint32_t));
+	for (c = 0; c < agg->ncolumns; c++)
+	{
+		const GaColumn *col = &payload->columns[c];
+		size_t		vbytes = nrows * (size_t) ga_type_width(col->type);
+
+		descs[c].type = col->type;
+		if (agg->from_build[c] != step + 1)
+			continue;
+		if (vbytes > 0 && col->values != NULL)
+		{
+			descs[c].values = buffer + columns_at;
+			memcpy(buffer + columns_at, col->values, vbytes);
+			columns_at += svc_align(vbytes);
+		}
+		if (col->has_nulls && col->validity != NULL)
+		{
+			descs[c].validity = buffer + columns_at;
+			descs[c].has_nulls = 1;
+			memcpy(buffer + columns_at, col->validity, (nrows + 7) / 8);
+			columns_at += svc_align((nrows + 7) / 8);
+		}
+	}
+
+	slot = object_begin(&agg->base, SVC_OP_AGG_BUILD, status);
+	if (slot == NULL)
+		return 0;
+	slot->args.step = step;
+	slot->args.n = n;
+	slot->args.nrows = payload->nrows;
+	slot->args.key_seed = key_seed;
+	slot->args.has_keys = keys != NULL;
+	slot->args.buffer = buffer;
+	slot->args.buffer_bytes = bytes;
+	if (!object_call_staged(&agg->base, buffer, wait, arg, status))
+		return 0;
+	agg->stats = slot->reply.stats.agg;
+	return 1;
+}
+
+/* Finish: the result's arrays are the service's, read where they lie. */
+static const GaAggResult *
+client_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	ClientAgg  *agg = agg_impl;
+	GaAggResult *result = &agg->result;
+	SvcSlot    *slot;
+	void	   *const *arrays;
+	int			k;
+	int			a;
+
+	if (agg->finished && ga_failure_check(&agg->base.failure, status))
+		return result;
+	slot = object_begin(&agg->base, SVC_OP_AGG_FINISH, status);
+	if (slot == NULL || !object_call(&agg->base, wait, arg, status))
+		return NULL;
+	agg->stats = slot->reply.stats.agg;
+	arrays = (void *const *) slot->payload;
+	result->ngroups = slot->reply.ngroups;
+	result->nkeys = slot->reply.nkeys;
+	result->naggs = slot->reply.naggs;
+	result->key_values = calloc((size_t) result->nkeys + 1, sizeof(int64_t *));
+	result->key_isnull = calloc((size_t) result->nkeys + 1, sizeof(uint8_t *));
+	result->values = calloc((size_t) result->naggs + 1, sizeof(void *));
+	if (result->key_values == NULL || result->key_isnull == NULL || result->values == NULL)
+	{
+		ga_failure_set(&agg->base.failure, status, GA_ERR_OUT_OF_MEMORY,
+					   "out of host memory collecting the groups");
+		return NULL;
+	}
+	for (k = 0; k < result->nkeys; k++)
+	{
+		result->key_values[k] = arrays[k];
+		result->key_isnull[k] = arrays[result->nkeys + k];
+	}
+	for (a = 0; a < result->naggs; a++)
+		result->values[a] = arrays[2 * result->nkeys + a];
+	if (result->nkeys == 0)
+	{
+		free(result->key_values);
+		free(result->key_isnull);
+		result->key_values = NULL;
+		result->key_isnull = NULL;
+	}
+	agg->finished = 1;
+	return result;
+}
+
+/* What the aggregation did, as of its last call. */
+static void
+client_agg_get_stats(const void *agg_impl, GaAggStats *stats)
+{
+	const ClientAgg *agg = agg_impl;
+
+	*stats = agg->stats;
+	stats->queue_ms = (double) agg->base.queue_ns / 1e6;
+}
+
+/* Destroy the aggregation in the service (not waited for) and its mirror. */
+static void
+client_agg_destroy(void *agg_impl)
+{
+	ClientAgg  *agg = agg_impl;
+
+	if (agg == NULL)
+		return;
+	object_destroy(&agg->base, SVC_OP_AGG_DESTROY);
+	agg_free(agg);
+}
+
+/* ------------------------------------------------------------------------
+ * Hash join
+ * ------------------------------------------------------------------------
+ */
+
+/* Start a join in the service. */
+static void *
+client_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *status)
+{
+	ClientJoin *join = calloc(1, sizeof(ClientJoin));
+	SvcSlot    *slot;
+
+	if (join == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting a join");
+		return NULL;
+	}
+	if (!object_start(&join->base, device_impl, status))
+	{
+		free(join);
+		return NULL;
+	}
+	object_hold(&join->base, 1);
+	slot = object_begin(&join->base, SVC_OP_JOIN_CREATE, status);
+	if (slot != NULL)
+	{
+		slot->args.join = *request;
+		slot->reply.object = 0;
+	}
+	if (slot == NULL || !object_call(&join->base, NULL, NULL, status))
+	{
+		object_hold(&join->base, 0);
+		free(join);
+		return NULL;
+	}
+	join->base.object = slot->reply.object;
+	join->stats = slot->reply.stats.join;
+	return join;
+}
+
+/* Build: keys and rows copied into a staging buffer. */
+static int
+client_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, int64_t n,
+				  GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	ClientJoin *join = join_impl;
+	size_t		rows_at = svc_align((size_t) n * sizeof(int64_t));
+	size_t		bytes = rows_at + (size_t) n * sizeof(uint32_t);
+	unsigned char *buffer = object_staging(&join->base, bytes, wait, arg, status);
+	SvcSlot    *slot;
+
+	if (buffer == NULL)
+		return 0;
+	if (n > 0)
+	{
+		memcpy(buffer, keys, (size_t) n * sizeof(int64_t));
+		memcpy(buffer + rows_at, rows, (size_t) n * sizeof(uint32_t));
+	}
+	slot = object_begin(&join->base, SVC_OP_JOIN_BUILD, status);
+	if (slot == NULL)
+		return 0;
+	slot->args.n = n;
+	slot->args.buffer = buffer;
+	slot->args.buffer_bytes = bytes;
+	if (!object_call_staged(&join->base, buffer, wait, arg, status))
+		return 0;
+	join->sorted_rows = slot->reply.sorted_rows;
+	join->stats = slot->reply.stats.join;
+	return 1;
+}
+
+/* The build rows in key order, in the arena; NULL before a build. */
+static const uint32_t *
+client_join_sorted_rows(const void *join_impl)
+{
+	const ClientJoin *join = join_impl;
+
+	return join->sorted_rows;
+}
+
+/* Hand out the service's probe batch, mirrored. */
+static GaBatch *
+client_join_next_batch(void *join_impl, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	ClientJoin *join = join_impl;
+	SvcSlot    *slot = object_begin(&join->base, SVC_OP_JOIN_NEXT_BATCH, status);
+
+	if (slot == NULL || !object_call(&join->base, wait, arg, status))
+		return NULL;
+	join->stats = slot->reply.stats.join;
+	return object_batch(&join->base, &slot->reply, status);
+}
+
+/* Probe: the answer's arrays are the service's, read where they lie. */
+static const GaJoinMatches *
+client_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *arg,
+				  GaStatus *status)
+{
+	ClientJoin *join = join_impl;
+	SvcSlot    *slot = object_begin_submit(&join->base, SVC_OP_JOIN_PROBE, batch, "join",
+										   status);
+
+	if (slot == NULL || !object_call(&join->base, wait, arg, status))
+		return NULL;
+	join->matches = slot->reply.matches;
+	join->stats = slot->reply.stats.join;
+	return &join->matches;
+}
+
+/* What the join did, as of its last call. */
+static void
+client_join_get_stats(const void *join_impl, GaJoinStats *stats)
+{
+	const ClientJoin *join = join_impl;
+
+	*stats = join->stats;
+	stats->queue_ms = (double) join->base.queue_ns / 1e6;
+}
+
+/* Destroy the join in the service (not waited for) and its mirror. */
+static void
+client_join_destroy(void *join_impl)
+{
+	ClientJoin *join = join_impl;
+
+	if (join == NULL)
+		return;
+	object_destroy(&join->base, SVC_OP_JOIN_DESTROY);
+	free(join);
+}
+
+const GaDeviceOps ga_service_ops = {
+	.agg_create = client_agg_create,
+	.agg_next_batch = client_agg_next_batch,
+	.agg_submit = client_agg_submit,
+	.agg_finish = client_agg_finish,
+	.agg_get_stats = client_agg_get_stats,
+	.agg_destroy = client_agg_destroy,
+	.aggjoin_build = client_agg_build,
+	.join_create = client_join_create,
+	.join_build = client_join_build,
+	.join_sorted_rows = client_join_sorted_rows,
+	.join_next_batch = client_join_next_batch,
+	.join_probe = client_join_probe,
+	.join_get_stats = client_join_get_stats,
+	.join_destroy = client_join_destroy,
+};

@@ -1,0 +1,645 @@
+/*-------------------------------------------------------------------------
+ *
+ * service/exec.c
+ *	  The service process runs one request: the object table of each slot
+ *	  (private to the process), the staging buffers a client asked for, and
+ *	  each operation carried out on the real CPU or GPU device through its
+ *	  table of entry points (device_impl.h).  The client's dispatcher has
+ *	  already validated the request, checked the order of the calls,
+ *	  hashed the keys of an aggjoin build of several keys and applied
+ *	  fail_at_batch, so nothing is done twice here.
+ *
+ * A batch the device hands out stays the device's: the client gets, in
+ * the arena, one SvcColumnDesc per column saying where its values and
+ * validity are (the host provider put them in the arena), fills them in
+ * place, writes each column's has_nulls into its descriptor and submits
+ * the batch's token and row count; the device then finds its own batch
+ * as it left it.  A result's arrays are the device's too: the client gets
+ * their addresses in the slot's payload.
+ *
+ * One GPU's calls are serialized by its mutex (the GPU device keeps one
+ * stream per process); the CPU device's objects share nothing, so its
+ * calls run side by side.  The device's wait callback is the slot's
+ * cancel flag.  Every call updates the device's statistics in the shared
+ * header and ends with the object's own statistics in the reply.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "service_internal.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The devices' wait callback: whether the slot's client asked to stop. */
+static int
+exec_wait(void *arg)
+{
+	SvcSlot    *slot = arg;
+
+	return SVC_LOAD(&slot->cancel) != 0;
+}
+
+/* Enter and leave a device call (a GPU's are serialized). */
+static void
+device_enter(SvcServerDevice *device)
+{
+	if (device->serialized)
+		pthread_mutex_lock(&device->lock);
+}
+
+static void
+device_leave(SvcServerDevice *device)
+{
+	if (device->serialized)
+		pthread_mutex_unlock(&device->lock);
+}
+
+/* The object `id` (from 1) of a slot if it is of kind; else NULL with status. */
+static SvcObject *
+object_get(SvcServerSlot *ss, int id, int kind, GaStatus *status)
+{
+	if (id < 1 || id > ss->nobjects || ss->objects[id - 1].kind != kind)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "the GPU service has no such %s of this session",
+					  kind == SVC_OBJECT_AGG ? "aggregation" : "join");
+		return NULL;
+	}
+	return &ss->objects[id - 1];
+}
+
+/* A free entry of the slot's object table (its id), or 0 with status. */
+static int
+object_new(SvcServerSlot *ss, GaStatus *status)
+{
+	SvcObject  *grown;
+	int			n;
+	int			i;
+
+	for (i = 0; i < ss->nobjects; i++)
+		if (ss->objects[i].kind == 0)
+			return i + 1;
+	n = ss->nobjects > 0 ? 2 * ss->nobjects : 4;
+	grown = realloc(ss->objects, (size_t) n * sizeof(SvcObject));
+	if (grown == NULL)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory in the GPU service");
+	memset(grown + ss->nobjects, 0, (size_t) (n - ss->nobjects) * sizeof(SvcObject));
+	ss->objects = grown;
+	i = ss->nobjects;
+	ss->nobjects = n;
+	return i + 1;
+}
+
+/* Destroy an object on its device and free its entry. */
+static void
+object_drop(SvcServer *server, SvcObject *obj)
+{
+	SvcServerDevice *device = &server->devices[obj->device];
+	int			b;
+
+	device_enter(device);
+	if (obj->kind == SVC_OBJECT_AGG)
+		device->ops->agg_destroy(obj->impl);
+	else
+		device->ops->join_destroy(obj->impl);
+	device_leave(device);
+	for (b = 0; b < obj->nbatches; b++)
+		svc_arena_free(obj->descs[b]);
+	SVC_ADD(&server->service->devices[obj->device].active, -1);
+	memset(obj, 0, sizeof(*obj));
+}
+
+/* Record a staging buffer of the slot; 0 with status when it holds too many. */
+static int
+staging_add(SvcServerSlot *ss, void *buffer, size_t bytes, GaStatus *status)
+{
+	int			i;
+
+	for (i = 0; i < SVC_MAX_STAGING; i++)
+		if (ss->staging[i] == NULL)
+		{
+			ss->staging[i] = buffer;
+			ss->staging_bytes[i] = bytes;
+			return 1;
+		}
+	return ga_status_set(status, GA_ERR_INVALID,
+						 "a session asked the GPU service for more than %d staging buffers",
+						 SVC_MAX_STAGING);
+}
+
+/*
+ * Take back the slot's staging buffer at buffer, of at least bytes (the
+ * caller frees it); 0 with status when the slot has no such buffer.
+ */
+static int
+staging_take(SvcServerSlot *ss, const void *buffer, size_t bytes, GaStatus *status)
+{
+	int			i;
+
+	for (i = 0; i < SVC_MAX_STAGING; i++)
+		if (ss->staging[i] != NULL && ss->staging[i] == buffer && ss->staging_bytes[i] >= bytes)
+		{
+			ss->staging[i] = NULL;
+			ss->staging_bytes[i] = 0;
+			return 1;
+		}
+	return ga_status_set(status, GA_ERR_INVALID,
+						 "the GPU service has no such staging buffer of this session");
+}
+
+/* Whether [p, p + bytes) lies inside [base, base + size). */
+static int
+inside(const void *p, size_t bytes, const void *base, size_t size)
+{
+	const unsigned char *q = p;
+	const unsigned char *b = base;
+
+	return q >= b && bytes <= size && (size_t) (q - b) <= size - bytes;
+}
+
+/*
+ * Remember a batch the device handed out (its index in the object, with
+ * the descriptors of its columns in the arena) and describe its columns;
+ * -1 with status when the object has too many or the arena is full.
+ */
+static int
+batch_describe(SvcObject *obj, GaBatch *batch, GaStatus *status)
+{
+	int			b;
+	int			c;
+
+	for (b = 0; b < obj->nbatches; b++)
+		if (obj->batches[b] == batch)
+			break;
+	if (b == obj->nbatches)
+	{
+		if (b == SVC_MAX_BATCHES)
+		{
+			ga_status_set(status, GA_ERR_DEVICE, "a device handed out more than %d batches",
+						  SVC_MAX_BATCHES);
+			return -1;
+		}
+		obj->descs[b] = svc_arena_alloc((size_t) (batch->ncolumns > 0 ? batch->ncolumns : 1) *
+										sizeof(SvcColumnDesc));
+		if (obj->descs[b] == NULL)
+		{
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+						  "the GPU service's shared memory is full");
+			return -1;
+		}
+		obj->batches[b] = batch;
+		obj->nbatches++;
+	}
+	for (c = 0; c < batch->ncolumns; c++)
+	{
+		SvcColumnDesc *d = &obj->descs[b][c];
+
+		d->values = batch->columns[c].values;
+		d->validity = batch->columns[c].validity;
+		d->has_nulls = batch->columns[c].has_nulls;
+		d->type = batch->columns[c].type;
+	}
+	return b;
+}
+
+/*
+ * The batch of token (as batch_describe gave it), its row count and its
+ * columns' has_nulls set from what the client wrote; NULL with status.
+ */
+static GaBatch *
+batch_submitted(SvcObject *obj, uint64_t token, int64_t nrows, GaStatus *status)
+{
+	GaBatch    *batch;
+	int			c;
+
+	if (token < 1 || token > (uint64_t) obj->nbatches)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "the submitted batch was not handed out by this %s",
+					  obj->kind == SVC_OBJECT_AGG ? "aggregation" : "join");
+		return NULL;
+	}
+	batch = obj->batches[token - 1];
+	batch->nrows = nrows;
+	for (c = 0; c < batch->ncolumns; c++)
+		batch->columns[c].has_nulls = obj->descs[token - 1][c].has_nulls != 0;
+	return batch;
+}
+
+/* The statistics of an aggregation into the reply. */
+static void
+agg_stats(SvcServerDevice *device, SvcObject *obj, SvcReply *reply)
+{
+	memset(&reply->stats.agg, 0, sizeof(reply->stats.agg));
+	device->ops->agg_get_stats(obj->impl, &reply->stats.agg);
+}
+
+/* The statistics of a join into the reply. */
+static void
+join_stats(SvcServerDevice *device, SvcObject *obj, SvcReply *reply)
+{
+	memset(&reply->stats.join, 0, sizeof(reply->stats.join));
+	device->ops->join_get_stats(obj->impl, &reply->stats.join);
+}
+
+/* An aggregation's build side from a staging buffer (see client.c's layout). */
+static int
+exec_agg_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss,
+			   GaStatus *status)
+{
+	SvcArgs    *args = &slot->args;
+	unsigned char *buffer = args->buffer;
+	size_t		bytes = args->buffer_bytes;
+	size_t		keys_at = svc_align((size_t) obj->ncolumns * sizeof(SvcColumnDesc));
+	size_t		rows_at;
+	const SvcColumnDesc *descs = (const SvcColumnDesc *) buffer;
+	GaBatch		payload;
+	int			ok = 0;
+	int			c;
+
+	if (!staging_take(ss, buffer, bytes, status))
+		return 0;
+	memset(&payload, 0, sizeof(payload));
+	if (args->n < 0 || args->n > GA_JOIN_MAX_BUILD_ROWS ||
+		args->nrows < 0 || args->nrows > GA_JOIN_MAX_BUILD_ROWS)
+		goto bad;
+	rows_at = keys_at + (args->has_keys ? svc_align((size_t) args->n * sizeof(int64_t)) : 0);
+	if (rows_at + (size_t) args->n * sizeof(uint32_t) > bytes)
+		goto bad;
+	payload.nrows = payload.capacity = args->nrows;
+	payload.ncolumns = obj->ncolumns;
+	payload.columns = calloc((size_t) (obj->ncolumns > 0 ? obj->ncolumns : 1), sizeof(GaColumn));
+	if (payload.columns == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory in the GPU service");
+		goto done;
+	}
+	for (c = 0; c < obj->ncolumns; c++)
+	{
+		const SvcColumnDesc *d = &descs[c];
+		GaColumn   *col = &payload.columns[c];
+
+		if (d->type < GA_TYPE_NONE || d->type > GA_TYPE_FLOAT64 ||
+			(d->values != NULL &&
+			 !inside(d->values, (size_t) args->nrows * ga_type_width((GaValueType) d->type),
+					 buffer, bytes)) ||
+			(d->has_nulls &&
+			 (d->validity == NULL ||
+			  !inside(d->validity, (size_t) (args->nrows + 7) / 8, buffer, bytes))))
+			goto bad;
+		col->type = (GaValueType) d->type;
+		col->values = d->values;
+		col->validity = d->validity;
+		col->has_nulls = d->has_nulls != 0;
+	}
+	device_enter(device);
+	ok = device->ops->aggjoin_build(obj->impl, args->step,
+									args->has_keys ? (const int64_t *) (buffer + keys_at) : NULL,
+									(const uint32_t *) (buffer + rows_at), args->n,
+									args->key_seed, &payload, exec_wait, slot, status);
+	device_leave(device);
+	goto done;
+
+bad:
+	ga_status_set(status, GA_ERR_INVALID, "the GPU service received a malformed build side");
+done:
+	free(payload.columns);
+	svc_arena_free(buffer);
+	return ok;
+}
+
+/* A join's build from a staging buffer: n keys, then n rows. */
+static int
+exec_join_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss,
+				GaStatus *status)
+{
+	SvcArgs    *args = &slot->args;
+	unsigned char *buffer = args->buffer;
+	size_t		rows_at;
+	int			ok = 0;
+
+	if (!staging_take(ss, buffer, args->buffer_bytes, status))
+		return 0;
+	rows_at = svc_align((size_t) (args->n > 0 ? args->n : 0) * sizeof(int64_t));
+	if (args->n < 0 || args->n > GA_JOIN_MAX_BUILD_ROWS ||
+		rows_at + (size_t) args->n * sizeof(uint32_t) > args->buffer_bytes)
+		ga_status_set(status, GA_ERR_INVALID, "the GPU service received a malformed build side");
+	else
+	{
+		device_enter(device);
+		ok = device->ops->join_build(obj->impl, (const int64_t *) buffer,
+									 (const uint32_t *) (buffer + rows_at), args->n,
+									 exec_wait, slot, status);
+		if (ok)
+			slot->reply.sorted_rows = device->ops->join_sorted_rows(obj->impl);
+		device_leave(device);
+	}
+	svc_arena_free(buffer);
+	return ok;
+}
+
+/* Create an aggregation from the request's copy (payload or staging). */
+static void
+exec_agg_create(SvcServer *server, SvcServerDevice *device, SvcSlot *slot, SvcServerSlot *ss,
+				GaStatus *status)
+{
+	SvcArgs    *args = &slot->args;
+	int			staged = args->buffer != (void *) slot->payload;
+	const GaAggRequest *request;
+	int			id;
+
+	if (staged && !staging_take(ss, args->buffer, args->buffer_bytes, status))
+		return;
+	if (!staged && args->buffer_bytes > SVC_PAYLOAD_BYTES)
+		ga_status_set(status, GA_ERR_INVALID,
+					  "the GPU service received a malformed aggregation request");
+	else if ((request = svc_wire_read(args->buffer, args->buffer_bytes, status)) != NULL &&
+			 (id = object_new(ss, status)) > 0)
+	{
+		SvcObject  *obj = &ss->objects[id - 1];
+
+		device_enter(device);
+		obj->impl = device->ops->agg_create(device->impl, request, status);
+		device_leave(device);
+		if (obj->impl != NULL)
+		{
+			obj->kind = SVC_OBJECT_AGG;
+			obj->device = args->device;
+			obj->ncolumns = request->ncolumns;
+			slot->reply.object = id;
+			SVC_ADD(&server->service->devices[args->device].queries, 1);
+			SVC_ADD(&server->service->devices[args->device].active, 1);
+			agg_stats(device, obj, &slot->reply);
+		}
+	}
+	if (staged)
+		svc_arena_free(args->buffer);
+}
+
+/* Create a join. */
+static void
+exec_join_create(SvcServer *server, SvcServerDevice *device, SvcSlot *slot, SvcServerSlot *ss,
+				 GaStatus *status)
+{
+	int			id = object_new(ss, status);
+	SvcObject  *obj;
+
+	if (id == 0)
+		return;
+	obj = &ss->objects[id - 1];
+	device_enter(device);
+	obj->impl = device->ops->join_create(device->impl, &slot->args.join, status);
+	device_leave(device);
+	if (obj->impl == NULL)
+		return;
+	obj->kind = SVC_OBJECT_JOIN;
+	obj->device = slot->args.device;
+	obj->ncolumns = 1;
+	slot->reply.object = id;
+	SVC_ADD(&server->service->devices[slot->args.device].queries, 1);
+	SVC_ADD(&server->service->devices[slot->args.device].active, 1);
+	join_stats(device, obj, &slot->reply);
+}
+
+/* Hand out an object's next batch and describe it to the client. */
+static void
+exec_next_batch(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus *status)
+{
+	GaBatch    *batch;
+	int			b;
+
+	device_enter(device);
+	if (obj->kind == SVC_OBJECT_AGG)
+		batch = device->ops->agg_next_batch(obj->impl, exec_wait, slot, status);
+	else
+		batch = device->ops->join_next_batch(obj->impl, exec_wait, slot, status);
+	device_leave(device);
+	if (batch == NULL || (b = batch_describe(obj, batch, status)) < 0)
+		return;
+	slot->reply.token = (uint64_t) b + 1;
+	slot->reply.capacity = batch->capacity;
+	slot->reply.ncolumns = batch->ncolumns;
+	slot->reply.columns = obj->descs[b];
+}
+
+/* Submit an aggregation's batch, or probe a join with one. */
+static int
+exec_submit(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus *status)
+{
+	GaBatch    *batch = batch_submitted(obj, slot->args.token, slot->args.nrows, status);
+	int			ok = 0;
+
+	if (batch == NULL)
+		return 0;
+	device_enter(device);
+	if (obj->kind == SVC_OBJECT_AGG)
+		ok = device->ops->agg_submit(obj->impl, batch, exec_wait, slot, status);
+	else
+	{
+		const GaJoinMatches *matches = device->ops->join_probe(obj->impl, batch, exec_wait,
+															   slot, status);
+
+		if (matches != NULL)
+		{
+			slot->reply.matches = *matches;
+			ok = 1;
+		}
+	}
+	device_leave(device);
+	return ok;
+}
+
+/* Finish an aggregation: the result's arrays into the payload. */
+static void
+exec_agg_finish(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus *status)
+{
+	const GaAggResult *result;
+	void	  **arrays = (void **) slot->payload;
+	int			k;
+	int			a;
+
+	device_enter(device);
+	result = device->ops->agg_finish(obj->impl, exec_wait, slot, status);
+	device_leave(device);
+	if (result == NULL)
+		return;
+	if ((size_t) (2 * result->nkeys + result->naggs) * sizeof(void *) > SVC_PAYLOAD_BYTES)
+	{
+		ga_status_set(status, GA_ERR_DEVICE, "a result of %d keys and %d aggregates is too wide",
+					  result->nkeys, result->naggs);
+		return;
+	}
+	for (k = 0; k < result->nkeys; k++)
+	{
+		arrays[k] = result->key_values[k];
+		arrays[result->nkeys + k] = result->key_isnull[k];
+	}
+	for (a = 0; a < result->naggs; a++)
+		arrays[2 * result->nkeys + a] = result->values[a];
+	slot->reply.ngroups = result->ngroups;
+	slot->reply.nkeys = result->nkeys;
+	slot->reply.naggs = result->naggs;
+}
+
+/* Run an operation on an existing object; updates the device's statistics. */
+static void
+exec_object_op(SvcServer *server, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
+{
+	SvcArgs    *args = &slot->args;
+	int			kind = args->op >= SVC_OP_JOIN_CREATE ? SVC_OBJECT_JOIN : SVC_OBJECT_AGG;
+	SvcObject  *obj = object_get(ss, args->object, kind, status);
+	SvcServerDevice *device;
+	SvcDeviceEntry *entry;
+	int64_t		bytes_before;
+	int64_t		start;
+	int			batches = 0;
+
+	if (obj == NULL)
+		return;
+	device = &server->devices[obj->device];
+	entry = &server->service->devices[obj->device];
+	if (args->op == SVC_OP_AGG_DESTROY || args->op == SVC_OP_JOIN_DESTROY)
+	{
+		object_drop(server, obj);
+		return;
+	}
+	if (kind == SVC_OBJECT_AGG)
+		agg_stats(device, obj, &slot->reply);
+	else
+		join_stats(device, obj, &slot->reply);
+	bytes_before = kind == SVC_OBJECT_AGG ? slot->reply.stats.agg.bytes_sent :
+		slot->reply.stats.join.bytes_sent;
+	start = svc_now_ns();
+	switch (args->op)
+	{
+		case SVC_OP_AGG_NEXT_BATCH:
+		case SVC_OP_JOIN_NEXT_BATCH:
+			exec_next_batch(device, obj, slot, status);
+			break;
+		case SVC_OP_AGG_SUBMIT:
+		case SVC_OP_JOIN_PROBE:
+			batches = exec_submit(device, obj, slot, status);
+			break;
+		case SVC_OP_AGG_BUILD:
+			(void) exec_agg_build(device, obj, slot, ss, status);
+			break;
+		case SVC_OP_AGG_FINISH:
+			exec_agg_finish(device, obj, slot, status);
+			break;
+		case SVC_OP_JOIN_BUILD:
+			(void) exec_join_build(device, obj, slot, ss, status);
+			break;
+		default:
+			ga_status_set(status, GA_ERR_INVALID, "the GPU service received an unknown request");
+			break;
+	}
+	SVC_ADD(&entry->device_ns, svc_now_ns() - start);
+	if (kind == SVC_OBJECT_AGG)
+	{
+		agg_stats(device, obj, &slot->reply);
+		SVC_ADD(&entry->bytes, slot->reply.stats.agg.bytes_sent - bytes_before);
+	}
+	else
+	{
+		join_stats(device, obj, &slot->reply);
+		SVC_ADD(&entry->bytes, slot->reply.stats.join.bytes_sent - bytes_before);
+	}
+	if (batches)
+	{
+		SVC_ADD(&entry->batches, 1);
+		SVC_ADD(&entry->rows, args->nrows);
+	}
+}
+
+/* A staging buffer for the slot's client. */
+static void
+exec_alloc(SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
+{
+	size_t		bytes = slot->args.buffer_bytes;
+	void	   *buffer = svc_arena_alloc(bytes);
+
+	if (buffer == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+					  "the GPU service's shared memory has no room for %.1f MB",
+					  (double) bytes / 1048576.0);
+		return;
+	}
+	if (!staging_add(ss, buffer, bytes, status))
+	{
+		svc_arena_free(buffer);
+		return;
+	}
+	slot->reply.buffer = buffer;
+}
+
+/*
+ * Run the request of slot `index` (RUNNING, queued for queued_ns) and
+ * reply.  A slot whose client changed loses its old client's objects
+ * first; a request for another generation fails.
+ */
+void
+svc_exec(SvcServer *server, int index, int64_t queued_ns)
+{
+	GaService  *service = server->service;
+	SvcSlot    *slot = &service->slots[index];
+	SvcServerSlot *ss = &server->slots[index];
+	SvcArgs    *args = &slot->args;
+	GaStatus   *status = &slot->reply.status;
+	int			device = args->device;
+
+	memset(&slot->reply, 0, offsetof(SvcReply, stats));
+	ga_status_ok(status);
+	if (SVC_LOAD(&slot->client_pid) != ss->pid)
+	{
+		svc_exec_release(server, index);
+		ss->pid = SVC_LOAD(&slot->client_pid);
+	}
+	slot->reply.queued_ns = queued_ns;
+	if (device >= 0 && device < server->ndevices)
+		SVC_ADD(&service->devices[device].queue_ns, queued_ns);
+	if (slot->generation != server->generation)
+		ga_status_set(status, GA_ERR_DEVICE, "the GPU service restarted while this query ran");
+	else if ((args->op == SVC_OP_AGG_CREATE || args->op == SVC_OP_JOIN_CREATE ||
+			  args->op == SVC_OP_ALLOC) &&
+			 (device < 0 || device >= server->ndevices))
+		ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run device %d", device);
+	else if (args->op == SVC_OP_ALLOC)
+		exec_alloc(slot, ss, status);
+	else if (args->op == SVC_OP_RELEASE)
+		svc_exec_release(server, index);
+	else if (args->op == SVC_OP_FREE)
+	{
+		if (staging_take(ss, args->buffer, 0, status))
+			svc_arena_free(args->buffer);
+	}
+	else if (args->op == SVC_OP_AGG_CREATE)
+		exec_agg_create(server, &server->devices[device], slot, ss, status);
+	else if (args->op == SVC_OP_JOIN_CREATE)
+		exec_join_create(server, &server->devices[device], slot, ss, status);
+	else if (args->op > SVC_OP_RELEASE && args->op <= SVC_OP_JOIN_DESTROY)
+		exec_object_op(server, slot, ss, status);
+	else
+		ga_status_set(status, GA_ERR_INVALID, "the GPU service received an unknown request");
+	if (status->code == GA_ERR_OUT_OF_MEMORY && device >= 0 && device < server->ndevices)
+		SVC_ADD(&service->devices[device].out_of_memory, 1);
+	svc_slot_reply(service, slot);
+}
+
+/* Destroy every object of a slot and free its staging buffers. */
+void
+svc_exec_release(SvcServer *server, int index)
+{
+	SvcServerSlot *ss = &server->slots[index];
+	int			i;
+
+	for (i = 0; i < ss->nobjects; i++)
+		if (ss->objects[i].kind != 0)
+			object_drop(server, &ss->objects[i]);
+	for (i = 0; i < SVC_MAX_STAGING; i++)
+	{
+		svc_arena_free(ss->staging[i]);
+		ss->staging[i] = NULL;
+		ss->staging_bytes[i] = 0;
+	}
+}

@@ -1,0 +1,441 @@
+/*-------------------------------------------------------------------------
+ *
+ * service/service_internal.h
+ *	  Internal interface of the GPU service (cuda/service/): the layout of
+ *	  the memory its clients and its process share, the protocol of a
+ *	  slot, and what each file of the folder gives the others, grouped by
+ *	  that file.  gpuagg_service.h is the public boundary; the conformance
+ *	  test includes this header too, for the loopback.
+ *
+ * Memory.  GaService is a header, nslots slots and the arena, in one block
+ * that every process maps at the same address, so raw pointers into it
+ * are valid everywhere.  Fields that two processes touch at once are
+ * plain integers accessed with GCC's __atomic builtins; wakeups are
+ * process-shared POSIX semaphores.  There is no lock in shared memory: a
+ * process that dies holding one would leave it held.  A client touches
+ * only its own slot (and the arena memory the service handed it); the
+ * service process touches every slot and allocates the arena alone.
+ *
+ * A slot's protocol (slot.c).  States IDLE -> REQUEST (the client, having
+ * written the arguments, a ticket and the time) -> RUNNING (a request
+ * thread, by compare-and-swap, in ticket order) -> REPLY (the thread, after
+ * writing the reply; it then posts the slot's semaphore) -> IDLE (the
+ * client, after taking the post and reading the reply).  One request is in
+ * flight per slot.  The client waits on the semaphore 10 ms at a time and
+ * asks its wait callback in between: when the callback says stop, a
+ * request still queued is taken back (REQUEST -> IDLE, by compare-and-swap
+ * against the threads' own) and fails with GA_ERR_CANCELLED; a running
+ * one gets the slot's cancel flag, which the service's wait callback hands
+ * to the device.  A request that the client leaves behind (an object's
+ * destroy, which nobody waits for, or a request of a client that exited)
+ * is collected by the slot's next request.
+ *
+ * Generations.  Each service process serves one generation, bumped when it
+ * starts.  A request names the generation it is for and an object keeps the
+ * generation it was created in: a call on an object of another
+ * generation, or while no service is ready, fails with GA_ERR_DEVICE (or
+ * GA_ERR_NO_DEVICE for a new object) without reaching the service.
+ *
+ * Arena memory a client still holds.  Batches, results and staging
+ * buffers live in the arena, and a new service process starts with the
+ * whole arena free.  A client of a dead generation may still read a
+ * result or fill a batch of it, so a new service process serves only once
+ * no live client holds objects of an earlier generation: a slot's
+ * held_generation says which generation the client's objects belong to
+ * (set before it creates one, cleared when it destroys its last), and
+ * ga_service_serve waits in STARTING, its note saying so, until every
+ * such slot is clear or its process is gone.  Meanwhile new queries use
+ * the client's own devices.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUAGG_SERVICE_SERVICE_H
+#define GPUAGG_SERVICE_SERVICE_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "device_impl.h"
+#include "gpuagg_service.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+#define SVC_MAGIC 0x47415356u	/* "GASV" */
+
+/* Bytes of a slot's payload: a request's deep copy, a result's arrays. */
+#define SVC_PAYLOAD_BYTES 16384
+
+/* Devices a service runs: the CPU device and every GPU. */
+#define SVC_MAX_DEVICES (1 + GA_MAX_GPUS)
+
+/* Batches one object hands out in turn (the GPU's two, the CPU's one). */
+#define SVC_MAX_BATCHES 4
+
+/* Staging buffers a client may hold at once. */
+#define SVC_MAX_STAGING 4
+
+/* Bytes of the service's note. */
+#define SVC_NOTE_LEN 256
+
+/* How long a client waits on its semaphore between two looks around. */
+#define SVC_WAIT_STEP_MS 10
+
+/* Alignment of everything laid out in shared memory and in the arena. */
+#define SVC_ALIGN 64
+
+/* A slot's states (SvcSlot.state). */
+typedef enum SvcSlotState
+{
+	SVC_SLOT_IDLE = 0,
+	SVC_SLOT_REQUEST,
+	SVC_SLOT_RUNNING,
+	SVC_SLOT_REPLY
+} SvcSlotState;
+
+/* The operations a client asks for (SvcArgs.op). */
+typedef enum SvcOp
+{
+	SVC_OP_ALLOC = 1,			/* a staging buffer of buffer_bytes */
+	SVC_OP_RELEASE,				/* destroy the slot's objects and staging */
+	SVC_OP_AGG_CREATE,			/* request: the payload, or staging buffer */
+	SVC_OP_AGG_NEXT_BATCH,
+	SVC_OP_AGG_SUBMIT,			/* token, nrows; has_nulls in the columns */
+	SVC_OP_AGG_BUILD,			/* step, n, key_seed, has_keys, staging */
+	SVC_OP_AGG_FINISH,
+	SVC_OP_AGG_DESTROY,
+	SVC_OP_JOIN_CREATE,			/* join */
+	SVC_OP_JOIN_BUILD,			/* n, staging: keys then rows */
+	SVC_OP_JOIN_NEXT_BATCH,
+	SVC_OP_JOIN_PROBE,			/* token, nrows */
+	SVC_OP_JOIN_DESTROY,
+	SVC_OP_FREE					/* a staging buffer no request took */
+} SvcOp;
+
+/*
+ * One column of a batch as a client sees it, in the arena: where its
+ * values and validity are, and whether it has nulls (the service's after
+ * a next_batch, the client's before a submit).  An aggjoin build's
+ * staging buffer starts with one per request column.
+ */
+typedef struct SvcColumnDesc
+{
+	void	   *values;
+	uint8_t    *validity;
+	int32_t		has_nulls;
+	int32_t		type;			/* GaValueType */
+	int64_t		reserved;
+} SvcColumnDesc;
+
+/* A request's arguments, written by the client. */
+typedef struct SvcArgs
+{
+	int32_t		op;				/* SvcOp */
+	int32_t		device;			/* index into GaService.devices */
+	int32_t		object;			/* the slot's object, from 1 */
+	int32_t		step;			/* an aggjoin build's step */
+	uint64_t	token;			/* the batch, as the service handed it out */
+	int64_t		n;				/* a build's keyed rows */
+	int64_t		nrows;			/* a batch's or a build payload's rows */
+	uint64_t	key_seed;		/* an aggjoin build of several keys */
+	int32_t		has_keys;		/* an aggjoin build: keys given */
+	int32_t		reserved;
+	void	   *buffer;			/* a staging buffer, or the payload */
+	uint64_t	buffer_bytes;
+	GaJoinRequest join;			/* SVC_OP_JOIN_CREATE */
+} SvcArgs;
+
+/* A request's reply, written by the service (or by whoever fails it). */
+typedef struct SvcReply
+{
+	GaStatus	status;
+	int32_t		object;			/* a create's new object */
+	int32_t		ncolumns;		/* next_batch: columns of the batch */
+	uint64_t	token;			/* next_batch: the batch */
+	int64_t		capacity;
+	SvcColumnDesc *columns;		/* next_batch: in the arena */
+	void	   *buffer;			/* SVC_OP_ALLOC */
+	const uint32_t *sorted_rows;	/* a join's build */
+	GaJoinMatches matches;		/* a probe */
+	int64_t		queued_ns;		/* how long the request waited for a thread */
+	int64_t		ngroups;		/* finish: the pointers are in the payload */
+	int32_t		nkeys;
+	int32_t		naggs;
+	union
+	{
+		GaAggStats	agg;
+		GaJoinStats join;
+	}			stats;			/* the object's, after the call */
+} SvcReply;
+
+/* One client's slot. */
+typedef struct SvcSlot
+{
+	uint32_t	state;			/* SvcSlotState; atomic */
+	uint32_t	cancel;			/* the client asks to stop; atomic */
+	int32_t		client_pid;		/* the client of the request; atomic */
+	int32_t		reserved;
+	uint64_t	generation;		/* the generation the request is for */
+	uint64_t	ticket;			/* first come, first served */
+	int64_t		posted_ns;		/* when the request was posted */
+	uint64_t	held_generation;	/* the generation of the client's live
+									 * objects, 0: none; atomic */
+	int64_t		held_objects;	/* the client's live objects (its own) */
+	sem_t		reply_posted;	/* posted once per reply */
+	SvcArgs		args;
+	SvcReply	reply;
+	unsigned char payload[SVC_PAYLOAD_BYTES] __attribute__((aligned(SVC_ALIGN)));
+} SvcSlot;
+
+/* One device the service runs, and its statistics (atomics). */
+typedef struct SvcDeviceEntry
+{
+	int32_t		kind;			/* GaDeviceKind */
+	int32_t		ordinal;
+	int64_t		queries;
+	int64_t		batches;
+	int64_t		rows;
+	int64_t		bytes;
+	int64_t		device_ns;
+	int64_t		queue_ns;
+	int64_t		cpu_fallbacks;
+	int64_t		out_of_memory;
+	int64_t		failures;
+	int64_t		active;
+} SvcDeviceEntry;
+
+/* The shared header. */
+struct GaService
+{
+	uint32_t	magic;
+	int32_t		nslots;
+	uint64_t	arena_bytes;
+	uint32_t	state;			/* GaServiceState; atomic */
+	int32_t		pid;			/* the service process, 0: none; atomic */
+	uint64_t	generation;		/* of the last service process; atomic */
+	int32_t		stop;			/* the pid of the process that called
+								 * ga_service_stop (a stale one from a dead
+								 * process is ignored); atomic */
+	int32_t		nthreads;		/* request threads of the process */
+	uint64_t	next_ticket;	/* atomic */
+	uint32_t	note_seq;		/* odd while the note is written; atomic */
+	char		note[SVC_NOTE_LEN];
+	int32_t		ndevices;		/* atomic, written before the service is
+								 * ready */
+	SvcDeviceEntry devices[SVC_MAX_DEVICES];
+	sem_t		work;			/* posted once per request */
+	sem_t		stopping;		/* posted by ga_service_stop */
+	SvcSlot    *slots;
+	unsigned char *arena;
+};
+
+/* Atomics on plain integers of shared memory (sequentially consistent). */
+#define SVC_LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define SVC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define SVC_ADD(p, v) ((void) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+
+/* Swap *p from expected to desired; whether it was expected. */
+static inline int
+svc_cas_u32(uint32_t *p, uint32_t expected, uint32_t desired)
+{
+	return __atomic_compare_exchange_n(p, &expected, desired, 0,
+									   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* Round up to SVC_ALIGN. */
+static inline size_t
+svc_align(size_t n)
+{
+	return (n + SVC_ALIGN - 1) & ~(size_t) (SVC_ALIGN - 1);
+}
+
+/* Whether the service serves generation `generation` now. */
+static inline int
+svc_serving(const GaService *service, uint64_t generation)
+{
+	return SVC_LOAD((uint32_t *) &service->state) == GA_SERVICE_READY &&
+		SVC_LOAD((uint64_t *) &service->generation) == generation;
+}
+
+/* ------------------------------------------------------------------------
+ * What the files of the folder give each other
+ * ------------------------------------------------------------------------
+ */
+
+/* Nanoseconds on the monotonic clock, which every process shares. */
+static inline int64_t
+svc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* setup.c: the note (the service process's, or its supervisor's) */
+extern void svc_note_set(GaService *service, const char *fmt,...)
+#ifdef __GNUC__
+			__attribute__((format(printf, 2, 3)))
+#endif
+			;
+
+/*
+ * slot.c: the protocol.  Clients: post a request and wait for its reply
+ * (wait may be NULL; 1: a success, 0: the service's failure, -1: a
+ * failure of the call itself, all with status), post one that nobody
+ * waits for, collect a reply left behind.  The service:
+ * take the oldest request (its index and how long it was queued, or -1),
+ * post a reply, and fail a request still queued (or running too: of a
+ * service process that died), 1 when it did, with the request's device
+ * index in *device (NULL allowed).
+ */
+extern int	svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
+						  GaWaitCallback wait, void *arg, GaStatus *status);
+extern void svc_slot_post(GaService *service, SvcSlot *slot, uint64_t generation);
+extern void svc_slot_collect(GaService *service, SvcSlot *slot);
+extern int	svc_slot_take(GaService *service, int64_t *queued_ns);
+extern void svc_slot_reply(GaService *service, SvcSlot *slot);
+extern int	svc_slot_fail(GaService *service, SvcSlot *slot, int running_too,
+						  GaStatusCode code, const char *message, int *device);
+
+/*
+ * wire.c: an aggregation request's deep copy (its arrays after it, its
+ * pointers into the copy itself): the bytes it takes, the copy, and the
+ * request read back from `bytes` of a buffer (NULL with status when its
+ * pointers do not lie where its counts say).
+ */
+extern size_t svc_wire_size(const GaAggRequest *request);
+extern void svc_wire_write(const GaAggRequest *request, void *buffer);
+extern const GaAggRequest *svc_wire_read(const void *buffer, size_t bytes, GaStatus *status);
+
+/*
+ * arena.c: the service process's allocator of the arena, and the host
+ * provider over it (util.h).  open lays the whole arena out free the
+ * first time a process calls it and makes it the process's host provider;
+ * alloc returns NULL when the arena is full; free takes NULL.
+ */
+extern int	svc_arena_open(GaService *service, GaStatus *status);
+extern void *svc_arena_alloc(size_t bytes);
+extern void svc_arena_free(void *ptr);
+extern int	svc_arena_owns(const void *ptr, size_t bytes);
+
+/*
+ * client.c: gpuagg_service.h's clients and ga_service_ops (device_impl.h).
+ * An aggjoin build's staging buffer holds one SvcColumnDesc per request
+ * column, then at svc_align of their bytes the keys (when given), then at
+ * svc_align of theirs the rows, then the step's build columns (their
+ * descriptors point there); a join build's holds the keys, then the rows
+ * at svc_align(n * 8).
+ */
+
+/*
+ * exec.c: the service process's objects and the running of one request.
+ * SvcServer is the process's private state; exec runs the request of
+ * slot `index` (RUNNING) and replies; release destroys a slot's objects
+ * and staging buffers.
+ */
+typedef struct SvcObject
+{
+	int			kind;			/* 0: free, else SVC_OBJECT_AGG or _JOIN */
+	int			device;
+	void	   *impl;
+	int			ncolumns;
+	int			nbatches;
+	GaBatch    *batches[SVC_MAX_BATCHES];	/* as handed out */
+	SvcColumnDesc *descs[SVC_MAX_BATCHES];	/* their columns, in the arena */
+} SvcObject;
+
+#define SVC_OBJECT_AGG 1
+#define SVC_OBJECT_JOIN 2
+
+typedef struct SvcServerSlot
+{
+	int			pid;			/* the client whose objects these are */
+	int			nobjects;		/* entries of objects */
+	SvcObject  *objects;
+	void	   *staging[SVC_MAX_STAGING];
+	size_t		staging_bytes[SVC_MAX_STAGING];
+} SvcServerSlot;
+
+typedef struct SvcServerDevice
+{
+	GaDeviceKind kind;
+	int			ordinal;
+	const GaDeviceOps *ops;
+	void	   *impl;
+	int			serialized;		/* calls take lock (a GPU) */
+	pthread_mutex_t lock;
+} SvcServerDevice;
+
+typedef struct SvcServer
+{
+	GaService  *service;
+	int			pid;			/* the service process */
+	uint64_t	generation;
+	int			ndevices;
+	SvcServerDevice devices[SVC_MAX_DEVICES];
+	SvcServerSlot *slots;		/* nslots */
+	int			nthreads;
+	pthread_t  *threads;
+	int			nstarted;
+} SvcServer;
+
+extern void svc_exec(SvcServer *server, int index, int64_t queued_ns);
+extern void svc_exec_release(SvcServer *server, int index);
+
+/*
+ * server.c: a test hook: while paused, a request thread holds the request
+ * it took before running it (ga_service_loopback_pause).
+ */
+extern void svc_server_pause(int paused);
+extern int	svc_server_held(void);
+
+/* ------------------------------------------------------------------------
+ * loopback.c: a service inside one process, for tests
+ * ------------------------------------------------------------------------
+ *
+ * The conformance test runs the whole protocol without PostgreSQL: the
+ * service's memory is the process's own, ga_service_serve runs on a
+ * thread of it, and clients are the test's threads.  The arena becomes
+ * the process's host provider, so start it before any device is used.
+ */
+
+/*
+ * Start a service of nslots slots and an arena of arena_bytes, serving
+ * with `threads` threads its CPU device and, when run_gpu, GPU 0; returns
+ * once it is ready, or NULL with status.  One per process.
+ */
+extern GaService *ga_service_loopback_start(int nslots, size_t arena_bytes, int threads,
+											int run_gpu, GaStatus *status);
+
+/*
+ * Simulate the loss of the service process: stop serving, call
+ * ga_service_lost with this process's pid and `why`, then serve again
+ * (a new generation, ready once no client holds objects of the old one).
+ * Call it while no request runs.  0 with status when serving again fails.
+ */
+extern int	ga_service_loopback_restart(GaService *service, const char *why,
+										GaStatus *status);
+
+/*
+ * Hold (paused nonzero) every request a thread takes before running it,
+ * or let them run; and how many are held now.  For the test of a cancel
+ * while every thread is busy.
+ */
+extern void ga_service_loopback_pause(int paused);
+extern int	ga_service_loopback_held(void);
+
+/* Stop serving; the memory stays, as the process's host provider. */
+extern void ga_service_loopback_stop(GaService *service);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUAGG_SERVICE_SERVICE_H */

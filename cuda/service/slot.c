@@ -1,0 +1,246 @@
+/*-------------------------------------------------------------------------
+ *
+ * service/slot.c
+ *	  The protocol of a slot (service/service_internal.h tells it): a client posts
+ *	  a request and waits for its reply, asking its wait callback every
+ *	  SVC_WAIT_STEP_MS; a request thread of the service takes the oldest
+ *	  request and replies; whoever outlives a service process fails its
+ *	  requests.
+ *
+ * Every change of a slot's state is one atomic store or compare-and-swap,
+ * so that the client taking its queued request back, a request thread
+ * taking it, and the supervisor failing it after the service died each
+ * win or lose it whole.  The reply's semaphore is posted exactly once per
+ * transition to REPLY, after the reply is written; the client reads a
+ * reply only after taking that post and seeing REPLY (or seeing REPLY
+ * from a service that is gone: it may have died before its post).  A post
+ * the client did not take is then left over; seeing no REPLY after
+ * taking it, the next wait goes on waiting.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* sem_clockwait */
+#endif
+
+#include "service_internal.h"
+#include "util.h"
+
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+/* sem_clockwait (glibc 2.30) waits on the monotonic clock. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
+#define SVC_HAVE_CLOCKWAIT 1
+#endif
+
+/* Wait up to SVC_WAIT_STEP_MS for the slot's reply; 1 when it came. */
+static int
+slot_wait_step(SvcSlot *slot)
+{
+	struct timespec until;
+
+#ifdef SVC_HAVE_CLOCKWAIT
+	clock_gettime(CLOCK_MONOTONIC, &until);
+#else
+	clock_gettime(CLOCK_REALTIME, &until);
+#endif
+	until.tv_nsec += SVC_WAIT_STEP_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L)
+	{
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+#ifdef SVC_HAVE_CLOCKWAIT
+	return sem_clockwait(&slot->reply_posted, CLOCK_MONOTONIC, &until) == 0;
+#else
+	return sem_timedwait(&slot->reply_posted, &until) == 0;
+#endif
+}
+
+/*
+ * Whether the slot holds a reply, after its semaphore was taken: always,
+ * since REPLY is stored before the post, and the load (an acquire of that
+ * store) orders the reply's writes before the client's reads of it, and
+ * the service's reads of the request before the client's next writes.
+ */
+static int
+slot_replied(SvcSlot *slot)
+{
+	return SVC_LOAD(&slot->state) == SVC_SLOT_REPLY;
+}
+
+/* Make the request in slot->args the slot's, for generation, and wake a thread. */
+static void
+slot_post(GaService *service, SvcSlot *slot, uint64_t generation)
+{
+	SVC_STORE(&slot->cancel, 0);
+	SVC_STORE(&slot->client_pid, (int32_t) getpid());
+	slot->generation = generation;
+	slot->posted_ns = svc_now_ns();
+	SVC_STORE(&slot->ticket, __atomic_fetch_add(&service->next_ticket, 1, __ATOMIC_SEQ_CST));
+	SVC_STORE(&slot->state, SVC_SLOT_REQUEST);
+	(void) sem_post(&service->work);
+}
+
+/*
+ * Post the request in slot->args (the slot is IDLE) and wait for its
+ * reply, asking wait (if any) right away and then every
+ * SVC_WAIT_STEP_MS.  When wait says stop, a queued request is taken back
+ * and fails with GA_ERR_CANCELLED; a running one is asked to stop, and its
+ * reply counts as cancelled even if it succeeded, so that a call during
+ * which the callback said stop always fails with GA_ERR_CANCELLED.  A
+ * queued request of a service that is no longer serving its generation is
+ * taken back and fails with GA_ERR_DEVICE.  Returns 1 when the reply is a
+ * success, 0 when it is the service's failure (in status), -1 when the
+ * call fails here (taken back, or cancelled although it succeeded); the
+ * rest of the reply may be read until the next request.
+ */
+int
+svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
+			  GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	int			said_stop = 0;
+
+	slot_post(service, slot, generation);
+	for (;;)
+	{
+		if (wait != NULL && !said_stop && wait(arg) != 0)
+		{
+			said_stop = 1;
+			SVC_STORE(&slot->cancel, 1);
+			if (svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_IDLE))
+				return ga_status_set(status, GA_ERR_CANCELLED,
+									 "cancelled while waiting for the GPU service") - 1;
+		}
+		if (slot_wait_step(slot) && slot_replied(slot))
+			break;
+		if (!svc_serving(service, generation))
+		{
+			if (svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_IDLE))
+				return ga_status_set(status, GA_ERR_DEVICE,
+									 "the GPU service stopped before it took this request") - 1;
+			/* a process that died between its reply and the post */
+			if (slot_replied(slot))
+				break;
+		}
+	}
+	*status = slot->reply.status;
+	SVC_STORE(&slot->state, SVC_SLOT_IDLE);
+	if (said_stop && status->code == GA_OK)
+		return ga_status_set(status, GA_ERR_CANCELLED,
+							 "cancelled while the GPU service ran this request") - 1;
+	return status->code == GA_OK ? 1 : 0;
+}
+
+/* Post the request in slot->args (the slot is IDLE); nobody waits for it. */
+void
+svc_slot_post(GaService *service, SvcSlot *slot, uint64_t generation)
+{
+	slot_post(service, slot, generation);
+}
+
+/*
+ * Make the slot IDLE: take the reply of a request left behind (waiting for
+ * it if it is still queued or running), or take back a queued one that no
+ * service will run any more.
+ */
+void
+svc_slot_collect(GaService *service, SvcSlot *slot)
+{
+	for (;;)
+	{
+		uint32_t	state = SVC_LOAD(&slot->state);
+
+		if (state == SVC_SLOT_IDLE)
+			return;
+		if (state == SVC_SLOT_REQUEST && !svc_serving(service, slot->generation) &&
+			svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_IDLE))
+			return;
+		if ((slot_wait_step(slot) || !svc_serving(service, slot->generation)) &&
+			slot_replied(slot))
+		{
+			SVC_STORE(&slot->state, SVC_SLOT_IDLE);
+			return;
+		}
+	}
+}
+
+/*
+ * Take the queued request with the oldest ticket (RUNNING now); its slot's
+ * index, with the nanoseconds it was queued, or -1 when none is queued.
+ */
+int
+svc_slot_take(GaService *service, int64_t *queued_ns)
+{
+	for (;;)
+	{
+		uint64_t	best_ticket = UINT64_MAX;
+		int			best = -1;
+		int			i;
+
+		for (i = 0; i < service->nslots; i++)
+		{
+			SvcSlot    *slot = &service->slots[i];
+
+			if (SVC_LOAD(&slot->state) == SVC_SLOT_REQUEST)
+			{
+				uint64_t	ticket = SVC_LOAD(&slot->ticket);
+
+				if (best < 0 || ticket < best_ticket)
+				{
+					best = i;
+					best_ticket = ticket;
+				}
+			}
+		}
+		if (best < 0)
+			return -1;
+		if (svc_cas_u32(&service->slots[best].state, SVC_SLOT_REQUEST, SVC_SLOT_RUNNING))
+		{
+			*queued_ns = svc_now_ns() - service->slots[best].posted_ns;
+			return best;
+		}
+		/* another thread took it, or its client took it back: look again */
+	}
+}
+
+/* The reply of a RUNNING request is written: hand it to the client. */
+void
+svc_slot_reply(GaService *service, SvcSlot *slot)
+{
+	(void) service;
+	SVC_STORE(&slot->state, SVC_SLOT_REPLY);
+	(void) sem_post(&slot->reply_posted);
+}
+
+/*
+ * Fail the slot's request with code and message if it is queued (or,
+ * with running_too, running in a service process that died); 1 when it
+ * did, with the request's device index in *device.
+ */
+int
+svc_slot_fail(GaService *service, SvcSlot *slot, int running_too, GaStatusCode code,
+			  const char *message, int *device)
+{
+	(void) service;
+	for (;;)
+	{
+		uint32_t	state = SVC_LOAD(&slot->state);
+
+		/* a RUNNING request's thread is gone: nobody else moves it */
+		if (running_too && state == SVC_SLOT_RUNNING)
+			break;
+		if (state != SVC_SLOT_REQUEST)
+			return 0;
+		/* claim a queued one as a request thread would */
+		if (svc_cas_u32(&slot->state, SVC_SLOT_REQUEST, SVC_SLOT_RUNNING))
+			break;
+	}
+	if (device != NULL)
+		*device = slot->args.device;
+	ga_status_set(&slot->reply.status, code, "%s", message);
+	svc_slot_reply(service, slot);
+	return 1;
+}

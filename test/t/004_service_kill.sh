@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# test/t/004_service_kill.sh - kill -9 of the GPU service's process while it runs
+# an aggregation: the cluster does not restart, the query's answer equals native
+# PostgreSQL's (the backend finishes it on its own CPU device), the service comes
+# back by itself under a new pid, and the next query runs in the service again.
+#
+# The service runs the CPU device here (gpuagg.device_host = service), so that this
+# runs wherever the suite does, with or without a GPU; with GPUAGG_DEVICE=gpu it
+# kills the service during a GPU aggregation instead. Tiny batches make the query
+# a long series of requests, so that the kill lands in the middle of it. Run by
+# test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE
+# exported.
+set -euo pipefail
+
+run_as() {
+	# Run a command as the server user (we may be root).
+	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
+}
+
+db=gpuagg_service_kill
+device=${GPUAGG_DEVICE:-cpu}
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-service.XXXXXX")
+chmod 777 "$work"
+cleanup() {
+	# Drop the scratch database and the work directory.
+	run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+psql_db() {
+	# Run SQL in the scratch database, unaligned and quiet.
+	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
+}
+
+fail=0
+failed() {
+	# Report a failed check.
+	echo "004_service_kill: $*"
+	fail=1
+}
+
+run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+psql_db -c "CREATE EXTENSION gpuagg" \
+	-c "CREATE TABLE t AS SELECT i % 5000 AS k, i AS v, (i % 7)::float8 AS f FROM generate_series(1, 2000000) i" \
+	-c "ANALYZE t"
+
+query="SELECT md5(string_agg(k || ':' || s || ':' || n || ':' || a, ',' ORDER BY k))
+  FROM (SELECT k, sum(v) AS s, count(*) AS n, avg(f) AS a FROM t GROUP BY k) g"
+settings="SET gpuagg.device_host = service; SET gpuagg.device = $device; SET gpuagg.force = on;"
+
+started=$(psql_db -c "SELECT pg_postmaster_start_time()")
+native=$(psql_db -c "SET gpuagg.enabled = off" -c "$query")
+
+# the service is up, runs the device, and names its process
+state=""
+for _ in $(seq 1 200); do
+	state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device ILIKE '${device}%' LIMIT 1")
+	case "$state" in ready\ *) break ;; esac
+	sleep 0.05
+done
+case "$state" in
+	ready\ *) ;;
+	*) failed "the GPU service is not ready ($state)"; exit 1 ;;
+esac
+pid=${state#ready }
+echo "service process before: $pid"
+psql_db -c "SELECT gpuagg_stats_reset()" >/dev/null
+
+# the query, with batches of 64 rows, in the background
+psql_db -c "$settings SET gpuagg.batch_rows = 64;" -c "$query" >"$work/answer" 2>"$work/messages" &
+query_pid=$!
+
+# kill -9 the service process once it holds the query's aggregation
+killed=0
+for _ in $(seq 1 600); do
+	active=$(psql_db -c "SELECT coalesce(sum(active), 0) FROM gpuagg_stats")
+	if [ "$active" -gt 0 ]; then
+		kill -9 "$pid"
+		killed=1
+		break
+	fi
+	sleep 0.01
+done
+wait "$query_pid" || failed "the query failed: $(cat "$work/messages")"
+[ "$killed" = 1 ] || failed "the query never reached the service"
+echo "messages of the query: $(tr '\n' ' ' <"$work/messages")"
+[ "$(cat "$work/answer")" = "$native" ] || failed "answer $(cat "$work/answer") differs from native $native"
+grep -q "finishing the query on the CPU" "$work/messages" ||
+	failed "the query did not notice the lost service (it finished before the kill?)"
+
+# no cluster restart
+[ "$(psql_db -c "SELECT pg_postmaster_start_time()")" = "$started" ] ||
+	failed "pg_postmaster_start_time() changed: the cluster restarted"
+
+# the service comes back by itself, under a new pid
+state=""
+for _ in $(seq 1 400); do
+	state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device ILIKE '${device}%' LIMIT 1")
+	case "$state" in ready\ *) [ "${state#ready }" != "$pid" ] && break ;; esac
+	sleep 0.05
+done
+echo "service process after: ${state#ready }"
+case "$state" in
+	ready\ *) [ "${state#ready }" != "$pid" ] || failed "the service process was not replaced" ;;
+	*) failed "the GPU service did not come back ($state)" ;;
+esac
+failures=$(psql_db -c "SELECT coalesce(sum(failures), 0) FROM gpuagg_stats")
+[ "$failures" -ge 1 ] || failed "gpuagg_stats counts no failed request ($failures)"
+fallbacks=$(psql_db -c "SELECT coalesce(sum(cpu_fallbacks), 0) FROM gpuagg_stats")
+[ "$fallbacks" -ge 1 ] || failed "gpuagg_stats counts no CPU fallback ($fallbacks)"
+
+# the next query runs in the service again, with no fallback
+again=$(psql_db -c "$settings" -c "$query")
+[ "$again" = "$native" ] || failed "the next query's answer $again differs from native $native"
+explain=$(psql_db -c "$settings" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query")
+if grep -q "Fallback" <<<"$explain"; then failed "the next query fell back to the CPU: $explain"; fi
+queries=$(psql_db -c "SELECT sum(queries) FROM gpuagg_stats WHERE device ILIKE '${device}%'")
+[ "$queries" -ge 2 ] || failed "gpuagg_stats counts $queries queries since the reset (expected at least 2)"
+
+if [ "$fail" -ne 0 ]; then
+	echo "004_service_kill: FAILED"
+	exit 1
+fi
+echo "004_service_kill: ok"
