@@ -55,6 +55,7 @@
 #   --no-check           CHECK=0          do not compare gpuagg's answer with native's
 #   BUDGET_SETTING=name  the setting that bounds the GPU memory gpuagg uses (default: a
 #                        gpuagg setting named like *budget* or *gpu_memory*, if any)
+#   GPUAGG_COMMIT      the commit the report names (default: git's HEAD)
 #   GPUAGG_SKIP_BUILD, PG_CONFIG, GPUAGG_USER, SHARED_BUFFERS_MB, WORK_MEM_MB,
 #   GPUAGG_EXTRA_CONF, KEEP_CLUSTER=1: see test/lib/common.sh
 set -euo pipefail
@@ -562,7 +563,7 @@ print_results() {
 		printf 'gpuagg load benchmark, %s: table t, %s rows, %s groups; %s cores, %s MB RAM;\n' \
 			"$(date -u +%Y-%m-%dT%H:%MZ)" "$ROWS" "$NGROUPS" "$(ncores)" "$(mem_total_mb)"
 		printf '%s; gpuagg device %s (%s); commit %s; max_parallel_workers_per_gather %s\n' "$PG_VERSION_STR" \
-			"$BENCH_DEVICE" "$DEVICE_NAME" "$(git -C "$GA_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$BENCH_WORKERS"
+			"$BENCH_DEVICE" "$DEVICE_NAME" "$(bench_commit)" "$BENCH_WORKERS"
 		printf 'query: %s\n' "$QUERY"
 		printf 'pgbench: %s s per point, -j %s (at most the clients)%s\n\n' "$DURATION" "$THREADS" \
 			"${SERVICE_TEXT:+; $SERVICE_TEXT}"
@@ -598,17 +599,6 @@ print_results() {
 	section "results"
 	cat "$OUT/load.txt"
 	log "wrote $OUT/load.txt and $OUT/load.csv"
-}
-
-# Print a python3 that can import matplotlib, or nothing.
-find_matplotlib() {
-	local py
-	for py in ${PYTHON:-} python3 /usr/bin/python3 /usr/local/bin/python3; do
-		if command -v "$py" >/dev/null 2>&1 && MPLBACKEND=Agg "$py" -c 'import matplotlib' >/dev/null 2>&1; then
-			echo "$py"
-			return 0
-		fi
-	done
 }
 
 # Draw OUT/load.png: matplotlib, else gnuplot, else say why there is none.

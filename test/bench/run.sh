@@ -43,6 +43,7 @@
 #   SKIP_NATIVE_GPUAGG=1   do not time gpuagg mode for queries whose gpuagg plan has no
 #                          gpuagg node (plain joins, q6: the same plan as native)
 #   BENCH_GEN_JOBS=N       concurrent data generation sessions (default: cores)
+#   GPUAGG_COMMIT          the commit the report names (default: git's HEAD)
 #   GPUAGG_SKIP_BUILD, PG_CONFIG, GPUAGG_USER, SHARED_BUFFERS_MB, WORK_MEM_MB,
 #   GPUAGG_EXTRA_CONF, KEEP_CLUSTER=1 (also keeps the tables): see test/lib/common.sh
 #
@@ -579,21 +580,10 @@ print_results() {
 		printf 'gpuagg benchmark, %s: %s; %s cores, %s MB RAM;\n' \
 			"$(date -u +%Y-%m-%dT%H:%MZ)" "$(scales_text)" "$(ncores)" "$(mem_total_mb)"
 		printf '%s; gpuagg device %s (%s); commit %s; median of %s run(s) after %s, seconds\n\n' \
-			"$PG_VERSION_STR" "$BENCH_DEVICE" "$DEVICE_NAME" "$(git -C "$GA_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$RUNS" "$(warmup_text)"
+			"$PG_VERSION_STR" "$BENCH_DEVICE" "$DEVICE_NAME" "$(bench_commit)" "$RUNS" "$(warmup_text)"
 		printf '%s\n' "$out"
 	} >"$OUT/bench.txt"
 	log "wrote $OUT/bench.txt and $OUT/bench.csv"
-}
-
-# Print a python3 that can import matplotlib, or nothing.
-find_matplotlib() {
-	local py
-	for py in ${PYTHON:-} python3 /usr/bin/python3 /usr/local/bin/python3; do
-		if command -v "$py" >/dev/null 2>&1 && MPLBACKEND=Agg "$py" -c 'import matplotlib' >/dev/null 2>&1; then
-			echo "$py"
-			return 0
-		fi
-	done
 }
 
 # Draw OUT/bench.png: matplotlib, else gnuplot, else say why there is none.

@@ -437,3 +437,24 @@ bench_gen_groupby() {
 	bench_run_jobs "$schema.x" $((rows / 12500)) "${jobs[@]}"
 	bench_finish_tables "$schema" x
 }
+
+# Print a python3 that can import matplotlib, or nothing.
+find_matplotlib() {
+	local py
+	for py in ${PYTHON:-} python3 /usr/bin/python3 /usr/local/bin/python3; do
+		if command -v "$py" >/dev/null 2>&1 && MPLBACKEND=Agg "$py" -c 'import matplotlib' >/dev/null 2>&1; then
+			echo "$py"
+			return 0
+		fi
+	done
+}
+
+# Print the commit the benchmark runs: GPUAGG_COMMIT when set (a copy of the tree
+# whose .git is not the checkout's, such as a GPU host's), else git's HEAD, else "?".
+bench_commit() {
+	if [ -n "${GPUAGG_COMMIT:-}" ]; then
+		echo "$GPUAGG_COMMIT"
+	else
+		git -C "$GA_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'
+	fi
+}
