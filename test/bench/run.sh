@@ -26,7 +26,9 @@
 #                                    groupby q1 q2 q3 q4 q5 q6 q7 q9 q10; join j1 .. j5
 #                                    (plain) and j1agg .. j5agg (wrapped in count/sum);
 #                                    tpch Q1 Q3 Q5 Q7 Q9 Q10 Q21 Q13 Q18
-#   --modes M       MODES            "serial parallel gpuagg" (default: all three)
+#   --modes M       MODES            "serial parallel gpuagg" (default: all three); also
+#                                    backend: gpuagg with gpuagg.device_host = backend
+#                                    (no GPU service), printed in a table of its own
 #   --runs N        RUNS             timed runs per query and mode (default 3; median)
 #   --warmup N      WARMUP           untimed runs before them (default 1)
 #   NATIVE_WARMUP=N  warm-up runs of the native modes (default WARMUP; the tables are
@@ -193,7 +195,7 @@ parse_args() {
 		case " $ALL_SUITES " in *" $s "*) ;; *) die "unknown suite '$s' in SUITES (known: $ALL_SUITES)" ;; esac
 	done
 	for m in $MODES; do
-		case "$m" in serial | parallel | gpuagg) ;; *) die "unknown mode '$m' in MODES (serial parallel gpuagg)" ;; esac
+		case "$m" in serial | parallel | gpuagg | backend) ;; *) die "unknown mode '$m' in MODES (serial parallel gpuagg backend)" ;; esac
 	done
 	[ -n "$MODES" ] || die "MODES is empty"
 	for q in $QUERIES $EXPLAIN_QUERIES; do
@@ -429,7 +431,7 @@ run_query() {
 	plan_note "$q"
 	log "$q plan under gpuagg: ${R_PLAN[$q]}"
 	for mode in $MODES; do
-		if [ "$mode" = gpuagg ] && [ "${R_INPLAN[$q]}" = no ] && [ "$SKIP_NATIVE_GPUAGG" = 1 ]; then
+		if [ "$mode" != serial ] && [ "$mode" != parallel ] && [ "${R_INPLAN[$q]}" = no ] && [ "$SKIP_NATIVE_GPUAGG" = 1 ]; then
 			R_T[$q.$mode]="native"
 			continue
 		fi
@@ -440,7 +442,7 @@ run_query() {
 		fi
 		session=$(session_sql "${Q_SUITE[$q]}")
 		rc=0
-		if [ "$mode" = gpuagg ]; then BENCH_WARMUP=$WARMUP; else BENCH_WARMUP=$NATIVE_WARMUP; fi
+		case "$mode" in serial | parallel) BENCH_WARMUP=$NATIVE_WARMUP ;; *) BENCH_WARMUP=$WARMUP ;; esac
 		res=$(bench_time "$q" "$mode" "$session" "$(timed_sql "$q")") || rc=$?
 		if [ "$rc" = 0 ]; then
 			# shellcheck disable=SC2086  # split the run times
@@ -506,8 +508,8 @@ append_csv() {
 			"$(csv_field "${R_ROWS[$q]:-}")" "$BENCH_DEVICE" "${R_INPLAN[$q]:-}"
 		printf '%s,%s,%s,%s,' "$(csv_field "${R_PLAN[$q]:-}")" "$s" "$p" "$g"
 		printf '%s,%s,%s,' "$(ratio_num "$s" "$g")" "$(ratio_num "$p" "$g")" "$(csv_field "${R_MATCH[$q]:-}")"
-		printf '%s,%s,%s\n' "$(csv_field "${R_RUNS[$q.serial]:-}")" "$(csv_field "${R_RUNS[$q.parallel]:-}")" \
-			"$(csv_field "${R_RUNS[$q.gpuagg]:-}")"
+		printf '%s,%s,%s,%s,%s\n' "$(csv_field "${R_RUNS[$q.serial]:-}")" "$(csv_field "${R_RUNS[$q.parallel]:-}")" \
+			"$(csv_field "${R_RUNS[$q.gpuagg]:-}")" "${R_T[$q.backend]:-}" "$(csv_field "${R_RUNS[$q.backend]:-}")"
 	} >>"$OUT/bench.csv"
 }
 
@@ -559,7 +561,7 @@ warmup_text() {
 
 # Print the results table (also to OUT/bench.txt).
 print_results() {
-	local q s p g fmt out
+	local q s p g b fmt out
 	fmt='%-7s %-8s %18s %10s %10s %10s %8s %8s  %-13s %s\n'
 	out=$(
 		# shellcheck disable=SC2059  # the format is a variable on purpose
@@ -572,6 +574,17 @@ print_results() {
 			printf "$fmt" "$q" "${Q_SUITE[$q]}" "${R_ROWS[$q]:--}" "$s" "$p" "$g" "$(ratio "$s" "$g")" "$(ratio "$p" "$g")" \
 				"${R_MATCH[$q]:--}" "${R_PLAN[$q]:-}"
 		done
+		case " $MODES " in
+			*" backend "*)
+				printf '\nbackend mode (gpuagg.device_host = backend: each session opens the device, no GPU service):\n'
+				printf '%-7s %10s %10s %12s\n' query "gpuagg s" "backend s" "gpuagg/backend"
+				for q in "${ORDER[@]}"; do
+					g=${R_T[$q.gpuagg]:--}
+					b=${R_T[$q.backend]:--}
+					printf '%-7s %10s %10s %12s\n' "$q" "$g" "$b" "$(ratio "$g" "$b")"
+				done
+				;;
+		esac
 	)
 	section "results: $(scales_text); $(ncores) cores, $BENCH_WORKERS workers;" \
 		"gpuagg device $BENCH_DEVICE; median of $RUNS run(s) after $(warmup_text), seconds"
@@ -671,7 +684,7 @@ main() {
 	DEVICE_NAME=$(psql_as "$BENCH_DB" -At -c "SELECT CASE WHEN '$BENCH_DEVICE' = 'cpu' THEN 'CPU device'
 		ELSE coalesce((SELECT name FROM gpuagg_devices() d WHERE d.usable ORDER BY 1 LIMIT 1), '?') END" 2>/dev/null || echo '?')
 	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv"
-	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s" >"$OUT/bench.csv"
+	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s" >"$OUT/bench.csv"
 	for s in $SUITES; do
 		suite_selected "$s" || continue
 		section "$s: data ($(suite_scale "$s"))"

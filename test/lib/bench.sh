@@ -42,6 +42,12 @@ bench_mode_settings() {
 			echo "SET gpuagg.enabled = on; SET gpuagg.device = '$BENCH_DEVICE';" \
 				"SET gpuagg.force = on; SET max_parallel_workers_per_gather = $BENCH_WORKERS;"
 			;;
+		backend)
+			# as gpuagg, with the session opening the device itself instead of asking
+			# the GPU service: the path without the service, for comparison
+			bench_mode_settings gpuagg
+			echo "SET gpuagg.device_host = backend;"
+			;;
 		unforced)
 			# (BENCH_PLAN_DEVICE=gpu: what the planner picks for a GPU, asked on a machine
 			# without one; only EXPLAIN may run so)
