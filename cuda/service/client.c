@@ -16,7 +16,9 @@
  * whose arrays are the device's.  So a backend writes a batch once, where
  * the device reads it, and reads the groups where the device wrote them.
  * A build side lies in the caller's memory: it is copied once into a
- * staging buffer of the arena that the service allocates and frees.
+ * staging buffer of the arena that the service allocates and frees; one
+ * larger than svc_stage_piece_bytes goes in pieces into the service
+ * process's memory, so that no build is too large for the arena.
  *
  * Failures.  The service's devices remember their own failures, as local
  * devices do; what fails here (a cancel, a service that went away) is
@@ -36,6 +38,8 @@
 #include <unistd.h>
 
 #define CLIENT_RESTARTED "the GPU service restarted while this query ran"
+
+size_t		svc_stage_piece_bytes = SVC_STAGE_PIECE_BYTES;
 
 /* A device of the service as this process opened it: its GaDevice's impl. */
 typedef struct ClientDevice
@@ -93,6 +97,14 @@ typedef struct ClientJoin
 	GaJoinMatches matches;
 	GaJoinStats stats;
 } ClientJoin;
+
+/* A run of a build side's layout: len bytes of src go to offset at. */
+typedef struct ClientRun
+{
+	const void *src;
+	size_t		at;
+	size_t		len;
+} ClientRun;
 
 /* ------------------------------------------------------------------------
  * Devices and slots
@@ -378,6 +390,58 @@ object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *a
 	return rc > 0;
 }
 
+/* Copy into dest (the layout's bytes [at, at + len)) what the runs hold there. */
+static void
+runs_copy(unsigned char *dest, size_t at, size_t len, const ClientRun *runs, int nruns)
+{
+	int			i;
+
+	for (i = 0; i < nruns; i++)
+	{
+		size_t		lo = runs[i].at > at ? runs[i].at : at;
+		size_t		hi = runs[i].at + runs[i].len < at + len ? runs[i].at + runs[i].len : at + len;
+
+		if (lo < hi)
+			memcpy(dest + (lo - at), (const unsigned char *) runs[i].src + (lo - runs[i].at),
+				   hi - lo);
+	}
+}
+
+/*
+ * Send a build side of `bytes`, whose layout the runs give, to the
+ * object's staged bytes in the service, in pieces of at most
+ * svc_stage_piece_bytes, each through its own staging buffer; 1, or 0
+ * with status.
+ */
+static int
+object_stage(ClientObject *obj, SvcOp op, const ClientRun *runs, int nruns, size_t bytes,
+			 GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	size_t		at;
+
+	for (at = 0; at < bytes;)
+	{
+		size_t		len = bytes - at < svc_stage_piece_bytes ? bytes - at : svc_stage_piece_bytes;
+		unsigned char *buffer = object_staging(obj, len, wait, arg, status);
+		SvcSlot    *slot;
+
+		if (buffer == NULL)
+			return 0;
+		runs_copy(buffer, at, len, runs, nruns);
+		slot = object_begin(obj, op, status);
+		if (slot == NULL)
+			return 0;
+		slot->args.buffer = buffer;
+		slot->args.buffer_bytes = len;
+		slot->args.stage_at = at;
+		slot->args.stage_bytes = bytes;
+		if (!object_call_staged(obj, buffer, wait, arg, status))
+			return 0;
+		at += len;
+	}
+	return 1;
+}
+
 /* Mirror the batch the service's device just handed out (slot's reply). */
 static GaBatch *
 object_batch(ClientObject *obj, const SvcReply *reply, GaStatus *status)
@@ -591,7 +655,8 @@ client_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 
 /*
  * Give an aggjoin step's build side: keys, rows and the step's build
- * columns copied into a staging buffer (see service_internal.h for its layout).
+ * columns, laid out as service_internal.h says, in one staging buffer or,
+ * when larger than a piece, in pieces.
  */
 static int
 client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *rows,
@@ -602,38 +667,35 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 	size_t		nrows = (size_t) payload->nrows;
 	size_t		keys_at = svc_align((size_t) agg->ncolumns * sizeof(SvcColumnDesc));
 	size_t		rows_at = keys_at + (keys != NULL ? svc_align((size_t) n * sizeof(int64_t)) : 0);
-	size_t		columns_at = rows_at + svc_align((size_t) n * sizeof(uint32_t));
-	size_t		bytes = columns_at;
-	unsigned char *buffer;
-	SvcColumnDesc *descs;
+	size_t		bytes = rows_at + svc_align((size_t) n * sizeof(uint32_t));
+	SvcColumnDesc *descs = calloc((size_t) (agg->ncolumns > 0 ? agg->ncolumns : 1),
+								  sizeof(SvcColumnDesc));
+	ClientRun  *runs = calloc((size_t) 3 + 2 * (size_t) agg->ncolumns, sizeof(ClientRun));
+	int			nruns = 0;
+	int			staged;
+	unsigned char *buffer = NULL;
 	SvcSlot    *slot;
+	int			ok = 0;
 	int			c;
 
-	for (c = 0; c < agg->ncolumns; c++)
+	if (descs == NULL || runs == NULL)
 	{
-		const GaColumn *col = &payload->columns[c];
-
-		if (agg->from_build[c] != step + 1)
-			continue;
-		if (col->values != NULL)
-			bytes += svc_align(nrows * (size_t) ga_type_width(col->type));
-		if (col->has_nulls && col->validity != NULL)
-			bytes += svc_align((nrows + 7) / 8);
+		ga_failure_set(&agg->base.failure, status, GA_ERR_OUT_OF_MEMORY,
+					   "out of host memory for a build side of the GPU service");
+		goto done;
 	}
-	buffer = object_staging(&agg->base, bytes, wait, arg, status);
-	if (buffer == NULL)
-		return 0;
 
 	/*
-	 * Only the step's build columns are read; the others stay empty (and
-	 * so does what the caller left out: a column the device does not read).
+	 * Only the step's build columns are sent; the others stay empty (and so
+	 * does what the caller left out: a column the device does not read).
+	 * Descriptors hold offsets from the layout's start until its address
+	 * is known.
 	 */
-	descs = (SvcColumnDesc *) buffer;
-	memset(descs, 0, keys_at);
+	runs[nruns++] = (ClientRun) {descs, 0, (size_t) agg->ncolumns * sizeof(SvcColumnDesc)};
 	if (keys != NULL && n > 0)
-		memcpy(buffer + keys_at, keys, (size_t) n * sizeof(int64_t));
+		runs[nruns++] = (ClientRun) {keys, keys_at, (size_t) n * sizeof(int64_t)};
 	if (n > 0)
-		memcpy(buffer + rows_at, rows, (size_t) n * sizeof(uint32_t));
+		runs[nruns++] = (ClientRun) {rows, rows_at, (size_t) n * sizeof(uint32_t)};
 	for (c = 0; c < agg->ncolumns; c++)
 	{
 		const GaColumn *col = &payload->columns[c];
@@ -644,33 +706,58 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 			continue;
 		if (vbytes > 0 && col->values != NULL)
 		{
-			descs[c].values = buffer + columns_at;
-			memcpy(buffer + columns_at, col->values, vbytes);
-			columns_at += svc_align(vbytes);
+			descs[c].values = (void *) (uintptr_t) bytes;
+			runs[nruns++] = (ClientRun) {col->values, bytes, vbytes};
+			bytes += svc_align(vbytes);
 		}
 		if (col->has_nulls && col->validity != NULL)
 		{
-			descs[c].validity = buffer + columns_at;
+			descs[c].validity = (uint8_t *) (uintptr_t) bytes;
 			descs[c].has_nulls = 1;
-			memcpy(buffer + columns_at, col->validity, (nrows + 7) / 8);
-			columns_at += svc_align((nrows + 7) / 8);
+			runs[nruns++] = (ClientRun) {col->validity, bytes, (nrows + 7) / 8};
+			bytes += svc_align((nrows + 7) / 8);
 		}
+	}
+	staged = bytes > svc_stage_piece_bytes;
+	if (staged)
+	{
+		if (!object_stage(&agg->base, SVC_OP_AGG_STAGE, runs, nruns, bytes, wait, arg, status))
+			goto done;
+	}
+	else
+	{
+		if ((buffer = object_staging(&agg->base, bytes, wait, arg, status)) == NULL)
+			goto done;
+		for (c = 0; c < agg->ncolumns; c++)
+		{
+			if (descs[c].values != NULL)
+				descs[c].values = buffer + (uintptr_t) descs[c].values;
+			if (descs[c].validity != NULL)
+				descs[c].validity = buffer + (uintptr_t) descs[c].validity;
+		}
+		runs_copy(buffer, 0, bytes, runs, nruns);
 	}
 
 	slot = object_begin(&agg->base, SVC_OP_AGG_BUILD, status);
 	if (slot == NULL)
-		return 0;
+		goto done;
 	slot->args.step = step;
 	slot->args.n = n;
 	slot->args.nrows = payload->nrows;
 	slot->args.key_seed = key_seed;
 	slot->args.has_keys = keys != NULL;
+	slot->args.staged = staged;
 	slot->args.buffer = buffer;
 	slot->args.buffer_bytes = bytes;
-	if (!object_call_staged(&agg->base, buffer, wait, arg, status))
-		return 0;
+	if (staged ? !object_call(&agg->base, wait, arg, status) :
+		!object_call_staged(&agg->base, buffer, wait, arg, status))
+		goto done;
 	agg->stats = slot->reply.stats.agg;
-	return 1;
+	ok = 1;
+done:
+	free(descs);
+	free(runs);
+	return ok;
 }
 
 /* Finish: the result's arrays are the service's, read where they lie. */
@@ -783,7 +870,7 @@ client_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 	return join;
 }
 
-/* Build: keys and rows copied into a staging buffer. */
+/* Build: keys and rows in one staging buffer or, when larger than a piece, in pieces. */
 static int
 client_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, int64_t n,
 				  GaWaitCallback wait, void *arg, GaStatus *status)
@@ -791,23 +878,33 @@ client_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, in
 	ClientJoin *join = join_impl;
 	size_t		rows_at = svc_align((size_t) n * sizeof(int64_t));
 	size_t		bytes = rows_at + (size_t) n * sizeof(uint32_t);
-	unsigned char *buffer = object_staging(&join->base, bytes, wait, arg, status);
+	ClientRun	runs[2] = {{keys, 0, (size_t) n * sizeof(int64_t)},
+	{rows, rows_at, (size_t) n * sizeof(uint32_t)}};
+	int			staged = bytes > svc_stage_piece_bytes;
+	unsigned char *buffer = NULL;
 	SvcSlot    *slot;
 
-	if (buffer == NULL)
-		return 0;
-	if (n > 0)
+	if (staged)
 	{
-		memcpy(buffer, keys, (size_t) n * sizeof(int64_t));
-		memcpy(buffer + rows_at, rows, (size_t) n * sizeof(uint32_t));
+		if (!object_stage(&join->base, SVC_OP_JOIN_STAGE, runs, 2, bytes, wait, arg, status))
+			return 0;
+	}
+	else
+	{
+		if ((buffer = object_staging(&join->base, bytes, wait, arg, status)) == NULL)
+			return 0;
+		if (n > 0)
+			runs_copy(buffer, 0, bytes, runs, 2);
 	}
 	slot = object_begin(&join->base, SVC_OP_JOIN_BUILD, status);
 	if (slot == NULL)
 		return 0;
 	slot->args.n = n;
+	slot->args.staged = staged;
 	slot->args.buffer = buffer;
 	slot->args.buffer_bytes = bytes;
-	if (!object_call_staged(&join->base, buffer, wait, arg, status))
+	if (staged ? !object_call(&join->base, wait, arg, status) :
+		!object_call_staged(&join->base, buffer, wait, arg, status))
 		return 0;
 	join->sorted_rows = slot->reply.sorted_rows;
 	join->stats = slot->reply.stats.join;

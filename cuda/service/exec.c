@@ -106,6 +106,7 @@ object_drop(SvcServer *server, SvcObject *obj)
 	device_leave(device);
 	for (b = 0; b < obj->nbatches; b++)
 		svc_arena_free(obj->descs[b]);
+	free(obj->staged);
 	SVC_ADD(&server->service->devices[obj->device].active, -1);
 	memset(obj, 0, sizeof(*obj));
 }
@@ -242,23 +243,105 @@ join_stats(SvcServerDevice *device, SvcObject *obj, SvcReply *reply)
 	device->ops->join_get_stats(obj->impl, &reply->stats.join);
 }
 
+/*
+ * Add a piece of a build side to the object's staged bytes (a piece at 0
+ * starts them afresh); frees the piece's staging buffer.
+ */
+static void
+exec_stage(SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
+{
+	SvcArgs    *args = &slot->args;
+	size_t		bytes = args->buffer_bytes;
+
+	if (!staging_take(ss, args->buffer, bytes, status))
+		return;
+	if (args->stage_at == 0)
+	{
+		free(obj->staged);
+		obj->staged = NULL;
+		obj->staged_bytes = 0;
+		if (args->stage_bytes > 0 && (obj->staged = malloc(args->stage_bytes)) == NULL)
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+						  "out of host memory in the GPU service for a build side of %.1f MB",
+						  (double) args->stage_bytes / 1048576.0);
+		else
+			obj->staged_bytes = args->stage_bytes;
+	}
+	if (status->code == GA_OK)
+	{
+		if (obj->staged == NULL || args->stage_bytes != obj->staged_bytes ||
+			args->stage_at > obj->staged_bytes || bytes > obj->staged_bytes - args->stage_at)
+			ga_status_set(status, GA_ERR_INVALID,
+						  "the GPU service received a piece of a build side out of place");
+		else
+			memcpy(obj->staged + args->stage_at, args->buffer, bytes);
+	}
+	svc_arena_free(args->buffer);
+}
+
+/*
+ * The bytes of a build: the object's staged pieces (all of them), or the
+ * request's staging buffer (taken from the slot); 0 with status.
+ */
+static int
+build_bytes(SvcObject *obj, SvcServerSlot *ss, const SvcArgs *args, unsigned char **buffer,
+			size_t *bytes, GaStatus *status)
+{
+	if (!args->staged)
+	{
+		*buffer = args->buffer;
+		*bytes = args->buffer_bytes;
+		return staging_take(ss, args->buffer, args->buffer_bytes, status);
+	}
+	if (obj->staged == NULL || obj->staged_bytes != args->buffer_bytes)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the GPU service received a build whose pieces are missing");
+	*buffer = obj->staged;
+	*bytes = obj->staged_bytes;
+	return 1;
+}
+
+/* Where a column descriptor's pointer points: an offset in a staged build. */
+static void *
+build_address(const SvcArgs *args, unsigned char *buffer, const void *p)
+{
+	if (!args->staged || p == NULL)
+		return (void *) p;
+	return buffer + (uintptr_t) p;
+}
+
+/* Free a build's bytes once the device has them. */
+static void
+build_done(SvcObject *obj, const SvcArgs *args, unsigned char *buffer)
+{
+	if (!args->staged)
+	{
+		svc_arena_free(buffer);
+		return;
+	}
+	free(obj->staged);
+	obj->staged = NULL;
+	obj->staged_bytes = 0;
+}
+
 /* An aggregation's build side from a staging buffer (see client.c's layout). */
 static int
 exec_agg_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss,
 			   GaStatus *status)
 {
 	SvcArgs    *args = &slot->args;
-	unsigned char *buffer = args->buffer;
-	size_t		bytes = args->buffer_bytes;
+	unsigned char *buffer;
+	size_t		bytes;
 	size_t		keys_at = svc_align((size_t) obj->ncolumns * sizeof(SvcColumnDesc));
 	size_t		rows_at;
-	const SvcColumnDesc *descs = (const SvcColumnDesc *) buffer;
+	const SvcColumnDesc *descs;
 	GaBatch		payload;
 	int			ok = 0;
 	int			c;
 
-	if (!staging_take(ss, buffer, bytes, status))
+	if (!build_bytes(obj, ss, args, &buffer, &bytes, status))
 		return 0;
+	descs = (const SvcColumnDesc *) buffer;
 	memset(&payload, 0, sizeof(payload));
 	if (args->n < 0 || args->n > GA_JOIN_MAX_BUILD_ROWS ||
 		args->nrows < 0 || args->nrows > GA_JOIN_MAX_BUILD_ROWS)
@@ -278,18 +361,20 @@ exec_agg_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServer
 	{
 		const SvcColumnDesc *d = &descs[c];
 		GaColumn   *col = &payload.columns[c];
+		void	   *values = build_address(args, buffer, d->values);
+		uint8_t    *validity = build_address(args, buffer, d->validity);
 
 		if (d->type < GA_TYPE_NONE || d->type > GA_TYPE_FLOAT64 ||
-			(d->values != NULL &&
-			 !inside(d->values, (size_t) args->nrows * ga_type_width((GaValueType) d->type),
+			(values != NULL &&
+			 !inside(values, (size_t) args->nrows * ga_type_width((GaValueType) d->type),
 					 buffer, bytes)) ||
 			(d->has_nulls &&
-			 (d->validity == NULL ||
-			  !inside(d->validity, (size_t) (args->nrows + 7) / 8, buffer, bytes))))
+			 (validity == NULL ||
+			  !inside(validity, (size_t) (args->nrows + 7) / 8, buffer, bytes))))
 			goto bad;
 		col->type = (GaValueType) d->type;
-		col->values = d->values;
-		col->validity = d->validity;
+		col->values = values;
+		col->validity = validity;
 		col->has_nulls = d->has_nulls != 0;
 	}
 	device_enter(device);
@@ -304,7 +389,7 @@ bad:
 	ga_status_set(status, GA_ERR_INVALID, "the GPU service received a malformed build side");
 done:
 	free(payload.columns);
-	svc_arena_free(buffer);
+	build_done(obj, args, buffer);
 	return ok;
 }
 
@@ -314,15 +399,16 @@ exec_join_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServe
 				GaStatus *status)
 {
 	SvcArgs    *args = &slot->args;
-	unsigned char *buffer = args->buffer;
+	unsigned char *buffer;
+	size_t		bytes;
 	size_t		rows_at;
 	int			ok = 0;
 
-	if (!staging_take(ss, buffer, args->buffer_bytes, status))
+	if (!build_bytes(obj, ss, args, &buffer, &bytes, status))
 		return 0;
 	rows_at = svc_align((size_t) (args->n > 0 ? args->n : 0) * sizeof(int64_t));
 	if (args->n < 0 || args->n > GA_JOIN_MAX_BUILD_ROWS ||
-		rows_at + (size_t) args->n * sizeof(uint32_t) > args->buffer_bytes)
+		rows_at + (size_t) args->n * sizeof(uint32_t) > bytes)
 		ga_status_set(status, GA_ERR_INVALID, "the GPU service received a malformed build side");
 	else
 	{
@@ -334,7 +420,7 @@ exec_join_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServe
 			slot->reply.sorted_rows = device->ops->join_sorted_rows(obj->impl);
 		device_leave(device);
 	}
-	svc_arena_free(buffer);
+	build_done(obj, args, buffer);
 	return ok;
 }
 
@@ -528,6 +614,10 @@ exec_object_op(SvcServer *server, SvcSlot *slot, SvcServerSlot *ss, GaStatus *st
 			break;
 		case SVC_OP_JOIN_BUILD:
 			(void) exec_join_build(device, obj, slot, ss, status);
+			break;
+		case SVC_OP_AGG_STAGE:
+		case SVC_OP_JOIN_STAGE:
+			exec_stage(obj, slot, ss, status);
 			break;
 		default:
 			ga_status_set(status, GA_ERR_INVALID, "the GPU service received an unknown request");

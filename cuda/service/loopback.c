@@ -115,6 +115,8 @@ ga_service_loopback_start(int nslots, size_t arena_bytes, int threads, int run_g
 		munmap(memory, bytes);
 		return NULL;
 	}
+	/* pieces small enough that the tests' build sides take both paths */
+	svc_stage_piece_bytes = 64 * 1024;
 	memset(&loop.config, 0, sizeof(loop.config));
 	loop.config.threads = threads;
 	loop.config.run_cpu = 1;

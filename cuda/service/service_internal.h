@@ -81,6 +81,16 @@ extern "C"
 /* Staging buffers a client may hold at once. */
 #define SVC_MAX_STAGING 4
 
+/*
+ * A build side of more bytes than svc_stage_piece_bytes (client.c; this
+ * size, smaller in the loopback's tests) travels in pieces of at most that
+ * size, each through its own staging buffer, into memory of the service
+ * process: so a build larger than the arena runs, and a large one holds
+ * little of the arena that concurrent queries share.
+ */
+#define SVC_STAGE_PIECE_BYTES ((size_t) 64 << 20)
+extern size_t svc_stage_piece_bytes;
+
 /* Bytes of the service's note. */
 #define SVC_NOTE_LEN 256
 
@@ -110,10 +120,13 @@ typedef enum SvcOp
 	SVC_OP_AGG_BUILD,			/* step, n, key_seed, has_keys, staging */
 	SVC_OP_AGG_FINISH,
 	SVC_OP_AGG_DESTROY,
+	SVC_OP_AGG_STAGE,			/* a piece of a build side: staging, stage_at,
+								 * stage_bytes */
 	SVC_OP_JOIN_CREATE,			/* join */
 	SVC_OP_JOIN_BUILD,			/* n, staging: keys then rows */
 	SVC_OP_JOIN_NEXT_BATCH,
 	SVC_OP_JOIN_PROBE,			/* token, nrows */
+	SVC_OP_JOIN_STAGE,			/* as SVC_OP_AGG_STAGE */
 	SVC_OP_JOIN_DESTROY,
 	SVC_OP_FREE					/* a staging buffer no request took */
 } SvcOp;
@@ -145,9 +158,12 @@ typedef struct SvcArgs
 	int64_t		nrows;			/* a batch's or a build payload's rows */
 	uint64_t	key_seed;		/* an aggjoin build of several keys */
 	int32_t		has_keys;		/* an aggjoin build: keys given */
-	int32_t		reserved;
+	int32_t		staged;			/* a build: its bytes are the object's staged
+								 * pieces, not buffer */
 	void	   *buffer;			/* a staging buffer, or the payload */
 	uint64_t	buffer_bytes;
+	uint64_t	stage_at;		/* a stage: where the piece goes */
+	uint64_t	stage_bytes;	/* a stage: the whole build side's bytes */
 	GaJoinRequest join;			/* SVC_OP_JOIN_CREATE */
 } SvcArgs;
 
@@ -331,7 +347,10 @@ extern int	svc_arena_owns(const void *ptr, size_t bytes);
  * column, then at svc_align of their bytes the keys (when given), then at
  * svc_align of theirs the rows, then the step's build columns (their
  * descriptors point there); a join build's holds the keys, then the rows
- * at svc_align(n * 8).
+ * at svc_align(n * 8).  A build of more than svc_stage_piece_bytes is
+ * laid out the same way but sent in pieces (stage requests) and built
+ * with `staged` set; its column descriptors then hold offsets from the
+ * start of the layout instead of addresses.
  */
 
 /*
@@ -349,6 +368,8 @@ typedef struct SvcObject
 	int			nbatches;
 	GaBatch    *batches[SVC_MAX_BATCHES];	/* as handed out */
 	SvcColumnDesc *descs[SVC_MAX_BATCHES];	/* their columns, in the arena */
+	unsigned char *staged;		/* a build side's pieces (process memory) */
+	size_t		staged_bytes;
 } SvcObject;
 
 #define SVC_OBJECT_AGG 1
