@@ -55,6 +55,7 @@ extern void GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *
 
 /* hashagg/pack.c */
 extern Expr *GpuAggBatchMarker(void);
+extern int	GpuAggPackWorkers(double input_rows, int workers);
 extern Path *GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
 							List *path_private, int ncolumns);
 extern void GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter);

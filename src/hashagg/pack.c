@@ -192,6 +192,28 @@ GpuAggBatchMarker(void)
 }
 
 /*
+ * Starting a parallel worker takes about as long as packing this many rows
+ * (docs/benchmarks.md, "Measurements behind design choices").
+ */
+#define PACK_ROWS_PER_WORKER_START 50000.0
+
+/*
+ * The workers GpuAggPack nodes packing input_rows rows ask for, at most
+ * `workers`.  The node waits for every worker it starts, and workers start
+ * one after another: n workers take about input_rows / (n + 1) rows' packing
+ * plus n starts, least at n = sqrt(input_rows / rows per start) - 1.  The
+ * starts matter only when many workers start: up to two of the planner's
+ * workers always stay (the serial plan competes by cost).
+ */
+int
+GpuAggPackWorkers(double input_rows, int workers)
+{
+	double		best = rint(sqrt(Max(input_rows, 0.0) / PACK_ROWS_PER_WORKER_START) - 1.0);
+
+	return Max(Min(workers, 2), (int) Min((double) workers, best));
+}
+
+/*
  * A GpuAggPack path over a partial path of rel whose output is the
  * GpuHashAgg's child expressions; target holds the marker expression.
  * Cost: the child, plus copying every value into a batch, per worker.

@@ -589,6 +589,21 @@ agg_make_path(RelOptInfo *output_rel, Path *child, List *path_private, double gr
 }
 
 /*
+ * The share of a partial path's rows each participant takes, as
+ * PostgreSQL's costs count it (costsize.c's get_parallel_divisor).
+ */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+	double		leader = 1.0 - 0.3 * workers;
+
+	if (parallel_leader_participation && leader > 0)
+		divisor += leader;
+	return divisor;
+}
+
+/*
  * The parallel variant's child: a Gather of GpuAggPack nodes over the
  * cheapest partial path of the input, or NULL when there is none or the
  * child's expressions are not parallel safe.
@@ -603,6 +618,7 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 	PathTarget *pack_target;
 	Expr	   *marker;
 	double		messages;
+	int			workers;
 
 	if (input_rel->partial_pathlist == NIL ||
 		!is_parallel_safe(root, (Node *) child_target->exprs))
@@ -622,6 +638,14 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 						  list_length(child_target->exprs));
 	pack->total_cost = Max(pack->startup_cost,
 						   pack->total_cost - agg_direct_scan_saving(partial, child_target));
+	workers = GpuAggPackWorkers(input_rows, pack->parallel_workers);
+	if (workers < pack->parallel_workers)
+	{
+		/* fewer participants: each packs more rows */
+		pack->total_cost = pack->startup_cost + (pack->total_cost - pack->startup_cost) *
+			parallel_divisor(pack->parallel_workers) / parallel_divisor(workers);
+		pack->parallel_workers = workers;
+	}
 	messages = Max(1.0, ceil(input_rows / (double) GpuAggMessageCapacity()));
 	return (Path *) create_gather_path(root, input_rel, pack, pack_target, NULL, &messages);
 }
