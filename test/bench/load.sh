@@ -17,6 +17,8 @@
 #   gpuagg          gpuagg.force = on, gpuagg.device = DEVICE
 #   gpuagg-backend  as gpuagg, with gpuagg.device_host = backend: each session opens the
 #                   device itself (only where the extension has that setting)
+#   gpuagg-gpu0     as gpuagg, with gpuagg.gpu_index = 0: every query on the first GPU,
+#                   to compare one GPU with all of a host's
 # Steps: the plan and one warm-up query per mode, gpuagg's answer checked against native;
 # the first query on a new connection, FIRST_RUNS new connections per mode (the modes
 # taking turns); pgbench -C at CONNECT_CLIENTS per mode; then for each count of CLIENTS,
@@ -40,7 +42,8 @@
 #   --groups N           NGROUPS          groups (distinct k) of t (default 1000; bash keeps
 #                                         GROUPS for itself)
 #   --clients "C ..."    CLIENTS          pgbench client counts (default "1 4 16 64 128 256")
-#   --modes M            MODES            "native gpuagg" (default); gpuagg-backend too
+#   --modes M            MODES            "native gpuagg" (default); gpuagg-backend and
+#                                         gpuagg-gpu0 too
 #   --duration S         DURATION         seconds per pgbench point (default 15)
 #   --connect-clients C  CONNECT_CLIENTS  clients of pgbench -C (default 16; 0 skips it)
 #   --first-runs N       FIRST_RUNS       new connections per mode whose first query is
@@ -67,7 +70,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . test/lib/bench.sh
 
 QUERY="SELECT k, sum(v), count(*), avg(f) FROM t GROUP BY k"
-ALL_MODES="native gpuagg gpuagg-backend"
+ALL_MODES="native gpuagg gpuagg-backend gpuagg-gpu0"
 APP_NAME=gpuagg-load
 CSV_HEADER="kind,mode,clients,duration_s,tps,transactions,failed,aborted_clients,latency_avg_ms,tps_vs_native,gpu_peak_mib,gpu_peak_total_mib,service_queries,first_median_ms,first_max_ms,first_runs,status,note"
 # per point, keyed MODE.CLIENTS (pgbench) or MODE.C (pgbench -C)
@@ -188,6 +191,10 @@ mode_settings() {
 		gpuagg-backend)
 			bench_mode_settings gpuagg
 			echo "SET gpuagg.device_host = backend;"
+			;;
+		gpuagg-gpu0)
+			bench_mode_settings gpuagg
+			echo "SET gpuagg.gpu_index = 0;"
 			;;
 	esac | sed 's/; */;\n/g' | grep -v '^$'
 }
@@ -548,6 +555,13 @@ print_targets() {
 			"($used of $ngpu: ${P_STATS[gpuagg.64]})"
 	else
 		echo "  every GPU carrying queries at 64 clients: not measured (needs 2 GPUs, gpuagg_stats and 64 in CLIENTS)"
+	fi
+	r=$(ratio_num "${P_TPS[gpuagg.64]:-}" "${P_TPS[gpuagg-gpu0.64]:-}")
+	if [ "$ngpu" -ge 2 ] && [ -n "$r" ]; then
+		echo "  every GPU at 64 clients no fewer tps than the first GPU alone (gpuagg-gpu0):" \
+			"$(if awk -v r="$r" 'BEGIN { exit !(r >= 1) }'; then echo met; else echo MISSED; fi) (${r}x)"
+	else
+		echo "  every GPU against one at 64 clients: not measured (needs 2 GPUs, the gpuagg-gpu0 mode and 64 in CLIENTS)"
 	fi
 }
 
