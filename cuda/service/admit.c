@@ -380,6 +380,7 @@ admit_answer(SvcServer *server, int index, int device)
 
 		ss->parked = 0;
 		SVC_ADD(&server->nparked, -1);
+		SVC_ADD(&server->service->parked, -1);
 		slot->reply.queued_ns += waited;
 		if (valid)
 			SVC_ADD(&server->service->devices[device].queue_ns, waited);
@@ -530,6 +531,7 @@ svc_admit(SvcServer *server, int index)
 		ss->wanted = wanted;
 		ga_status_ok(&slot->reply.status);
 		SVC_ADD(&server->nparked, 1);
+		SVC_ADD(&server->service->parked, 1);
 	}
 	pthread_mutex_unlock(&server->admit_lock);
 }

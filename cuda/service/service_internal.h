@@ -245,6 +245,7 @@ struct GaService
 	int64_t		gpu_budget;		/* bytes each device may hold, 0: 90% of a
 								 * GPU's memory (and the arena for the CPU
 								 * device); atomic */
+	int32_t		parked;			/* requests waiting for room now; atomic */
 	char		note[SVC_NOTE_LEN];
 	int32_t		ndevices;		/* atomic, written before the service is
 								 * ready */

@@ -140,6 +140,7 @@ ga_service_lost(GaService *service, int pid, const char *why)
 			device >= 0 && device < ndevices)
 			SVC_ADD(&service->devices[device].failures, 1);
 	}
+	SVC_STORE(&service->parked, 0);
 	for (i = 0; i < ndevices; i++)
 	{
 		SVC_STORE(&service->devices[i].active, 0);
