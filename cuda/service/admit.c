@@ -109,13 +109,6 @@ svc_admit_publish(SvcServer *server, int d)
 	SVC_STORE(&entry->memory_budget, budget);
 }
 
-/* Record that memory came back: parked requests may fit now. */
-void
-svc_admit_freed(SvcServer *server)
-{
-	(void) __atomic_add_fetch(&server->freed, 1, __ATOMIC_SEQ_CST);
-}
-
 /*
  * Apply a changed budget (admit_lock held): the GPUs' limits, and a retry
  * of every parked request.
@@ -135,7 +128,7 @@ admit_apply_budget(SvcServer *server)
 			ga_gpu_memory_limit(server->devices[d].ordinal, admit_budget(server, d));
 		svc_admit_publish(server, d);
 	}
-	svc_admit_freed(server);
+	svc_server_freed(server);
 }
 
 /* ------------------------------------------------------------------------
@@ -468,7 +461,7 @@ admit_retry(SvcServer *server)
 				ga_status_set(&slot->reply.status, GA_ERR_OUT_OF_MEMORY,
 							  "no room in the GPU service within gpuagg.service_wait (%d ms)",
 							  slot->args.wait_ms);
-			else if (!svc_server_pid_alive(SVC_LOAD(&slot->client_pid)))
+			else if (!svc_pid_alive(SVC_LOAD(&slot->client_pid)))
 				ga_status_set(&slot->reply.status, GA_ERR_DEVICE,
 							  "the session waiting for room in the GPU service is gone");
 			else if (ss->tried_epoch == epoch)
@@ -537,16 +530,20 @@ svc_admit(SvcServer *server, int index)
 }
 
 /*
- * Between requests, in every request thread: apply a changed budget, and
- * while requests are parked, retry them when memory came back and answer
- * those that waited too long or were cancelled (at least every
- * SVC_WAIT_STEP_MS, by whichever thread gets there first).
+ * Between requests, in every request thread: publish every device's
+ * memory in use, apply a changed budget, and while requests are parked,
+ * retry them when memory came back and answer those that waited too long
+ * or were cancelled (at least every SVC_WAIT_STEP_MS, by whichever thread
+ * gets there first).
  */
 void
 svc_admit_after(SvcServer *server)
 {
 	int64_t		now;
+	int			d;
 
+	for (d = 0; d < server->ndevices; d++)
+		svc_admit_publish(server, d);
 	if (SVC_LOAD(&server->service->gpu_budget) == SVC_LOAD(&server->budget) &&
 		SVC_LOAD(&server->nparked) == 0)
 		return;

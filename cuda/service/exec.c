@@ -19,8 +19,8 @@
  *
  * Creates and staging ALLOCs go through admission (admit.c), which runs
  * them here when they fit (svc_exec_admitted) or parks them; everything
- * that gives memory back tells admission so (svc_admit_freed).  Device
- * calls charge what they put in the arena to their device.
+ * that gives memory back says so (svc_server_freed).  Device calls charge
+ * what they put in the arena to their device.
  *
  * One GPU's calls are serialized by its mutex (the GPU device keeps one
  * stream per process); the CPU device's objects share nothing, so its
@@ -116,9 +116,8 @@ object_drop(SvcServer *server, SvcObject *obj)
 	for (b = 0; b < obj->nbatches; b++)
 		svc_arena_free(obj->descs[b]);
 	SVC_ADD(&server->service->devices[obj->device].active, -1);
-	svc_admit_publish(server, obj->device);
 	memset(obj, 0, sizeof(*obj));
-	svc_admit_freed(server);
+	svc_server_freed(server);
 }
 
 /* Record a staging buffer of the slot; 0 with status when it holds too many. */
@@ -177,7 +176,7 @@ static void
 staging_free(SvcServer *server, void *buffer)
 {
 	svc_arena_free(buffer);
-	svc_admit_freed(server);
+	svc_server_freed(server);
 }
 
 /* Whether [p, p + bytes) lies inside [base, base + size). */
@@ -678,11 +677,12 @@ svc_exec_reply(SvcServer *server, int index, int device)
 
 /*
  * Run the request of slot `index` (RUNNING, queued for queued_ns) and
- * reply; a create or ALLOC goes through admission, which replies when it
- * runs, or parks it.  A slot whose client changed loses its old client's
- * objects first; a request for another generation fails.
+ * reply, returning 1; or return 0 for a create or ALLOC that may run,
+ * which admission (admit.c) then runs or parks.  A slot whose client
+ * changed loses its old client's objects first; a request for another
+ * generation fails.
  */
-void
+int
 svc_exec(SvcServer *server, int index, int64_t queued_ns)
 {
 	GaService  *service = server->service;
@@ -716,10 +716,7 @@ svc_exec(SvcServer *server, int index, int64_t queued_ns)
 		ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run device %d",
 					  args->device);
 	else if (creates)
-	{
-		svc_admit(server, index);
-		return;
-	}
+		return 0;
 	else if (args->op == SVC_OP_RELEASE)
 		svc_exec_release(server, index);
 	else if (args->op == SVC_OP_FREE)
@@ -732,8 +729,7 @@ svc_exec(SvcServer *server, int index, int64_t queued_ns)
 	else
 		ga_status_set(status, GA_ERR_INVALID, "the GPU service received an unknown request");
 	svc_exec_reply(server, index, device);
-	if (device >= 0 && device < server->ndevices)
-		svc_admit_publish(server, device);
+	return 1;
 }
 
 /* Destroy every object of a slot and free its staging buffers. */
@@ -752,5 +748,5 @@ svc_exec_release(SvcServer *server, int index)
 		ss->staging[i] = NULL;
 		ss->staging_bytes[i] = 0;
 	}
-	svc_admit_freed(server);
+	svc_server_freed(server);
 }

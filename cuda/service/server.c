@@ -59,15 +59,6 @@ svc_server_held(void)
 	return SVC_LOAD(&server_held);
 }
 
-/* Whether process pid exists (a zombie counts, an unknown pid does not). */
-int
-svc_server_pid_alive(int pid)
-{
-	if (pid <= 0)
-		return 0;
-	return kill((pid_t) pid, 0) == 0 || errno == EPERM;
-}
-
 /* Sleep ms milliseconds. */
 static void
 server_sleep_ms(long ms)
@@ -128,7 +119,8 @@ server_thread(void *arg)
 				server_sleep_ms(1);
 			SVC_ADD(&server_held, -1);
 		}
-		svc_exec(server, index, queued_ns);
+		if (!svc_exec(server, index, queued_ns))
+			svc_admit(server, index);
 		svc_admit_after(server);
 	}
 	return NULL;
@@ -234,7 +226,7 @@ server_wait_for_clients(GaService *service, uint64_t generation, int pid)
 			SvcSlot    *slot = &service->slots[i];
 			uint64_t	held = SVC_LOAD(&slot->held_generation);
 
-			if (held != 0 && held != generation && svc_server_pid_alive(SVC_LOAD(&slot->client_pid)))
+			if (held != 0 && held != generation && svc_pid_alive(SVC_LOAD(&slot->client_pid)))
 				holding++;
 		}
 		if (holding == 0)

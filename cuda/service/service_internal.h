@@ -60,8 +60,10 @@
 #ifndef GPUAGG_SERVICE_SERVICE_H
 #define GPUAGG_SERVICE_SERVICE_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -276,6 +278,13 @@ svc_align(size_t n)
 	return (n + SVC_ALIGN - 1) & ~(size_t) (SVC_ALIGN - 1);
 }
 
+/* Whether process pid exists (a zombie counts, an unknown pid does not). */
+static inline int
+svc_pid_alive(int pid)
+{
+	return pid > 0 && (kill((pid_t) pid, 0) == 0 || errno == EPERM);
+}
+
 /* Whether the service serves generation `generation` now. */
 static inline int
 svc_serving(const GaService *service, uint64_t generation)
@@ -364,8 +373,9 @@ extern int64_t svc_arena_free_bytes(void);
 /*
  * exec.c: the service process's objects and the running of one request.
  * SvcServer is the process's private state; exec runs the request of
- * slot `index` (RUNNING) and replies; release destroys a slot's objects
- * and staging buffers.
+ * slot `index` (RUNNING) and replies, or returns 0 leaving a create or
+ * ALLOC to admission (admit.c); release destroys a slot's objects and
+ * staging buffers.
  */
 typedef struct SvcObject
 {
@@ -428,8 +438,15 @@ typedef struct SvcServer
 	int64_t		budget;			/* GaService.gpu_budget as last applied */
 } SvcServer;
 
-extern void svc_exec(SvcServer *server, int index, int64_t queued_ns);
+extern int	svc_exec(SvcServer *server, int index, int64_t queued_ns);
 extern void svc_exec_release(SvcServer *server, int index);
+
+/* Record that memory came back, so that admission retries what waits for it. */
+static inline void
+svc_server_freed(SvcServer *server)
+{
+	(void) __atomic_add_fetch(&server->freed, 1, __ATOMIC_SEQ_CST);
+}
 
 /*
  * exec.c, for admit.c: the aggregation request of slot index's create,
@@ -447,16 +464,16 @@ extern void svc_exec_reply(SvcServer *server, int index, int device);
 
 /*
  * admit.c: admission.  admit runs a create or ALLOC (RUNNING in slot
- * index) when it fits, or parks it; after runs the parked requests that
- * fit since memory came back, and answers those past their deadline or
- * cancelled (every request thread calls it between requests); freed
- * records that memory came back; publish writes each device's memory in
- * use and budget into the shared header; park_fail answers every parked
- * request with code (a service that stops).
+ * index, which svc_exec left to it) when it fits, or parks it; after
+ * writes every device's memory in use into the shared header, runs the
+ * parked requests that fit since memory came back, and answers those past
+ * their deadline or cancelled (every request thread calls it between
+ * requests); publish writes a device's memory in use and budget into the
+ * shared header; fail_parked answers every parked request with code (a
+ * service that stops).
  */
 extern void svc_admit(SvcServer *server, int index);
 extern void svc_admit_after(SvcServer *server);
-extern void svc_admit_freed(SvcServer *server);
 extern void svc_admit_publish(SvcServer *server, int device);
 extern void svc_admit_fail_parked(SvcServer *server, GaStatusCode code, const char *message);
 
@@ -466,9 +483,6 @@ extern void svc_admit_fail_parked(SvcServer *server, GaStatusCode code, const ch
  */
 extern void svc_server_pause(int paused);
 extern int	svc_server_held(void);
-
-/* server.c: whether process pid exists (a zombie counts) */
-extern int	svc_server_pid_alive(int pid);
 
 /* ------------------------------------------------------------------------
  * loopback.c: a service inside one process, for tests
