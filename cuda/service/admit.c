@@ -358,7 +358,8 @@ admit_try(SvcServer *server, int index, uint32_t closed, uint32_t *wanted, int *
 
 /*
  * Answer the request of slot index (admit_lock held), unparking it: the
- * time it was parked counts as queued, against device.
+ * time it was parked counts as queued, against device, whose memory in
+ * use is published before the client sees the answer.
  */
 static void
 admit_answer(SvcServer *server, int index, int device)
@@ -378,9 +379,9 @@ admit_answer(SvcServer *server, int index, int device)
 		if (valid)
 			SVC_ADD(&server->service->devices[device].queue_ns, waited);
 	}
-	svc_exec_reply(server, index, device);
 	if (valid)
 		svc_admit_publish(server, device);
+	svc_exec_reply(server, index, device);
 }
 
 /* The device a request that did not run counts against (any GPU: the first). */
