@@ -95,9 +95,9 @@ admit_used(SvcServer *server, int d)
 	return svc_arena_used(d);
 }
 
-/* Write device d's memory in use and budget into the shared header. */
-void
-svc_admit_publish(SvcServer *server, int d)
+/* Publish device d's memory in use and budget (publish_lock held). */
+static void
+admit_publish_locked(SvcServer *server, int d)
 {
 	SvcDeviceEntry *entry = &server->service->devices[d];
 	int64_t		budget = admit_budget(server, d);
@@ -107,6 +107,19 @@ svc_admit_publish(SvcServer *server, int d)
 		budget = arena;
 	SVC_STORE(&entry->memory_used, admit_used(server, d));
 	SVC_STORE(&entry->memory_budget, budget);
+}
+
+/*
+ * Write device d's memory in use and budget into the shared header; under
+ * a lock, so that a value read earlier by another thread is never
+ * published after a later one.
+ */
+void
+svc_admit_publish(SvcServer *server, int d)
+{
+	pthread_mutex_lock(&server->publish_lock);
+	admit_publish_locked(server, d);
+	pthread_mutex_unlock(&server->publish_lock);
 }
 
 /*
@@ -543,8 +556,10 @@ svc_admit_after(SvcServer *server)
 	int64_t		now;
 	int			d;
 
+	pthread_mutex_lock(&server->publish_lock);
 	for (d = 0; d < server->ndevices; d++)
-		svc_admit_publish(server, d);
+		admit_publish_locked(server, d);
+	pthread_mutex_unlock(&server->publish_lock);
 	if (SVC_LOAD(&server->service->gpu_budget) == SVC_LOAD(&server->budget) &&
 		SVC_LOAD(&server->nparked) == 0)
 		return;

@@ -302,6 +302,7 @@ server_shutdown(SvcServer *server)
 		if (server->devices[i].serialized)
 			pthread_mutex_destroy(&server->devices[i].lock);
 	pthread_mutex_destroy(&server->admit_lock);
+	pthread_mutex_destroy(&server->publish_lock);
 	free(server->slots);
 	free(server->threads);
 	free(server);
@@ -336,6 +337,7 @@ ga_service_serve(GaService *service, const GaServiceConfig *config, GaStatus *st
 	server->service = service;
 	server->pid = (int) getpid();
 	pthread_mutex_init(&server->admit_lock, NULL);
+	pthread_mutex_init(&server->publish_lock, NULL);
 	server->budget = -1;		/* applied before the first admission */
 	SVC_STORE(&service->state, GA_SERVICE_STARTING);
 	SVC_STORE(&service->pid, (int32_t) server->pid);

@@ -430,6 +430,8 @@ typedef struct SvcServer
 	int			nstarted;
 	/* admit.c */
 	pthread_mutex_t admit_lock; /* the parked requests, and every admission */
+	pthread_mutex_t publish_lock;	/* a device's memory read and published
+									 * at once, the last read published last */
 	int			nparked;		/* atomic */
 	uint64_t	freed;			/* bumped whenever memory comes back; atomic */
 	uint64_t	retried;		/* freed as of the last retry; atomic */
