@@ -330,9 +330,12 @@ admit_try(SvcServer *server, int index, uint32_t closed, uint32_t *wanted, int *
 	int			i;
 
 	*wanted = 0;
+	*device = -1;
 	if (!admit_needs(server, index, devices, &n, &need, &need_arena))
 	{
+		/* a malformed request: running it fails it and frees its staging */
 		*device = devices[0];
+		(void) svc_exec_admitted(server, index, devices[0]);
 		return ADMIT_DONE;
 	}
 	*device = devices[0];
