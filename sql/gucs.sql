@@ -19,3 +19,4 @@ RESET gpuagg.batch_rows;
 SHOW gpuagg.batch_rows;
 SET gpuagg.device = cpu;
 SHOW gpuagg.device;
+SET gpuagg.gpu_memory_budget = 100;

@@ -259,6 +259,15 @@ ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
 	return cuda_error(status, err, "registering the GPU service's shared memory");
 }
 
+/* The total memory of GPU ordinal, once this process opened it; else 0. */
+extern "C" int64_t
+ga_gpu_memory_total(int ordinal)
+{
+	if (ordinal < 0 || ordinal >= GA_MAX_GPUS || gpu_devices[ordinal] == NULL)
+		return 0;
+	return gpu_devices[ordinal]->info.total_memory;
+}
+
 extern "C" const GaDeviceOps ga_gpu_ops = {
 	ga_gpu_agg_create,
 	ga_gpu_agg_next_batch,

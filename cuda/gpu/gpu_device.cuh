@@ -15,7 +15,8 @@
  * columns (gpu/derived.cu) and the aggjoin (gpu/aggjoin.cu,
  * gpu/aggjoin_probe.cu), which calls the hash join's build and the
  * input and batches back to aggregate what it gathers; all of them
- * launch the kernels of gpu/kernels/.
+ * launch the kernels of gpu/kernels/ and take their device memory from
+ * gpu/memory.cu, which counts it per GPU.
  *
  * It also holds the small host helpers every GPU file uses (errors as a
  * GaStatus, allocation, polled waits, event timing, chunked copies), as
@@ -249,6 +250,14 @@ typedef struct GpuAgg
  * ------------------------------------------------------------------------
  */
 
+/*
+ * gpu/memory.cu: every device allocation, counted per GPU against the
+ * GPU's limit (device_impl.h: ga_gpu_memory_used, ga_gpu_memory_limit).
+ * The malloc sets *over_limit when the limit, not the GPU, refuses.
+ */
+extern cudaError_t ga_gpu_malloc(void **ptr, size_t bytes, int *over_limit);
+extern void ga_gpu_free(void *ptr);
+
 /* Monotonic clock in milliseconds, for the context creation time and timings. */
 static inline double
 now_ms(void)
@@ -299,17 +308,22 @@ cuda_error(GaStatus *status, cudaError_t err, const char *what)
 			return cuda_error(status, gpu_err_, (what)); \
 	} while (0)
 
-/* cudaMalloc with a message naming the purpose and size on failure. */
+/*
+ * Device memory, counted per GPU (gpu/memory.cu), with a message naming
+ * the purpose and size on failure.
+ */
 static inline int
 device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
 {
-	cudaError_t err;
+	int			over_limit = 0;
+	cudaError_t err = ga_gpu_malloc(ptr, bytes > 0 ? bytes : 1, &over_limit);
 
-	*ptr = NULL;
-	err = cudaMalloc(ptr, bytes > 0 ? bytes : 1);
 	if (err == cudaSuccess)
 		return 1;
-	*ptr = NULL;
+	if (over_limit)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "could not allocate %.1f MB of GPU memory for %s: the GPU's memory budget (gpuagg.gpu_memory_budget) is reached",
+							 bytes / 1048576.0, purpose);
 	return ga_status_set(status,
 						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
 						 "could not allocate %.1f MB of GPU memory for %s: %s",
@@ -365,7 +379,7 @@ device_free(void *ptr_address)
 	void	  **ptr = (void **) ptr_address;
 
 	if (*ptr != NULL)
-		(void) cudaFree(*ptr);
+		ga_gpu_free(*ptr);
 	*ptr = NULL;
 }
 

@@ -844,6 +844,7 @@ ga_gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 
 	*stats = agg->stats;
 	stats->groups = agg->known_groups;
+	stats->gpu_ordinal = agg->device->ordinal;
 }
 
 /*

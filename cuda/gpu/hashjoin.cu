@@ -675,6 +675,7 @@ ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats)
 	const GpuJoin *join = (const GpuJoin *) join_impl;
 
 	*stats = join->stats;
+	stats->gpu_ordinal = join->device->ordinal;
 }
 
 /*

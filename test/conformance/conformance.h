@@ -249,4 +249,11 @@ extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char
  */
 extern int64_t service_api_checks(GaService *service, int with_gpu);
 
+/*
+ * service_admit.c: admission in the loopback service, on its CPU device
+ * (slots 1 to 6), with no object open: the fair queue, its timeout and
+ * cancel, the budget and the arena as the walls.  Problems go to rr.
+ */
+extern void service_admit_checks(GaService *service, RunReport *rr);
+
 #endif							/* GPUAGG_CONFORMANCE_H */
