@@ -526,9 +526,9 @@ extern void ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
 extern void ga_gpu_join_destroy(void *join_impl);
 
 /*
- * gpu/hashjoin.cu: the join the aggjoin builds through, on the
- * aggregation's stream (which it neither waits for at destroy nor
- * destroys), and its build.
+ * gpu/hashjoin.cu: a join on a given stream (NULL: its own), which the
+ * aggjoin builds through on the aggregation's stream (the join does not
+ * destroy a stream it was given), and the aggjoin's build.
  */
 extern void *ga_gpu_join_create_on_stream(void *device_impl, const GaJoinRequest *request,
 										  cudaStream_t stream, GaStatus *status);

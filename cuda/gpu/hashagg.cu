@@ -906,7 +906,7 @@ ga_gpu_agg_destroy(void *agg_impl)
 	for (int m = 0; m < GPU_MAX_MARKS; m++)
 		if (agg->marks[m] != NULL)
 			(void) cudaEventDestroy(agg->marks[m]);
-	gpu_stream_destroy(&agg->stream);	/* after the aggjoin's builds, on it */
+	gpu_stream_destroy(&agg->stream);	/* the aggjoin's joins used it too */
 	(void) cudaGetLastError();	/* leave no error behind for later checks */
 
 	free_result(agg);
