@@ -41,8 +41,9 @@
  * once.
  *
  * One mutex (admit_lock) guards the parked requests and serializes the
- * admissions, so that two creates never both take the last room; it is
- * taken before a device's lock, never while holding one.
+ * admissions, so that two creates never both take the last room; a
+ * create runs while it is held, beside the calls on other objects, which
+ * take no lock.
  *
  *-------------------------------------------------------------------------
  */

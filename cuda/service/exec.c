@@ -22,9 +22,11 @@
  * that gives memory back says so (svc_server_freed).  Device calls charge
  * what they put in the arena to their device.
  *
- * One GPU's calls are serialized by its mutex (the GPU device keeps one
- * stream per process); the CPU device's objects share nothing, so its
- * calls run side by side.  The device's wait callback is the slot's
+ * Calls on one device run side by side, each in the request thread that
+ * took it, without a lock: every GPU object has its own stream, so the
+ * work of several sessions overlaps on one GPU, and the CPU device's
+ * objects share nothing.  A slot's calls come one at a time (its client
+ * waits for each reply).  The device's wait callback is the slot's
  * cancel flag.  Every call updates the device's statistics in the shared
  * header and ends with the object's own statistics in the reply.
  *
@@ -45,23 +47,11 @@ exec_wait(void *arg)
 	return SVC_LOAD(&slot->cancel) != 0;
 }
 
-/*
- * Enter and leave a device call (a GPU's are serialized); what the call
- * puts in the arena is charged to the device.
- */
+/* Enter a device call: what it puts in the arena is charged to the device. */
 static void
 device_enter(SvcServerDevice *device)
 {
 	svc_arena_charge(device->index);
-	if (device->serialized)
-		pthread_mutex_lock(&device->lock);
-}
-
-static void
-device_leave(SvcServerDevice *device)
-{
-	if (device->serialized)
-		pthread_mutex_unlock(&device->lock);
 }
 
 /* The object `id` (from 1) of a slot if it is of kind; else NULL with status. */
@@ -112,7 +102,6 @@ object_drop(SvcServer *server, SvcObject *obj)
 		device->ops->agg_destroy(obj->impl);
 	else
 		device->ops->join_destroy(obj->impl);
-	device_leave(device);
 	for (b = 0; b < obj->nbatches; b++)
 		svc_arena_free(obj->descs[b]);
 	free(obj->staged);
@@ -415,7 +404,6 @@ exec_agg_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcSl
 									args->has_keys ? (const int64_t *) (buffer + keys_at) : NULL,
 									(const uint32_t *) (buffer + rows_at), args->n,
 									args->key_seed, &payload, exec_wait, slot, status);
-	device_leave(device);
 	goto done;
 
 bad:
@@ -451,7 +439,6 @@ exec_join_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcS
 									 exec_wait, slot, status);
 		if (ok)
 			slot->reply.sorted_rows = device->ops->join_sorted_rows(obj->impl);
-		device_leave(device);
 	}
 	build_done(server, obj, args, buffer);
 	return ok;
@@ -516,7 +503,6 @@ exec_agg_create(SvcServer *server, int index, SvcSlot *slot, SvcServerSlot *ss,
 
 		device_enter(device);
 		obj->impl = device->ops->agg_create(device->impl, request, status);
-		device_leave(device);
 		if (obj->impl == NULL && status->code == GA_ERR_OUT_OF_MEMORY)
 			return SVC_RUN_NO_ROOM;
 		if (obj->impl != NULL)
@@ -545,7 +531,6 @@ exec_join_create(SvcServer *server, int index, SvcSlot *slot, SvcServerSlot *ss,
 	obj = &ss->objects[id - 1];
 	device_enter(device);
 	obj->impl = device->ops->join_create(device->impl, &slot->args.join, status);
-	device_leave(device);
 	if (obj->impl == NULL)
 		return status->code == GA_ERR_OUT_OF_MEMORY ? SVC_RUN_NO_ROOM : SVC_RUN_DONE;
 	object_created(server, obj, SVC_OBJECT_JOIN, index, slot, id);
@@ -566,7 +551,6 @@ exec_next_batch(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 		batch = device->ops->agg_next_batch(obj->impl, exec_wait, slot, status);
 	else
 		batch = device->ops->join_next_batch(obj->impl, exec_wait, slot, status);
-	device_leave(device);
 	if (batch == NULL || (b = batch_describe(obj, batch, status)) < 0)
 		return;
 	slot->reply.token = (uint64_t) b + 1;
@@ -598,7 +582,6 @@ exec_submit(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus *st
 			ok = 1;
 		}
 	}
-	device_leave(device);
 	return ok;
 }
 
@@ -613,7 +596,6 @@ exec_agg_finish(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 
 	device_enter(device);
 	result = device->ops->agg_finish(obj->impl, exec_wait, slot, status);
-	device_leave(device);
 	if (result == NULL)
 		return;
 	if ((size_t) (2 * result->nkeys + result->naggs) * sizeof(void *) > SVC_PAYLOAD_BYTES)

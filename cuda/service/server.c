@@ -161,8 +161,6 @@ server_open_devices(SvcServer *server, const GaServiceConfig *config, GaStatus *
 		d->index = server->ndevices;
 		d->ordinal = config->gpu_ordinals[g];
 		d->ops = &ga_gpu_ops;
-		d->serialized = 1;
-		pthread_mutex_init(&d->lock, NULL);
 		server->ndevices++;
 	}
 	if (config->ngpus > 0 && !registered)
@@ -298,9 +296,6 @@ server_shutdown(SvcServer *server)
 			free(server->slots[i].objects);
 		}
 	}
-	for (i = 0; i < server->ndevices; i++)
-		if (server->devices[i].serialized)
-			pthread_mutex_destroy(&server->devices[i].lock);
 	pthread_mutex_destroy(&server->admit_lock);
 	pthread_mutex_destroy(&server->publish_lock);
 	free(server->slots);

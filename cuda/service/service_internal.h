@@ -436,8 +436,6 @@ typedef struct SvcServerDevice
 	int			index;			/* in SvcServer.devices and GaService.devices */
 	const GaDeviceOps *ops;
 	void	   *impl;
-	int			serialized;		/* calls take lock (a GPU) */
-	pthread_mutex_t lock;
 } SvcServerDevice;
 
 typedef struct SvcServer
