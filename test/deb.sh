@@ -209,10 +209,11 @@ check_installed() {
 	device=$(deb_test_device)
 	psql_as gpuagg_deb -q -c "DROP EXTENSION gpuagg" -c "CREATE EXTENSION gpuagg VERSION '0.1'" \
 		-c "ALTER EXTENSION gpuagg UPDATE"
-	psql_as gpuagg_deb -At -c "SELECT extversion FROM pg_extension WHERE extname = 'gpuagg'" \
-		-c "SELECT count(*) FROM gpuagg_devices()" -c "SELECT count(*) >= 0 FROM gpuagg_stats"
+	log "after ALTER EXTENSION gpuagg UPDATE from 0.1: $(psql_as gpuagg_deb -At -c "SELECT
+		'version ' || (SELECT extversion FROM pg_extension WHERE extname = 'gpuagg')
+		|| ', gpuagg_devices() rows ' || (SELECT count(*) FROM gpuagg_devices())
+		|| ', gpuagg_stats rows ' || (SELECT count(*) FROM gpuagg_stats)")"
 	psql_as postgres -q -c "DROP DATABASE gpuagg_deb"
-	log "CREATE EXTENSION gpuagg and ALTER EXTENSION gpuagg UPDATE from 0.1: ok"
 	outdir=$DEB_SCRATCH/installcheck
 	mkdir -p "$outdir"
 	log "make installcheck (gpuagg.device = $device) against the packaged gpuagg"
