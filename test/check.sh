@@ -296,7 +296,7 @@ run_t_script() {
 
 # Check the Debian package (test/deb.sh check) unless GPUAGG_PACKAGE or a given PG_CONFIG says not to.
 run_package() {
-	local mode=${GPUAGG_PACKAGE:-auto} name="package (postgresql-$GA_PG_MAJOR-gpuagg)" why=""
+	local mode=${GPUAGG_PACKAGE:-auto} name="package (postgresql-$GA_PG_MAJOR-gpuagg)" why="" t0 rc
 	case "$mode" in
 		1 | 0 | auto) ;;
 		*) die "GPUAGG_PACKAGE must be 1, 0 or auto, not '$mode'" ;;
@@ -314,7 +314,23 @@ run_package() {
 		record_step "$name" SKIP 0
 		return 0
 	fi
-	test_step "$name" bash test/deb.sh check
+	section "$name"
+	t0=$(now_s)
+	CURRENT_STEP="$name (interrupted)"
+	CURRENT_T0=$t0
+	set +e
+	timeout -k 10 "$STEP_TIMEOUT" bash test/deb.sh check
+	rc=$?
+	set -e
+	CURRENT_STEP=""
+	case "$rc" in
+		0) record_step "$name" PASS "$(elapsed_since "$t0")" ;;
+		77) record_step "$name" SKIP "$(elapsed_since "$t0")" ;;
+		*)
+			log "$name FAILED (exit status $rc)"
+			record_step "$name" FAIL "$(elapsed_since "$t0")"
+			;;
+	esac
 }
 
 # Build against the other PostgreSQL versions (test/versions.sh); one summary row per version.

@@ -20,8 +20,9 @@
 #
 # check needs root (dpkg -i into the system's PostgreSQL). As root with apt-get it installs
 # what is missing (dpkg-dev, debhelper, fakeroot, lintian, postgresql-server-dev-all,
-# postgresql-GPUAGG_PG_MAJOR); without root, or without dpkg-buildpackage and no way to
-# install it, it says why and exits 0 with SKIPPED. The package's files go where a
+# postgresql-GPUAGG_PG_MAJOR); without root, without dpkg-buildpackage and no way to
+# install it, or with postgresql-N-gpuagg already installed (the check would remove it), it
+# says why and exits with status 77 (SKIPPED). The package's files go where a
 # `make install` of a checkout puts its own: check saves those first and puts them back.
 #
 # Environment:
@@ -77,7 +78,7 @@ build_debs() {
 			die "$f not found: install ${DEB_TOOLS[*]} (apt-get install --no-install-recommends ...)"
 	done
 	[ -n "$versions" ] || die "no postgresql-server-dev-N (N >= 15) installed: nothing to build"
-	DEB_SCRATCH=$(mktemp -d "${GPUAGG_TMPDIR:-/tmp}/gpuagg-deb.XXXXXX")
+	if [ -z "$DEB_SCRATCH" ]; then DEB_SCRATCH=$(mktemp -d "${GPUAGG_TMPDIR:-/tmp}/gpuagg-deb.XXXXXX"); fi
 	src=$DEB_SCRATCH/gpuagg
 	copy_tree "$src"
 	buildlog=$DEB_SCRATCH/build.log
@@ -232,28 +233,32 @@ deb_check() {
 	local deb=${1:-} pkg
 	if ! is_root; then
 		log "SKIPPED: the package check installs with dpkg -i into the system's PostgreSQL: run it as root"
-		return 0
+		exit 77
 	fi
 	if command -v apt-get >/dev/null 2>&1; then
 		ensure_deb_tools
 	fi
 	if [ -z "$deb" ] && ! command -v dpkg-buildpackage >/dev/null 2>&1; then
 		log "SKIPPED: dpkg-buildpackage not found and no apt-get to install dpkg-dev"
-		return 0
+		exit 77
 	fi
 	unset PG_CONFIG
 	PG_CONFIG=/usr/lib/postgresql/$GA_PG_MAJOR/bin/pg_config
 	[ -x "$PG_CONFIG" ] || die "no PostgreSQL $GA_PG_MAJOR at $PG_CONFIG (postgresql-$GA_PG_MAJOR)"
 	check_pg_tools
-	install_exit_trap
-	if [ -z "$deb" ]; then
-		build_debs "$GA_PG_MAJOR" "$(mktemp -d "${GPUAGG_TMPDIR:-/tmp}/gpuagg-debs.XXXXXX")"
-		deb=$(printf '%s\n' "${DEB_BUILT[@]}" | grep "/postgresql-$GA_PG_MAJOR-gpuagg_" | grep -v dbgsym | head -n 1)
-	else
-		DEB_SCRATCH=$(mktemp -d "${GPUAGG_TMPDIR:-/tmp}/gpuagg-deb.XXXXXX")
+	pkg=postgresql-$GA_PG_MAJOR-gpuagg
+	if [ "$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null)" = installed ]; then
+		log "SKIPPED: $pkg is installed here, and the check would remove it (dpkg --purge $pkg first)"
+		exit 77
 	fi
-	[ -f "$deb" ] || die "no postgresql-$GA_PG_MAJOR-gpuagg package to check"
-	pkg=$(dpkg-deb -f "$deb" Package)
+	install_exit_trap
+	DEB_SCRATCH=$(mktemp -d "${GPUAGG_TMPDIR:-/tmp}/gpuagg-deb.XXXXXX")
+	if [ -z "$deb" ]; then
+		build_debs "$GA_PG_MAJOR" "$DEB_SCRATCH/debs"
+		deb=$(printf '%s\n' "${DEB_BUILT[@]}" | grep "/${pkg}_" | head -n 1)
+	fi
+	[ -f "$deb" ] || die "no $pkg package to check"
+	[ "$(dpkg-deb -f "$deb" Package)" = "$pkg" ] || die "$deb is not a $pkg package"
 	save_system_files
 	log "dpkg -i $deb"
 	DEB_INSTALLED=$pkg
