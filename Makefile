@@ -2,16 +2,26 @@
 #
 #   make [PG_CONFIG=...] [NVCC=...]     build; the GPU device is built when nvcc is found
 #   make install                         install into the PostgreSQL of PG_CONFIG
+#   make installcheck                    the pg_regress suite against the running server
+#                                        that preloads the installed gpuagg (PGHOST, PGPORT,
+#                                        PGUSER); GPUAGG_TEST_DEVICE=cpu|gpu sets gpuagg.device
+#   make deb                             Debian packages postgresql-N-gpuagg (test/deb.sh)
 #   make regress-list                    print the pg_regress tests (used by test/check.sh)
 
 EXTENSION = gpuagg
 MODULE_big = gpuagg
-DATA = sql/gpuagg--0.1.sql
+# The install script of each version and the upgrade scripts between them:
+# default_version (gpuagg.control) installs directly, every older version
+# reaches it through ALTER EXTENSION gpuagg UPDATE.
+DATA = sql/gpuagg--0.2.sql sql/gpuagg--0.1.sql sql/gpuagg--0.1--0.2.sql
 PGFILEDESC = "gpuagg - GPU hash aggregation for PostgreSQL"
 
 REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text \
 	hashagg_nulls hashagg_plain hashagg_having hashagg_types hashagg_stats hashagg_float_stats \
 	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_batches hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi aggjoin aggjoin_keys fallback explain cancel
+
+# The suite's expected output is that of a C-locale UTF8 database.
+REGRESS_OPTS = --no-locale --encoding=UTF8
 
 PG_CONFIG ?= pg_config
 
@@ -69,7 +79,7 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-ifeq ($(filter regress-list cuda-libdir device-objs gpu-objs clean,$(MAKECMDGOALS)),)
+ifeq ($(filter regress-list cuda-libdir device-objs gpu-objs clean installcheck deb,$(MAKECMDGOALS)),)
 $(shell echo '$(GPUAGG_BUILD_NOTE)' >&2)
 endif
 
@@ -85,7 +95,13 @@ $(SRC_OBJS): $(wildcard src/*.h src/*/*.h) cuda/gpuagg_device.h cuda/gpuagg_hash
 	cuda/gpuagg_service.h
 $(DEVICE_OBJS) $(GPU_NONE_OBJS): $(DEVICE_HEADERS) $(CPU_HEADERS) $(SERVICE_HEADERS)
 
-.PHONY: regress-list cuda-libdir device-objs gpu-objs
+# installcheck runs on the server's own gpuagg.device unless one is given
+# (a host without a GPU needs cpu: the default, auto, then plans no gpuagg node).
+ifneq ($(strip $(GPUAGG_TEST_DEVICE)),)
+installcheck: export PGOPTIONS += -c gpuagg.device=$(GPUAGG_TEST_DEVICE)
+endif
+
+.PHONY: regress-list cuda-libdir device-objs gpu-objs deb
 regress-list:
 	@echo $(REGRESS)
 
@@ -100,5 +116,9 @@ device-objs:
 	@echo $(DEVICE_OBJS)
 gpu-objs:
 	@echo $(GPU_CUDA_OBJS)
+
+# Debian packages for every postgresql-server-dev-N installed, into debs/.
+deb:
+	bash $(srcdir)/test/deb.sh build
 
 EXTRA_CLEAN = test/conformance/conformance

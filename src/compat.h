@@ -174,7 +174,7 @@ GpuAggWithoutOuterJoinNulls(PlannerInfo *root, Node *expr, Relids keep)
  * Module magic: 18 can record the module's name and version, shown by
  * pg_get_loaded_modules().  Use as "GPUAGG_MODULE_MAGIC;" in gpuagg.c.
  */
-#define GPUAGG_MODULE_VERSION "0.1"
+#define GPUAGG_MODULE_VERSION "0.2"
 #if PG_VERSION_NUM >= 180000
 #define GPUAGG_MODULE_MAGIC \
 	PG_MODULE_MAGIC_EXT(.name = "gpuagg", .version = GPUAGG_MODULE_VERSION)

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -400,6 +401,77 @@ cuda_version_text(int version)
 }
 
 /*
+ * The columns of gpuagg_devices() this library returns, by name and type.
+ * The SQL declaration of an older version of the extension (a library
+ * installed before ALTER EXTENSION gpuagg UPDATE) may list fewer of them:
+ * each row is built for the columns the caller's declaration has.
+ */
+#define DEVICE_COLUMNS 10
+
+static const struct
+{
+	const char *name;
+	Oid			type;
+}			device_columns[DEVICE_COLUMNS] = {
+	{"device", INT4OID}, {"name", TEXTOID}, {"total_memory", INT8OID},
+	{"multiprocessors", INT4OID}, {"compute_capability", TEXTOID},
+	{"driver_version", TEXTOID}, {"runtime_version", TEXTOID},
+	{"usable", BOOLOID}, {"note", TEXTOID}, {"service", TEXTOID}
+};
+
+/*
+ * Map each column of the declared result tupdesc to its index in
+ * device_columns; raise an error naming the fix for a declared column this
+ * library does not return.
+ */
+static void
+map_device_columns(TupleDesc tupdesc, int *map)
+{
+	int			a;
+
+	for (a = 0; a < tupdesc->natts; a++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, a);
+		int			c;
+
+		map[a] = -1;
+		if (attr->attisdropped)
+			continue;
+		for (c = 0; c < DEVICE_COLUMNS; c++)
+			if (strcmp(NameStr(attr->attname), device_columns[c].name) == 0 &&
+				attr->atttypid == device_columns[c].type)
+				break;
+		if (c == DEVICE_COLUMNS)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("gpuagg_devices() is declared with a column \"%s\" of type %s that this gpuagg library does not return",
+							NameStr(attr->attname), format_type_be(attr->atttypid)),
+					 errhint("Run ALTER EXTENSION gpuagg UPDATE to match the installed library.")));
+		map[a] = c;
+	}
+}
+
+/* Store one row of gpuagg_devices() in the columns the caller declared. */
+static void
+put_device_row(ReturnSetInfo *rsinfo, const int *map, const Datum *values,
+			   const bool *nulls)
+{
+	TupleDesc	tupdesc = rsinfo->setDesc;
+	Datum	   *row_values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+	bool	   *row_nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
+	int			a;
+
+	for (a = 0; a < tupdesc->natts; a++)
+	{
+		row_values[a] = map[a] >= 0 ? values[map[a]] : (Datum) 0;
+		row_nulls[a] = map[a] >= 0 ? nulls[map[a]] : true;
+	}
+	tuplestore_putvalues(rsinfo->setResult, tupdesc, row_values, row_nulls);
+	pfree(row_values);
+	pfree(row_nulls);
+}
+
+/*
  * gpuagg_devices(): one row per GPU found at server start, or one row saying
  * that there is no usable GPU and why.
  */
@@ -408,6 +480,7 @@ gpuagg_devices(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *service_state = "off";
+	int		   *map;
 	int			i;
 
 	if (GpuAggService() != NULL)
@@ -419,11 +492,13 @@ gpuagg_devices(PG_FUNCTION_ARGS)
 																  note, sizeof(note)));
 	}
 	InitMaterializedSRF(fcinfo, 0);
+	map = palloc(sizeof(int) * Max(rsinfo->setDesc->natts, 1));
+	map_device_columns(rsinfo->setDesc, map);
 	for (i = 0; i < discovered_count; i++)
 	{
 		const GaGpuInfo *gpu = &discovered_gpus[i];
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[DEVICE_COLUMNS];
+		bool		nulls[DEVICE_COLUMNS] = {0};
 
 		values[0] = Int32GetDatum(gpu->ordinal);
 		values[1] = CStringGetTextDatum(gpu->name);
@@ -435,18 +510,18 @@ gpuagg_devices(PG_FUNCTION_ARGS)
 		values[7] = BoolGetDatum(true);
 		values[8] = CStringGetTextDatum(i == gpuagg_gpu_index ? "selected by gpuagg.gpu_index" : "");
 		values[9] = CStringGetTextDatum(service_state);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_device_row(rsinfo, map, values, nulls);
 	}
 	if (discovered_count == 0)
 	{
-		Datum		values[10];
-		bool		nulls[10] = {true, false, true, true, true, true, true, false, false, false};
+		Datum		values[DEVICE_COLUMNS];
+		bool		nulls[DEVICE_COLUMNS] = {true, false, true, true, true, true, true, false, false, false};
 
 		values[1] = CStringGetTextDatum("none");
 		values[7] = BoolGetDatum(false);
 		values[8] = CStringGetTextDatum(discovery_note);
 		values[9] = CStringGetTextDatum(service_state);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		put_device_row(rsinfo, map, values, nulls);
 	}
 	return (Datum) 0;
 }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # test/check.sh - set everything up and run every gpuagg test.
 #
-#   bash test/check.sh [--only layout|regress|conformance|t|versions] [--keep]
+#   bash test/check.sh [--only layout|regress|conformance|t|package|versions] [--keep]
 #
 # As root on a fresh Debian 12: installs PostgreSQL 15 (GPUAGG_PG_MAJOR) + headers + a C
 # toolchain if missing, builds and installs gpuagg, checks the tree's layout rules
 # (test/lint/layout.sh), starts a throwaway cluster as an
 # unprivileged user, then runs the pg_regress suite, the device conformance test and
-# test/t/*.sh, builds gpuagg against the other PostgreSQL versions (test/versions.sh:
+# test/t/*.sh, checks the Debian package (test/deb.sh check: builds postgresql-15-gpuagg,
+# dpkg -i, `make installcheck` against a cluster that preloads it, removes it again),
+# builds gpuagg against the other PostgreSQL versions (test/versions.sh:
 # 15 16 17 18 with -Werror, headers fetched from Debian's archive; a version whose headers
 # cannot be had is SKIPPED with the reason, a compile error or warning FAILS), and prints a
 # summary (exit status nonzero if any step failed).
@@ -27,6 +29,9 @@
 #                       no subfolders
 #   GPUAGG_STEP_TIMEOUT seconds each test step (pg_regress, conformance, one t script)
 #                       may run before it is stopped and failed (default 1800)
+#   GPUAGG_PACKAGE      1|0|auto: the package step (default auto: only when PG_CONFIG is
+#                       not given, as it installs into the system's PostgreSQL; it needs
+#                       root and SKIPS without)
 #   GPUAGG_PG_VERSIONS  versions test/versions.sh builds against (default "15 16 17 18";
 #                       "none" skips that step, e.g. on a machine with no network)
 #   KEEP_CLUSTER=1      same as --keep; see also test/lib/common.sh and test/versions.sh
@@ -58,7 +63,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 			--only)
-				[ $# -ge 2 ] || die "--only needs layout, regress, conformance, t or versions"
+				[ $# -ge 2 ] || die "--only needs layout, regress, conformance, t, package or versions"
 				ONLY=$2
 				shift 2
 				;;
@@ -69,8 +74,8 @@ parse_args() {
 		esac
 	done
 	case "$ONLY" in
-		"" | layout | regress | conformance | t | versions) ;;
-		*) die "--only takes layout, regress, conformance, t or versions, not '$ONLY'" ;;
+		"" | layout | regress | conformance | t | package | versions) ;;
+		*) die "--only takes layout, regress, conformance, t, package or versions, not '$ONLY'" ;;
 	esac
 	export KEEP_CLUSTER=${KEEP_CLUSTER:-0}
 }
@@ -289,6 +294,45 @@ run_t_script() {
 	fi
 }
 
+# Check the Debian package (test/deb.sh check) unless GPUAGG_PACKAGE or a given PG_CONFIG says not to.
+run_package() {
+	local mode=${GPUAGG_PACKAGE:-auto} name="package (postgresql-$GA_PG_MAJOR-gpuagg)" why="" t0 rc
+	case "$mode" in
+		1 | 0 | auto) ;;
+		*) die "GPUAGG_PACKAGE must be 1, 0 or auto, not '$mode'" ;;
+	esac
+	if [ "$mode" = 0 ]; then
+		why="GPUAGG_PACKAGE=0"
+	elif [ "$mode" = auto ] && [ -n "$GA_PG_CONFIG_GIVEN" ]; then
+		why="PG_CONFIG given, and the step installs into the system's PostgreSQL $GA_PG_MAJOR (GPUAGG_PACKAGE=1 runs it)"
+	elif ! is_root; then
+		why="not root (the step installs the package with dpkg -i)"
+	fi
+	if [ -n "$why" ]; then
+		section "$name"
+		log "SKIPPED: $why"
+		record_step "$name" SKIP 0
+		return 0
+	fi
+	section "$name"
+	t0=$(now_s)
+	CURRENT_STEP="$name (interrupted)"
+	CURRENT_T0=$t0
+	set +e
+	timeout -k 10 "$STEP_TIMEOUT" bash test/deb.sh check
+	rc=$?
+	set -e
+	CURRENT_STEP=""
+	case "$rc" in
+		0) record_step "$name" PASS "$(elapsed_since "$t0")" ;;
+		77) record_step "$name" SKIP "$(elapsed_since "$t0")" ;;
+		*)
+			log "$name FAILED (exit status $rc)"
+			record_step "$name" FAIL "$(elapsed_since "$t0")"
+			;;
+	esac
+}
+
 # Build against the other PostgreSQL versions (test/versions.sh); one summary row per version.
 run_versions() {
 	local results rc v r secs detail
@@ -329,6 +373,7 @@ run_versions() {
 main() {
 	local t found=0
 	parse_args "$@"
+	GA_PG_CONFIG_GIVEN=${PG_CONFIG:-}
 	install_exit_trap
 	log "gpuagg check in $GA_ROOT${ONLY:+ (only: $ONLY)}"
 	setup_step "packages" ensure_packages
@@ -336,7 +381,7 @@ main() {
 	if wanted layout; then
 		test_step "layout" bash test/lint/layout.sh
 	fi
-	if [ "$ONLY" != versions ] && [ "$ONLY" != layout ]; then
+	if [ "$ONLY" != versions ] && [ "$ONLY" != layout ] && [ "$ONLY" != package ]; then
 		setup_step "cluster" start_cluster test
 		setup_step "device" choose_device
 	fi
@@ -360,6 +405,9 @@ main() {
 			test_step "$t" run_t_script "$t"
 		done
 		[ "$found" = 1 ] || log "no test/t/*.sh scripts"
+	fi
+	if wanted package; then
+		run_package
 	fi
 	if wanted versions; then
 		run_versions

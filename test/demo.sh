@@ -21,6 +21,8 @@
 #   RUNS=3               timed runs per query and mode, after one warm-up; median reported
 #   GPUAGG_DEMO_DEVICE   gpu|cpu (default: gpu if gpuagg_devices() lists a usable GPU)
 #   GPUAGG_DEMO_OUT      directory that receives demo.csv and explain.txt
+#   GPUAGG_INSTALL       system|private|auto (default auto: a private copy of PostgreSQL
+#                        unless the system's gpuagg is missing or this checkout's)
 #   SHARED_BUFFERS_MB, WORK_MEM_MB, GPUAGG_EXTRA_CONF, KEEP_CLUSTER=1: see test/lib/common.sh
 #
 # Timing: each query q runs as `SELECT * FROM (q) s OFFSET <max>` in one psql session
@@ -34,6 +36,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=test/lib/common.sh
 . test/lib/common.sh
+# another checkout's or a package's gpuagg stays as it is (test/lib/common.sh)
+export GPUAGG_INSTALL=${GPUAGG_INSTALL:-auto}
 # shellcheck source=test/lib/bench.sh
 . test/lib/bench.sh
 

@@ -59,6 +59,8 @@
 #   BUDGET_SETTING=name  the setting that bounds the GPU memory gpuagg uses (default: a
 #                        gpuagg setting named like *budget* or *gpu_memory*, if any)
 #   GPUAGG_COMMIT      the commit the report names (default: git's HEAD)
+#   GPUAGG_INSTALL     system|private|auto (default auto: a private copy of PostgreSQL
+#                      unless the system's gpuagg is missing or this checkout's)
 #   GPUAGG_SKIP_BUILD, PG_CONFIG, GPUAGG_USER, SHARED_BUFFERS_MB, WORK_MEM_MB,
 #   GPUAGG_EXTRA_CONF, KEEP_CLUSTER=1: see test/lib/common.sh
 set -euo pipefail
@@ -66,6 +68,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # shellcheck source=test/lib/common.sh
 . test/lib/common.sh
+# another checkout's or a package's gpuagg stays as it is (test/lib/common.sh)
+export GPUAGG_INSTALL=${GPUAGG_INSTALL:-auto}
 # shellcheck source=test/lib/bench.sh
 . test/lib/bench.sh
 

@@ -46,6 +46,8 @@
 #                          gpuagg node (plain joins, q6: the same plan as native)
 #   BENCH_GEN_JOBS=N       concurrent data generation sessions (default: cores)
 #   GPUAGG_COMMIT          the commit the report names (default: git's HEAD)
+#   GPUAGG_INSTALL         system|private|auto (default auto: a private copy of PostgreSQL
+#                          unless the system's gpuagg is missing or this checkout's)
 #   GPUAGG_SKIP_BUILD, PG_CONFIG, GPUAGG_USER, SHARED_BUFFERS_MB, WORK_MEM_MB,
 #   GPUAGG_EXTRA_CONF, KEEP_CLUSTER=1 (also keeps the tables): see test/lib/common.sh
 #
@@ -62,6 +64,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # shellcheck source=test/lib/common.sh
 . test/lib/common.sh
+# another checkout's or a package's gpuagg stays as it is (test/lib/common.sh)
+export GPUAGG_INSTALL=${GPUAGG_INSTALL:-auto}
 # shellcheck source=test/lib/bench.sh
 . test/lib/bench.sh
 

@@ -15,6 +15,13 @@
 #   GPUAGG_USER        OS user that runs the server when invoked as root
 #                      (default: postgres if it exists, else gpuagg, created on demand)
 #   GPUAGG_SKIP_BUILD  1 => use the gpuagg already installed, do not run make
+#   GPUAGG_INSTALL     where build_and_install installs: system (PG_CONFIG's PostgreSQL),
+#                      private (a copy of it under GPUAGG_PREFIX, so that another checkout's
+#                      or a package's gpuagg stays as it is) or auto (private unless the
+#                      system's gpuagg.so is missing or was installed from this checkout);
+#                      default system, auto in test/demo.sh and the benchmarks
+#   GPUAGG_PREFIX      the private copy (default /var/tmp/gpuagg-pg-<checksum of the
+#                      checkout's path>; GPUAGG_TMPDIR instead of /var/tmp when set)
 #   GPUAGG_EXTRA_CONF  extra lines appended to the cluster's postgresql.conf
 #   GPUAGG_TMPDIR      parent of the throwaway cluster directory (default /tmp)
 #   KEEP_CLUSTER       1 => leave the cluster running and its directory in place
@@ -147,9 +154,83 @@ check_pg_tools() {
 
 # ---------------------------------------------------------------- build
 
-# Build with PGXS and install into PG_CONFIG's PostgreSQL; print the make output on failure.
+# Print the checksum of file $1 (empty when it does not exist).
+file_sum() { if [ -f "$1" ]; then md5sum <"$1" | cut -d' ' -f1; fi; }
+
+# Print the stamp that records which checkout installed gpuagg into sharedir $1.
+install_stamp_file() { echo "$1/extension/gpuagg.stamp"; }
+
+# Write the install stamp of this checkout for the gpuagg.so of pkglibdir $1 into sharedir $2.
+write_install_stamp() {
+	local commit
+	commit=$(git -C "$GA_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+	printf 'checkout=%s\ncommit=%s\nlibrary=%s\n' "$GA_ROOT" "$commit" "$(file_sum "$1/gpuagg.so")" \
+		>"$(install_stamp_file "$2")" 2>/dev/null || true
+}
+
+# Print where to install (system or private) for GPUAGG_INSTALL, saying why on stderr.
+install_mode() {
+	local mode=${GPUAGG_INSTALL:-system} stamp lib
+	case "$mode" in
+		system | private) echo "$mode"; return 0 ;;
+		auto) ;;
+		*) die "GPUAGG_INSTALL must be system, private or auto, not '$mode'" ;;
+	esac
+	lib=$PG_PKGLIBDIR/gpuagg.so
+	stamp=$(install_stamp_file "$PG_SHAREDIR")
+	if ! is_root && { [ ! -w "$PG_PKGLIBDIR" ] || [ ! -w "$PG_SHAREDIR/extension" ]; }; then
+		log "GPUAGG_INSTALL=auto: $PG_PKGLIBDIR is not writable: installing into a private copy" >&2
+		echo private
+	elif [ ! -f "$lib" ]; then
+		log "GPUAGG_INSTALL=auto: no gpuagg installed in $PG_PKGLIBDIR: installing there" >&2
+		echo system
+	elif [ -f "$stamp" ] && grep -qxF "checkout=$GA_ROOT" "$stamp" &&
+		grep -qxF "library=$(file_sum "$lib")" "$stamp"; then
+		log "GPUAGG_INSTALL=auto: the gpuagg in $PG_PKGLIBDIR is this checkout's: installing there" >&2
+		echo system
+	else
+		log "GPUAGG_INSTALL=auto: the gpuagg in $PG_PKGLIBDIR is not this checkout's" \
+			"($(if [ -f "$stamp" ]; then sed -n 's/^checkout=//p' "$stamp"; else echo "a package or another install"; fi)):" \
+			"installing into a private copy" >&2
+		echo private
+	fi
+}
+
+# Copy PG_CONFIG's PostgreSQL (bindir, pkglibdir, sharedir, each at its own path below
+# GPUAGG_PREFIX) unless the copy is of the same version, install gpuagg into it, and point
+# PG_BINDIR, PG_PKGLIBDIR and PG_SHAREDIR at it. PostgreSQL finds its libraries and shared
+# files relative to its programs, so the copy's server loads the copy's gpuagg.
+install_private() {
+	local buildlog=$1 prefix version d
+	prefix=${GPUAGG_PREFIX:-${GPUAGG_TMPDIR:-/var/tmp}/gpuagg-pg-$(printf '%s' "$GA_ROOT" | cksum | cut -d' ' -f1)}
+	version=$("$PG_CONFIG" --version)
+	if [ "$(cat "$prefix/PG-VERSION" 2>/dev/null)" != "$version $PG_BINDIR" ]; then
+		log "copying $version ($PG_BINDIR) into $prefix"
+		rm -rf "$prefix"
+		for d in "$PG_BINDIR" "$PG_PKGLIBDIR" "$PG_SHAREDIR"; do
+			mkdir -p "$prefix$d"
+			cp -a "$d/." "$prefix$d/" || die "cannot copy $d into $prefix"
+		done
+		printf '%s\n' "$version $PG_BINDIR" >"$prefix/PG-VERSION"
+	fi
+	if ! make -C "$GA_ROOT" --no-print-directory install DESTDIR="$prefix" PG_CONFIG="$PG_CONFIG" \
+		>"$buildlog" 2>&1; then
+		cat "$buildlog" >&2
+		die "make install DESTDIR=$prefix failed (output above)"
+	fi
+	chmod -R a+rX "$prefix"
+	PG_BINDIR=$prefix$PG_BINDIR
+	PG_PKGLIBDIR=$prefix$PG_PKGLIBDIR
+	PG_SHAREDIR=$prefix$PG_SHAREDIR
+	export PG_BINDIR PG_PKGLIBDIR PG_SHAREDIR
+	write_install_stamp "$PG_PKGLIBDIR" "$PG_SHAREDIR"
+	log "installed into the private copy $prefix: the server runs from $PG_BINDIR"
+}
+
+# Build with PGXS and install (GPUAGG_INSTALL: into PG_CONFIG's PostgreSQL, or a private
+# copy of it); print the make output on failure.
 build_and_install() {
-	local buildlog t0 libdir extdir
+	local buildlog t0 libdir extdir mode
 	if [ "${GPUAGG_SKIP_BUILD:-0}" = 1 ]; then
 		log "GPUAGG_SKIP_BUILD=1: using the gpuagg already installed in $PG_PKGLIBDIR"
 		[ -f "$PG_PKGLIBDIR/gpuagg.so" ] || die "GPUAGG_SKIP_BUILD=1 but $PG_PKGLIBDIR/gpuagg.so is not installed"
@@ -165,6 +246,12 @@ build_and_install() {
 	fi
 	grep -E '^gpuagg:|warning:' "$buildlog" || true
 	log "built in $(elapsed_since "$t0")s"
+	mode=$(install_mode) || die "cannot choose where to install (above)"
+	if [ "$mode" = private ]; then
+		install_private "$buildlog"
+		rm -f "$buildlog"
+		return 0
+	fi
 	libdir=$PG_PKGLIBDIR
 	extdir=$PG_SHAREDIR/extension
 	if is_root || { [ -w "$libdir" ] && [ -w "$extdir" ]; }; then
@@ -173,6 +260,7 @@ build_and_install() {
 			rm -f "$buildlog"
 			die "make install failed (output above)"
 		fi
+		write_install_stamp "$libdir" "$PG_SHAREDIR"
 		log "installed into $libdir and $extdir"
 	elif [ -f "$GA_ROOT/gpuagg.so" ] && cmp -s "$GA_ROOT/gpuagg.so" "$libdir/gpuagg.so"; then
 		log "$libdir is not writable, but the gpuagg.so installed there is this build: continuing"
@@ -180,7 +268,7 @@ build_and_install() {
 		rm -f "$buildlog"
 		die "cannot install: $libdir or $extdir is not writable by $(id -un). Run
   sudo make -C $GA_ROOT install PG_CONFIG=$PG_CONFIG
-then run this command again (or run it as root)."
+then run this command again (or run it as root, or with GPUAGG_INSTALL=private)."
 	fi
 	rm -f "$buildlog"
 }

@@ -5,6 +5,8 @@
 #   - the tree speaks of the product only: no numbered work sessions or issue
 #     numbers in code, comments, docs or tests;
 #   - no header name that src/ and cuda/ both have (both are on the include path);
+#   - one extension version everywhere (gpuagg.control, src/compat.h, META.json,
+#     debian/changelog), its install script and every sql/ script in the Makefile's DATA;
 #   - no source files that include or call each other in a circle
 #     (test/lint/deps.py, over the objects `make` built).
 # Exits nonzero when any rule is broken, after printing every breach.
@@ -56,6 +58,19 @@ shared=$( { (cd src && find . -name '*.h'); (cd cuda && find . -name '*.h'); } |
 if [ -n "$shared" ]; then
 	breach "header names in both src/ and cuda/ (an include would be ambiguous): $shared"
 fi
+
+version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" gpuagg.control)
+for stamp in "src/compat.h:$(sed -n 's/^#define GPUAGG_MODULE_VERSION "\(.*\)"/\1/p' src/compat.h)" \
+	"META.json:$(sed -n 's/^   "version": "\(.*\)\.0",$/\1/p' META.json)" \
+	"debian/changelog:$(sed -n '1s/^gpuagg (\([^)-]*\).*/\1/p' debian/changelog)"; do
+	if [ "${stamp#*:}" != "$version" ]; then
+		breach "${stamp%%:*} says version '${stamp#*:}', gpuagg.control '$version'"
+	fi
+done
+if [ ! -f "sql/gpuagg--$version.sql" ]; then breach "no sql/gpuagg--$version.sql for default_version"; fi
+for f in sql/gpuagg--*.sql; do
+	if ! grep -q "^DATA = .*$f" Makefile; then breach "$f is not in the Makefile's DATA"; fi
+done
 
 if ! python3 test/lint/deps.py; then
 	breach "source files depend on each other in a circle (above)"
