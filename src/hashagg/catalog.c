@@ -421,7 +421,7 @@ GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type, int numeric_precision)
 	if (GPUAGG_KIND_IS_VARIANCE(kind))
 		return 2 + GPUAGG_NUMERIC_LIMBS;
 	if (input_type == FLOAT4OID || input_type == FLOAT8OID)
-		return 3;
+		return kind == GPUAGG_AVG ? 5 : 3;
 	return 2;
 }
 
