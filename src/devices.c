@@ -172,11 +172,11 @@ gpu_index_found(int index, const char **detail)
 		return true;
 	if (discovered_count == 0)
 		snprintf(message, sizeof(message),
-				 "gpuagg.gpu_index %d names no GPU: gpuagg found none at server start (%s).",
+				 "gpuagg.gpu_index %d names no GPU; gpuagg found none at server start: %s.",
 				 index, discovery_note);
 	else
 		snprintf(message, sizeof(message),
-				 "gpuagg.gpu_index %d names no GPU: gpuagg found %d at server start, numbered 0 to %d.",
+				 "gpuagg.gpu_index %d names no GPU; gpuagg found %d at server start, numbered 0 to %d.",
 				 index, discovered_count, discovered_count - 1);
 	*detail = message;
 	return false;

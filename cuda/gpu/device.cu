@@ -94,7 +94,7 @@ ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
 	if (driver_version == 0)
 	{
 		ga_status_set(status, GA_ERR_NO_DEVICE,
-					  "no NVIDIA driver is installed (its library, libcuda.so.1, could not be loaded)");
+					  "no NVIDIA driver is installed (libcuda.so.1 could not be loaded)");
 		return 0;
 	}
 	if (err == cudaErrorInsufficientDriver)

@@ -914,7 +914,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 
 	device = GpuAggPlannedDeviceKind(&usable);
 	if (!usable && gpuagg_device == GPUAGG_DEVICE_AUTO)
-		return agg_reject(psprintf("no usable GPU (%s); set gpuagg.device = cpu to use the CPU device",
+		return agg_reject(psprintf("no usable GPU: %s; set gpuagg.device = cpu to use the CPU device",
 								   GpuAggNoGpuReason()));
 
 	if (!agg_collect_keys(root, extra, &check))

@@ -276,7 +276,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	}
 	device = GpuAggPlannedDeviceKind(&usable);
 	if (!usable && gpuagg_device == GPUAGG_DEVICE_AUTO)
-		return join_reject(psprintf("no usable GPU (%s); set gpuagg.device = cpu to use the CPU device",
+		return join_reject(psprintf("no usable GPU: %s; set gpuagg.device = cpu to use the CPU device",
 									GpuAggNoGpuReason()));
 	if (root->rowMarks != NIL)
 		return join_reject("the query locks rows (FOR UPDATE or FOR SHARE)");
