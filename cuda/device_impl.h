@@ -91,6 +91,19 @@ extern void *ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status);
  */
 extern int	ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status);
 
+/*
+ * The GPU device's memory (gpu/memory.cu; gpu/none.c: none): the bytes of
+ * device memory the process holds on GPU ordinal, how many allocations it
+ * freed on every GPU (a count that moves whenever memory comes back), and
+ * a limit past which the GPU device refuses allocations as out of memory
+ * (0: none; the GPU service sets its budget).  And the GPU's total memory,
+ * once the process opened it (gpu/device.cu; 0 before).
+ */
+extern int64_t ga_gpu_memory_used(int ordinal);
+extern uint64_t ga_gpu_memory_frees(void);
+extern void ga_gpu_memory_limit(int ordinal, int64_t bytes);
+extern int64_t ga_gpu_memory_total(int ordinal);
+
 /* service/client.c: the devices of the GPU service, as a client sees them */
 extern const GaDeviceOps ga_service_ops;
 

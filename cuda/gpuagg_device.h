@@ -383,6 +383,7 @@ typedef struct GaAggStats
 	double		phase_ms[GA_NUM_PHASES];	/* device_ms split by phase */
 	double		queue_ms;		/* its requests waited in the GPU service's
 								 * queue (0 on a device of this process) */
+	int			gpu_ordinal;	/* the GPU that ran it, -1: the CPU device */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;
@@ -774,6 +775,7 @@ typedef struct GaJoinStats
 	double		transfer_ms;	/* copies both ways */
 	double		queue_ms;		/* its requests waited in the GPU service's
 								 * queue (0 on a device of this process) */
+	int			gpu_ordinal;	/* the GPU that ran it, -1: the CPU device */
 } GaJoinStats;
 
 /* Most build rows one join accepts (row numbers are 32-bit). */

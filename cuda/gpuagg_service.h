@@ -32,6 +32,15 @@
  * on its slot's semaphore, calling its GaWaitCallback between waits, so
  * that cancel works while a request is queued or running.
  *
+ * Admission.  A create that finds no room, in the arena or under its
+ * device's memory budget (ga_service_set_gpu_budget), waits in a fair
+ * queue, holding none of the service's threads, until memory comes back;
+ * after the client's wait (ga_service_set_wait_ms) it fails with
+ * GA_ERR_OUT_OF_MEMORY, and the client runs its query on its own CPU
+ * device.  A GPU opened as gpu_ordinal -1 is the service's choice, made
+ * at each create: the usable GPU with the least memory in use among those
+ * the create fits on.
+ *
  * The service process may die at any time (a driver fault, kill -9).  Its
  * supervisor then calls ga_service_lost(): every request in flight gets a
  * GA_ERR_DEVICE reply, every object of the dead generation is gone, and a
@@ -82,6 +91,9 @@ typedef struct GaServiceDeviceStats
 	int64_t		out_of_memory;	/* requests that failed for lack of memory */
 	int64_t		failures;		/* requests failed by a lost service process */
 	int64_t		active;			/* objects open now */
+	int64_t		memory_used;	/* bytes it holds now: a GPU's device memory,
+								 * the CPU device's share of the arena */
+	int64_t		memory_budget;	/* bytes it may hold */
 } GaServiceDeviceStats;
 
 /* What a service process runs; given to ga_service_serve. */
@@ -130,6 +142,16 @@ extern int	ga_service_serve(GaService *service, const GaServiceConfig *config,
 extern void ga_service_stop(GaService *service);
 
 /*
+ * Set the memory budget of each device the service runs, in bytes: the
+ * device memory it may hold on each GPU, 0 meaning 90% of the GPU's
+ * memory, and the CPU device's share of the arena (0: the whole arena).
+ * The service applies it at its next admission, also to objects open now
+ * (a GPU object growing past it fails as on a full GPU).  Any process may
+ * call it (PostgreSQL's supervisor does, at start and on each reload).
+ */
+extern void ga_service_set_gpu_budget(GaService *service, int64_t bytes);
+
+/*
  * The supervisor of the service process, after that process ended (pid):
  * fail every request in flight, drop every object of its generation, and
  * mark the service restarting with `why` as its note.
@@ -143,10 +165,11 @@ extern void ga_service_lost(GaService *service, int pid, const char *why);
 
 /*
  * Open, for the client of slot `slot`, the service's device of that kind
- * (the CPU device, or GPU gpu_ordinal).  The returned device stays valid
- * for the life of the process; calls on it fail with GA_ERR_NO_DEVICE
- * while the service is not ready.  Returns NULL with status when the
- * service does not run that device.
+ * (the CPU device, or GPU gpu_ordinal; -1: whichever GPU the service
+ * chooses at each create).  The returned device stays valid for the life
+ * of the process; calls on it fail with GA_ERR_NO_DEVICE while the service
+ * is not ready.  Returns NULL with status when the service does not run
+ * that device.
  */
 extern GaDevice *ga_service_open(GaService *service, int slot, GaDeviceKind kind,
 								 int gpu_ordinal, GaStatus *status);
@@ -159,6 +182,17 @@ extern GaDevice *ga_service_open(GaService *service, int slot, GaDeviceKind kind
  * longer keep a new service process from starting.
  */
 extern void ga_service_release(GaService *service, int slot);
+
+/*
+ * How the calling thread's creates wait for room in the service: at most
+ * ms milliseconds from when they are posted (0, the default: not at all;
+ * they then fail with GA_ERR_OUT_OF_MEMORY at once), and asking wait (NULL:
+ * nothing) in between, which abandons the wait with GA_ERR_CANCELLED when
+ * it says stop: the create calls of gpuagg_device.h take no callback of
+ * their own.  A backend sets both before it opens a device.
+ */
+extern void ga_service_set_wait_ms(int ms);
+extern void ga_service_set_wait_callback(GaWaitCallback wait, void *arg);
 
 /* Whether `device` is a device of the service (not of this process). */
 extern int	ga_device_is_service(const GaDevice *device);
@@ -179,7 +213,8 @@ extern int	ga_service_stats(const GaService *service, GaServiceDeviceStats *out,
 /*
  * Count, for the device of that kind, a query that its client finished or
  * ran on its own CPU device instead (the service was not ready in time, or
- * failed it).  No effect when the service does not run that device.
+ * failed it); gpu_ordinal -1 counts it for the first GPU.  No effect when
+ * the service does not run that device.
  */
 extern void ga_service_count_fallback(GaService *service, GaDeviceKind kind,
 									  int gpu_ordinal);

@@ -35,7 +35,9 @@ COMMENT ON FUNCTION gpuagg_devices() IS
 
 -- The GPU service's cumulative statistics: one row per device it runs (the
 -- CPU device and each GPU), with the pid of the process doing that device's
--- work.  Times are in milliseconds.
+-- work, and the memory the device holds now and may hold (its budget), in
+-- bytes: a GPU's device memory, the CPU device's share of the service's
+-- shared memory.  Times are in milliseconds.
 CREATE FUNCTION gpuagg_stats(
     OUT device text,
     OUT state text,
@@ -49,7 +51,9 @@ CREATE FUNCTION gpuagg_stats(
     OUT cpu_fallbacks bigint,
     OUT out_of_memory bigint,
     OUT failures bigint,
-    OUT active bigint)
+    OUT active bigint,
+    OUT memory_used bigint,
+    OUT memory_budget bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuagg_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

@@ -19,6 +19,7 @@ RESET gpuagg.batch_rows;
 SHOW gpuagg.batch_rows;
 SET gpuagg.device = cpu;
 SHOW gpuagg.device;
+SET gpuagg.gpu_memory_budget = 100;
 
 -- testing knobs are for superusers only
 CREATE ROLE gpuagg_gucs_user;

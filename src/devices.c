@@ -223,8 +223,7 @@ log_devices(void)
  * Find the GPUs once, at preload time, say in the server log what was
  * found, and from then on check gpuagg.gpu_index against it.  A
  * gpuagg.gpu_index from postgresql.conf that names no GPU is let be (the
- * server starts), with a warning; planning then refuses it.  (GPU 0 where
- * there is none is the default, and the log line already says why.)
+ * server starts), with a warning; planning then refuses it.
  */
 void
 GpuAggDiscoverDevices(void)
@@ -233,8 +232,7 @@ GpuAggDiscoverDevices(void)
 
 	discover_devices();
 	log_devices();
-	if (gpuagg_gpu_index >= Max(discovered_count, 1) &&
-		!gpu_index_found(gpuagg_gpu_index, &detail))
+	if (!gpu_index_found(gpuagg_gpu_index, &detail))
 		ereport(WARNING,
 				(errmsg("gpuagg.gpu_index is %d, which names no GPU", gpuagg_gpu_index),
 				 errdetail("%s", detail),
@@ -242,13 +240,34 @@ GpuAggDiscoverDevices(void)
 	GpuAggSetGpuIndexCheck(gpu_index_found);
 }
 
-/* The GPU selected by gpuagg.gpu_index, or NULL when it is not usable. */
+/*
+ * The GPU selected by gpuagg.gpu_index (-1: the first usable one), or NULL
+ * when it is not usable.  Nodes are planned with its properties; with -1
+ * the GPU service may run them on another GPU of the host, which is in
+ * practice alike.
+ */
 const GaGpuInfo *
 GpuAggSelectedGpu(void)
 {
-	if (gpuagg_gpu_index < discovered_count)
-		return &discovered_gpus[gpuagg_gpu_index];
+	int			index = gpuagg_gpu_index < 0 ? 0 : gpuagg_gpu_index;
+
+	if (index < discovered_count)
+		return &discovered_gpus[index];
 	return NULL;
+}
+
+/*
+ * The ordinal a node asks the GPU service for: the selected GPU's, or -1
+ * (the service's choice) when gpuagg.gpu_index is -1.
+ */
+static int
+service_gpu_ordinal(void)
+{
+	const GaGpuInfo *gpu = GpuAggSelectedGpu();
+
+	if (gpuagg_gpu_index < 0 || gpu == NULL)
+		return -1;
+	return gpu->ordinal;
 }
 
 /* Why no GPU is usable, for messages. */
@@ -303,7 +322,7 @@ GpuAggPlannedDeviceKind(bool *usable)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpuagg.gpu_index is %d, which names no GPU", gpuagg_gpu_index),
 				 errdetail("%s", detail),
-				 errhint("Set gpuagg.gpu_index to a GPU that gpuagg_devices() lists, or gpuagg.device = cpu.")));
+				 errhint("Set gpuagg.gpu_index to a GPU that gpuagg_devices() lists, or to -1 for any.")));
 	if (GpuAggSelectedGpu() == NULL)
 		*usable = false;
 	return GA_DEVICE_GPU;
@@ -331,10 +350,12 @@ open_local_device(GaDeviceKind kind, int gpu_ordinal, double *setup_ms)
 
 /*
  * Open the device a node runs on, reporting failures as errors: in the GPU
- * service when gpuagg.device_host sends it there, else in this backend.  A
+ * service when gpuagg.device_host sends it there (with gpuagg.gpu_index -1,
+ * the GPU the service chooses at each create), else in this backend.  A
  * GPU that vanished after planning under gpuagg.device = auto quietly
  * becomes the CPU; so does a device the service cannot give within
- * gpuagg.service_wait.
+ * gpuagg.service_wait.  The service's creates wait for room as long as
+ * gpuagg.service_wait too, and give up on cancel.
  */
 GaDevice *
 GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
@@ -358,8 +379,13 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 	if (GpuAggServiceWanted(kind))
 	{
 		GaStatus	status;
-		GaDevice   *device = GpuAggServiceDevice(kind, ordinal, &status);
+		GaDevice   *device;
 
+		if (kind == GA_DEVICE_GPU)
+			ordinal = service_gpu_ordinal();
+		ga_service_set_wait_ms(gpuagg_service_wait);
+		ga_service_set_wait_callback(GpuAggDeviceWait, NULL);
+		device = GpuAggServiceDevice(kind, ordinal, &status);
 		if (device != NULL)
 			return device;
 		ereport(DEBUG1,
@@ -367,6 +393,7 @@ GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms)
 								 status.message)));
 		ga_service_count_fallback(GpuAggService(), kind, ordinal);
 		kind = GA_DEVICE_CPU;
+		ordinal = 0;
 	}
 	return open_local_device(kind, ordinal, setup_ms);
 }
@@ -380,12 +407,8 @@ GaDevice *
 GpuAggOpenFallbackDevice(const GaDevice *failed, double *setup_ms)
 {
 	if (failed != NULL && ga_device_is_service(failed) && GpuAggService() != NULL)
-	{
-		const GaGpuInfo *gpu = GpuAggSelectedGpu();
-
 		ga_service_count_fallback(GpuAggService(), ga_device_kind(failed),
-								  gpu != NULL ? gpu->ordinal : 0);
-	}
+								  service_gpu_ordinal());
 	*setup_ms = 0;
 	return open_local_device(GA_DEVICE_CPU, 0, setup_ms);
 }
@@ -430,19 +453,28 @@ GpuAggDeviceName(const GaDevice *device, GaDeviceKind planned)
 }
 
 /*
- * The Device line of both nodes ("GPU" or "CPU" as the executor reports it);
- * returns the GPU's properties, or NULL for the CPU or no usable GPU.
+ * The Device line of both nodes ("GPU" or "CPU" as the executor reports it):
+ * the GPU that ran the node (ran_on, its ordinal; -1 before it ran), else
+ * the one it is planned on.  Returns the planned GPU's properties, or NULL
+ * for the CPU or no usable GPU.
  */
 const GaGpuInfo *
-GpuAggExplainDevice(const char *device_name, ExplainState *es)
+GpuAggExplainDevice(const char *device_name, int ran_on, ExplainState *es)
 {
 	const GaGpuInfo *gpu = NULL;
 
 	if (strcmp(device_name, "GPU") == 0)
 	{
+		const GaGpuInfo *shown;
+		int			i;
+
 		gpu = GpuAggSelectedGpu();
-		if (gpu != NULL)
-			ExplainPropertyText("Device", psprintf("GPU %d (%s)", gpu->ordinal, gpu->name), es);
+		shown = gpu;
+		for (i = 0; i < discovered_count && ran_on >= 0; i++)
+			if (discovered_gpus[i].ordinal == ran_on)
+				shown = &discovered_gpus[i];
+		if (shown != NULL)
+			ExplainPropertyText("Device", psprintf("GPU %d (%s)", shown->ordinal, shown->name), es);
 		else
 			ExplainPropertyText("Device", "GPU (none usable)", es);
 	}

@@ -26,7 +26,8 @@ extern GaDevice *GpuAggOpenFallbackDevice(const GaDevice *failed, double *setup_
 extern bool GpuAggDeviceFailureRecoverable(const GaDevice *device, const GaStatus *status);
 extern int	GpuAggUsableGpuOrdinals(int *ordinals, int max);
 extern const char *GpuAggDeviceName(const GaDevice *device, GaDeviceKind planned);
-extern const GaGpuInfo *GpuAggExplainDevice(const char *device_name, ExplainState *es);
+extern const GaGpuInfo *GpuAggExplainDevice(const char *device_name, int ran_on,
+											ExplainState *es);
 extern int	GpuAggDeviceWait(void *arg);
 extern void GpuAggRaiseCancel(void);
 extern double GpuAggElapsedMs(instr_time start);

@@ -28,7 +28,7 @@ bool		gpuagg_probe_filter = true;
 int			gpuagg_device = GPUAGG_DEVICE_AUTO;
 int			gpuagg_strategy = GA_STRATEGY_AUTO;
 int			gpuagg_batch_rows = 1048576;
-int			gpuagg_gpu_index = 0;
+int			gpuagg_gpu_index = -1;	/* -1: any GPU, the GPU service's choice */
 int			gpuagg_debug_fail_at_batch = 0;
 int			gpuagg_hashjoin_build_limit = -1;	/* kB; -1 = from the memory sizes */
 double		gpuagg_gpu_startup_cost = 1000.0;
@@ -39,6 +39,7 @@ int			gpuagg_service_memory = 1024;	/* MB */
 int			gpuagg_service_threads = 16;
 int			gpuagg_device_host = GPUAGG_HOST_AUTO;
 int			gpuagg_service_wait = 10000;	/* ms */
+int			gpuagg_gpu_memory_budget = 0;	/* MB; 0 = 90% of each GPU's memory */
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUAGG_DEVICE_AUTO, false},
@@ -86,7 +87,7 @@ check_gpu_index(int *newval, void **extra, GucSource source)
 	if (gpu_index_check == NULL || gpu_index_check(*newval, &detail))
 		return true;
 	GUC_check_errdetail("%s", detail);
-	GUC_check_errhint("SELECT * FROM gpuagg_devices() lists the GPUs.");
+	GUC_check_errhint("SELECT * FROM gpuagg_devices() lists the GPUs; -1 runs on any of them.");
 	return false;
 }
 
@@ -154,9 +155,10 @@ GpuAggGucInit(void)
 							&gpuagg_batch_rows, 1048576, 16, 64 * 1024 * 1024,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.gpu_index",
-							"Which GPU (CUDA device ordinal) the gpuagg nodes use.",
-							NULL,
-							&gpuagg_gpu_index, 0, 0, GA_MAX_GPUS - 1,
+							"Which GPU (CUDA device ordinal) the gpuagg nodes use; -1 for any.",
+							"With -1 the GPU service runs each node on the usable GPU with the least memory in use; "
+							"a session that runs the GPU itself uses the first usable GPU.",
+							&gpuagg_gpu_index, -1, -1, GA_MAX_GPUS - 1,
 							PGC_USERSET, 0, check_gpu_index, NULL, NULL);
 	DefineCustomRealVariable("gpuagg.gpu_startup_cost",
 							 "Planner cost of starting work on the GPU for one node.",
@@ -222,9 +224,15 @@ GpuAggGucInit(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.service_wait",
 							"How long a query waits for the GPU service before it runs on the CPU device instead.",
-							NULL,
+							"It waits for the service to be ready, and in the service's queue for memory.",
 							&gpuagg_service_wait, 10000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.gpu_memory_budget",
+							"Device memory the GPU service may hold on each GPU; 0 for 90% of the GPU's memory.",
+							"A query that would take a GPU past it waits in the service's queue. "
+							"In the service's CPU device it bounds that device's share of gpuagg.service_memory.",
+							&gpuagg_gpu_memory_budget, 0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpuagg");
 }

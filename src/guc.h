@@ -49,6 +49,7 @@ extern int	gpuagg_service_memory;
 extern int	gpuagg_service_threads;
 extern int	gpuagg_device_host;
 extern int	gpuagg_service_wait;
+extern int	gpuagg_gpu_memory_budget;
 
 /*
  * The check of gpuagg.gpu_index against the GPUs found (devices.c installs

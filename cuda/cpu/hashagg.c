@@ -737,4 +737,5 @@ ga_cpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 	*stats = agg->stats;
 	stats->groups = agg->ngroups;
 	stats->transfer_ms = 0;
+	stats->gpu_ordinal = -1;
 }

@@ -464,6 +464,7 @@ ga_cpu_join_get_stats(const void *join_impl, GaJoinStats *stats)
 
 	*stats = join->stats;
 	stats->transfer_ms = 0;
+	stats->gpu_ordinal = -1;
 }
 
 /* Free everything the join holds, in any state. */

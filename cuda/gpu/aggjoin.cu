@@ -146,10 +146,15 @@ aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
 				return 0;
 	}
 
-	/* The hash join whose build we share; its own probe batch stays tiny. */
+	/*
+	 * The hash join whose build we share, on the aggregation's stream, so
+	 * that the probes follow its build in order; its own probe batch stays
+	 * tiny.
+	 */
 	memset(&join_request, 0, sizeof(join_request));
 	join_request.probe_batch_rows = 1;
-	step->build = ga_gpu_join_create(agg->device, &join_request, status);
+	step->build = ga_gpu_join_create_on_stream(agg->device, &join_request, agg->stream,
+											   status);
 	return step->build != NULL;
 }
 
@@ -268,7 +273,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 			return 0;
 	GPU_TRY(ga_aggjoin_pair_ends(NULL, &aj->scan_temp_bytes, aj->steps[0].dev_count,
 								 aj->steps[0].dev_pair_ends, agg->batch_rows, GA_AGGJOIN_INNER,
-								 agg->device->stream),
+								 agg->stream),
 			"sizing the join's row scan");
 	if (!device_alloc(&aj->dev_scan_temp, aj->scan_temp_bytes, "the join's row scan", status) ||
 		!pinned_alloc((void **) &aj->host_nrows, sizeof(unsigned long long),
@@ -287,7 +292,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	if (aggjoin_any_keeps_unmatched(aj) || aj->nfilter > 0 || aggjoin_any_filtered_step(aj))
 	{
 		GPU_TRY(ga_aggjoin_select_unmatched(NULL, &aj->select_temp_bytes, NULL, 0, NULL, NULL,
-											aggjoin_unmatched_chunk(agg), agg->device->stream),
+											aggjoin_unmatched_chunk(agg), agg->stream),
 				"sizing the listing of a right or full join's unmatched build rows");
 		if (!device_alloc(&aj->dev_select_temp, aj->select_temp_bytes,
 						  "the listing of a right or full join's unmatched build rows", status) ||
@@ -309,7 +314,7 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 					   GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GpuAggJoinStep *st = &aj->steps[step];
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	size_t		nrows = (size_t) payload->nrows;
 	size_t	   *values_offset = NULL;
 	size_t	   *validity_offset = NULL;
@@ -474,7 +479,7 @@ static int
 aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
 					   GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	GaDevGatherColumn *columns;
 	int			n = 0;
 	int			ok;
@@ -578,7 +583,7 @@ ga_gpu_aggjoin_build(GpuAgg *agg, int step, const int64_t *keys, const uint32_t 
 			return 0;
 		GPU_TRY(cudaMemsetAsync(st->dev_matched, 0,
 								(size_t) (payload->nrows > 0 ? payload->nrows : 1),
-								agg->device->stream),
+								agg->stream),
 				"clearing the matched flags of a right or full join's build rows");
 	}
 	agg->stats.join_build_rows += n;

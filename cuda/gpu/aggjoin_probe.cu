@@ -6,7 +6,7 @@
  *	  finish the RIGHT and FULL steps' unmatched build rows, every joined
  *	  row gathered into the aggregation's input buffer a piece at a time.
  *
- * Submit (per probe batch), all on the device's stream:
+ * Submit (per probe batch), all on the aggregation's stream:
  *
  * 1. Copy the probe columns the aggregation or a step's key reads into a
  *	  probe buffer laid out like the batch (build columns are not sent).  A
@@ -117,7 +117,7 @@
 static int
 aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	const GaBatch *batch = &hb->batch;
 	size_t		nrows = (size_t) batch->nrows;
 	size_t		validity_bytes = (nrows + 7) / 8;
@@ -237,7 +237,7 @@ aggjoin_wait_count(GpuAgg *agg, GpuAggJoin *aj, const unsigned long long *dev_co
 				   const char *what, int64_t *count, GaWaitCallback wait, void *arg,
 				   GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	char		message[160];
 
 	GPU_TRY(cudaEventRecord(aj->ev_probe_end, stream), "recording an event");
@@ -268,7 +268,7 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 				   int64_t *total, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GpuAggJoinStep *step = &aj->steps[s - 1];
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	int			sms = agg->device->info.multiprocessors;
 	GaDevLevel	from = aggjoin_level_before(aj, s);
 	const unsigned long long *keys;
@@ -352,7 +352,7 @@ aggjoin_select_unflagged(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *flags, uint
 
 	snprintf(message, sizeof(message), "listing %s", what);
 	GPU_TRY(ga_aggjoin_select_unmatched(aj->dev_select_temp, &temp_bytes, flags, base, rows,
-										aj->dev_unmatched_count, n, agg->device->stream),
+										aj->dev_unmatched_count, n, agg->stream),
 			message);
 	return aggjoin_wait_count(agg, aj, aj->dev_unmatched_count, what, nselected, wait, arg,
 							  status);
@@ -369,7 +369,7 @@ static int
 aggjoin_filter_gathered(GpuAgg *agg, GpuAggJoin *aj, int64_t n, int64_t *kept,
 						GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	int			sms = agg->device->info.multiprocessors;
 
 	*kept = 0;
@@ -441,7 +441,7 @@ aggjoin_gather_rows(GpuAgg *agg, GpuAggJoin *aj, const GaDevPairs *pairs,
 					const GaDevLevel *from, int64_t start, int64_t n, GaWaitCallback wait,
 					void *arg, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 
 	if (aj->gathered_rows == 0 && !ga_gpu_agg_settle(agg, wait, arg, status))
 		return 0;
@@ -471,7 +471,7 @@ aggjoin_expand_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
 					void *arg, GaStatus *status)
 {
 	GpuAggJoinStep *step = &aj->steps[s - 1];
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 
 	/* The previous expansion of this step was added after a wait since. */
 	GPU_TRY(cudaEventRecord(step->ev_expand_start, stream), "recording an event");
@@ -555,7 +555,7 @@ aggjoin_run_checked_step(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *p
 						 GaStatus *status)
 {
 	GpuAggJoinStep *step = &aj->steps[s - 1];
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	int			sms = agg->device->info.multiprocessors;
 	int64_t		nlevel = pairs->nlevel;
 	size_t		scan_bytes = aj->scan_temp_bytes;
@@ -686,7 +686,7 @@ aggjoin_list_unmatched(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t base, int n,
 {
 	GpuAggJoinStep *step = &aj->steps[s - 1];
 
-	GPU_TRY(cudaEventRecord(aj->ev_probe_start, agg->device->stream), "recording an event");
+	GPU_TRY(cudaEventRecord(aj->ev_probe_start, agg->stream), "recording an event");
 	return aggjoin_select_unflagged(agg, aj, step->dev_matched, (uint32_t) base, step->dev_first,
 									n, "a right or full join's unmatched build rows", nselected,
 									wait, arg, status);

@@ -131,7 +131,7 @@ set_acc_pointers(GpuAgg *agg, GaDevAggs *aggs, const GpuTable *table)
 int
 ga_gpu_agg_table_init_async(GpuAgg *agg, const GpuTable *table, int64_t begin, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	GaDevAggs  *aggs = &agg->inflight_aggs;
 
 	if (table->slots != NULL)
@@ -155,7 +155,7 @@ static int
 marks_start(GpuAgg *agg, GaStatus *status)
 {
 	agg->nmarks = 0;
-	GPU_TRY(cudaEventRecord(agg->marks[0], agg->device->stream), "recording an event");
+	GPU_TRY(cudaEventRecord(agg->marks[0], agg->stream), "recording an event");
 	agg->nmarks = 1;
 	return 1;
 }
@@ -166,7 +166,7 @@ mark(GpuAgg *agg, GaPhase phase, GaStatus *status)
 {
 	int			m = agg->nmarks < GPU_MAX_MARKS ? agg->nmarks : GPU_MAX_MARKS - 1;
 
-	GPU_TRY(cudaEventRecord(agg->marks[m], agg->device->stream), "recording an event");
+	GPU_TRY(cudaEventRecord(agg->marks[m], agg->stream), "recording an event");
 	agg->mark_phase[m] = phase;
 	agg->nmarks = m + 1;
 	return 1;
@@ -386,7 +386,7 @@ enqueue_group_ids(GpuAgg *agg, const GaDevTable *table, const int32_t *rows,
 		return 1;
 	GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, table, agg->inflight_rows, rows,
 									   count, agg->dev_group_ids,
-									   agg->device->info.multiprocessors, agg->device->stream),
+									   agg->device->info.multiprocessors, agg->stream),
 			"launching the group id kernel");
 	return mark(agg, GA_PHASE_GROUP_IDS, status);
 }
@@ -400,7 +400,7 @@ enqueue_group_ids(GpuAgg *agg, const GaDevTable *table, const int32_t *rows,
 static int
 enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	const int	sms = agg->device->info.multiprocessors;
 	const int64_t nrows = agg->inflight_rows;
 	GaDevTable	table = dev_table(agg, &agg->table);
@@ -573,7 +573,7 @@ static int
 grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback wait,
 		   void *arg, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	int			sms = agg->device->info.multiprocessors;
 	int64_t		old_capacity = agg->table.capacity;
 	int64_t		want;
@@ -709,7 +709,7 @@ make_room_for_perfect(GpuAgg *agg, GaStatus *status)
 static int
 probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 
 	if (agg->dev_probe == NULL &&
 		!device_alloc((void **) &agg->dev_probe, sizeof(GaDevProbe), "the probe", status))
@@ -782,7 +782,7 @@ ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *ar
 int
 ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	const int	sms = agg->device->info.multiprocessors;
 	GaDevControl *control = agg->dev_control;
 	GaDevAggs	aggs = agg->inflight_aggs;

@@ -128,7 +128,7 @@ ga_gpu_derived_upload(GpuAgg *agg, GaStatus *status)
 		return 0;
 	GPU_TRY(cudaMemcpyAsync(agg->dev_programs, agg->host_programs,
 							(size_t) n * sizeof(GaDevDerivedProgram), cudaMemcpyHostToDevice,
-							agg->device->stream),
+							agg->stream),
 			"copying the derived columns' programs to the GPU");
 	return 1;
 }

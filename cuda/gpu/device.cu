@@ -2,18 +2,20 @@
  *
  * gpu/device.cu
  *	  The GPU device (device_impl.h): discovery of the usable GPUs, the
- *	  per-process device of each opened GPU (its primary context and
- *	  non-blocking stream), the registration of host memory (the GPU
- *	  service's arena), and the table of entry points the dispatcher
- *	  calls, from the aggregation (gpu/hashagg.cu, with gpu/aggjoin.cu
- *	  for an aggjoin) and the hash join (gpu/hashjoin.cu).
+ *	  per-process device of each opened GPU (its primary context), the
+ *	  registration of host memory (the GPU service's arena), and the table
+ *	  of entry points the dispatcher calls, from the aggregation
+ *	  (gpu/hashagg.cu, with gpu/aggjoin.cu for an aggjoin) and the hash
+ *	  join (gpu/hashjoin.cu).
  *
  * Discovery creates no context: it reads the driver and runtime versions
  * and each device's properties, and skips the devices gpuagg cannot use.
  * Opening a GPU creates its context once per process; later opens return
  * the same device.  The per-process state here has no locks: a backend
  * is single-threaded, and the GPU service opens its GPUs before its
- * request threads start (it then serializes the calls on each GPU).
+ * request threads start; after that the devices are only read, by calls
+ * that run side by side, each object on its own stream (gpu_device.cuh,
+ * "Concurrency").
  *
  *-------------------------------------------------------------------------
  */
@@ -147,9 +149,9 @@ ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
 }
 
 /*
- * Open GPU `ordinal` once per process: select it, create its primary
- * context (cudaFree(0); its time is *setup_ms) and a non-blocking stream.
- * Later opens return the same device with *setup_ms = 0.
+ * Open GPU `ordinal` once per process: select it and create its primary
+ * context (cudaFree(0); its time is *setup_ms).  Later opens return the
+ * same device with *setup_ms = 0.
  */
 extern "C" void *
 ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
@@ -222,13 +224,6 @@ ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
 	}
 	*setup_ms = now_ms() - start;
 
-	err = cudaStreamCreateWithFlags(&device->stream, cudaStreamNonBlocking);
-	if (err != cudaSuccess)
-	{
-		cuda_error(status, err, "creating a CUDA stream");
-		free(device);
-		return NULL;
-	}
 	fill_info(&device->info, ordinal, &prop, driver_version, runtime_version);
 	if (cudaDeviceGetAttribute(&device->cooperative, cudaDevAttrCooperativeLaunch,
 							   ordinal) != cudaSuccess)
@@ -257,6 +252,15 @@ ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
 	if (err == cudaErrorHostMemoryAlreadyRegistered)
 		return 1;
 	return cuda_error(status, err, "registering the GPU service's shared memory");
+}
+
+/* The total memory of GPU ordinal, once this process opened it; else 0. */
+extern "C" int64_t
+ga_gpu_memory_total(int ordinal)
+{
+	if (ordinal < 0 || ordinal >= GA_MAX_GPUS || gpu_devices[ordinal] == NULL)
+		return 0;
+	return gpu_devices[ordinal]->info.total_memory;
 }
 
 extern "C" const GaDeviceOps ga_gpu_ops = {

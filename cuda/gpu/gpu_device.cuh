@@ -2,9 +2,9 @@
  *
  * gpu/gpu_device.cuh
  *	  Internal interface of the GPU device (cuda/gpu/): the per-process
- *	  device with its stream, the pinned batches, the group table's device
- *	  arrays and the aggregation object, and the functions each file of
- *	  the folder gives the others, grouped by that file.  The kernel
+ *	  device, the pinned batches, the group table's device arrays and the
+ *	  aggregation object, and the functions each file of the folder gives
+ *	  the others, grouped by that file.  The kernel
  *	  benchmark (test/bench/kernels) includes it too, to drive an
  *	  aggregation over data already on the GPU.
  *
@@ -15,11 +15,28 @@
  * columns (gpu/derived.cu) and the aggjoin (gpu/aggjoin.cu,
  * gpu/aggjoin_probe.cu), which calls the hash join's build and the
  * input and batches back to aggregate what it gathers; all of them
- * launch the kernels of gpu/kernels/.
+ * launch the kernels of gpu/kernels/ and take their device memory from
+ * gpu/memory.cu, which counts it per GPU.
+ *
+ * Concurrency.  Every aggregation (its aggjoin part included) and every
+ * join has a non-blocking stream of its own, created with it and destroyed
+ * after its work is done, and all of its work (copies, kernels, CUB calls,
+ * events, waits) runs on that stream; the aggjoin's builds run on their
+ * aggregation's.  So objects of one GPU may be called at the same time
+ * from different host threads (the GPU service's request threads), their
+ * work overlapping on the GPU; one object is called by one thread at a
+ * time.  What they share is safe so: the opened devices (gpu/device.cu)
+ * are written before any object exists and only read after; the memory
+ * counts (gpu/memory.cu) are atomics and a mutex; the kernels'
+ * shared-memory opt-in (ga_opt_in_shared) sets the same value every time;
+ * the last CUDA error is per host thread; each entry point makes its GPU
+ * current for the calling thread.  cudaMalloc and cudaFree synchronize the
+ * whole GPU, so an allocation on a batch's path (a group table's growth,
+ * the first batch's lazily allocated buffers) waits for every stream.
  *
  * It also holds the small host helpers every GPU file uses (errors as a
- * GaStatus, allocation, polled waits, event timing, chunked copies), as
- * static inline functions.  Host memory the caller reads or fills (the
+ * GaStatus, allocation, streams, polled waits, event timing, chunked
+ * copies), as static inline functions.  Host memory the caller reads or fills (the
  * batches, the results, a join's answers and sorted rows) comes from the
  * host provider (util.h) when one is set: pinned_alloc, ga_host_alloc.
  *
@@ -50,11 +67,13 @@
 /* Bytes of one chunk of a copy between pageable host memory and the GPU. */
 #define GPU_COPY_CHUNK_BYTES ((size_t) 32 << 20)
 
-/* One opened GPU: its ordinal, stream and what discovery says about it. */
+/*
+ * One opened GPU: its ordinal and what discovery says about it.  Its
+ * objects each have their own stream.
+ */
 typedef struct GpuDevice
 {
 	int			ordinal;
-	cudaStream_t stream;
 	GaGpuInfo	info;
 	int			cooperative;	/* supports cooperative launches */
 } GpuDevice;
@@ -111,6 +130,7 @@ typedef enum GpuPlan
 typedef struct GpuAgg
 {
 	GpuDevice  *device;
+	cudaStream_t stream;		/* its own, non-blocking; NULL until created */
 	int			device_input;	/* batches come as device columns (benchmark) */
 
 	/* The request, copied. */
@@ -249,6 +269,14 @@ typedef struct GpuAgg
  * ------------------------------------------------------------------------
  */
 
+/*
+ * gpu/memory.cu: every device allocation, counted per GPU against the
+ * GPU's limit (device_impl.h: ga_gpu_memory_used, ga_gpu_memory_limit).
+ * The malloc sets *over_limit when the limit, not the GPU, refuses.
+ */
+extern cudaError_t ga_gpu_malloc(void **ptr, size_t bytes, int *over_limit);
+extern void ga_gpu_free(void *ptr);
+
 /* Monotonic clock in milliseconds, for the context creation time and timings. */
 static inline double
 now_ms(void)
@@ -299,17 +327,22 @@ cuda_error(GaStatus *status, cudaError_t err, const char *what)
 			return cuda_error(status, gpu_err_, (what)); \
 	} while (0)
 
-/* cudaMalloc with a message naming the purpose and size on failure. */
+/*
+ * Device memory, counted per GPU (gpu/memory.cu), with a message naming
+ * the purpose and size on failure.
+ */
 static inline int
 device_alloc(void **ptr, size_t bytes, const char *purpose, GaStatus *status)
 {
-	cudaError_t err;
+	int			over_limit = 0;
+	cudaError_t err = ga_gpu_malloc(ptr, bytes > 0 ? bytes : 1, &over_limit);
 
-	*ptr = NULL;
-	err = cudaMalloc(ptr, bytes > 0 ? bytes : 1);
 	if (err == cudaSuccess)
 		return 1;
-	*ptr = NULL;
+	if (over_limit)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "could not allocate %.1f MB of GPU memory for %s: the GPU's memory budget (gpuagg.gpu_memory_budget) is reached",
+							 bytes / 1048576.0, purpose);
 	return ga_status_set(status,
 						 err == cudaErrorMemoryAllocation ? GA_ERR_OUT_OF_MEMORY : GA_ERR_DEVICE,
 						 "could not allocate %.1f MB of GPU memory for %s: %s",
@@ -358,6 +391,35 @@ pinned_free(void *ptr)
 		(void) cudaFreeHost(ptr);
 }
 
+/*
+ * Create an object's own stream, non-blocking: it never waits for work on
+ * the legacy default stream, nor that for it.
+ */
+static inline int
+gpu_stream_create(cudaStream_t *stream, GaStatus *status)
+{
+	cudaError_t err = cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking);
+
+	if (err == cudaSuccess)
+		return 1;
+	*stream = NULL;
+	return cuda_error(status, err, "creating a CUDA stream");
+}
+
+/*
+ * Wait for everything on an object's stream (NULL: none was created), then
+ * destroy it; the caller frees what the work used afterwards.
+ */
+static inline void
+gpu_stream_destroy(cudaStream_t *stream)
+{
+	if (*stream == NULL)
+		return;
+	(void) cudaStreamSynchronize(*stream);
+	(void) cudaStreamDestroy(*stream);
+	*stream = NULL;
+}
+
 /* Free device memory if allocated and clear the pointer. */
 static inline void
 device_free(void *ptr_address)
@@ -365,7 +427,7 @@ device_free(void *ptr_address)
 	void	  **ptr = (void **) ptr_address;
 
 	if (*ptr != NULL)
-		(void) cudaFree(*ptr);
+		ga_gpu_free(*ptr);
 	*ptr = NULL;
 }
 
@@ -463,7 +525,13 @@ extern const GaJoinMatches *ga_gpu_join_probe(void *join_impl, GaBatch *batch,
 extern void ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats);
 extern void ga_gpu_join_destroy(void *join_impl);
 
-/* gpu/hashjoin.cu: the build the aggjoin shares. */
+/*
+ * gpu/hashjoin.cu: a join on a given stream (NULL: its own), which the
+ * aggjoin builds through on the aggregation's stream (the join does not
+ * destroy a stream it was given), and the aggjoin's build.
+ */
+extern void *ga_gpu_join_create_on_stream(void *device_impl, const GaJoinRequest *request,
+										  cudaStream_t stream, GaStatus *status);
 extern int	ga_gpu_join_build_on_device(void *join_impl, const int64_t *keys,
 										const uint32_t *rows, int64_t n,
 										GaWaitCallback wait, void *arg,

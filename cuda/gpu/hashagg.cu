@@ -11,7 +11,7 @@
  * out in turn, so that the caller fills one while the GPU works on the
  * other.  submit(N) first waits for batch N-1 to finish on the GPU (polling
  * an event and calling the wait callback, never blocking for good) and
- * handles its overflow, then enqueues on the device's stream: one
+ * handles its overflow, then enqueues on the aggregation's own stream: one
  * cudaMemcpyAsync per needed values array and per validity bitmap of a
  * column with nulls into the single device input buffer, the strategy's
  * kernels and an asynchronous copy of the control block (group counter,
@@ -48,6 +48,11 @@
  * aborts.  The first failure is remembered and reported again by every
  * later call; agg_destroy synchronizes the stream and frees everything in
  * any state.
+ *
+ * Streams.  Each aggregation has its own non-blocking stream (its
+ * aggjoin's builds and probes run on it too), so that aggregations of
+ * other sessions run on the same GPU at the same time in the GPU service
+ * (gpu_device.cuh, "Concurrency").
  *
  *-------------------------------------------------------------------------
  */
@@ -224,16 +229,16 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 }
 
 /*
- * Start an aggregation: copy the request, allocate the two pinned batches
- * and the device input buffer (unless the batches come as device columns),
- * the control block and the group table sized from the estimate, and
- * enqueue their initialisation.
+ * Start an aggregation: create its stream, copy the request, allocate the
+ * two pinned batches and the device input buffer (unless the batches come
+ * as device columns), the control block and the group table sized from
+ * the estimate, and enqueue their initialisation.
  */
 static void *
 create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 		   GaStatus *status)
 {
-	cudaStream_t stream = device->stream;
+	cudaStream_t stream;
 	GpuAgg	   *agg;
 	int64_t		capacity;
 	int			partners;		/* entries of inflight_aggs in use */
@@ -299,8 +304,9 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	/* empty batches before the first one: what it would run without a probe */
 	agg->last_strategy = ga_gpu_plan_strategy(agg, ga_gpu_plan_choose(agg));
 
-	if (!select_device(agg, status))
+	if (!select_device(agg, status) || !gpu_stream_create(&agg->stream, status))
 		goto fail;
+	stream = agg->stream;
 
 	/* Pinned batches, each one slab; and the pinned control mirror. */
 	for (int b = 0; b < 2 && !device_input; b++)
@@ -721,7 +727,7 @@ static int
 copy_out_result(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait, void *arg,
 				GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	GaAggResult *result = &agg->result;
 	int64_t		capacity = agg->table.capacity;
 	int64_t    *mask = NULL;
@@ -844,12 +850,13 @@ ga_gpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 
 	*stats = agg->stats;
 	stats->groups = agg->known_groups;
+	stats->gpu_ordinal = agg->device->ordinal;
 }
 
 /*
  * Free everything, in any state: first wait for the stream (work may still
  * be in flight after a cancel or an error), then device memory, pinned
- * memory, events and host memory.
+ * memory, events, the stream and host memory.
  */
 void
 ga_gpu_agg_destroy(void *agg_impl)
@@ -859,10 +866,9 @@ ga_gpu_agg_destroy(void *agg_impl)
 	if (agg == NULL)
 		return;
 	if (agg->device != NULL)
-	{
 		(void) cudaSetDevice(agg->device->ordinal);
-		(void) cudaStreamSynchronize(agg->device->stream);
-	}
+	if (agg->stream != NULL)
+		(void) cudaStreamSynchronize(agg->stream);
 	ga_gpu_aggjoin_destroy(agg);
 	ga_gpu_agg_table_free(agg, &agg->table);
 	ga_gpu_agg_table_free(agg, &agg->retired);
@@ -900,6 +906,7 @@ ga_gpu_agg_destroy(void *agg_impl)
 	for (int m = 0; m < GPU_MAX_MARKS; m++)
 		if (agg->marks[m] != NULL)
 			(void) cudaEventDestroy(agg->marks[m]);
+	gpu_stream_destroy(&agg->stream);	/* the aggjoin's joins used it too */
 	(void) cudaGetLastError();	/* leave no error behind for later checks */
 
 	free_result(agg);

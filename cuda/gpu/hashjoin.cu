@@ -2,9 +2,9 @@
  *
  * gpu/hashjoin.cu
  *	  The GPU device's hash join: host side of the join part of
- *	  gpuagg_device.h on CUDA, driving gpu/kernels/hashjoin.cu on the device's
- *	  stream (gpu/device.cu opens the device; gpu/gpu_device.cuh shares its
- *	  helpers).
+ *	  gpuagg_device.h on CUDA, driving gpu/kernels/hashjoin.cu on the join's
+ *	  own stream (gpu/device.cu opens the device; gpu/gpu_device.cuh shares
+ *	  its helpers).
  *
  * Build.  The caller's keys and rows are copied to the device in chunks
  * (they live in ordinary, pageable memory; a chunk at a time keeps the wait
@@ -42,6 +42,11 @@
  * later call reports it; destroy synchronizes the stream and frees
  * everything in any state.
  *
+ * Streams.  A join creates its own non-blocking stream, so that joins and
+ * aggregations of other sessions run on the same GPU at the same time in
+ * the GPU service; the aggjoin's joins run on their aggregation's stream
+ * instead (ga_gpu_join_create_on_stream), ordered with its probes.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -60,6 +65,8 @@
 typedef struct GpuJoin
 {
 	GpuDevice  *device;
+	cudaStream_t stream;		/* non-blocking; NULL until created */
+	int			owns_stream;	/* created it (else the aggregation's) */
 	int64_t		batch_rows;
 
 	/* The build: the table on the device, the sorted rows on the host. */
@@ -188,11 +195,12 @@ join_dev_table(const GpuJoin *join)
 }
 
 /*
- * Start a join: the pinned probe batch with room for the answer, its
- * device twin, and the events.
+ * Start a join on `stream`, or on a stream of its own when NULL: the pinned
+ * probe batch with room for the answer, its device twin, and the events.
  */
 void *
-ga_gpu_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *status)
+ga_gpu_join_create_on_stream(void *device_impl, const GaJoinRequest *request,
+							 cudaStream_t stream, GaStatus *status)
 {
 	GpuDevice  *device = (GpuDevice *) device_impl;
 	GpuJoin    *join;
@@ -215,6 +223,13 @@ ga_gpu_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 	join->batch_rows = request->probe_batch_rows;
 	if (!join_select_device(join, status))
 		goto fail;
+	join->stream = stream;
+	if (stream == NULL)
+	{
+		if (!gpu_stream_create(&join->stream, status))
+			goto fail;
+		join->owns_stream = 1;
+	}
 
 	{
 		cudaEvent_t *events[] = {&join->ev_copy_start, &join->ev_copy_end,
@@ -271,11 +286,18 @@ fail:
 	return NULL;
 }
 
+/* join_create of the GPU device: a join on a stream of its own. */
+void *
+ga_gpu_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *status)
+{
+	return ga_gpu_join_create_on_stream(device_impl, request, NULL, status);
+}
+
 /* Build an empty table: no rows, every probe answers (0, 0). */
 static int
 join_build_empty(GpuJoin *join, GaStatus *status)
 {
-	cudaStream_t stream = join->device->stream;
+	cudaStream_t stream = join->stream;
 
 	join->sorted_rows = (uint32_t *) ga_host_alloc(sizeof(uint32_t));
 	if (join->sorted_rows == NULL)
@@ -308,7 +330,7 @@ join_sort_and_count(GpuJoin *join, const int64_t *keys, const uint32_t *rows, in
 					int *key_current, int *row_current, GaWaitCallback wait, void *arg,
 					GaStatus *status)
 {
-	cudaStream_t stream = join->device->stream;
+	cudaStream_t stream = join->stream;
 	size_t		sort_bytes = 0;
 	size_t		encode_bytes = 0;
 
@@ -380,7 +402,7 @@ static int
 join_make_table(GpuJoin *join, int64_t n, int key_current, int row_current,
 				GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	cudaStream_t stream = join->device->stream;
+	cudaStream_t stream = join->stream;
 	int64_t		d = join->ndistinct;
 	size_t		scan_bytes = 0;
 	GaDevJoinTable table;
@@ -577,7 +599,7 @@ ga_gpu_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 				  GaStatus *status)
 {
 	GpuJoin    *join = (GpuJoin *) join_impl;
-	cudaStream_t stream = join->device->stream;
+	cudaStream_t stream = join->stream;
 	const uint8_t *dev_validity = NULL;
 	GaDevJoinTable table;
 	int64_t		nrows;
@@ -675,12 +697,13 @@ ga_gpu_join_get_stats(const void *join_impl, GaJoinStats *stats)
 	const GpuJoin *join = (const GpuJoin *) join_impl;
 
 	*stats = join->stats;
+	stats->gpu_ordinal = join->device->ordinal;
 }
 
 /*
  * Free everything, in any state: first wait for the stream (a cancelled
- * build or probe may still run), then device memory, pinned memory, events
- * and host memory.
+ * build or probe may still run), then device memory, pinned memory, events,
+ * the stream if it is the join's own, and host memory.
  */
 void
 ga_gpu_join_destroy(void *join_impl)
@@ -690,10 +713,9 @@ ga_gpu_join_destroy(void *join_impl)
 	if (join == NULL)
 		return;
 	if (join->device != NULL)
-	{
 		(void) cudaSetDevice(join->device->ordinal);
-		(void) cudaStreamSynchronize(join->device->stream);
-	}
+	if (join->stream != NULL)
+		(void) cudaStreamSynchronize(join->stream);
 	join_free_scratch(join);
 	device_free(&join->dev_slots);
 	device_free(&join->dev_keys);
@@ -710,6 +732,8 @@ ga_gpu_join_destroy(void *join_impl)
 			if (events[e] != NULL)
 				(void) cudaEventDestroy(events[e]);
 	}
+	if (join->owns_stream)
+		gpu_stream_destroy(&join->stream);
 	(void) cudaGetLastError();	/* leave no error behind for later checks */
 	ga_host_free(join->sorted_rows);
 	free(join);

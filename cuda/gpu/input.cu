@@ -152,7 +152,7 @@ ga_gpu_input_point_columns(GpuAgg *agg)
 int
 ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 {
-	cudaStream_t stream = agg->device->stream;
+	cudaStream_t stream = agg->stream;
 	const GaBatch *batch = &hb->batch;
 	int64_t		nrows = batch->nrows;
 	int64_t		bytes_sent = 0;

@@ -51,6 +51,37 @@ ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
 	return ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
 }
 
+/* No device memory is held: there is no GPU. */
+int64_t
+ga_gpu_memory_used(int ordinal)
+{
+	(void) ordinal;
+	return 0;
+}
+
+/* No allocation was freed: there is no GPU. */
+uint64_t
+ga_gpu_memory_frees(void)
+{
+	return 0;
+}
+
+/* Nothing to limit: there is no GPU. */
+void
+ga_gpu_memory_limit(int ordinal, int64_t bytes)
+{
+	(void) ordinal;
+	(void) bytes;
+}
+
+/* No GPU has any memory. */
+int64_t
+ga_gpu_memory_total(int ordinal)
+{
+	(void) ordinal;
+	return 0;
+}
+
 /* Refuse to start an aggregation (unreachable: no GPU can be opened). */
 static void *
 none_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)

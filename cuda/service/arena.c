@@ -10,6 +10,11 @@
  *	  process.  It is the process's host provider (util.h), so that the
  *	  devices put what they hand out in the arena.
  *
+ * Each block is charged to a device (its header names it), the one the
+ * allocating thread named last (svc_arena_charge), so that the service
+ * knows each device's share of the arena: what admission weighs and
+ * gpuagg_stats shows for the CPU device.
+ *
  * Boundary tags, first fit: every block starts with a header holding its
  * size and its neighbour's below, so that a freed block merges with free
  * neighbours at once; free blocks are on one list.  Blocks are multiples
@@ -54,7 +59,7 @@ typedef struct ArenaBlock
 	uint64_t	size;			/* bytes of the block, header included */
 	uint64_t	prev_size;		/* of the block just below, 0: the first */
 	uint32_t	magic;			/* ARENA_USED or ARENA_FREE */
-	uint32_t	reserved;
+	int32_t		device;			/* charged to this device, -1: none */
 	struct ArenaBlock *next_free;
 	struct ArenaBlock *prev_free;
 	uint64_t	pad[3];
@@ -73,7 +78,11 @@ static struct
 	size_t		bytes;
 	ArenaBlock *free_list;
 	size_t		in_use;
-}			arena = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, NULL, 0};
+	int64_t		device_use[SVC_MAX_DEVICES];	/* atomic */
+}			arena = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, NULL, 0, {0}};
+
+/* The device this thread's allocations are charged to, -1: none. */
+static __thread int arena_device = -1;
 
 /* The block right above b, or NULL when b is the last. */
 static ArenaBlock *
@@ -151,6 +160,7 @@ svc_arena_open(GaService *service, GaStatus *status)
 		arena.bytes = service->arena_bytes & ~(size_t) (SVC_ALIGN - 1);
 		arena.free_list = NULL;
 		arena.in_use = 0;
+		memset(arena.device_use, 0, sizeof(arena.device_use));
 		ARENA_POISON(arena.base, arena.bytes);
 		ARENA_UNPOISON(b, ARENA_HEADER);
 		b->size = arena.bytes;
@@ -199,7 +209,10 @@ svc_arena_alloc(size_t bytes)
 		list_push(rest);
 	}
 	b->magic = ARENA_USED;
+	b->device = arena_device;
 	arena.in_use += b->size;
+	if (b->device >= 0)
+		SVC_ADD(&arena.device_use[b->device], (int64_t) b->size);
 	p = (unsigned char *) b + ARENA_HEADER;
 	ARENA_UNPOISON(p, bytes);
 	ARENA_POISON(p + bytes, b->size - ARENA_HEADER - bytes);
@@ -228,6 +241,8 @@ svc_arena_free(void *ptr)
 		return;
 	}
 	arena.in_use -= b->size;
+	if (b->device >= 0)
+		SVC_ADD(&arena.device_use[b->device], -(int64_t) b->size);
 	ARENA_POISON(ptr, b->size - ARENA_HEADER);
 	b->magic = ARENA_FREE;
 	next = block_after(b);
@@ -266,4 +281,32 @@ svc_arena_owns(const void *ptr, size_t bytes)
 
 	return arena.base != NULL && p >= arena.base && bytes <= arena.bytes &&
 		(size_t) (p - arena.base) <= arena.bytes - bytes;
+}
+
+/* Charge this thread's next allocations to device (-1: none). */
+void
+svc_arena_charge(int device)
+{
+	arena_device = device >= 0 && device < SVC_MAX_DEVICES ? device : -1;
+}
+
+/* Bytes of the arena charged to device, headers included. */
+int64_t
+svc_arena_used(int device)
+{
+	if (device < 0 || device >= SVC_MAX_DEVICES)
+		return 0;
+	return SVC_LOAD(&arena.device_use[device]);
+}
+
+/* Bytes of the arena no block holds. */
+int64_t
+svc_arena_free_bytes(void)
+{
+	int64_t		free_bytes;
+
+	pthread_mutex_lock(&arena.lock);
+	free_bytes = (int64_t) (arena.bytes - arena.in_use);
+	pthread_mutex_unlock(&arena.lock);
+	return free_bytes;
 }

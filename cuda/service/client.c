@@ -20,6 +20,12 @@
  * larger than svc_stage_piece_bytes goes in pieces into the service
  * process's memory, so that no build is too large for the arena.
  *
+ * Creates.  A create waits for room in the service as long as the
+ * thread's wait says (ga_service_set_wait_ms), asking the thread's wait
+ * callback in between; a GPU opened as ordinal -1 is the service's choice,
+ * which the create's reply names.  A create cancelled after the service
+ * made its object destroys that object.
+ *
  * Failures.  The service's devices remember their own failures, as local
  * devices do; what fails here (a cancel, a service that went away) is
  * remembered by the client object, so every later call reports it.  An
@@ -57,6 +63,11 @@ typedef struct ClientDevice
 static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 static ClientDevice *client_devices;
 
+/* How this thread's creates wait for room (ga_service_set_wait_ms). */
+static __thread int client_wait_ms;
+static __thread GaWaitCallback client_wait;
+static __thread void *client_wait_arg;
+
 /* A batch the service's device handed out, mirrored here. */
 typedef struct ClientBatch
 {
@@ -72,7 +83,9 @@ typedef struct ClientObject
 {
 	ClientDevice *device;
 	uint64_t	generation;		/* the one it was created in */
-	int			device_index;	/* in GaService.devices */
+	int			device_index;	/* in GaService.devices, or
+								 * SVC_DEVICE_ANY_GPU until created */
+	int			gpu_ordinal;	/* the GPU that runs it, -1: the CPU device */
 	int			object;			/* the service's id, 0: none */
 	int			held;			/* counted in the slot's held_objects */
 	int64_t		queue_ns;		/* its requests' time in the service's queue */
@@ -113,9 +126,9 @@ typedef struct ClientRun
 
 /*
  * Open, for the client of slot `slot`, the service's device of kind
- * (gpu_ordinal for a GPU); the same device again on later opens.  The
- * first open of a slot in a process clears what an earlier client of the
- * slot (an exited process) left counted as held.
+ * (gpu_ordinal for a GPU, -1: the service's choice); the same device again
+ * on later opens.  The first open of a slot in a process clears what an
+ * earlier client of the slot (an exited process) left counted as held.
  */
 GaDevice *
 ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal,
@@ -140,13 +153,16 @@ ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal
 	ndevices = SVC_LOAD(&service->ndevices);
 	for (i = 0; i < ndevices && !found; i++)
 		found = SVC_LOAD(&service->devices[i].kind) == (int32_t) kind &&
-			SVC_LOAD(&service->devices[i].ordinal) == gpu_ordinal;
+			(SVC_LOAD(&service->devices[i].ordinal) == gpu_ordinal ||
+			 (kind == GA_DEVICE_GPU && gpu_ordinal == -1));
 	if (!found)
 	{
 		if (ndevices == 0)
 			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service has not started");
 		else if (kind == GA_DEVICE_CPU)
 			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run the CPU device");
+		else if (gpu_ordinal == -1)
+			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service runs no GPU");
 		else
 			ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run GPU %d",
 						  gpu_ordinal);
@@ -191,6 +207,21 @@ ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal
 	return d != NULL ? d->device : NULL;
 }
 
+/* How long this thread's creates wait for room in the service (ms). */
+void
+ga_service_set_wait_ms(int ms)
+{
+	client_wait_ms = ms > 0 ? ms : 0;
+}
+
+/* What this thread's creates ask while they wait for room. */
+void
+ga_service_set_wait_callback(GaWaitCallback wait, void *arg)
+{
+	client_wait = wait;
+	client_wait_arg = arg;
+}
+
 /* Whether device is a device of the service. */
 int
 ga_device_is_service(const GaDevice *device)
@@ -213,6 +244,7 @@ ga_service_release(GaService *service, int slot_index)
 		return;
 	slot = &service->slots[slot_index];
 	generation = SVC_LOAD(&service->generation);
+	SVC_STORE(&slot->cancel, 1);	/* a request left waiting for room gives up */
 	svc_slot_collect(service, slot);
 	if (svc_serving(service, generation))
 	{
@@ -234,8 +266,9 @@ client_slot(const ClientDevice *device)
 
 /*
  * Start an object for device: the generation the service serves and the
- * index of the device there; 0 with status (GA_ERR_NO_DEVICE) when the
- * service is not ready or no longer runs the device.
+ * index of the device there (SVC_DEVICE_ANY_GPU for the service's choice
+ * of GPU); 0 with status (GA_ERR_NO_DEVICE) when the service is not ready
+ * or no longer runs the device.
  */
 static int
 object_start(ClientObject *obj, ClientDevice *device, GaStatus *status)
@@ -246,18 +279,39 @@ object_start(ClientObject *obj, ClientDevice *device, GaStatus *status)
 	int			i;
 
 	obj->device = device;
+	obj->gpu_ordinal = device->kind == GA_DEVICE_GPU ? device->ordinal : -1;
 	if (!svc_serving(service, generation))
 		return ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service is not ready");
 	ndevices = SVC_LOAD(&service->ndevices);
 	for (i = 0; i < ndevices; i++)
 		if (SVC_LOAD(&service->devices[i].kind) == (int32_t) device->kind &&
-			SVC_LOAD(&service->devices[i].ordinal) == device->ordinal)
+			(SVC_LOAD(&service->devices[i].ordinal) == device->ordinal ||
+			 (device->kind == GA_DEVICE_GPU && device->ordinal == -1)))
 		{
 			obj->generation = generation;
-			obj->device_index = i;
+			obj->device_index = device->ordinal == -1 && device->kind == GA_DEVICE_GPU ?
+				SVC_DEVICE_ANY_GPU : i;
 			return 1;
 		}
 	return ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service no longer runs this device");
+}
+
+/*
+ * The object the service made (the create's reply): its id, and the device
+ * that runs it.
+ */
+static void
+object_created(ClientObject *obj, const SvcReply *reply)
+{
+	GaService  *service = obj->device->service;
+
+	obj->object = reply->object;
+	if (reply->device >= 0 && reply->device < SVC_MAX_DEVICES)
+	{
+		obj->device_index = reply->device;
+		obj->gpu_ordinal = SVC_LOAD(&service->devices[reply->device].kind) == GA_DEVICE_GPU ?
+			SVC_LOAD(&service->devices[reply->device].ordinal) : -1;
+	}
 }
 
 /*
@@ -359,6 +413,7 @@ object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, 
 	if (slot == NULL)
 		return NULL;
 	slot->args.buffer_bytes = bytes;
+	slot->args.wait_ms = client_wait_ms;
 	slot->reply.buffer = NULL;
 	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, status);
 	if (rc > 0)
@@ -560,6 +615,34 @@ agg_free(ClientAgg *agg)
 }
 
 /*
+ * Make the create prepared in the slot, waiting for room as this thread's
+ * wait says; 1, or 0 with status.  An object the service made for a call
+ * that failed here (cancelled late) is destroyed with destroy_op.
+ */
+static int
+object_create_call(ClientObject *obj, SvcSlot *slot, void *staged, SvcOp destroy_op,
+				   GaStatus *status)
+{
+	int			ok;
+
+	slot->args.wait_ms = client_wait_ms;
+	slot->reply.object = 0;
+	ok = staged == NULL ?
+		object_call(obj, client_wait, client_wait_arg, status) :
+		object_call_staged(obj, staged, client_wait, client_wait_arg, status);
+	if (slot->reply.object != 0)
+	{
+		object_created(obj, &slot->reply);
+		if (!ok)
+		{
+			object_post(obj, destroy_op, NULL);
+			obj->object = 0;
+		}
+	}
+	return ok;
+}
+
+/*
  * Start an aggregation in the service: the request's deep copy goes in the
  * slot's payload, or in a staging buffer when larger.
  */
@@ -602,18 +685,16 @@ client_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *stat
 			goto fail;
 		buffer = slot->payload;
 	}
-	else if ((buffer = object_staging(&agg->base, bytes, NULL, NULL, status)) == NULL ||
+	else if ((buffer = object_staging(&agg->base, bytes, client_wait, client_wait_arg,
+									  status)) == NULL ||
 			 object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
 		goto fail;
 	svc_wire_write(request, buffer);
 	slot->args.buffer = buffer;
 	slot->args.buffer_bytes = bytes;
-	slot->reply.object = 0;
-	if (buffer == (void *) slot->payload ?
-		!object_call(&agg->base, NULL, NULL, status) :
-		!object_call_staged(&agg->base, buffer, NULL, NULL, status))
+	if (!object_create_call(&agg->base, slot, buffer == (void *) slot->payload ? NULL : buffer,
+							SVC_OP_AGG_DESTROY, status))
 		goto fail;
-	agg->base.object = slot->reply.object;
 	agg->stats = slot->reply.stats.agg;
 	return agg;
 
@@ -816,6 +897,7 @@ client_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 
 	*stats = agg->stats;
 	stats->queue_ms = (double) agg->base.queue_ns / 1e6;
+	stats->gpu_ordinal = agg->base.gpu_ordinal;
 }
 
 /* Destroy the aggregation in the service (not waited for) and its mirror. */
@@ -855,17 +937,14 @@ client_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 	object_hold(&join->base, 1);
 	slot = object_begin(&join->base, SVC_OP_JOIN_CREATE, status);
 	if (slot != NULL)
-	{
 		slot->args.join = *request;
-		slot->reply.object = 0;
-	}
-	if (slot == NULL || !object_call(&join->base, NULL, NULL, status))
+	if (slot == NULL ||
+		!object_create_call(&join->base, slot, NULL, SVC_OP_JOIN_DESTROY, status))
 	{
 		object_hold(&join->base, 0);
 		free(join);
 		return NULL;
 	}
-	join->base.object = slot->reply.object;
 	join->stats = slot->reply.stats.join;
 	return join;
 }
@@ -957,6 +1036,7 @@ client_join_get_stats(const void *join_impl, GaJoinStats *stats)
 
 	*stats = join->stats;
 	stats->queue_ms = (double) join->base.queue_ns / 1e6;
+	stats->gpu_ordinal = join->base.gpu_ordinal;
 }
 
 /* Destroy the join in the service (not waited for) and its mirror. */

@@ -17,9 +17,16 @@
  * as it left it.  A result's arrays are the device's too: the client gets
  * their addresses in the slot's payload.
  *
- * One GPU's calls are serialized by its mutex (the GPU device keeps one
- * stream per process); the CPU device's objects share nothing, so its
- * calls run side by side.  The device's wait callback is the slot's
+ * Creates and staging ALLOCs go through admission (admit.c), which runs
+ * them here when they fit (svc_exec_admitted) or parks them; everything
+ * that gives memory back says so (svc_server_freed).  Device calls charge
+ * what they put in the arena to their device.
+ *
+ * Calls on one device run side by side, each in the request thread that
+ * took it, without a lock: every GPU object has its own stream, so the
+ * work of several sessions overlaps on one GPU, and the CPU device's
+ * objects share nothing.  A slot's calls come one at a time (its client
+ * waits for each reply).  The device's wait callback is the slot's
  * cancel flag.  Every call updates the device's statistics in the shared
  * header and ends with the object's own statistics in the reply.
  *
@@ -40,19 +47,11 @@ exec_wait(void *arg)
 	return SVC_LOAD(&slot->cancel) != 0;
 }
 
-/* Enter and leave a device call (a GPU's are serialized). */
+/* Enter a device call: what it puts in the arena is charged to the device. */
 static void
 device_enter(SvcServerDevice *device)
 {
-	if (device->serialized)
-		pthread_mutex_lock(&device->lock);
-}
-
-static void
-device_leave(SvcServerDevice *device)
-{
-	if (device->serialized)
-		pthread_mutex_unlock(&device->lock);
+	svc_arena_charge(device->index);
 }
 
 /* The object `id` (from 1) of a slot if it is of kind; else NULL with status. */
@@ -103,12 +102,12 @@ object_drop(SvcServer *server, SvcObject *obj)
 		device->ops->agg_destroy(obj->impl);
 	else
 		device->ops->join_destroy(obj->impl);
-	device_leave(device);
 	for (b = 0; b < obj->nbatches; b++)
 		svc_arena_free(obj->descs[b]);
 	free(obj->staged);
 	SVC_ADD(&server->service->devices[obj->device].active, -1);
 	memset(obj, 0, sizeof(*obj));
+	svc_server_freed(server);
 }
 
 /* Record a staging buffer of the slot; 0 with status when it holds too many. */
@@ -130,23 +129,44 @@ staging_add(SvcServerSlot *ss, void *buffer, size_t bytes, GaStatus *status)
 }
 
 /*
+ * The entry of the slot's staging buffer at buffer, of at least bytes; -1
+ * with status when the slot has no such buffer.
+ */
+static int
+staging_find(SvcServerSlot *ss, const void *buffer, size_t bytes, GaStatus *status)
+{
+	int			i;
+
+	for (i = 0; i < SVC_MAX_STAGING; i++)
+		if (ss->staging[i] != NULL && ss->staging[i] == buffer && ss->staging_bytes[i] >= bytes)
+			return i;
+	ga_status_set(status, GA_ERR_INVALID,
+				  "the GPU service has no such staging buffer of this session");
+	return -1;
+}
+
+/*
  * Take back the slot's staging buffer at buffer, of at least bytes (the
  * caller frees it); 0 with status when the slot has no such buffer.
  */
 static int
 staging_take(SvcServerSlot *ss, const void *buffer, size_t bytes, GaStatus *status)
 {
-	int			i;
+	int			i = staging_find(ss, buffer, bytes, status);
 
-	for (i = 0; i < SVC_MAX_STAGING; i++)
-		if (ss->staging[i] != NULL && ss->staging[i] == buffer && ss->staging_bytes[i] >= bytes)
-		{
-			ss->staging[i] = NULL;
-			ss->staging_bytes[i] = 0;
-			return 1;
-		}
-	return ga_status_set(status, GA_ERR_INVALID,
-						 "the GPU service has no such staging buffer of this session");
+	if (i < 0)
+		return 0;
+	ss->staging[i] = NULL;
+	ss->staging_bytes[i] = 0;
+	return 1;
+}
+
+/* Free a staging buffer taken back, and tell admission. */
+static void
+staging_free(SvcServer *server, void *buffer)
+{
+	svc_arena_free(buffer);
+	svc_server_freed(server);
 }
 
 /* Whether [p, p + bytes) lies inside [base, base + size). */
@@ -248,7 +268,7 @@ join_stats(SvcServerDevice *device, SvcObject *obj, SvcReply *reply)
  * starts them afresh); frees the piece's staging buffer.
  */
 static void
-exec_stage(SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
+exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
 {
 	SvcArgs    *args = &slot->args;
 	size_t		bytes = args->buffer_bytes;
@@ -276,7 +296,7 @@ exec_stage(SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
 		else
 			memcpy(obj->staged + args->stage_at, args->buffer, bytes);
 	}
-	svc_arena_free(args->buffer);
+	staging_free(server, args->buffer);
 }
 
 /*
@@ -287,6 +307,8 @@ static int
 build_bytes(SvcObject *obj, SvcServerSlot *ss, const SvcArgs *args, unsigned char **buffer,
 			size_t *bytes, GaStatus *status)
 {
+	*buffer = NULL;
+	*bytes = 0;
 	if (!args->staged)
 	{
 		*buffer = args->buffer;
@@ -312,11 +334,11 @@ build_address(const SvcArgs *args, unsigned char *buffer, const void *p)
 
 /* Free a build's bytes once the device has them. */
 static void
-build_done(SvcObject *obj, const SvcArgs *args, unsigned char *buffer)
+build_done(SvcServer *server, SvcObject *obj, const SvcArgs *args, unsigned char *buffer)
 {
 	if (!args->staged)
 	{
-		svc_arena_free(buffer);
+		staging_free(server, buffer);
 		return;
 	}
 	free(obj->staged);
@@ -326,8 +348,8 @@ build_done(SvcObject *obj, const SvcArgs *args, unsigned char *buffer)
 
 /* An aggregation's build side from a staging buffer (see client.c's layout). */
 static int
-exec_agg_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss,
-			   GaStatus *status)
+exec_agg_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcSlot *slot,
+			   SvcServerSlot *ss, GaStatus *status)
 {
 	SvcArgs    *args = &slot->args;
 	unsigned char *buffer;
@@ -382,21 +404,20 @@ exec_agg_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServer
 									args->has_keys ? (const int64_t *) (buffer + keys_at) : NULL,
 									(const uint32_t *) (buffer + rows_at), args->n,
 									args->key_seed, &payload, exec_wait, slot, status);
-	device_leave(device);
 	goto done;
 
 bad:
 	ga_status_set(status, GA_ERR_INVALID, "the GPU service received a malformed build side");
 done:
 	free(payload.columns);
-	build_done(obj, args, buffer);
+	build_done(server, obj, args, buffer);
 	return ok;
 }
 
 /* A join's build from a staging buffer: n keys, then n rows. */
 static int
-exec_join_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss,
-				GaStatus *status)
+exec_join_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcSlot *slot,
+				SvcServerSlot *ss, GaStatus *status)
 {
 	SvcArgs    *args = &slot->args;
 	unsigned char *buffer;
@@ -418,73 +439,104 @@ exec_join_build(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, SvcServe
 									 exec_wait, slot, status);
 		if (ok)
 			slot->reply.sorted_rows = device->ops->join_sorted_rows(obj->impl);
-		device_leave(device);
 	}
-	build_done(obj, args, buffer);
+	build_done(server, obj, args, buffer);
 	return ok;
 }
 
-/* Create an aggregation from the request's copy (payload or staging). */
+/*
+ * The aggregation request of the slot's create, read from its payload or
+ * from the staging buffer it names (which stays the slot's); NULL with the
+ * reply's status when either is malformed.
+ */
+const GaAggRequest *
+svc_exec_agg_request(SvcServer *server, int index)
+{
+	SvcSlot    *slot = &server->service->slots[index];
+	SvcArgs    *args = &slot->args;
+	GaStatus   *status = &slot->reply.status;
+
+	if (args->buffer != (void *) slot->payload)
+	{
+		if (staging_find(&server->slots[index], args->buffer, args->buffer_bytes, status) < 0)
+			return NULL;
+	}
+	else if (args->buffer_bytes > SVC_PAYLOAD_BYTES)
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "the GPU service received a malformed aggregation request");
+		return NULL;
+	}
+	return svc_wire_read(args->buffer, args->buffer_bytes, status);
+}
+
+/* Count a new object of device `index` and describe it in the reply. */
 static void
-exec_agg_create(SvcServer *server, SvcServerDevice *device, SvcSlot *slot, SvcServerSlot *ss,
+object_created(SvcServer *server, SvcObject *obj, int kind, int index, SvcSlot *slot, int id)
+{
+	obj->kind = kind;
+	obj->device = index;
+	slot->reply.object = id;
+	slot->reply.device = index;
+	SVC_ADD(&server->service->devices[index].queries, 1);
+	SVC_ADD(&server->service->devices[index].active, 1);
+}
+
+/*
+ * Create an aggregation on device `index` from the request's copy (payload
+ * or staging buffer, which is freed unless the create found no room).
+ */
+static int
+exec_agg_create(SvcServer *server, int index, SvcSlot *slot, SvcServerSlot *ss,
 				GaStatus *status)
 {
+	SvcServerDevice *device = &server->devices[index];
 	SvcArgs    *args = &slot->args;
 	int			staged = args->buffer != (void *) slot->payload;
 	const GaAggRequest *request;
 	int			id;
 
-	if (staged && !staging_take(ss, args->buffer, args->buffer_bytes, status))
-		return;
-	if (!staged && args->buffer_bytes > SVC_PAYLOAD_BYTES)
-		ga_status_set(status, GA_ERR_INVALID,
-					  "the GPU service received a malformed aggregation request");
-	else if ((request = svc_wire_read(args->buffer, args->buffer_bytes, status)) != NULL &&
-			 (id = object_new(ss, status)) > 0)
+	if ((request = svc_exec_agg_request(server, (int) (slot - server->service->slots))) != NULL &&
+		(id = object_new(ss, status)) > 0)
 	{
 		SvcObject  *obj = &ss->objects[id - 1];
 
 		device_enter(device);
 		obj->impl = device->ops->agg_create(device->impl, request, status);
-		device_leave(device);
+		if (obj->impl == NULL && status->code == GA_ERR_OUT_OF_MEMORY)
+			return SVC_RUN_NO_ROOM;
 		if (obj->impl != NULL)
 		{
-			obj->kind = SVC_OBJECT_AGG;
-			obj->device = args->device;
+			object_created(server, obj, SVC_OBJECT_AGG, index, slot, id);
 			obj->ncolumns = request->ncolumns;
-			slot->reply.object = id;
-			SVC_ADD(&server->service->devices[args->device].queries, 1);
-			SVC_ADD(&server->service->devices[args->device].active, 1);
 			agg_stats(device, obj, &slot->reply);
 		}
 	}
-	if (staged)
-		svc_arena_free(args->buffer);
+	if (staged && staging_take(ss, args->buffer, args->buffer_bytes, status))
+		staging_free(server, args->buffer);
+	return SVC_RUN_DONE;
 }
 
-/* Create a join. */
-static void
-exec_join_create(SvcServer *server, SvcServerDevice *device, SvcSlot *slot, SvcServerSlot *ss,
+/* Create a join on device `index`. */
+static int
+exec_join_create(SvcServer *server, int index, SvcSlot *slot, SvcServerSlot *ss,
 				 GaStatus *status)
 {
+	SvcServerDevice *device = &server->devices[index];
 	int			id = object_new(ss, status);
 	SvcObject  *obj;
 
 	if (id == 0)
-		return;
+		return SVC_RUN_DONE;
 	obj = &ss->objects[id - 1];
 	device_enter(device);
 	obj->impl = device->ops->join_create(device->impl, &slot->args.join, status);
-	device_leave(device);
 	if (obj->impl == NULL)
-		return;
-	obj->kind = SVC_OBJECT_JOIN;
-	obj->device = slot->args.device;
+		return status->code == GA_ERR_OUT_OF_MEMORY ? SVC_RUN_NO_ROOM : SVC_RUN_DONE;
+	object_created(server, obj, SVC_OBJECT_JOIN, index, slot, id);
 	obj->ncolumns = 1;
-	slot->reply.object = id;
-	SVC_ADD(&server->service->devices[slot->args.device].queries, 1);
-	SVC_ADD(&server->service->devices[slot->args.device].active, 1);
 	join_stats(device, obj, &slot->reply);
+	return SVC_RUN_DONE;
 }
 
 /* Hand out an object's next batch and describe it to the client. */
@@ -499,7 +551,6 @@ exec_next_batch(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 		batch = device->ops->agg_next_batch(obj->impl, exec_wait, slot, status);
 	else
 		batch = device->ops->join_next_batch(obj->impl, exec_wait, slot, status);
-	device_leave(device);
 	if (batch == NULL || (b = batch_describe(obj, batch, status)) < 0)
 		return;
 	slot->reply.token = (uint64_t) b + 1;
@@ -531,7 +582,6 @@ exec_submit(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus *st
 			ok = 1;
 		}
 	}
-	device_leave(device);
 	return ok;
 }
 
@@ -546,7 +596,6 @@ exec_agg_finish(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 
 	device_enter(device);
 	result = device->ops->agg_finish(obj->impl, exec_wait, slot, status);
-	device_leave(device);
 	if (result == NULL)
 		return;
 	if ((size_t) (2 * result->nkeys + result->naggs) * sizeof(void *) > SVC_PAYLOAD_BYTES)
@@ -607,17 +656,17 @@ exec_object_op(SvcServer *server, SvcSlot *slot, SvcServerSlot *ss, GaStatus *st
 			batches = exec_submit(device, obj, slot, status);
 			break;
 		case SVC_OP_AGG_BUILD:
-			(void) exec_agg_build(device, obj, slot, ss, status);
+			(void) exec_agg_build(server, device, obj, slot, ss, status);
 			break;
 		case SVC_OP_AGG_FINISH:
 			exec_agg_finish(device, obj, slot, status);
 			break;
 		case SVC_OP_JOIN_BUILD:
-			(void) exec_join_build(device, obj, slot, ss, status);
+			(void) exec_join_build(server, device, obj, slot, ss, status);
 			break;
 		case SVC_OP_AGG_STAGE:
 		case SVC_OP_JOIN_STAGE:
-			exec_stage(obj, slot, ss, status);
+			exec_stage(server, obj, slot, ss, status);
 			break;
 		default:
 			ga_status_set(status, GA_ERR_INVALID, "the GPU service received an unknown request");
@@ -641,34 +690,73 @@ exec_object_op(SvcServer *server, SvcSlot *slot, SvcServerSlot *ss, GaStatus *st
 	}
 }
 
-/* A staging buffer for the slot's client. */
-static void
-exec_alloc(SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
+/* A staging buffer for the slot's client, charged to device `index`. */
+static int
+exec_alloc(int index, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
 {
 	size_t		bytes = slot->args.buffer_bytes;
-	void	   *buffer = svc_arena_alloc(bytes);
+	void	   *buffer;
 
+	svc_arena_charge(index);
+	buffer = svc_arena_alloc(bytes);
 	if (buffer == NULL)
 	{
 		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 					  "the GPU service's shared memory has no room for %.1f MB",
 					  (double) bytes / 1048576.0);
-		return;
+		return SVC_RUN_NO_ROOM;
 	}
 	if (!staging_add(ss, buffer, bytes, status))
-	{
 		svc_arena_free(buffer);
-		return;
-	}
-	slot->reply.buffer = buffer;
+	else
+		slot->reply.buffer = buffer;
+	return SVC_RUN_DONE;
+}
+
+/*
+ * Run the create or ALLOC of slot index on device `device` (admission
+ * chose it); the status is in the reply.  SVC_RUN_NO_ROOM: it found no
+ * room (the status says so) and may run again.
+ */
+int
+svc_exec_admitted(SvcServer *server, int index, int device)
+{
+	SvcSlot    *slot = &server->service->slots[index];
+	SvcServerSlot *ss = &server->slots[index];
+	GaStatus   *status = &slot->reply.status;
+
+	ga_status_ok(status);
+	if (slot->args.op == SVC_OP_ALLOC)
+		return exec_alloc(device, slot, ss, status);
+	if (slot->args.op == SVC_OP_AGG_CREATE)
+		return exec_agg_create(server, device, slot, ss, status);
+	return exec_join_create(server, device, slot, ss, status);
+}
+
+/*
+ * Hand the reply of slot index to its client, counting an out-of-memory
+ * one against device (an index of the service's devices, or none).
+ */
+void
+svc_exec_reply(SvcServer *server, int index, int device)
+{
+	GaService  *service = server->service;
+	SvcSlot    *slot = &service->slots[index];
+
+	if (slot->reply.status.code == GA_ERR_OUT_OF_MEMORY && device >= 0 &&
+		device < server->ndevices)
+		SVC_ADD(&service->devices[device].out_of_memory, 1);
+	svc_slot_reply(service, slot);
 }
 
 /*
  * Run the request of slot `index` (RUNNING, queued for queued_ns) and
- * reply.  A slot whose client changed loses its old client's objects
- * first; a request for another generation fails.
+ * reply, returning 1; or return 0 for a create or ALLOC that may run,
+ * which admission (admit.c) then runs or parks.  A slot whose client
+ * changed loses its old client's objects first; a request for another
+ * generation fails.
  */
-void
+int
 svc_exec(SvcServer *server, int index, int64_t queued_ns)
 {
 	GaService  *service = server->service;
@@ -677,6 +765,9 @@ svc_exec(SvcServer *server, int index, int64_t queued_ns)
 	SvcArgs    *args = &slot->args;
 	GaStatus   *status = &slot->reply.status;
 	int			device = args->device;
+	int			creates = args->op == SVC_OP_AGG_CREATE || args->op == SVC_OP_JOIN_CREATE ||
+		args->op == SVC_OP_ALLOC;
+	int			d;
 
 	memset(&slot->reply, 0, offsetof(SvcReply, stats));
 	ga_status_ok(status);
@@ -686,34 +777,33 @@ svc_exec(SvcServer *server, int index, int64_t queued_ns)
 		ss->pid = SVC_LOAD(&slot->client_pid);
 	}
 	slot->reply.queued_ns = queued_ns;
+	slot->reply.device = -1;
+	/* the time queued counts against the device asked for (any GPU: the first) */
+	for (d = 0; device == SVC_DEVICE_ANY_GPU && d < server->ndevices; d++)
+		if (server->devices[d].kind == GA_DEVICE_GPU)
+			device = d;
 	if (device >= 0 && device < server->ndevices)
 		SVC_ADD(&service->devices[device].queue_ns, queued_ns);
 	if (slot->generation != server->generation)
 		ga_status_set(status, GA_ERR_DEVICE, "the GPU service restarted while this query ran");
-	else if ((args->op == SVC_OP_AGG_CREATE || args->op == SVC_OP_JOIN_CREATE ||
-			  args->op == SVC_OP_ALLOC) &&
-			 (device < 0 || device >= server->ndevices))
-		ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run device %d", device);
-	else if (args->op == SVC_OP_ALLOC)
-		exec_alloc(slot, ss, status);
+	else if (creates && (device < 0 || device >= server->ndevices))
+		ga_status_set(status, GA_ERR_NO_DEVICE, "the GPU service does not run device %d",
+					  args->device);
+	else if (creates)
+		return 0;
 	else if (args->op == SVC_OP_RELEASE)
 		svc_exec_release(server, index);
 	else if (args->op == SVC_OP_FREE)
 	{
 		if (staging_take(ss, args->buffer, 0, status))
-			svc_arena_free(args->buffer);
+			staging_free(server, args->buffer);
 	}
-	else if (args->op == SVC_OP_AGG_CREATE)
-		exec_agg_create(server, &server->devices[device], slot, ss, status);
-	else if (args->op == SVC_OP_JOIN_CREATE)
-		exec_join_create(server, &server->devices[device], slot, ss, status);
 	else if (args->op > SVC_OP_RELEASE && args->op <= SVC_OP_JOIN_DESTROY)
 		exec_object_op(server, slot, ss, status);
 	else
 		ga_status_set(status, GA_ERR_INVALID, "the GPU service received an unknown request");
-	if (status->code == GA_ERR_OUT_OF_MEMORY && device >= 0 && device < server->ndevices)
-		SVC_ADD(&service->devices[device].out_of_memory, 1);
-	svc_slot_reply(service, slot);
+	svc_exec_reply(server, index, device);
+	return 1;
 }
 
 /* Destroy every object of a slot and free its staging buffers. */
@@ -732,4 +822,5 @@ svc_exec_release(SvcServer *server, int index)
 		ss->staging[i] = NULL;
 		ss->staging_bytes[i] = 0;
 	}
+	svc_server_freed(server);
 }

@@ -11,7 +11,8 @@
  *
  * A request thread waits on the service's work semaphore (posted once per
  * request), takes the oldest queued request (slot.c) and runs it
- * (exec.c).  Threads block every signal, so that the process's signal
+ * (exec.c); between requests it lets admission look at the parked ones
+ * (admit.c), waking every SVC_WAIT_STEP_MS while there are any.  Threads block every signal, so that the process's signal
  * handlers (PostgreSQL's, in the service process) run on the thread that
  * called ga_service_serve, which only waits for the stop.
  *
@@ -58,15 +59,6 @@ svc_server_held(void)
 	return SVC_LOAD(&server_held);
 }
 
-/* Whether process pid exists (a zombie counts, an unknown pid does not). */
-static int
-server_pid_alive(int pid)
-{
-	if (pid <= 0)
-		return 0;
-	return kill((pid_t) pid, 0) == 0 || errno == EPERM;
-}
-
 /* Sleep ms milliseconds. */
 static void
 server_sleep_ms(long ms)
@@ -76,15 +68,25 @@ server_sleep_ms(long ms)
 	nanosleep(&pause, NULL);
 }
 
-/* Wait up to SERVER_IDLE_MS for the work semaphore; 1 when it was posted. */
+/*
+ * Wait for the work semaphore, up to SERVER_IDLE_MS, or SVC_WAIT_STEP_MS
+ * while requests are parked; 1 when it was posted.
+ */
 static int
-server_wait_work(GaService *service)
+server_wait_work(SvcServer *server)
 {
+	long		ms = SVC_LOAD(&server->nparked) > 0 ? SVC_WAIT_STEP_MS : SERVER_IDLE_MS;
 	struct timespec until;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += SERVER_IDLE_MS / 1000;
-	return sem_timedwait(&service->work, &until) == 0;
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L)
+	{
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	return sem_timedwait(&server->service->work, &until) == 0;
 }
 
 /* A request thread: take the oldest request, run it, until told to stop. */
@@ -99,11 +101,17 @@ server_thread(void *arg)
 		int64_t		queued_ns = 0;
 		int			index;
 
-		if (!server_wait_work(service) || server_stopping(service, server->pid))
+		if (!server_wait_work(server) || server_stopping(service, server->pid))
+		{
+			svc_admit_after(server);
 			continue;
+		}
 		index = svc_slot_take(service, &queued_ns);
 		if (index < 0)
+		{
+			svc_admit_after(server);
 			continue;
+		}
 		if (SVC_LOAD(&server_paused))
 		{
 			SVC_ADD(&server_held, 1);
@@ -111,7 +119,9 @@ server_thread(void *arg)
 				server_sleep_ms(1);
 			SVC_ADD(&server_held, -1);
 		}
-		svc_exec(server, index, queued_ns);
+		if (!svc_exec(server, index, queued_ns))
+			svc_admit(server, index);
+		svc_admit_after(server);
 	}
 	return NULL;
 }
@@ -135,6 +145,7 @@ server_open_devices(SvcServer *server, const GaServiceConfig *config, GaStatus *
 		if (d->impl == NULL)
 			return 0;
 		d->kind = GA_DEVICE_CPU;
+		d->index = server->ndevices;
 		d->ops = &ga_cpu_ops;
 		server->ndevices++;
 	}
@@ -147,10 +158,9 @@ server_open_devices(SvcServer *server, const GaServiceConfig *config, GaStatus *
 		if (d->impl == NULL)
 			return 0;
 		d->kind = GA_DEVICE_GPU;
+		d->index = server->ndevices;
 		d->ordinal = config->gpu_ordinals[g];
 		d->ops = &ga_gpu_ops;
-		d->serialized = 1;
-		pthread_mutex_init(&d->lock, NULL);
 		server->ndevices++;
 	}
 	if (config->ngpus > 0 && !registered)
@@ -166,7 +176,8 @@ server_open_devices(SvcServer *server, const GaServiceConfig *config, GaStatus *
 
 /*
  * Publish the device table in the shared header: a device that keeps its
- * place keeps its cumulative counters; none has an open object.
+ * place keeps its cumulative counters; none has an open object, and each
+ * its memory in use and budget.
  */
 static void
 server_publish_devices(SvcServer *server)
@@ -189,6 +200,7 @@ server_publish_devices(SvcServer *server)
 			SVC_STORE(&e->ordinal, d->ordinal);
 		}
 		SVC_STORE(&e->active, 0);
+		svc_admit_publish(server, i);
 	}
 	SVC_STORE(&service->ndevices, server->ndevices);
 }
@@ -212,7 +224,7 @@ server_wait_for_clients(GaService *service, uint64_t generation, int pid)
 			SvcSlot    *slot = &service->slots[i];
 			uint64_t	held = SVC_LOAD(&slot->held_generation);
 
-			if (held != 0 && held != generation && server_pid_alive(SVC_LOAD(&slot->client_pid)))
+			if (held != 0 && held != generation && svc_pid_alive(SVC_LOAD(&slot->client_pid)))
 				holding++;
 		}
 		if (holding == 0)
@@ -271,6 +283,8 @@ server_shutdown(SvcServer *server)
 		pthread_join(server->threads[i], NULL);
 	SVC_STORE(&service->state, GA_SERVICE_STOPPED);
 	SVC_STORE(&service->pid, 0);
+	svc_admit_fail_parked(server, GA_ERR_DEVICE,
+						  "the GPU service stopped while this request waited for room");
 	for (i = 0; i < service->nslots; i++)
 		(void) svc_slot_fail(service, &service->slots[i], 0, GA_ERR_DEVICE,
 							 "the GPU service stopped before it took this request", NULL);
@@ -282,9 +296,8 @@ server_shutdown(SvcServer *server)
 			free(server->slots[i].objects);
 		}
 	}
-	for (i = 0; i < server->ndevices; i++)
-		if (server->devices[i].serialized)
-			pthread_mutex_destroy(&server->devices[i].lock);
+	pthread_mutex_destroy(&server->admit_lock);
+	pthread_mutex_destroy(&server->publish_lock);
 	free(server->slots);
 	free(server->threads);
 	free(server);
@@ -318,6 +331,9 @@ ga_service_serve(GaService *service, const GaServiceConfig *config, GaStatus *st
 	}
 	server->service = service;
 	server->pid = (int) getpid();
+	pthread_mutex_init(&server->admit_lock, NULL);
+	pthread_mutex_init(&server->publish_lock, NULL);
+	server->budget = -1;		/* applied before the first admission */
 	SVC_STORE(&service->state, GA_SERVICE_STARTING);
 	SVC_STORE(&service->pid, (int32_t) server->pid);
 	generation = SVC_LOAD(&service->generation) + 1;

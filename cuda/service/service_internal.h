@@ -36,6 +36,14 @@
  * generation, or while no service is ready, fails with GA_ERR_DEVICE (or
  * GA_ERR_NO_DEVICE for a new object) without reaching the service.
  *
+ * Admission (admit.c).  A create (and a staging ALLOC) that finds no room,
+ * in the arena or under its device's memory budget, is parked: its slot
+ * stays RUNNING, but no thread holds it.  Whenever memory comes back the
+ * service retries the parked requests, oldest first; one whose deadline
+ * (its client's wait_ms after it was posted) passes, or whose client
+ * cancels, is answered then.  The request threads look at the parked
+ * requests every SVC_WAIT_STEP_MS while there are any.
+ *
  * Arena memory a client still holds.  Batches, results and staging
  * buffers live in the arena, and a new service process starts with the
  * whole arena free.  A client of a dead generation may still read a
@@ -52,8 +60,10 @@
 #ifndef GPUAGG_SERVICE_SERVICE_H
 #define GPUAGG_SERVICE_SERVICE_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -99,6 +109,9 @@ extern size_t svc_stage_piece_bytes;
 
 /* Alignment of everything laid out in shared memory and in the arena. */
 #define SVC_ALIGN 64
+
+/* SvcArgs.device of a create that lets the service choose the GPU. */
+#define SVC_DEVICE_ANY_GPU (-2)
 
 /* A slot's states (SvcSlot.state). */
 typedef enum SvcSlotState
@@ -160,6 +173,9 @@ typedef struct SvcArgs
 	int32_t		has_keys;		/* an aggjoin build: keys given */
 	int32_t		staged;			/* a build: its bytes are the object's staged
 								 * pieces, not buffer */
+	int32_t		wait_ms;		/* a create or ALLOC: how long it may wait
+								 * for room, from when it was posted */
+	int32_t		reserved;
 	void	   *buffer;			/* a staging buffer, or the payload */
 	uint64_t	buffer_bytes;
 	uint64_t	stage_at;		/* a stage: where the piece goes */
@@ -173,13 +189,16 @@ typedef struct SvcReply
 	GaStatus	status;
 	int32_t		object;			/* a create's new object */
 	int32_t		ncolumns;		/* next_batch: columns of the batch */
+	int32_t		device;			/* a create: the device it runs on */
+	int32_t		reserved;
 	uint64_t	token;			/* next_batch: the batch */
 	int64_t		capacity;
 	SvcColumnDesc *columns;		/* next_batch: in the arena */
 	void	   *buffer;			/* SVC_OP_ALLOC */
 	const uint32_t *sorted_rows;	/* a join's build */
 	GaJoinMatches matches;		/* a probe */
-	int64_t		queued_ns;		/* how long the request waited for a thread */
+	int64_t		queued_ns;		/* how long the request waited for a thread,
+								 * and for room when it was parked */
 	int64_t		ngroups;		/* finish: the pointers are in the payload */
 	int32_t		nkeys;
 	int32_t		naggs;
@@ -224,6 +243,8 @@ typedef struct SvcDeviceEntry
 	int64_t		out_of_memory;
 	int64_t		failures;
 	int64_t		active;
+	int64_t		memory_used;	/* bytes the device holds (the service's) */
+	int64_t		memory_budget;	/* bytes it may hold */
 } SvcDeviceEntry;
 
 /* The shared header. */
@@ -241,6 +262,10 @@ struct GaService
 	int32_t		nthreads;		/* request threads of the process */
 	uint64_t	next_ticket;	/* atomic */
 	uint32_t	note_seq;		/* odd while the note is written; atomic */
+	int64_t		gpu_budget;		/* bytes each device may hold, 0: 90% of a
+								 * GPU's memory (and the arena for the CPU
+								 * device); atomic */
+	int32_t		parked;			/* requests waiting for room now; atomic */
 	char		note[SVC_NOTE_LEN];
 	int32_t		ndevices;		/* atomic, written before the service is
 								 * ready */
@@ -269,6 +294,13 @@ static inline size_t
 svc_align(size_t n)
 {
 	return (n + SVC_ALIGN - 1) & ~(size_t) (SVC_ALIGN - 1);
+}
+
+/* Whether process pid exists (a zombie counts, an unknown pid does not). */
+static inline int
+svc_pid_alive(int pid)
+{
+	return pid > 0 && (kill((pid_t) pid, 0) == 0 || errno == EPERM);
 }
 
 /* Whether the service serves generation `generation` now. */
@@ -334,12 +366,18 @@ extern const GaAggRequest *svc_wire_read(const void *buffer, size_t bytes, GaSta
  * arena.c: the service process's allocator of the arena, and the host
  * provider over it (util.h).  open lays the whole arena out free the
  * first time a process calls it and makes it the process's host provider;
- * alloc returns NULL when the arena is full; free takes NULL.
+ * alloc returns NULL when the arena is full; free takes NULL.  Every block
+ * is charged to the device the calling thread named last with charge (-1:
+ * none), so that used tells each device's share; free_bytes is what no
+ * block holds (one block that large may still not fit: fragmentation).
  */
 extern int	svc_arena_open(GaService *service, GaStatus *status);
 extern void *svc_arena_alloc(size_t bytes);
 extern void svc_arena_free(void *ptr);
 extern int	svc_arena_owns(const void *ptr, size_t bytes);
+extern void svc_arena_charge(int device);
+extern int64_t svc_arena_used(int device);
+extern int64_t svc_arena_free_bytes(void);
 
 /*
  * client.c: gpuagg_service.h's clients and ga_service_ops (device_impl.h).
@@ -356,8 +394,9 @@ extern int	svc_arena_owns(const void *ptr, size_t bytes);
 /*
  * exec.c: the service process's objects and the running of one request.
  * SvcServer is the process's private state; exec runs the request of
- * slot `index` (RUNNING) and replies; release destroys a slot's objects
- * and staging buffers.
+ * slot `index` (RUNNING) and replies, or returns 0 leaving a create or
+ * ALLOC to admission (admit.c); release destroys a slot's objects and
+ * staging buffers.
  */
 typedef struct SvcObject
 {
@@ -382,16 +421,21 @@ typedef struct SvcServerSlot
 	SvcObject  *objects;
 	void	   *staging[SVC_MAX_STAGING];
 	size_t		staging_bytes[SVC_MAX_STAGING];
+	/* admit.c: the slot's request while it is parked */
+	int			parked;
+	int64_t		parked_ns;		/* when it was parked */
+	int64_t		deadline_ns;	/* when it gives up */
+	uint64_t	tried_epoch;	/* SvcServer.freed when it last found no room */
+	uint32_t	wanted;			/* the devices it may run on, one bit each */
 } SvcServerSlot;
 
 typedef struct SvcServerDevice
 {
 	GaDeviceKind kind;
 	int			ordinal;
+	int			index;			/* in SvcServer.devices and GaService.devices */
 	const GaDeviceOps *ops;
 	void	   *impl;
-	int			serialized;		/* calls take lock (a GPU) */
-	pthread_mutex_t lock;
 } SvcServerDevice;
 
 typedef struct SvcServer
@@ -405,10 +449,56 @@ typedef struct SvcServer
 	int			nthreads;
 	pthread_t  *threads;
 	int			nstarted;
+	/* admit.c */
+	pthread_mutex_t admit_lock; /* the parked requests, and every admission */
+	pthread_mutex_t publish_lock;	/* a device's memory read and published
+									 * at once, the last read published last */
+	int			nparked;		/* atomic */
+	uint64_t	freed;			/* bumped whenever memory comes back; atomic */
+	uint64_t	retried;		/* freed as of the last retry; atomic */
+	int64_t		swept_ns;		/* when parked requests were last looked at;
+								 * atomic */
+	int64_t		budget;			/* GaService.gpu_budget as last applied */
 } SvcServer;
 
-extern void svc_exec(SvcServer *server, int index, int64_t queued_ns);
+extern int	svc_exec(SvcServer *server, int index, int64_t queued_ns);
 extern void svc_exec_release(SvcServer *server, int index);
+
+/* Record that memory came back, so that admission retries what waits for it. */
+static inline void
+svc_server_freed(SvcServer *server)
+{
+	(void) __atomic_add_fetch(&server->freed, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * exec.c, for admit.c: the aggregation request of slot index's create,
+ * read from its payload or staging buffer (NULL with the reply's status
+ * when it is malformed); run the slot's create or ALLOC on device
+ * `device`, leaving the status in the reply (SVC_RUN_NO_ROOM: it found no
+ * room and left nothing behind, so that it may run again); and hand the
+ * reply to the client, counting an out-of-memory one against device.
+ */
+#define SVC_RUN_DONE 0
+#define SVC_RUN_NO_ROOM 1
+extern const GaAggRequest *svc_exec_agg_request(SvcServer *server, int index);
+extern int	svc_exec_admitted(SvcServer *server, int index, int device);
+extern void svc_exec_reply(SvcServer *server, int index, int device);
+
+/*
+ * admit.c: admission.  admit runs a create or ALLOC (RUNNING in slot
+ * index, which svc_exec left to it) when it fits, or parks it; after
+ * writes every device's memory in use into the shared header, runs the
+ * parked requests that fit since memory came back, and answers those past
+ * their deadline or cancelled (every request thread calls it between
+ * requests); publish writes a device's memory in use and budget into the
+ * shared header; fail_parked answers every parked request with code (a
+ * service that stops).
+ */
+extern void svc_admit(SvcServer *server, int index);
+extern void svc_admit_after(SvcServer *server);
+extern void svc_admit_publish(SvcServer *server, int device);
+extern void svc_admit_fail_parked(SvcServer *server, GaStatusCode code, const char *message);
 
 /*
  * server.c: a test hook: while paused, a request thread holds the request

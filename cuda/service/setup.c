@@ -4,8 +4,8 @@
  *	  The GPU service's shared state from outside the service process:
  *	  its size and layout (the postmaster, once), its stop (a signal
  *	  handler of the service process), its loss (the supervisor, after the
- *	  service process died), and what observers read (state, note,
- *	  statistics).  Also the note, which the service process writes too.
+ *	  service process died), its memory budget (the supervisor), and what
+ *	  observers read (state, note, statistics).  Also the note, which the service process writes too.
  *
  * The note is a sequence lock: its writer (the supervisor or the service
  * process, never both at once: the supervisor writes only while no
@@ -105,13 +105,20 @@ ga_service_stop(GaService *service)
 	(void) sem_post(&service->stopping);
 }
 
+/* Set each device's memory budget (bytes, 0: the default); the service applies it. */
+void
+ga_service_set_gpu_budget(GaService *service, int64_t bytes)
+{
+	SVC_STORE(&service->gpu_budget, bytes > 0 ? bytes : 0);
+}
+
 /*
  * The service process `pid` ended: fail every request in flight with its
  * pid and why (a client racing to take its queued request back or to post
  * one wins or loses each slot by compare-and-swap), count them, drop the
- * objects of its generation (none is active any more) and mark the service
- * restarting.  The state goes first, so that no client posts after the
- * slots were looked at without noticing.
+ * objects of its generation (none is active, none holds memory any more)
+ * and mark the service restarting.  The state goes first, so that no
+ * client posts after the slots were looked at without noticing.
  */
 void
 ga_service_lost(GaService *service, int pid, const char *why)
@@ -133,8 +140,12 @@ ga_service_lost(GaService *service, int pid, const char *why)
 			device >= 0 && device < ndevices)
 			SVC_ADD(&service->devices[device].failures, 1);
 	}
+	SVC_STORE(&service->parked, 0);
 	for (i = 0; i < ndevices; i++)
+	{
 		SVC_STORE(&service->devices[i].active, 0);
+		SVC_STORE(&service->devices[i].memory_used, 0);
+	}
 }
 
 /* Write the note (the service process, or the supervisor while none runs). */
@@ -213,6 +224,8 @@ ga_service_stats(const GaService *service, GaServiceDeviceStats *out, int max)
 		o->out_of_memory = SVC_LOAD(&e->out_of_memory);
 		o->failures = SVC_LOAD(&e->failures);
 		o->active = SVC_LOAD(&e->active);
+		o->memory_used = SVC_LOAD(&e->memory_used);
+		o->memory_budget = SVC_LOAD(&e->memory_budget);
 	}
 	return n;
 }
@@ -228,7 +241,8 @@ ga_service_count_fallback(GaService *service, GaDeviceKind kind, int gpu_ordinal
 	{
 		SvcDeviceEntry *e = &service->devices[i];
 
-		if (e->kind == (int32_t) kind && (kind == GA_DEVICE_CPU || e->ordinal == gpu_ordinal))
+		if (e->kind == (int32_t) kind &&
+			(kind == GA_DEVICE_CPU || e->ordinal == gpu_ordinal || gpu_ordinal == -1))
 		{
 			SVC_ADD(&e->cpu_fallbacks, 1);
 			return;

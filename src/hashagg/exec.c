@@ -288,6 +288,7 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 	total->device_ms += run.device_ms;
 	total->transfer_ms += run.transfer_ms;
 	total->queue_ms += run.queue_ms;
+	total->gpu_ordinal = run.gpu_ordinal;
 	total->retries += run.retries;
 	if (run.device_estimated_groups > total->device_estimated_groups)
 		total->device_estimated_groups = run.device_estimated_groups;

@@ -156,7 +156,9 @@ explain_device(const GpuAggDesc *desc, GaAggRequest *request,
 			   const char *device_name, const GaAggStats *stats, bool executed,
 			   ExplainState *es)
 {
-	const GaGpuInfo *gpu = GpuAggExplainDevice(device_name, es);
+	const GaGpuInfo *gpu = GpuAggExplainDevice(device_name,
+											   es->analyze && executed ? stats->gpu_ordinal : -1,
+											   es);
 	GaStrategy	planned;
 	GaStrategy	strategy;
 	int64		device_estimate = 0;

@@ -98,7 +98,8 @@ GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 							deparse_conditions(node, desc->join_quals, ancestors, es), es);
 	if (gpuagg_explain_device_details)
 	{
-		GpuAggExplainDevice(device_name, es);
+		GpuAggExplainDevice(device_name,
+							es->analyze && info->executed ? stats->gpu_ordinal : -1, es);
 		ExplainPropertyText("Key", desc->recheck ? "hashed, rechecked" : "exact", es);
 	}
 

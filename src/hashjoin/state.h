@@ -114,6 +114,7 @@ GpuJoinAddStats(GaJoinStats *total, const GaJoin *join)
 	total->device_ms += run.device_ms;
 	total->transfer_ms += run.transfer_ms;
 	total->queue_ms += run.queue_ms;
+	total->gpu_ordinal = run.gpu_ordinal;
 }
 
 #endif							/* GPUAGG_HASHJOIN_STATE_H */

@@ -43,6 +43,7 @@ static GaService *service = NULL;
 /* This backend's devices in the service, opened once. */
 static GaDevice *service_cpu = NULL;
 static GaDevice *service_gpus[GA_MAX_GPUS];
+static GaDevice *service_any_gpu;	/* the service's choice of GPU */
 
 /* Whether this backend releases its service objects at exit. */
 static bool release_at_exit = false;
@@ -213,9 +214,9 @@ service_wait_ready(GaStatus *status)
 }
 
 /*
- * This backend's device of the service: the CPU device or GPU gpu_ordinal.
- * NULL with the reason in status when the service cannot give it within
- * gpuagg.service_wait.
+ * This backend's device of the service: the CPU device or GPU gpu_ordinal
+ * (-1: the GPU the service chooses at each create).  NULL with the reason
+ * in status when the service cannot give it within gpuagg.service_wait.
  */
 GaDevice *
 GpuAggServiceDevice(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
@@ -224,7 +225,7 @@ GpuAggServiceDevice(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	GaDevice  **cached;
 
 	Assert(service != NULL && slot >= 0 && slot < MaxBackends);
-	if (kind == GA_DEVICE_GPU && (gpu_ordinal < 0 || gpu_ordinal >= GA_MAX_GPUS))
+	if (kind == GA_DEVICE_GPU && (gpu_ordinal < -1 || gpu_ordinal >= GA_MAX_GPUS))
 	{
 		status->code = GA_ERR_INVALID;
 		snprintf(status->message, GA_MESSAGE_LEN, "GPU %d does not exist", gpu_ordinal);
@@ -238,7 +239,8 @@ GpuAggServiceDevice(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	if (!service_wait_ready(status))
 		return NULL;
 
-	cached = kind == GA_DEVICE_CPU ? &service_cpu : &service_gpus[gpu_ordinal];
+	cached = kind == GA_DEVICE_CPU ? &service_cpu :
+		gpu_ordinal < 0 ? &service_any_gpu : &service_gpus[gpu_ordinal];
 	if (*cached == NULL)
 		*cached = ga_service_open(service, slot, kind, gpu_ordinal, status);
 	return *cached;

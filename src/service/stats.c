@@ -17,12 +17,12 @@
 PG_FUNCTION_INFO_V1(gpuagg_stats);
 PG_FUNCTION_INFO_V1(gpuagg_stats_reset);
 
-#define STATS_COLUMNS 13
+#define STATS_COLUMNS 15
 
 /*
  * gpuagg_stats(): per device of the service, what it has done since the
- * last reset and the pid of the process doing its work; no rows without a
- * service.
+ * last reset, the pid of the process doing its work, and the memory it
+ * holds now and may hold; no rows without a service.
  */
 Datum
 gpuagg_stats(PG_FUNCTION_ARGS)
@@ -62,6 +62,8 @@ gpuagg_stats(PG_FUNCTION_ARGS)
 		values[10] = Int64GetDatum(s->out_of_memory);
 		values[11] = Int64GetDatum(s->failures);
 		values[12] = Int64GetDatum(s->active);
+		values[13] = Int64GetDatum(s->memory_used);
+		values[14] = Int64GetDatum(s->memory_budget);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

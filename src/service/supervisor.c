@@ -22,6 +22,11 @@
  * with _exit() so that no PostgreSQL exit callback runs, and stops on
  * SIGTERM, which the supervisor sends at shutdown.
  *
+ * The supervisor also carries gpuagg.gpu_memory_budget, a setting that a
+ * reload changes, into the service's shared header (ga_service_set_gpu_budget),
+ * where the service process reads it at each admission: that process runs
+ * no PostgreSQL code, and so reads no configuration of its own.
+ *
  * A service process that dies soon after it started is started again
  * after a delay that doubles, up to SUPERVISOR_MAX_DELAY_MS, so that a
  * device that cannot be opened does not make it spin.
@@ -38,8 +43,10 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "utils/guc.h"
 #include "utils/ps_status.h"
 #include "utils/timestamp.h"
 
@@ -217,9 +224,17 @@ supervisor_stop(GaService *service, pid_t *service_pid)
 	}
 }
 
+/* Write gpuagg.gpu_memory_budget into the service's shared header. */
+static void
+supervisor_set_budget(GaService *service)
+{
+	ga_service_set_gpu_budget(service, (int64_t) gpuagg_gpu_memory_budget * 1024 * 1024);
+}
+
 /*
  * The background worker: keep one service process running until the
- * server shuts down.
+ * server shuts down, and hand it the memory budget at start and on each
+ * reload.
  */
 void
 GpuAggServiceMain(Datum arg)
@@ -234,10 +249,12 @@ GpuAggServiceMain(Datum arg)
 
 	pqsignal(SIGTERM, supervisor_sigterm);
 	pqsignal(SIGCHLD, supervisor_sigchld);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 
 	if (service == NULL)
 		proc_exit(0);			/* its shared memory could not be set up */
+	supervisor_set_budget(service);
 
 	/* a service process of an earlier supervisor is gone with it */
 	if (ga_service_state(service, &old_pid, note, sizeof(note)) != GA_SERVICE_STOPPED)
@@ -263,6 +280,12 @@ GpuAggServiceMain(Datum arg)
 		{
 			supervisor_stop(service, &service_pid);
 			proc_exit(0);
+		}
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			supervisor_set_budget(service);
 		}
 		now = GetCurrentTimestamp();
 		if (service_pid == 0)

@@ -357,7 +357,10 @@ main(int argc, char **argv)
 		}
 	}
 
-	/* The service's own checks: a cancel while queued, a lost service process. */
+	/*
+	 * The service's own checks: a cancel while queued, admission,
+	 * concurrent queries, a lost service process.
+	 */
 	if (service != NULL && only < 0)
 	{
 		int64_t		f;
@@ -365,7 +368,7 @@ main(int argc, char **argv)
 		conformance_set_current("service api", 0);
 		alarm((unsigned) timeout);
 		f = service_api_checks(service, svc_gpu != NULL);
-		printf("api  %-10s cancel while queued, calls after a lost service process: %s\n",
+		printf("api  %-10s cancel while queued, admission, concurrent queries, calls after a lost service process: %s\n",
 			   "svc", f ? "FAIL" : "ok");
 		failures += f;
 		checks++;

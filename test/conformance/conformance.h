@@ -244,9 +244,23 @@ extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char
 /*
  * service_api.c: the GPU service's own checks on the loopback service
  * (slots 1 to 3; with_gpu: it runs GPU 0 too): a cancel while every
- * request thread is busy, and calls after the service process was lost.
- * Returns the problems found.
+ * request thread is busy, admission, concurrent queries, and calls after
+ * the service process was lost.  Returns the problems found.
  */
 extern int64_t service_api_checks(GaService *service, int with_gpu);
+
+/*
+ * service_admit.c: admission in the loopback service, on its CPU device
+ * (slots 1 to 6), with no object open: the fair queue, its timeout and
+ * cancel, the budget and the arena as the walls.  Problems go to rr.
+ */
+extern void service_admit_checks(GaService *service, RunReport *rr);
+
+/*
+ * service_concurrent.c: aggregations and joins of several client threads
+ * at once on one device of the loopback service (slots 1 to 4), its CPU
+ * device and, with_gpu, its GPU; every answer checked.  Problems go to rr.
+ */
+extern void service_concurrent_checks(GaService *service, int with_gpu, RunReport *rr);
 
 #endif							/* GPUAGG_CONFORMANCE_H */

@@ -8,8 +8,10 @@
  *	  serving stops, ga_service_lost as a supervisor calls it, serving
  *	  starts again), a call on an object of the lost generation fails
  *	  cleanly, the new service waits until that object is destroyed, and
- *	  then serves new objects.  The suites of the other files run through
- *	  the service's devices too; these are what only a service has.
+ *	  then serves new objects; admission (service_admit.c); and queries
+ *	  of several clients at once on one device (service_concurrent.c).
+ *	  The suites of the other files run through the service's devices
+ *	  too; these are what only a service has.
  *
  * Slot 0 is the main thread's (the suites'); these checks use slots 1 and
  * up, one per client thread.
@@ -410,6 +412,14 @@ service_api_checks(GaService *service, int with_gpu)
 	RunReport	rr = {-1, "svc", 0, 0, "service"};
 
 	check_cancel_queued(service, &rr);
+	if (!wait_inactive(service))
+		report(&rr, "objects stay open after the cancel's check");
+	service_admit_checks(service, &rr);
+	if (!wait_inactive(service))
+		report(&rr, "objects stay open after admission's checks");
+	service_concurrent_checks(service, with_gpu, &rr);
+	if (!wait_inactive(service))
+		report(&rr, "objects stay open after the concurrent queries");
 	check_lost(service, with_gpu, &rr);
 	return rr.mismatches;
 }

@@ -84,7 +84,7 @@ sample() {
 	active=${row##*|}
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
 	if [ "$device" = gpu ] && command -v nvidia-smi >/dev/null 2>&1; then
-		gpu=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
+		gpu=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | awk '{ s += $1 } END { print s + 0 }')
 	fi
 	echo "$1 $pid $rss $gpu $active"
 }
@@ -96,8 +96,8 @@ bench() {
 }
 
 stats() {
-	# queries|cpu_fallbacks|failures of the device in the service (cumulative)
-	psql_db -c "SELECT queries, cpu_fallbacks, failures FROM gpuagg_stats WHERE device ILIKE '${device}%' LIMIT 1"
+	# queries|cpu_fallbacks|failures of the devices of that kind in the service (cumulative; every GPU)
+	psql_db -c "SELECT sum(queries), sum(cpu_fallbacks), sum(failures) FROM gpuagg_stats WHERE device ILIKE '${device}%'"
 }
 
 out=$(bench 500) || { echo "$out"; failed "warm-up pgbench failed"; }

@@ -525,6 +525,7 @@ extern cudaError_t ga_launch_chunk_accumulate(const GaDevAggs *aggs,
 extern cudaError_t ga_grid_size(const void *kernel, int threads, size_t shared_bytes,
 								int sm_count, int64_t items, int64_t items_per_block,
 								int *grid);
+extern cudaError_t ga_opt_in_shared(const void *kernel, size_t shared_bytes);
 extern cudaError_t ga_shared_shape(const void *kernel, size_t shared_bytes,
 								   GaLaunchShape *shape);
 extern void ga_clear_stale_error(void);

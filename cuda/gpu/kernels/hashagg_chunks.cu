@@ -266,8 +266,7 @@ launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack, const GaDev
 	int			grid;
 	cudaError_t err;
 
-	err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-							   (int) shared_bytes);
+	err = ga_opt_in_shared(kernel, shared_bytes);
 	if (err != cudaSuccess)
 		return err;
 	err = ga_grid_size(kernel, GA_CHUNK_THREADS, shared_bytes, sm_count, parts->max_chunks, 1,
@@ -323,13 +322,9 @@ ga_launch_chunk_accumulate(const GaDevAggs *aggs, const GaDevPartitions *parts,
 		return err;
 	if (table_bytes > max_bytes)
 		table_bytes = max_bytes;
-	if (table_bytes > 48 * 1024)
-	{
-		err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-								   (int) table_bytes);
-		if (err != cudaSuccess)
-			return err;
-	}
+	err = ga_opt_in_shared(kernel, (size_t) table_bytes);
+	if (err != cudaSuccess)
+		return err;
 	err = ga_grid_size(kernel, GA_CHUNK_THREADS, (size_t) table_bytes, sm_count,
 					   parts->max_chunks, 1, &grid);
 	if (err != cudaSuccess)

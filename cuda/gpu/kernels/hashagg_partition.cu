@@ -566,14 +566,9 @@ ga_launch_partition(const GaDevKeys *keys, const GaDevPack *pack, int64_t nrows,
 			GA_SCATTER_STAGED_VALUES;
 		const size_t shared_bytes = scatter_shared_bytes(staged);
 
-		if (shared_bytes > 48 * 1024)
-		{
-			err = cudaFuncSetAttribute((const void *) partition_scatter_kernel,
-									   cudaFuncAttributeMaxDynamicSharedMemorySize,
-									   (int) scatter_shared_bytes(GA_SCATTER_STAGED_VALUES));
-			if (err != cudaSuccess)
-				return err;
-		}
+		err = ga_opt_in_shared((const void *) partition_scatter_kernel, shared_bytes);
+		if (err != cudaSuccess)
+			return err;
 		partition_scatter_kernel<<<parts->blocks, GA_PART_THREADS, shared_bytes, stream>>>(
 			*keys, *pack, nrows, *parts);
 	}

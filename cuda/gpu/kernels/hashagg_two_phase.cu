@@ -393,6 +393,40 @@ ga_grid_size(const void *kernel, int threads, size_t shared_bytes, int sm_count,
 }
 
 /*
+ * Let `kernel` take shared_bytes of dynamic shared memory per block on the
+ * current GPU.  Above the default 48 KB the kernel is opted in to the most
+ * the GPU allows a block beside the kernel's static shared memory: always
+ * that most, never the launch's own size, so that launches of one kernel
+ * with different sizes from several host threads (concurrent queries in
+ * the GPU service) never lower the limit under one another.  A size past
+ * the most fails as cudaFuncSetAttribute would.
+ */
+cudaError_t
+ga_opt_in_shared(const void *kernel, size_t shared_bytes)
+{
+	struct cudaFuncAttributes attr;
+	int			device = 0;
+	int			most = 0;
+	cudaError_t err;
+
+	if (shared_bytes <= 48 * 1024)
+		return cudaSuccess;
+	err = cudaGetDevice(&device);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+	if (err == cudaSuccess)
+		err = cudaFuncGetAttributes(&attr, kernel);
+	if (err != cudaSuccess)
+		return err;
+	most -= (int) attr.sharedSizeBytes;
+	if (most <= 0 || shared_bytes > (size_t) most)
+		return cudaErrorInvalidValue;
+	if (attr.maxDynamicSharedSizeBytes == most)
+		return cudaSuccess;
+	return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most);
+}
+
+/*
  * Block size of a shared-memory kernel with shared_bytes per block: 512 or
  * 256 threads, whichever keeps more threads resident per multiprocessor
  * (512 on a tie: more threads share one table, fewer tables to merge).  Also
@@ -406,13 +440,9 @@ ga_shared_shape(const void *kernel, size_t shared_bytes, GaLaunchShape *shape)
 	int			best_blocks = 0;
 	cudaError_t err;
 
-	if (shared_bytes > 48 * 1024)
-	{
-		err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-								   (int) shared_bytes);
-		if (err != cudaSuccess)
-			return err;
-	}
+	err = ga_opt_in_shared(kernel, shared_bytes);
+	if (err != cudaSuccess)
+		return err;
 	for (int c = 0; c < 2; c++)
 	{
 		int			per_sm = 0;
@@ -571,14 +601,9 @@ ga_launch_accumulate_cached(const GaDevAggs *aggs, const int32_t *group_ids,
 
 	if (aggs->naggs == 0 || nrows <= 0)
 		return cudaSuccess;
-	if (shared_bytes > 48 * 1024)
-	{
-		err = cudaFuncSetAttribute((const void *) accumulate_cached_kernel,
-								   cudaFuncAttributeMaxDynamicSharedMemorySize,
-								   (int) shared_bytes);
-		if (err != cudaSuccess)
-			return err;
-	}
+	err = ga_opt_in_shared((const void *) accumulate_cached_kernel, shared_bytes);
+	if (err != cudaSuccess)
+		return err;
 	/* each block initialises and merges its cache: give it rows enough */
 	err = ga_grid_size((const void *) accumulate_cached_kernel, GA_GPU_BLOCK_THREADS,
 					   shared_bytes, sm_count, nrows,
