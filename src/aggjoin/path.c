@@ -495,6 +495,15 @@ side_null_extended_below(const JoinStepFound *steps, int side, int step)
 	return false;
 }
 
+/* The volatile function expr calls, for a message. */
+static const char *
+volatile_function_name(Node *expr)
+{
+	char	   *name = GpuAggVolatileFunction(expr);
+
+	return name != NULL ? name : "?";
+}
+
 /*
  * Why an expression of side cannot be computed there for a chain whose
  * rows reach step (see side_rows_dropped_before), or NULL when it can: a
@@ -524,7 +533,8 @@ side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
 	if (side > 0 && steps[side - 1].type == JOIN_ANTI)
 		return "a column of an ANTI join's inner side";
 	if (contain_volatile_functions(expr))
-		return "a volatile expression";
+		return psprintf("an expression calling the volatile function %s",
+						volatile_function_name(expr));
 	if (!expr_cannot_fail(expr) && side_rows_dropped_before(steps, side, step))
 		return "an expression that may fail on rows the join drops";
 	return NULL;
@@ -620,7 +630,8 @@ filter_operand_side(Node *expr, void *arg, const char **why)
 	else if (side > a->step)
 		*why = "a join condition over a side joined later";
 	else if (contain_volatile_functions(expr))
-		*why = "a volatile expression";
+		*why = psprintf("a join condition calling the volatile function %s",
+						volatile_function_name(expr));
 	else if (!expr_cannot_fail(expr))
 		*why = "an expression that may fail in a join condition";
 	else if (side < a->step)

@@ -18,6 +18,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -326,6 +327,46 @@ numeric_supported(Aggref *aggref, GpuAggKind kind, Node *expr, int *scale, int *
 		return false;
 	}
 	return true;
+}
+
+/* check_functions_in_node() callback: remember a volatile function. */
+static bool
+volatile_function_checker(Oid func_id, void *context)
+{
+	if (func_volatile(func_id) != PROVOLATILE_VOLATILE)
+		return false;
+	*(Oid *) context = func_id;
+	return true;
+}
+
+/* Walk an expression for its first volatile function (*func_id). */
+static bool
+volatile_function_walker(Node *node, Oid *func_id)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, volatile_function_checker, func_id))
+		return true;
+	if (IsA(node, NextValueExpr))
+	{
+		*func_id = F_NEXTVAL;
+		return true;
+	}
+	return expression_tree_walker(node, volatile_function_walker, func_id);
+}
+
+/*
+ * The volatile function an expression calls, as "name()" for a message;
+ * NULL when it calls none (contain_volatile_functions()'s test).
+ */
+char *
+GpuAggVolatileFunction(Node *node)
+{
+	Oid			func_id = InvalidOid;
+
+	if (!volatile_function_walker(node, &func_id))
+		return NULL;
+	return psprintf("%s()", quote_identifier(get_func_name(func_id)));
 }
 
 /* Set *why to "<the aggregate> <what>"; always returns false. */

@@ -50,6 +50,7 @@ typedef enum GpuAggKind
 
 /* hashagg/catalog.c */
 extern char *GpuAggAggrefName(Aggref *aggref);
+extern char *GpuAggVolatileFunction(Node *node);
 extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 								 int *numeric_scale, int *numeric_precision,
 								 bool *distinct, const char **why);

@@ -28,7 +28,6 @@
 #include <math.h>
 
 #include "catalog/pg_constraint.h"
-#include "catalog/pg_proc.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -41,7 +40,6 @@
 #include "parser/parse_clause.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
@@ -84,46 +82,6 @@ agg_reject(const char *why)
 {
 	elog(DEBUG1, "gpuagg: GpuHashAgg not used: %s", why);
 	return false;
-}
-
-/* check_functions_in_node() callback: remember a volatile function. */
-static bool
-agg_volatile_function_checker(Oid func_id, void *context)
-{
-	if (func_volatile(func_id) != PROVOLATILE_VOLATILE)
-		return false;
-	*(Oid *) context = func_id;
-	return true;
-}
-
-/* Walk an expression for its first volatile function (*func_id). */
-static bool
-agg_volatile_function_walker(Node *node, Oid *func_id)
-{
-	if (node == NULL)
-		return false;
-	if (check_functions_in_node(node, agg_volatile_function_checker, func_id))
-		return true;
-	if (IsA(node, NextValueExpr))
-	{
-		*func_id = F_NEXTVAL;
-		return true;
-	}
-	return expression_tree_walker(node, agg_volatile_function_walker, func_id);
-}
-
-/*
- * The volatile function an expression calls, as "name()" for a message;
- * NULL when it calls none (contain_volatile_functions()'s test).
- */
-static char *
-agg_volatile_function(Node *node)
-{
-	Oid			func_id = InvalidOid;
-
-	if (!agg_volatile_function_walker(node, &func_id))
-		return NULL;
-	return psprintf("%s()", quote_identifier(get_func_name(func_id)));
 }
 
 /* Walk an expression for its first set-returning function (*func_id). */
@@ -315,7 +273,7 @@ agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *chec
 		if (!GpuAggKeyTypeSupported(exprType(expr), exprCollation(expr),
 									agg_key_name(root, expr, position), &check->why))
 			return false;
-		if ((volatile_function = agg_volatile_function(expr)) != NULL)
+		if ((volatile_function = GpuAggVolatileFunction(expr)) != NULL)
 		{
 			check->why = psprintf("%s calls the volatile function %s",
 								  agg_key_name(root, expr, position), volatile_function);
@@ -929,10 +887,10 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	foreach(lc, check.aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
-		char	   *volatile_function = agg_volatile_function((Node *) aggref->args);
+		char	   *volatile_function = GpuAggVolatileFunction((Node *) aggref->args);
 
 		if (volatile_function == NULL)
-			volatile_function = agg_volatile_function((Node *) aggref->aggfilter);
+			volatile_function = GpuAggVolatileFunction((Node *) aggref->aggfilter);
 		if (volatile_function != NULL)
 			return agg_reject(psprintf("%s: its argument or FILTER calls the volatile function %s",
 									   GpuAggAggrefName(aggref), volatile_function));
