@@ -55,7 +55,11 @@ GPU_NONE_OBJS = cuda/gpu/none.o
 GPU_CUDA_OBJS = $(patsubst %.cu,%.o,$(wildcard cuda/gpu/*.cu cuda/gpu/kernels/*.cu))
 ifeq ($(strip $(NVCC)),)
 GPU_OBJS = $(GPU_NONE_OBJS)
+ifeq ($(origin NVCC),file)
 GPUAGG_BUILD_NOTE = gpuagg: nvcc not found (set NVCC or CUDA_HOME, or install the CUDA toolkit); building the CPU device only
+else
+GPUAGG_BUILD_NOTE = gpuagg: NVCC is empty; building the CPU device only
+endif
 else ifeq ($(strip $(CUDA_LIBDIR)),)
 GPU_OBJS = $(GPU_NONE_OBJS)
 GPUAGG_BUILD_NOTE = gpuagg: $(NVCC) found but no libcudart_static.a in $(CUDA_LIB_CANDIDATES) (set CUDA_HOME or CUDA_LIBDIR); building the CPU device only

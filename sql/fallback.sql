@@ -22,6 +22,23 @@ SELECT gpuagg_used('SELECT (random() * 3)::int, count(*) FROM agg_data GROUP BY 
 -- the native plan still answers
 SELECT k_int2, count(DISTINCT v_int4) FROM agg_data GROUP BY k_int2 ORDER BY 1;
 
+-- why not: at DEBUG1 the reason names the aggregate as PostgreSQL names a
+-- function (with the types it is called with), the key or the type, and
+-- the change that qualifies where there is one
+SET client_min_messages = debug1;
+SELECT gpuagg_used('SELECT k_int2, string_agg(k_text, '','') FROM agg_data GROUP BY k_int2') AS string_agg;
+SELECT gpuagg_used('SELECT k_int2, array_agg(id) FROM agg_data GROUP BY k_int2') AS array_agg;
+SELECT gpuagg_used('SELECT k_int2, sum(v_int4::numeric / 3) FROM agg_data GROUP BY k_int2') AS numeric_quotient;
+SELECT gpuagg_used('SELECT k_int2, sum((v_int4::numeric / 3)::numeric(20,6)) FROM agg_data GROUP BY k_int2') AS numeric_quotient_cast;
+SELECT gpuagg_used('SELECT k_int2, max(v_int4::numeric(10,0) * v_int4 * v_int4) FROM agg_data GROUP BY k_int2') AS numeric_digits;
+SELECT gpuagg_used('SELECT k_int2, sum(v_int4::money) FROM agg_data GROUP BY k_int2') AS money_sum;
+SELECT gpuagg_used('SELECT k_int2, stddev(DISTINCT v_float8) FROM agg_data GROUP BY k_int2') AS stddev_distinct;
+SELECT gpuagg_used('SELECT k_int2, percentile_cont(0.5) WITHIN GROUP (ORDER BY v_float8) FROM agg_data GROUP BY k_int2') AS ordered_set;
+SELECT gpuagg_used('SELECT to_jsonb(k_int4), count(*) FROM agg_data GROUP BY 1') AS jsonb_key;
+SELECT gpuagg_used('SELECT (random() * 3)::int, count(*) FROM agg_data GROUP BY 1') AS volatile_key;
+SELECT gpuagg_used('SELECT k_int2, generate_series(1, 2), count(*) FROM agg_data GROUP BY k_int2') AS srf;
+RESET client_min_messages;
+
 -- a column functionally dependent on a primary key becomes a key: one of a
 -- type that cannot be a key keeps the native plan
 CREATE TEMP TABLE pk (id int PRIMARY KEY, name text, doc jsonb);

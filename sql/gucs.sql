@@ -20,3 +20,28 @@ SHOW gpuagg.batch_rows;
 SET gpuagg.device = cpu;
 SHOW gpuagg.device;
 SET gpuagg.gpu_memory_budget = 100;
+
+-- testing knobs are for superusers only
+CREATE ROLE gpuagg_gucs_user;
+SET ROLE gpuagg_gucs_user;
+SET gpuagg.debug_fail_at_batch = 1;
+SET gpuagg.force = on;
+RESET ROLE;
+DROP ROLE gpuagg_gucs_user;
+RESET gpuagg.force;
+
+-- gpuagg.gpu_index must name a GPU gpuagg found at server start: the one past the
+-- last it found is refused, saying so (whatever the machine)
+DO $$
+DECLARE
+    found int := (SELECT count(*) FROM gpuagg_devices() WHERE usable);
+    detail text;
+BEGIN
+    EXECUTE format('SET gpuagg.gpu_index = %s', found);
+    RAISE NOTICE 'accepted';
+EXCEPTION WHEN invalid_parameter_value THEN
+    GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+    RAISE NOTICE 'refused; the detail says it names no GPU: %', detail LIKE '%names no GPU%';
+END
+$$;
+SHOW gpuagg.gpu_index;

@@ -149,6 +149,27 @@ INSERT INTO fs_huge_inf VALUES (0, 'Infinity'), (1, '-Infinity');
 INSERT INTO fs_huge_inf SELECT * FROM fs_huge;
 SELECT gpuagg_check('SELECT k, stddev(x), covar_pop(x, x), regr_avgx(x, x), regr_count(x, x) FROM fs_huge_inf GROUP BY k');
 
+-- the error comes long before the sum of squared deviations M2 overflows:
+-- float8_accum() squares N (x - mean) at each step, so PostgreSQL raises it
+-- in every order once n M2 > DBL_MAX (here M2 = 1e307, n M2 = 1e310), as
+-- gpuagg does; a hundredth of the spread raises nothing
+CREATE TEMP TABLE fs_spread AS
+SELECT 1 AS k, CASE WHEN i % 2 = 0 THEN 1e152 ELSE -1e152 END::float8 AS x,
+       CASE WHEN i % 2 = 0 THEN 1e150 ELSE -1e150 END::float8 AS small, i::float8 AS y
+FROM generate_series(1, 1000) i;
+SELECT gpuagg_outcome('SELECT k, var_pop(x) FROM fs_spread GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, stddev_samp(x) FROM fs_spread GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, covar_pop(y, x) FROM fs_spread GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, regr_slope(x, y) FROM fs_spread GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, round((var_pop(small) / 1e300)::numeric, 9), round(corr(y, small)::numeric, 9) FROM fs_spread GROUP BY k');
+-- two values: the step squares their difference, in either order
+SELECT gpuagg_outcome('SELECT k, var_samp(x) FROM (VALUES (1, 0::float8), (1, 1.35e154)) s(k, x) GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, var_samp(x) FROM (VALUES (1, 1.35e154::float8), (1, 0)) s(k, x) GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, var_samp(x) FROM (VALUES (1, 1.3e154::float8), (1, 0)) s(k, x) GROUP BY k');
+-- regr_*: an infinite y spares Syy and Sxy, not Sxx
+SELECT gpuagg_outcome('SELECT k, regr_sxx(y, x) FROM (VALUES (1, ''Infinity''::float8, 0::float8), (1, 1, 1e200), (1, 2, -1e200)) s(k, y, x) GROUP BY k');
+SELECT gpuagg_outcome('SELECT k, regr_syy(y, x) FROM (VALUES (1, ''Infinity''::float8, 0::float8), (1, 1, 1), (1, 2, 2)) s(k, y, x) GROUP BY k');
+
 -- a covariance near zero: every digit PostgreSQL gets right (against the
 -- exact sum over the same float8 values in numeric)
 SET extra_float_digits = 3;

@@ -37,6 +37,45 @@ BEGIN
 END
 $$;
 
+-- Like gpuagg_check, for a query that may fail: runs it with gpuagg forced
+-- and with gpuagg off, each to its end or to its error, and says whether
+-- both raised the same error or both returned the same rows.
+CREATE FUNCTION gpuagg_outcome(query text, node text DEFAULT 'GpuHashAgg') RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    on_device boolean := false;
+    outcome text[];
+    wrapped text := 'SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'')::text FROM ('
+                    || query || ') r';
+    i int;
+BEGIN
+    PERFORM set_config('gpuagg.force', 'on', true);
+    FOR i IN 1..2 LOOP
+        PERFORM set_config('gpuagg.enabled', CASE i WHEN 1 THEN 'on' ELSE 'off' END, true);
+        IF i = 1 THEN
+            FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+                on_device := on_device OR line LIKE '%Custom Scan (' || node || ')%';
+            END LOOP;
+        END IF;
+        BEGIN
+            EXECUTE wrapped INTO line;
+            outcome[i] := cardinality(line::text[]) || ' rows ' || line;
+        EXCEPTION WHEN OTHERS THEN
+            outcome[i] := 'error: ' || SQLERRM;
+        END;
+    END LOOP;
+    PERFORM set_config('gpuagg.enabled', 'on', true);
+    IF NOT on_device THEN
+        RETURN 'NOT ON ' || node;
+    ELSIF outcome[1] = outcome[2] THEN
+        RETURN CASE WHEN outcome[1] LIKE 'error: %' THEN 'same ' || outcome[1]
+                    ELSE 'same, ' || split_part(outcome[1], ' ', 1) || ' rows' END;
+    END IF;
+    RETURN 'DIFFERENT: gpuagg ' || left(outcome[1], 400) || ' native ' || left(outcome[2], 400);
+END
+$$;
+
 -- Whether a query's plan uses GpuHashAgg (or the node named) under the
 -- current settings.
 CREATE FUNCTION gpuagg_used(query text, node text DEFAULT 'GpuHashAgg') RETURNS boolean

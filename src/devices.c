@@ -23,6 +23,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
@@ -96,11 +97,11 @@ discovery_child(int fd)
 }
 
 /*
- * Find the GPUs once, at preload time, without initialising CUDA in this
- * process.  Failures leave "no usable GPU" with the reason.
+ * Find the GPUs without initialising CUDA in this process.  Failures leave
+ * "no usable GPU" with the reason.
  */
-void
-GpuAggDiscoverDevices(void)
+static void
+discover_devices(void)
 {
 	int			fds[2];
 	pid_t		pid;
@@ -157,6 +158,87 @@ GpuAggDiscoverDevices(void)
 	close(fds[0]);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
+}
+
+/*
+ * gpuagg.gpu_index's check once the GPUs are known (GpuAggGpuIndexCheck): an
+ * index beyond the GPUs found is refused, saying what was found.
+ */
+static bool
+gpu_index_found(int index, const char **detail)
+{
+	static char message[GA_MESSAGE_LEN + 128];
+
+	if (index < discovered_count)
+		return true;
+	if (discovered_count == 0)
+		snprintf(message, sizeof(message),
+				 "gpuagg.gpu_index %d names no GPU; gpuagg found none at server start: %s.",
+				 index, discovery_note);
+	else
+		snprintf(message, sizeof(message),
+				 "gpuagg.gpu_index %d names no GPU; gpuagg found %d at server start, numbered 0 to %d.",
+				 index, discovered_count, discovered_count - 1);
+	*detail = message;
+	return false;
+}
+
+/*
+ * The server-log line that says which GPUs gpuagg found, or why none: one
+ * line at server start, in the words of gpuagg_devices().
+ */
+static void
+log_devices(void)
+{
+	StringInfoData buf;
+	int			i;
+
+	if (discovered_count == 0)
+	{
+		ereport(LOG,
+				(errmsg("gpuagg: no usable GPU: %s; gpuagg plans its nodes only with gpuagg.device = cpu",
+						discovery_note)));
+		return;
+	}
+	initStringInfo(&buf);
+	for (i = 0; i < discovered_count; i++)
+	{
+		const GaGpuInfo *gpu = &discovered_gpus[i];
+
+		appendStringInfo(&buf, "%sGPU %d %s (%.1f GB, compute capability %d.%d)",
+						 i == 0 ? "" : ", ", gpu->ordinal, gpu->name,
+						 (double) gpu->total_memory / (1024.0 * 1024.0 * 1024.0),
+						 gpu->cc_major, gpu->cc_minor);
+	}
+	ereport(LOG,
+			(errmsg("gpuagg: %d usable GPU%s: %s; NVIDIA driver for CUDA %d.%d, gpuagg built with CUDA %d.%d",
+					discovered_count, discovered_count == 1 ? "" : "s", buf.data,
+					discovered_gpus[0].driver_version / 1000,
+					(discovered_gpus[0].driver_version % 1000) / 10,
+					discovered_gpus[0].runtime_version / 1000,
+					(discovered_gpus[0].runtime_version % 1000) / 10)));
+	pfree(buf.data);
+}
+
+/*
+ * Find the GPUs once, at preload time, say in the server log what was
+ * found, and from then on check gpuagg.gpu_index against it.  A
+ * gpuagg.gpu_index from postgresql.conf that names no GPU is let be (the
+ * server starts), with a warning; planning then refuses it.
+ */
+void
+GpuAggDiscoverDevices(void)
+{
+	const char *detail;
+
+	discover_devices();
+	log_devices();
+	if (!gpu_index_found(gpuagg_gpu_index, &detail))
+		ereport(WARNING,
+				(errmsg("gpuagg.gpu_index is %d, which names no GPU", gpuagg_gpu_index),
+				 errdetail("%s", detail),
+				 errhint("Queries that would use it fail until gpuagg.gpu_index names a GPU that gpuagg_devices() lists.")));
+	GpuAggSetGpuIndexCheck(gpu_index_found);
 }
 
 /*
@@ -230,9 +312,18 @@ GpuAggHashJoinBuildLimit(GaDeviceKind device)
 GaDeviceKind
 GpuAggPlannedDeviceKind(bool *usable)
 {
+	const char *detail;
+
 	*usable = true;
 	if (gpuagg_device == GPUAGG_DEVICE_CPU)
 		return GA_DEVICE_CPU;
+	/* a gpuagg.gpu_index from postgresql.conf, which discovery had not checked */
+	if (discovered_count > 0 && !gpu_index_found(gpuagg_gpu_index, &detail))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpuagg.gpu_index is %d, which names no GPU", gpuagg_gpu_index),
+				 errdetail("%s", detail),
+				 errhint("Set gpuagg.gpu_index to a GPU that gpuagg_devices() lists, or to -1 for any.")));
 	if (GpuAggSelectedGpu() == NULL)
 		*usable = false;
 	return GA_DEVICE_GPU;

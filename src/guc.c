@@ -64,6 +64,33 @@ static const struct config_enum_entry strategy_options[] = {
 	{NULL, 0, false}
 };
 
+/* The GPUs' check of gpuagg.gpu_index: none before discovery ran. */
+static GpuAggGpuIndexCheck gpu_index_check = NULL;
+
+/* Check gpuagg.gpu_index against the GPUs found from now on. */
+void
+GpuAggSetGpuIndexCheck(GpuAggGpuIndexCheck check)
+{
+	gpu_index_check = check;
+}
+
+/*
+ * gpuagg.gpu_index: a GPU that discovery found.  Before discovery (the
+ * postmaster reading postgresql.conf) any value passes; planning then
+ * refuses one that names no GPU (devices.c).
+ */
+static bool
+check_gpu_index(int *newval, void **extra, GucSource source)
+{
+	const char *detail;
+
+	if (gpu_index_check == NULL || gpu_index_check(*newval, &detail))
+		return true;
+	GUC_check_errdetail("%s", detail);
+	GUC_check_errhint("SELECT * FROM gpuagg_devices() lists the GPUs; -1 runs on any of them.");
+	return false;
+}
+
 /* gpuagg.hashjoin_build_limit: -1 (automatic) or at least 64kB. */
 static bool
 check_build_limit(int *newval, void **extra, GucSource source)
@@ -132,7 +159,7 @@ GpuAggGucInit(void)
 							"With -1 the GPU service runs each node on the usable GPU with the least memory in use; "
 							"a session that runs the GPU itself uses the first usable GPU.",
 							&gpuagg_gpu_index, -1, -1, GA_MAX_GPUS - 1,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_USERSET, 0, check_gpu_index, NULL, NULL);
 	DefineCustomRealVariable("gpuagg.gpu_startup_cost",
 							 "Planner cost of starting work on the GPU for one node.",
 							 NULL,
@@ -171,9 +198,9 @@ GpuAggGucInit(void)
 							PGC_USERSET, GUC_UNIT_KB, check_build_limit, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_fail_at_batch",
 							"Testing: make the device fail at this batch of each aggregation or probe of each join (0 = never).",
-							NULL,
+							"Superusers only: it makes queries fail or run on the CPU on purpose.",
 							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
-							PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.service",
 							 "Runs the GPU service: one process that owns the GPUs for every session.",
 							 "Sessions then send their device work to it instead of each opening the GPU itself.",

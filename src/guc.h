@@ -51,6 +51,14 @@ extern int	gpuagg_device_host;
 extern int	gpuagg_service_wait;
 extern int	gpuagg_gpu_memory_budget;
 
+/*
+ * The check of gpuagg.gpu_index against the GPUs found (devices.c installs
+ * it once discovery ran): true when index names one, else false with a
+ * sentence saying what was found.
+ */
+typedef bool (*GpuAggGpuIndexCheck) (int index, const char **detail);
+
 extern void GpuAggGucInit(void);
+extern void GpuAggSetGpuIndexCheck(GpuAggGpuIndexCheck check);
 
 #endif							/* GPUAGG_GUC_H */

@@ -20,6 +20,10 @@
 #                        pick GpuHashAgg unforced (often: native parallel looks cheaper)
 #   RUNS=3               timed runs per query and mode, after one warm-up; median reported
 #   GPUAGG_DEMO_DEVICE   gpu|cpu (default: gpu if gpuagg_devices() lists a usable GPU)
+#   GPUAGG_DEMO_BUILD_GPU=1  build the GPU device even when `nvidia-smi -L` lists no GPU
+#                        (by default such a machine builds the CPU device only: NVCC=,
+#                        which skips minutes of compiling CUDA code it cannot run; an
+#                        NVCC given in the environment is always followed)
 #   GPUAGG_DEMO_OUT      directory that receives demo.csv and explain.txt
 #   GPUAGG_INSTALL       system|private|auto (default auto: a private copy of PostgreSQL
 #                        unless the system's gpuagg is missing or this checkout's)
@@ -171,6 +175,22 @@ $out
 	fi
 }
 
+# Build the GPU device only where it can run, unless asked: export NVCC= (the CPU device
+# only) when nvidia-smi lists no GPU, and say which build it is.
+choose_build() {
+	if [ -n "${NVCC+set}" ]; then
+		log "NVCC=${NVCC:-(empty)} given: $([ -n "$NVCC" ] && echo "building the GPU device with it" || echo "building the CPU device only")"
+	elif [ "${GPUAGG_DEMO_BUILD_GPU:-0}" = 1 ]; then
+		log "GPUAGG_DEMO_BUILD_GPU=1: building the GPU device too (when nvcc is found)"
+	elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+		log "nvidia-smi lists a GPU: building the GPU device too (when nvcc is found)"
+	else
+		export NVCC=
+		log "no GPU here (nvidia-smi -L lists none): building the CPU device only, without the" \
+			"CUDA code that could not run; GPUAGG_DEMO_BUILD_GPU=1 builds it anyway"
+	fi
+}
+
 # Set up, generate the data, run the queries, report.
 main() {
 	local q t0
@@ -182,6 +202,7 @@ main() {
 	section "packages"
 	ensure_packages
 	section "build+install"
+	choose_build
 	build_and_install
 	section "cluster"
 	start_cluster demo $((ROWS * 100))

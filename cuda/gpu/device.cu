@@ -92,29 +92,29 @@ ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
 	if (cudaDriverGetVersion(&driver_version) != cudaSuccess)
 		driver_version = 0;
 	err = cudaGetDeviceCount(&count);
+	/* the runtime reports driver version 0 when it cannot load the driver */
 	if (driver_version == 0)
 	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA driver found: %s",
-					  err != cudaSuccess ? cudaGetErrorString(err) :
-					  "the driver library could not be loaded");
+		ga_status_set(status, GA_ERR_NO_DEVICE,
+					  "no NVIDIA driver is installed (libcuda.so.1 could not be loaded)");
 		return 0;
 	}
 	if (err == cudaErrorInsufficientDriver)
 	{
 		ga_status_set(status, GA_ERR_NO_DEVICE,
-					  "the CUDA driver is older than the runtime: driver supports CUDA %d.%d, gpuagg was built with CUDA %d.%d",
+					  "the NVIDIA driver is too old for this gpuagg: it supports CUDA %d.%d, gpuagg was built with CUDA %d.%d",
 					  driver_version / 1000, (driver_version % 1000) / 10,
 					  runtime_version / 1000, (runtime_version % 1000) / 10);
 		return 0;
 	}
 	if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
 	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no CUDA-capable device");
+		ga_status_set(status, GA_ERR_NO_DEVICE, "the NVIDIA driver is installed but finds no GPU");
 		return 0;
 	}
 	if (err != cudaSuccess)
 	{
-		ga_status_set(status, GA_ERR_NO_DEVICE, "CUDA initialisation failed: %s",
+		ga_status_set(status, GA_ERR_NO_DEVICE, "the NVIDIA driver could not start CUDA: %s",
 					  cudaGetErrorString(err));
 		return 0;
 	}
@@ -144,7 +144,7 @@ ga_gpu_discover(GaGpuInfo *out, int max_gpus, GaStatus *status)
 	if (found > 0)
 		ga_status_ok(status);
 	else if (status->code == GA_OK)
-		ga_status_set(status, GA_ERR_NO_DEVICE, "no usable CUDA device");
+		ga_status_set(status, GA_ERR_NO_DEVICE, "no GPU is usable");
 	return found;
 }
 

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define GPU_NONE_REASON "gpuagg was built without CUDA (nvcc was not found at build time)"
+#define GPU_NONE_REASON "gpuagg was built without its GPU device (nvcc was not found, or NVCC was empty, at build time)"
 
 /* Whether this build contains the GPU device: it does not. */
 int

@@ -120,7 +120,7 @@ filter_comparison(Oid opno, Oid left, Oid right, Oid collid, GaCompareOp *cmp)
 	const char *why;
 
 	if (left == right && KeyDictTypeSupported(left) &&
-		GpuAggKeyTypeSupported(left, collid, &why))
+		GpuAggKeyTypeSupported(left, collid, "the comparison", &why))
 	{
 		Oid			eq = lookup_type_cache(left, TYPECACHE_EQ_OPR)->eq_opr;
 

@@ -60,6 +60,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
@@ -109,7 +110,7 @@ expr_side(PlannerInfo *root, Node *expr, const GpuAggJoinSides *sides, const cha
 
 	if (has_placeholder_walker(expr, NULL))
 	{
-		*why = "an expression over a placeholder";
+		*why = "an expression over a placeholder (a subquery's output under an outer join)";
 		return -1;
 	}
 	for (s = 0; s < sides->nsides; s++)
@@ -135,7 +136,7 @@ join_key_is_dictionary(OpExpr *clause, Oid outer_type, Oid inner_type)
 
 	return type == getBaseType(inner_type) && KeyDictTypeSupported(type) &&
 		clause->opno == lookup_type_cache(type, TYPECACHE_EQ_OPR)->eq_opr &&
-		GpuAggKeyTypeSupported(type, clause->inputcollid, &why);
+		GpuAggKeyTypeSupported(type, clause->inputcollid, "the join key", &why);
 }
 
 /* expr (int2 or int4) as int8. */
@@ -215,7 +216,8 @@ join_step_keys(List *clauses, List *outer_keys, List *inner_keys, JoinStepFound 
 
 	if (list_length(clauses) > GA_AGG_MAX_JOIN_KEYS)
 	{
-		*why = psprintf("more than %d join keys", GA_AGG_MAX_JOIN_KEYS);
+		*why = psprintf("%d join keys in one join, more than the %d a device joins on",
+						list_length(clauses), GA_AGG_MAX_JOIN_KEYS);
 		return false;
 	}
 	forthree(lc_clause, clauses, lc_outer, outer_keys, lc_inner, inner_keys)
@@ -227,7 +229,11 @@ join_step_keys(List *clauses, List *outer_keys, List *inner_keys, JoinStepFound 
 
 		if (!exact && !join_key_is_dictionary(clause, outer_type, inner_type))
 		{
-			*why = "a join key neither of an integer-like type nor of a type of one key dictionary for both sides";
+			*why = psprintf("a join key of type %s%s%s: a device joins integer-like keys, or "
+							"keys of one type on both sides among text, varchar, char, numeric, "
+							"uuid and interval (under a deterministic collation)",
+							format_type_be(outer_type), inner_type == outer_type ? "" : " with ",
+							inner_type == outer_type ? "" : format_type_be(inner_type));
 			return false;
 		}
 		all_exact = all_exact && exact;
@@ -335,7 +341,7 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 		if (type != JOIN_INNER && type != JOIN_LEFT && type != JOIN_SEMI && type != JOIN_ANTI &&
 			type != JOIN_RIGHT && type != JOIN_FULL)
 		{
-			*why = "join type other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI";
+			*why = "a join other than INNER, LEFT, RIGHT, FULL, SEMI and ANTI";
 			continue;
 		}
 		/*
@@ -345,7 +351,7 @@ find_join_step(PlannerInfo *root, RelOptInfo *rel, JoinStepFound *found, const c
 		 */
 		if (join->other_quals != NIL)
 		{
-			*why = "conditions above an outer join's null-extended rows";
+			*why = "conditions on an outer join's null-extended rows (a WHERE above the join)";
 			continue;
 		}
 		if (join->join_quals != NIL &&
@@ -489,6 +495,15 @@ side_null_extended_below(const JoinStepFound *steps, int side, int step)
 	return false;
 }
 
+/* The volatile function expr calls, for a message. */
+static const char *
+volatile_function_name(Node *expr)
+{
+	char	   *name = GpuAggVolatileFunction(expr);
+
+	return name != NULL ? name : "?";
+}
+
 /*
  * Why an expression of side cannot be computed there for a chain whose
  * rows reach step (see side_rows_dropped_before), or NULL when it can: a
@@ -518,7 +533,8 @@ side_expr_problem(const JoinStepFound *steps, int side, int step, Node *expr)
 	if (side > 0 && steps[side - 1].type == JOIN_ANTI)
 		return "a column of an ANTI join's inner side";
 	if (contain_volatile_functions(expr))
-		return "a volatile expression";
+		return psprintf("an expression calling the volatile function %s",
+						volatile_function_name(expr));
 	if (!expr_cannot_fail(expr) && side_rows_dropped_before(steps, side, step))
 		return "an expression that may fail on rows the join drops";
 	return NULL;
@@ -614,7 +630,8 @@ filter_operand_side(Node *expr, void *arg, const char **why)
 	else if (side > a->step)
 		*why = "a join condition over a side joined later";
 	else if (contain_volatile_functions(expr))
-		*why = "a volatile expression";
+		*why = psprintf("a join condition calling the volatile function %s",
+						volatile_function_name(expr));
 	else if (!expr_cannot_fail(expr))
 		*why = "an expression that may fail in a join condition";
 	else if (side < a->step)
@@ -762,7 +779,8 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		int			i;
 
 		if (aggref->aggdistinct != NIL)
-			return aggjoin_reject("a DISTINCT aggregate");
+			return aggjoin_reject(psprintf("%s: the device joins feed no DISTINCT aggregate",
+										   GpuAggAggrefName(aggref)));
 		/* the device computes an argument after the joins from any sides' operands */
 		if (GpuAggDerivedArgument(aggref, &operands))
 			continue;
@@ -774,7 +792,8 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 			int			arg_side = expr_side(root, arg, sides, &why);
 
 			if (side >= 0 && arg_side != side)
-				return aggjoin_reject("an aggregate over two sides of the joins");
+				return aggjoin_reject(psprintf("%s reads columns of two sides of the joins",
+											   GpuAggAggrefName(aggref)));
 			side = arg_side;
 		}
 	}
@@ -861,7 +880,7 @@ GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel, List *child_exprs,
 	if (!IS_JOIN_REL(input_rel) || !gpuagg_enable_aggjoin)
 		return false;
 	if (grouping_sets)
-		return aggjoin_reject("grouping sets");
+		return aggjoin_reject("grouping sets: the device joins feed one grouping");
 	while (nfound < GA_AGG_MAX_JOIN_STEPS && IS_JOIN_REL(rel) &&
 		   find_join_step(root, rel, &found[nfound], &why))
 	{

@@ -24,6 +24,7 @@
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -37,6 +38,19 @@
 #include "finalize/numeric.h"
 #include "gpuagg_hash.h"
 
+/*
+ * What float8_accum()'s overflow check needs of a group's distinct float
+ * values, which PostgreSQL feeds it in ascending order (check_avg_spread).
+ */
+typedef struct DistinctSpread
+{
+	int64		finite;			/* finite values */
+	double		sum;			/* their sum */
+	double		negative_sum;	/* the sum of the negative ones */
+	double		max;			/* the largest of them */
+	bool		minus_infinity; /* -Infinity is among the values */
+} DistinctSpread;
+
 /* Per DISTINCT output, per main group: what the distinct values add up to. */
 struct GpuAggDistinctSums
 {
@@ -46,6 +60,7 @@ struct GpuAggDistinctSums
 	double	  **double_sum;
 	float	  **float_sum;
 	int64	  **infinite;		/* infinite inputs, for the overflow check */
+	DistinctSpread **spread;	/* avg of floats: see check_avg_spread */
 	int128	  **numeric_limbs;	/* numeric: GPUAGG_NUMERIC_LIMBS per group */
 	int64	  **specials;		/* numeric: NaN, +Infinity, -Infinity per group */
 };
@@ -118,6 +133,46 @@ distinct_double(GpuAggEncoding encoding, int64 value)
 	}
 }
 
+/* Add a distinct float value to its group's DistinctSpread. */
+static void
+add_spread(DistinctSpread *spread, double v)
+{
+	if (v == -get_float8_infinity())
+		spread->minus_infinity = true;
+	if (!isfinite(v))
+		return;
+	if (spread->finite == 0 || v > spread->max)
+		spread->max = v;
+	spread->finite++;
+	spread->sum += v;
+	if (v < 0)
+		spread->negative_sum += v;
+}
+
+/*
+ * Raise float8_accum()'s overflow error where PostgreSQL's avg(DISTINCT x)
+ * of floats raises it.  It feeds the distinct values in ascending order,
+ * so the outcome is fixed: -Infinity, first, spares every value (as in
+ * finalize/moments.c); else the finite values come first (+Infinity and NaN
+ * last raise nothing), each step's tmp = N (x - mean) is at least the one
+ * before and ends at n (max - mean), Sxx stays below that last tmp^2, and
+ * the running sum falls to the sum of the negative values and climbs back
+ * to the whole sum.
+ */
+static void
+check_avg_spread(const DistinctSpread *spread)
+{
+	long double mean;
+
+	if (spread->minus_infinity || spread->finite == 0)
+		return;
+	if (!isfinite(spread->sum) || !isfinite(spread->negative_sum))
+		float_overflow_error();
+	mean = (long double) spread->sum / spread->finite;
+	if (spread->finite * ((long double) spread->max - mean) > sqrtl(DBL_MAX))
+		float_overflow_error();
+}
+
 /* Add a distinct numeric value to group m of output o (see above). */
 static void
 add_numeric(GpuAggDistinctSums *sums, int o, int64 m, int scale, Datum value)
@@ -164,6 +219,7 @@ GpuAggDistinctCombine(const GpuAggLayout *layout, int noutputs, int nkeys,
 	sums->double_sum = palloc0(sizeof(double *) * Max(noutputs, 1));
 	sums->float_sum = palloc0(sizeof(float *) * Max(noutputs, 1));
 	sums->infinite = palloc0(sizeof(int64 *) * Max(noutputs, 1));
+	sums->spread = palloc0(sizeof(DistinctSpread *) * Max(noutputs, 1));
 	sums->numeric_limbs = palloc0(sizeof(int128 *) * Max(noutputs, 1));
 	sums->specials = palloc0(sizeof(int64 *) * Max(noutputs, 1));
 	for (o = 0; o < noutputs; o++)
@@ -182,6 +238,10 @@ GpuAggDistinctCombine(const GpuAggLayout *layout, int noutputs, int nkeys,
 		sums->double_sum[o] = alloc_zeroed(sizeof(double) * Max(ngroups, 1));
 		sums->float_sum[o] = alloc_zeroed(sizeof(float) * Max(ngroups, 1));
 		sums->infinite[o] = alloc_zeroed(sizeof(int64) * Max(ngroups, 1));
+		if (layout->outputs[o].kind == GPUAGG_AVG &&
+			(layout->outputs[o].input_type == FLOAT4OID ||
+			 layout->outputs[o].input_type == FLOAT8OID))
+			sums->spread[o] = alloc_zeroed(sizeof(DistinctSpread) * Max(ngroups, 1));
 	}
 
 	/* the main groups by their keys: open addressing, group + 1, 0 = empty */
@@ -240,6 +300,8 @@ GpuAggDistinctCombine(const GpuAggLayout *layout, int noutputs, int nkeys,
 					sums->float_sum[o][m] += (float) v;
 					if (isinf(v))
 						sums->infinite[o][m]++;
+					if (sums->spread[o] != NULL)
+						add_spread(&sums->spread[o][m], v);
 				}
 				else
 					sums->int_sum[o][m] += x;
@@ -273,6 +335,8 @@ GpuAggDistinctFinalize(const GpuAggDistinctSums *sums, const GpuAggOutput *out, 
 
 		if (isinf(sum) && sums->infinite[o][group] == 0)
 			float_overflow_error();
+		if (sums->spread[o] != NULL)
+			check_avg_spread(&sums->spread[o][group]);
 		if (out->kind == GPUAGG_SUM)
 			return type == FLOAT4OID ? Float4GetDatum((float) sum) : Float8GetDatum(sum);
 		return Float8GetDatum((sum + 0.0) / (double) count);

@@ -10,7 +10,9 @@
  *	avg(int2/4/8)		numeric_div(sum, count), hence PostgreSQL's display scale
  *	sum(float4)			float4; sum(float8) float8; avg(float4/8) float8 = sum / n;
  *						"value out of range: overflow" when the sum is not
- *						finite though every input was (float_overflow_error)
+ *						finite though every input was (float_overflow_error),
+ *						and for avg also where float8_accum()'s running sum
+ *						of squares overflows (the rule: finalize/moments.c)
  *	min, max			the input type
  *	bool_and, every, bool_or	bool
  *	var_samp, variance, var_pop, stddev_samp, stddev, stddev_pop of integers
@@ -266,6 +268,10 @@ GpuAggFinalize(const GpuAggOutput *output, const GaAggResult *result,
 				double		sum = ((const double *) values)[group];
 
 				check_float_sum(sum, nonfinite);
+				if (nonfinite == 0 && output->op_min >= 0)
+					GpuAggCheckFloatSpread((double) count,
+										   ((const double *) result->values[output->op_min])[group],
+										   ((const double *) result->values[output->op_max])[group]);
 				/* PostgreSQL's avg starts from +0, so -0 inputs average to 0 */
 				return Float8GetDatum((sum + 0.0) / (double) count);
 			}

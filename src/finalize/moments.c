@@ -28,13 +28,42 @@
  *
  * The special values follow float8_accum() and float8_regr_accum(): once
  * an x is infinite or NaN, Sxx (and Sxy) is NaN and Sx follows IEEE
- * addition; a sum that overflows from finite inputs raises "value out of
- * range: overflow" (float_overflow_error()).
+ * addition.
+ *
+ * The overflow error.  float8_accum() raises "value out of range: overflow"
+ * when, from finite values, Sx or Sxx becomes infinite.  Each step squares
+ * tmp = N x - Sx = N (x - mean) (N and the mean of the values so far, x
+ * included), so the error comes as soon as some step's N |x - mean| exceeds
+ * sqrt(DBL_MAX), long before Sxx itself would overflow, and which step
+ * that is depends on the order of the rows.  For n finite values whose
+ * squared deviations from their mean add up to M2:
+ *	- some order raises it when n M2 > DBL_MAX: the value farthest from the
+ *	  mean (squared deviation at least M2 / n) coming last has
+ *	  tmp^2 = n^2 (x - mean)^2 >= n M2;
+ *	- no order escapes it when the sum overflows; else, when n M2 <= DBL_MAX,
+ *	  the order whose k-th value is, of the first k, the one nearest their
+ *	  mean keeps every step's tmp^2 <= k M2_k <= n M2 and raises nothing.
+ * So gpuagg raises the error exactly when n M2 > DBL_MAX or a sum
+ * overflows: on every group that raises it in PostgreSQL whatever the order
+ * of the rows, on none that raises it in no order, and between the two
+ * (where PostgreSQL's outcome depends on the order) on some.  The device's
+ * sums of deviations from the shift K, one of the values, overflow only on
+ * groups that some order makes raise too.  A group with an infinite or NaN
+ * value raises nothing: that value coming first makes Sx and Sxx
+ * non-finite, after which float8_accum() never raises.
+ *
+ * avg(float4/float8) keeps no moments on the device, only the sum, the
+ * count and the range r = max - min; since M2 <= n r^2 / 4 and some value
+ * lies at least r / 2 from the mean, n r > 2 sqrt(DBL_MAX) draws the line
+ * inside the same band (GpuAggCheckFloatSpread).  float8_regr_accum()
+ * checks x and y each on its own (an infinite y spares x, not y), and an
+ * overflowing Sxy implies an overflowing Sxx or Syy.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -44,11 +73,24 @@
 #include "finalize/stats.h"
 
 /*
+ * Raise float8_accum()'s overflow error for n finite values between min
+ * and max (see the file's comment): when n (max - min) > 2 sqrt(DBL_MAX).
+ */
+void
+GpuAggCheckFloatSpread(double n, double min, double max)
+{
+	if ((long double) n * ((long double) max - min) > 2 * sqrtl(DBL_MAX))
+		float_overflow_error();
+}
+
+/*
  * Sx and Sxx of one variable from its compensated shifted sums (n > 0):
  * PostgreSQL's NaN for any non-finite input, its overflow error for finite
- * inputs whose sums overflowed.  The subtraction runs in long double (64
- * significant bits on x86-64): the two terms may be far larger than their
- * difference when the shift is far from the mean.
+ * inputs when n Sxx > DBL_MAX or a sum overflowed (see the file's comment;
+ * a NaN sum comes from partial sums that overflowed the opposite ways).
+ * The subtraction runs in long double (64 significant bits on x86-64): the
+ * two terms may be far larger than their difference when the shift is far
+ * from the mean.
  */
 static void
 moments_sx_sxx(double n, double shift, uint64 nonfinite, double sum, double sum_err,
@@ -63,9 +105,11 @@ moments_sx_sxx(double n, double shift, uint64 nonfinite, double sum, double sum_
 		*sxx = get_float8_nan();
 		return;
 	}
-	if (isinf(*sx) || isinf(sumsq) || isinf(sum))
+	if (!isfinite(*sx) || !isfinite(sumsq) || !isfinite(sum))
 		float_overflow_error();
 	m2 = (long double) sumsq + sumsq_err - s * s / n;
+	if (m2 * n > DBL_MAX)
+		float_overflow_error();
 	*sxx = m2 > 0 ? (double) m2 : 0;	/* a sum of squares is never negative */
 }
 
@@ -135,7 +179,7 @@ GpuAggMomentsResult(const GpuAggOutput *output, const GaAggResult *result,
 				long double sx = (long double) m->sum[0] + m->sum_err[0];
 				long double sy = (long double) m->sum[1] + m->sum_err[1];
 
-				if (isinf(m->sumxy))
+				if (!isfinite(m->sumxy))
 					float_overflow_error();
 				state[5] = (double) ((long double) m->sumxy + m->sumxy_err - sx * sy / m->n);
 			}

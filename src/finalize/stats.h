@@ -21,6 +21,7 @@ extern Datum GpuAggVarianceResult(GpuAggKind kind, int64 n, int64 nan, int64 pin
 								  int scale, bool *isnull);
 
 /* finalize/moments.c */
+extern void GpuAggCheckFloatSpread(double n, double min, double max);
 extern Datum GpuAggMomentsResult(const GpuAggOutput *output, const GaAggResult *result,
 								 int64 group, bool *isnull);
 

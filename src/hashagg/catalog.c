@@ -18,9 +18,11 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -134,6 +136,92 @@ static const SupportedAggregate supported_float8_pairs[] = {
 };
 
 /*
+ * An aggregate call as PostgreSQL names a function in its messages, with
+ * the types of the arguments it is called with: string_agg(text, text),
+ * count(*), percentile_cont(double precision ORDER BY double precision);
+ * schema-qualified outside pg_catalog.
+ */
+char *
+GpuAggAggrefName(Aggref *aggref)
+{
+	StringInfoData buf;
+	char	   *name = get_func_name(aggref->aggfnoid);
+	Oid			namespace = get_func_namespace(aggref->aggfnoid);
+	ListCell   *lc;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	if (name == NULL)
+	{
+		appendStringInfo(&buf, "aggregate %u", aggref->aggfnoid);
+		return buf.data;
+	}
+	if (namespace != PG_CATALOG_NAMESPACE)
+		appendStringInfo(&buf, "%s.", quote_identifier(get_namespace_name(namespace)));
+	appendStringInfo(&buf, "%s(", quote_identifier(name));
+	if (aggref->aggstar)
+		appendStringInfoChar(&buf, '*');
+	foreach(lc, aggref->aggdirectargs)
+	{
+		appendStringInfo(&buf, "%s%s", first ? "" : ", ",
+						 format_type_be(exprType((Node *) lfirst(lc))));
+		first = false;
+	}
+	if (AGGKIND_IS_ORDERED_SET(aggref->aggkind))
+	{
+		appendStringInfoString(&buf, first ? "ORDER BY " : " ORDER BY ");
+		first = true;
+	}
+	else if (aggref->aggdistinct != NIL)
+		appendStringInfoString(&buf, "DISTINCT ");
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (tle->resjunk)
+			continue;
+		appendStringInfo(&buf, "%s%s", first ? "" : ", ",
+						 format_type_be(exprType((Node *) tle->expr)));
+		first = false;
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/*
+ * The argument types a device takes for aggregates named name, as a list
+ * for a message ("smallint, integer, bigint and numeric"); NULL when no
+ * aggregate of that name runs on a device.
+ */
+static char *
+supported_input_types(const char *name)
+{
+	Oid			types[lengthof(supported_aggregates)];
+	int			ntypes = 0;
+	StringInfoData buf;
+	int			i;
+	int			t;
+
+	for (i = 0; i < lengthof(supported_aggregates); i++)
+	{
+		if (strcmp(supported_aggregates[i].name, name) != 0)
+			continue;
+		for (t = 0; t < ntypes; t++)
+			if (types[t] == supported_aggregates[i].input_type)
+				break;
+		if (t == ntypes)
+			types[ntypes++] = supported_aggregates[i].input_type;
+	}
+	if (ntypes == 0)
+		return NULL;
+	initStringInfo(&buf);
+	for (t = 0; t < ntypes; t++)
+		appendStringInfo(&buf, "%s%s", t == 0 ? "" : t == ntypes - 1 ? " and " : ", ",
+						 OidIsValid(types[t]) ? format_type_be(types[t]) : "any type");
+	return buf.data;
+}
+
+/*
  * Classify an aggregate of two arguments: one of supported_float8_pairs
  * over two float8 expressions.
  */
@@ -149,9 +237,9 @@ classify_float8_pair(Aggref *aggref, const char *name, GpuAggKind *kind, Oid *in
 		Node	   *arg = (Node *) lfirst_node(TargetEntry, lc)->expr;
 
 		if (getBaseType(exprType(arg)) != FLOAT8OID)
-			return (*why = "aggregate of two arguments that are not float8", false);
+			break;
 	}
-	for (i = 0; i < lengthof(supported_float8_pairs); i++)
+	for (i = 0; lc == NULL && i < lengthof(supported_float8_pairs); i++)
 	{
 		if (strcmp(supported_float8_pairs[i].name, name) != 0 ||
 			getBaseType(aggref->aggtype) != supported_float8_pairs[i].result_type)
@@ -160,7 +248,10 @@ classify_float8_pair(Aggref *aggref, const char *name, GpuAggKind *kind, Oid *in
 		*input_type = FLOAT8OID;
 		return true;
 	}
-	return (*why = "unsupported aggregate of two arguments", false);
+	*why = psprintf("%s does not run on a device: of the aggregates of two arguments, "
+					"only corr, covar_pop, covar_samp and the regr_* family of double precision do",
+					GpuAggAggrefName(aggref));
+	return false;
 }
 
 /*
@@ -171,8 +262,8 @@ classify_float8_pair(Aggref *aggref, const char *name, GpuAggKind *kind, Oid *in
  * about duplicates.
  */
 static bool
-distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
-				   const char **why)
+distinct_supported(Aggref *aggref, GpuAggKind kind, Oid argtype, Oid collation,
+				   bool *distinct, const char **why)
 {
 	switch (kind)
 	{
@@ -188,12 +279,22 @@ distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
 		case GPUAGG_AVG:
 			if (argtype != INT2OID && argtype != INT4OID && argtype != INT8OID &&
 				argtype != FLOAT4OID && argtype != FLOAT8OID && argtype != NUMERICOID)
-				return (*why = "sum or avg of DISTINCT values of this type", false);
+			{
+				*why = psprintf("%s does not run on a device: sum and avg of DISTINCT values do "
+								"for integers, floats and numeric",
+								GpuAggAggrefName(aggref));
+				return false;
+			}
 			break;
 		default:
-			return (*why = "unsupported DISTINCT aggregate", false);
+			*why = psprintf("%s does not run on a device: of the aggregates over DISTINCT values, "
+							"only count, sum, avg, min, max, bool_and, bool_or and every do",
+							GpuAggAggrefName(aggref));
+			return false;
 	}
-	if (!GpuAggKeyTypeSupported(argtype, collation, why))
+	if (!GpuAggKeyTypeSupported(argtype, collation,
+								psprintf("the DISTINCT argument of %s", GpuAggAggrefName(aggref)),
+								why))
 		return false;
 	*distinct = true;
 	return true;
@@ -204,17 +305,76 @@ distinct_supported(GpuAggKind kind, Oid argtype, Oid collation, bool *distinct,
  * and at which scale and with how many digits its values travel.
  */
 static bool
-numeric_supported(GpuAggKind kind, Node *expr, int *scale, int *precision,
+numeric_supported(Aggref *aggref, GpuAggKind kind, Node *expr, int *scale, int *precision,
 				  const char **why)
 {
+	int			max_digits = (kind == GPUAGG_MIN || kind == GPUAGG_MAX) ?
+		GPUAGG_NUMERIC_INT64_DIGITS : GPUAGG_NUMERIC_MAX_DIGITS;
+
 	if (!GpuAggNumericBounds(expr, precision, scale))
-		return (*why = "numeric argument of unknown precision (no type modifier)", false);
-	if ((kind == GPUAGG_SUM || kind == GPUAGG_AVG || GPUAGG_KIND_IS_VARIANCE(kind)) &&
-		*precision > GPUAGG_NUMERIC_MAX_DIGITS)
-		return (*why = "numeric argument of more than 50 digits", false);
-	if ((kind == GPUAGG_MIN || kind == GPUAGG_MAX) && *precision > GPUAGG_NUMERIC_INT64_DIGITS)
-		return (*why = "numeric min/max argument of more than 18 digits", false);
+	{
+		*why = psprintf("%s: its numeric argument has no precision and scale (a column "
+						"without a type modifier, a division or a function); cast the "
+						"argument to numeric(p,s) with p at most %d",
+						GpuAggAggrefName(aggref), max_digits);
+		return false;
+	}
+	if (*precision > max_digits)
+	{
+		*why = psprintf("%s: its numeric argument may have %d digits, more than the %d a "
+						"device holds exactly; cast the argument to numeric(p,s) with p at most %d",
+						GpuAggAggrefName(aggref), *precision, max_digits, max_digits);
+		return false;
+	}
 	return true;
+}
+
+/* check_functions_in_node() callback: remember a volatile function. */
+static bool
+volatile_function_checker(Oid func_id, void *context)
+{
+	if (func_volatile(func_id) != PROVOLATILE_VOLATILE)
+		return false;
+	*(Oid *) context = func_id;
+	return true;
+}
+
+/* Walk an expression for its first volatile function (*func_id). */
+static bool
+volatile_function_walker(Node *node, Oid *func_id)
+{
+	if (node == NULL)
+		return false;
+	if (check_functions_in_node(node, volatile_function_checker, func_id))
+		return true;
+	if (IsA(node, NextValueExpr))
+	{
+		*func_id = F_NEXTVAL;
+		return true;
+	}
+	return expression_tree_walker(node, volatile_function_walker, func_id);
+}
+
+/*
+ * The volatile function an expression calls, as "name()" for a message;
+ * NULL when it calls none (contain_volatile_functions()'s test).
+ */
+char *
+GpuAggVolatileFunction(Node *node)
+{
+	Oid			func_id = InvalidOid;
+
+	if (!volatile_function_walker(node, &func_id))
+		return NULL;
+	return psprintf("%s()", quote_identifier(get_func_name(func_id)));
+}
+
+/* Set *why to "<the aggregate> <what>"; always returns false. */
+static bool
+aggref_reject(Aggref *aggref, const char *what, const char **why)
+{
+	*why = psprintf("%s %s", GpuAggAggrefName(aggref), what);
+	return false;
 }
 
 /*
@@ -231,28 +391,36 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 	const char *name;
 	Oid			argtype = InvalidOid;
 	Node	   *arg;
+	char	   *types;
 	int			i;
 
 	*numeric_scale = 0;
 	*numeric_precision = 0;
 	*distinct = false;
+	if (AGGKIND_IS_ORDERED_SET(aggref->aggkind))
+		return aggref_reject(aggref, "is an ordered-set aggregate (WITHIN GROUP)", why);
 	if (aggref->aggorder != NIL)
-		return (*why = "aggregate with ORDER BY", false);
+		return aggref_reject(aggref, "orders its input (ORDER BY in the call), and a device "
+							 "aggregates rows in no order", why);
 	if (aggref->aggdistinct != NIL && list_length(aggref->args) != 1)
-		return (*why = "DISTINCT over several arguments", false);
-	if (aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 ||
-		aggref->aggsplit != AGGSPLIT_SIMPLE || aggref->aggvariadic)
-		return (*why = "ordered-set, outer-level or partial aggregate", false);
+		return aggref_reject(aggref, "takes DISTINCT over several arguments", why);
+	if (aggref->agglevelsup != 0)
+		return aggref_reject(aggref, "is an aggregate of an outer query", why);
+	if (aggref->aggsplit != AGGSPLIT_SIMPLE)
+		return aggref_reject(aggref, "is a partial aggregation", why);
+	if (aggref->aggvariadic)
+		return aggref_reject(aggref, "is called with VARIADIC", why);
 	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
-		return (*why = "aggregate outside pg_catalog", false);
+		return aggref_reject(aggref, "is not a built-in aggregate (a device runs only "
+							 "aggregates of pg_catalog)", why);
 	name = get_func_name(aggref->aggfnoid);
 	if (name == NULL)
-		return (*why = "unknown aggregate", false);
+		return aggref_reject(aggref, "does not exist", why);
 
 	if (aggref->aggstar)
 	{
 		if (strcmp(name, "count") != 0)
-			return (*why = "unsupported aggregate", false);
+			return aggref_reject(aggref, "does not run on a device", why);
 		*kind = GPUAGG_COUNT_STAR;
 		*input_type = InvalidOid;
 		return true;
@@ -260,7 +428,8 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 	if (list_length(aggref->args) == 2)
 		return classify_float8_pair(aggref, name, kind, input_type, why);
 	if (list_length(aggref->args) != 1)
-		return (*why = "aggregate with several arguments", false);
+		return aggref_reject(aggref, "does not run on a device: aggregates of more than two "
+							 "arguments do not", why);
 	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
 	argtype = getBaseType(exprType(arg));
 
@@ -280,17 +449,27 @@ GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 		*input_type = OidIsValid(entry->input_type) ? argtype : InvalidOid;
 		if (aggref->aggdistinct != NIL)
 		{
-			if (!distinct_supported(entry->kind, argtype, exprCollation(arg), distinct, why))
+			if (!distinct_supported(aggref, entry->kind, argtype, exprCollation(arg),
+									distinct, why))
 				return false;
 			if (*distinct)
 				*input_type = argtype;	/* count(DISTINCT x) needs x's type */
 		}
 		if (*input_type == NUMERICOID && (!*distinct || entry->kind != GPUAGG_COUNT) &&
-			!numeric_supported(entry->kind, arg, numeric_scale, numeric_precision, why))
+			!numeric_supported(aggref, entry->kind, arg, numeric_scale, numeric_precision, why))
 			return false;
 		return true;
 	}
-	return (*why = "unsupported aggregate or argument type", false);
+	types = supported_input_types(name);
+	if (types != NULL)
+		*why = psprintf("%s does not run on a device: %s does over %s",
+						GpuAggAggrefName(aggref), name, types);
+	else
+		*why = psprintf("%s does not run on a device: of the aggregates of one argument, "
+						"only count, sum, avg, min, max, bool_and, bool_or, every and the "
+						"variances and standard deviations do",
+						GpuAggAggrefName(aggref));
+	return false;
 }
 
 /*
@@ -421,13 +600,16 @@ GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type, int numeric_precision)
 	if (GPUAGG_KIND_IS_VARIANCE(kind))
 		return 2 + GPUAGG_NUMERIC_LIMBS;
 	if (input_type == FLOAT4OID || input_type == FLOAT8OID)
-		return 3;
+		return kind == GPUAGG_AVG ? 5 : 3;
 	return 2;
 }
 
-/* Whether a group key of this type (and collation) can go to a device. */
+/*
+ * Whether a group key of this type (and collation) can go to a device;
+ * else *why names what (the key, the column, the argument) and says why.
+ */
 bool
-GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why)
+GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what, const char **why)
 {
 	Oid			base = getBaseType(type);
 
@@ -442,12 +624,23 @@ GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why)
 		case BPCHAROID:
 			/* equal bytes are equal values only under deterministic collations */
 			if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
-				return (*why = "text key under a nondeterministic collation", false);
+			{
+				*why = psprintf("%s, of type %s, has the nondeterministic collation %s, and a "
+								"device compares bytes; give it a deterministic collation "
+								"(COLLATE \"C\")",
+								what, format_type_be(type),
+								quote_identifier(get_collation_name(collation)));
+				return false;
+			}
 			return true;
 	}
 	if (integer_encoding(base) != GPUAGG_ENC_NONE || KeyDictTypeSupported(base))
 		return true;
-	return (*why = "unsupported group key type", false);
+	*why = psprintf("%s is of type %s, which a device does not compare: keys are integers, "
+					"floats, bool, date and time types, text, varchar, char, numeric, "
+					"uuid or interval",
+					what, format_type_be(type));
+	return false;
 }
 
 /* The encoding of integer-like types (also dates, timestamps); NONE otherwise. */

@@ -49,6 +49,8 @@ typedef enum GpuAggKind
 	((kind) == GPUAGG_FLOAT_COMOMENTS || (kind) == GPUAGG_REGR_COUNT)
 
 /* hashagg/catalog.c */
+extern char *GpuAggAggrefName(Aggref *aggref);
+extern char *GpuAggVolatileFunction(Node *node);
 extern bool GpuAggClassifyAggref(Aggref *aggref, GpuAggKind *kind, Oid *input_type,
 								 int *numeric_scale, int *numeric_precision,
 								 bool *distinct, const char **why);
@@ -58,7 +60,8 @@ extern AttrNumber GpuAggChildAttno(List *child_exprs, Node *expr);
 extern Oid	GpuAggFinalFunction(Oid aggfnoid);
 extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
 								  int numeric_precision);
-extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char **why);
+extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what,
+								   const char **why);
 extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
 extern GpuAggEncoding GpuAggInputEncoding(Oid type);
 

@@ -335,7 +335,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (!es->analyze || !info->executed)
 		return;
-	ExplainPropertyInteger("Batches", NULL, stats->batches, es);
+	/* not "Batches", which in HashAggregate counts the partitions spilled to disk */
+	ExplainPropertyInteger("Input Chunks", NULL, stats->batches, es);
 	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
 	if (desc->njoin_steps > 0)
 	{
@@ -365,7 +366,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Table Growths", NULL, stats->table_growths, es);
 	if (strcmp(device_name, "GPU") == 0)
 		ExplainPropertyInteger("Retries", NULL, stats->retries, es);
-	ExplainPropertyText("Batches by Strategy", strategy_batches(stats), es);
+	ExplainPropertyText("Input Chunks by Strategy", strategy_batches(stats), es);
 	if (es->timing)
 	{
 		char	   *phases = phase_times(stats);

@@ -11,11 +11,13 @@
  * Columns: one per group key (in key order), then one per distinct (argument,
  * FILTER, encoding) of the aggregates; count(x) shares a column of the same
  * source when there is one.  Operations are deduplicated, so sum(x) and
- * avg(x) share one SUM and one COUNT.  A float key adds a ZERO_SIGN column
- * and a MIN over it, a bpchar, numeric or interval key a SPELLING column and
- * a MIN over it (see batch/builder.c).  Variance and stddev of floats are one
- * MOMENTS; corr, covar_* and regr_* one COMOMENTS over the columns of x (the
- * second argument) and y (the first).
+ * avg(x) share one SUM and one COUNT; avg of a float adds its MIN and MAX
+ * (shared with min(x) and max(x)) for PostgreSQL's overflow error.  A float
+ * key adds a ZERO_SIGN column and a MIN over it, a bpchar, numeric or
+ * interval key a SPELLING column and a MIN over it (see batch/builder.c).
+ * Variance and stddev of floats are one MOMENTS; corr, covar_* and regr_*
+ * one COMOMENTS over the columns of x (the second argument) and y (the
+ * first).
  *
  * An aggjoin's columns are then split by the side of its joins
  * that computes them (the probe side, then each build side), each side's
@@ -304,6 +306,8 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 	out->result_type = agg->result_type;
 	out->op_value = -1;
 	out->op_nonfinite = -1;
+	out->op_min = -1;
+	out->op_max = -1;
 	out->op_nan = -1;
 	out->op_pinf = -1;
 	out->op_ninf = -1;
@@ -387,6 +391,12 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 				out->op_value = layout_op(layout, GA_AGG_SUM_INT, col);
 			if (is_float)
 				out->op_nonfinite = layout_op(layout, GA_AGG_COUNT_NONFINITE, col);
+			if (is_float && agg->kind == GPUAGG_AVG)
+			{
+				/* the spread, for float8_accum()'s overflow (finalize.c) */
+				out->op_min = layout_op(layout, GA_AGG_MIN, col);
+				out->op_max = layout_op(layout, GA_AGG_MAX, col);
+			}
 			break;
 		case GPUAGG_VAR_SAMP:
 		case GPUAGG_VAR_POP:

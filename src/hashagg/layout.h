@@ -26,6 +26,8 @@ typedef struct GpuAggOutput
 	int			op_value;		/* SUM/MIN/MAX result, or -1 */
 	int			op_count;		/* COUNT / COUNT_ROWS result (numeric: finite) */
 	int			op_nonfinite;	/* COUNT_NONFINITE result, or -1 */
+	int			op_min;			/* avg of floats: MIN and MAX, for */
+	int			op_max;			/* PostgreSQL's overflow error, or -1 */
 	/* numeric arguments (finalize/numeric.c) */
 	int			numeric_scale;
 	int			nlimbs;			/* numeric sum(x) in limbs: how many */

@@ -38,6 +38,8 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_agg.h"
 #include "parser/parse_clause.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
@@ -70,7 +72,7 @@ typedef struct TargetCheck
 	List	   *groupings;		/* distinct GROUPING(...) expressions */
 	List	   *variance_args;	/* (args, filter) of variance aggregates counted */
 	int			device_ops;		/* device operations they need, at most */
-	bool		has_distinct;	/* some aggregate is DISTINCT */
+	Aggref	   *distinct;		/* the first DISTINCT aggregate, or NULL */
 	const char *why;			/* set when something is unsupported */
 } TargetCheck;
 
@@ -80,6 +82,42 @@ agg_reject(const char *why)
 {
 	elog(DEBUG1, "gpuagg: GpuHashAgg not used: %s", why);
 	return false;
+}
+
+/* Walk an expression for its first set-returning function (*func_id). */
+static bool
+agg_set_returning_walker(Node *node, Oid *func_id)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcretset)
+	{
+		*func_id = ((FuncExpr *) node)->funcid;
+		return true;
+	}
+	if (IsA(node, OpExpr) && ((OpExpr *) node)->opretset)
+	{
+		*func_id = ((OpExpr *) node)->opfuncid;
+		return true;
+	}
+	return expression_tree_walker(node, agg_set_returning_walker, func_id);
+}
+
+/*
+ * A group key for a message: a plain column by its name (column "x"), any
+ * other expression by its place in the GROUP BY (group key 2).
+ */
+static char *
+agg_key_name(PlannerInfo *root, Node *expr, int position)
+{
+	Var		   *var = IsA(expr, Var) ? (Var *) expr : NULL;
+
+	if (var != NULL && var->varlevelsup == 0 && var->varattno > 0 &&
+		var->varno >= 1 && var->varno <= list_length(root->parse->rtable))
+		return psprintf("group key column \"%s\"",
+						get_rte_attribute_name(rt_fetch(var->varno, root->parse->rtable),
+											   var->varattno));
+	return psprintf("group key %d", position);
 }
 
 /*
@@ -136,7 +174,8 @@ agg_check_walker(Node *node, TargetCheck *check)
 		if (!GpuAggClassifyAggref((Aggref *) node, &kind, &input_type, &numeric_scale,
 								  &numeric_precision, &distinct, &check->why))
 			return true;
-		check->has_distinct |= distinct;
+		if (distinct && check->distinct == NULL)
+			check->distinct = (Aggref *) node;
 		if (!list_member(check->aggrefs, node))
 		{
 			Aggref	   *aggref = (Aggref *) node;
@@ -168,9 +207,23 @@ agg_check_walker(Node *node, TargetCheck *check)
 		 * over GROUP BY substr(x, 1, 2) shown twice), whose value differs
 		 * within a group — keeps the native plan.
 		 */
-		if (!agg_var_functionally_grouped(check, (Var *) node))
-			return (check->why = "a column outside aggregates that is not grouped", true);
-		if (!GpuAggKeyTypeSupported(exprType(node), exprCollation(node), &check->why))
+		Var		   *var = (Var *) node;
+		const char *column = var->varno >= 1 &&
+			var->varno <= list_length(check->root->parse->rtable) && var->varattno > 0 ?
+			get_rte_attribute_name(rt_fetch(var->varno, check->root->parse->rtable),
+								   var->varattno) : "?";
+
+		if (!agg_var_functionally_grouped(check, var))
+		{
+			check->why = psprintf("column \"%s\" is used outside aggregates without being a "
+								  "group key or determined by one (its table's primary key)",
+								  column);
+			return true;
+		}
+		if (!GpuAggKeyTypeSupported(exprType(node), exprCollation(node),
+									psprintf("column \"%s\", grouped through its table's primary key,",
+											 column),
+									&check->why))
 			return true;
 		check->keys = lappend(check->keys, node);
 		return false;
@@ -184,9 +237,15 @@ agg_check_walker(Node *node, TargetCheck *check)
 			check->groupings = lappend(check->groupings, node);
 		return false;
 	}
-	if (IsA(node, PlaceHolderVar) || IsA(node, WindowFunc))
+	if (IsA(node, WindowFunc))
 	{
-		check->why = "placeholder or window function in the output";
+		check->why = psprintf("the window function %s() is computed from the grouping's output",
+							  quote_identifier(get_func_name(((WindowFunc *) node)->winfnoid)));
+		return true;
+	}
+	if (IsA(node, PlaceHolderVar))
+	{
+		check->why = "the output holds a placeholder (a subquery's output under an outer join)";
 		return true;
 	}
 	return expression_tree_walker(node, agg_check_walker, check);
@@ -202,20 +261,32 @@ static bool
 agg_collect_keys(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *check)
 {
 	ListCell   *lc;
+	int			position = 0;
 
 	foreach(lc, root->parse->groupClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		Node	   *expr = get_sortgroupclause_expr(sgc, extra->targetList);
+		char	   *volatile_function;
 
-		if (!GpuAggKeyTypeSupported(exprType(expr), exprCollation(expr), &check->why))
+		position++;
+		if (!GpuAggKeyTypeSupported(exprType(expr), exprCollation(expr),
+									agg_key_name(root, expr, position), &check->why))
 			return false;
-		if (contain_volatile_functions(expr))
-			return (check->why = "volatile group key expression", false);
+		if ((volatile_function = GpuAggVolatileFunction(expr)) != NULL)
+		{
+			check->why = psprintf("%s calls the volatile function %s",
+								  agg_key_name(root, expr, position), volatile_function);
+			return false;
+		}
 		if (!list_member(check->keys, expr))
 			check->keys = lappend(check->keys, expr);
 		else if (root->parse->groupingSets != NIL)
-			return (check->why = "the same expression in two grouping set columns", false);
+		{
+			check->why = psprintf("%s repeats an earlier key in the grouping sets",
+								  agg_key_name(root, expr, position));
+			return false;
+		}
 	}
 	check->ngrouped = list_length(check->keys);
 	return true;
@@ -307,7 +378,8 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 	}
 	if (list_length(gsets) > GPUAGG_MAX_GROUPING_SETS)
 	{
-		check->why = psprintf("more than %d grouping sets", GPUAGG_MAX_GROUPING_SETS);
+		check->why = psprintf("%d grouping sets, more than the %d a device aggregates in one pass",
+							  list_length(gsets), GPUAGG_MAX_GROUPING_SETS);
 		return false;
 	}
 	foreach(lc, gsets)
@@ -337,7 +409,7 @@ agg_grouping_sets(PlannerInfo *root, GroupPathExtraData *extra, TargetCheck *che
 					exprs = lappend(exprs, key);
 				else if (IsA(key, Const))
 				{
-					check->why = "a grouping set leaves out a constant key";
+					check->why = psprintf("a grouping set leaves out group key %d, a constant", i + 1);
 					return false;
 				}
 			}
@@ -784,15 +856,23 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	ListCell   *lc;
 
 	if (parse->hasTargetSRFs)
-		return agg_reject("set-returning function in the target list");
+	{
+		Oid			func_id = InvalidOid;
+
+		agg_set_returning_walker((Node *) parse->targetList, &func_id);
+		return agg_reject(psprintf("the SELECT list calls the set-returning function %s(); "
+								   "call it in a FROM clause over the grouped query",
+								   OidIsValid(func_id) ?
+								   quote_identifier(get_func_name(func_id)) : "?"));
+	}
 	if (extra->patype == PARTITIONWISE_AGGREGATE_PARTIAL)
-		return agg_reject("partial partitionwise aggregation");
+		return agg_reject("partial partitionwise aggregation (the group keys do not hold the partition key)");
 	if (input_path == NULL || input_path->param_info != NULL)
-		return agg_reject("no unparameterized input path");
+		return agg_reject("the input has no path without parameters");
 
 	device = GpuAggPlannedDeviceKind(&usable);
 	if (!usable && gpuagg_device == GPUAGG_DEVICE_AUTO)
-		return agg_reject(psprintf("no usable GPU (%s); set gpuagg.device = cpu to use the CPU device",
+		return agg_reject(psprintf("no usable GPU: %s; set gpuagg.device = cpu to use the CPU device",
 								   GpuAggNoGpuReason()));
 
 	if (!agg_collect_keys(root, extra, &check))
@@ -807,17 +887,27 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	foreach(lc, check.aggrefs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		char	   *volatile_function = GpuAggVolatileFunction((Node *) aggref->args);
 
-		if (contain_volatile_functions((Node *) aggref->args) ||
-			contain_volatile_functions((Node *) aggref->aggfilter))
-			return agg_reject("volatile aggregate argument");
+		if (volatile_function == NULL)
+			volatile_function = GpuAggVolatileFunction((Node *) aggref->aggfilter);
+		if (volatile_function != NULL)
+			return agg_reject(psprintf("%s: its argument or FILTER calls the volatile function %s",
+									   GpuAggAggrefName(aggref), volatile_function));
 	}
 	/* + 1: a DISTINCT aggregate groups by the keys and its argument */
-	if (list_length(check.keys) + 1 > GA_MAX_KEYS ||
-		check.device_ops + list_length(check.keys) > GA_MAX_AGG_OPS)
-		return agg_reject("too many group keys or aggregates for one device request");
-	if (parse->groupingSets != NIL && check.has_distinct)
-		return agg_reject("DISTINCT aggregate with grouping sets");
+	if (list_length(check.keys) + 1 > GA_MAX_KEYS)
+		return agg_reject(psprintf("%d group keys, more than the %d a device request holds",
+								   list_length(check.keys), GA_MAX_KEYS - 1));
+	if (check.device_ops + list_length(check.keys) > GA_MAX_AGG_OPS)
+		return agg_reject(psprintf("the aggregates and group keys need %d device operations, "
+								   "more than the %d a device request holds; split the "
+								   "aggregates over two queries",
+								   check.device_ops + list_length(check.keys), GA_MAX_AGG_OPS));
+	if (parse->groupingSets != NIL && check.distinct != NULL)
+		return agg_reject(psprintf("%s with grouping sets: a device runs DISTINCT aggregates "
+								   "only without them",
+								   GpuAggAggrefName(check.distinct)));
 
 	/*
 	 * A plain aggregate (counts and sums, no GROUP BY) runs no faster on a
@@ -828,7 +918,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	 * unless forced.
 	 */
 	plain_parallel = !gpuagg_force && check.keys == NIL && parse->groupingSets == NIL &&
-		!check.has_distinct && input_rel->partial_pathlist != NIL;
+		check.distinct == NULL && input_rel->partial_pathlist != NIL;
 
 	input_rows = input_path->rows;
 	if (!agg_grouping_sets(root, extra, &check, input_rows, relid, &info))

@@ -28,6 +28,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "utils/regproc.h"
 #include "utils/lsyscache.h"
 
 #include "devices.h"
@@ -122,7 +123,7 @@ join_split_clauses(RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 		if (rinfo->pseudoconstant)
 		{
-			*why = "constant join condition";
+			*why = "a join condition is constant (it reads no column of either side)";
 			return false;
 		}
 		if (is_outer_join && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
@@ -151,12 +152,13 @@ join_split_clauses(RelOptInfo *joinrel, RelOptInfo *outerrel,
 	}
 	if (clauses->hash_clauses == NIL)
 	{
-		*why = "no hashable equality between the two sides";
+		*why = "no join condition is a hashable equality (=) between the two sides";
 		return false;
 	}
 	if (list_length(clauses->hash_clauses) > GA_MAX_KEYS)
 	{
-		*why = "too many join keys";
+		*why = psprintf("%d join keys, more than the %d a device request holds",
+						list_length(clauses->hash_clauses), GA_MAX_KEYS);
 		return false;
 	}
 	return true;
@@ -172,7 +174,7 @@ join_expr_unsupported(Node *node, const char **why)
 		return false;
 	if (contain_subplans(node))
 	{
-		*why = "subquery in a join condition or the output";
+		*why = "a join condition or the join's output holds a subquery";
 		return true;
 	}
 	vars = pull_var_clause(node, PVC_INCLUDE_PLACEHOLDERS |
@@ -185,7 +187,7 @@ join_expr_unsupported(Node *node, const char **why)
 		{
 			if (!IsA(lfirst(lc), Var))
 			{
-				*why = "placeholder variable (outer join of a subquery's output)";
+				*why = "a join condition or the join's output holds a placeholder (a subquery's output under an outer join)";
 				return true;
 			}
 		}
@@ -270,22 +272,22 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		case JOIN_ANTI:
 			break;
 		default:
-			return join_reject("join type (unique-ified input)");
+			return join_reject("the planner makes one side unique before this join");
 	}
 	device = GpuAggPlannedDeviceKind(&usable);
 	if (!usable && gpuagg_device == GPUAGG_DEVICE_AUTO)
-		return join_reject(psprintf("no usable GPU (%s); set gpuagg.device = cpu to use the CPU device",
+		return join_reject(psprintf("no usable GPU: %s; set gpuagg.device = cpu to use the CPU device",
 									GpuAggNoGpuReason()));
 	if (root->rowMarks != NIL)
-		return join_reject("row locking (FOR UPDATE/SHARE)");
+		return join_reject("the query locks rows (FOR UPDATE or FOR SHARE)");
 	if (root->parse->resultRelation > 0 &&
 		bms_is_member(root->parse->resultRelation, joinrel->relids))
 		return join_reject("the join contains the target of UPDATE, DELETE or MERGE");
 	if (!bms_is_empty(joinrel->lateral_relids))
-		return join_reject("lateral reference");
+		return join_reject("a side refers to the other (LATERAL)");
 	if (outer_path == NULL || inner_path == NULL ||
 		outer_path->param_info != NULL || inner_path->param_info != NULL)
-		return join_reject("no unparameterized input path");
+		return join_reject("a side has no path without parameters");
 
 	if (!join_split_clauses(joinrel, outerrel, innerrel, jointype,
 							extra->restrictlist, &clauses, &why))
@@ -302,11 +304,13 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		RegProcedure rhash;
 
 		if (!get_op_hash_functions(op->opno, &lhash, &rhash))
-			return join_reject("equality without hash functions");
+			return join_reject(psprintf("the join key's operator %s has no hash functions",
+										format_operator(op->opno)));
 	}
 
 	if (inner_path->rows > (double) GA_JOIN_MAX_BUILD_ROWS / 2)
-		return join_reject("build side has too many rows");
+		return join_reject(psprintf("the build side's estimated %.0f rows exceed the %.0f a device builds",
+									inner_path->rows, (double) GA_JOIN_MAX_BUILD_ROWS / 2));
 	/* too large a build is still kept for an aggjoin, which holds less */
 	build_bytes = inner_path->rows * (inner_path->pathtarget->width + 48.0);
 	build_limit = GpuAggHashJoinBuildLimit(device);

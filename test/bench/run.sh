@@ -3,7 +3,8 @@
 # a TPC-H subset (docs/benchmarks.md), each query timed native serial, native
 # parallel and with gpuagg, every gpuagg answer checked against native PostgreSQL's.
 #
-#   bash test/bench/run.sh [options]          # 1e6 rows, TPC-H SF 0.1
+#   bash test/bench/run.sh [options]          # 1e6 rows, TPC-H SF 0.1 (its run time:
+#                                             # docs/benchmarks.md, "How to reproduce")
 #   ROWS=1e8 SUITES=groupby bash test/bench/run.sh        # headline numbers, GPU host
 #
 # Sets up like test/demo.sh (as root on a fresh Debian 12: PostgreSQL 15, headers and a
@@ -12,9 +13,11 @@
 # end), generates the tables inside PostgreSQL (test/bench/gen_*.sql: set-based, in
 # concurrent chunks, reproducible), then per suite: generate, run its queries, drop it.
 # Prints a table of times and ratios and writes OUT/bench.csv, OUT/bench.txt (the table),
-# OUT/bench.png (speedup vs native parallel per query: matplotlib, else gnuplot, else
-# skipped with a message) and OUT/explain.txt (EXPLAIN ANALYZE of a few queries under
-# gpuagg). Exit status nonzero when a query fails or a gpuagg answer differs.
+# OUT/bench.png (per query, gpuagg's speedup over native serial and over native parallel,
+# bars from 1x on a log scale, forced plans marked: test/bench/lib/chart.py with
+# matplotlib, else gnuplot, else skipped with a message) and OUT/explain.txt (EXPLAIN
+# ANALYZE of a few queries under gpuagg). Exit status nonzero when a query fails or a
+# gpuagg answer differs.
 #
 # Options (flag or environment variable):
 #   --rows N        ROWS (or SCALE)  rows of the group-by table x (default 1e6; 1e7
@@ -277,7 +280,8 @@ gen_estimate_s() {
 	esac
 }
 
-# Print a rough estimate of the run time in seconds (calibrated on a 2-core machine with the CPU device).
+# Print a rough estimate of the run time in seconds (calibrated on a 2-core machine with the CPU
+# device and nothing else running: the default run there, docs/benchmarks.md).
 estimate_s() {
 	local q s per=0 total=0 nmodes runs gen=0
 	nmodes=$(wc -w <<<"$MODES")
@@ -286,11 +290,12 @@ estimate_s() {
 		if suite_selected "$s"; then gen=$((gen + $(gen_estimate_s "$s"))); fi
 	done
 	for q in "${ORDER[@]}"; do
-		# seconds per run of one mode at 1e6 rows / SF 0.1 on 2 cores (measured), scaled
+		# seconds per run of one mode at 1e6 rows / SF 0.1 on 2 cores (measured: the plan
+		# checks, the answer check and psql's start spread over the runs), scaled
 		case "${Q_SUITE[$q]}" in
-			groupby) per=$(awk -v p="$per" -v r="$ROWS" 'BEGIN { printf "%.3f", p + 0.25 * r / 1e6 }') ;;
-			join) per=$(awk -v p="$per" -v r="$JOIN_ROWS" 'BEGIN { printf "%.3f", p + 0.25 * r / 1e6 }') ;;
-			tpch) per=$(awk -v p="$per" -v f="$SF" 'BEGIN { printf "%.3f", p + 0.22 * f / 0.1 }') ;;
+			groupby) per=$(awk -v p="$per" -v r="$ROWS" 'BEGIN { printf "%.3f", p + 1.0 * r / 1e6 }') ;;
+			join) per=$(awk -v p="$per" -v r="$JOIN_ROWS" 'BEGIN { printf "%.3f", p + 1.0 * r / 1e6 }') ;;
+			tpch) per=$(awk -v p="$per" -v f="$SF" 'BEGIN { printf "%.3f", p + 0.9 * f / 0.1 }') ;;
 		esac
 	done
 	total=$(awk -v g="$gen" -v p="$per" -v m="$nmodes" -v n="$runs" -v c="$(ncores)" -v k="$CHECK" -v nq="${#ORDER[@]}" \
@@ -605,8 +610,8 @@ print_results() {
 
 # Draw OUT/bench.png: matplotlib, else gnuplot, else say why there is none.
 draw_chart() {
-	local py title data q term
-	title="gpuagg (device $BENCH_DEVICE: $DEVICE_NAME) vs native parallel PostgreSQL ($BENCH_WORKERS workers): $(scales_text)"
+	local py title data q kind vs_serial vs_parallel term span
+	title="gpuagg (device $BENCH_DEVICE: $DEVICE_NAME) vs native serial and parallel PostgreSQL ($BENCH_WORKERS workers): $(scales_text)"
 	rm -f "$OUT/bench.png"
 	py=$(find_matplotlib)
 	if [ -n "$py" ]; then
@@ -618,29 +623,41 @@ draw_chart() {
 	fi
 	if command -v gnuplot >/dev/null 2>&1; then
 		data=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-chart.XXXXXX")
-		# query, speedup vs native parallel (NaN when there is none), 1 when no gpuagg node
+		# query (starred when forced), speedup vs native serial and vs native parallel
+		# (NaN when there is none), the plan: 0 gpuagg, 1 forced, 2 no gpuagg node
 		for q in "${ORDER[@]}"; do
-			printf '%s %s %d\n' "$q" "$(ratio_num "${R_T[$q.parallel]:-}" "${R_T[$q.gpuagg]:-}" | sed 's/^$/NaN/')" \
-				"$([ "${R_INPLAN[$q]:-}" = no ] && echo 1 || echo 0)"
+			case "${R_INPLAN[$q]:-}" in forced) kind=1 ;; no) kind=2 ;; *) kind=0 ;; esac
+			vs_serial=$(ratio_num "${R_T[$q.serial]:-}" "${R_T[$q.gpuagg]:-}")
+			vs_parallel=$(ratio_num "${R_T[$q.parallel]:-}" "${R_T[$q.gpuagg]:-}")
+			printf '%s %s %s %d\n' "$q$([ "$kind" = 1 ] && echo '*')" "${vs_serial:-NaN}" \
+				"${vs_parallel:-NaN}" "$kind"
 		done >"$data"
+		# a log scale centred on 1x: as far below it as the largest ratio or inverse is above
+		span=$(awk '{ for (i = 2; i <= 3; i++) if ($i != "NaN" && $i > 0) { v = $i < 1 ? 1 / $i : $i; if (v > m) m = v } }
+			END { printf "%g", (m > 2 ? m : 2) * 1.6 }' "$data")
 		for term in "pngcairo size 1100,520 font \",9\"" "png size 1100,520"; do
+			# bars from 1x to the ratio: x y xlow xhigh ylow yhigh (boxxyerror)
 			if gnuplot <<GP 2>/dev/null; then
 set terminal $term
 set output "$OUT/bench.png"
 set title "${title//\"/}"
 set style fill solid 0.8 border -1
-set boxwidth 0.7
 set logscale y
-set ylabel "speedup vs native parallel (x)"
+set yrange [1.0 / $span:$span]
+set xrange [-0.7:${#ORDER[@]} - 0.3]
+set ylabel "gpuagg speedup (native time / gpuagg time)"
+set label 1 "light: vs native serial; dark: vs native parallel; orange, *: forced (the planner keeps the native plan unforced); grey: no gpuagg node" at graph 0.01, graph 0.96 font ",8"
 set xtics rotate by -60
 set grid ytics
 unset key
-plot "$data" using 0:(\$3 == 0 ? \$2 : 1/0):xtic(1) with boxes lc rgb "#1f77b4", \
-	"" using 0:(\$3 == 1 ? \$2 : 1/0) with boxes lc rgb "#b0b0b0", \
+lo(v) = v < 1 ? v : 1
+hi(v) = v < 1 ? 1 : v
+plot "$data" using (\$0 - 0.2):(1):(\$0 - 0.38):(\$0 - 0.02):(lo(\$2)):(hi(\$2)):(\$4 == 2 ? 0xd9d9d9 : \$4 == 1 ? 0xfdbf6f : 0x9ecae1):xtic(1) with boxxyerror lc rgb variable, \
+	"" using (\$0 + 0.2):(1):(\$0 + 0.02):(\$0 + 0.38):(lo(\$3)):(hi(\$3)):(\$4 == 2 ? 0xb0b0b0 : \$4 == 1 ? 0xff7f00 : 0x1f77b4) with boxxyerror lc rgb variable, \
 	1 with lines lc rgb "black"
 GP
 				rm -f "$data"
-				log "wrote $OUT/bench.png (gnuplot, ${term%% *} terminal; grey: no gpuagg node)"
+				log "wrote $OUT/bench.png (gnuplot, ${term%% *} terminal; orange: forced, grey: no gpuagg node)"
 				return 0
 			fi
 		done
@@ -673,7 +690,8 @@ main() {
 	log "scale: $(scales_text); modes: $MODES; $RUNS run(s) after $(warmup_text);" \
 		"$(ncores) cores, $(mem_total_mb) MB RAM; output in $OUT"
 	log "estimated run time: about $(((est + 59) / 60)) min (rough: timings of a 2-core machine with the CPU device," \
-		"scaled by rows and cores; data generation included)${TIME_LIMIT:+; TIME_LIMIT ${TIME_LIMIT}s}"
+		"scaled by rows and cores; data generation included; more on a busy machine, and when native serial" \
+		"TPC-H Q21 plans a nested loop: docs/benchmarks.md)${TIME_LIMIT:+; TIME_LIMIT ${TIME_LIMIT}s}"
 	section "packages"
 	ensure_packages
 	section "build+install"

@@ -154,6 +154,23 @@ check_pg_tools() {
 
 # ---------------------------------------------------------------- build
 
+# Run make with arguments $2..., its output into file $1, and show progress: a dot per C
+# object, a line per CUDA object (each takes a while); returns make's status.
+make_with_progress() {
+	local out=$1 status
+	shift
+	printf '[%s] compiling ' "$(date +%H:%M:%S)"
+	make "$@" 2>&1 | tee "$out" | awk '
+		/ -c / && /\.cu( |$)/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /\.cu$/) printf "\n  nvcc %s ", $i
+			fflush(); next
+		}
+		/ -c / && / -o [^ ]*\.o( |$)/ { printf "."; fflush() }
+		END { print "" }'
+	status=${PIPESTATUS[0]}
+	return "$status"
+}
+
 # Print the checksum of file $1 (empty when it does not exist).
 file_sum() { if [ -f "$1" ]; then md5sum <"$1" | cut -d' ' -f1; fi; }
 
@@ -239,7 +256,7 @@ build_and_install() {
 	buildlog=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-build.XXXXXX")
 	t0=$(now_s)
 	log "building: make -j$(ncores) PG_CONFIG=$PG_CONFIG (in $GA_ROOT)"
-	if ! make -C "$GA_ROOT" --no-print-directory -j"$(ncores)" PG_CONFIG="$PG_CONFIG" >"$buildlog" 2>&1; then
+	if ! make_with_progress "$buildlog" -C "$GA_ROOT" --no-print-directory -j"$(ncores)" PG_CONFIG="$PG_CONFIG"; then
 		cat "$buildlog" >&2
 		rm -f "$buildlog"
 		die "build failed (make output above)"

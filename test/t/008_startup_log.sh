@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# test/t/008_startup_log.sh - at server start gpuagg writes one line to the server log
+# that lists the GPUs it found, or says that there is none and why in the words of
+# gpuagg_devices(); a gpuagg.gpu_index in postgresql.conf that names no GPU is let be
+# with a warning (the server starts), and SET refuses such a value.
+#
+# Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER exported.
+# Starts a second throwaway cluster that preloads gpuagg, with gpuagg.gpu_index = 15
+# (no machine has sixteen GPUs), and reads its log.
+set -euo pipefail
+
+run_as() {
+	# Run a command as the server user (we may be root).
+	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
+}
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-startlog.XXXXXX")
+chmod 755 "$dir"
+if [ "$(id -u)" -eq 0 ]; then chown "$GPUAGG_RUN_USER:" "$dir"; fi
+cleanup() {
+	# Stop the cluster and remove its directory.
+	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+port=$((PGPORT + 2))
+run_as "$PG_BINDIR/initdb" -D "$dir/data" -A trust >/dev/null
+cat >>"$dir/data/postgresql.conf" <<CONF
+listen_addresses = ''
+unix_socket_directories = '$dir'
+port = $port
+shared_preload_libraries = 'gpuagg'
+gpuagg.gpu_index = 15
+CONF
+run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
+
+psql_db() {
+	# Run SQL in the throwaway cluster, unaligned.
+	run_as "$PG_BINDIR/psql" -X -At -h "$dir" -p "$port" -d postgres "$@"
+}
+
+fail=0
+failed() {
+	# Report a failed check.
+	echo "008_startup_log: $*"
+	fail=1
+}
+
+lines=$(grep -E 'LOG:  gpuagg: ([0-9]+ usable GPUs?: |no usable GPU: )' "$dir/log" || true)
+printf 'start-up line: %s\n' "$lines"
+[ "$(grep -c . <<<"$lines")" = 1 ] || failed "expected one start-up line about the GPUs, found: $lines"
+psql_db -c "CREATE EXTENSION gpuagg" >/dev/null
+usable=$(psql_db -c "SELECT count(*) FROM gpuagg_devices() WHERE usable")
+note=$(psql_db -c "SELECT note FROM gpuagg_devices() WHERE NOT usable")
+if [ "$usable" -gt 0 ]; then
+	grep -qF "gpuagg: $usable usable GPU" <<<"$lines" ||
+		failed "gpuagg_devices() lists $usable GPU(s), the log line says otherwise"
+else
+	grep -qF "gpuagg: no usable GPU: $note;" <<<"$lines" ||
+		failed "the log line does not give gpuagg_devices()'s reason ($note)"
+	case "$note" in
+		*"CUDA driver version is insufficient"*) failed "the reason is CUDA's, not in a DBA's words: $note" ;;
+	esac
+fi
+
+# gpuagg.gpu_index = 15 from postgresql.conf: a warning, and the server is up
+grep -q 'WARNING:  gpuagg.gpu_index is 15, which names no GPU' "$dir/log" ||
+	failed "no warning about gpuagg.gpu_index = 15 in the server log"
+[ "$(psql_db -c "SHOW gpuagg.gpu_index")" = 15 ] || failed "gpuagg.gpu_index from postgresql.conf was not kept"
+out=$(psql_db -c "SET gpuagg.gpu_index = 15" 2>&1 || true)
+printf 'SET gpuagg.gpu_index = 15: %s\n' "$out"
+grep -q 'invalid value for parameter "gpuagg.gpu_index": 15' <<<"$out" || failed "SET gpuagg.gpu_index = 15 was not refused"
+grep -q 'names no GPU' <<<"$out" || failed "the refusal does not say why"
+
+if [ "$fail" -ne 0 ]; then
+	echo "--- server log:"
+	cat "$dir/log"
+	echo "008_startup_log: FAILED"
+	exit 1
+fi
+echo "008_startup_log: ok"
