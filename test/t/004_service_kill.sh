@@ -105,8 +105,12 @@ case "$state" in
 	ready\ *) [ "${state#ready }" != "$pid" ] || failed "the service process was not replaced" ;;
 	*) failed "the GPU service did not come back ($state)" ;;
 esac
+# a request in flight at the kill is failed and counted; a kill between two requests
+# leaves none in flight (the query learns of it at its next call)
 failures=$(psql_db -c "SELECT coalesce(sum(failures), 0) FROM gpuagg_stats")
-[ "$failures" -ge 1 ] || failed "gpuagg_stats counts no failed request ($failures)"
+if grep -q "ended while this request ran" "$work/messages"; then
+	[ "$failures" -ge 1 ] || failed "gpuagg_stats counts no failed request ($failures)"
+fi
 fallbacks=$(psql_db -c "SELECT coalesce(sum(cpu_fallbacks), 0) FROM gpuagg_stats")
 [ "$fallbacks" -ge 1 ] || failed "gpuagg_stats counts no CPU fallback ($fallbacks)"
 
