@@ -6,28 +6,10 @@
 # Starts a second throwaway cluster without the preload, tries CREATE EXTENSION.
 set -euo pipefail
 
-run_as() {
-	# Run a command as the server user (we may be root).
-	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
-}
+# shellcheck source=test/lib/tscript.sh
+. "$(dirname "$0")/../lib/tscript.sh"
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-preload.XXXXXX")
-chmod 755 "$dir"
-if [ "$(id -u)" -eq 0 ]; then chown "$GPUAGG_RUN_USER:" "$dir"; fi
-cleanup() {
-	# Stop the cluster and remove its directory.
-	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-port=$((PGPORT + 1))
-run_as "$PG_BINDIR/initdb" -D "$dir/data" -A trust >/dev/null
-cat >>"$dir/data/postgresql.conf" <<CONF
-listen_addresses = ''
-unix_socket_directories = '$dir'
-port = $port
-CONF
+t_cluster_init preload 1 </dev/null
 run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
 
 out=$(run_as "$PG_BINDIR/psql" -X -h "$dir" -p "$port" -d postgres -v VERBOSITY=default \

@@ -12,33 +12,13 @@
 # exported.
 set -euo pipefail
 
-run_as() {
-	# Run a command as the server user (we may be root).
-	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
-}
+# shellcheck source=test/lib/tscript.sh
+. "$(dirname "$0")/../lib/tscript.sh"
 
-db=gpuagg_service_kill
+T_NAME=004_service_kill
+t_scratch_db gpuagg_service_kill service
 device=${GPUAGG_DEVICE:-cpu}
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-service.XXXXXX")
-chmod 777 "$work"
-cleanup() {
-	# Drop the scratch database and the work directory.
-	run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-psql_db() {
-	# Run SQL in the scratch database, unaligned and quiet.
-	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
-}
-
 fail=0
-failed() {
-	# Report a failed check.
-	echo "004_service_kill: $*"
-	fail=1
-}
 
 run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 psql_db -c "CREATE EXTENSION gpuagg" \

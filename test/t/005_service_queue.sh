@@ -14,27 +14,10 @@
 # test/check.sh with PG_BINDIR, PGPORT and GPUAGG_RUN_USER exported.
 set -euo pipefail
 
-run_as() {
-	# Run a command as the server user (we may be root).
-	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
-}
+# shellcheck source=test/lib/tscript.sh
+. "$(dirname "$0")/../lib/tscript.sh"
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-queue.XXXXXX")
-chmod 755 "$dir"
-if [ "$(id -u)" -eq 0 ]; then chown "$GPUAGG_RUN_USER:" "$dir"; fi
-cleanup() {
-	# Stop the cluster and remove its directory.
-	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-port=$((PGPORT + 5))
-run_as "$PG_BINDIR/initdb" -D "$dir/data" -A trust >/dev/null
-cat >>"$dir/data/postgresql.conf" <<CONF
-listen_addresses = ''
-unix_socket_directories = '$dir'
-port = $port
+t_cluster_init queue 5 <<CONF
 shared_preload_libraries = 'gpuagg'
 gpuagg.service_memory = 16MB
 gpuagg.service_threads = 4
@@ -49,12 +32,8 @@ psql_db() {
 	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -d postgres "$@"
 }
 
+T_NAME=005_service_queue
 fail=0
-failed() {
-	# Report a failed check.
-	echo "005_service_queue: $*"
-	fail=1
-}
 
 psql_db -c "CREATE EXTENSION gpuagg" \
 	-c "CREATE TABLE t AS SELECT i % 5000 AS k, i AS v, (i % 7)::float8 AS f FROM generate_series(1, 2000000) i" \

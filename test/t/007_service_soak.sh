@@ -11,35 +11,15 @@
 # PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE exported.
 set -euo pipefail
 
-run_as() {
-	# Run a command as the server user (we may be root).
-	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
-}
+# shellcheck source=test/lib/tscript.sh
+. "$(dirname "$0")/../lib/tscript.sh"
 
-db=gpuagg_service_soak
+T_NAME=007_service_soak
+t_scratch_db gpuagg_service_soak soak
 device=${GPUAGG_DEVICE:-cpu}
 queries=${SOAK_QUERIES:-10000}
 clients=4
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-soak.XXXXXX")
-chmod 777 "$work"
-cleanup() {
-	# Drop the scratch database and the work directory.
-	run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-psql_db() {
-	# Run SQL in the scratch database, unaligned and quiet.
-	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
-}
-
 fail=0
-failed() {
-	# Report a failed check.
-	echo "007_service_soak: $*"
-	fail=1
-}
 
 [ -x "$PG_BINDIR/pgbench" ] || { echo "007_service_soak: skipped (no pgbench in $PG_BINDIR)"; exit 0; }
 

@@ -9,27 +9,10 @@
 # (no machine has sixteen GPUs), and reads its log.
 set -euo pipefail
 
-run_as() {
-	# Run a command as the server user (we may be root).
-	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
-}
+# shellcheck source=test/lib/tscript.sh
+. "$(dirname "$0")/../lib/tscript.sh"
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-startlog.XXXXXX")
-chmod 755 "$dir"
-if [ "$(id -u)" -eq 0 ]; then chown "$GPUAGG_RUN_USER:" "$dir"; fi
-cleanup() {
-	# Stop the cluster and remove its directory.
-	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-port=$((PGPORT + 2))
-run_as "$PG_BINDIR/initdb" -D "$dir/data" -A trust >/dev/null
-cat >>"$dir/data/postgresql.conf" <<CONF
-listen_addresses = ''
-unix_socket_directories = '$dir'
-port = $port
+t_cluster_init startlog 2 <<CONF
 shared_preload_libraries = 'gpuagg'
 gpuagg.gpu_index = 15
 CONF
@@ -40,12 +23,8 @@ psql_db() {
 	run_as "$PG_BINDIR/psql" -X -At -h "$dir" -p "$port" -d postgres "$@"
 }
 
+T_NAME=008_startup_log
 fail=0
-failed() {
-	# Report a failed check.
-	echo "008_startup_log: $*"
-	fail=1
-}
 
 lines=$(grep -E 'LOG:  gpuagg: ([0-9]+ usable GPUs?: |no usable GPU: )' "$dir/log" || true)
 printf 'start-up line: %s\n' "$lines"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# test/lib/tscript.sh - what the test/t scripts share: running a program as the server
+# user, a throwaway cluster of a script's own, and a scratch database in the suite's
+# cluster. Sourced by test/t/*.sh, which test/check.sh runs with PG_BINDIR, PGHOST,
+# PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE exported.
+
+# Run a command as the server user (we may be root).
+run_as() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u "$GPUAGG_RUN_USER" -- "$@"; else "$@"; fi
+}
+
+# Make a throwaway cluster, not started, in a new directory gpuagg-$1.* on port
+# PGPORT + $2, its postgresql.conf the socket and port lines and then the lines on
+# stdin; sets dir and port; the cluster is stopped and its directory removed at exit.
+t_cluster_init() {
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-$1.XXXXXX")
+	chmod 755 "$dir"
+	if [ "$(id -u)" -eq 0 ]; then chown "$GPUAGG_RUN_USER:" "$dir"; fi
+	trap t_cluster_cleanup EXIT
+	port=$((PGPORT + $2))
+	run_as "$PG_BINDIR/initdb" -D "$dir/data" -A trust >/dev/null
+	{
+		printf "listen_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" "$dir" "$port"
+		cat
+	} >>"$dir/data/postgresql.conf"
+}
+
+# Stop the throwaway cluster and remove its directory.
+t_cluster_cleanup() {
+	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$dir"
+}
+
+# Use scratch database $1 of the suite's cluster (dropped at exit, with the work
+# directory): sets db and work (a new directory gpuagg-$2.* every user may write).
+t_scratch_db() {
+	db=$1
+	work=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-$2.XXXXXX")
+	chmod 777 "$work"
+	trap t_scratch_cleanup EXIT
+}
+
+# Drop the scratch database and the work directory.
+t_scratch_cleanup() {
+	run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+
+# Run SQL in the scratch database, unaligned and quiet.
+psql_db() {
+	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
+}
+
+# Report a failed check of script $T_NAME (the caller's fail becomes 1).
+failed() {
+	echo "$T_NAME: $*"
+	fail=1
+}
