@@ -237,7 +237,7 @@ GpuAggDiscoverDevices(void)
 		ereport(WARNING,
 				(errmsg("gpuagg.gpu_index is %d, which names no GPU", gpuagg_gpu_index),
 				 errdetail("%s", detail),
-				 errhint("Queries that would use it fail until gpuagg.gpu_index names a GPU that gpuagg_devices() lists.")));
+				 errhint("Until gpuagg.gpu_index names a GPU that gpuagg_devices() lists, gpuagg.device = auto plans no GPU node and gpuagg.device = gpu fails.")));
 	GpuAggSetGpuIndexCheck(gpu_index_found);
 }
 
@@ -307,7 +307,8 @@ GpuAggHashJoinBuildLimit(GaDeviceKind device)
 /*
  * The device gpuagg.device asks for.  *usable is false when that is the GPU
  * and none can be used: auto then plans nothing, gpu plans and fails at run
- * time with the reason.
+ * time with the reason.  A gpuagg.gpu_index from postgresql.conf that names
+ * no GPU fails planning under gpu and plans nothing under auto.
  */
 GaDeviceKind
 GpuAggPlannedDeviceKind(bool *usable)
@@ -319,11 +320,18 @@ GpuAggPlannedDeviceKind(bool *usable)
 		return GA_DEVICE_CPU;
 	/* a gpuagg.gpu_index from postgresql.conf, which discovery had not checked */
 	if (discovered_count > 0 && !gpu_index_found(gpuagg_gpu_index, &detail))
+	{
+		if (gpuagg_device == GPUAGG_DEVICE_AUTO)
+		{
+			*usable = false;
+			return GA_DEVICE_GPU;
+		}
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpuagg.gpu_index is %d, which names no GPU", gpuagg_gpu_index),
 				 errdetail("%s", detail),
 				 errhint("Set gpuagg.gpu_index to a GPU that gpuagg_devices() lists, or to -1 for any.")));
+	}
 	if (GpuAggSelectedGpu() == NULL)
 		*usable = false;
 	return GA_DEVICE_GPU;

@@ -23,6 +23,8 @@
 #                       run exercises the service); set cluster-wide as
 #                       gpuagg.device_host
 #   GPUAGG_REGRESS      space-separated pg_regress tests to run instead of the full list
+#   GPUAGG_T            space-separated test/t scripts to run instead of all of them
+#                       (names without .sh, e.g. "004_service_kill 008_startup_log")
 #   GPUAGG_TEST_OUT     directory that receives summary.txt, regression.out (pg_regress's
 #                       output), conformance.log, t.log, versions.log, and on failure
 #                       regression.diffs, results.tar.gz and server.log: at most 8 files,
@@ -401,6 +403,9 @@ main() {
 	if wanted t; then
 		for t in test/t/*.sh; do
 			[ -f "$t" ] || continue
+			if [ -n "${GPUAGG_T:-}" ] && ! [[ " $GPUAGG_T " == *" $(basename "$t" .sh) "* ]]; then
+				continue
+			fi
 			found=1
 			test_step "$t" run_t_script "$t"
 		done

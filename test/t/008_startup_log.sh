@@ -2,7 +2,8 @@
 # test/t/008_startup_log.sh - at server start gpuagg writes one line to the server log
 # that lists the GPUs it found, or says that there is none and why in the words of
 # gpuagg_devices(); a gpuagg.gpu_index in postgresql.conf that names no GPU is let be
-# with a warning (the server starts), and SET refuses such a value.
+# with a warning (the server starts; gpuagg.device = auto plans natively, gpu fails with
+# why), and SET refuses such a value.
 #
 # Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER exported.
 # Starts a second throwaway cluster that preloads gpuagg, with gpuagg.gpu_index = 15
@@ -43,7 +44,8 @@ else
 	esac
 fi
 
-# gpuagg.gpu_index = 15 from postgresql.conf: a warning, and the server is up
+# gpuagg.gpu_index = 15 from postgresql.conf: a warning, the server is up, auto plans
+# natively (the aggregates above ran), and gpuagg.device = gpu fails planning with why
 grep -q 'WARNING:  gpuagg.gpu_index is 15, which names no GPU' "$dir/log" ||
 	failed "no warning about gpuagg.gpu_index = 15 in the server log"
 [ "$(psql_db -c "SHOW gpuagg.gpu_index")" = 15 ] || failed "gpuagg.gpu_index from postgresql.conf was not kept"
@@ -51,6 +53,13 @@ out=$(psql_db -c "SET gpuagg.gpu_index = 15" 2>&1 || true)
 printf 'SET gpuagg.gpu_index = 15: %s\n' "$out"
 grep -q 'invalid value for parameter "gpuagg.gpu_index": 15' <<<"$out" || failed "SET gpuagg.gpu_index = 15 was not refused"
 grep -q 'names no GPU' <<<"$out" || failed "the refusal does not say why"
+if [ "$usable" -gt 0 ]; then
+	out=$(psql_db -c "SET gpuagg.device = gpu" \
+		-c "SELECT k, count(*) FROM (VALUES (1), (2)) v(k) GROUP BY k" 2>&1 || true)
+	printf 'gpuagg.device = gpu with gpuagg.gpu_index = 15: %s\n' "$out"
+	grep -q 'ERROR:  gpuagg.gpu_index is 15, which names no GPU' <<<"$out" ||
+		failed "gpuagg.device = gpu planned with a gpuagg.gpu_index that names no GPU"
+fi
 
 if [ "$fail" -ne 0 ]; then
 	echo "--- server log:"
