@@ -49,7 +49,8 @@
 #   --first-runs N       FIRST_RUNS       new connections per mode whose first query is
 #                                         timed (default 20; 0 skips it)
 #   --threads J          THREADS          pgbench threads (default: cores)
-#   --device D           DEVICE           gpuagg device, gpu|cpu (default: gpu if usable, else cpu)
+#   --device D           DEVICE           gpuagg device, gpu|cpu|auto (default: gpu if usable,
+#                                         else cpu)
 #   --out DIR            OUT              output directory (default bench-out/load in the repository)
 #   --time-limit S       TIME_LIMIT       seconds from the start: start no step that would
 #                                         end after it, and stop a pgbench point still
@@ -140,7 +141,7 @@ parse_args() {
 	case "$FIRST_RUNS" in '' | *[!0-9]*) die "FIRST_RUNS must be a non-negative integer, not '$FIRST_RUNS'" ;; esac
 	case "$THREADS" in '' | *[!0-9]* | 0) die "THREADS must be a positive integer, not '$THREADS'" ;; esac
 	case "$TIME_LIMIT" in '' | *[!0-9]*) [ -z "$TIME_LIMIT" ] || die "TIME_LIMIT must be whole seconds, not '$TIME_LIMIT'" ;; esac
-	case "$DEVICE" in "" | cpu | gpu) ;; *) die "DEVICE must be cpu or gpu, not '$DEVICE'" ;; esac
+	case "$DEVICE" in "" | cpu | gpu | auto) ;; *) die "DEVICE must be cpu, gpu or auto, not '$DEVICE'" ;; esac
 	case "$CHECK" in 0 | 1) ;; *) die "CHECK must be 0 or 1, not '$CHECK'" ;; esac
 	[ -n "$CLIENTS" ] || die "CLIENTS is empty"
 	for c in $CLIENTS; do

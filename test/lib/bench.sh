@@ -10,7 +10,7 @@
 # progress (test/bench/gen_*.sql), and the group-by table x; median and ratios.
 #
 # Globals read here (the caller sets them):
-#   BENCH_DEVICE    gpu|cpu: gpuagg.device of the gpuagg modes (bench_choose_device)
+#   BENCH_DEVICE    gpu|cpu|auto: gpuagg.device of the gpuagg modes (bench_choose_device)
 #   BENCH_WORKERS   max_parallel_workers_per_gather of the parallel modes (default: cores)
 #   BENCH_RUNS      timed runs per query and mode (default 3)
 #   BENCH_WARMUP    untimed runs before them (default 1)
@@ -65,11 +65,14 @@ bench_choose_device() {
 	psql_as "$BENCH_DB" -c "SELECT * FROM gpuagg_devices()"
 	ngpu=$(count_usable_gpus "$BENCH_DB")
 	case "$requested" in
-		cpu | gpu) BENCH_DEVICE=$requested ;;
+		cpu | gpu | auto) BENCH_DEVICE=$requested ;;
 		"") if [ "$ngpu" -gt 0 ]; then BENCH_DEVICE=gpu; else BENCH_DEVICE=cpu; fi ;;
-		*) die "the gpuagg device must be cpu or gpu, not '$requested'" ;;
+		*) die "the gpuagg device must be cpu, gpu or auto, not '$requested'" ;;
 	esac
-	if [ "$BENCH_DEVICE" = cpu ]; then
+	if [ "$BENCH_DEVICE" = auto ]; then
+		log "gpuagg runs with gpuagg.device = auto ($ngpu usable GPU(s) listed): the GPU where one" \
+			"is usable and has room, else the CPU device"
+	elif [ "$BENCH_DEVICE" = cpu ]; then
 		log "gpuagg runs on the CPU device (${requested:+asked for; }$ngpu usable GPU(s) listed):" \
 			"gpuagg.force = on, so that every supported query measures the CPU device (unforced, the planner chooses by cost)"
 	else
