@@ -34,6 +34,17 @@
  * and its destroy only frees the mirrors.  Destroys are not waited for:
  * the slot's next request collects their replies.
  *
+ * Bounded waits.  A call waits for its slot (a destroy's reply, or a
+ * request left to the service) as long as gpuagg.service_wait, at least
+ * SVC_GIVE_UP_MS, asking its wait callback, and then fails with
+ * GA_ERR_DEVICE, so that its query finishes on the CPU device.  Cleanup
+ * has no callback: a destroy (or a FREE) that finds the slot busy for
+ * SVC_GIVE_UP_MS is kept in the process's list of the slot and posted
+ * before the slot's next request; once a wait gave up, cleanup waits no
+ * more until the slot is seen IDLE again.  A backend that exits leaves a
+ * slot that stays busy to the service, which drops the slot's objects
+ * when the request in flight ends (slot.c).
+ *
  *-------------------------------------------------------------------------
  */
 #include "service_internal.h"
@@ -47,11 +58,36 @@
 
 size_t		svc_stage_piece_bytes = SVC_STAGE_PIECE_BYTES;
 
+/* A destroy or FREE that waits for its slot to be IDLE. */
+typedef struct ClientPending
+{
+	int32_t		op;
+	int32_t		device;
+	int32_t		object;
+	uint64_t	generation;
+	void	   *buffer;
+} ClientPending;
+
+/* A slot as this process uses it. */
+typedef struct ClientSlot
+{
+	GaService  *service;
+	int			slot;
+	int			pid;
+	int			stuck;			/* a wait for the slot gave up: cleanup does
+								 * not wait until it is IDLE again */
+	int			npending;
+	int			maxpending;
+	ClientPending *pending;		/* posted in order once the slot is IDLE */
+	struct ClientSlot *next;
+} ClientSlot;
+
 /* A device of the service as this process opened it: its GaDevice's impl. */
 typedef struct ClientDevice
 {
 	GaService  *service;
 	int			slot;
+	ClientSlot *cslot;
 	GaDeviceKind kind;
 	int			ordinal;
 	int			pid;			/* the process that opened it */
@@ -59,9 +95,10 @@ typedef struct ClientDevice
 	struct ClientDevice *next;
 } ClientDevice;
 
-/* The devices this process opened; they live as long as it does. */
+/* The devices and slots this process opened; they live as long as it does. */
 static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 static ClientDevice *client_devices;
+static ClientSlot *client_slots;
 
 /* How this thread's creates wait for room (ga_service_set_wait_ms). */
 static __thread int client_wait_ms;
@@ -124,6 +161,74 @@ typedef struct ClientRun
  * ------------------------------------------------------------------------
  */
 
+/* This process's entry of slot `slot` (client_lock held); NULL when out of memory. */
+static ClientSlot *
+client_slot_entry(GaService *service, int slot, int pid)
+{
+	ClientSlot *cs;
+
+	for (cs = client_slots; cs != NULL; cs = cs->next)
+		if (cs->service == service && cs->slot == slot && cs->pid == pid)
+			return cs;
+	if ((cs = calloc(1, sizeof(ClientSlot))) == NULL)
+		return NULL;
+	cs->service = service;
+	cs->slot = slot;
+	cs->pid = pid;
+	cs->next = client_slots;
+	client_slots = cs;
+	return cs;
+}
+
+/*
+ * Make the slot IDLE, posting first what waits in its pending list, one
+ * request at a time; within limit_ms, asking wait (if any).  1 when the
+ * slot is IDLE and nothing is pending; 0 when the time is over (the slot
+ * is stuck), -1 when wait said stop.
+ */
+static int
+client_slot_ready(ClientSlot *cs, GaWaitCallback wait, void *arg, int limit_ms)
+{
+	GaService  *service = cs->service;
+	SvcSlot    *slot = &service->slots[cs->slot];
+	int64_t		start_ns = svc_now_ns();
+
+	for (;;)
+	{
+		int64_t		left_ms = limit_ms - (svc_now_ns() - start_ns) / 1000000;
+		int			rc = svc_slot_collect(service, slot, wait, arg,
+										 left_ms > 0 ? (int) left_ms : 0);
+		ClientPending p;
+
+		if (rc <= 0)
+		{
+			if (rc == 0)
+				cs->stuck = 1;
+			return rc;
+		}
+		cs->stuck = 0;
+		if (cs->npending == 0)
+			return 1;
+		p = cs->pending[0];
+		memmove(cs->pending, cs->pending + 1, (size_t) --cs->npending * sizeof(ClientPending));
+		if (!svc_serving(service, p.generation))
+			continue;			/* its objects went with the service process */
+		memset(&slot->args, 0, sizeof(slot->args));
+		slot->args.op = p.op;
+		slot->args.device = p.device;
+		slot->args.object = p.object;
+		slot->args.buffer = p.buffer;
+		svc_slot_post(service, slot, p.generation);
+	}
+}
+
+/* How long cleanup waits for its slot: not at all once a wait gave up. */
+static int
+client_cleanup_ms(const ClientSlot *cs)
+{
+	return cs->stuck ? 0 : SVC_GIVE_UP_MS;
+}
+
 /*
  * Open, for the client of slot `slot`, the service's device of kind
  * (gpu_ordinal for a GPU, -1: the service's choice); the same device again
@@ -183,10 +288,14 @@ ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal
 	{
 		d->service = service;
 		d->slot = slot;
+		d->cslot = client_slot_entry(service, slot, pid);
 		d->kind = kind;
 		d->ordinal = gpu_ordinal;
 		d->pid = pid;
-		d->device = ga_device_wrap(kind, &ga_service_ops, d, status);
+		d->device = d->cslot == NULL ? NULL :
+			ga_device_wrap(kind, &ga_service_ops, d, status);
+		if (d->cslot == NULL)
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening a device");
 		if (d->device == NULL)
 		{
 			free(d);
@@ -231,27 +340,46 @@ ga_device_is_service(const GaDevice *device)
 
 /*
  * Destroy every object the client of slot holds in the service, after its
- * request in flight; its objects no longer count as held.
+ * request in flight; its objects no longer count as held.  For a client
+ * about to exit: no wait here lasts more than SVC_GIVE_UP_MS, and a slot
+ * still busy then is left to the service, which drops the slot's objects
+ * once the request in flight ends.
  */
 void
 ga_service_release(GaService *service, int slot_index)
 {
 	SvcSlot    *slot;
+	ClientSlot *cs;
 	uint64_t	generation;
 	GaStatus	status;
+	int			limit_ms = SVC_GIVE_UP_MS;
 
 	if (service == NULL || slot_index < 0 || slot_index >= service->nslots)
 		return;
 	slot = &service->slots[slot_index];
+	pthread_mutex_lock(&client_lock);
+	for (cs = client_slots; cs != NULL; cs = cs->next)
+		if (cs->service == service && cs->slot == slot_index && cs->pid == (int) getpid())
+			break;
+	if (cs != NULL)
+	{
+		limit_ms = client_cleanup_ms(cs);
+		cs->npending = 0;		/* the release drops them all */
+	}
+	pthread_mutex_unlock(&client_lock);
 	generation = SVC_LOAD(&service->generation);
 	SVC_STORE(&slot->cancel, 1);	/* a request left waiting for room gives up */
-	svc_slot_collect(service, slot);
-	if (svc_serving(service, generation))
+	/* a slot still busy is left to the service, which then releases it */
+	if ((svc_slot_collect(service, slot, NULL, NULL, limit_ms) > 0 ||
+		 !svc_slot_leave(slot, SVC_SLOT_LEFT | SVC_SLOT_GONE)) &&
+		svc_serving(service, generation) &&
+		svc_slot_collect(service, slot, NULL, NULL, 0) > 0)
 	{
 		memset(&slot->args, 0, sizeof(slot->args));
 		slot->args.op = SVC_OP_RELEASE;
 		slot->args.device = -1;
-		(void) svc_slot_call(service, slot, generation, NULL, NULL, &status);
+		(void) svc_slot_call(service, slot, generation, NULL, NULL,
+							 limit_ms > 0 ? limit_ms : 1, &status);
 	}
 	slot->held_objects = 0;
 	SVC_STORE(&slot->held_generation, 0);
@@ -340,14 +468,17 @@ object_hold(ClientObject *obj, int hold)
 
 /*
  * The slot for a call on the object, idle, its arguments cleared to op;
- * NULL with status when the object failed before or its generation is
- * not served.
+ * NULL with status when the object failed before, its generation is not
+ * served, or the slot stays busy longer than the query may wait (asking
+ * wait meanwhile).
  */
 static SvcSlot *
-object_begin(ClientObject *obj, SvcOp op, GaStatus *status)
+object_begin(ClientObject *obj, SvcOp op, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GaService  *service = obj->device->service;
 	SvcSlot    *slot = client_slot(obj->device);
+	int			limit_ms = client_wait_ms > SVC_GIVE_UP_MS ? client_wait_ms : SVC_GIVE_UP_MS;
+	int			rc;
 
 	if (!ga_failure_check(&obj->failure, status))
 		return NULL;
@@ -356,7 +487,21 @@ object_begin(ClientObject *obj, SvcOp op, GaStatus *status)
 		ga_failure_set(&obj->failure, status, GA_ERR_DEVICE, CLIENT_RESTARTED);
 		return NULL;
 	}
-	svc_slot_collect(service, slot);
+	rc = client_slot_ready(obj->device->cslot, wait, arg, limit_ms);
+	if (rc < 0)
+	{
+		ga_failure_set(&obj->failure, status, GA_ERR_CANCELLED,
+					   "cancelled while waiting for the GPU service");
+		return NULL;
+	}
+	if (rc == 0)
+	{
+		ga_status_set(status, GA_ERR_DEVICE,
+					  "the GPU service did not finish this session's previous request within %d ms",
+					  limit_ms);
+		ga_failure_set(&obj->failure, status, status->code, status->message);
+		return NULL;
+	}
 	memset(&slot->args, 0, sizeof(slot->args));
 	slot->args.op = op;
 	slot->args.device = obj->device_index;
@@ -373,7 +518,7 @@ static int
 object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
-								   obj->generation, wait, arg, status);
+								   obj->generation, wait, arg, 0, status);
 
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
@@ -382,16 +527,36 @@ object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 	return rc > 0;
 }
 
-/* Post an operation on the slot that nobody waits for (its reply is collected later). */
+/*
+ * Post an operation on the slot that nobody waits for (its reply is
+ * collected later); one that finds the slot busy longer than cleanup waits
+ * is kept in the slot's pending list.
+ */
 static void
 object_post(ClientObject *obj, SvcOp op, void *buffer)
 {
 	GaService  *service = obj->device->service;
 	SvcSlot    *slot = client_slot(obj->device);
+	ClientSlot *cs = obj->device->cslot;
 
 	if (!svc_serving(service, obj->generation))
 		return;
-	svc_slot_collect(service, slot);
+	if (client_slot_ready(cs, NULL, NULL, client_cleanup_ms(cs)) <= 0)
+	{
+		if (cs->npending == cs->maxpending)
+		{
+			int			n = cs->maxpending > 0 ? 2 * cs->maxpending : 8;
+			ClientPending *grown = realloc(cs->pending, (size_t) n * sizeof(ClientPending));
+
+			if (grown == NULL)
+				return;			/* dropped with the slot at exit */
+			cs->pending = grown;
+			cs->maxpending = n;
+		}
+		cs->pending[cs->npending++] = (ClientPending) {op, obj->device_index, obj->object,
+		obj->generation, buffer};
+		return;
+	}
 	memset(&slot->args, 0, sizeof(slot->args));
 	slot->args.op = op;
 	slot->args.device = obj->device_index;
@@ -407,7 +572,7 @@ object_post(ClientObject *obj, SvcOp op, void *buffer)
 static void *
 object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	SvcSlot    *slot = object_begin(obj, SVC_OP_ALLOC, status);
+	SvcSlot    *slot = object_begin(obj, SVC_OP_ALLOC, wait, arg, status);
 	int			rc;
 
 	if (slot == NULL)
@@ -415,10 +580,10 @@ object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, 
 	slot->args.buffer_bytes = bytes;
 	slot->args.wait_ms = client_wait_ms;
 	slot->reply.buffer = NULL;
-	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, status);
+	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, 0, status);
 	if (rc > 0)
 		return slot->reply.buffer;
-	if (rc < 0 && slot->reply.buffer != NULL)
+	if (rc < 0 && (SVC_LOAD(&slot->state) & SVC_SLOT_LEFT) == 0 && slot->reply.buffer != NULL)
 		object_post(obj, SVC_OP_FREE, slot->reply.buffer);
 	ga_failure_set(&obj->failure, status, status->code, status->message);
 	return NULL;
@@ -433,14 +598,16 @@ object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *a
 				   GaStatus *status)
 {
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
-								   obj->generation, wait, arg, status);
+								   obj->generation, wait, arg, 0, status);
 
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
 	{
 		ga_failure_set(&obj->failure, status, status->code, status->message);
-		object_post(obj, SVC_OP_FREE, buffer);	/* refused if the call took it */
+		/* refused if the call took it; the service frees it for a call left to it */
+		if ((SVC_LOAD(&client_slot(obj->device)->state) & SVC_SLOT_LEFT) == 0)
+			object_post(obj, SVC_OP_FREE, buffer);
 	}
 	return rc > 0;
 }
@@ -483,7 +650,7 @@ object_stage(ClientObject *obj, SvcOp op, const ClientRun *runs, int nruns, size
 		if (buffer == NULL)
 			return 0;
 		runs_copy(buffer, at, len, runs, nruns);
-		slot = object_begin(obj, op, status);
+		slot = object_begin(obj, op, wait, arg, status);
 		if (slot == NULL)
 			return 0;
 		slot->args.buffer = buffer;
@@ -556,7 +723,7 @@ object_batch(ClientObject *obj, const SvcReply *reply, GaStatus *status)
  */
 static SvcSlot *
 object_begin_submit(ClientObject *obj, SvcOp op, const GaBatch *batch, const char *what,
-					GaStatus *status)
+					GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	ClientBatch *cb = NULL;
 	SvcSlot    *slot;
@@ -572,7 +739,7 @@ object_begin_submit(ClientObject *obj, SvcOp op, const GaBatch *batch, const cha
 					  what);
 		return NULL;
 	}
-	slot = object_begin(obj, op, status);
+	slot = object_begin(obj, op, wait, arg, status);
 	if (slot == NULL)
 		return NULL;
 	for (c = 0; c < cb->batch.ncolumns; c++)
@@ -681,13 +848,13 @@ client_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *stat
 	slot = client_slot(device);
 	if (bytes <= SVC_PAYLOAD_BYTES)
 	{
-		if (object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
+		if (object_begin(&agg->base, SVC_OP_AGG_CREATE, client_wait, client_wait_arg, status) == NULL)
 			goto fail;
 		buffer = slot->payload;
 	}
 	else if ((buffer = object_staging(&agg->base, bytes, client_wait, client_wait_arg,
 									  status)) == NULL ||
-			 object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
+			 object_begin(&agg->base, SVC_OP_AGG_CREATE, client_wait, client_wait_arg, status) == NULL)
 		goto fail;
 	svc_wire_write(request, buffer);
 	slot->args.buffer = buffer;
@@ -709,7 +876,7 @@ static GaBatch *
 client_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	ClientAgg  *agg = agg_impl;
-	SvcSlot    *slot = object_begin(&agg->base, SVC_OP_AGG_NEXT_BATCH, status);
+	SvcSlot    *slot = object_begin(&agg->base, SVC_OP_AGG_NEXT_BATCH, wait, arg, status);
 
 	if (slot == NULL || !object_call(&agg->base, wait, arg, status))
 		return NULL;
@@ -724,7 +891,7 @@ client_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 {
 	ClientAgg  *agg = agg_impl;
 	SvcSlot    *slot = object_begin_submit(&agg->base, SVC_OP_AGG_SUBMIT, batch,
-										   "aggregation", status);
+										   "aggregation", wait, arg, status);
 
 	if (slot == NULL)
 		return 0;
@@ -819,7 +986,7 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 		runs_copy(buffer, 0, bytes, runs, nruns);
 	}
 
-	slot = object_begin(&agg->base, SVC_OP_AGG_BUILD, status);
+	slot = object_begin(&agg->base, SVC_OP_AGG_BUILD, wait, arg, status);
 	if (slot == NULL)
 		goto done;
 	slot->args.step = step;
@@ -854,7 +1021,7 @@ client_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 
 	if (agg->finished && ga_failure_check(&agg->base.failure, status))
 		return result;
-	slot = object_begin(&agg->base, SVC_OP_AGG_FINISH, status);
+	slot = object_begin(&agg->base, SVC_OP_AGG_FINISH, wait, arg, status);
 	if (slot == NULL || !object_call(&agg->base, wait, arg, status))
 		return NULL;
 	agg->stats = slot->reply.stats.agg;
@@ -935,7 +1102,7 @@ client_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 		return NULL;
 	}
 	object_hold(&join->base, 1);
-	slot = object_begin(&join->base, SVC_OP_JOIN_CREATE, status);
+	slot = object_begin(&join->base, SVC_OP_JOIN_CREATE, client_wait, client_wait_arg, status);
 	if (slot != NULL)
 		slot->args.join = *request;
 	if (slot == NULL ||
@@ -975,7 +1142,7 @@ client_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, in
 		if (n > 0)
 			runs_copy(buffer, 0, bytes, runs, 2);
 	}
-	slot = object_begin(&join->base, SVC_OP_JOIN_BUILD, status);
+	slot = object_begin(&join->base, SVC_OP_JOIN_BUILD, wait, arg, status);
 	if (slot == NULL)
 		return 0;
 	slot->args.n = n;
@@ -1004,7 +1171,7 @@ static GaBatch *
 client_join_next_batch(void *join_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	ClientJoin *join = join_impl;
-	SvcSlot    *slot = object_begin(&join->base, SVC_OP_JOIN_NEXT_BATCH, status);
+	SvcSlot    *slot = object_begin(&join->base, SVC_OP_JOIN_NEXT_BATCH, wait, arg, status);
 
 	if (slot == NULL || !object_call(&join->base, wait, arg, status))
 		return NULL;
@@ -1019,7 +1186,7 @@ client_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 {
 	ClientJoin *join = join_impl;
 	SvcSlot    *slot = object_begin_submit(&join->base, SVC_OP_JOIN_PROBE, batch, "join",
-										   status);
+										   wait, arg, status);
 
 	if (slot == NULL || !object_call(&join->base, wait, arg, status))
 		return NULL;

@@ -734,19 +734,54 @@ svc_exec_admitted(SvcServer *server, int index, int device)
 }
 
 /*
+ * End a request its client left (slot.c): what it made for the client is
+ * dropped (an ALLOC's buffer, a create's object), and with SVC_SLOT_GONE
+ * every object of the slot; then the slot takes requests again.
+ */
+static void
+exec_left(SvcServer *server, int index)
+{
+	SvcSlot    *slot = &server->service->slots[index];
+	SvcServerSlot *ss = &server->slots[index];
+	SvcReply   *reply = &slot->reply;
+	GaStatus	ignored;
+
+	if (slot->args.op == SVC_OP_ALLOC && reply->status.code == GA_OK &&
+		reply->buffer != NULL && staging_take(ss, reply->buffer, 0, &ignored))
+		staging_free(server, reply->buffer);
+	if ((slot->args.op == SVC_OP_AGG_CREATE || slot->args.op == SVC_OP_JOIN_CREATE) &&
+		reply->status.code == GA_OK && reply->object >= 1 && reply->object <= ss->nobjects &&
+		ss->objects[reply->object - 1].kind != 0)
+		object_drop(server, &ss->objects[reply->object - 1]);
+	if ((SVC_LOAD(&slot->state) & SVC_SLOT_GONE) != 0)
+		svc_exec_release(server, index);
+	svc_slot_end(slot);
+}
+
+/*
  * Hand the reply of slot index to its client, counting an out-of-memory
- * one against device (an index of the service's devices, or none).
+ * one against device (an index of the service's devices, or none).  The
+ * staging buffer the request named is the service's to free once it is
+ * answered, whether or not the request ran.  A request its client left
+ * ends here (exec_left).
  */
 void
 svc_exec_reply(SvcServer *server, int index, int device)
 {
 	GaService  *service = server->service;
 	SvcSlot    *slot = &service->slots[index];
+	SvcArgs    *args = &slot->args;
+	GaStatus	ignored;
 
 	if (slot->reply.status.code == GA_ERR_OUT_OF_MEMORY && device >= 0 &&
 		device < server->ndevices)
 		SVC_ADD(&service->devices[device].out_of_memory, 1);
-	svc_slot_reply(service, slot);
+	if (args->op != SVC_OP_ALLOC && args->op != SVC_OP_FREE && args->buffer != NULL &&
+		args->buffer != (void *) slot->payload &&
+		staging_take(&server->slots[index], args->buffer, 0, &ignored))
+		staging_free(server, args->buffer);
+	if (!svc_slot_reply(service, slot))
+		exec_left(server, index);
 }
 
 /*

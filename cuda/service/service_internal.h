@@ -28,7 +28,12 @@
  * one gets the slot's cancel flag, which the service's wait callback hands
  * to the device.  A request that the client leaves behind (an object's
  * destroy, which nobody waits for, or a request of a client that exited)
- * is collected by the slot's next request.
+ * is collected by the slot's next request.  No wait of a client is
+ * unbounded: a running request that does not stop within SVC_GIVE_UP_MS
+ * of a cancel, and one a client about to exit gives up on, are left to the
+ * service (the SVC_SLOT_LEFT flag): it ends them itself, dropping what
+ * they made for nobody (with SVC_SLOT_GONE, every object of the slot), and
+ * makes the slot IDLE; until then the slot takes no request.
  *
  * Generations.  Each service process serves one generation, bumped when it
  * starts.  A request names the generation it is for and an object keeps the
@@ -107,6 +112,13 @@ extern size_t svc_stage_piece_bytes;
 /* How long a client waits on its semaphore between two looks around. */
 #define SVC_WAIT_STEP_MS 10
 
+/*
+ * How long a client waits for a request that its wait callback stopped, or
+ * in its cleanup (no callback) for its slot, before it leaves the request
+ * to the service (slot.c).
+ */
+#define SVC_GIVE_UP_MS 1000
+
 /* Alignment of everything laid out in shared memory and in the arena. */
 #define SVC_ALIGN 64
 
@@ -121,6 +133,16 @@ typedef enum SvcSlotState
 	SVC_SLOT_RUNNING,
 	SVC_SLOT_REPLY
 } SvcSlotState;
+
+/*
+ * Flags a client adds to a queued or running request it stops waiting for
+ * (slot.c): LEFT, the service ends the request itself; GONE, and then
+ * drops every object of the slot (its client exits).
+ */
+#define SVC_SLOT_LEFT 0x100u
+#define SVC_SLOT_GONE 0x200u
+#define SVC_SLOT_FLAGS (SVC_SLOT_LEFT | SVC_SLOT_GONE)
+#define SVC_SLOT_BASE(state) ((state) & ~SVC_SLOT_FLAGS)
 
 /* The operations a client asks for (SvcArgs.op). */
 typedef enum SvcOp
@@ -212,7 +234,7 @@ typedef struct SvcReply
 /* One client's slot. */
 typedef struct SvcSlot
 {
-	uint32_t	state;			/* SvcSlotState; atomic */
+	uint32_t	state;			/* SvcSlotState and flags; atomic */
 	uint32_t	cancel;			/* the client asks to stop; atomic */
 	int32_t		client_pid;		/* the client of the request; atomic */
 	int32_t		reserved;
@@ -335,20 +357,26 @@ extern void svc_note_set(GaService *service, const char *fmt,...)
 
 /*
  * slot.c: the protocol.  Clients: post a request and wait for its reply
- * (wait may be NULL; 1: a success, 0: the service's failure, -1: a
- * failure of the call itself, all with status), post one that nobody
- * waits for, collect a reply left behind.  The service:
- * take the oldest request (its index and how long it was queued, or -1),
- * post a reply, and fail a request still queued (or running too: of a
- * service process that died), 1 when it did, with the request's device
- * index in *device (NULL allowed).
+ * (wait may be NULL; exit_ms > 0: a client about to exit gives up then;
+ * 1: a success, 0: the service's failure, -1: a failure of the call
+ * itself, all with status), post one that nobody waits for, make the slot
+ * IDLE within limit_ms (1; 0: not in time; -1: wait said stop), and leave
+ * the request in flight to the service (1; 0: there is none, or its reply
+ * is in).  The service: take the oldest request (its index and how long
+ * it was queued, or -1), post a reply (0: its client left it, and the
+ * caller ends it with svc_slot_end), and fail a request still queued (or
+ * running too: of a service process that died), 1 when it did, with the
+ * request's device index in *device (NULL allowed).
  */
 extern int	svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
-						  GaWaitCallback wait, void *arg, GaStatus *status);
+						  GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status);
 extern void svc_slot_post(GaService *service, SvcSlot *slot, uint64_t generation);
-extern void svc_slot_collect(GaService *service, SvcSlot *slot);
+extern int	svc_slot_collect(GaService *service, SvcSlot *slot, GaWaitCallback wait,
+							 void *arg, int limit_ms);
+extern int	svc_slot_leave(SvcSlot *slot, uint32_t flags);
 extern int	svc_slot_take(GaService *service, int64_t *queued_ns);
-extern void svc_slot_reply(GaService *service, SvcSlot *slot);
+extern int	svc_slot_reply(GaService *service, SvcSlot *slot);
+extern void svc_slot_end(SvcSlot *slot);
 extern int	svc_slot_fail(GaService *service, SvcSlot *slot, int running_too,
 						  GaStatusCode code, const char *message, int *device);
 
