@@ -58,36 +58,12 @@
 
 size_t		svc_stage_piece_bytes = SVC_STAGE_PIECE_BYTES;
 
-/* A destroy or FREE that waits for its slot to be IDLE. */
-typedef struct ClientPending
-{
-	int32_t		op;
-	int32_t		device;
-	int32_t		object;
-	uint64_t	generation;
-	void	   *buffer;
-} ClientPending;
-
-/* A slot as this process uses it. */
-typedef struct ClientSlot
-{
-	GaService  *service;
-	int			slot;
-	int			pid;
-	int			stuck;			/* a wait for the slot gave up: cleanup does
-								 * not wait until it is IDLE again */
-	int			npending;
-	int			maxpending;
-	ClientPending *pending;		/* posted in order once the slot is IDLE */
-	struct ClientSlot *next;
-} ClientSlot;
-
 /* A device of the service as this process opened it: its GaDevice's impl. */
 typedef struct ClientDevice
 {
 	GaService  *service;
 	int			slot;
-	ClientSlot *cslot;
+	SvcClientSlot *cslot;
 	GaDeviceKind kind;
 	int			ordinal;
 	int			pid;			/* the process that opened it */
@@ -95,10 +71,9 @@ typedef struct ClientDevice
 	struct ClientDevice *next;
 } ClientDevice;
 
-/* The devices and slots this process opened; they live as long as it does. */
+/* The devices this process opened; they live as long as it does. */
 static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 static ClientDevice *client_devices;
-static ClientSlot *client_slots;
 
 /* How this thread's creates wait for room (ga_service_set_wait_ms). */
 static __thread int client_wait_ms;
@@ -125,6 +100,7 @@ typedef struct ClientObject
 	int			gpu_ordinal;	/* the GPU that runs it, -1: the CPU device */
 	int			object;			/* the service's id, 0: none */
 	int			held;			/* counted in the slot's held_objects */
+	int			left;			/* its last call was left to the service */
 	int64_t		queue_ns;		/* its requests' time in the service's queue */
 	GaFailure	failure;
 	ClientBatch batches[SVC_MAX_BATCHES];
@@ -160,74 +136,6 @@ typedef struct ClientRun
  * Devices and slots
  * ------------------------------------------------------------------------
  */
-
-/* This process's entry of slot `slot` (client_lock held); NULL when out of memory. */
-static ClientSlot *
-client_slot_entry(GaService *service, int slot, int pid)
-{
-	ClientSlot *cs;
-
-	for (cs = client_slots; cs != NULL; cs = cs->next)
-		if (cs->service == service && cs->slot == slot && cs->pid == pid)
-			return cs;
-	if ((cs = calloc(1, sizeof(ClientSlot))) == NULL)
-		return NULL;
-	cs->service = service;
-	cs->slot = slot;
-	cs->pid = pid;
-	cs->next = client_slots;
-	client_slots = cs;
-	return cs;
-}
-
-/*
- * Make the slot IDLE, posting first what waits in its pending list, one
- * request at a time; within limit_ms, asking wait (if any).  1 when the
- * slot is IDLE and nothing is pending; 0 when the time is over (the slot
- * is stuck), -1 when wait said stop.
- */
-static int
-client_slot_ready(ClientSlot *cs, GaWaitCallback wait, void *arg, int limit_ms)
-{
-	GaService  *service = cs->service;
-	SvcSlot    *slot = &service->slots[cs->slot];
-	int64_t		start_ns = svc_now_ns();
-
-	for (;;)
-	{
-		int64_t		left_ms = limit_ms - (svc_now_ns() - start_ns) / 1000000;
-		int			rc = svc_slot_collect(service, slot, wait, arg,
-										 left_ms > 0 ? (int) left_ms : 0);
-		ClientPending p;
-
-		if (rc <= 0)
-		{
-			if (rc == 0)
-				cs->stuck = 1;
-			return rc;
-		}
-		cs->stuck = 0;
-		if (cs->npending == 0)
-			return 1;
-		p = cs->pending[0];
-		memmove(cs->pending, cs->pending + 1, (size_t) --cs->npending * sizeof(ClientPending));
-		if (!svc_serving(service, p.generation))
-			continue;			/* its objects went with the service process */
-		memset(&slot->args, 0, sizeof(slot->args));
-		slot->args.op = p.op;
-		slot->args.device = p.device;
-		slot->args.object = p.object;
-		slot->args.buffer = p.buffer;
-		svc_slot_post(service, slot, p.generation);
-	}
-}
-
-/* How long cleanup waits for its slot: not at all once a wait gave up. */
-static int
-client_cleanup_ms(const ClientSlot *cs)
-{
-	return cs->stuck ? 0 : SVC_GIVE_UP_MS;
-}
 
 /*
  * Open, for the client of slot `slot`, the service's device of kind
@@ -288,7 +196,7 @@ ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal
 	{
 		d->service = service;
 		d->slot = slot;
-		d->cslot = client_slot_entry(service, slot, pid);
+		d->cslot = svc_client_slot(service, slot, 1);
 		d->kind = kind;
 		d->ordinal = gpu_ordinal;
 		d->pid = pid;
@@ -349,7 +257,7 @@ void
 ga_service_release(GaService *service, int slot_index)
 {
 	SvcSlot    *slot;
-	ClientSlot *cs;
+	SvcClientSlot *cs;
 	uint64_t	generation;
 	GaStatus	status;
 	int			limit_ms = SVC_GIVE_UP_MS;
@@ -357,16 +265,11 @@ ga_service_release(GaService *service, int slot_index)
 	if (service == NULL || slot_index < 0 || slot_index >= service->nslots)
 		return;
 	slot = &service->slots[slot_index];
-	pthread_mutex_lock(&client_lock);
-	for (cs = client_slots; cs != NULL; cs = cs->next)
-		if (cs->service == service && cs->slot == slot_index && cs->pid == (int) getpid())
-			break;
-	if (cs != NULL)
+	if ((cs = svc_client_slot(service, slot_index, 0)) != NULL)
 	{
-		limit_ms = client_cleanup_ms(cs);
+		limit_ms = svc_client_cleanup_ms(cs);
 		cs->npending = 0;		/* the release drops them all */
 	}
-	pthread_mutex_unlock(&client_lock);
 	generation = SVC_LOAD(&service->generation);
 	SVC_STORE(&slot->cancel, 1);	/* a request left waiting for room gives up */
 	/* a slot still busy is left to the service, which then releases it */
@@ -487,7 +390,7 @@ object_begin(ClientObject *obj, SvcOp op, GaWaitCallback wait, void *arg, GaStat
 		ga_failure_set(&obj->failure, status, GA_ERR_DEVICE, CLIENT_RESTARTED);
 		return NULL;
 	}
-	rc = client_slot_ready(obj->device->cslot, wait, arg, limit_ms);
+	rc = svc_client_ready(obj->device->cslot, wait, arg, limit_ms);
 	if (rc < 0)
 	{
 		ga_failure_set(&obj->failure, status, GA_ERR_CANCELLED,
@@ -510,6 +413,19 @@ object_begin(ClientObject *obj, SvcOp op, GaWaitCallback wait, void *arg, GaStat
 }
 
 /*
+ * Remember whether the object's last call (svc_slot_call's rc) was left to
+ * the service: its reply is not to be read, and the slot stays busy until
+ * the service ends it, so that cleanup does not wait for it.
+ */
+static void
+object_left(ClientObject *obj, int rc)
+{
+	obj->left = rc == SVC_CALL_LEFT;
+	if (obj->left)
+		obj->device->cslot->stuck = 1;
+}
+
+/*
  * Make the call prepared by object_begin; 1, or 0 with status.  A failure
  * of the call itself (a cancel, a service gone) is remembered: the
  * service's object may be ahead of what the caller was told.
@@ -524,6 +440,7 @@ object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
 		ga_failure_set(&obj->failure, status, status->code, status->message);
+	object_left(obj, rc);
 	return rc > 0;
 }
 
@@ -535,34 +452,9 @@ object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 static void
 object_post(ClientObject *obj, SvcOp op, void *buffer)
 {
-	GaService  *service = obj->device->service;
-	SvcSlot    *slot = client_slot(obj->device);
-	ClientSlot *cs = obj->device->cslot;
+	SvcPending	request = {op, obj->device_index, obj->object, obj->generation, buffer};
 
-	if (!svc_serving(service, obj->generation))
-		return;
-	if (client_slot_ready(cs, NULL, NULL, client_cleanup_ms(cs)) <= 0)
-	{
-		if (cs->npending == cs->maxpending)
-		{
-			int			n = cs->maxpending > 0 ? 2 * cs->maxpending : 8;
-			ClientPending *grown = realloc(cs->pending, (size_t) n * sizeof(ClientPending));
-
-			if (grown == NULL)
-				return;			/* dropped with the slot at exit */
-			cs->pending = grown;
-			cs->maxpending = n;
-		}
-		cs->pending[cs->npending++] = (ClientPending) {op, obj->device_index, obj->object,
-		obj->generation, buffer};
-		return;
-	}
-	memset(&slot->args, 0, sizeof(slot->args));
-	slot->args.op = op;
-	slot->args.device = obj->device_index;
-	slot->args.object = obj->object;
-	slot->args.buffer = buffer;
-	svc_slot_post(service, slot, obj->generation);
+	svc_client_post(obj->device->cslot, &request);
 }
 
 /*
@@ -581,9 +473,10 @@ object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, 
 	slot->args.wait_ms = client_wait_ms;
 	slot->reply.buffer = NULL;
 	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, 0, status);
+	object_left(obj, rc);
 	if (rc > 0)
 		return slot->reply.buffer;
-	if (rc < 0 && (SVC_LOAD(&slot->state) & SVC_SLOT_LEFT) == 0 && slot->reply.buffer != NULL)
+	if (rc == -1 && slot->reply.buffer != NULL)
 		object_post(obj, SVC_OP_FREE, slot->reply.buffer);
 	ga_failure_set(&obj->failure, status, status->code, status->message);
 	return NULL;
@@ -603,12 +496,11 @@ object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *a
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
-	{
 		ga_failure_set(&obj->failure, status, status->code, status->message);
-		/* refused if the call took it; the service frees it for a call left to it */
-		if ((SVC_LOAD(&client_slot(obj->device)->state) & SVC_SLOT_LEFT) == 0)
-			object_post(obj, SVC_OP_FREE, buffer);
-	}
+	/* refused if the call took it; the service frees it for a call left to it */
+	if (rc == -1)
+		object_post(obj, SVC_OP_FREE, buffer);
+	object_left(obj, rc);
 	return rc > 0;
 }
 
@@ -797,7 +689,8 @@ object_create_call(ClientObject *obj, SvcSlot *slot, void *staged, SvcOp destroy
 	ok = staged == NULL ?
 		object_call(obj, client_wait, client_wait_arg, status) :
 		object_call_staged(obj, staged, client_wait, client_wait_arg, status);
-	if (slot->reply.object != 0)
+	/* a create left to the service: the service drops what it made */
+	if (!obj->left && slot->reply.object != 0)
 	{
 		object_created(obj, &slot->reply);
 		if (!ok)

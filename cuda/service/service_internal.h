@@ -359,7 +359,8 @@ extern void svc_note_set(GaService *service, const char *fmt,...)
  * slot.c: the protocol.  Clients: post a request and wait for its reply
  * (wait may be NULL; exit_ms > 0: a client about to exit gives up then;
  * 1: a success, 0: the service's failure, -1: a failure of the call
- * itself, all with status), post one that nobody waits for, make the slot
+ * itself, SVC_CALL_LEFT: the request left to the service, its reply not
+ * to be read; all with status), post one that nobody waits for, make the slot
  * IDLE within limit_ms (1; 0: not in time; -1: wait said stop), and leave
  * the request in flight to the service (1; 0: there is none, or its reply
  * is in).  The service: take the oldest request (its index and how long
@@ -368,6 +369,7 @@ extern void svc_note_set(GaService *service, const char *fmt,...)
  * running too: of a service process that died), 1 when it did, with the
  * request's device index in *device (NULL allowed).
  */
+#define SVC_CALL_LEFT (-2)
 extern int	svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
 						  GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status);
 extern void svc_slot_post(GaService *service, SvcSlot *slot, uint64_t generation);
@@ -379,6 +381,44 @@ extern int	svc_slot_reply(GaService *service, SvcSlot *slot);
 extern void svc_slot_end(SvcSlot *slot);
 extern int	svc_slot_fail(GaService *service, SvcSlot *slot, int running_too,
 						  GaStatusCode code, const char *message, int *device);
+
+/*
+ * slot.c, for clients: a slot as one process uses it (one entry per
+ * slot, service and process, living as long as the process), with the
+ * requests nobody waits for (destroys, FREEs) that found it busy longer
+ * than cleanup waits, posted in order before its next request.  slot
+ * gives this process's entry (created with create; NULL when out of
+ * memory, or none); ready makes the slot IDLE with nothing pending within
+ * limit_ms, asking wait (1; 0: not in time, the slot is stuck; -1: wait
+ * said stop); post posts a request nobody waits for, or keeps it pending;
+ * cleanup_ms is how long cleanup waits for the slot: SVC_GIVE_UP_MS, 0
+ * once a wait gave up, until the slot is seen IDLE again.
+ */
+typedef struct SvcPending
+{
+	int32_t		op;
+	int32_t		device;
+	int32_t		object;
+	uint64_t	generation;
+	void	   *buffer;
+} SvcPending;
+
+typedef struct SvcClientSlot
+{
+	GaService  *service;
+	int			slot;
+	int			pid;
+	int			stuck;			/* a wait for the slot gave up */
+	int			npending;
+	int			maxpending;
+	SvcPending *pending;
+	struct SvcClientSlot *next;
+} SvcClientSlot;
+
+extern SvcClientSlot *svc_client_slot(GaService *service, int slot, int create);
+extern int	svc_client_ready(SvcClientSlot *cs, GaWaitCallback wait, void *arg, int limit_ms);
+extern void svc_client_post(SvcClientSlot *cs, const SvcPending *request);
+extern int	svc_client_cleanup_ms(const SvcClientSlot *cs);
 
 /*
  * wire.c: an aggregation request's deep copy (its arrays after it, its

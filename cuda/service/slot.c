@@ -25,7 +25,9 @@
  * added by compare-and-swap, so that the reply and the leaving never both
  * win): the service ends a left request itself, dropping what it made for
  * nobody, and makes the slot IDLE, without a post.  Until then the slot
- * takes no new request, and the client's waits for it are bounded too.
+ * takes no new request, and the client's waits for it are bounded too:
+ * a process's entry of the slot (svc_client_slot) keeps the requests
+ * nobody waits for that found it busy, and posts them before its next.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,8 +39,14 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* This process's entries of the slots it uses (svc_client_slot). */
+static pthread_mutex_t client_slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static SvcClientSlot *client_slots;
 
 /* sem_clockwait (glibc 2.30) waits on the monotonic clock. */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
@@ -137,8 +145,9 @@ svc_slot_leave(SvcSlot *slot, uint32_t flags)
  * of a service that is no longer serving its generation is taken back and
  * fails with GA_ERR_DEVICE.  Returns 1 when the reply is a success, 0 when
  * it is the service's failure (in status), -1 when the call fails here
- * (taken back, left, or cancelled although it succeeded); the rest of the
- * reply may be read until the next request.
+ * (taken back, or cancelled although it succeeded), the rest of the reply
+ * readable until the next request; or SVC_CALL_LEFT when it was left to
+ * the service, whose reply nobody may read.
  */
 int
 svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
@@ -174,16 +183,22 @@ svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
 		if (said_stop && slot_ms_since(stop_ns) >= SVC_GIVE_UP_MS)
 		{
 			if (svc_slot_leave(slot, SVC_SLOT_LEFT))
-				return ga_status_set(status, GA_ERR_CANCELLED,
-									 "cancelled; the GPU service did not stop this request within %d ms and ends it by itself",
-									 SVC_GIVE_UP_MS) - 1;
+			{
+				ga_status_set(status, GA_ERR_CANCELLED,
+							  "cancelled; the GPU service did not stop this request within %d ms and ends it by itself",
+							  SVC_GIVE_UP_MS);
+				return SVC_CALL_LEFT;
+			}
 			break;				/* answered meanwhile */
 		}
 		if (exit_ms > 0 && slot_ms_since(posted_ns) >= exit_ms)
 		{
 			if (svc_slot_leave(slot, SVC_SLOT_LEFT | SVC_SLOT_GONE))
-				return ga_status_set(status, GA_ERR_DEVICE,
-									 "the GPU service did not answer within %d ms", exit_ms) - 1;
+			{
+				ga_status_set(status, GA_ERR_DEVICE,
+							  "the GPU service did not answer within %d ms", exit_ms);
+				return SVC_CALL_LEFT;
+			}
 			break;
 		}
 	}
@@ -342,4 +357,120 @@ svc_slot_fail(GaService *service, SvcSlot *slot, int running_too, GaStatusCode c
 	if (!svc_slot_reply(service, slot))
 		svc_slot_end(slot);
 	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * A slot as one process of clients uses it
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * This process's entry of slot `slot` of service, created when create is
+ * set; NULL when there is none, or no memory for it.
+ */
+SvcClientSlot *
+svc_client_slot(GaService *service, int slot, int create)
+{
+	SvcClientSlot *cs;
+	int			pid = (int) getpid();
+
+	pthread_mutex_lock(&client_slots_lock);
+	for (cs = client_slots; cs != NULL; cs = cs->next)
+		if (cs->service == service && cs->slot == slot && cs->pid == pid)
+			break;
+	if (cs == NULL && create && (cs = calloc(1, sizeof(SvcClientSlot))) != NULL)
+	{
+		cs->service = service;
+		cs->slot = slot;
+		cs->pid = pid;
+		cs->next = client_slots;
+		client_slots = cs;
+	}
+	pthread_mutex_unlock(&client_slots_lock);
+	return cs;
+}
+
+/*
+ * Make the slot IDLE, posting first what is pending, one request at a
+ * time; within limit_ms, asking wait (if any).  1 when the slot is IDLE
+ * and nothing is pending; 0 when the time is over, -1 when wait said stop.
+ */
+int
+svc_client_ready(SvcClientSlot *cs, GaWaitCallback wait, void *arg, int limit_ms)
+{
+	GaService  *service = cs->service;
+	SvcSlot    *slot = &service->slots[cs->slot];
+	int64_t		start_ns = svc_now_ns();
+
+	for (;;)
+	{
+		int64_t		left_ms = limit_ms - slot_ms_since(start_ns);
+		int			rc = svc_slot_collect(service, slot, wait, arg,
+										 left_ms > 0 ? (int) left_ms : 0);
+		SvcPending	p;
+
+		if (rc <= 0)
+		{
+			if (rc == 0)
+				cs->stuck = 1;
+			return rc;
+		}
+		cs->stuck = 0;
+		if (cs->npending == 0)
+			return 1;
+		p = cs->pending[0];
+		memmove(cs->pending, cs->pending + 1, (size_t) --cs->npending * sizeof(SvcPending));
+		if (!svc_serving(service, p.generation))
+			continue;			/* its objects went with the service process */
+		memset(&slot->args, 0, sizeof(slot->args));
+		slot->args.op = p.op;
+		slot->args.device = p.device;
+		slot->args.object = p.object;
+		slot->args.buffer = p.buffer;
+		svc_slot_post(service, slot, p.generation);
+	}
+}
+
+/*
+ * Post a request nobody waits for (its reply is collected later), or keep
+ * it pending when the slot stays busy longer than cleanup waits.  One of
+ * a generation the service no longer serves is dropped: its objects went
+ * with the service process.
+ */
+void
+svc_client_post(SvcClientSlot *cs, const SvcPending *request)
+{
+	GaService  *service = cs->service;
+	SvcSlot    *slot = &service->slots[cs->slot];
+
+	if (!svc_serving(service, request->generation))
+		return;
+	if (svc_client_ready(cs, NULL, NULL, svc_client_cleanup_ms(cs)) <= 0)
+	{
+		if (cs->npending == cs->maxpending)
+		{
+			int			n = cs->maxpending > 0 ? 2 * cs->maxpending : 8;
+			SvcPending *grown = realloc(cs->pending, (size_t) n * sizeof(SvcPending));
+
+			if (grown == NULL)
+				return;			/* dropped with the slot at exit */
+			cs->pending = grown;
+			cs->maxpending = n;
+		}
+		cs->pending[cs->npending++] = *request;
+		return;
+	}
+	memset(&slot->args, 0, sizeof(slot->args));
+	slot->args.op = request->op;
+	slot->args.device = request->device;
+	slot->args.object = request->object;
+	slot->args.buffer = request->buffer;
+	svc_slot_post(service, slot, request->generation);
+}
+
+/* How long cleanup waits for the slot: not at all once a wait gave up. */
+int
+svc_client_cleanup_ms(const SvcClientSlot *cs)
+{
+	return cs->stuck ? 0 : SVC_GIVE_UP_MS;
 }
