@@ -100,7 +100,8 @@ extern "C"
  * A build side of more bytes than svc_stage_piece_bytes (client.c; this
  * size, smaller in the loopback's tests) travels in pieces of at most that
  * size, each through its own staging buffer, into memory of the service
- * process: so a build larger than the arena runs, and a large one holds
+ * process (pinned host memory for a GPU, which copies from it at pinned
+ * speed): so a build larger than the arena runs, and a large one holds
  * little of the arena that concurrent queries share.
  */
 #define SVC_STAGE_PIECE_BYTES ((size_t) 64 << 20)
@@ -475,8 +476,10 @@ typedef struct SvcObject
 	int			nbatches;
 	GaBatch    *batches[SVC_MAX_BATCHES];	/* as handed out */
 	SvcColumnDesc *descs[SVC_MAX_BATCHES];	/* their columns, in the arena */
-	unsigned char *staged;		/* a build side's pieces (process memory) */
+	unsigned char *staged;		/* a build side's pieces (process memory:
+								 * pinned on a GPU) */
 	size_t		staged_bytes;
+	int			staged_pinned;	/* staged is ga_gpu_host_alloc's */
 } SvcObject;
 
 #define SVC_OBJECT_AGG 1
