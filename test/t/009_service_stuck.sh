@@ -9,18 +9,20 @@
 # the backends left to it comes back: no object stays open, no memory held.
 #
 # Starts a throwaway cluster of its own (gpuagg preloaded, every device in the
-# service, which runs the CPU device), so that stopping its service disturbs no other
-# test. Run by test/check.sh with PG_BINDIR, PGPORT and GPUAGG_RUN_USER exported.
+# service), so that stopping its service disturbs no other test. The queries run on the
+# service's CPU device, or its GPU with GPUAGG_DEVICE=gpu. Run by test/check.sh with
+# PG_BINDIR, PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE exported.
 set -euo pipefail
 
 # shellcheck source=test/lib/tscript.sh
 . "$(dirname "$0")/../lib/tscript.sh"
 
+device=${GPUAGG_DEVICE:-cpu}
 t_cluster_init stuck 9 <<CONF
 shared_preload_libraries = 'gpuagg'
 gpuagg.service_threads = 2
 gpuagg.device_host = service
-gpuagg.device = cpu
+gpuagg.device = $device
 max_parallel_workers_per_gather = 0
 CONF
 run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
@@ -53,7 +55,7 @@ native=$(psql_db -c "SET gpuagg.enabled = off" -c "$query")
 # the service is up and names its process
 state=""
 for _ in $(seq 1 200); do
-	state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device = 'CPU'")
+	state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device ILIKE '$device%' LIMIT 1")
 	case "$state" in ready\ *) break ;; esac
 	sleep 0.05
 done
@@ -103,10 +105,12 @@ client_ends_within() {
 	return 1
 }
 
-# sessions in the middle of an aggregation, and one idle in pg_sleep after it
-start_session cancel "$settings $query"
-start_session terminate "$settings $query"
-start_session disconnect "$settings SET client_connection_check_interval = '100ms'; $query"
+# sessions in the middle of aggregations (three in a row, so that the stop finds them
+# there however fast the machine), and one idle in pg_sleep after one
+start_session cancel "$settings $query; $query; $query"
+start_session terminate "$settings $query; $query; $query"
+start_session disconnect "$settings SET client_connection_check_interval = '100ms';
+	$query; $query; $query"
 start_session idle "$settings $query; SELECT pg_sleep(600)"
 cancel_pid=$(backend_of cancel '%GROUP BY%')
 terminate_pid=$(backend_of terminate '%GROUP BY%')
@@ -118,7 +122,7 @@ done
 
 # every aggregation holds its objects in the service, then the service stops
 for _ in $(seq 1 200); do
-	[ "$(psql_db -c "SELECT active FROM gpuagg_stats WHERE device = 'CPU'")" -ge 3 ] && break
+	[ "$(psql_db -c "SELECT sum(active) FROM gpuagg_stats")" -ge 3 ] && break
 	sleep 0.05
 done
 sleep 0.2
@@ -174,13 +178,15 @@ again=$(psql_db -c "SET gpuagg.force = on" -c "$query")
 [ "$again" = "$native" ] || failed "the next query's answer $again differs from native $native"
 explain=$(psql_db -c "SET gpuagg.force = on" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query")
 if grep -q "Fallback" <<<"$explain"; then failed "the next query fell back to the CPU: $explain"; fi
-[ "$(psql_db -c "SELECT pid FROM gpuagg_stats WHERE device = 'CPU'")" = "$service_pid" ] ||
+[ "$(psql_db -c "SELECT pid FROM gpuagg_stats WHERE device ILIKE '$device%' LIMIT 1")" = "$service_pid" ] ||
 	failed "the service process was replaced"
 
-# what the backends left to the service is dropped: no object open, no memory held
+# what the backends left to the service is dropped: no object open, no memory of the
+# CPU device (its share of the service's shared memory) held
 left=""
 for _ in $(seq 1 100); do
-	left=$(psql_db -c "SELECT active || ' ' || memory_used FROM gpuagg_stats WHERE device = 'CPU'")
+	left=$(psql_db -c "SELECT sum(active) || ' ' || sum(memory_used) FILTER (WHERE device = 'CPU')
+		FROM gpuagg_stats")
 	[ "$left" = "0 0" ] && break
 	sleep 0.1
 done
