@@ -92,6 +92,16 @@ extern void *ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status);
 extern int	ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status);
 
 /*
+ * Allocate `bytes` of page-locked host memory for every GPU of the process
+ * (the GPU service's staged build sides, which a GPU then copies from at
+ * pinned speed), or NULL (gpu/none.c: always), and free it (NULL allowed;
+ * it waits for the GPU's work, as cudaFree does).  Host memory: the GPU
+ * device's count of device memory (ga_gpu_memory_used) leaves it out.
+ */
+extern void *ga_gpu_host_alloc(size_t bytes);
+extern void ga_gpu_host_free(void *ptr);
+
+/*
  * The GPU device's memory (gpu/memory.cu; gpu/none.c: none): the bytes of
  * device memory the process holds on GPU ordinal, how many allocations it
  * freed on every GPU (a count that moves whenever memory comes back), and

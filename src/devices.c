@@ -33,6 +33,12 @@
 
 PG_FUNCTION_INFO_V1(gpuagg_devices);
 
+/*
+ * libpq/libpq.h's, declared here: that header needs the GSSAPI headers of
+ * a server built with them, which a build of the extension may not have.
+ */
+extern bool pq_check_connection(void);
+
 /* How long the postmaster waits for the discovery child. */
 #define DISCOVERY_TIMEOUT_MS 60000
 
@@ -627,12 +633,16 @@ gpuagg_devices(PG_FUNCTION_ARGS)
 
 /*
  * The wait callback of every device call: tells a device wait loop to give
- * up when the query is being cancelled (the caller then raises the error).
+ * up when the query is being cancelled or the backend terminated, or when
+ * its client went away (seen every client_connection_check_interval); the
+ * caller then raises the error.
  */
 int
 GpuAggDeviceWait(void *arg)
 {
-	return InterruptPending && (QueryCancelPending || ProcDiePending);
+	if (InterruptPending && (QueryCancelPending || ProcDiePending))
+		return 1;
+	return CheckClientConnectionPending && !pq_check_connection();
 }
 
 /* Raise the error a cancelled device wait stands for (the wait returned). */

@@ -3,7 +3,8 @@
  * gpu/device.cu
  *	  The GPU device (device_impl.h): discovery of the usable GPUs, the
  *	  per-process device of each opened GPU (its primary context), the
- *	  registration of host memory (the GPU service's arena), and the table
+ *	  registration of host memory (the GPU service's arena) and pinned
+ *	  host memory of its own (the service's staged build sides), and the table
  *	  of entry points the dispatcher calls, from the aggregation
  *	  (gpu/hashagg.cu, with gpu/aggjoin.cu for an aggjoin) and the hash
  *	  join (gpu/hashjoin.cu).
@@ -252,6 +253,28 @@ ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
 	if (err == cudaErrorHostMemoryAlreadyRegistered)
 		return 1;
 	return cuda_error(status, err, "registering the GPU service's shared memory");
+}
+
+/* Page-locked host memory for every GPU of the process; NULL when there is none. */
+extern "C" void *
+ga_gpu_host_alloc(size_t bytes)
+{
+	void	   *ptr = NULL;
+
+	if (cudaHostAlloc(&ptr, bytes > 0 ? bytes : 1, cudaHostAllocPortable) != cudaSuccess)
+	{
+		(void) cudaGetLastError();	/* leave no error behind for later checks */
+		return NULL;
+	}
+	return ptr;
+}
+
+/* Free what ga_gpu_host_alloc gave. */
+extern "C" void
+ga_gpu_host_free(void *ptr)
+{
+	if (ptr != NULL && cudaFreeHost(ptr) != cudaSuccess)
+		(void) cudaGetLastError();
 }
 
 /* The total memory of GPU ordinal, once this process opened it; else 0. */

@@ -51,6 +51,21 @@ ga_gpu_register_host(void *ptr, size_t bytes, GaStatus *status)
 	return ga_status_set(status, GA_ERR_NO_DEVICE, GPU_NONE_REASON);
 }
 
+/* No pinned host memory: there is no GPU; callers use malloc. */
+void *
+ga_gpu_host_alloc(size_t bytes)
+{
+	(void) bytes;
+	return NULL;
+}
+
+/* Nothing to free: ga_gpu_host_alloc gives nothing. */
+void
+ga_gpu_host_free(void *ptr)
+{
+	(void) ptr;
+}
+
 /* No device memory is held: there is no GPU. */
 int64_t
 ga_gpu_memory_used(int ordinal)

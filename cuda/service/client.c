@@ -34,6 +34,17 @@
  * and its destroy only frees the mirrors.  Destroys are not waited for:
  * the slot's next request collects their replies.
  *
+ * Bounded waits.  A call waits for its slot (a destroy's reply, or a
+ * request left to the service) as long as gpuagg.service_wait, at least
+ * SVC_GIVE_UP_MS, asking its wait callback, and then fails with
+ * GA_ERR_DEVICE, so that its query finishes on the CPU device.  Cleanup
+ * has no callback: a destroy (or a FREE) that finds the slot busy for
+ * SVC_GIVE_UP_MS is kept in the process's list of the slot and posted
+ * before the slot's next request; once a wait gave up, cleanup waits no
+ * more until the slot is seen IDLE again.  A backend that exits leaves a
+ * slot that stays busy to the service, which drops the slot's objects
+ * when the request in flight ends (slot.c).
+ *
  *-------------------------------------------------------------------------
  */
 #include "service_internal.h"
@@ -52,6 +63,7 @@ typedef struct ClientDevice
 {
 	GaService  *service;
 	int			slot;
+	SvcClientSlot *cslot;
 	GaDeviceKind kind;
 	int			ordinal;
 	int			pid;			/* the process that opened it */
@@ -88,6 +100,7 @@ typedef struct ClientObject
 	int			gpu_ordinal;	/* the GPU that runs it, -1: the CPU device */
 	int			object;			/* the service's id, 0: none */
 	int			held;			/* counted in the slot's held_objects */
+	int			left;			/* its last call was left to the service */
 	int64_t		queue_ns;		/* its requests' time in the service's queue */
 	GaFailure	failure;
 	ClientBatch batches[SVC_MAX_BATCHES];
@@ -183,10 +196,14 @@ ga_service_open(GaService *service, int slot, GaDeviceKind kind, int gpu_ordinal
 	{
 		d->service = service;
 		d->slot = slot;
+		d->cslot = svc_client_slot(service, slot, 1);
 		d->kind = kind;
 		d->ordinal = gpu_ordinal;
 		d->pid = pid;
-		d->device = ga_device_wrap(kind, &ga_service_ops, d, status);
+		d->device = d->cslot == NULL ? NULL :
+			ga_device_wrap(kind, &ga_service_ops, d, status);
+		if (d->cslot == NULL)
+			ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory opening a device");
 		if (d->device == NULL)
 		{
 			free(d);
@@ -231,27 +248,41 @@ ga_device_is_service(const GaDevice *device)
 
 /*
  * Destroy every object the client of slot holds in the service, after its
- * request in flight; its objects no longer count as held.
+ * request in flight; its objects no longer count as held.  For a client
+ * about to exit: no wait here lasts more than SVC_GIVE_UP_MS, and a slot
+ * still busy then is left to the service, which drops the slot's objects
+ * once the request in flight ends.
  */
 void
 ga_service_release(GaService *service, int slot_index)
 {
 	SvcSlot    *slot;
+	SvcClientSlot *cs;
 	uint64_t	generation;
 	GaStatus	status;
+	int			limit_ms = SVC_GIVE_UP_MS;
 
 	if (service == NULL || slot_index < 0 || slot_index >= service->nslots)
 		return;
 	slot = &service->slots[slot_index];
+	if ((cs = svc_client_slot(service, slot_index, 0)) != NULL)
+	{
+		limit_ms = svc_client_cleanup_ms(cs);
+		cs->npending = 0;		/* the release drops them all */
+	}
 	generation = SVC_LOAD(&service->generation);
 	SVC_STORE(&slot->cancel, 1);	/* a request left waiting for room gives up */
-	svc_slot_collect(service, slot);
-	if (svc_serving(service, generation))
+	/* a slot still busy is left to the service, which then releases it */
+	if ((svc_slot_collect(service, slot, NULL, NULL, limit_ms) > 0 ||
+		 !svc_slot_leave(slot, SVC_SLOT_LEFT | SVC_SLOT_GONE)) &&
+		svc_serving(service, generation) &&
+		svc_slot_collect(service, slot, NULL, NULL, 0) > 0)
 	{
 		memset(&slot->args, 0, sizeof(slot->args));
 		slot->args.op = SVC_OP_RELEASE;
 		slot->args.device = -1;
-		(void) svc_slot_call(service, slot, generation, NULL, NULL, &status);
+		(void) svc_slot_call(service, slot, generation, NULL, NULL,
+							 limit_ms > 0 ? limit_ms : 1, &status);
 	}
 	slot->held_objects = 0;
 	SVC_STORE(&slot->held_generation, 0);
@@ -340,14 +371,17 @@ object_hold(ClientObject *obj, int hold)
 
 /*
  * The slot for a call on the object, idle, its arguments cleared to op;
- * NULL with status when the object failed before or its generation is
- * not served.
+ * NULL with status when the object failed before, its generation is not
+ * served, or the slot stays busy longer than the query may wait (asking
+ * wait meanwhile).
  */
 static SvcSlot *
-object_begin(ClientObject *obj, SvcOp op, GaStatus *status)
+object_begin(ClientObject *obj, SvcOp op, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	GaService  *service = obj->device->service;
 	SvcSlot    *slot = client_slot(obj->device);
+	int			limit_ms = client_wait_ms > SVC_GIVE_UP_MS ? client_wait_ms : SVC_GIVE_UP_MS;
+	int			rc;
 
 	if (!ga_failure_check(&obj->failure, status))
 		return NULL;
@@ -356,12 +390,39 @@ object_begin(ClientObject *obj, SvcOp op, GaStatus *status)
 		ga_failure_set(&obj->failure, status, GA_ERR_DEVICE, CLIENT_RESTARTED);
 		return NULL;
 	}
-	svc_slot_collect(service, slot);
+	rc = svc_client_ready(obj->device->cslot, wait, arg, limit_ms);
+	if (rc < 0)
+	{
+		ga_failure_set(&obj->failure, status, GA_ERR_CANCELLED,
+					   "cancelled while waiting for the GPU service");
+		return NULL;
+	}
+	if (rc == 0)
+	{
+		ga_status_set(status, GA_ERR_DEVICE,
+					  "the GPU service did not finish this session's previous request within %d ms",
+					  limit_ms);
+		ga_failure_set(&obj->failure, status, status->code, status->message);
+		return NULL;
+	}
 	memset(&slot->args, 0, sizeof(slot->args));
 	slot->args.op = op;
 	slot->args.device = obj->device_index;
 	slot->args.object = obj->object;
 	return slot;
+}
+
+/*
+ * Remember whether the object's last call (svc_slot_call's rc) was left to
+ * the service: its reply is not to be read, and the slot stays busy until
+ * the service ends it, so that cleanup does not wait for it.
+ */
+static void
+object_left(ClientObject *obj, int rc)
+{
+	obj->left = rc == SVC_CALL_LEFT;
+	if (obj->left)
+		obj->device->cslot->stuck = 1;
 }
 
 /*
@@ -373,31 +434,27 @@ static int
 object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
-								   obj->generation, wait, arg, status);
+								   obj->generation, wait, arg, 0, status);
 
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
 		ga_failure_set(&obj->failure, status, status->code, status->message);
+	object_left(obj, rc);
 	return rc > 0;
 }
 
-/* Post an operation on the slot that nobody waits for (its reply is collected later). */
+/*
+ * Post an operation on the slot that nobody waits for (its reply is
+ * collected later); one that finds the slot busy longer than cleanup waits
+ * is kept in the slot's pending list.
+ */
 static void
 object_post(ClientObject *obj, SvcOp op, void *buffer)
 {
-	GaService  *service = obj->device->service;
-	SvcSlot    *slot = client_slot(obj->device);
+	SvcPending	request = {op, obj->device_index, obj->object, obj->generation, buffer};
 
-	if (!svc_serving(service, obj->generation))
-		return;
-	svc_slot_collect(service, slot);
-	memset(&slot->args, 0, sizeof(slot->args));
-	slot->args.op = op;
-	slot->args.device = obj->device_index;
-	slot->args.object = obj->object;
-	slot->args.buffer = buffer;
-	svc_slot_post(service, slot, obj->generation);
+	svc_client_post(obj->device->cslot, &request);
 }
 
 /*
@@ -407,7 +464,7 @@ object_post(ClientObject *obj, SvcOp op, void *buffer)
 static void *
 object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	SvcSlot    *slot = object_begin(obj, SVC_OP_ALLOC, status);
+	SvcSlot    *slot = object_begin(obj, SVC_OP_ALLOC, wait, arg, status);
 	int			rc;
 
 	if (slot == NULL)
@@ -415,10 +472,11 @@ object_staging(ClientObject *obj, size_t bytes, GaWaitCallback wait, void *arg, 
 	slot->args.buffer_bytes = bytes;
 	slot->args.wait_ms = client_wait_ms;
 	slot->reply.buffer = NULL;
-	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, status);
+	rc = svc_slot_call(obj->device->service, slot, obj->generation, wait, arg, 0, status);
+	object_left(obj, rc);
 	if (rc > 0)
 		return slot->reply.buffer;
-	if (rc < 0 && slot->reply.buffer != NULL)
+	if (rc == -1 && slot->reply.buffer != NULL)
 		object_post(obj, SVC_OP_FREE, slot->reply.buffer);
 	ga_failure_set(&obj->failure, status, status->code, status->message);
 	return NULL;
@@ -433,15 +491,16 @@ object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *a
 				   GaStatus *status)
 {
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
-								   obj->generation, wait, arg, status);
+								   obj->generation, wait, arg, 0, status);
 
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
-	{
 		ga_failure_set(&obj->failure, status, status->code, status->message);
-		object_post(obj, SVC_OP_FREE, buffer);	/* refused if the call took it */
-	}
+	/* refused if the call took it; the service frees it for a call left to it */
+	if (rc == -1)
+		object_post(obj, SVC_OP_FREE, buffer);
+	object_left(obj, rc);
 	return rc > 0;
 }
 
@@ -483,7 +542,7 @@ object_stage(ClientObject *obj, SvcOp op, const ClientRun *runs, int nruns, size
 		if (buffer == NULL)
 			return 0;
 		runs_copy(buffer, at, len, runs, nruns);
-		slot = object_begin(obj, op, status);
+		slot = object_begin(obj, op, wait, arg, status);
 		if (slot == NULL)
 			return 0;
 		slot->args.buffer = buffer;
@@ -556,7 +615,7 @@ object_batch(ClientObject *obj, const SvcReply *reply, GaStatus *status)
  */
 static SvcSlot *
 object_begin_submit(ClientObject *obj, SvcOp op, const GaBatch *batch, const char *what,
-					GaStatus *status)
+					GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	ClientBatch *cb = NULL;
 	SvcSlot    *slot;
@@ -572,7 +631,7 @@ object_begin_submit(ClientObject *obj, SvcOp op, const GaBatch *batch, const cha
 					  what);
 		return NULL;
 	}
-	slot = object_begin(obj, op, status);
+	slot = object_begin(obj, op, wait, arg, status);
 	if (slot == NULL)
 		return NULL;
 	for (c = 0; c < cb->batch.ncolumns; c++)
@@ -630,7 +689,8 @@ object_create_call(ClientObject *obj, SvcSlot *slot, void *staged, SvcOp destroy
 	ok = staged == NULL ?
 		object_call(obj, client_wait, client_wait_arg, status) :
 		object_call_staged(obj, staged, client_wait, client_wait_arg, status);
-	if (slot->reply.object != 0)
+	/* a create left to the service: the service drops what it made */
+	if (!obj->left && slot->reply.object != 0)
 	{
 		object_created(obj, &slot->reply);
 		if (!ok)
@@ -681,13 +741,13 @@ client_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *stat
 	slot = client_slot(device);
 	if (bytes <= SVC_PAYLOAD_BYTES)
 	{
-		if (object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
+		if (object_begin(&agg->base, SVC_OP_AGG_CREATE, client_wait, client_wait_arg, status) == NULL)
 			goto fail;
 		buffer = slot->payload;
 	}
 	else if ((buffer = object_staging(&agg->base, bytes, client_wait, client_wait_arg,
 									  status)) == NULL ||
-			 object_begin(&agg->base, SVC_OP_AGG_CREATE, status) == NULL)
+			 object_begin(&agg->base, SVC_OP_AGG_CREATE, client_wait, client_wait_arg, status) == NULL)
 		goto fail;
 	svc_wire_write(request, buffer);
 	slot->args.buffer = buffer;
@@ -709,7 +769,7 @@ static GaBatch *
 client_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	ClientAgg  *agg = agg_impl;
-	SvcSlot    *slot = object_begin(&agg->base, SVC_OP_AGG_NEXT_BATCH, status);
+	SvcSlot    *slot = object_begin(&agg->base, SVC_OP_AGG_NEXT_BATCH, wait, arg, status);
 
 	if (slot == NULL || !object_call(&agg->base, wait, arg, status))
 		return NULL;
@@ -724,7 +784,7 @@ client_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 {
 	ClientAgg  *agg = agg_impl;
 	SvcSlot    *slot = object_begin_submit(&agg->base, SVC_OP_AGG_SUBMIT, batch,
-										   "aggregation", status);
+										   "aggregation", wait, arg, status);
 
 	if (slot == NULL)
 		return 0;
@@ -819,7 +879,7 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 		runs_copy(buffer, 0, bytes, runs, nruns);
 	}
 
-	slot = object_begin(&agg->base, SVC_OP_AGG_BUILD, status);
+	slot = object_begin(&agg->base, SVC_OP_AGG_BUILD, wait, arg, status);
 	if (slot == NULL)
 		goto done;
 	slot->args.step = step;
@@ -854,7 +914,7 @@ client_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 
 	if (agg->finished && ga_failure_check(&agg->base.failure, status))
 		return result;
-	slot = object_begin(&agg->base, SVC_OP_AGG_FINISH, status);
+	slot = object_begin(&agg->base, SVC_OP_AGG_FINISH, wait, arg, status);
 	if (slot == NULL || !object_call(&agg->base, wait, arg, status))
 		return NULL;
 	agg->stats = slot->reply.stats.agg;
@@ -935,7 +995,7 @@ client_join_create(void *device_impl, const GaJoinRequest *request, GaStatus *st
 		return NULL;
 	}
 	object_hold(&join->base, 1);
-	slot = object_begin(&join->base, SVC_OP_JOIN_CREATE, status);
+	slot = object_begin(&join->base, SVC_OP_JOIN_CREATE, client_wait, client_wait_arg, status);
 	if (slot != NULL)
 		slot->args.join = *request;
 	if (slot == NULL ||
@@ -975,7 +1035,7 @@ client_join_build(void *join_impl, const int64_t *keys, const uint32_t *rows, in
 		if (n > 0)
 			runs_copy(buffer, 0, bytes, runs, 2);
 	}
-	slot = object_begin(&join->base, SVC_OP_JOIN_BUILD, status);
+	slot = object_begin(&join->base, SVC_OP_JOIN_BUILD, wait, arg, status);
 	if (slot == NULL)
 		return 0;
 	slot->args.n = n;
@@ -1004,7 +1064,7 @@ static GaBatch *
 client_join_next_batch(void *join_impl, GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	ClientJoin *join = join_impl;
-	SvcSlot    *slot = object_begin(&join->base, SVC_OP_JOIN_NEXT_BATCH, status);
+	SvcSlot    *slot = object_begin(&join->base, SVC_OP_JOIN_NEXT_BATCH, wait, arg, status);
 
 	if (slot == NULL || !object_call(&join->base, wait, arg, status))
 		return NULL;
@@ -1019,7 +1079,7 @@ client_join_probe(void *join_impl, GaBatch *batch, GaWaitCallback wait, void *ar
 {
 	ClientJoin *join = join_impl;
 	SvcSlot    *slot = object_begin_submit(&join->base, SVC_OP_JOIN_PROBE, batch, "join",
-										   status);
+										   wait, arg, status);
 
 	if (slot == NULL || !object_call(&join->base, wait, arg, status))
 		return NULL;

@@ -90,6 +90,37 @@ object_new(SvcServerSlot *ss, GaStatus *status)
 	return i + 1;
 }
 
+/*
+ * Memory for an object's staged build side of bytes: pinned host memory
+ * the GPU copies from when the object runs on a GPU (malloc when the GPU
+ * device has none to give), malloc on the CPU device; NULL when out of
+ * memory.
+ */
+static unsigned char *
+staged_alloc(SvcServer *server, SvcObject *obj, size_t bytes)
+{
+	obj->staged_pinned = 0;
+	if (server->devices[obj->device].kind == GA_DEVICE_GPU &&
+		(obj->staged = ga_gpu_host_alloc(bytes)) != NULL)
+		obj->staged_pinned = 1;
+	else
+		obj->staged = malloc(bytes > 0 ? bytes : 1);
+	return obj->staged;
+}
+
+/* Free an object's staged build side, if any. */
+static void
+staged_free(SvcObject *obj)
+{
+	if (obj->staged_pinned)
+		ga_gpu_host_free(obj->staged);
+	else
+		free(obj->staged);
+	obj->staged = NULL;
+	obj->staged_bytes = 0;
+	obj->staged_pinned = 0;
+}
+
 /* Destroy an object on its device and free its entry. */
 static void
 object_drop(SvcServer *server, SvcObject *obj)
@@ -104,7 +135,7 @@ object_drop(SvcServer *server, SvcObject *obj)
 		device->ops->join_destroy(obj->impl);
 	for (b = 0; b < obj->nbatches; b++)
 		svc_arena_free(obj->descs[b]);
-	free(obj->staged);
+	staged_free(obj);
 	SVC_ADD(&server->service->devices[obj->device].active, -1);
 	memset(obj, 0, sizeof(*obj));
 	svc_server_freed(server);
@@ -265,7 +296,8 @@ join_stats(SvcServerDevice *device, SvcObject *obj, SvcReply *reply)
 
 /*
  * Add a piece of a build side to the object's staged bytes (a piece at 0
- * starts them afresh); frees the piece's staging buffer.
+ * starts them afresh, in memory staged_alloc gives); frees the piece's
+ * staging buffer.
  */
 static void
 exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
@@ -277,10 +309,8 @@ exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, 
 		return;
 	if (args->stage_at == 0)
 	{
-		free(obj->staged);
-		obj->staged = NULL;
-		obj->staged_bytes = 0;
-		if (args->stage_bytes > 0 && (obj->staged = malloc(args->stage_bytes)) == NULL)
+		staged_free(obj);
+		if (args->stage_bytes > 0 && staged_alloc(server, obj, args->stage_bytes) == NULL)
 			ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 						  "out of host memory in the GPU service for a build side of %.1f MB",
 						  (double) args->stage_bytes / 1048576.0);
@@ -341,9 +371,7 @@ build_done(SvcServer *server, SvcObject *obj, const SvcArgs *args, unsigned char
 		staging_free(server, buffer);
 		return;
 	}
-	free(obj->staged);
-	obj->staged = NULL;
-	obj->staged_bytes = 0;
+	staged_free(obj);
 }
 
 /* An aggregation's build side from a staging buffer (see client.c's layout). */
@@ -734,19 +762,54 @@ svc_exec_admitted(SvcServer *server, int index, int device)
 }
 
 /*
+ * End a request its client left (slot.c): what it made for the client is
+ * dropped (an ALLOC's buffer, a create's object), and with SVC_SLOT_GONE
+ * every object of the slot; then the slot takes requests again.
+ */
+static void
+exec_left(SvcServer *server, int index)
+{
+	SvcSlot    *slot = &server->service->slots[index];
+	SvcServerSlot *ss = &server->slots[index];
+	SvcReply   *reply = &slot->reply;
+	GaStatus	ignored;
+
+	if (slot->args.op == SVC_OP_ALLOC && reply->status.code == GA_OK &&
+		reply->buffer != NULL && staging_take(ss, reply->buffer, 0, &ignored))
+		staging_free(server, reply->buffer);
+	if ((slot->args.op == SVC_OP_AGG_CREATE || slot->args.op == SVC_OP_JOIN_CREATE) &&
+		reply->status.code == GA_OK && reply->object >= 1 && reply->object <= ss->nobjects &&
+		ss->objects[reply->object - 1].kind != 0)
+		object_drop(server, &ss->objects[reply->object - 1]);
+	if ((SVC_LOAD(&slot->state) & SVC_SLOT_GONE) != 0)
+		svc_exec_release(server, index);
+	svc_slot_end(slot);
+}
+
+/*
  * Hand the reply of slot index to its client, counting an out-of-memory
- * one against device (an index of the service's devices, or none).
+ * one against device (an index of the service's devices, or none).  The
+ * staging buffer the request named is the service's to free once it is
+ * answered, whether or not the request ran.  A request its client left
+ * ends here (exec_left).
  */
 void
 svc_exec_reply(SvcServer *server, int index, int device)
 {
 	GaService  *service = server->service;
 	SvcSlot    *slot = &service->slots[index];
+	SvcArgs    *args = &slot->args;
+	GaStatus	ignored;
 
 	if (slot->reply.status.code == GA_ERR_OUT_OF_MEMORY && device >= 0 &&
 		device < server->ndevices)
 		SVC_ADD(&service->devices[device].out_of_memory, 1);
-	svc_slot_reply(service, slot);
+	if (args->op != SVC_OP_ALLOC && args->op != SVC_OP_FREE && args->buffer != NULL &&
+		args->buffer != (void *) slot->payload &&
+		staging_take(&server->slots[index], args->buffer, 0, &ignored))
+		staging_free(server, args->buffer);
+	if (!svc_slot_reply(service, slot))
+		exec_left(server, index);
 }
 
 /*

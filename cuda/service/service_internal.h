@@ -28,7 +28,12 @@
  * one gets the slot's cancel flag, which the service's wait callback hands
  * to the device.  A request that the client leaves behind (an object's
  * destroy, which nobody waits for, or a request of a client that exited)
- * is collected by the slot's next request.
+ * is collected by the slot's next request.  No wait of a client is
+ * unbounded: a running request that does not stop within SVC_GIVE_UP_MS
+ * of a cancel, and one a client about to exit gives up on, are left to the
+ * service (the SVC_SLOT_LEFT flag): it ends them itself, dropping what
+ * they made for nobody (with SVC_SLOT_GONE, every object of the slot), and
+ * makes the slot IDLE; until then the slot takes no request.
  *
  * Generations.  Each service process serves one generation, bumped when it
  * starts.  A request names the generation it is for and an object keeps the
@@ -95,7 +100,8 @@ extern "C"
  * A build side of more bytes than svc_stage_piece_bytes (client.c; this
  * size, smaller in the loopback's tests) travels in pieces of at most that
  * size, each through its own staging buffer, into memory of the service
- * process: so a build larger than the arena runs, and a large one holds
+ * process (pinned host memory for a GPU, which copies from it at pinned
+ * speed): so a build larger than the arena runs, and a large one holds
  * little of the arena that concurrent queries share.
  */
 #define SVC_STAGE_PIECE_BYTES ((size_t) 64 << 20)
@@ -106,6 +112,13 @@ extern size_t svc_stage_piece_bytes;
 
 /* How long a client waits on its semaphore between two looks around. */
 #define SVC_WAIT_STEP_MS 10
+
+/*
+ * How long a client waits for a request that its wait callback stopped, or
+ * in its cleanup (no callback) for its slot, before it leaves the request
+ * to the service (slot.c).
+ */
+#define SVC_GIVE_UP_MS 1000
 
 /* Alignment of everything laid out in shared memory and in the arena. */
 #define SVC_ALIGN 64
@@ -121,6 +134,16 @@ typedef enum SvcSlotState
 	SVC_SLOT_RUNNING,
 	SVC_SLOT_REPLY
 } SvcSlotState;
+
+/*
+ * Flags a client adds to a queued or running request it stops waiting for
+ * (slot.c): LEFT, the service ends the request itself; GONE, and then
+ * drops every object of the slot (its client exits).
+ */
+#define SVC_SLOT_LEFT 0x100u
+#define SVC_SLOT_GONE 0x200u
+#define SVC_SLOT_FLAGS (SVC_SLOT_LEFT | SVC_SLOT_GONE)
+#define SVC_SLOT_BASE(state) ((state) & ~SVC_SLOT_FLAGS)
 
 /* The operations a client asks for (SvcArgs.op). */
 typedef enum SvcOp
@@ -212,7 +235,7 @@ typedef struct SvcReply
 /* One client's slot. */
 typedef struct SvcSlot
 {
-	uint32_t	state;			/* SvcSlotState; atomic */
+	uint32_t	state;			/* SvcSlotState and flags; atomic */
 	uint32_t	cancel;			/* the client asks to stop; atomic */
 	int32_t		client_pid;		/* the client of the request; atomic */
 	int32_t		reserved;
@@ -335,22 +358,68 @@ extern void svc_note_set(GaService *service, const char *fmt,...)
 
 /*
  * slot.c: the protocol.  Clients: post a request and wait for its reply
- * (wait may be NULL; 1: a success, 0: the service's failure, -1: a
- * failure of the call itself, all with status), post one that nobody
- * waits for, collect a reply left behind.  The service:
- * take the oldest request (its index and how long it was queued, or -1),
- * post a reply, and fail a request still queued (or running too: of a
- * service process that died), 1 when it did, with the request's device
- * index in *device (NULL allowed).
+ * (wait may be NULL; exit_ms > 0: a client about to exit gives up then;
+ * 1: a success, 0: the service's failure, -1: a failure of the call
+ * itself, SVC_CALL_LEFT: the request left to the service, its reply not
+ * to be read; all with status), post one that nobody waits for, make the slot
+ * IDLE within limit_ms (1; 0: not in time; -1: wait said stop), and leave
+ * the request in flight to the service (1; 0: there is none, or its reply
+ * is in).  The service: take the oldest request (its index and how long
+ * it was queued, or -1), post a reply (0: its client left it, and the
+ * caller ends it with svc_slot_end), and fail a request still queued (or
+ * running too: of a service process that died), 1 when it did, with the
+ * request's device index in *device (NULL allowed).
  */
+#define SVC_CALL_LEFT (-2)
 extern int	svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
-						  GaWaitCallback wait, void *arg, GaStatus *status);
+						  GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status);
 extern void svc_slot_post(GaService *service, SvcSlot *slot, uint64_t generation);
-extern void svc_slot_collect(GaService *service, SvcSlot *slot);
+extern int	svc_slot_collect(GaService *service, SvcSlot *slot, GaWaitCallback wait,
+							 void *arg, int limit_ms);
+extern int	svc_slot_leave(SvcSlot *slot, uint32_t flags);
 extern int	svc_slot_take(GaService *service, int64_t *queued_ns);
-extern void svc_slot_reply(GaService *service, SvcSlot *slot);
+extern int	svc_slot_reply(GaService *service, SvcSlot *slot);
+extern void svc_slot_end(SvcSlot *slot);
 extern int	svc_slot_fail(GaService *service, SvcSlot *slot, int running_too,
 						  GaStatusCode code, const char *message, int *device);
+
+/*
+ * slot.c, for clients: a slot as one process uses it (one entry per
+ * slot, service and process, living as long as the process), with the
+ * requests nobody waits for (destroys, FREEs) that found it busy longer
+ * than cleanup waits, posted in order before its next request.  slot
+ * gives this process's entry (created with create; NULL when out of
+ * memory, or none); ready makes the slot IDLE with nothing pending within
+ * limit_ms, asking wait (1; 0: not in time, the slot is stuck; -1: wait
+ * said stop); post posts a request nobody waits for, or keeps it pending;
+ * cleanup_ms is how long cleanup waits for the slot: SVC_GIVE_UP_MS, 0
+ * once a wait gave up, until the slot is seen IDLE again.
+ */
+typedef struct SvcPending
+{
+	int32_t		op;
+	int32_t		device;
+	int32_t		object;
+	uint64_t	generation;
+	void	   *buffer;
+} SvcPending;
+
+typedef struct SvcClientSlot
+{
+	GaService  *service;
+	int			slot;
+	int			pid;
+	int			stuck;			/* a wait for the slot gave up */
+	int			npending;
+	int			maxpending;
+	SvcPending *pending;
+	struct SvcClientSlot *next;
+} SvcClientSlot;
+
+extern SvcClientSlot *svc_client_slot(GaService *service, int slot, int create);
+extern int	svc_client_ready(SvcClientSlot *cs, GaWaitCallback wait, void *arg, int limit_ms);
+extern void svc_client_post(SvcClientSlot *cs, const SvcPending *request);
+extern int	svc_client_cleanup_ms(const SvcClientSlot *cs);
 
 /*
  * wire.c: an aggregation request's deep copy (its arrays after it, its
@@ -407,8 +476,10 @@ typedef struct SvcObject
 	int			nbatches;
 	GaBatch    *batches[SVC_MAX_BATCHES];	/* as handed out */
 	SvcColumnDesc *descs[SVC_MAX_BATCHES];	/* their columns, in the arena */
-	unsigned char *staged;		/* a build side's pieces (process memory) */
+	unsigned char *staged;		/* a build side's pieces (process memory:
+								 * pinned on a GPU) */
 	size_t		staged_bytes;
+	int			staged_pinned;	/* staged is ga_gpu_host_alloc's */
 } SvcObject;
 
 #define SVC_OBJECT_AGG 1

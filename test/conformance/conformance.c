@@ -358,8 +358,8 @@ main(int argc, char **argv)
 	}
 
 	/*
-	 * The service's own checks: a cancel while queued, admission,
-	 * concurrent queries, a lost service process.
+	 * The service's own checks: a cancel while queued, requests left to
+	 * the service, admission, concurrent queries, a lost service process.
 	 */
 	if (service != NULL && only < 0)
 	{
@@ -368,7 +368,7 @@ main(int argc, char **argv)
 		conformance_set_current("service api", 0);
 		alarm((unsigned) timeout);
 		f = service_api_checks(service, svc_gpu != NULL);
-		printf("api  %-10s cancel while queued, admission, concurrent queries, calls after a lost service process: %s\n",
+		printf("api  %-10s cancel while queued, requests left to the service, admission, concurrent queries, calls after a lost service process: %s\n",
 			   "svc", f ? "FAIL" : "ok");
 		failures += f;
 		checks++;

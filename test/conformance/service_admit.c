@@ -393,14 +393,14 @@ raw_call(GaService *service, SvcOp op, void *buffer, uint64_t bytes, GaStatus *s
 {
 	SvcSlot    *slot = &service->slots[HOLDER_SLOT];
 
-	svc_slot_collect(service, slot);
+	(void) svc_slot_collect(service, slot, NULL, NULL, 60000);
 	memset(&slot->args, 0, sizeof(slot->args));
 	slot->args.op = op;
 	slot->args.device = 0;
 	slot->args.buffer = buffer;
 	slot->args.buffer_bytes = bytes;
 	slot->reply.buffer = NULL;
-	return svc_slot_call(service, slot, SVC_LOAD(&service->generation), NULL, NULL, st) == 1;
+	return svc_slot_call(service, slot, SVC_LOAD(&service->generation), NULL, NULL, 0, st) == 1;
 }
 
 /*

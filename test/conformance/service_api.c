@@ -4,7 +4,9 @@
  *	  The GPU service's own checks, on the loopback service that
  *	  conformance.c started (service/loopback.c): a call cancelled while
  *	  every request thread is busy returns GA_ERR_CANCELLED at once and
- *	  leaves its slot usable; after a lost service process (simulated:
+ *	  leaves its slot usable; a running call the service does not answer
+ *	  is left to the service after SVC_GIVE_UP_MS of a cancel, and so is
+ *	  the slot of a client that exits; after a lost service process (simulated:
  *	  serving stops, ga_service_lost as a supervisor calls it, serving
  *	  starts again), a call on an object of the lost generation fails
  *	  cleanly, the new service waits until that object is destroyed, and
@@ -306,6 +308,127 @@ check_cancel_queued(GaService *service, RunReport *rr)
 	small_check(dev, rr, "the slot of a cancelled request");
 }
 
+/* A wait callback that says stop once a request thread holds a request. */
+static int
+stop_when_held(void *arg)
+{
+	(void) arg;
+	return ga_service_loopback_held() > 0;
+}
+
+/* Wait until the slot is IDLE; 0 after SERVICE_WAIT_MS. */
+static int
+wait_idle(GaService *service, int slot)
+{
+	int			waited;
+
+	for (waited = 0; waited < SERVICE_WAIT_MS; waited++)
+	{
+		if (SVC_LOAD(&service->slots[slot].state) == SVC_SLOT_IDLE)
+			return 1;
+		sleep_ms();
+	}
+	return 0;
+}
+
+/*
+ * Requests the service does not answer (held by the paused service): a
+ * call whose wait callback says stop once a thread holds its request
+ * fails with GA_ERR_CANCELLED after SVC_GIVE_UP_MS, leaving the request
+ * to the service; the object's destroy then returns at once, and a create
+ * fails with GA_ERR_DEVICE while the slot stays busy; the service ends the
+ * left request once it runs again, and the slot serves the next query.
+ * A client that exits while its slot is busy (ga_service_release) leaves
+ * the slot to the service within SVC_GIVE_UP_MS, which drops the slot's
+ * objects when the request ends.
+ */
+static void
+check_left(GaService *service, RunReport *rr)
+{
+	int			slot = service->nthreads + 3;
+	GaAggRequest req;
+	GaValueType type;
+	int			keycol;
+	GaAggSpec	spec;
+	GaStatus	st;
+	GaDevice   *dev;
+	GaAgg	   *agg;
+	GaAgg	   *other;
+	double		start;
+	double		took;
+	int			waited;
+
+	if (slot >= service->nslots)
+	{
+		report(rr, "left: the loopback service has only %d slots", service->nslots);
+		return;
+	}
+	small_request(&req, &type, &keycol, &spec);
+	dev = ga_service_open(service, slot, GA_DEVICE_CPU, 0, &st);
+	agg = dev != NULL ? ga_agg_create(dev, &req, &st) : NULL;
+	if (agg == NULL)
+	{
+		report(rr, "left: open or create failed: %s", st.message);
+		return;
+	}
+
+	ga_service_loopback_pause(1);
+	start = now_ms();
+	if (ga_agg_next_batch(agg, stop_when_held, NULL, &st) != NULL || st.code != GA_ERR_CANCELLED)
+		report(rr, "left: next_batch gave code %d (%s), not GA_ERR_CANCELLED", st.code,
+			   st.message);
+	took = now_ms() - start;
+	if (took < SVC_GIVE_UP_MS || took > SVC_GIVE_UP_MS + 2000)
+		report(rr, "left: the cancelled call returned after %.0f ms, not %d", took,
+			   SVC_GIVE_UP_MS);
+	if ((SVC_LOAD(&service->slots[slot].state) & SVC_SLOT_LEFT) == 0)
+		report(rr, "left: the running request was not left to the service (state %u)",
+			   SVC_LOAD(&service->slots[slot].state));
+	start = now_ms();
+	ga_agg_destroy(agg);
+	if ((took = now_ms() - start) > 100)
+		report(rr, "left: the destroy waited %.0f ms for the busy slot", took);
+	other = ga_agg_create(dev, &req, &st);
+	if (other != NULL || st.code != GA_ERR_DEVICE)
+		report(rr, "left: a create on the busy slot gave code %d (%s), not GA_ERR_DEVICE",
+			   st.code, st.message);
+	ga_agg_destroy(other);
+	ga_service_loopback_pause(0);
+	if (!wait_idle(service, slot))
+		report(rr, "left: the service did not end the left request (state %u)",
+			   SVC_LOAD(&service->slots[slot].state));
+	small_check(dev, rr, "the slot of a request left to the service");
+
+	/* a client that exits while a thread holds its destroy */
+	agg = ga_agg_create(dev, &req, &st);
+	other = agg != NULL ? ga_agg_create(dev, &req, &st) : NULL;
+	if (other == NULL)
+	{
+		report(rr, "left: the creates before the release failed: %s", st.message);
+		ga_agg_destroy(agg);
+		return;
+	}
+	ga_service_loopback_pause(1);
+	ga_agg_destroy(agg);
+	for (waited = 0; waited < SERVICE_WAIT_MS && ga_service_loopback_held() < 1; waited++)
+		sleep_ms();
+	start = now_ms();
+	ga_service_release(service, slot);
+	took = now_ms() - start;
+	if (took > SVC_GIVE_UP_MS + 2000)
+		report(rr, "left: the release of a busy slot took %.0f ms", took);
+	if ((SVC_LOAD(&service->slots[slot].state) & SVC_SLOT_GONE) == 0)
+		report(rr, "left: the release did not leave the busy slot to the service (state %u)",
+			   SVC_LOAD(&service->slots[slot].state));
+	ga_service_loopback_pause(0);
+	if (!wait_idle(service, slot))
+		report(rr, "left: the service did not end the slot left at the release (state %u)",
+			   SVC_LOAD(&service->slots[slot].state));
+	/* the release dropped it in the service: only the mirror is freed here */
+	ga_agg_destroy(other);
+	small_check(dev, rr, "the slot of a release left to the service");
+}
+
 /*
  * A lost service process: an aggregation and a join of the lost
  * generation fail every call with GA_ERR_DEVICE, the new service waits
@@ -414,6 +537,9 @@ service_api_checks(GaService *service, int with_gpu)
 	check_cancel_queued(service, &rr);
 	if (!wait_inactive(service))
 		report(&rr, "objects stay open after the cancel's check");
+	check_left(service, &rr);
+	if (!wait_inactive(service))
+		report(&rr, "objects stay open after the checks of requests left to the service");
 	service_admit_checks(service, &rr);
 	if (!wait_inactive(service))
 		report(&rr, "objects stay open after admission's checks");
