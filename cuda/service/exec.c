@@ -37,6 +37,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The devices' wait callback: whether the slot's client asked to stop. */
 static int
@@ -91,9 +92,82 @@ object_new(SvcServerSlot *ss, GaStatus *status)
 }
 
 /*
- * Memory for an object's staged build side of bytes: pinned host memory
- * the GPU copies from when the object runs on a GPU (malloc when the GPU
- * device has none to give), malloc on the CPU device; NULL when out of
+ * The largest pinned buffer the service keeps for build sides sent in
+ * pieces: a sixteenth of the machine's memory, at most 4 GB.  Page-locking
+ * memory costs about as much as copying it, so the buffer is kept and
+ * reused, not allocated per build; a build larger than this, or one that
+ * finds the buffer in use, is staged in malloc'd memory.
+ */
+static size_t
+pinned_limit(void)
+{
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		page_size = sysconf(_SC_PAGESIZE);
+	size_t		limit = (size_t) 4 << 30;
+
+	if (pages > 0 && page_size > 0 && (size_t) pages * (size_t) page_size / 16 < limit)
+		limit = (size_t) pages * (size_t) page_size / 16;
+	return limit;
+}
+
+/*
+ * The server's pinned buffer for a staged build of bytes, grown if it is
+ * smaller (in steps of 64 MB); NULL when it is in use, the build is larger
+ * than pinned_limit, or no GPU gives pinned memory.
+ */
+static unsigned char *
+pinned_take(SvcServer *server, size_t bytes)
+{
+	const size_t step = (size_t) 64 << 20;
+	unsigned char *buffer = NULL;
+
+	if (bytes > pinned_limit())
+		return NULL;
+	pthread_mutex_lock(&server->pinned_lock);
+	if (!server->pinned_busy)
+	{
+		if (server->pinned == NULL || server->pinned_bytes < bytes)
+		{
+			size_t		want = (bytes + step - 1) / step * step;
+
+			ga_gpu_host_free(server->pinned);
+			server->pinned_bytes = 0;
+			if ((server->pinned = ga_gpu_host_alloc(want)) != NULL)
+				server->pinned_bytes = want;
+		}
+		if (server->pinned != NULL)
+		{
+			server->pinned_busy = 1;
+			buffer = server->pinned;
+		}
+	}
+	pthread_mutex_unlock(&server->pinned_lock);
+	return buffer;
+}
+
+/* Give the server's pinned buffer back for the next staged build. */
+static void
+pinned_give(SvcServer *server)
+{
+	pthread_mutex_lock(&server->pinned_lock);
+	server->pinned_busy = 0;
+	pthread_mutex_unlock(&server->pinned_lock);
+}
+
+/* Free the server's pinned buffer (the service stops). */
+void
+svc_exec_free_pinned(SvcServer *server)
+{
+	ga_gpu_host_free(server->pinned);
+	server->pinned = NULL;
+	server->pinned_bytes = 0;
+	server->pinned_busy = 0;
+}
+
+/*
+ * Memory for an object's staged build side of bytes: the server's pinned
+ * buffer the GPU copies from when the object runs on a GPU and the buffer
+ * is free and large enough (pinned_limit), else malloc; NULL when out of
  * memory.
  */
 static unsigned char *
@@ -101,7 +175,7 @@ staged_alloc(SvcServer *server, SvcObject *obj, size_t bytes)
 {
 	obj->staged_pinned = 0;
 	if (server->devices[obj->device].kind == GA_DEVICE_GPU &&
-		(obj->staged = ga_gpu_host_alloc(bytes)) != NULL)
+		(obj->staged = pinned_take(server, bytes)) != NULL)
 		obj->staged_pinned = 1;
 	else
 		obj->staged = malloc(bytes > 0 ? bytes : 1);
@@ -110,10 +184,10 @@ staged_alloc(SvcServer *server, SvcObject *obj, size_t bytes)
 
 /* Free an object's staged build side, if any. */
 static void
-staged_free(SvcObject *obj)
+staged_free(SvcServer *server, SvcObject *obj)
 {
 	if (obj->staged_pinned)
-		ga_gpu_host_free(obj->staged);
+		pinned_give(server);
 	else
 		free(obj->staged);
 	obj->staged = NULL;
@@ -135,7 +209,7 @@ object_drop(SvcServer *server, SvcObject *obj)
 		device->ops->join_destroy(obj->impl);
 	for (b = 0; b < obj->nbatches; b++)
 		svc_arena_free(obj->descs[b]);
-	staged_free(obj);
+	staged_free(server, obj);
 	SVC_ADD(&server->service->devices[obj->device].active, -1);
 	memset(obj, 0, sizeof(*obj));
 	svc_server_freed(server);
@@ -309,7 +383,7 @@ exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, 
 		return;
 	if (args->stage_at == 0)
 	{
-		staged_free(obj);
+		staged_free(server, obj);
 		if (args->stage_bytes > 0 && staged_alloc(server, obj, args->stage_bytes) == NULL)
 			ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 						  "out of host memory in the GPU service for a build side of %.1f MB",
@@ -371,7 +445,7 @@ build_done(SvcServer *server, SvcObject *obj, const SvcArgs *args, unsigned char
 		staging_free(server, buffer);
 		return;
 	}
-	staged_free(obj);
+	staged_free(server, obj);
 }
 
 /* An aggregation's build side from a staging buffer (see client.c's layout). */

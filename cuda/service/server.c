@@ -296,8 +296,10 @@ server_shutdown(SvcServer *server)
 			free(server->slots[i].objects);
 		}
 	}
+	svc_exec_free_pinned(server);
 	pthread_mutex_destroy(&server->admit_lock);
 	pthread_mutex_destroy(&server->publish_lock);
+	pthread_mutex_destroy(&server->pinned_lock);
 	free(server->slots);
 	free(server->threads);
 	free(server);
@@ -333,6 +335,7 @@ ga_service_serve(GaService *service, const GaServiceConfig *config, GaStatus *st
 	server->pid = (int) getpid();
 	pthread_mutex_init(&server->admit_lock, NULL);
 	pthread_mutex_init(&server->publish_lock, NULL);
+	pthread_mutex_init(&server->pinned_lock, NULL);
 	server->budget = -1;		/* applied before the first admission */
 	SVC_STORE(&service->state, GA_SERVICE_STARTING);
 	SVC_STORE(&service->pid, (int32_t) server->pid);

@@ -479,7 +479,7 @@ typedef struct SvcObject
 	unsigned char *staged;		/* a build side's pieces (process memory:
 								 * pinned on a GPU) */
 	size_t		staged_bytes;
-	int			staged_pinned;	/* staged is ga_gpu_host_alloc's */
+	int			staged_pinned;	/* staged is the server's pinned buffer */
 } SvcObject;
 
 #define SVC_OBJECT_AGG 1
@@ -530,10 +530,16 @@ typedef struct SvcServer
 	int64_t		swept_ns;		/* when parked requests were last looked at;
 								 * atomic */
 	int64_t		budget;			/* GaService.gpu_budget as last applied */
+	/* exec.c: one pinned buffer kept for build sides sent in pieces */
+	pthread_mutex_t pinned_lock;
+	unsigned char *pinned;		/* ga_gpu_host_alloc's, or NULL */
+	size_t		pinned_bytes;
+	int			pinned_busy;	/* an object's staged build holds it */
 } SvcServer;
 
 extern int	svc_exec(SvcServer *server, int index, int64_t queued_ns);
 extern void svc_exec_release(SvcServer *server, int index);
+extern void svc_exec_free_pinned(SvcServer *server);
 
 /* Record that memory came back, so that admission retries what waits for it. */
 static inline void
