@@ -592,9 +592,10 @@ aggjoin_side_keys(PlannerInfo *root, const GpuAggJoinSides *sides, int s, List *
  * for a serial child; for a parallel child the workers packed and the
  * leader only copies messages, a tenth of it); the leader's dictionary
  * work on the group keys (dictionary_cost); the GPU's startup and
- * per-row work, or the CPU device's hashing, once per grouping set, and a
- * copy of each batch for every set but the first (a tenth of packing it);
- * finalizing and emitting the groups.
+ * per-row work once per grouping set, or the CPU device's (taking each row
+ * from its batch, in one process whatever the workers that packed it, and
+ * hashing it once per set); a copy of each batch for every set but the
+ * first (a tenth of packing it); finalizing and emitting the groups.
  */
 static void
 agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
@@ -609,7 +610,8 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 	if (device == GA_DEVICE_GPU)
 		startup += gpuagg_gpu_startup_cost + input_rows * gpuagg_gpu_tuple_cost * nsets;
 	else
-		startup += input_rows * cpu_operator_cost * (nkeys + naggs + 1) * nsets;
+		startup += input_rows * (gpuagg_cpu_device_tuple_cost +
+								 cpu_operator_cost * (nkeys + naggs + 1) * nsets);
 	startup += groups * cpu_operator_cost * naggs;
 
 	cost_qual_eval(&having_cost, having, NULL);
@@ -865,6 +867,17 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 										 sides.paths[s]->rows);
 			cpath->path.startup_cost += build_cost;
 			cpath->path.total_cost += build_cost;
+		}
+		if (device == GA_DEVICE_CPU)
+		{
+			/* the CPU device's joins: every probe and build row, in one process */
+			Cost		join_cost = probe_rows;
+
+			for (s = 1; s < sides.nsides; s++)
+				join_cost += sides.paths[s]->rows;
+			join_cost *= gpuagg_cpu_device_tuple_cost * GPUAGG_CPU_DEVICE_JOIN_ROW;
+			cpath->path.startup_cost += join_cost;
+			cpath->path.total_cost += join_cost;
 		}
 		agg_offer_path(output_rel, cpath,
 					   parallel ? AGG_FORCE_PARALLEL : AGG_FORCE_AGGJOIN_SERIAL, forced);

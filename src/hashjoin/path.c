@@ -203,8 +203,9 @@ join_expr_unsupported(Node *node, const char **why)
  * Cost: reading both inputs; copying and keying every inner row and
  * building on the device; keying and copying every outer row and probing;
  * checking the candidates and emitting the joined rows.  The device itself
- * costs gpuagg.gpu_startup_cost plus gpuagg.gpu_tuple_cost per row (the
- * CPU device: hashing on the CPU).
+ * costs gpuagg.gpu_startup_cost plus gpuagg.gpu_tuple_cost per row; the
+ * CPU device hashes, builds and probes in one process
+ * (gpuagg.cpu_device_tuple_cost per row it joins).
  */
 static void
 join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
@@ -232,8 +233,10 @@ join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
 	}
 	else
 	{
-		startup += inner_rows * cpu_operator_cost * 4;
-		run += outer_rows * cpu_operator_cost;
+		startup += inner_rows * (cpu_operator_cost * 4 +
+								 gpuagg_cpu_device_tuple_cost * GPUAGG_CPU_DEVICE_JOIN_ROW);
+		run += outer_rows * (cpu_operator_cost +
+							 gpuagg_cpu_device_tuple_cost * GPUAGG_CPU_DEVICE_JOIN_ROW);
 	}
 	/* candidates: about one per output row */
 	run += rows * (join_cost.per_tuple + other_cost.per_tuple + cpu_tuple_cost);
