@@ -204,8 +204,8 @@ join_expr_unsupported(Node *node, const char **why)
  * building on the device; keying and copying every outer row and probing;
  * checking the candidates and emitting the joined rows.  The device itself
  * costs gpuagg.gpu_startup_cost plus gpuagg.gpu_tuple_cost per row; the
- * CPU device hashes, builds and probes in one process
- * (gpuagg.cpu_device_tuple_cost per row it joins).
+ * CPU device hashes, builds and probes in one process (four times
+ * gpuagg.cpu_device_tuple_cost per row it joins, GPUAGG_CPU_DEVICE_JOIN_ROW).
  */
 static void
 join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
