@@ -34,6 +34,7 @@ int			gpuagg_hashjoin_build_limit = -1;	/* kB; -1 = from the memory sizes */
 double		gpuagg_gpu_startup_cost = 1000.0;
 double		gpuagg_gpu_tuple_cost = 0.0002;
 double		gpuagg_batch_value_cost = 0.0005;
+double		gpuagg_cpu_device_tuple_cost = 0.015;
 bool		gpuagg_service = true;
 int			gpuagg_service_memory = 1024;	/* MB */
 int			gpuagg_service_threads = 16;
@@ -174,6 +175,13 @@ GpuAggGucInit(void)
 							 "Planner cost of copying one value into a columnar batch.",
 							 NULL,
 							 &gpuagg_batch_value_cost, 0.0005, 0.0, 1e10,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuagg.cpu_device_tuple_cost",
+							 "Planner cost of the CPU device's work on one input row, beyond its hashing.",
+							 "Taking the row from its batch in one process, whatever the "
+							 "workers that packed it; a join on the device costs four times "
+							 "as much per probe and per build row.",
+							 &gpuagg_cpu_device_tuple_cost, 0.015, 0.0, 1e10,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.explain_device_details",
 							 "Shows device-specific lines (device, strategy, bytes, times) in EXPLAIN.",

@@ -44,6 +44,14 @@ extern int	gpuagg_hashjoin_build_limit;
 extern double gpuagg_gpu_startup_cost;
 extern double gpuagg_gpu_tuple_cost;
 extern double gpuagg_batch_value_cost;
+extern double gpuagg_cpu_device_tuple_cost;
+
+/*
+ * The CPU device's work on a row it joins (probes with or builds from), in
+ * gpuagg.cpu_device_tuple_cost: fitted to the benchmark on a machine
+ * without a GPU (docs/benchmarks.md).
+ */
+#define GPUAGG_CPU_DEVICE_JOIN_ROW 4.0
 extern bool gpuagg_service;
 extern int	gpuagg_service_memory;
 extern int	gpuagg_service_threads;

@@ -298,7 +298,8 @@ join_build_input(PlannerInfo *root, CustomPath *path)
  * packed by parallel workers, so a build side that joins the fact table
  * loses to a dimension even when its rows are underestimated, as TPC-H
  * Q9's two-key join with partsupp is), else the smaller build side, else
- * the cheaper path.
+ * the cheaper path (under gpuagg.force, the one offered later: the kept
+ * paths come newest first).
  */
 #define GPU_CHAIN_FEWER_ROWS 100.0
 #define GPU_CHAIN_FEWER_INPUT 2.0
@@ -316,6 +317,8 @@ better_join_step(PlannerInfo *root, CustomPath *a, CustomPath *b)
 		return false;
 	if (join_build_rows(a) != join_build_rows(b))
 		return join_build_rows(a) < join_build_rows(b);
+	if (gpuagg_force)
+		return false;
 	return a->path.total_cost < b->path.total_cost;
 }
 

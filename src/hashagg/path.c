@@ -10,7 +10,8 @@
  * (so overflow errors, parameters and detoasting are its own); the device
  * only groups and reduces columns.  The path never replaces native paths:
  * it is added with an honest cost and the planner chooses, unless
- * gpuagg.force says otherwise.
+ * gpuagg.force says otherwise: then one GpuHashAgg path, with the cost
+ * computed for it, is the grouping's only path (agg_offer_path).
  *
  * GROUPING SETS, ROLLUP and CUBE: the planner has expanded them into a list
  * of sets of group keys (parse->groupingSets); the node aggregates every
@@ -56,6 +57,26 @@
 #include "hashjoin/hashjoin.h"
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+/*
+ * Which GpuHashAgg path gpuagg.force keeps, best first: a parallel variant
+ * (the aggjoin one, offered first, before the plain one), the serial aggjoin
+ * variant, the join-input variant, the serial variant.
+ */
+typedef enum AggForceRank
+{
+	AGG_FORCE_PARALLEL,
+	AGG_FORCE_AGGJOIN_SERIAL,
+	AGG_FORCE_JOIN_INPUT,
+	AGG_FORCE_SERIAL,
+} AggForceRank;
+
+/* Under gpuagg.force: the GpuHashAgg path offered so far that wins, and its rank. */
+typedef struct ForcedAggPath
+{
+	CustomPath *path;
+	AggForceRank rank;
+} ForcedAggPath;
 
 static const CustomPathMethods gpuagg_path_methods = {
 	.CustomName = GPUAGG_NODE_NAME,
@@ -571,11 +592,10 @@ aggjoin_side_keys(PlannerInfo *root, const GpuAggJoinSides *sides, int s, List *
  * for a serial child; for a parallel child the workers packed and the
  * leader only copies messages, a tenth of it); the leader's dictionary
  * work on the group keys (dictionary_cost); the GPU's startup and
- * per-row work, or the CPU device's hashing, once per grouping set, and a
- * copy of each batch for every set but the first (a tenth of packing it);
- * finalizing and emitting the groups.  gpuagg.force makes it free (the
- * serial variant almost, so that force prefers a parallel variant where
- * there is one).
+ * per-row work once per grouping set, or the CPU device's (taking each row
+ * from its batch, in one process whatever the workers that packed it, and
+ * hashing it once per set); a copy of each batch for every set but the
+ * first (a tenth of packing it); finalizing and emitting the groups.
  */
 static void
 agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
@@ -590,7 +610,8 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 	if (device == GA_DEVICE_GPU)
 		startup += gpuagg_gpu_startup_cost + input_rows * gpuagg_gpu_tuple_cost * nsets;
 	else
-		startup += input_rows * cpu_operator_cost * (nkeys + naggs + 1) * nsets;
+		startup += input_rows * (gpuagg_cpu_device_tuple_cost +
+								 cpu_operator_cost * (nkeys + naggs + 1) * nsets);
 	startup += groups * cpu_operator_cost * naggs;
 
 	cost_qual_eval(&having_cost, having, NULL);
@@ -598,12 +619,38 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 	cpath->path.total_cost = cpath->path.startup_cost +
 		groups * (cpu_tuple_cost + having_cost.per_tuple) +
 		cpath->path.pathtarget->cost.per_tuple * groups;
+}
 
-	if (gpuagg_force)
+/*
+ * Offer a costed GpuHashAgg path to rel: to add_path, or under gpuagg.force
+ * to forced, which keeps the best ranked (the first of equal ranks) for
+ * agg_force_path.
+ */
+static void
+agg_offer_path(RelOptInfo *rel, CustomPath *cpath, AggForceRank rank, ForcedAggPath *forced)
+{
+	if (!gpuagg_force)
+		add_path(rel, &cpath->path);
+	else if (forced->path == NULL || rank < forced->rank)
 	{
-		cpath->path.startup_cost = 0;
-		cpath->path.total_cost = parallel ? 0 : 1e-6;
+		forced->path = cpath;
+		forced->rank = rank;
 	}
+}
+
+/*
+ * gpuagg.force: make the forced GpuHashAgg path rel's only path.  Its cost
+ * stays the one computed, so that EXPLAIN shows what the planner weighed;
+ * the native paths go, as enable_hashagg = off would make them lose.
+ */
+static void
+agg_force_path(RelOptInfo *rel, const ForcedAggPath *forced)
+{
+	if (forced->path == NULL)
+		return;
+	rel->pathlist = NIL;
+	rel->partial_pathlist = NIL;
+	add_path(rel, &forced->path->path);
 }
 
 /*
@@ -734,7 +781,7 @@ static bool
 agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 					   TargetCheck *check, PathTarget *child_target,
 					   const GpuAggPathInfo *grouping, double batch_values,
-					   GaDeviceKind device)
+					   GaDeviceKind device, ForcedAggPath *forced)
 {
 	GpuAggJoinSides sides;
 	GpuAggPathInfo info = *grouping;
@@ -821,12 +868,19 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 			cpath->path.startup_cost += build_cost;
 			cpath->path.total_cost += build_cost;
 		}
-		if (gpuagg_force)
+		if (device == GA_DEVICE_CPU)
 		{
-			cpath->path.startup_cost = 0;
-			cpath->path.total_cost = parallel ? 0 : 0.25e-6;
+			/* the CPU device's joins: every probe and build row, in one process */
+			Cost		join_cost = probe_rows;
+
+			for (s = 1; s < sides.nsides; s++)
+				join_cost += sides.paths[s]->rows;
+			join_cost *= gpuagg_cpu_device_tuple_cost * GPUAGG_CPU_DEVICE_JOIN_ROW;
+			cpath->path.startup_cost += join_cost;
+			cpath->path.total_cost += join_cost;
 		}
-		add_path(output_rel, &cpath->path);
+		agg_offer_path(output_rel, cpath,
+					   parallel ? AGG_FORCE_PARALLEL : AGG_FORCE_AGGJOIN_SERIAL, forced);
 	}
 	return true;
 }
@@ -834,7 +888,8 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 /* Try to add GpuHashAgg paths to output_rel; logs why not when it can't. */
 static bool
 agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
-				 RelOptInfo *output_rel, GroupPathExtraData *extra)
+				 RelOptInfo *output_rel, GroupPathExtraData *extra,
+				 ForcedAggPath *forced)
 {
 	Query	   *parse = root->parse;
 	TargetCheck check = {.root = root};
@@ -847,6 +902,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	bool		usable;
 	bool		plain_parallel;
 	Cost		dictionary_cost;
+	Cost		saving;
 	double		groups;
 	double		input_rows;
 	GpuAggPathInfo info = {0};
@@ -952,7 +1008,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	 * only these paths.
 	 */
 	if (agg_add_aggjoin_paths(root, input_rel, output_rel, &check, child_target,
-							   &info, ncolumns, device))
+							   &info, ncolumns, device, forced))
 	{
 		if (plain_parallel)
 			return true;
@@ -970,14 +1026,10 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	agg_cost_path(cpath, child_path, input_rows, false, device,
 				  list_length(check.keys), list_length(check.aggrefs), ncolumns,
 				  info.nsets, groups, having, dictionary_cost);
-	if (!gpuagg_force)
-	{
-		Cost		saving = agg_direct_scan_saving(input_path, child_target);
-
-		cpath->path.startup_cost -= saving;
-		cpath->path.total_cost -= saving;
-	}
-	add_path(output_rel, &cpath->path);
+	saving = agg_direct_scan_saving(input_path, child_target);
+	cpath->path.startup_cost -= saving;
+	cpath->path.total_cost -= saving;
+	agg_offer_path(output_rel, cpath, AGG_FORCE_SERIAL, forced);
 
 	/*
 	 * join input: the input is a GpuHashJoin and the child's columns are plain
@@ -992,9 +1044,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		agg_cost_path(cpath, child_path, input_rows, false, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
 					  info.nsets, groups, having, dictionary_cost);
-		if (gpuagg_force)
-			cpath->path.total_cost = 0.5e-6;
-		add_path(output_rel, &cpath->path);
+		agg_offer_path(output_rel, cpath, AGG_FORCE_JOIN_INPUT, forced);
 	}
 
 	/* parallel: workers pack batches, the leader aggregates them */
@@ -1007,7 +1057,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		agg_cost_path(cpath, child_path, input_rows, true, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
 					  info.nsets, groups, having, dictionary_cost);
-		add_path(output_rel, &cpath->path);
+		agg_offer_path(output_rel, cpath, AGG_FORCE_PARALLEL, forced);
 	}
 	return true;
 }
@@ -1018,12 +1068,15 @@ gpuagg_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 						  RelOptInfo *input_rel, RelOptInfo *output_rel,
 						  void *extra)
 {
+	ForcedAggPath forced = {NULL, AGG_FORCE_SERIAL};
+
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
 	if (stage != UPPERREL_GROUP_AGG || !gpuagg_enabled || !gpuagg_enable_hashagg)
 		return;
-	agg_try_add_path(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+	agg_try_add_path(root, input_rel, output_rel, (GroupPathExtraData *) extra, &forced);
+	agg_force_path(output_rel, &forced);
 }
 
 /* Install the planner hook. */

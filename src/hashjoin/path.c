@@ -11,7 +11,9 @@
  * above are a filter applied after null-extension.  The inputs are the
  * cheapest unparameterized paths of both relations; the inner one is held in
  * memory and built on the device.  The path is added with a cost and the
- * planner chooses, unless gpuagg.force says otherwise.
+ * planner chooses, unless gpuagg.force says otherwise: then the first
+ * GpuHashJoin path offered for a join, with the cost computed for it, is
+ * the join's only path (join_force_path).
  *
  * Every unsupported case returns early with a reason logged at DEBUG1:
  *	SET client_min_messages = debug1;
@@ -54,6 +56,8 @@ typedef struct KeptJoinPath
 {
 	RelOptInfo *rel;
 	CustomPath *path;
+	bool		offered;		/* offered for the join itself (its build is not
+								 * too large) */
 	MemoryContextCallback forget;
 	struct KeptJoinPath *prev;
 	struct KeptJoinPath *next;
@@ -61,7 +65,7 @@ typedef struct KeptJoinPath
 
 static KeptJoinPath *kept_paths = NULL;
 
-static void keep_join_path(CustomPath *path);
+static void keep_join_path(CustomPath *path, bool offered);
 
 /* The join's conditions, split like create_hashjoin_plan() splits them. */
 typedef struct JoinClauses
@@ -199,8 +203,9 @@ join_expr_unsupported(Node *node, const char **why)
  * Cost: reading both inputs; copying and keying every inner row and
  * building on the device; keying and copying every outer row and probing;
  * checking the candidates and emitting the joined rows.  The device itself
- * costs gpuagg.gpu_startup_cost plus gpuagg.gpu_tuple_cost per row (the
- * CPU device: hashing on the CPU).  gpuagg.force makes it free.
+ * costs gpuagg.gpu_startup_cost plus gpuagg.gpu_tuple_cost per row; the
+ * CPU device hashes, builds and probes in one process (four times
+ * gpuagg.cpu_device_tuple_cost per row it joins, GPUAGG_CPU_DEVICE_JOIN_ROW).
  */
 static void
 join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
@@ -228,8 +233,10 @@ join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
 	}
 	else
 	{
-		startup += inner_rows * cpu_operator_cost * 4;
-		run += outer_rows * cpu_operator_cost;
+		startup += inner_rows * (cpu_operator_cost * 4 +
+								 gpuagg_cpu_device_tuple_cost * GPUAGG_CPU_DEVICE_JOIN_ROW);
+		run += outer_rows * (cpu_operator_cost +
+							 gpuagg_cpu_device_tuple_cost * GPUAGG_CPU_DEVICE_JOIN_ROW);
 	}
 	/* candidates: about one per output row */
 	run += rows * (join_cost.per_tuple + other_cost.per_tuple + cpu_tuple_cost);
@@ -237,11 +244,43 @@ join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
 
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
-	if (gpuagg_force)
-	{
-		cpath->path.startup_cost = 0;
-		cpath->path.total_cost = 0;
-	}
+}
+
+/* Whether path is a GpuHashJoin path. */
+static bool
+is_gpujoin_path(Path *path)
+{
+	return IsA(path, CustomPath) &&
+		((CustomPath *) path)->methods == &gpujoin_path_methods;
+}
+
+/*
+ * gpuagg.force: once a GpuHashJoin path has been offered for joinrel, make
+ * the first one offered its only path, partial paths dropped too (a Gather
+ * over them would compete), as enable_hashjoin = off would make the others
+ * lose.  The planner offers a join's paths in several rounds (one per order
+ * of its inputs), each ending in this hook, so the native paths of a later
+ * round go too, even one that add_path let push the GpuHashJoin out.  The
+ * path keeps the cost computed for it, which EXPLAIN shows; a fresh copy
+ * goes in each time, since add_path frees the paths it drops.
+ */
+static void
+join_force_path(RelOptInfo *joinrel)
+{
+	KeptJoinPath *first = NULL;
+	KeptJoinPath *kept;
+	CustomPath *path;
+
+	for (kept = kept_paths; kept != NULL; kept = kept->next)
+		if (kept->rel == joinrel && kept->offered)
+			first = kept;		/* the list runs newest first */
+	if (first == NULL)
+		return;
+	path = palloc(sizeof(CustomPath));
+	memcpy(path, first->path, sizeof(CustomPath));
+	joinrel->pathlist = NIL;
+	joinrel->partial_pathlist = NIL;
+	add_path(joinrel, &path->path);
 }
 
 /* Try to add a GpuHashJoin path to joinrel; logs why not when it can't. */
@@ -339,11 +378,13 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cpath->custom_private = GpuJoinPathToList(&info);
 	cpath->methods = &gpujoin_path_methods;
 	join_cost_path(cpath, outer_path, inner_path, device, &clauses, joinrel->rows);
-	keep_join_path(cpath);
+	keep_join_path(cpath, !too_big);
 	if (too_big)
 		return join_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit (%.0f kB)",
 									build_bytes / 1024.0, build_limit / 1024.0));
-	add_path(joinrel, &cpath->path);
+	/* under force, join_force_path puts the first one offered in */
+	if (!gpuagg_force)
+		add_path(joinrel, &cpath->path);
 	return true;
 }
 
@@ -374,9 +415,7 @@ GpuJoinAggInputPath(RelOptInfo *rel, List *exprs)
 		/* the planner projects the join's output to the grouping's input */
 		if (IsA(path, ProjectionPath))
 			path = ((ProjectionPath *) path)->subpath;
-		if (!IsA(path, CustomPath) ||
-			((CustomPath *) path)->methods != &gpujoin_path_methods ||
-			path->param_info != NULL)
+		if (!is_gpujoin_path(path) || path->param_info != NULL)
 			continue;
 		foreach(le, exprs)
 		{
@@ -407,17 +446,18 @@ kept_path_forget(void *arg)
 }
 
 /*
- * Keep a copy of path aside for an aggjoin above (see
- * KeptJoinPath); a copy, since add_path frees the paths it rejects (not
- * what they point to).
+ * Keep a copy of path aside for an aggjoin above (see KeptJoinPath) and,
+ * when offered for the join itself, for join_force_path; a copy, since
+ * add_path frees the paths it rejects (not what they point to).
  */
 static void
-keep_join_path(CustomPath *path)
+keep_join_path(CustomPath *path, bool offered)
 {
 	MemoryContext cxt = GetMemoryChunkContext(path);
 	KeptJoinPath *kept = MemoryContextAllocZero(cxt, sizeof(KeptJoinPath));
 
 	kept->rel = path->path.parent;
+	kept->offered = offered;
 	kept->path = MemoryContextAlloc(cxt, sizeof(CustomPath));
 	memcpy(kept->path, path, sizeof(CustomPath));
 	kept->next = kept_paths;
@@ -457,6 +497,8 @@ gpujoin_set_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	if (!gpuagg_enabled || !gpuagg_enable_hashjoin)
 		return;
 	join_try_add_path(root, joinrel, outerrel, innerrel, jointype, extra);
+	if (gpuagg_force)
+		join_force_path(joinrel);
 }
 
 /* Install the planner hook. */

@@ -61,7 +61,10 @@
 # as cores, gpuagg off; gpuagg = gpuagg.force on (so the column measures gpuagg's nodes;
 # whether the planner picks them unforced is in the plan column), the same workers, device
 # gpu if usable else cpu. A query whose gpuagg plan contains no gpuagg node runs natively
-# in all three modes, and the plan column says why.
+# in all three modes, and the plan column says why. Where the planner picks a gpuagg plan
+# unforced that is not the forced one, that plan is timed too (the CSV's picked_s and
+# speedup_picked_vs_best, the better of native serial and parallel; "planner's plan" in
+# the plan column).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -74,7 +77,7 @@ export GPUAGG_INSTALL=${GPUAGG_INSTALL:-auto}
 
 ALL_SUITES="groupby join tpch"
 declare -A Q_SQL Q_KEYS Q_SUITE Q_NOTE SUITE_SCHEMA SUITE_QUERIES
-declare -A R_T R_RUNS R_ROWS R_MATCH R_PLAN R_INPLAN
+declare -A R_T R_RUNS R_ROWS R_MATCH R_PLAN R_INPLAN R_PICKED
 SUITE_SCHEMA=([groupby]=groupby [join]=joins [tpch]=tpch)
 ORDER=()        # selected query ids, in run order
 FAILURES=0
@@ -415,6 +418,10 @@ plan_note() {
 		if printf '%s\n' "$unforced" | grep -q 'Custom Scan (Gpu'; then
 			R_INPLAN[$q]=yes
 			note="$note; planner picks it"
+			if [ "$(grep -v '^DEBUG:' <<<"$unforced")" != "$(grep -v '^DEBUG:' <<<"$plan")" ]; then
+				R_PICKED[$q]=1
+				note="$note (another gpuagg plan: timed as planner's plan)"
+			fi
 		else
 			R_INPLAN[$q]=forced
 			note="$note; forced (planner: native)"
@@ -468,6 +475,20 @@ run_query() {
 			log "$q $mode: ERROR (above)"
 		fi
 	done
+	if [ "${R_PICKED[$q]:-0}" = 1 ] && [ "$(seconds_left)" -gt 0 ]; then
+		# the planner's own gpuagg plan, unforced, where it is not the forced one
+		BENCH_WARMUP=$WARMUP
+		rc=0
+		res=$(bench_time "$q" unforced "$(session_sql "${Q_SUITE[$q]}")" "$(timed_sql "$q")") || rc=$?
+		if [ "$rc" = 0 ]; then
+			# shellcheck disable=SC2086  # split the run times
+			R_T[$q.picked]=$(median $res)
+			log "$q planner's plan: $res s -> median ${R_T[$q.picked]} s"
+		else
+			R_T[$q.picked]=error
+			log "$q planner's plan: not timed (above)"
+		fi
+	fi
 	R_MATCH[$q]="-"
 	session=$(session_sql "${Q_SUITE[$q]}")
 	case " $MODES " in *" parallel "*) ref=parallel ;; *) ref=serial ;; esac
@@ -503,6 +524,20 @@ SELECT count(*) FROM (${Q_SQL[$q]}) s;" 2>/dev/null | tail -n 1) || R_ROWS[$q]="
 	append_csv "$q"
 }
 
+# Print the time of the plan the planner picks unforced for query $1 when it holds a gpuagg
+# node: the forced plan's, or the planner's own where that differs; empty otherwise.
+picked_s() {
+	if [ "${R_INPLAN[$1]:-}" != yes ]; then return 0; fi
+	if [ "${R_PICKED[$1]:-0}" = 1 ]; then echo "${R_T[$1.picked]:-}"; else echo "${R_T[$1.gpuagg]:-}"; fi
+}
+
+# Print the better (smaller) of query $1's native serial and parallel times; empty if neither.
+best_native_s() {
+	awk -v s="${R_T[$1.serial]:-}" -v p="${R_T[$1.parallel]:-}" 'BEGIN {
+		ok_s = s ~ /^[0-9.]+$/; ok_p = p ~ /^[0-9.]+$/
+		if (ok_s && ok_p) print (s + 0 < p + 0 ? s : p); else if (ok_s) print s; else if (ok_p) print p }'
+}
+
 # Print $1 as a quoted CSV field.
 csv_field() { printf '"%s"' "${1//\"/\"\"}"; }
 
@@ -517,8 +552,9 @@ append_csv() {
 			"$(csv_field "${R_ROWS[$q]:-}")" "$BENCH_DEVICE" "${R_INPLAN[$q]:-}"
 		printf '%s,%s,%s,%s,' "$(csv_field "${R_PLAN[$q]:-}")" "$s" "$p" "$g"
 		printf '%s,%s,%s,' "$(ratio_num "$s" "$g")" "$(ratio_num "$p" "$g")" "$(csv_field "${R_MATCH[$q]:-}")"
-		printf '%s,%s,%s,%s,%s\n' "$(csv_field "${R_RUNS[$q.serial]:-}")" "$(csv_field "${R_RUNS[$q.parallel]:-}")" \
+		printf '%s,%s,%s,%s,%s,' "$(csv_field "${R_RUNS[$q.serial]:-}")" "$(csv_field "${R_RUNS[$q.parallel]:-}")" \
 			"$(csv_field "${R_RUNS[$q.gpuagg]:-}")" "${R_T[$q.backend]:-}" "$(csv_field "${R_RUNS[$q.backend]:-}")"
+		printf '%s,%s\n' "$(picked_s "$q")" "$(ratio_num "$(best_native_s "$q")" "$(picked_s "$q")")"
 	} >>"$OUT/bench.csv"
 }
 
@@ -570,7 +606,7 @@ warmup_text() {
 
 # Print the results table (also to OUT/bench.txt).
 print_results() {
-	local q s p g b fmt out
+	local q s p g b fmt out picks
 	fmt='%-7s %-8s %18s %10s %10s %10s %8s %8s  %-13s %s\n'
 	out=$(
 		# shellcheck disable=SC2059  # the format is a variable on purpose
@@ -594,6 +630,20 @@ print_results() {
 				done
 				;;
 		esac
+		picks=""
+		for q in "${ORDER[@]}"; do
+			if [ "${R_INPLAN[$q]:-}" = yes ]; then picks="$picks $q"; fi
+		done
+		if [ -n "$picks" ]; then
+			printf '\nthe plans the planner picks with gpuagg (unforced), against the better native plan:\n'
+			printf '%-7s %10s %14s %8s  %s\n' query "picked s" "best native s" speedup plan
+			for q in $picks; do
+				g=$(picked_s "$q")
+				b=$(best_native_s "$q")
+				printf '%-7s %10s %14s %8s  %s\n' "$q" "${g:--}" "${b:--}" "$(ratio "$b" "$g")" \
+					"$([ "${R_PICKED[$q]:-0}" = 1 ] && echo "the planner's own (not the forced one)" || echo "the forced one")"
+			done
+		fi
 	)
 	section "results: $(scales_text); $(ncores) cores, $BENCH_WORKERS workers;" \
 		"gpuagg device $BENCH_DEVICE; median of $RUNS run(s) after $(warmup_text), seconds"
@@ -706,7 +756,7 @@ main() {
 	DEVICE_NAME=$(psql_as "$BENCH_DB" -At -c "SELECT CASE WHEN '$BENCH_DEVICE' = 'cpu' THEN 'CPU device'
 		ELSE coalesce((SELECT name FROM gpuagg_devices() d WHERE d.usable ORDER BY 1 LIMIT 1), '?') END" 2>/dev/null || echo '?')
 	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv"
-	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s" >"$OUT/bench.csv"
+	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s,picked_s,speedup_picked_vs_best" >"$OUT/bench.csv"
 	for s in $SUITES; do
 		suite_selected "$s" || continue
 		section "$s: data ($(suite_scale "$s"))"
