@@ -367,8 +367,8 @@ typedef struct GaAggRequest
 /*
  * String keys (GA_TYPE_STRING key columns) group by exact byte equality;
  * a null is its own value, unequal to every string (the empty one too).
- * Neither an aggregate's input, a derived column's operand nor an aggjoin
- * takes a string column, and a string key uses the global hash-table
+ * Only COUNT (of its non-null rows) takes a string column as input; neither
+ * another aggregate, a derived column's operand nor an aggjoin does, and a string key uses the global hash-table
  * strategy on the GPU.  The device keeps each group's key bytes once and
  * returns them once per group (GaAggResult.key_bytes).
  */

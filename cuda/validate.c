@@ -572,9 +572,10 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "aggregate %d has no input column", i);
 		type = request->column_types[spec->column];
-		if (type == GA_TYPE_STRING)
+		if (type == GA_TYPE_STRING && spec->op != GA_AGG_COUNT)
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "aggregate %d takes a string column, which only a key may be", i);
+								 "aggregate %d takes a string column, which only a key or a COUNT may",
+								 i);
 		switch (spec->op)
 		{
 			case GA_AGG_COUNT:

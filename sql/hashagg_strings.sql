@@ -31,6 +31,8 @@ SELECT gpuagg_check('SELECT b, count(*), sum(i) FROM str_data GROUP BY b');
 SELECT gpuagg_check('SELECT t, i, count(*), sum(n) FROM str_data GROUP BY t, i');
 SELECT gpuagg_check('SELECT i, v, t, c, count(*) FROM str_data GROUP BY i, v, t, c');
 SELECT gpuagg_check('SELECT t || v, count(*) FROM str_data GROUP BY 1');
+-- count() of a text key reads the key's column
+SELECT gpuagg_check('SELECT t, count(t), count(*), count(v) FROM str_data GROUP BY t, v');
 -- grouping sets, DISTINCT aggregates, HAVING
 SELECT gpuagg_check('SELECT t, i, count(*), sum(n) FROM str_data GROUP BY GROUPING SETS ((t), (t, i), (i), ())');
 SELECT gpuagg_check('SELECT t, count(DISTINCT i), sum(DISTINCT i) FROM str_data GROUP BY t');
