@@ -15,9 +15,10 @@
  * A batch handed out by ga_agg_next_batch() belongs to the caller until it is
  * submitted; it must not be touched afterwards.
  *
- * Key columns carry integers only: the caller encodes every key type into an
- * integer of 1, 2, 4 or 8 bytes whose equality is the key type's equality
- * (canonical float bits, dictionary ids for text, ...), and decodes the
+ * Key columns carry integers (the caller encodes a key type into an integer
+ * of 1, 2, 4 or 8 bytes whose equality is the key type's equality:
+ * canonical float bits, dictionary ids, ...) or strings of bytes
+ * (GA_TYPE_STRING: equal bytes are equal keys), and the caller decodes the
  * results.  Aggregate inputs are integers or floats.
  *
  *-------------------------------------------------------------------------
@@ -132,16 +133,27 @@ typedef enum GaValueType
 	GA_TYPE_INT32,
 	GA_TYPE_INT64,
 	GA_TYPE_FLOAT32,
-	GA_TYPE_FLOAT64
+	GA_TYPE_FLOAT64,
+	GA_TYPE_STRING				/* bytes of any length: a group key only */
 } GaValueType;
 
-/* Bytes a value of this type occupies in a column (0 for GA_TYPE_NONE). */
+/*
+ * Bytes a value of this type occupies in a column's values (0 for
+ * GA_TYPE_NONE; a string's end offset for GA_TYPE_STRING).
+ */
 extern int	ga_type_width(GaValueType type);
 
 /*
  * One column of a batch.  values holds capacity entries of the column's
  * type.  validity is a bitmap of capacity bits, bit i (byte i/8, bit i%8)
  * set when row i is not null; it is read only when has_nulls is nonzero.
+ *
+ * A GA_TYPE_STRING column's values are uint32_t end offsets into bytes
+ * (bytes_capacity bytes, the request's string_bytes): row i's value is
+ * bytes[start, end[i]) with start = i > 0 ? end[i - 1] : 0, so the rows'
+ * values lie one after another and end[nrows - 1] is the bytes in use.  A
+ * null row takes no bytes (its end equals the row before's).  Other
+ * columns have no bytes (NULL, 0).
  */
 typedef struct GaColumn
 {
@@ -149,7 +161,23 @@ typedef struct GaColumn
 	void	   *values;
 	uint8_t    *validity;
 	int			has_nulls;
+	uint8_t    *bytes;			/* GA_TYPE_STRING: the values' bytes */
+	int64_t		bytes_capacity;
 } GaColumn;
+
+/* GA_TYPE_STRING: where row `row`'s value starts in column->bytes. */
+static inline uint32_t
+ga_string_start(const GaColumn *column, int64_t row)
+{
+	return row > 0 ? ((const uint32_t *) column->values)[row - 1] : 0;
+}
+
+/* GA_TYPE_STRING: the bytes the column's first nrows rows use. */
+static inline uint32_t
+ga_string_used(const GaColumn *column, int64_t nrows)
+{
+	return ga_string_start(column, nrows);
+}
 
 typedef struct GaBatch
 {
@@ -328,11 +356,30 @@ typedef struct GaAggRequest
 										 * batches are the rows */
 	int			nderived;		/* derived columns (below), 0 for none */
 	const struct GaDerivedColumn *derived;
+	int64_t		string_bytes;	/* bytes_capacity of every GA_TYPE_STRING
+								 * column of a batch (1 .. UINT32_MAX when
+								 * there is one) */
+	int			debug_hash_bits;	/* testing: keep only this many low bits
+									 * (1 .. 63) of every key tuple's hash,
+									 * so that unequal keys collide; 0: all */
 } GaAggRequest;
+
+/*
+ * String keys (GA_TYPE_STRING key columns) group by exact byte equality;
+ * a null is its own value, unequal to every string (the empty one too).
+ * Only COUNT (of its non-null rows) takes a string column as input; neither
+ * another aggregate, a derived column's operand nor an aggjoin does, and a string key uses the global hash-table
+ * strategy on the GPU.  The device keeps each group's key bytes once and
+ * returns them once per group (GaAggResult.key_bytes).
+ */
 
 /*
  * The groups, in no particular order, as columns of ngroups entries.
  * key_values are widened to int64; key_isnull holds one byte per group.
+ * A string key's key_values are end offsets into its key_bytes, in group
+ * order as in a GA_TYPE_STRING column (group g's value is key_bytes[k]
+ * [start, key_values[k][g]), start = g > 0 ? key_values[k][g - 1] : 0; a
+ * null group's is empty); key_bytes[k] is NULL for other keys.
  */
 typedef struct GaAggResult
 {
@@ -340,6 +387,7 @@ typedef struct GaAggResult
 	int			nkeys;
 	int64_t   **key_values;
 	uint8_t   **key_isnull;
+	uint8_t   **key_bytes;
 	int			naggs;
 	void	  **values;			/* per aggregate, element type by op */
 } GaAggResult;

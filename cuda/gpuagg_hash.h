@@ -55,4 +55,48 @@ ga_splitmix64(uint64_t x)
 	return x;
 }
 
+/*
+ * A 64-bit hash of n bytes (a string key): eight bytes at a time, each word
+ * folded in by a multiply and a rotation, the tail zero-padded, the length
+ * last, finished by ga_mix64.  Both devices hash a string key with it.
+ */
+GA_INLINE uint64_t
+ga_hash_bytes(const uint8_t *p, uint32_t n)
+{
+	uint64_t	h = GA_HASH_SEED ^ ((uint64_t) n * GA_HASH_GOLDEN);
+	uint32_t	i = 0;
+
+	for (; i + 8 <= n; i += 8)
+	{
+		uint64_t	w = 0;
+		int			b;
+
+		for (b = 7; b >= 0; b--)
+			w = (w << 8) | p[i + b];
+		h = ((h ^ (w * UINT64_C(0xff51afd7ed558ccd))) << 31 |
+			 (h ^ (w * UINT64_C(0xff51afd7ed558ccd))) >> 33) * GA_HASH_GOLDEN;
+	}
+	if (i < n)
+	{
+		uint64_t	w = 0;
+		int			b;
+
+		for (b = (int) (n - i) - 1; b >= 0; b--)
+			w = (w << 8) | p[i + b];
+		h = ((h ^ (w * UINT64_C(0xc4ceb9fe1a85ec53))) << 29 |
+			 (h ^ (w * UINT64_C(0xc4ceb9fe1a85ec53))) >> 35) * GA_HASH_GOLDEN;
+	}
+	return ga_mix64(h);
+}
+
+/*
+ * A key tuple's final hash with only the low `bits` bits kept (1 .. 63), or
+ * all of them (0): the testing hook of GaAggRequest.debug_hash_bits.
+ */
+GA_INLINE uint64_t
+ga_hash_keep_bits(uint64_t h, int bits)
+{
+	return bits > 0 && bits < 64 ? h & ((UINT64_C(1) << bits) - 1) : h;
+}
+
 #endif							/* GPUAGG_HASH_H */

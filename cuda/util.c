@@ -211,6 +211,7 @@ ga_type_width(GaValueType type)
 			return 2;
 		case GA_TYPE_INT32:
 		case GA_TYPE_FLOAT32:
+		case GA_TYPE_STRING:
 			return 4;
 		case GA_TYPE_INT64:
 		case GA_TYPE_FLOAT64:
@@ -267,4 +268,23 @@ ga_phase_name(GaPhase phase)
 			break;
 	}
 	return "unknown";
+}
+
+/* Whether a string column's offsets are in order and within its bytes. */
+int
+ga_string_column_valid(const GaColumn *column, int64_t nrows)
+{
+	const uint32_t *ends = (const uint32_t *) column->values;
+	uint32_t	prev = 0;
+	int64_t		i;
+
+	if (column->bytes == NULL && nrows > 0)
+		return 0;
+	for (i = 0; i < nrows; i++)
+	{
+		if (ends[i] < prev)
+			return 0;
+		prev = ends[i];
+	}
+	return (int64_t) prev <= column->bytes_capacity;
 }

@@ -154,4 +154,11 @@ ga_ordered_to_float64(int64_t ordered)
 }
 #endif
 
+/*
+ * Whether the first nrows end offsets of a string column never decrease
+ * and stay within its bytes (every device checks a batch before reading
+ * its strings).
+ */
+extern int	ga_string_column_valid(const GaColumn *column, int64_t nrows);
+
 #endif							/* GPUAGG_UTIL_H */

@@ -532,18 +532,34 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 							 "aggregation request has %d keys and %d aggregates; at most %d and %d are supported",
 							 request->nkeys, request->naggs, GA_MAX_KEYS, GA_MAX_AGG_OPS);
 	for (i = 0; i < request->ncolumns; i++)
+	{
 		if (request->column_types[i] < GA_TYPE_NONE ||
-			request->column_types[i] > GA_TYPE_FLOAT64)
+			request->column_types[i] > GA_TYPE_STRING)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "column %d has an unknown type", i);
+		if (request->column_types[i] != GA_TYPE_STRING)
+			continue;
+		if (request->string_bytes < 1 || request->string_bytes > (int64_t) UINT32_MAX)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d needs between 1 and %lld bytes a batch, not %lld",
+								 i, (long long) UINT32_MAX, (long long) request->string_bytes);
+		if (request->join != NULL)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d is in an aggregation fed by a join", i);
+	}
+	if (request->debug_hash_bits < 0 || request->debug_hash_bits > 63)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "debug_hash_bits is %d; it must be between 0 and 63",
+							 request->debug_hash_bits);
 	for (i = 0; i < request->nkeys; i++)
 	{
 		int			col = request->key_columns[i];
 
 		if (col < 0 || col >= request->ncolumns ||
-			!type_is_integer(request->column_types[col]))
+			(!type_is_integer(request->column_types[col]) &&
+			 request->column_types[col] != GA_TYPE_STRING))
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "key %d is not an integer column", i);
+								 "key %d is neither an integer nor a string column", i);
 	}
 	for (i = 0; i < request->naggs; i++)
 	{
@@ -556,6 +572,10 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "aggregate %d has no input column", i);
 		type = request->column_types[spec->column];
+		if (type == GA_TYPE_STRING && spec->op != GA_AGG_COUNT)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "aggregate %d takes a string column, which only a key or a COUNT may",
+								 i);
 		switch (spec->op)
 		{
 			case GA_AGG_COUNT:

@@ -21,6 +21,7 @@ bool		gpuagg_enable_hashagg = true;
 bool		gpuagg_enable_hashjoin = true;
 bool		gpuagg_enable_aggjoin = true;
 bool		gpuagg_numeric_on_device = true;
+bool		gpuagg_string_keys = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
 bool		gpuagg_direct_scan = true;
@@ -30,6 +31,7 @@ int			gpuagg_strategy = GA_STRATEGY_AUTO;
 int			gpuagg_batch_rows = 1048576;
 int			gpuagg_gpu_index = -1;	/* -1: any GPU, the GPU service's choice */
 int			gpuagg_debug_fail_at_batch = 0;
+int			gpuagg_debug_hash_bits = 0;
 int			gpuagg_hashjoin_build_limit = -1;	/* kB; -1 = from the memory sizes */
 double		gpuagg_gpu_startup_cost = 1000.0;
 double		gpuagg_gpu_tuple_cost = 0.0002;
@@ -126,6 +128,11 @@ GpuAggGucInit(void)
 							 "The child then computes only the operands (numeric columns of at most 18 digits, integers, constants), and sum, avg, min and max of the expression are computed exactly on the device.",
 							 &gpuagg_numeric_on_device, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.string_keys",
+							 "Sends text and varchar group keys to the device as their bytes.",
+							 "The device then hashes and compares the bytes itself; off, the keys travel as ids of a dictionary that the leader keeps.",
+							 &gpuagg_string_keys, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.enable_aggjoin",
 							 "Enables GpuHashAgg computing the equi-join below it on the device.",
 							 "The joined rows then never reach the host; needs gpuagg.enable_hashjoin too.",
@@ -208,6 +215,11 @@ GpuAggGucInit(void)
 							"Testing: make the device fail at this batch of each aggregation or probe of each join (0 = never).",
 							"Superusers only: it makes queries fail or run on the CPU on purpose.",
 							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuagg.debug_hash_bits",
+							"Testing: keep only this many bits of every group key's hash on the device (0 = all).",
+							"Superusers only: unequal keys then share hashes, which tests that the device compares the keys themselves.",
+							&gpuagg_debug_hash_bits, 0, 0, 63,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.service",
 							 "Runs the GPU service: one process that owns the GPUs for every session.",

@@ -25,6 +25,13 @@
  *	  over the chunk updates its dense per-group accumulators; finish turns
  *	  them in place into the result types.
  *
+ * A string key (GA_TYPE_STRING) is hashed from its bytes (ga_hash_bytes,
+ * as the GPU does) and compared byte for byte on a hash match; its groups'
+ * bytes go, once per group as the group is created, into the key's heap,
+ * so that the groups' values lie one after another in group order and the
+ * key's dense array holds each group's end offset: the heap and that array
+ * are the result's key_bytes and key_values as they are.
+ *
  * Without keys there is exactly one group, created with the aggregation, so
  * that a plain aggregate over no rows still yields its row.
  *
@@ -93,8 +100,14 @@ typedef struct CpuAgg
 	/* groups, dense; these arrays become the result */
 	int64_t		ngroups;
 	int64_t		group_capacity;
-	int64_t   **keys;			/* [nkeys][group_capacity] */
+	int64_t   **keys;			/* [nkeys][group_capacity]; a string key's:
+								 * end offsets into its heap */
 	uint8_t   **key_isnull;		/* [nkeys][group_capacity] */
+	uint8_t   **key_heap;		/* [nkeys]: a string key's groups' bytes,
+								 * else NULL */
+	int64_t    *heap_used;		/* [nkeys] */
+	int64_t    *heap_capacity;	/* [nkeys] */
+	int			debug_hash_bits;	/* the request's testing hook */
 	void	  **acc;			/* [naggs][group_capacity], by acc_kinds */
 
 	/* per-chunk scratch */
@@ -204,6 +217,25 @@ cpu_load_key(CpuAgg *agg, const GaColumn *col, int key, int64_t base, int64_t n)
 	uint64_t	null_tag = ga_mix64(GA_HASH_SEED + (uint64_t) key + 1);
 	int64_t		i;
 
+	if (col->type == GA_TYPE_STRING)
+	{
+		const uint32_t *ends = (const uint32_t *) col->values;
+
+		for (i = 0; i < n; i++)
+		{
+			int64_t		row = base + i;
+			uint32_t	start = ga_string_start(col, row);
+			int			isnull = ga_column_is_null(col, row);
+			uint64_t	v = isnull ? null_tag :
+				ga_hash_bytes(col->bytes + start, ends[row] - start);
+
+			nulls[i] = (uint8_t) isnull;
+			dst[i] = row;		/* the row, whose bytes cpu_keys_equal reads */
+			hash[i] = (((hash[i] << 27) | (hash[i] >> 37)) ^ v) * GA_HASH_GOLDEN;
+		}
+		return;
+	}
+
 #define CPU_WIDEN(T) \
 	do { \
 		const T    *src = (const T *) col->values + base; \
@@ -252,9 +284,19 @@ cpu_load_key(CpuAgg *agg, const GaColumn *col, int key, int64_t base, int64_t n)
 	}
 }
 
-/* Whether group g has the key tuple of chunk row i. */
+/* Where group g's value of string key k starts in the key's heap. */
+static inline int64_t
+cpu_group_start(const CpuAgg *agg, int k, int64_t g)
+{
+	return g > 0 ? agg->keys[k][g - 1] : 0;
+}
+
+/*
+ * Whether group g has the key tuple of chunk row i (a string key's chunk
+ * value is the batch row, whose bytes are compared with the group's).
+ */
 static inline int
-cpu_keys_equal(const CpuAgg *agg, int64_t g, int64_t i)
+cpu_keys_equal(const CpuAgg *agg, const GaBatch *batch, int64_t g, int64_t i)
 {
 	int			k;
 
@@ -262,10 +304,63 @@ cpu_keys_equal(const CpuAgg *agg, int64_t g, int64_t i)
 	{
 		int64_t		off = (int64_t) k * CPU_CHUNK_ROWS + i;
 
-		if (agg->keys[k][g] != agg->chunk_keys[off] ||
-			agg->key_isnull[k][g] != agg->chunk_nulls[off])
+		if (agg->key_isnull[k][g] != agg->chunk_nulls[off])
+			return 0;
+		if (agg->key_heap[k] != NULL)
+		{
+			const GaColumn *col = &batch->columns[agg->key_columns[k]];
+			int64_t		row = agg->chunk_keys[off];
+			uint32_t	start = ga_string_start(col, row);
+			uint32_t	len = ((const uint32_t *) col->values)[row] - start;
+			int64_t		gstart = cpu_group_start(agg, k, g);
+
+			if (agg->chunk_nulls[off])
+				continue;
+			if (agg->keys[k][g] - gstart != len ||
+				memcmp(agg->key_heap[k] + gstart, col->bytes + start, len) != 0)
+				return 0;
+		}
+		else if (agg->keys[k][g] != agg->chunk_keys[off])
 			return 0;
 	}
+	return 1;
+}
+
+/*
+ * Append chunk row i's value of string key k to the key's heap as group g's
+ * (nothing for a null) and set the group's end offset.  Returns 0 when
+ * memory ran out.
+ */
+static int
+cpu_store_string(CpuAgg *agg, const GaBatch *batch, int k, int64_t g, int64_t i)
+{
+	int64_t		off = (int64_t) k * CPU_CHUNK_ROWS + i;
+	uint32_t	len = 0;
+	uint32_t	start = 0;
+	const GaColumn *col = &batch->columns[agg->key_columns[k]];
+
+	if (!agg->chunk_nulls[off])
+	{
+		int64_t		row = agg->chunk_keys[off];
+
+		start = ga_string_start(col, row);
+		len = ((const uint32_t *) col->values)[row] - start;
+	}
+	if (agg->heap_used[k] + len > agg->heap_capacity[k])
+	{
+		int64_t		capacity = agg->heap_capacity[k] * 2;
+
+		while (capacity < agg->heap_used[k] + len)
+			capacity *= 2;
+		if (!cpu_realloc_array((void **) &agg->key_heap[k], agg->heap_capacity[k],
+							   capacity, 1))
+			return 0;
+		agg->heap_capacity[k] = capacity;
+	}
+	if (len > 0)
+		memcpy(agg->key_heap[k] + agg->heap_used[k], col->bytes + start, len);
+	agg->heap_used[k] += len;
+	agg->keys[k][g] = agg->heap_used[k];
 	return 1;
 }
 
@@ -286,7 +381,8 @@ cpu_assign_groups(CpuAgg *agg, const GaBatch *batch, int64_t base, int64_t n)
 
 	for (i = 0; i < n; i++)
 	{
-		uint64_t	h = ga_mix64(agg->chunk_hash[i]);
+		uint64_t	h = ga_hash_keep_bits(ga_mix64(agg->chunk_hash[i]),
+										  agg->debug_hash_bits);
 		uint64_t	mask = (uint64_t) agg->nslots - 1;
 		uint64_t	pos = h & mask;
 		int64_t		g;
@@ -297,7 +393,7 @@ cpu_assign_groups(CpuAgg *agg, const GaBatch *batch, int64_t base, int64_t n)
 
 			if (slot->group_plus1 == 0)
 				break;
-			if (slot->hash == h && cpu_keys_equal(agg, slot->group_plus1 - 1, i))
+			if (slot->hash == h && cpu_keys_equal(agg, batch, slot->group_plus1 - 1, i))
 				break;
 			pos = (pos + 1) & mask;
 		}
@@ -323,8 +419,17 @@ cpu_assign_groups(CpuAgg *agg, const GaBatch *batch, int64_t base, int64_t n)
 		g = agg->ngroups++;
 		for (k = 0; k < agg->nkeys; k++)
 		{
-			agg->keys[k][g] = agg->chunk_keys[(int64_t) k * CPU_CHUNK_ROWS + i];
 			agg->key_isnull[k][g] = agg->chunk_nulls[(int64_t) k * CPU_CHUNK_ROWS + i];
+			if (agg->key_heap[k] != NULL)
+			{
+				if (!cpu_store_string(agg, batch, k, g, i))
+				{
+					agg->ngroups--;
+					return 0;
+				}
+			}
+			else
+				agg->keys[k][g] = agg->chunk_keys[(int64_t) k * CPU_CHUNK_ROWS + i];
 		}
 		agg->slots[pos].hash = h;
 		agg->slots[pos].group_plus1 = g + 1;
@@ -349,6 +454,7 @@ ga_cpu_agg_destroy(void *agg_impl)
 		{
 			ga_host_free(agg->batch.columns[i].values);
 			ga_host_free(agg->batch.columns[i].validity);
+			ga_host_free(agg->batch.columns[i].bytes);
 		}
 		free(agg->batch.columns);
 	}
@@ -358,6 +464,12 @@ ga_cpu_agg_destroy(void *agg_impl)
 	if (agg->key_isnull != NULL)
 		for (i = 0; i < agg->nkeys; i++)
 			ga_host_free(agg->key_isnull[i]);
+	if (agg->key_heap != NULL)
+		for (i = 0; i < agg->nkeys; i++)
+			ga_host_free(agg->key_heap[i]);
+	free(agg->key_heap);
+	free(agg->heap_used);
+	free(agg->heap_capacity);
 	if (agg->acc != NULL)
 		for (i = 0; i < agg->naggs; i++)
 			ga_host_free(agg->acc[i]);
@@ -379,11 +491,12 @@ ga_cpu_agg_destroy(void *agg_impl)
 }
 
 /*
- * Allocate the batch: capacity values and a validity bitmap per column,
- * from the host provider (the caller fills them).
+ * Allocate the batch: capacity values and a validity bitmap per column, and
+ * string_bytes bytes per string column, from the host provider (the caller
+ * fills them).
  */
 static int
-cpu_alloc_batch(CpuAgg *agg, int64_t capacity)
+cpu_alloc_batch(CpuAgg *agg, int64_t capacity, int64_t string_bytes)
 {
 	int			i;
 
@@ -408,6 +521,13 @@ cpu_alloc_batch(CpuAgg *agg, int64_t capacity)
 		col->validity = ga_host_alloc_array(agg->validity_bytes, 1);
 		if (col->validity == NULL)
 			return 0;
+		if (col->type == GA_TYPE_STRING)
+		{
+			col->bytes = ga_host_alloc_array(string_bytes, 1);
+			if (col->bytes == NULL)
+				return 0;
+			col->bytes_capacity = string_bytes;
+		}
 	}
 	return 1;
 }
@@ -442,11 +562,16 @@ ga_cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *stat
 	agg->keys = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(int64_t *));
 	agg->key_isnull = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(uint8_t *));
 	agg->acc = calloc(request->naggs > 0 ? request->naggs : 1, sizeof(void *));
+	agg->key_heap = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(uint8_t *));
+	agg->heap_used = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(int64_t));
+	agg->heap_capacity = calloc(request->nkeys > 0 ? request->nkeys : 1, sizeof(int64_t));
+	agg->debug_hash_bits = request->debug_hash_bits;
 	agg->derived = ga_derived_plan_create(request);
 	agg->column_is_derived = calloc(request->ncolumns > 0 ? request->ncolumns : 1, 1);
 	if (agg->column_types == NULL || agg->key_columns == NULL ||
 		agg->aggs == NULL || agg->acc_kinds == NULL || agg->keys == NULL ||
 		agg->key_isnull == NULL || agg->acc == NULL || agg->derived == NULL ||
+		agg->key_heap == NULL || agg->heap_used == NULL || agg->heap_capacity == NULL ||
 		agg->column_is_derived == NULL)
 		goto oom;
 	for (i = 0; i < agg->derived->nderived; i++)
@@ -466,8 +591,17 @@ ga_cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *stat
 		agg->acc_kinds[i] = ga_cpu_acc_kind(&agg->aggs[i], input);
 	}
 
-	if (!cpu_alloc_batch(agg, request->batch_rows))
+	if (!cpu_alloc_batch(agg, request->batch_rows, request->string_bytes))
 		goto oom;
+	for (i = 0; i < agg->nkeys; i++)
+	{
+		if (agg->column_types[agg->key_columns[i]] != GA_TYPE_STRING)
+			continue;
+		agg->heap_capacity[i] = 4096;
+		agg->key_heap[i] = ga_host_alloc_array(agg->heap_capacity[i], 1);
+		if (agg->key_heap[i] == NULL)
+			goto oom;
+	}
 
 	agg->chunk_keys = ga_alloc_array((int64_t) agg->nkeys * CPU_CHUNK_ROWS, sizeof(int64_t));
 	agg->chunk_nulls = ga_alloc_array((int64_t) agg->nkeys * CPU_CHUNK_ROWS, 1);
@@ -614,6 +748,13 @@ ga_cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 							 "a batch holds %lld rows but has room for %lld",
 							 (long long) nrows, (long long) batch->capacity);
 
+	for (i = 0; i < batch->ncolumns; i++)
+		if (batch->columns[i].type == GA_TYPE_STRING &&
+			!ga_string_column_valid(&batch->columns[i], nrows))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d of a batch has offsets out of order or past its bytes",
+								 i);
+
 	if (agg->join != NULL)
 	{
 		/* Any failure leaves groups half-updated: remember it. */
@@ -641,6 +782,8 @@ ga_cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 		if (agg->column_is_derived[i])
 			continue;			/* computed here, never sent */
 		agg->stats.bytes_sent += nrows * ga_type_width(col->type);
+		if (col->type == GA_TYPE_STRING)
+			agg->stats.bytes_sent += ga_string_used(col, nrows);
 		if (col->has_nulls)
 			agg->stats.bytes_sent += (nrows + 7) / 8;
 	}
@@ -720,6 +863,7 @@ ga_cpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 	agg->result.nkeys = agg->nkeys;
 	agg->result.key_values = agg->nkeys > 0 ? agg->keys : NULL;
 	agg->result.key_isnull = agg->nkeys > 0 ? agg->key_isnull : NULL;
+	agg->result.key_bytes = agg->nkeys > 0 ? agg->key_heap : NULL;
 	agg->result.naggs = agg->naggs;
 	agg->result.values = agg->naggs > 0 ? agg->acc : NULL;
 	agg->finished = 1;

@@ -430,6 +430,14 @@ fail:
 void *
 ga_gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 {
+	/* string keys: the CPU device's (the planner sends them there) */
+	for (int c = 0; c < request->ncolumns; c++)
+		if (request->column_types[c] == GA_TYPE_STRING)
+		{
+			ga_status_set(status, GA_ERR_INVALID,
+						  "the GPU device does not group by string keys");
+			return NULL;
+		}
 	return create_agg((GpuDevice *) device_impl, request, 0, status);
 }
 

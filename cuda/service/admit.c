@@ -150,7 +150,10 @@ admit_apply_budget(SvcServer *server)
  * ------------------------------------------------------------------------
  */
 
-/* Bytes of one batch of the request's columns: values and validity. */
+/*
+ * Bytes of one batch of the request's columns: values and validity, and a
+ * string column's bytes.
+ */
 static int64_t
 admit_batch_bytes(const GaAggRequest *request)
 {
@@ -160,7 +163,9 @@ admit_batch_bytes(const GaAggRequest *request)
 
 	for (c = 0; c < request->ncolumns; c++)
 		bytes += (int64_t) svc_align((size_t) rows * (size_t) ga_type_width(request->column_types[c])) +
-			(int64_t) svc_align((size_t) (rows + 7) / 8);
+			(int64_t) svc_align((size_t) (rows + 7) / 8) +
+			(request->column_types[c] == GA_TYPE_STRING ?
+			 (int64_t) svc_align((size_t) request->string_bytes) : 0);
 	return bytes;
 }
 

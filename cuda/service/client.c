@@ -604,6 +604,8 @@ object_batch(ClientObject *obj, const SvcReply *reply, GaStatus *status)
 		col->values = cb->descs[c].values;
 		col->validity = cb->descs[c].validity;
 		col->has_nulls = cb->descs[c].has_nulls;
+		col->bytes = cb->descs[c].bytes;
+		col->bytes_capacity = cb->descs[c].bytes_capacity;
 	}
 	return &cb->batch;
 }
@@ -669,6 +671,7 @@ agg_free(ClientAgg *agg)
 	free(agg->from_build);
 	free(agg->result.key_values);
 	free(agg->result.key_isnull);
+	free(agg->result.key_bytes);
 	free(agg->result.values);
 	free(agg);
 }
@@ -925,7 +928,9 @@ client_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 	result->key_values = calloc((size_t) result->nkeys + 1, sizeof(int64_t *));
 	result->key_isnull = calloc((size_t) result->nkeys + 1, sizeof(uint8_t *));
 	result->values = calloc((size_t) result->naggs + 1, sizeof(void *));
-	if (result->key_values == NULL || result->key_isnull == NULL || result->values == NULL)
+	result->key_bytes = calloc((size_t) result->nkeys + 1, sizeof(uint8_t *));
+	if (result->key_values == NULL || result->key_isnull == NULL || result->values == NULL ||
+		result->key_bytes == NULL)
 	{
 		ga_failure_set(&agg->base.failure, status, GA_ERR_OUT_OF_MEMORY,
 					   "out of host memory collecting the groups");
@@ -935,6 +940,7 @@ client_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 	{
 		result->key_values[k] = arrays[k];
 		result->key_isnull[k] = arrays[result->nkeys + k];
+		result->key_bytes[k] = arrays[2 * result->nkeys + result->naggs + k];
 	}
 	for (a = 0; a < result->naggs; a++)
 		result->values[a] = arrays[2 * result->nkeys + a];
@@ -942,8 +948,10 @@ client_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 	{
 		free(result->key_values);
 		free(result->key_isnull);
+		free(result->key_bytes);
 		result->key_values = NULL;
 		result->key_isnull = NULL;
+		result->key_bytes = NULL;
 	}
 	agg->finished = 1;
 	return result;

@@ -325,6 +325,8 @@ batch_describe(SvcObject *obj, GaBatch *batch, GaStatus *status)
 		d->validity = batch->columns[c].validity;
 		d->has_nulls = batch->columns[c].has_nulls;
 		d->type = batch->columns[c].type;
+		d->bytes = batch->columns[c].bytes;
+		d->bytes_capacity = batch->columns[c].bytes_capacity;
 	}
 	return b;
 }
@@ -700,7 +702,7 @@ exec_agg_finish(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 	result = device->ops->agg_finish(obj->impl, exec_wait, slot, status);
 	if (result == NULL)
 		return;
-	if ((size_t) (2 * result->nkeys + result->naggs) * sizeof(void *) > SVC_PAYLOAD_BYTES)
+	if ((size_t) (3 * result->nkeys + result->naggs) * sizeof(void *) > SVC_PAYLOAD_BYTES)
 	{
 		ga_status_set(status, GA_ERR_DEVICE, "a result of %d keys and %d aggregates is too wide",
 					  result->nkeys, result->naggs);
@@ -713,6 +715,10 @@ exec_agg_finish(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 	}
 	for (a = 0; a < result->naggs; a++)
 		arrays[2 * result->nkeys + a] = result->values[a];
+	/* string keys' bytes last (NULL for other keys) */
+	for (k = 0; k < result->nkeys; k++)
+		arrays[2 * result->nkeys + result->naggs + k] =
+			result->key_bytes != NULL ? result->key_bytes[k] : NULL;
 	slot->reply.ngroups = result->ngroups;
 	slot->reply.nkeys = result->nkeys;
 	slot->reply.naggs = result->naggs;

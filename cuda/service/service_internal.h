@@ -179,7 +179,8 @@ typedef struct SvcColumnDesc
 	uint8_t    *validity;
 	int32_t		has_nulls;
 	int32_t		type;			/* GaValueType */
-	int64_t		reserved;
+	uint8_t    *bytes;			/* GA_TYPE_STRING: the values' bytes */
+	int64_t		bytes_capacity;
 } SvcColumnDesc;
 
 /* A request's arguments, written by the client. */

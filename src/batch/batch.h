@@ -22,6 +22,13 @@
 typedef struct GpuAggBatchBuilder GpuAggBatchBuilder;
 
 /*
+ * A string column's bytes per batch row, and the fewest bytes it holds
+ * (GpuAggStringBytes): the longest text key a batch takes.
+ */
+#define GPUAGG_STRING_ROW_BYTES 32
+#define GPUAGG_STRING_MIN_BYTES (INT64CONST(16) * 1024 * 1024)
+
+/*
  * Rows given column by column (GpuAggBatchAppendColumns): per child output
  * column, nrows values and null flags; the value of a null row is 0.
  */
@@ -38,11 +45,13 @@ extern GpuAggBatchBuilder *GpuAggBatchBuilderCreate(int ncolumns,
 													MemoryContext cxt);
 extern void GpuAggBatchBuilderSetColumns(GpuAggBatchBuilder *builder, int first, int end);
 extern void GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch);
-extern void GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
+extern bool GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch,
 							  TupleTableSlot *slot);
 extern bool GpuAggBatchBuilderColumnar(GpuAggBatchBuilder *builder);
-extern void GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch,
+extern int	GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch,
 									 int nrows, const GpuAggInputColumn *input);
+extern int64 GpuAggStringBytes(int64 rows);
+extern Datum GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group);
 extern bool GpuAggBatchColumnDerived(GpuAggBatchBuilder *builder, int column);
 extern int32 GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column,
 								  Datum value);
@@ -65,6 +74,7 @@ extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
 extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
 extern int64 GpuAggMessageCapacity(void);
 extern int64 GpuAggMessageRows(bytea *message);
+extern bool GpuAggMessageFits(bytea *message, const GaBatch *batch);
 extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
 														  MemoryContext cxt);
 extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,

@@ -25,14 +25,23 @@
  * key ids and leaves ranks at 0: the leader's dictionary decides both (see
  * batch/message.c).
  *
+ * Text keys that travel as bytes (STRING_KEY) need no dictionary: each row's
+ * bytes go after the previous row's in the column's bytes, which hold
+ * GpuAggStringBytes of them.  A row, or the part of a run, whose strings do
+ * not fit is not appended: the append says so and the caller submits the
+ * batch and appends the rest to the next one.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "guc.h"
 
 #include "batch/batch.h"
 #include "batch/encode.h"
@@ -71,6 +80,10 @@ GpuAggBatchBuilderCreate(int ncolumns, const GpuAggColumnSource *sources,
 		}
 	}
 	GpuAggBatchBuilderSetColumns(builder, 0, ncolumns);
+	builder->string_columns = MemoryContextAlloc(cxt, sizeof(int) * Max(ncolumns, 1));
+	for (i = 0; i < ncolumns; i++)
+		if (sources[i].encoding == GPUAGG_ENC_STRING_KEY)
+			builder->string_columns[builder->nstrings++] = i;
 	builder->columnar = true;
 	for (i = 0; i < ncolumns; i++)
 	{
@@ -136,10 +149,111 @@ GpuAggBatchBuilderStart(GpuAggBatchBuilder *builder, GaBatch *batch)
 }
 
 /*
- * Append one child tuple as the next row of the batch, each column through
- * its encoding's row encoder (batch/encode.c).
+ * Bytes per batch of a string column of a batch of `rows` rows: room for
+ * GPUAGG_STRING_ROW_BYTES a row, and at least GPUAGG_STRING_MIN_BYTES, the
+ * longest key a batch takes.  A batch of more rows never holds fewer bytes,
+ * so that a worker's message always fits an empty batch of the leader's.
  */
-void
+int64
+GpuAggStringBytes(int64 rows)
+{
+	return Min(Max(rows * GPUAGG_STRING_ROW_BYTES, GPUAGG_STRING_MIN_BYTES),
+			   (int64) PG_UINT32_MAX);
+}
+
+/* The bytes of a text value, without detoasting it. */
+static inline int64
+string_value_bytes(Datum value)
+{
+	return (int64) toast_raw_datum_size(value) - VARHDRSZ;
+}
+
+/* Fail for a key longer than an empty batch's string column holds. */
+static void
+string_too_long(int64 bytes, int64 capacity)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("gpuagg: a group key of " INT64_FORMAT " bytes is longer than a batch holds",
+					bytes),
+			 errdetail("A batch of GpuHashAgg holds " INT64_FORMAT " bytes of each text key.",
+					   capacity),
+			 errhint("Set gpuagg.string_keys = off to group such keys through a dictionary.")));
+}
+
+/*
+ * Whether the row of these child values fits the batch's string columns;
+ * an error when it would not fit even an empty batch.
+ */
+static bool
+string_row_fits(GpuAggBatchBuilder *builder, GaBatch *batch, const Datum *values,
+				const bool *isnull)
+{
+	int			i;
+
+	for (i = 0; i < builder->nstrings; i++)
+	{
+		int			c = builder->string_columns[i];
+		const GpuAggColumnSource *src = &builder->sources[c];
+		GaColumn   *col = &batch->columns[c];
+		int64		bytes;
+
+		if (c < builder->first_column || c >= builder->end_column ||
+			isnull[src->attno - 1])
+			continue;
+		bytes = string_value_bytes(values[src->attno - 1]);
+		if (ga_string_used(col, batch->nrows) + bytes <= col->bytes_capacity)
+			continue;
+		if (batch->nrows == 0)
+			string_too_long(bytes, col->bytes_capacity);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * How many of the nrows rows given column by column fit the batch's string
+ * columns, from the first on; an error when the first would not fit even an
+ * empty batch.
+ */
+static int
+string_run_fits(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
+				const GpuAggInputColumn *input)
+{
+	int			fit = nrows;
+	int			i;
+
+	for (i = 0; i < builder->nstrings; i++)
+	{
+		int			c = builder->string_columns[i];
+		const GpuAggInputColumn *in = &input[builder->sources[c].attno - 1];
+		GaColumn   *col = &batch->columns[c];
+		int64		used = ga_string_used(col, batch->nrows);
+		int			r;
+
+		if (c < builder->first_column || c >= builder->end_column)
+			continue;
+		for (r = 0; r < fit; r++)
+		{
+			if (in->hasnull && in->isnull[r])
+				continue;
+			used += string_value_bytes(in->values[r]);
+			if (used > col->bytes_capacity)
+				break;
+		}
+		if (r == 0 && batch->nrows == 0)
+			string_too_long(used, col->bytes_capacity);
+		fit = r;
+	}
+	return fit;
+}
+
+/*
+ * Append one child tuple as the next row of the batch, each column through
+ * its encoding's row encoder (batch/encode.c).  Returns false, appending
+ * nothing, when the row's strings do not fit the batch (see above).
+ */
+bool
 GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *slot)
 {
 	int64		row = batch->nrows;
@@ -151,6 +265,8 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 	values = slot->tts_values;
 	isnull = slot->tts_isnull;
 	builder->numeric_column = -1;
+	if (builder->nstrings > 0 && !string_row_fits(builder, batch, values, isnull))
+		return false;
 
 	for (c = builder->first_column; c < builder->end_column; c++)
 	{
@@ -177,6 +293,7 @@ GpuAggBatchAppend(GpuAggBatchBuilder *builder, GaBatch *batch, TupleTableSlot *s
 	}
 	builder->rows_seen++;
 	batch->nrows = row + 1;
+	return true;
 }
 
 /*
@@ -225,9 +342,10 @@ chunk_reserve(GpuAggBatchBuilder *builder, int nrows)
  * Append nrows rows given column by column (see GpuAggInputColumn): each
  * batch column is encoded by its encoding's column encoder in one loop over
  * the rows (batch/encode.c, which keeps it equal to the row encoder value
- * for value); the builder must be columnar.
+ * for value); the builder must be columnar.  Returns the rows appended: the
+ * first ones, as many as the batch's string columns hold (see above).
  */
-void
+int
 GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 						 const GpuAggInputColumn *input)
 {
@@ -238,6 +356,8 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 	if (!builder->columnar)
 		elog(ERROR, "gpuagg: batch columns cannot be appended column by column");
 	Assert(row0 + nrows <= batch->capacity);
+	if (builder->nstrings > 0)
+		nrows = string_run_fits(builder, batch, nrows, input);
 	chunk_reserve(builder, nrows);
 
 	for (c = builder->first_column; c < builder->end_column; c++)
@@ -282,6 +402,7 @@ GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 	}
 	builder->rows_seen += nrows;
 	batch->nrows = row0 + nrows;
+	return nrows;
 }
 
 /*
@@ -355,6 +476,11 @@ GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types, int64 capacity,
 		if (ga_type_width(types[c]) > 0)
 			col->values = MemoryContextAllocHuge(cxt, ga_type_width(types[c]) * capacity);
 		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
+		if (types[c] == GA_TYPE_STRING)
+		{
+			col->bytes_capacity = GpuAggStringBytes(capacity);
+			col->bytes = MemoryContextAllocHuge(cxt, col->bytes_capacity);
+		}
 	}
 	GpuAggLocalBatchReset(batch);
 	return batch;
@@ -372,6 +498,19 @@ GpuAggLocalBatchReset(GaBatch *batch)
 		memset(batch->columns[c].validity, 0xFF, (batch->capacity + 7) / 8);
 		batch->columns[c].has_nulls = 0;
 	}
+}
+
+/*
+ * The value of string key `key` of a result's group as a text datum (a
+ * padded bpchar's bytes are those of its bpchar datum too).
+ */
+Datum
+GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group)
+{
+	int64		start = group > 0 ? result->key_values[key][group - 1] : 0;
+
+	return PointerGetDatum(cstring_to_text_with_len((const char *) result->key_bytes[key] + start,
+													(int) (result->key_values[key][group] - start)));
 }
 
 /*

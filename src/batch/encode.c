@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
 
 #include "batch/encode.h"
 #include "batch/exact_key.h"
@@ -350,6 +351,52 @@ spelling_column(GpuAggBatchBuilder *builder, int c, GaColumn *col, int64 row0,
 								nulls != NULL && nulls[r], builder->rows_seen + r);
 }
 
+/*
+ * STRING_KEY: the value's bytes (detoasted) after the column's bytes so
+ * far, and its end offset.  A null takes no bytes.  The builder checks
+ * before a row or a run that its values fit (batch/builder.c), so running
+ * out of room here is a bug.
+ */
+static inline void
+string_key_value(GaColumn *col, int64 row, Datum datum, bool null, MemoryContext scratch)
+{
+	uint32	   *ends = (uint32 *) col->values;
+	uint32		start = ga_string_start(col, row);
+	uint32		len = 0;
+
+	if (!null)
+	{
+		MemoryContext old = MemoryContextSwitchTo(scratch);
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+
+		MemoryContextSwitchTo(old);
+		len = VARSIZE_ANY_EXHDR(v);
+		if ((int64) start + len > col->bytes_capacity)
+			elog(ERROR, "gpuagg: a string key does not fit its batch");
+		memcpy(col->bytes + start, VARDATA_ANY(v), len);
+		if ((Pointer) v != DatumGetPointer(datum))
+			pfree(v);
+	}
+	ends[row] = start + len;
+}
+
+static void
+string_key_row(GpuAggBatchBuilder *builder, int c, GaColumn *col, int64 row,
+			   Datum datum, bool null)
+{
+	string_key_value(col, row, datum, null, builder->batch_cxt);
+}
+
+static void
+string_key_column(GpuAggBatchBuilder *builder, int c, GaColumn *col, int64 row0,
+				  const Datum *v, const bool *nulls, int nrows)
+{
+	int			r;
+
+	for (r = 0; r < nrows; r++)
+		string_key_value(col, row0 + r, v[r], nulls != NULL && nulls[r], builder->batch_cxt);
+}
+
 /* NUMERIC_FLAG: validity only, valid where the value is of the column's kind. */
 static inline bool
 numeric_flag_absent(const GpuAggColumnSource *src, Datum value, bool null)
@@ -508,6 +555,7 @@ const GpuAggEncoder GpuAggEncoders[] = {
 	[GPUAGG_ENC_DICT_JOIN_KEY] = {"dictionary join key", GA_TYPE_INT64, dict_join_key_row, dict_join_key_column, NULL},
 	[GPUAGG_ENC_NUMERIC_OPERAND] = {"numeric operand", GA_TYPE_INT64, numeric_operand_row, numeric_operand_column, NULL},
 	[GPUAGG_ENC_DERIVED] = {"derived", GA_TYPE_INT64, nothing_row, nothing_column, NULL},
+	[GPUAGG_ENC_STRING_KEY] = {"string key", GA_TYPE_STRING, string_key_row, string_key_column, NULL},
 };
 
 StaticAssertDecl(lengthof(GpuAggEncoders) == GPUAGG_ENC_COUNT,

@@ -28,6 +28,8 @@ struct GpuAggBatchBuilder
 	int32	   *row_spelling;	/* per DICT_KEY column: the current row's spelling */
 	GpuAggNumericValue numeric;	/* the current row's numeric argument ... */
 	int			numeric_column; /* ... read for this column's source, or -1 */
+	int			nstrings;		/* STRING_KEY columns ... */
+	int		   *string_columns; /* ... and which they are */
 	MemoryContext cxt;			/* dictionaries: life of the node */
 	MemoryContext batch_cxt;	/* detoasted values: one batch */
 

@@ -4,10 +4,11 @@
  *	  How values travel in the columns of a batch: each column's encoding
  *	  and where its values come from.
  *
- * A batch column holds fixed-width values of a device type (gpuagg_device.h,
+ * A batch column holds values of a device type (gpuagg_device.h,
  * GaValueType).  Its encoding says how a child column's datum becomes that
  * value: integers as they are, float keys as canonical bits, dictionary
- * types as ids (batch/key_dict.c), numerics as limbs or scaled integers
+ * types as ids (batch/key_dict.c), text keys as their bytes (a
+ * GA_TYPE_STRING column), numerics as limbs or scaled integers
  * (finalize/numeric.c), join keys as exact int64 keys; batch/builder.c
  * encodes, hashagg/layout.c chooses.
  *
@@ -45,6 +46,7 @@ typedef enum GpuAggEncoding
 	GPUAGG_ENC_NUMERIC_OPERAND, /* numeric * 10^scale as int64, 0 for NaN: an
 								 * operand of arithmetic on the device */
 	GPUAGG_ENC_DERIVED,			/* computed by the device (hashagg/derived.c) */
+	GPUAGG_ENC_STRING_KEY,		/* a text key's bytes, GA_TYPE_STRING */
 	GPUAGG_ENC_COUNT			/* the number of encodings */
 } GpuAggEncoding;
 

@@ -9,16 +9,19 @@
  * copies the columns into its pinned device batches and keeps the one CUDA
  * context.  A message is plain memory, laid out as
  *
- *	header		magic, ncolumns, nrows, sender
- *	per column	has_nulls, ndelta, delta_first,
- *				ndelta dictionary entries (length, bytes) for text keys,
- *				nrows values, then the validity bitmap if has_nulls
+ *	header		magic, ncolumns, nrows, sender, first_column, string_bytes
+ *	per column	has_nulls, ndelta, delta_first, nbytes,
+ *				ndelta dictionary entries (length, bytes) for dictionary keys,
+ *				nrows values, then a string column's nbytes bytes, then
+ *				the validity bitmap if has_nulls
  *
- * every part padded to 4 bytes.  Dictionary keys (text, numeric, ...) travel
+ * every part padded to 4 bytes.  Dictionary keys (numeric, uuid, ...) travel
  * as ids of the sender's own dictionary; each message carries the values
  * added since the sender's previous message, and the leader maps them onto
  * its dictionary, so that it hashes each distinct value of each sender once
- * instead of every row.
+ * instead of every row.  Text keys that travel as bytes (STRING_KEY) need
+ * none of that: the leader copies a string column's end offsets, moved by
+ * the bytes its batch column already holds, and its bytes in one piece.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +35,9 @@
 #include "guc.h"
 
 #define MESSAGE_MAGIC 0x4741474d	/* "GAGM" */
+
+/* What GpuAggMessageBytes counts for a row of a string column's bytes. */
+#define MESSAGE_STRING_ROW_BYTES 16
 #define MAX_SENDERS 1024
 
 typedef struct MessageHeader
@@ -42,6 +48,7 @@ typedef struct MessageHeader
 	uint64		sender;
 	int32		first_column;	/* the batch column of the message's first */
 	int32		unused;
+	int64		string_bytes;	/* the most bytes of any string column */
 } MessageHeader;
 
 typedef struct ColumnHeader
@@ -49,6 +56,7 @@ typedef struct ColumnHeader
 	int32		has_nulls;
 	int32		ndelta;			/* new dictionary entries in this message */
 	int32		delta_first;	/* sender's id of the first of them */
+	int32		nbytes;			/* a string column's bytes, else 0 */
 } ColumnHeader;
 
 /* One sender's text ids mapped to the leader's, per column. */
@@ -101,6 +109,11 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 	header.sender = sender;
 	header.first_column = first_column;
 	header.unused = 0;
+	header.string_bytes = 0;
+	for (c = 0; c < batch->ncolumns; c++)
+		if (batch->columns[c].type == GA_TYPE_STRING)
+			header.string_bytes = Max(header.string_bytes,
+									  ga_string_used(&batch->columns[c], batch->nrows));
 	append_padded(buf, &header, sizeof(header));
 
 	for (c = 0; c < batch->ncolumns; c++)
@@ -119,6 +132,8 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 			ch.delta_first = dict_sent[c];
 			ch.ndelta = KeyDictSize(dict) - dict_sent[c];
 		}
+		if (col->type == GA_TYPE_STRING)
+			ch.nbytes = (int32) ga_string_used(col, batch->nrows);
 		append_padded(buf, &ch, sizeof(ch));
 		for (id = ch.delta_first; id < ch.delta_first + ch.ndelta; id++)
 		{
@@ -132,6 +147,8 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 			dict_sent[c] += ch.ndelta;
 		if (col->values != NULL && !derived)
 			append_padded(buf, col->values, ga_type_width(col->type) * batch->nrows);
+		if (ch.nbytes > 0)
+			append_padded(buf, col->bytes, ch.nbytes);
 		if (ch.has_nulls)
 			append_padded(buf, col->validity, (batch->nrows + 7) / 8);
 	}
@@ -141,7 +158,8 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 
 /*
  * Bytes of a message of `rows` rows of these column types, dictionary
- * entries not counted (they vary: see GpuAggExchange's slot size).
+ * entries not counted (they vary: see GpuAggExchange's slot size), and
+ * MESSAGE_STRING_ROW_BYTES a row for each string column's bytes.
  */
 Size
 GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows)
@@ -154,6 +172,8 @@ GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows)
 		bytes += TYPEALIGN(4, sizeof(ColumnHeader));
 		bytes += TYPEALIGN(4, (Size) ga_type_width(types[c]) * rows);
 		bytes += TYPEALIGN(4, (rows + 7) / 8);
+		if (types[c] == GA_TYPE_STRING)
+			bytes += TYPEALIGN(4, (Size) MESSAGE_STRING_ROW_BYTES * rows);
 	}
 	return bytes;
 }
@@ -187,6 +207,30 @@ GpuAggMessageRows(bytea *message)
 
 	read_header(message, &header);
 	return header.nrows;
+}
+
+/*
+ * Whether a message's rows fit what a device batch has left: its rows, and
+ * the bytes of its string columns (each at most header.string_bytes).
+ */
+bool
+GpuAggMessageFits(bytea *message, const GaBatch *batch)
+{
+	MessageHeader header;
+	int			c;
+
+	read_header(message, &header);
+	if (header.nrows > batch->capacity - batch->nrows)
+		return false;
+	for (c = 0; c < batch->ncolumns; c++)
+	{
+		const GaColumn *col = &batch->columns[c];
+
+		if (col->type == GA_TYPE_STRING &&
+			ga_string_used(col, batch->nrows) + header.string_bytes > col->bytes_capacity)
+			return false;
+	}
+	return true;
 }
 
 /* A receiver for messages of ncolumns columns; memory lives in cxt. */
@@ -375,6 +419,22 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 				dst[r] = (v & ~GPUAGG_SPELLING_MASK) |
 					(spelling >= 0 ? KeyDictRank(dict, spelling) : 0);
 			}
+		}
+		else if (width > 0 && col->type == GA_TYPE_STRING)
+		{
+			/* the sender's end offsets after the bytes the batch holds */
+			uint32		base = ga_string_used(col, off);
+			uint32	   *dst = (uint32 *) col->values + off;
+			int64		r;
+
+			if ((int64) base + ch.nbytes > col->bytes_capacity)
+				elog(ERROR, "gpuagg: the strings of a batch message do not fit");
+			memcpy(dst, p, sizeof(uint32) * header.nrows);
+			if (base > 0)
+				for (r = 0; r < header.nrows; r++)
+					dst[r] += base;
+			memcpy(col->bytes + base, p + TYPEALIGN(4, width * header.nrows), ch.nbytes);
+			p += TYPEALIGN(4, ch.nbytes);
 		}
 		else if (width > 0)
 			memcpy((char *) col->values + off * width, p, width * header.nrows);

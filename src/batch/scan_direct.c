@@ -155,6 +155,16 @@ struct GpuAggDirectScan
 	/* an aggjoin probe side's key filter (aggjoin/probe_filter.c), or NULL */
 	GpuAggProbeKeys *probe_keys;
 	bool		keep[MaxHeapTuplesPerPage];
+
+	/*
+	 * Rows a full batch did not take (their text keys did not fit): the
+	 * deformed run's rows [run_next, run_end), or the filtered scan's row
+	 * in `row`; the next batch takes them first.
+	 */
+	int			run_next;
+	int			run_end;
+	bool		row_held;
+	GpuAggInputColumn *run_input;	/* input from run_next on */
 };
 
 /*
@@ -355,6 +365,7 @@ GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
 	ds->deformed_hasnull = palloc0(sizeof(bool) * Max(ds->ndeformed, 1));
 	direct_plan_steps(ds);
 	ds->input = palloc0(sizeof(GpuAggInputColumn) * Max(ds->noutputs, 1));
+	ds->run_input = palloc0(sizeof(GpuAggInputColumn) * Max(ds->noutputs, 1));
 	for (i = 0; i < ds->noutputs; i++)
 	{
 		int			dest = ds->columns[ds->output_attnos[i] - 1].dest;
@@ -390,6 +401,8 @@ GpuAggDirectScanReset(GpuAggDirectScan *ds)
 	ExecClearTuple(ds->row);
 	ds->started = false;
 	ds->finished = false;
+	ds->run_next = ds->run_end = 0;
+	ds->row_held = false;
 }
 
 /* Release the page and the slot (before the Seq Scan itself ends). */
@@ -785,7 +798,13 @@ direct_fill_filtered(GpuAggDirectScan *ds, HeapScanDesc hscan,
 	TupleTableSlot *scanslot = ds->scan->ss.ss_ScanTupleSlot;
 	TupleTableSlot *row = ds->row;
 
-	while (batch->nrows < batch->capacity)
+	if (ds->row_held)
+	{
+		ds->row_held = false;
+		if (!GpuAggBatchAppend(builder, batch, row))
+			ds->row_held = true;	/* an empty batch: rejected with an error */
+	}
+	while (!ds->row_held && batch->nrows < batch->capacity)
 	{
 		Page		page;
 		OffsetNumber item;
@@ -813,9 +832,57 @@ direct_fill_filtered(GpuAggDirectScan *ds, HeapScanDesc hscan,
 		if (ds->probe_keys != NULL &&
 			!GpuAggProbeKeysRow(ds->probe_keys, row->tts_values, row->tts_isnull))
 			continue;
-		GpuAggBatchAppend(builder, batch, row);
+		if (!GpuAggBatchAppend(builder, batch, row))
+			ds->row_held = true;
 	}
 	return false;
+}
+
+/*
+ * Append the deformed run's rows from run_next on, column by column or a
+ * row at a time; returns whether all of them went in (else the batch is
+ * full and run_next says where the next batch starts).
+ */
+static bool
+direct_append_run(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder, GaBatch *batch,
+				  bool columnar)
+{
+	int			first = ds->run_next;
+	int			c;
+
+	if (columnar)
+	{
+		const GpuAggInputColumn *input = ds->input;
+
+		if (first > 0)
+		{
+			/* the run's rest, as columns of its own */
+			for (c = 0; c < ds->noutputs; c++)
+			{
+				ds->run_input[c].values = ds->input[c].values + first;
+				ds->run_input[c].isnull = ds->input[c].isnull + first;
+				ds->run_input[c].hasnull = ds->input[c].hasnull;
+			}
+			input = ds->run_input;
+		}
+		ds->run_next += GpuAggBatchAppendColumns(builder, batch, ds->run_end - first, input);
+	}
+	else
+	{
+		TupleTableSlot *row = ds->row;
+
+		for (; ds->run_next < ds->run_end; ds->run_next++)
+		{
+			for (c = 0; c < ds->noutputs; c++)
+			{
+				row->tts_values[c] = ds->input[c].values[ds->run_next];
+				row->tts_isnull[c] = ds->input[c].isnull[ds->run_next];
+			}
+			if (!GpuAggBatchAppend(builder, batch, row))
+				break;
+		}
+	}
+	return ds->run_next == ds->run_end;
 }
 
 /*
@@ -843,6 +910,8 @@ GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder, GaBatch 
 	if (ds->qual != NULL)
 		return direct_fill_filtered(ds, hscan, builder, batch);
 
+	if (ds->run_next < ds->run_end && !direct_append_run(ds, builder, batch, columnar))
+		return false;
 	while (batch->nrows < batch->capacity)
 	{
 		int			n;
@@ -857,24 +926,10 @@ GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder, GaBatch 
 			instr->tuplecount += n; /* rows the Seq Scan returned */
 		if (ds->probe_keys != NULL)
 			n = direct_filter_run(ds, n);
-		if (columnar)
-			GpuAggBatchAppendColumns(builder, batch, n, ds->input);
-		else
-		{
-			TupleTableSlot *row = ds->row;
-			int			r;
-			int			c;
-
-			for (r = 0; r < n; r++)
-			{
-				for (c = 0; c < ds->noutputs; c++)
-				{
-					row->tts_values[c] = ds->input[c].values[r];
-					row->tts_isnull[c] = ds->input[c].isnull[r];
-				}
-				GpuAggBatchAppend(builder, batch, row);
-			}
-		}
+		ds->run_next = 0;
+		ds->run_end = n;
+		if (!direct_append_run(ds, builder, batch, columnar))
+			return false;
 	}
 	return false;
 }

@@ -82,6 +82,20 @@ mix_word(uint64 h, uint64 w)
 	return (h ^ ga_mix64(w)) * GA_HASH_GOLDEN;
 }
 
+/* Where group g's value of string key k starts in the key's bytes. */
+static inline int64
+string_start(const GaAggResult *result, int k, int64 g)
+{
+	return g > 0 ? result->key_values[k][g - 1] : 0;
+}
+
+/* Whether key k of a result is a string key (its values are offsets). */
+static inline bool
+is_string_key(const GaAggResult *result, int k)
+{
+	return result->key_bytes != NULL && result->key_bytes[k] != NULL;
+}
+
 /* Hash of the first nkeys keys of group g of a result. */
 static uint64
 key_hash(const GaAggResult *result, int nkeys, int64 g)
@@ -90,8 +104,20 @@ key_hash(const GaAggResult *result, int nkeys, int64 g)
 	int			k;
 
 	for (k = 0; k < nkeys; k++)
-		h = mix_word(h, result->key_isnull[k][g] ? UINT64CONST(0x8000000000000001) :
-					 (uint64) result->key_values[k][g]);
+	{
+		uint64		w = (uint64) result->key_values[k][g];
+
+		if (result->key_isnull[k][g])
+			w = UINT64CONST(0x8000000000000001);
+		else if (is_string_key(result, k))
+		{
+			int64		start = string_start(result, k, g);
+
+			w = ga_hash_bytes(result->key_bytes[k] + start,
+							  (uint32) (result->key_values[k][g] - start));
+		}
+		h = mix_word(h, w);
+	}
 	return h;
 }
 
@@ -106,7 +132,21 @@ keys_equal(const GaAggResult *ra, int64 a, const GaAggResult *rb, int64 b, int n
 		bool		na = ra->key_isnull[k][a] != 0;
 		bool		nb = rb->key_isnull[k][b] != 0;
 
-		if (na != nb || (!na && ra->key_values[k][a] != rb->key_values[k][b]))
+		if (na != nb)
+			return false;
+		if (na)
+			continue;
+		if (is_string_key(ra, k))
+		{
+			int64		sa = string_start(ra, k, a);
+			int64		sb = string_start(rb, k, b);
+			int64		len = ra->key_values[k][a] - sa;
+
+			if (len != rb->key_values[k][b] - sb ||
+				memcmp(ra->key_bytes[k] + sa, rb->key_bytes[k] + sb, len) != 0)
+				return false;
+		}
+		else if (ra->key_values[k][a] != rb->key_values[k][b])
 			return false;
 	}
 	return true;

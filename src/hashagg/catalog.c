@@ -28,7 +28,9 @@
 #include "utils/syscache.h"
 
 #include "batch/key_dict.h"
+#include "devices.h"
 #include "finalize/numeric.h"
+#include "guc.h"
 #include "hashagg/catalog.h"
 
 /* One supported aggregate: name(input) returns result. */
@@ -641,6 +643,23 @@ GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what, const char **w
 					"uuid or interval",
 					what, format_type_be(type));
 	return false;
+}
+
+/*
+ * Whether a group key of this base type (TEXTOID for a padded bpchar, see
+ * GpuAggKeyDesc) travels to the device as its bytes (batch/encode.c's
+ * STRING_KEY): text and varchar, whose equality under a deterministic
+ * collation is byte equality, while gpuagg.string_keys is on and the
+ * planned device is the CPU's, which compares strings.
+ */
+bool
+GpuAggKeyAsBytes(Oid base_type)
+{
+	bool		usable;
+
+	if (!gpuagg_string_keys || (base_type != TEXTOID && base_type != VARCHAROID))
+		return false;
+	return GpuAggPlannedDeviceKind(&usable) == GA_DEVICE_CPU;
 }
 
 /* The encoding of integer-like types (also dates, timestamps); NONE otherwise. */

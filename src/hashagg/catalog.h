@@ -63,6 +63,7 @@ extern int	GpuAggDeviceOpsNeeded(GpuAggKind kind, Oid input_type,
 extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what,
 								   const char **why);
 extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
+extern bool GpuAggKeyAsBytes(Oid base_type);
 extern GpuAggEncoding GpuAggInputEncoding(Oid type);
 
 #endif							/* GPUAGG_CATALOG_H */

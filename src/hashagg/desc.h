@@ -28,6 +28,8 @@ typedef struct GpuAggKeyDesc
 	bool		one_spelling;	/* every value spelt one way
 								 * (KeyDictKeyHasOneSpelling): no first-row
 								 * spelling column */
+	bool		as_bytes;		/* a text key that travels as its bytes
+								 * (GpuAggKeyAsBytes), not as dictionary ids */
 } GpuAggKeyDesc;
 
 /* One aggregate. */

@@ -174,6 +174,8 @@ agg_build_request(GpuAggState *state)
 		request->join = desc->njoin_steps > 0 ? &layout->join_spec : NULL;
 		request->nderived = layout->nderived;
 		request->derived = layout->derived;
+		request->string_bytes = GpuAggStringBytes(request->batch_rows);
+		request->debug_hash_bits = gpuagg_debug_hash_bits;
 
 		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
 		for (i = 0; i < desc->ngroupings; i++)
@@ -253,6 +255,8 @@ agg_copy_batch(const GaBatch *from, GaBatch *to)
 
 		if (width > 0)
 			memcpy(dst->values, src->values, width * from->nrows);
+		if (src->type == GA_TYPE_STRING)
+			memcpy(dst->bytes, src->bytes, ga_string_used(src, from->nrows));
 		dst->has_nulls = src->has_nulls;
 		if (src->has_nulls)
 			memcpy(dst->validity, src->validity, (from->nrows + 7) / 8);
@@ -318,10 +322,17 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 		{
 			if (batch->nrows >= batch->capacity)
 				return false;
-			slot = ExecProcNode(state->child);
+			/* a row whose text keys did not fit the last batch comes first */
+			slot = state->pending_row != NULL ? state->pending_row :
+				ExecProcNode(state->child);
+			state->pending_row = NULL;
 			if (TupIsNull(slot))
 				return true;
-			GpuAggBatchAppend(state->builder, batch, slot);
+			if (!GpuAggBatchAppend(state->builder, batch, slot))
+			{
+				state->pending_row = slot;
+				return false;
+			}
 			continue;
 		}
 
@@ -338,7 +349,7 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 				state->pending = GpuAggExchangeGet(GpuAggPackExchange(state->child),
 												   state->pending, &state->pending_slot);
 		}
-		if (GpuAggMessageRows(state->pending) > batch->capacity - batch->nrows)
+		if (!GpuAggMessageFits(state->pending, batch))
 		{
 			if (batch->nrows == 0)
 				elog(ERROR, "gpuagg: batch message larger than a batch");
@@ -489,6 +500,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 
 	state->pending = NULL;
 	state->pending_slot = -1;
+	state->pending_row = NULL;
 	while (!eof)
 	{
 		GaBatch    *batch;
@@ -659,10 +671,15 @@ agg_next(ScanState *ss)
 		slot->tts_isnull[i] = result->key_isnull[key][group] != 0;
 		if (state->layout->key_first_ops[i] >= 0)
 			first = ((const int64 *) result->values[state->layout->key_first_ops[i]])[group];
-		slot->tts_values[i] = slot->tts_isnull[i] ? (Datum) 0 :
-			GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
-							desc->keys[i].type, result->key_values[key][group],
-							first);
+		if (slot->tts_isnull[i])
+			slot->tts_values[i] = (Datum) 0;
+		else if (desc->keys[i].as_bytes)
+			slot->tts_values[i] = GpuAggStringKeyDatum(result, key, group);
+		else
+			slot->tts_values[i] =
+				GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
+								desc->keys[i].type, result->key_values[key][group],
+								first);
 		key++;
 	}
 	for (i = 0; i < desc->ngroupings; i++)

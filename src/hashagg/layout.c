@@ -653,6 +653,13 @@ layout_filter(GpuAggLayout *layout, const GpuAggFilterDesc *filter, GaFilterStep
 	}
 }
 
+/* How a group key travels: as its bytes, or by its type's encoding. */
+static GpuAggEncoding
+layout_key_encoding(const GpuAggKeyDesc *key)
+{
+	return key->as_bytes ? GPUAGG_ENC_STRING_KEY : GpuAggKeyEncoding(key->type);
+}
+
 /* Build the layout of a description, in the current memory context. */
 GpuAggLayout *
 GpuAggLayoutBuild(const GpuAggDesc *desc)
@@ -683,11 +690,11 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 
 	for (i = 0; i < desc->nkeys; i++)
 		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,
-											   GpuAggKeyEncoding(desc->keys[i].type),
+											   layout_key_encoding(&desc->keys[i]),
 											   desc->keys[i].type);
 	for (i = 0; i < desc->nkeys; i++)
 	{
-		GpuAggEncoding encoding = GpuAggKeyEncoding(desc->keys[i].type);
+		GpuAggEncoding encoding = layout_key_encoding(&desc->keys[i]);
 
 		GpuAggEncoding first = GPUAGG_ENC_NONE;
 

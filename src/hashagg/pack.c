@@ -75,6 +75,8 @@ typedef struct GpuAggPackState
 	MemoryContext run_cxt;		/* builder, batch, message of one run */
 	GpuAggBatchBuilder *builder;
 	GaBatch    *batch;
+	TupleTableSlot *pending_row;	/* the child's row whose text keys did
+									 * not fit the last batch, or NULL */
 	int32	   *dict_sent;		/* per column: entries sent, -1 if not text */
 	int			first_column;	/* the layout column of the batch's first */
 	StringInfoData message;
@@ -306,6 +308,7 @@ pack_reset(GpuAggPackState *state)
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;
 	state->done = false;
+	state->pending_row = NULL;
 	state->probe_keys = NULL;	/* attached again (rescan: reinitialized) */
 	if (state->direct)
 		GpuAggDirectScanSetProbeKeys(state->direct, NULL);
@@ -370,8 +373,10 @@ pack_next(ScanState *ss)
 		state->done = GpuAggDirectScanFill(state->direct, state->builder, batch);
 	while (state->direct == NULL && batch->nrows < batch->capacity)
 	{
-		TupleTableSlot *row = ExecProcNode(state->child);
+		TupleTableSlot *row = state->pending_row != NULL ? state->pending_row :
+			ExecProcNode(state->child);
 
+		state->pending_row = NULL;
 		if (TupIsNull(row))
 		{
 			state->done = true;
@@ -383,7 +388,11 @@ pack_next(ScanState *ss)
 			if (!GpuAggProbeKeysRow(state->probe_keys, row->tts_values, row->tts_isnull))
 				continue;
 		}
-		GpuAggBatchAppend(state->builder, batch, row);
+		if (!GpuAggBatchAppend(state->builder, batch, row))
+		{
+			state->pending_row = row;	/* the next message's first row */
+			break;
+		}
 	}
 	if (state->done)
 		GpuAggProbeKeysFlush(state->probe_keys);

@@ -29,6 +29,7 @@
 #include <math.h>
 
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -45,6 +46,7 @@
 #include "utils/selfuncs.h"
 
 #include "aggjoin/aggjoin.h"
+#include "batch/key_dict.h"
 #include "compat.h"
 #include "devices.h"
 #include "guc.h"
@@ -508,7 +510,8 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
  * What one input row puts into batches, in 8-byte values: the layout's
  * columns by their widths (a numeric argument computed on the host is up
  * to four limbs and four flags; a column the device computes travels not
- * at all), so that packing and copying are charged by the bytes rather
+ * at all; a text key that travels as bytes, its offset and its average
+ * width), so that packing and copying are charged by the bytes rather
  * than by the child's columns.
  */
 static double
@@ -522,6 +525,13 @@ agg_batch_values(const GpuAggPathInfo *info)
 	for (c = 0; c < layout->ncolumns; c++)
 		if (layout->sources[c].encoding != GPUAGG_ENC_DERIVED)
 			bytes += ga_type_width(layout->column_types[c]) + 0.125;
+	for (c = 0; c < desc->nkeys; c++)
+		if (desc->keys[c].as_bytes)
+		{
+			Node	   *key = list_nth(info->keys, c);
+
+			bytes += get_typavgwidth(exprType(key), exprTypmod(key));
+		}
 	return Max(bytes / 8.0, 1.0);
 }
 
@@ -543,10 +553,12 @@ agg_batch_values(const GpuAggPathInfo *info)
 /*
  * The leader's cost of the dictionary group keys among keys (expressions
  * over an input of `rows` rows): per key, its distinct values interned
- * once, and mapped once in every batch message that holds them.
+ * once, and mapped once in every batch message that holds them.  With
+ * as_bytes, text keys that travel as their bytes (GpuAggKeyAsBytes) cost
+ * nothing here: their bytes are counted with the batches' values.
  */
 static Cost
-agg_dictionary_keys_cost(PlannerInfo *root, List *keys, double rows)
+agg_dictionary_keys_cost(PlannerInfo *root, List *keys, double rows, bool as_bytes)
 {
 	double		messages = Max(1.0, ceil(Max(rows, 1.0) / (double) GpuAggMessageCapacity()));
 	Cost		cost = 0;
@@ -558,6 +570,9 @@ agg_dictionary_keys_cost(PlannerInfo *root, List *keys, double rows)
 		double		distinct;
 
 		if (GpuAggKeyEncoding(getBaseType(exprType(key))) != GPUAGG_ENC_DICT_KEY)
+			continue;
+		if (as_bytes && GpuAggKeyAsBytes(KeyDictIsPaddedBpchar(key) ? TEXTOID :
+										 getBaseType(exprType(key))))
 			continue;
 		distinct = estimate_num_groups(root, list_make1(key), Max(rows, 1.0), NULL, NULL);
 		cost += gpuagg_batch_value_cost *
@@ -854,7 +869,7 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 					  list_length(check->keys), list_length(check->aggrefs), ncolumns,
 					  info.nsets, groups, info.having,
 					  agg_dictionary_keys_cost(root, aggjoin_side_keys(root, &sides, 0, check->keys),
-											   probe_rows));
+											   probe_rows, false));
 		for (s = 1; s < sides.nsides; s++)
 		{
 			Path	   *build = builds[s];
@@ -864,7 +879,7 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 			/* the build: reading the side, one copy of each row, its dictionary keys */
 			build_cost = build->total_cost + build->rows * ncolumns * gpuagg_batch_value_cost +
 				agg_dictionary_keys_cost(root, aggjoin_side_keys(root, &sides, s, check->keys),
-										 sides.paths[s]->rows);
+										 sides.paths[s]->rows, false);
 			cpath->path.startup_cost += build_cost;
 			cpath->path.total_cost += build_cost;
 		}
@@ -1016,8 +1031,8 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 	else if (plain_parallel)
 		return agg_reject("plain aggregate that PostgreSQL can run in parallel (as fast; gpuagg.force plans it anyway)");
 
-	/* the leader's dictionary work on the group keys, in every variant */
-	dictionary_cost = agg_dictionary_keys_cost(root, check.keys, input_rows);
+	/* the leader's dictionary work on the group keys (text as bytes: none) */
+	dictionary_cost = agg_dictionary_keys_cost(root, check.keys, input_rows, true);
 
 	/* serial: the projection of the input's cheapest path */
 	child_path = (Path *) create_projection_path(root, input_rel, input_path, child_target);
@@ -1043,7 +1058,8 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		cpath = agg_make_path(output_rel, child_path, GpuAggPathToList(&info), groups);
 		agg_cost_path(cpath, child_path, input_rows, false, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-					  info.nsets, groups, having, dictionary_cost);
+					  info.nsets, groups, having,
+					  agg_dictionary_keys_cost(root, check.keys, input_rows, false));
 		agg_offer_path(output_rel, cpath, AGG_FORCE_JOIN_INPUT, forced);
 	}
 

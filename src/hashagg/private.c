@@ -106,6 +106,7 @@ enum GpuAggPlanKeyIndex
 	PLAN_KEY_CHILD_ATTNO,
 	PLAN_KEY_TYPE,
 	PLAN_KEY_ONE_SPELLING,
+	PLAN_KEY_AS_BYTES,
 	PLAN_KEY_NFIELDS
 };
 
@@ -423,6 +424,16 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 			desc->groupings[i].keys[j] = list_nth_int(args, j);
 	}
 	GpuAggJoinDescFromPath(desc, info->join, child_exprs);
+
+	/*
+	 * Text keys travel as bytes where the batches are packed row by row from
+	 * the child or its workers (an aggjoin's sides and a join's rows use
+	 * dictionaries).
+	 */
+	for (i = 0; i < desc->nkeys; i++)
+		desc->keys[i].as_bytes = desc->njoin_steps == 0 &&
+			desc->child_kind != GPUAGG_CHILD_JOIN_INPUT &&
+			GpuAggKeyAsBytes(desc->keys[i].type);
 	foreach(lc, info->groupings)
 		tlist = lappend(tlist, makeTargetEntry((Expr *) lfirst(lc), list_length(tlist) + 1,
 											   NULL, false));
@@ -655,6 +666,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		GpuAggPrivateSetInt(key, PLAN_KEY_CHILD_ATTNO, desc->keys[i].child_attno);
 		GpuAggPrivateSetInt(key, PLAN_KEY_TYPE, (int) desc->keys[i].type);
 		GpuAggPrivateSetInt(key, PLAN_KEY_ONE_SPELLING, desc->keys[i].one_spelling ? 1 : 0);
+		GpuAggPrivateSetInt(key, PLAN_KEY_AS_BYTES, desc->keys[i].as_bytes ? 1 : 0);
 		keys = lappend(keys, key);
 	}
 	for (i = 0; i < desc->naggs; i++)
@@ -733,6 +745,7 @@ GpuAggDescFromList(List *list)
 		desc->keys[i].child_attno = (AttrNumber) list_nth_int(key, PLAN_KEY_CHILD_ATTNO);
 		desc->keys[i].type = (Oid) list_nth_int(key, PLAN_KEY_TYPE);
 		desc->keys[i].one_spelling = list_nth_int(key, PLAN_KEY_ONE_SPELLING) != 0;
+		desc->keys[i].as_bytes = list_nth_int(key, PLAN_KEY_AS_BYTES) != 0;
 	}
 	aggs = list_nth(list, PLAN_AGGS);
 	desc->naggs = list_length(aggs);

@@ -56,6 +56,8 @@ typedef struct GpuAggState
 	GpuAggBatchBuilder *builder;
 	GpuAggMessageReceiver *receiver;	/* parallel: maps senders' text ids */
 	bytea	   *pending;		/* parallel: a message for the next batch */
+	TupleTableSlot *pending_row;	/* serial: the child's row whose text
+									 * keys did not fit the last batch */
 	int32		pending_slot;	/* its exchange slot, or -1 (batch/exchange.c) */
 	const GaAggResult **results;	/* per grouping set; NULL until finished */
 	const GaAggResult **distinct_results;

@@ -142,16 +142,17 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s [--device cpu|gpu|service|all[,...]] [--suite agg|join|aggjoin|derived|all]\n"
+			"usage: %s [--device cpu|gpu|service|all[,...]]\n"
+			"          [--suite agg|join|aggjoin|derived|strings|all]\n"
 			"          [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
-			"          [--derived-cases N] [--seed S] [--only I]\n"
+			"          [--derived-cases N] [--string-cases N] [--seed S] [--only I]\n"
 			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
 			"  --device   devices to test, comma-separated (default all: the CPU, the\n"
 			"             GPU when found, and the GPU service's: its CPU device and\n"
 			"             GPU 0 when found, through a loopback service in this\n"
 			"             process; gpu fails when there is none)\n"
-			"  --suite    aggregation, hash join, aggjoin, derived columns\n"
-			"             or all (default all)\n"
+			"  --suite    aggregation, hash join, aggjoin, derived columns,\n"
+			"             string keys or all (default all)\n"
 			"  --cases    random aggregation cases after the %d fixed ones (default 300)\n"
 			"  --join-cases random join cases after the fixed ones (default 40)\n"
 			"  --aggjoin-cases random aggjoin cases after the fixed ones\n"
@@ -160,6 +161,7 @@ usage(const char *prog)
 			"             (the fixed chains of joins start at 17; default 0)\n"
 			"  --derived-cases random derived column cases after the fixed ones\n"
 			"             (default 60; the aggjoin ones always run)\n"
+			"  --string-cases cases of string keys (default 40)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
@@ -178,6 +180,7 @@ main(int argc, char **argv)
 	int			njoin_cases = 40;
 	int			naggjoin_cases = 40;
 	int			nderived_cases = 60;
+	int			nstring_cases = 40;
 	uint64_t	seed = 1;
 	int			only = -1;
 	int			aggjoin_first = 0;
@@ -223,6 +226,8 @@ main(int argc, char **argv)
 			aggjoin_first = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--derived-cases") == 0 && i + 1 < argc)
 			nderived_cases = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--string-cases") == 0 && i + 1 < argc)
+			nstring_cases = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -243,7 +248,7 @@ main(int argc, char **argv)
 	if (want < 0 ||
 		(strcmp(suite_opt, "agg") != 0 && strcmp(suite_opt, "join") != 0 &&
 		 strcmp(suite_opt, "aggjoin") != 0 && strcmp(suite_opt, "derived") != 0 &&
-		 strcmp(suite_opt, "all") != 0))
+		 strcmp(suite_opt, "strings") != 0 && strcmp(suite_opt, "all") != 0))
 	{
 		usage(argv[0]);
 		return 2;
@@ -443,6 +448,14 @@ main(int argc, char **argv)
 	if (only < 0 && (strcmp(suite_opt, "derived") == 0 || strcmp(suite_opt, "all") == 0))
 		failures += conformance_derived(run_devices, run_strategies, run_labels, nruns, seed,
 										nderived_cases, max_rows, timeout, verbose, &checks);
+
+	/* String keys: every device run. */
+	if (only < 0 && (strcmp(suite_opt, "strings") == 0 || strcmp(suite_opt, "all") == 0))
+	{
+		alarm((unsigned) timeout);
+		failures += strings_suite(run_devices, run_strategies, run_labels, nruns,
+								  nstring_cases, seed, &checks);
+	}
 
 	alarm(0);
 	if (service != NULL)

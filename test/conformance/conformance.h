@@ -238,6 +238,15 @@ extern int64_t conformance_aggjoin(GaDevice *const *devices, const GaStrategy *s
 								   int first, int ncases, int64_t max_rows, int timeout,
 								   int verbose, int64_t *checks);
 
+/*
+ * strings.c: ncases cases of string keys on each device run (device,
+ * strategy, label), each checked with a sorting reference.  Adds to
+ * *checks; returns the problems found.
+ */
+extern int64_t strings_suite(GaDevice *const *devices, const GaStrategy *strategies,
+							 const char *const *labels, int ndevices, int ncases,
+							 uint64_t seed, int64_t *checks);
+
 /* aggjoin_api.c: the aggjoin's API checks on one device run */
 extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label);
 

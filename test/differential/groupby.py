@@ -884,6 +884,9 @@ class Gen:
         x = r.random()
         if x < 0.15:
             s.append("gpuagg.batch_rows=16")
+            # a third of those with only 1 to 3 bits of every key hash: keys collide
+            if x < 0.05:
+                s.append("gpuagg.debug_hash_bits=%d" % (1 + int(x * 1000) % 3))
         elif x < 0.3:
             s.append("gpuagg.batch_rows=%d" % r.choice([100, 1000, 4096]))
         if r.random() < 0.2 and self.strategies:
