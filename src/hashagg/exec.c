@@ -52,6 +52,7 @@ static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpuagg_exec(CustomScanState *node);
 static void gpuagg_end(CustomScanState *node);
 static void gpuagg_rescan(CustomScanState *node);
+static bool agg_spill_input(GpuAggState *state, GaStatus *status);
 
 static const CustomExecMethods gpuagg_exec_methods = {
 	.CustomName = GPUAGG_NODE_NAME,
@@ -78,9 +79,8 @@ GpuAggCreateScanState(CustomScan *cscan)
 
 /* Free the device's aggregations, if any; safe to call repeatedly. */
 static void
-agg_release(void *arg)
+agg_destroy(GpuAggState *state)
 {
-	GpuAggState *state = (GpuAggState *) arg;
 	int			d;
 
 	for (d = 0; state->aggs != NULL && d < state->desc->nsets; d++)
@@ -100,6 +100,29 @@ agg_release(void *arg)
 		if (agg != NULL)
 			ga_agg_destroy(agg);
 	}
+}
+
+/*
+ * Reset callback of the query's memory context: free the device's
+ * aggregations.  The partitions' temporary files are the resource owner's
+ * to close after an error, so the spill is only forgotten here.
+ */
+static void
+agg_release(void *arg)
+{
+	GpuAggState *state = (GpuAggState *) arg;
+
+	agg_destroy(state);
+	state->spill = NULL;
+}
+
+/* Close this run's partitions on disk, if any (not after an error). */
+static void
+agg_spill_close(GpuAggState *state)
+{
+	if (state->spill != NULL)
+		GpuAggSpillEnd(state->spill);
+	state->spill = NULL;
 }
 
 /*
@@ -207,6 +230,76 @@ agg_build_request(GpuAggState *state)
 	}
 }
 
+/*
+ * Host bytes one group takes in the device's aggregation (the CPU device's
+ * hash table slots, keys and accumulators), and in each DISTINCT set's.
+ */
+static double
+agg_group_bytes(const GpuAggState *state)
+{
+	int			nkeys = state->desc->nkeys;
+	double		bytes = 64 + 9 * nkeys + 16 * state->layout->nops;
+
+	return bytes + state->layout->ndistinct * (64 + 9 * (nkeys + 1));
+}
+
+/* Set every request's batch capacity. */
+static void
+agg_set_batch_rows(GpuAggState *state, int64 rows)
+{
+	int			d;
+
+	for (d = 0; d < state->desc->nsets; d++)
+		state->requests[d].batch_rows = rows;
+	for (d = 0; d < state->layout->ndistinct; d++)
+		state->distinct_requests[d].batch_rows = rows;
+}
+
+/*
+ * Bound the groups an aggregation holds by hash_mem, as HashAggregate
+ * does: max_groups, and batches small enough that one batch's new groups
+ * overshoot it by a few times at most (64K rows at least, and always room
+ * for a worker's message).  Partition from the start when the planner
+ * expects more groups.  A case the partitions cannot bound says why.
+ */
+static void
+agg_plan_memory(GpuAggState *state, int eflags)
+{
+	const GpuAggDesc *desc = state->desc;
+	double		groups = (double) get_hash_memory_limit() / agg_group_bytes(state);
+	int64		rows;
+	int			d;
+
+	if (desc->nkeys == 0)
+		return;					/* one group */
+	state->limit_groups = (int64) Max(groups, 256.0);
+	if (desc->nsets > 1)
+		state->info.unbounded = "grouping sets are not partitioned";
+	else if (desc->njoin_steps > 0)
+		state->info.unbounded = "the device joins the input";
+	else if (eflags & EXEC_FLAG_BACKWARD)
+		state->info.unbounded = "a backward scan needs every group at once";
+	if (state->info.unbounded != NULL)
+		return;
+	state->max_groups = state->limit_groups;
+	rows = Min(state->requests[0].batch_rows, Max(4 * state->max_groups, (int64) 65536));
+	agg_set_batch_rows(state, Max(rows, GpuAggMessageCapacity()));
+	state->spill_now = desc->sets[0].est_groups > state->max_groups;
+	if (!state->spill_now && !desc->rescan_safe)
+	{
+		/* too many groups found later could not be read again */
+		state->info.unbounded = "the input has volatile functions and cannot be read again";
+		state->max_groups = 0;
+	}
+
+	/* an aggregation's first table is sized for the groups it may hold */
+	state->requests[0].estimated_groups = Min(state->requests[0].estimated_groups,
+											  state->max_groups);
+	for (d = 0; d < state->layout->ndistinct; d++)
+		state->distinct_requests[d].estimated_groups =
+			Min(state->distinct_requests[d].estimated_groups, 4 * state->max_groups);
+}
+
 /* BeginCustomScan: start the child, derive the request; no device yet. */
 static void
 gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
@@ -229,6 +322,7 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
+	agg_plan_memory(state, eflags);
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
 										   ALLOCSET_DEFAULT_SIZES);
@@ -407,7 +501,8 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 	first = ga_agg_finish(state->aggs[0], GpuAggDeviceWait, NULL, status);
 	if (first == NULL)
 		return false;
-	agg_add_stats(state, state->aggs[0], true, true);
+	/* a partition's batches and rows were counted as the input was read */
+	agg_add_stats(state, state->aggs[0], state->spill == NULL, true);
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
@@ -431,6 +526,70 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 }
 
 /*
+ * Whether the groups of the main aggregation passed max_groups, so that the
+ * input must be partitioned (never once partitioned: a partition's groups
+ * fit by its estimate).
+ */
+static bool
+agg_over_limit(GpuAggState *state)
+{
+	GaAggStats	stats;
+
+	if (state->max_groups <= 0 || state->spill != NULL)
+		return false;
+	ga_agg_get_stats(state->aggs[0], &stats);
+	return stats.groups > state->max_groups;
+}
+
+/* A batch of the layout's columns in host memory, every row valid. */
+static GaBatch *
+agg_alloc_batch(const GpuAggLayout *layout, int64 capacity, MemoryContext cxt)
+{
+	GaBatch    *batch = MemoryContextAllocZero(cxt, sizeof(GaBatch));
+	int			c;
+
+	batch->capacity = capacity;
+	batch->ncolumns = layout->ncolumns;
+	batch->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * Max(layout->ncolumns, 1));
+	for (c = 0; c < layout->ncolumns; c++)
+	{
+		GaColumn   *col = &batch->columns[c];
+
+		col->type = layout->column_types[c];
+		col->values = MemoryContextAllocHuge(cxt, Max(ga_type_width(col->type), 1) * capacity);
+		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
+	}
+	return batch;
+}
+
+/*
+ * Note the peak memory of the aggregations just finished, for EXPLAIN
+ * ANALYZE: the node's own (batches, dictionaries, partitions' buffers) and
+ * the device's, counted from its groups.
+ */
+static void
+agg_note_memory(GpuAggState *state)
+{
+	GaAggStats	stats;
+	double		device = 0;
+	int			d;
+
+	for (d = 0; d < state->desc->nsets; d++)
+	{
+		if (state->aggs[d] == NULL)
+			continue;
+		ga_agg_get_stats(state->aggs[d], &stats);
+		device += stats.groups * agg_group_bytes(state);
+	}
+	state->info.device_memory_kb = Max(state->info.device_memory_kb,
+									   (int64) (device / 1024));
+	state->info.memory_kb = Max(state->info.memory_kb,
+								(int64) (MemoryContextMemAllocated(state->run_cxt, true) / 1024));
+	if (state->spill != NULL)
+		state->info.disk_kb = Max(state->info.disk_kb, GpuAggSpillDiskKB(state->spill));
+}
+
+/*
  * One attempt at the whole aggregation on state->device.  Returns false
  * with status set when the device fails; errors of PostgreSQL's own (in the
  * child plan, say) are raised as usual.  Times the input and the device
@@ -446,9 +605,12 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 
 	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
+	agg_spill_close(state);
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
+	if (state->spill_now)
+		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)
 	{
 		state->aggs[d] = ga_agg_create(state->device, &state->requests[d], status);
@@ -510,12 +672,124 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		state->info.wait_ms += GpuAggElapsedMs(start);
 		if (!ok)
 			return false;
+		if (agg_over_limit(state))
+		{
+			state->spill_now = true;
+			state->restart = true;
+			return false;
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	INSTR_TIME_SET_CURRENT(start);
 	eof = agg_finish_all(state, status);
 	state->info.wait_ms += GpuAggElapsedMs(start);
+	agg_note_memory(state);
+	if (eof)
+		state->info.partitions++;
 	return eof;
+}
+
+/*
+ * Aggregate the next partition on disk with fresh aggregations; returns
+ * false with status set when the device fails.  When no partition is left
+ * the result is empty.
+ */
+static bool
+agg_run_partition(GpuAggState *state, GaStatus *status)
+{
+	static const GaAggResult empty = {0};
+	instr_time	start;
+	int64		rows;
+	bool		eof = false;
+	int			d;
+
+	agg_destroy(state);
+	state->current = -1;
+	if (!GpuAggSpillNextPartition(state->spill, &rows))
+	{
+		state->results[0] = &empty;
+		return true;
+	}
+	state->aggs[0] = ga_agg_create(state->device, &state->requests[0], status);
+	if (state->aggs[0] == NULL)
+		return false;
+	for (d = 0; d < state->layout->ndistinct; d++)
+	{
+		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
+												status);
+		if (state->distinct_aggs[d] == NULL)
+			return false;
+	}
+	while (!eof)
+	{
+		GaBatch    *batch;
+		bool		ok;
+
+		INSTR_TIME_SET_CURRENT(start);
+		batch = ga_agg_next_batch(state->aggs[0], GpuAggDeviceWait, NULL, status);
+		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (batch == NULL)
+			return false;
+		INSTR_TIME_SET_CURRENT(start);
+		eof = GpuAggSpillFill(state->spill, batch);
+		state->info.input_ms += GpuAggElapsedMs(start);
+		INSTR_TIME_SET_CURRENT(start);
+		ok = batch->nrows == 0 || agg_submit_batch(state, batch, status);
+		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (!ok)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+	INSTR_TIME_SET_CURRENT(start);
+	eof = agg_finish_all(state, status);
+	state->info.wait_ms += GpuAggElapsedMs(start);
+	agg_note_memory(state);
+	state->info.partitions++;
+	return eof;
+}
+
+/*
+ * Read the whole input into partitions on disk, then aggregate the first
+ * partition.  The input's batches are the node's own, of the requests'
+ * capacity.
+ */
+static bool
+agg_spill_input(GpuAggState *state, GaStatus *status)
+{
+	const GpuAggLayout *layout = state->layout;
+	GaBatch    *batch;
+	instr_time	start;
+	bool		eof = false;
+
+	state->spill = GpuAggSpillCreate(layout->ncolumns, layout->column_types,
+									 state->desc->nkeys, layout->key_columns,
+									 state->max_groups, state->desc->sets[0].est_groups,
+									 state->run_cxt);
+	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
+	batch = agg_alloc_batch(layout, state->requests[0].batch_rows, state->run_cxt);
+	state->pending = NULL;
+	state->pending_slot = -1;
+	while (!eof)
+	{
+		int			c;
+
+		batch->nrows = 0;
+		for (c = 0; c < batch->ncolumns; c++)
+		{
+			batch->columns[c].has_nulls = 0;
+			memset(batch->columns[c].validity, 0xff, (batch->capacity + 7) / 8);
+		}
+		INSTR_TIME_SET_CURRENT(start);
+		GpuAggBatchBuilderStart(state->builder, batch);
+		eof = agg_fill_batch(state, batch);
+		GpuAggSpillBatch(state->spill, batch);
+		state->info.input_ms += GpuAggElapsedMs(start);
+		if (batch->nrows > 0)
+			state->info.stats.batches++;
+		state->info.stats.input_rows += batch->nrows;
+		CHECK_FOR_INTERRUPTS();
+	}
+	return agg_run_partition(state, status);
 }
 
 /* Whether a child (the probe side or a build side) must be rescanned. */
@@ -569,9 +843,17 @@ agg_run(GpuAggState *state)
 	{
 		bool		recoverable;
 
+		state->restart = false;
 		if (agg_try_run(state, &status))
 			return;
-		agg_release(state);
+		agg_destroy(state);
+		agg_spill_close(state);
+		if (state->restart)
+		{
+			/* too many groups for hash_mem: read the input again, partitioned */
+			agg_rescan_children(state);
+			continue;
+		}
 		if (status.code == GA_ERR_CANCELLED)
 			GpuAggRaiseCancel();
 
@@ -597,6 +879,28 @@ agg_run(GpuAggState *state)
 	}
 }
 
+/*
+ * Aggregate the next partition, the groups of the one before all returned;
+ * a device failure fails the query, as groups went out already.
+ */
+static void
+agg_next_partition(GpuAggState *state)
+{
+	GaStatus	status;
+
+	if (agg_run_partition(state, &status))
+		return;
+	agg_destroy(state);
+	if (status.code == GA_ERR_CANCELLED)
+		GpuAggRaiseCancel();
+	ereport(ERROR,
+			(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
+					 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+			 errmsg("GpuHashAgg failed on its device"),
+			 errdetail("%s", status.message),
+			 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+}
+
 /* ExecScan access method: the next group in the scan direction. */
 static TupleTableSlot *
 agg_next(ScanState *ss)
@@ -619,6 +923,15 @@ agg_next(ScanState *ss)
 		agg_run(state);
 	for (set = 0; set < desc->nsets; set++)
 		total += state->results[set]->ngroups;
+	if (state->spill != NULL && !ScanDirectionIsBackward(ss->ps.state->es_direction))
+	{
+		/* partitioned: the next partition's groups after this one's */
+		while (state->current + 1 >= total && GpuAggSpillPending(state->spill) > 0)
+		{
+			agg_next_partition(state);
+			total = state->results[0]->ngroups;
+		}
+	}
 
 	ExecClearTuple(slot);
 	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
@@ -711,7 +1024,8 @@ gpuagg_end(CustomScanState *node)
 	GpuAggState *state = (GpuAggState *) node;
 	int			i;
 
-	agg_release(state);
+	agg_destroy(state);
+	agg_spill_close(state);
 	if (state->direct)
 		GpuAggDirectScanEnd(state->direct);
 	ExecEndNode(state->child);
@@ -736,9 +1050,12 @@ gpuagg_rescan(CustomScanState *node)
 		for (i = 0; i < state->desc->njoin_steps; i++)
 			UpdateChangedParamSet(state->inners[i], node->ss.ps.chgParam);
 	}
-	if (state->results[0] != NULL && !agg_children_changed(state))
+	if (state->results[0] != NULL && state->spill == NULL && !agg_children_changed(state))
 		return;
-	agg_release(state);
+	agg_destroy(state);
+	agg_spill_close(state);
+	state->spill_now = state->max_groups > 0 &&
+		state->desc->sets[0].est_groups > state->max_groups;
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);

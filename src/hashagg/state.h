@@ -17,6 +17,9 @@
 #include "hashagg/layout.h"
 #include "gpuagg_device.h"
 
+/* A GpuHashAgg's input partitioned on disk (spill.c) */
+typedef struct GpuAggSpill GpuAggSpill;
+
 /* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuAggRunInfo
 {
@@ -30,6 +33,15 @@ typedef struct GpuAggRunInfo
 	double		wait_ms;		/* in device calls (submit, next batch, finish) */
 	double		result_ms;		/* decoding and finalizing groups (timed runs) */
 	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
+	int64		partitions;		/* aggregations run, one per partition read
+								 * back from disk (1: no spill) */
+	int64		disk_kb;		/* peak disk space of the partitions */
+	int64		memory_kb;		/* peak host memory: batches, groups, tapes */
+	int64		device_memory_kb;	/* peak memory of the device's
+									 * aggregations (host memory for the
+									 * CPU device) */
+	const char *unbounded;		/* why the groups are not bounded by
+								 * hash_mem, or NULL */
 } GpuAggRunInfo;
 
 /* The executor state of one GpuHashAgg (its CustomScanState). */
@@ -61,11 +73,33 @@ typedef struct GpuAggState
 	const GaAggResult **distinct_results;
 	GpuAggDistinctSums *distinct_sums;
 	int64		current;		/* last returned row of all sets' groups in
-								 * turn; -1 before the first */
+								 * turn (of the partition's, when spilled);
+								 * -1 before the first */
+
+	/* bounded memory: partitions on disk past max_groups (spill.c) */
+	int64		limit_groups;	/* groups that fit hash_mem */
+	int64		max_groups;		/* limit_groups where partitions bound
+								 * them; 0: no limit */
+	bool		spill_now;		/* the next run partitions its input */
+	bool		restart;		/* this run found too many groups: run
+								 * again, partitioned */
+	GpuAggSpill *spill;			/* this run's partitions, or NULL */
+	GaBatch    *spill_batch;	/* the batch the input is read into */
 	MemoryContextCallback cleanup;
 
 	/* what happened, for EXPLAIN ANALYZE */
 	GpuAggRunInfo info;
 } GpuAggState;
+
+/* spill.c */
+extern GpuAggSpill *GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
+									  const int *key_columns, int64 max_groups,
+									  double est_groups, MemoryContext cxt);
+extern void GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch);
+extern bool GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows);
+extern bool GpuAggSpillFill(GpuAggSpill *spill, GaBatch *batch);
+extern int64 GpuAggSpillDiskKB(const GpuAggSpill *spill);
+extern int	GpuAggSpillPending(const GpuAggSpill *spill);
+extern void GpuAggSpillEnd(GpuAggSpill *spill);
 
 #endif							/* GPUAGG_HASHAGG_STATE_H */
