@@ -14,8 +14,9 @@
 #   MODE hwm_kb=N anon_kb=N answer=GROUPS|SUM peak_memory_kb=N disk_kb=N
 # hwm_kb is VmHWM (resident peak; the shared buffers the scan touches count there),
 # anon_kb the largest sampled RssAnon (the backend's private memory: what the query
-# allocated), peak_memory_kb and disk_kb the node's EXPLAIN ANALYZE figures (HashAggregate's
-# or GpuHashAgg's Memory Usage and Disk Usage; 0 where the plan printed none). A run of
+# allocated), peak_memory_kb and disk_kb the aggregation's EXPLAIN ANALYZE figures
+# (HashAggregate's or GpuHashAgg's Memory Usage and Disk Usage, the largest of the plan's;
+# 0 where the plan printed none). A run of
 # EXPLAIN ANALYZE per mode follows the measured run. Modes:
 #   native   gpuagg.enabled = off (HashAggregate, which spills past hash_mem)
 #   backend  GpuHashAgg forced, gpuagg.device = DEVICE, gpuagg.device_host = backend
@@ -23,7 +24,8 @@
 #
 # Environment: ROWS (default 8e6), NGROUPS (default ROWS / 2; bash keeps GROUPS), WORK_MEM (default 1MB),
 # MODES (default "native backend service"), DEVICE (default cpu), DB (default postgres),
-# PSQL (default psql on PATH, else PG_BINDIR/psql), KEEP=1 keeps the table. As root the
+# PSQL (default psql on PATH, else PG_BINDIR/psql), KEEP=1 keeps the table, VERBOSE=1
+# prints each plan. As root the
 # sessions run as GPUAGG_RUN_USER (default postgres).
 set -euo pipefail
 
@@ -114,8 +116,8 @@ SAMPLE
 		mode_settings "$mode"
 		echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM ($QUERY) g;"
 	} | sql)
-	memory=$(grep -o 'Memory Usage: [0-9]*kB' <<<"$plan" | head -1 | tr -dc 0-9 || true)
-	disk=$(grep -o 'Disk Usage: [0-9]*kB' <<<"$plan" | head -1 | tr -dc 0-9 || true)
+	memory=$(grep -o 'Memory Usage: [0-9]*kB' <<<"$plan" | tr -dc '0-9\n' | sort -n | tail -1 || true)
+	disk=$(grep -o 'Disk Usage: [0-9]*kB' <<<"$plan" | tr -dc '0-9\n' | sort -n | tail -1 || true)
 	echo "$mode hwm_kb=$hwm anon_kb=$anon answer=$answer peak_memory_kb=${memory:-0} disk_kb=${disk:-0}"
 	if [ -n "${VERBOSE:-}" ]; then printf '%s\n' "$plan" | sed 's/^/    /'; fi
 done
