@@ -513,7 +513,8 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 	}
 	if (state->layout->ndistinct > 0)
 	{
-		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
+		MemoryContext old = MemoryContextSwitchTo(state->spill != NULL ?
+												  state->partition_cxt : state->run_cxt);
 
 		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
 													 state->desc->nkeys, first,
@@ -705,6 +706,8 @@ agg_run_partition(GpuAggState *state, GaStatus *status)
 
 	agg_destroy(state);
 	state->current = -1;
+	state->distinct_sums = NULL;
+	MemoryContextReset(state->partition_cxt);
 	if (!GpuAggSpillNextPartition(state->spill, &rows))
 	{
 		state->results[0] = &empty;
@@ -761,6 +764,8 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 	instr_time	start;
 	bool		eof = false;
 
+	state->partition_cxt = AllocSetContextCreate(state->run_cxt, "gpuagg partition",
+												 ALLOCSET_DEFAULT_SIZES);
 	state->spill = GpuAggSpillCreate(layout->ncolumns, layout->column_types,
 									 state->desc->nkeys, layout->key_columns,
 									 state->max_groups, state->desc->sets[0].est_groups,

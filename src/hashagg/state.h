@@ -84,7 +84,9 @@ typedef struct GpuAggState
 	bool		restart;		/* this run found too many groups: run
 								 * again, partitioned */
 	GpuAggSpill *spill;			/* this run's partitions, or NULL */
-	GaBatch    *spill_batch;	/* the batch the input is read into */
+	MemoryContext partition_cxt;	/* what one partition's groups need (the
+									 * DISTINCT sets' sums), reset per
+									 * partition */
 	MemoryContextCallback cleanup;
 
 	/* what happened, for EXPLAIN ANALYZE */
