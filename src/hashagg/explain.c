@@ -13,7 +13,9 @@
  *						gpuagg.explain_device_details also Input when the
  *						child Seq Scan's pages are read directly
  *						(batch/scan_direct.c), Device and Strategy (with the
- *						estimated groups)
+ *						estimated groups); with COSTS, Planned Partitions
+ *						when the planner expects more groups than hash_mem
+ *						holds (the input then spills to disk)
  *	EXPLAIN ANALYZE		Input Chunks, Input Rows, an aggjoin's Build Rows and
  *						Joined Rows, Groups, Fallback when the CPU
  *						finished the query, Batches (the partitions
@@ -387,6 +389,12 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		explain_device(desc, request, device_name, stats, info->executed, es);
 	}
 
+	/* HashAggregate's planned partitions, when the planner expects a spill */
+	if (es->costs && state->max_groups > 0 &&
+		desc->sets[0].est_groups > state->max_groups)
+		ExplainPropertyInteger("Planned Partitions", NULL,
+							   GpuAggSpillPartitions(state->max_groups,
+													 desc->sets[0].est_groups), es);
 	if (!es->analyze || !info->executed)
 		return;
 	/* not "Batches", which in HashAggregate counts the partitions spilled to disk */

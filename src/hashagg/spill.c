@@ -100,6 +100,29 @@ spill_pow2_clamp(double n, int lo, int hi)
 	return p;
 }
 
+/* Partitions a pass may have: its tapes' buffers within a quarter of hash_mem. */
+static int
+spill_max_partitions(void)
+{
+	double		buffers = (double) get_hash_memory_limit() / 4 / BLCKSZ;
+	int			n = spill_pow2_clamp(buffers, SPILL_MIN_PARTITIONS, SPILL_MAX_PARTITIONS);
+
+	if (n > buffers)
+		n = Max(SPILL_MIN_PARTITIONS, n / 2);
+	return n;
+}
+
+/*
+ * The partitions of the input's pass for est_groups groups, at most
+ * max_groups in each (more passes split what does not fit).
+ */
+int
+GpuAggSpillPartitions(int64 max_groups, double est_groups)
+{
+	return spill_pow2_clamp(1.5 * est_groups / Max(max_groups, 1), SPILL_MIN_PARTITIONS,
+							spill_max_partitions());
+}
+
 /* Start a pass: npartitions empty partitions chosen by bits above used_bits. */
 static void
 spill_start_pass(GpuAggSpill *spill, int npartitions, int used_bits)
@@ -133,7 +156,6 @@ GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 {
 	GpuAggSpill *spill;
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	double		buffers = (double) get_hash_memory_limit() / 4 / BLCKSZ;
 	int			c;
 
 	spill = palloc0(sizeof(GpuAggSpill));
@@ -154,16 +176,10 @@ GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 	}
 	spill->record = palloc0(spill->record_bytes);
 	spill->max_groups = Max(max_groups, 1);
-	spill->max_partitions = spill_pow2_clamp(buffers, SPILL_MIN_PARTITIONS,
-											 SPILL_MAX_PARTITIONS);
-	if (spill->max_partitions > buffers)
-		spill->max_partitions = Max(SPILL_MIN_PARTITIONS, spill->max_partitions / 2);
+	spill->max_partitions = spill_max_partitions();
 	MemoryContextSwitchTo(old);
 
-	spill_start_pass(spill,
-					 spill_pow2_clamp(1.5 * est_groups / spill->max_groups,
-									  SPILL_MIN_PARTITIONS, spill->max_partitions),
-					 0);
+	spill_start_pass(spill, GpuAggSpillPartitions(spill->max_groups, est_groups), 0);
 	return spill;
 }
 

@@ -97,6 +97,7 @@ typedef struct GpuAggState
 extern GpuAggSpill *GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 									  const int *key_columns, int64 max_groups,
 									  double est_groups, MemoryContext cxt);
+extern int	GpuAggSpillPartitions(int64 max_groups, double est_groups);
 extern void GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch);
 extern bool GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows);
 extern bool GpuAggSpillFill(GpuAggSpill *spill, GaBatch *batch);
