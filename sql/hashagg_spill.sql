@@ -61,8 +61,13 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k, count(*) FROM spill_nostats WHERE random() >= 0 GROUP BY k;
 SELECT count(*), sum(c) FROM (SELECT k, count(*) AS c FROM spill_nostats WHERE random() >= 0 GROUP BY k) g;
 
--- grouping sets are not partitioned (same answers)
-SELECT gpuagg_check('SELECT k, k2, count(*), sum(v) FROM spill GROUP BY GROUPING SETS ((k), (k2), ())');
+-- grouping sets: one spill per set of keys, the sets' groups in turn; a set
+-- of no keys aggregated as the input goes by
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT k, k2, count(*) FROM spill GROUP BY GROUPING SETS ((k), (k2), (), (k, k2));
+SELECT gpuagg_check('SELECT k, k2, count(*), sum(v), GROUPING(k, k2) FROM spill GROUP BY GROUPING SETS ((k), (k2), (), (k, k2))');
+SELECT gpuagg_check('SELECT kt, k, count(*), avg(n) FROM spill GROUP BY ROLLUP (kt, k)');
+SELECT gpuagg_check('SELECT kn, k2, sum(v) FROM spill_nostats GROUP BY CUBE (kn, k2)');
 
 -- parallel workers' batches partitioned like a serial child's
 SET max_parallel_workers_per_gather = 2;

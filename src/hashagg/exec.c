@@ -13,6 +13,10 @@
  * bitmask PostgreSQL computes: one bit per argument, 1 where the set leaves
  * that key out, the first argument the most significant.
  *
+ * Past hash_mem the node partitions its input on disk instead (spill.c),
+ * one spill per grouping set of keys, and returns each set's groups one
+ * partition at a time, a set's after the set before; docs/design/spill.md.
+ *
  * Device memory and pinned buffers belong to the device layer; a reset
  * callback on the query's memory context releases them, because
  * EndCustomScan does not run after an ERROR.  While the device works, its
@@ -113,16 +117,29 @@ agg_release(void *arg)
 	GpuAggState *state = (GpuAggState *) arg;
 
 	agg_destroy(state);
-	state->spill = NULL;
+	if (state->spills != NULL)
+		memset(state->spills, 0, sizeof(GpuAggSpill *) * state->desc->nsets);
+	state->spilled = false;
 }
 
-/* Close this run's partitions on disk, if any (not after an error). */
+/* Close a set's partitions on disk, if any (not after an error). */
+static void
+agg_spill_close_set(GpuAggState *state, int set)
+{
+	if (state->spills[set] != NULL)
+		GpuAggSpillEnd(state->spills[set]);
+	state->spills[set] = NULL;
+}
+
+/* Close this run's partitions on disk (not after an error). */
 static void
 agg_spill_close(GpuAggState *state)
 {
-	if (state->spill != NULL)
-		GpuAggSpillEnd(state->spill);
-	state->spill = NULL;
+	int			s;
+
+	for (s = 0; s < state->desc->nsets; s++)
+		agg_spill_close_set(state, s);
+	state->spilled = false;
 }
 
 /*
@@ -173,6 +190,7 @@ agg_build_request(GpuAggState *state)
 	state->requests = palloc0(sizeof(GaAggRequest) * desc->nsets);
 	state->aggs = palloc0(sizeof(GaAgg *) * desc->nsets);
 	state->results = palloc0(sizeof(GaAggResult *) * desc->nsets);
+	state->spills = palloc0(sizeof(GpuAggSpill *) * desc->nsets);
 	state->grouping_values = palloc0(sizeof(int32 *) * desc->nsets);
 	for (s = 0; s < desc->nsets; s++)
 	{
@@ -256,6 +274,45 @@ agg_set_batch_rows(GpuAggState *state, int64 rows)
 }
 
 /*
+ * Whether the planner expects more groups than fit: of all grouping sets
+ * together, as their aggregations run side by side unless spilled.
+ */
+static bool
+agg_expects_spill(const GpuAggState *state)
+{
+	double		groups = 0;
+	int			s;
+
+	for (s = 0; s < state->desc->nsets; s++)
+		if (state->desc->sets[s].key_mask != 0)
+			groups += state->desc->sets[s].est_groups;
+	return groups > state->max_groups;
+}
+
+/*
+ * The partitions the planner expects the input's pass to write, all sets'
+ * together, or 0 (EXPLAIN's Planned Partitions).
+ */
+int
+GpuAggPlannedPartitions(const GpuAggState *state)
+{
+	const GpuAggDesc *desc = state->desc;
+	int			nspills = 0;
+	int			total = 0;
+	int			s;
+
+	if (state->max_groups <= 0 || !agg_expects_spill(state))
+		return 0;
+	for (s = 0; s < desc->nsets; s++)
+		nspills += desc->sets[s].key_mask != 0;
+	for (s = 0; s < desc->nsets; s++)
+		if (desc->sets[s].key_mask != 0)
+			total += GpuAggSpillPartitions(state->max_groups, desc->sets[s].est_groups,
+										   nspills);
+	return total;
+}
+
+/*
  * Bound the groups an aggregation holds by hash_mem, as HashAggregate
  * does: max_groups, and batches small enough that one batch's new groups
  * overshoot it by a few times at most (64K rows at least, and always room
@@ -273,9 +330,7 @@ agg_plan_memory(GpuAggState *state, int eflags)
 	if (desc->nkeys == 0)
 		return;					/* one group */
 	state->limit_groups = (int64) Max(groups, 256.0);
-	if (desc->nsets > 1)
-		state->info.unbounded = "grouping sets are not partitioned";
-	else if (desc->njoin_steps > 0)
+	if (desc->njoin_steps > 0)
 		state->info.unbounded = "the device joins the input";
 	else if (eflags & EXEC_FLAG_BACKWARD)
 		state->info.unbounded = "a backward scan needs every group at once";
@@ -284,7 +339,7 @@ agg_plan_memory(GpuAggState *state, int eflags)
 	state->max_groups = state->limit_groups;
 	rows = Min(state->requests[0].batch_rows, Max(4 * state->max_groups, (int64) 65536));
 	agg_set_batch_rows(state, Max(rows, GpuAggMessageCapacity()));
-	state->spill_now = desc->sets[0].est_groups > state->max_groups;
+	state->spill_now = agg_expects_spill(state);
 	if (!state->spill_now && !desc->rescan_safe)
 	{
 		/* too many groups found later could not be read again */
@@ -293,8 +348,9 @@ agg_plan_memory(GpuAggState *state, int eflags)
 	}
 
 	/* an aggregation's first table is sized for the groups it may hold */
-	state->requests[0].estimated_groups = Min(state->requests[0].estimated_groups,
-											  state->max_groups);
+	for (d = 0; d < desc->nsets; d++)
+		state->requests[d].estimated_groups = Min(state->requests[d].estimated_groups,
+												  state->max_groups);
 	for (d = 0; d < state->layout->ndistinct; d++)
 		state->distinct_requests[d].estimated_groups =
 			Min(state->distinct_requests[d].estimated_groups, 4 * state->max_groups);
@@ -502,7 +558,7 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 	if (first == NULL)
 		return false;
 	/* a partition's batches and rows were counted as the input was read */
-	agg_add_stats(state, state->aggs[0], state->spill == NULL, true);
+	agg_add_stats(state, state->aggs[0], true, true);
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
 		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
@@ -513,8 +569,7 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 	}
 	if (state->layout->ndistinct > 0)
 	{
-		MemoryContext old = MemoryContextSwitchTo(state->spill != NULL ?
-												  state->partition_cxt : state->run_cxt);
+		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
 
 		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
 													 state->desc->nkeys, first,
@@ -527,19 +582,25 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 }
 
 /*
- * Whether the groups of the main aggregation passed max_groups, so that the
- * input must be partitioned (never once partitioned: a partition's groups
- * fit by its estimate).
+ * Whether the groups of the grouping sets' aggregations passed max_groups,
+ * so that the input must be partitioned (never once partitioned: a
+ * partition's groups fit by its estimate).
  */
 static bool
 agg_over_limit(GpuAggState *state)
 {
 	GaAggStats	stats;
+	int64		groups = 0;
+	int			s;
 
-	if (state->max_groups <= 0 || state->spill != NULL)
+	if (state->max_groups <= 0 || state->spilled)
 		return false;
-	ga_agg_get_stats(state->aggs[0], &stats);
-	return stats.groups > state->max_groups;
+	for (s = 0; s < state->desc->nsets; s++)
+	{
+		ga_agg_get_stats(state->aggs[s], &stats);
+		groups += stats.groups;
+	}
+	return groups > state->max_groups;
 }
 
 /* A batch of the layout's columns in host memory, every row valid. */
@@ -586,8 +647,15 @@ agg_note_memory(GpuAggState *state)
 									   (int64) (device / 1024));
 	state->info.memory_kb = Max(state->info.memory_kb,
 								(int64) (MemoryContextMemAllocated(state->run_cxt, true) / 1024));
-	if (state->spill != NULL)
-		state->info.disk_kb = Max(state->info.disk_kb, GpuAggSpillDiskKB(state->spill));
+	if (state->spilled)
+	{
+		int64		disk = 0;
+
+		for (d = 0; d < state->desc->nsets; d++)
+			if (state->spills[d] != NULL)
+				disk += GpuAggSpillDiskKB(state->spills[d]);
+		state->info.disk_kb = Max(state->info.disk_kb, disk);
+	}
 }
 
 /*
@@ -690,33 +758,53 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	return eof;
 }
 
+/* Free grouping set `set`'s aggregation (and the DISTINCT sets', of set 0). */
+static void
+agg_destroy_set(GpuAggState *state, int set)
+{
+	int			d;
+
+	state->results[set] = NULL;
+	if (state->aggs[set] != NULL)
+		ga_agg_destroy(state->aggs[set]);
+	state->aggs[set] = NULL;
+	for (d = 0; set == 0 && d < state->layout->ndistinct; d++)
+	{
+		if (state->distinct_aggs[d] != NULL)
+			ga_agg_destroy(state->distinct_aggs[d]);
+		state->distinct_aggs[d] = NULL;
+	}
+}
+
 /*
- * Aggregate the next partition on disk with fresh aggregations; returns
- * false with status set when the device fails.  When no partition is left
- * the result is empty.
+ * Aggregate grouping set `set`'s next partition on disk with a fresh
+ * aggregation (and DISTINCT sets' ones); returns false with status set
+ * when the device fails.  When no partition is left the result is empty.
  */
 static bool
-agg_run_partition(GpuAggState *state, GaStatus *status)
+agg_run_partition(GpuAggState *state, int set, GaStatus *status)
 {
 	static const GaAggResult empty = {0};
+	GpuAggSpill *spill = state->spills[set];
+	const GaAggResult *result;
 	instr_time	start;
 	int64		rows;
 	bool		eof = false;
 	int			d;
 
-	agg_destroy(state);
+	agg_destroy_set(state, set);
 	state->current = -1;
 	state->distinct_sums = NULL;
 	MemoryContextReset(state->partition_cxt);
-	if (!GpuAggSpillNextPartition(state->spill, &rows))
+	if (!GpuAggSpillNextPartition(spill, &rows))
 	{
-		state->results[0] = &empty;
+		state->results[set] = &empty;
 		return true;
 	}
-	state->aggs[0] = ga_agg_create(state->device, &state->requests[0], status);
-	if (state->aggs[0] == NULL)
+	state->aggs[set] = ga_agg_create(state->device, &state->requests[set], status);
+	if (state->aggs[set] == NULL)
 		return false;
-	for (d = 0; d < state->layout->ndistinct; d++)
+	for (d = 0; set == 0 && d < state->layout->ndistinct; d++)
 	{
 		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
 												status);
@@ -726,50 +814,103 @@ agg_run_partition(GpuAggState *state, GaStatus *status)
 	while (!eof)
 	{
 		GaBatch    *batch;
-		bool		ok;
+		bool		ok = true;
 
 		INSTR_TIME_SET_CURRENT(start);
-		batch = ga_agg_next_batch(state->aggs[0], GpuAggDeviceWait, NULL, status);
+		batch = ga_agg_next_batch(state->aggs[set], GpuAggDeviceWait, NULL, status);
 		state->info.wait_ms += GpuAggElapsedMs(start);
 		if (batch == NULL)
 			return false;
 		INSTR_TIME_SET_CURRENT(start);
-		eof = GpuAggSpillFill(state->spill, batch);
+		eof = GpuAggSpillFill(spill, batch);
 		state->info.input_ms += GpuAggElapsedMs(start);
 		INSTR_TIME_SET_CURRENT(start);
-		ok = batch->nrows == 0 || agg_submit_batch(state, batch, status);
+		for (d = 0; ok && batch->nrows > 0 && set == 0 && d < state->layout->ndistinct; d++)
+		{
+			GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
+												 GpuAggDeviceWait, NULL, status);
+
+			ok = copy != NULL;
+			if (ok)
+			{
+				agg_copy_batch(batch, copy);
+				ok = ga_agg_submit(state->distinct_aggs[d], copy, GpuAggDeviceWait, NULL,
+								   status);
+			}
+		}
+		ok = ok && (batch->nrows == 0 ||
+					ga_agg_submit(state->aggs[set], batch, GpuAggDeviceWait, NULL, status));
 		state->info.wait_ms += GpuAggElapsedMs(start);
 		if (!ok)
 			return false;
 		CHECK_FOR_INTERRUPTS();
 	}
+
+	/* the partition's batches and rows were counted as the input was read */
 	INSTR_TIME_SET_CURRENT(start);
-	eof = agg_finish_all(state, status);
+	result = ga_agg_finish(state->aggs[set], GpuAggDeviceWait, NULL, status);
+	if (result == NULL)
+		return false;
+	agg_add_stats(state, state->aggs[set], false, true);
+	for (d = 0; set == 0 && d < state->layout->ndistinct; d++)
+	{
+		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
+												   GpuAggDeviceWait, NULL, status);
+		if (state->distinct_results[d] == NULL)
+			return false;
+		agg_add_stats(state, state->distinct_aggs[d], false, false);
+	}
+	if (set == 0 && state->layout->ndistinct > 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->partition_cxt);
+
+		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
+													 state->desc->nkeys, result,
+													 state->distinct_results,
+													 state->builder);
+		MemoryContextSwitchTo(old);
+	}
 	state->info.wait_ms += GpuAggElapsedMs(start);
+	state->results[set] = result;
 	agg_note_memory(state);
 	state->info.partitions++;
-	return eof;
+	return true;
 }
 
 /*
- * Read the whole input into partitions on disk, then aggregate the first
- * partition.  The input's batches are the node's own, of the requests'
- * capacity.
+ * Read the whole input into partitions on disk, one spill per grouping set
+ * of keys (a set of no keys, one group, is aggregated as the input goes
+ * by), then start returning the first set's groups.  The input's batches
+ * are the node's own, of the requests' capacity.
  */
 static bool
 agg_spill_input(GpuAggState *state, GaStatus *status)
 {
+	const GpuAggDesc *desc = state->desc;
 	const GpuAggLayout *layout = state->layout;
 	GaBatch    *batch;
 	instr_time	start;
 	bool		eof = false;
+	int			nspills = 0;
+	int			s;
 
+	state->spilled = true;
 	state->partition_cxt = AllocSetContextCreate(state->run_cxt, "gpuagg partition",
 												 ALLOCSET_DEFAULT_SIZES);
-	state->spill = GpuAggSpillCreate(layout->ncolumns, layout->column_types,
-									 state->desc->nkeys, layout->key_columns,
-									 state->max_groups, state->desc->sets[0].est_groups,
-									 state->run_cxt);
+	for (s = 0; s < desc->nsets; s++)
+		nspills += desc->sets[s].key_mask != 0;
+	for (s = 0; s < desc->nsets; s++)
+	{
+		const GaAggRequest *request = &state->requests[s];
+
+		if (desc->sets[s].key_mask != 0)
+			state->spills[s] = GpuAggSpillCreate(layout->ncolumns, layout->column_types,
+												 request->nkeys, request->key_columns,
+												 state->max_groups, desc->sets[s].est_groups,
+												 nspills, state->run_cxt);
+		else if ((state->aggs[s] = ga_agg_create(state->device, request, status)) == NULL)
+			return false;
+	}
 	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
 	batch = agg_alloc_batch(layout, state->requests[0].batch_rows, state->run_cxt);
 	state->pending = NULL;
@@ -787,14 +928,40 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 		INSTR_TIME_SET_CURRENT(start);
 		GpuAggBatchBuilderStart(state->builder, batch);
 		eof = agg_fill_batch(state, batch);
-		GpuAggSpillBatch(state->spill, batch);
+		for (s = 0; s < desc->nsets; s++)
+			if (state->spills[s] != NULL)
+				GpuAggSpillBatch(state->spills[s], batch);
 		state->info.input_ms += GpuAggElapsedMs(start);
+		for (s = 0; s < desc->nsets && batch->nrows > 0; s++)
+		{
+			GaBatch    *copy;
+
+			if (state->spills[s] != NULL)
+				continue;
+			copy = ga_agg_next_batch(state->aggs[s], GpuAggDeviceWait, NULL, status);
+			if (copy == NULL)
+				return false;
+			agg_copy_batch(batch, copy);
+			if (!ga_agg_submit(state->aggs[s], copy, GpuAggDeviceWait, NULL, status))
+				return false;
+		}
 		if (batch->nrows > 0)
 			state->info.stats.batches++;
 		state->info.stats.input_rows += batch->nrows;
 		CHECK_FOR_INTERRUPTS();
 	}
-	return agg_run_partition(state, status);
+	for (s = 0; s < desc->nsets; s++)
+	{
+		if (state->spills[s] != NULL)
+			continue;
+		state->results[s] = ga_agg_finish(state->aggs[s], GpuAggDeviceWait, NULL, status);
+		if (state->results[s] == NULL)
+			return false;
+		agg_add_stats(state, state->aggs[s], false, true);
+	}
+	state->emit_set = 0;
+	state->current = -1;
+	return state->spills[0] == NULL || agg_run_partition(state, 0, status);
 }
 
 /* Whether a child (the probe side or a build side) must be rescanned. */
@@ -885,15 +1052,15 @@ agg_run(GpuAggState *state)
 }
 
 /*
- * Aggregate the next partition, the groups of the one before all returned;
- * a device failure fails the query, as groups went out already.
+ * Aggregate set `set`'s next partition, the groups before all returned; a
+ * device failure fails the query, as groups went out already.
  */
 static void
-agg_next_partition(GpuAggState *state)
+agg_next_partition(GpuAggState *state, int set)
 {
 	GaStatus	status;
 
-	if (agg_run_partition(state, &status))
+	if (agg_run_partition(state, set, &status))
 		return;
 	agg_destroy(state);
 	if (status.code == GA_ERR_CANCELLED)
@@ -904,6 +1071,32 @@ agg_next_partition(GpuAggState *state)
 			 errmsg("GpuHashAgg failed on its device"),
 			 errdetail("%s", status.message),
 			 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+}
+
+/*
+ * Spilled: make the next piece of groups current, the emitting set's next
+ * partition or the next set's first; false after the last set.  A set's
+ * partitions and aggregation are freed once its groups went out.
+ */
+static bool
+agg_next_piece(GpuAggState *state)
+{
+	int			set = state->emit_set;
+
+	if (state->spills[set] != NULL && GpuAggSpillPending(state->spills[set]) > 0)
+	{
+		agg_next_partition(state, set);
+		return true;
+	}
+	if (set + 1 >= state->desc->nsets)
+		return false;
+	agg_spill_close_set(state, set);
+	agg_destroy_set(state, set);
+	state->emit_set = ++set;
+	state->current = -1;
+	if (state->spills[set] != NULL)
+		agg_next_partition(state, set);
+	return true;
 }
 
 /* ExecScan access method: the next group in the scan direction. */
@@ -924,21 +1117,26 @@ agg_next(ScanState *ss)
 	int			key;
 	int			i;
 
-	if (state->results[0] == NULL)
+	if (state->results[0] == NULL && !state->spilled)
 		agg_run(state);
-	for (set = 0; set < desc->nsets; set++)
-		total += state->results[set]->ngroups;
-	if (state->spill != NULL && !ScanDirectionIsBackward(ss->ps.state->es_direction))
+	ExecClearTuple(slot);
+	if (state->spilled)
 	{
-		/* partitioned: the next partition's groups after this one's */
-		while (state->current + 1 >= total && GpuAggSpillPending(state->spill) > 0)
+		/* partitioned (forward only): a set's partitions, then the next set */
+		while (state->current + 1 >= state->results[state->emit_set]->ngroups)
 		{
-			agg_next_partition(state);
-			total = state->results[0]->ngroups;
+			if (!agg_next_piece(state))
+				return slot;
 		}
+		state->current++;
+		set = state->emit_set;
+		group = state->current;
+		result = state->results[set];
+		goto form;
 	}
 
-	ExecClearTuple(slot);
+	for (set = 0; set < desc->nsets; set++)
+		total += state->results[set]->ngroups;
 	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
 	{
 		if (state->current >= 0)
@@ -958,6 +1156,8 @@ agg_next(ScanState *ss)
 	for (set = 0; group >= state->results[set]->ngroups; set++)
 		group -= state->results[set]->ngroups;
 	result = state->results[set];
+
+form:
 
 	timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
 	if (timed)
@@ -1055,12 +1255,11 @@ gpuagg_rescan(CustomScanState *node)
 		for (i = 0; i < state->desc->njoin_steps; i++)
 			UpdateChangedParamSet(state->inners[i], node->ss.ps.chgParam);
 	}
-	if (state->results[0] != NULL && state->spill == NULL && !agg_children_changed(state))
+	if (state->results[0] != NULL && !state->spilled && !agg_children_changed(state))
 		return;
 	agg_destroy(state);
 	agg_spill_close(state);
-	state->spill_now = state->max_groups > 0 &&
-		state->desc->sets[0].est_groups > state->max_groups;
+	state->spill_now = state->max_groups > 0 && agg_expects_spill(state);
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);

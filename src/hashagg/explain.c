@@ -390,11 +390,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 
 	/* HashAggregate's planned partitions, when the planner expects a spill */
-	if (es->costs && state->max_groups > 0 &&
-		desc->sets[0].est_groups > state->max_groups)
-		ExplainPropertyInteger("Planned Partitions", NULL,
-							   GpuAggSpillPartitions(state->max_groups,
-													 desc->sets[0].est_groups), es);
+	if (es->costs && GpuAggPlannedPartitions(state) > 0)
+		ExplainPropertyInteger("Planned Partitions", NULL, GpuAggPlannedPartitions(state), es);
 	if (!es->analyze || !info->executed)
 		return;
 	/* not "Batches", which in HashAggregate counts the partitions spilled to disk */

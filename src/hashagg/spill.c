@@ -100,11 +100,14 @@ spill_pow2_clamp(double n, int lo, int hi)
 	return p;
 }
 
-/* Partitions a pass may have: its tapes' buffers within a quarter of hash_mem. */
+/*
+ * Partitions a pass may have: the tapes' buffers of nspills spills (one per
+ * grouping set) within a quarter of hash_mem.
+ */
 static int
-spill_max_partitions(void)
+spill_max_partitions(int nspills)
 {
-	double		buffers = (double) get_hash_memory_limit() / 4 / BLCKSZ;
+	double		buffers = (double) get_hash_memory_limit() / 4 / BLCKSZ / Max(nspills, 1);
 	int			n = spill_pow2_clamp(buffers, SPILL_MIN_PARTITIONS, SPILL_MAX_PARTITIONS);
 
 	if (n > buffers)
@@ -114,13 +117,14 @@ spill_max_partitions(void)
 
 /*
  * The partitions of the input's pass for est_groups groups, at most
- * max_groups in each (more passes split what does not fit).
+ * max_groups in each (more passes split what does not fit), one of nspills
+ * spills.
  */
 int
-GpuAggSpillPartitions(int64 max_groups, double est_groups)
+GpuAggSpillPartitions(int64 max_groups, double est_groups, int nspills)
 {
 	return spill_pow2_clamp(1.5 * est_groups / Max(max_groups, 1), SPILL_MIN_PARTITIONS,
-							spill_max_partitions());
+							spill_max_partitions(nspills));
 }
 
 /* Start a pass: npartitions empty partitions chosen by bits above used_bits. */
@@ -147,12 +151,12 @@ spill_start_pass(GpuAggSpill *spill, int npartitions, int used_bits)
  * Begin spilling rows of ncolumns columns of the given types, grouped by
  * key_columns, into partitions of at most max_groups groups each; the
  * input's first pass gets enough partitions for est_groups, within what
- * hash_mem gives their buffers.
+ * hash_mem gives the buffers of this spill, one of nspills.
  */
 GpuAggSpill *
 GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 				  const int *key_columns, int64 max_groups, double est_groups,
-				  MemoryContext cxt)
+				  int nspills, MemoryContext cxt)
 {
 	GpuAggSpill *spill;
 	MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -176,10 +180,10 @@ GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 	}
 	spill->record = palloc0(spill->record_bytes);
 	spill->max_groups = Max(max_groups, 1);
-	spill->max_partitions = spill_max_partitions();
+	spill->max_partitions = spill_max_partitions(nspills);
 	MemoryContextSwitchTo(old);
 
-	spill_start_pass(spill, GpuAggSpillPartitions(spill->max_groups, est_groups), 0);
+	spill_start_pass(spill, GpuAggSpillPartitions(spill->max_groups, est_groups, nspills), 0);
 	return spill;
 }
 

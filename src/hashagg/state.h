@@ -73,7 +73,7 @@ typedef struct GpuAggState
 	const GaAggResult **distinct_results;
 	GpuAggDistinctSums *distinct_sums;
 	int64		current;		/* last returned row of all sets' groups in
-								 * turn (of the partition's, when spilled);
+								 * turn (spilled: of results[emit_set]);
 								 * -1 before the first */
 
 	/* bounded memory: partitions on disk past max_groups (spill.c) */
@@ -83,7 +83,10 @@ typedef struct GpuAggState
 	bool		spill_now;		/* the next run partitions its input */
 	bool		restart;		/* this run found too many groups: run
 								 * again, partitioned */
-	GpuAggSpill *spill;			/* this run's partitions, or NULL */
+	GpuAggSpill **spills;		/* per grouping set: this run's partitions,
+								 * NULL for a set of no keys or no spill */
+	bool		spilled;		/* this run partitioned its input */
+	int			emit_set;		/* spilled: the set whose groups go out */
 	MemoryContext partition_cxt;	/* what one partition's groups need (the
 									 * DISTINCT sets' sums), reset per
 									 * partition */
@@ -93,11 +96,14 @@ typedef struct GpuAggState
 	GpuAggRunInfo info;
 } GpuAggState;
 
+/* exec.c */
+extern int	GpuAggPlannedPartitions(const GpuAggState *state);
+
 /* spill.c */
 extern GpuAggSpill *GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 									  const int *key_columns, int64 max_groups,
-									  double est_groups, MemoryContext cxt);
-extern int	GpuAggSpillPartitions(int64 max_groups, double est_groups);
+									  double est_groups, int nspills, MemoryContext cxt);
+extern int	GpuAggSpillPartitions(int64 max_groups, double est_groups, int nspills);
 extern void GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch);
 extern bool GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows);
 extern bool GpuAggSpillFill(GpuAggSpill *spill, GaBatch *batch);
