@@ -248,114 +248,6 @@ agg_build_request(GpuAggState *state)
 	}
 }
 
-/*
- * Host bytes one group takes in the device's aggregation (the CPU device's
- * hash table slots, keys and accumulators), and in each DISTINCT set's.
- */
-static double
-agg_group_bytes(const GpuAggState *state)
-{
-	int			nkeys = state->desc->nkeys;
-	double		bytes = 64 + 9 * nkeys + 16 * state->layout->nops;
-
-	return bytes + state->layout->ndistinct * (64 + 9 * (nkeys + 1));
-}
-
-/* Set every request's batch capacity. */
-static void
-agg_set_batch_rows(GpuAggState *state, int64 rows)
-{
-	int			d;
-
-	for (d = 0; d < state->desc->nsets; d++)
-		state->requests[d].batch_rows = rows;
-	for (d = 0; d < state->layout->ndistinct; d++)
-		state->distinct_requests[d].batch_rows = rows;
-}
-
-/*
- * Whether the planner expects more groups than fit: of all grouping sets
- * together, as their aggregations run side by side unless spilled.
- */
-static bool
-agg_expects_spill(const GpuAggState *state)
-{
-	double		groups = 0;
-	int			s;
-
-	for (s = 0; s < state->desc->nsets; s++)
-		if (state->desc->sets[s].key_mask != 0)
-			groups += state->desc->sets[s].est_groups;
-	return groups > state->max_groups;
-}
-
-/*
- * The partitions the planner expects the input's pass to write, all sets'
- * together, or 0 (EXPLAIN's Planned Partitions).
- */
-int
-GpuAggPlannedPartitions(const GpuAggState *state)
-{
-	const GpuAggDesc *desc = state->desc;
-	int			nspills = 0;
-	int			total = 0;
-	int			s;
-
-	if (state->max_groups <= 0 || !agg_expects_spill(state))
-		return 0;
-	for (s = 0; s < desc->nsets; s++)
-		nspills += desc->sets[s].key_mask != 0;
-	for (s = 0; s < desc->nsets; s++)
-		if (desc->sets[s].key_mask != 0)
-			total += GpuAggSpillPartitions(state->max_groups, desc->sets[s].est_groups,
-										   nspills);
-	return total;
-}
-
-/*
- * Bound the groups an aggregation holds by hash_mem, as HashAggregate
- * does: max_groups, and batches small enough that one batch's new groups
- * overshoot it by a few times at most (64K rows at least, and always room
- * for a worker's message).  Partition from the start when the planner
- * expects more groups.  A case the partitions cannot bound says why.
- */
-static void
-agg_plan_memory(GpuAggState *state, int eflags)
-{
-	const GpuAggDesc *desc = state->desc;
-	double		groups = (double) get_hash_memory_limit() / agg_group_bytes(state);
-	int64		rows;
-	int			d;
-
-	if (desc->nkeys == 0)
-		return;					/* one group */
-	state->limit_groups = (int64) Max(groups, 256.0);
-	if (desc->njoin_steps > 0)
-		state->info.unbounded = "the device joins the input";
-	else if (eflags & EXEC_FLAG_BACKWARD)
-		state->info.unbounded = "a backward scan needs every group at once";
-	if (state->info.unbounded != NULL)
-		return;
-	state->max_groups = state->limit_groups;
-	rows = Min(state->requests[0].batch_rows, Max(4 * state->max_groups, (int64) 65536));
-	agg_set_batch_rows(state, Max(rows, GpuAggMessageCapacity()));
-	state->spill_now = agg_expects_spill(state);
-	if (!state->spill_now && !desc->rescan_safe)
-	{
-		/* too many groups found later could not be read again */
-		state->info.unbounded = "the input has volatile functions and cannot be read again";
-		state->max_groups = 0;
-	}
-
-	/* an aggregation's first table is sized for the groups it may hold */
-	for (d = 0; d < desc->nsets; d++)
-		state->requests[d].estimated_groups = Min(state->requests[d].estimated_groups,
-												  state->max_groups);
-	for (d = 0; d < state->layout->ndistinct; d++)
-		state->distinct_requests[d].estimated_groups =
-			Min(state->distinct_requests[d].estimated_groups, 4 * state->max_groups);
-}
-
 /* BeginCustomScan: start the child, derive the request; no device yet. */
 static void
 gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
@@ -378,7 +270,7 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
-	agg_plan_memory(state, eflags);
+	GpuAggPlanMemory(state, eflags);
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
 										   ALLOCSET_DEFAULT_SIZES);
@@ -603,27 +495,6 @@ agg_over_limit(GpuAggState *state)
 	return groups > state->max_groups;
 }
 
-/* A batch of the layout's columns in host memory, every row valid. */
-static GaBatch *
-agg_alloc_batch(const GpuAggLayout *layout, int64 capacity, MemoryContext cxt)
-{
-	GaBatch    *batch = MemoryContextAllocZero(cxt, sizeof(GaBatch));
-	int			c;
-
-	batch->capacity = capacity;
-	batch->ncolumns = layout->ncolumns;
-	batch->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * Max(layout->ncolumns, 1));
-	for (c = 0; c < layout->ncolumns; c++)
-	{
-		GaColumn   *col = &batch->columns[c];
-
-		col->type = layout->column_types[c];
-		col->values = MemoryContextAllocHuge(cxt, Max(ga_type_width(col->type), 1) * capacity);
-		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
-	}
-	return batch;
-}
-
 /*
  * Note the peak memory of the aggregations just finished, for EXPLAIN
  * ANALYZE: the node's own (batches, dictionaries, partitions' buffers) and
@@ -641,7 +512,7 @@ agg_note_memory(GpuAggState *state)
 		if (state->aggs[d] == NULL)
 			continue;
 		ga_agg_get_stats(state->aggs[d], &stats);
-		device += stats.groups * agg_group_bytes(state);
+		device += stats.groups * GpuAggGroupBytes(state);
 	}
 	state->info.device_memory_kb = Max(state->info.device_memory_kb,
 									   (int64) (device / 1024));
@@ -912,7 +783,7 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
-	batch = agg_alloc_batch(layout, state->requests[0].batch_rows, state->run_cxt);
+	batch = GpuAggSpillAllocBatch(layout, state->requests[0].batch_rows, state->run_cxt);
 	state->pending = NULL;
 	state->pending_slot = -1;
 	while (!eof)
@@ -1259,7 +1130,7 @@ gpuagg_rescan(CustomScanState *node)
 		return;
 	agg_destroy(state);
 	agg_spill_close(state);
-	state->spill_now = state->max_groups > 0 && agg_expects_spill(state);
+	state->spill_now = state->max_groups > 0 && GpuAggExpectsSpill(state);
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);

@@ -14,8 +14,9 @@
  * before it is aggregated, so a partition's groups always fit (within the
  * estimate's error).  The hash is the device's own key hash over the key
  * columns' integers (gpuagg_hash.h) from a seed of its own; its high bits
- * choose partitions, its low 32 bits feed the HyperLogLog.  Rows whose keys are all equal cannot
- * be split and stay in one partition, which then holds one group.
+ * choose partitions, its low 32 bits feed the HyperLogLog.  Rows whose keys
+ * are all equal cannot be split and stay in one partition, which then
+ * holds one group.  Each grouping set of keys has a spill of its own.
  *
  * A row is written as one record: a bitmap of its null columns, then every
  * column's value (zero where null) at the column's width, so that a record
@@ -23,16 +24,23 @@
  * keeps one block of buffer while written (PostgreSQL's rule: a quarter of
  * hash_mem at most for all of a pass's buffers), and one while read.
  *
+ * The bound itself is here too: the groups an aggregation may hold
+ * (hash_mem over a group's bytes), the batches that keep a first pass near
+ * it, and whether the planner's estimate partitions the input from the
+ * start (GpuAggPlanMemory, run when the node starts).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "executor/executor.h"
 #include "lib/hyperloglog.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/logtape.h"
 #include "utils/memutils.h"
 
+#include "batch/batch.h"
 #include "gpuagg_hash.h"
 #include "hashagg/state.h"
 
@@ -448,4 +456,138 @@ GpuAggSpillEnd(GpuAggSpill *spill)
 	if (spill->tapes != NULL)
 		LogicalTapeSetClose(spill->tapes);
 	spill->tapes = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * The bound: what a GpuHashAgg may hold, and when it spills
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Host bytes one group takes in the device's aggregation (the CPU device's
+ * hash table slots, keys and accumulators), and in each DISTINCT set's.
+ */
+double
+GpuAggGroupBytes(const GpuAggState *state)
+{
+	int			nkeys = state->desc->nkeys;
+	double		bytes = 64 + 9 * nkeys + 16 * state->layout->nops;
+
+	return bytes + state->layout->ndistinct * (64 + 9 * (nkeys + 1));
+}
+
+/* Set every request's batch capacity. */
+static void
+spill_set_batch_rows(GpuAggState *state, int64 rows)
+{
+	int			d;
+
+	for (d = 0; d < state->desc->nsets; d++)
+		state->requests[d].batch_rows = rows;
+	for (d = 0; d < state->layout->ndistinct; d++)
+		state->distinct_requests[d].batch_rows = rows;
+}
+
+/*
+ * Whether the planner expects more groups than fit: of all grouping sets
+ * together, as their aggregations run side by side unless spilled.
+ */
+bool
+GpuAggExpectsSpill(const GpuAggState *state)
+{
+	double		groups = 0;
+	int			s;
+
+	for (s = 0; s < state->desc->nsets; s++)
+		if (state->desc->sets[s].key_mask != 0)
+			groups += state->desc->sets[s].est_groups;
+	return groups > state->max_groups;
+}
+
+/*
+ * The partitions the planner expects the input's pass to write, all sets'
+ * together, or 0 (EXPLAIN's Planned Partitions).
+ */
+int
+GpuAggPlannedPartitions(const GpuAggState *state)
+{
+	const GpuAggDesc *desc = state->desc;
+	int			nspills = 0;
+	int			total = 0;
+	int			s;
+
+	if (state->max_groups <= 0 || !GpuAggExpectsSpill(state))
+		return 0;
+	for (s = 0; s < desc->nsets; s++)
+		nspills += desc->sets[s].key_mask != 0;
+	for (s = 0; s < desc->nsets; s++)
+		if (desc->sets[s].key_mask != 0)
+			total += GpuAggSpillPartitions(state->max_groups, desc->sets[s].est_groups,
+										   nspills);
+	return total;
+}
+
+/*
+ * Bound the groups an aggregation holds by hash_mem, as HashAggregate
+ * does: max_groups, and batches small enough that one batch's new groups
+ * overshoot it by a few times at most (64K rows at least, and always room
+ * for a worker's message).  Partition from the start when the planner
+ * expects more groups.  A case the partitions cannot bound says why.
+ */
+void
+GpuAggPlanMemory(GpuAggState *state, int eflags)
+{
+	const GpuAggDesc *desc = state->desc;
+	double		groups = (double) get_hash_memory_limit() / GpuAggGroupBytes(state);
+	int64		rows;
+	int			d;
+
+	if (desc->nkeys == 0)
+		return;					/* one group */
+	state->limit_groups = (int64) Max(groups, 256.0);
+	if (desc->njoin_steps > 0)
+		state->info.unbounded = "the device joins the input";
+	else if (eflags & EXEC_FLAG_BACKWARD)
+		state->info.unbounded = "a backward scan needs every group at once";
+	if (state->info.unbounded != NULL)
+		return;
+	state->max_groups = state->limit_groups;
+	rows = Min(state->requests[0].batch_rows, Max(4 * state->max_groups, (int64) 65536));
+	spill_set_batch_rows(state, Max(rows, GpuAggMessageCapacity()));
+	state->spill_now = GpuAggExpectsSpill(state);
+	if (!state->spill_now && !desc->rescan_safe)
+	{
+		/* too many groups found later could not be read again */
+		state->info.unbounded = "the input has volatile functions and cannot be read again";
+		state->max_groups = 0;
+	}
+
+	/* an aggregation's first table is sized for the groups it may hold */
+	for (d = 0; d < desc->nsets; d++)
+		state->requests[d].estimated_groups = Min(state->requests[d].estimated_groups,
+												  state->max_groups);
+	for (d = 0; d < state->layout->ndistinct; d++)
+		state->distinct_requests[d].estimated_groups =
+			Min(state->distinct_requests[d].estimated_groups, 4 * state->max_groups);
+}
+
+/* A batch of the layout's columns in host memory, every row valid. */
+GaBatch *
+GpuAggSpillAllocBatch(const GpuAggLayout *layout, int64 capacity, MemoryContext cxt)
+{
+	GaBatch    *batch = MemoryContextAllocZero(cxt, sizeof(GaBatch));
+	int			c;
+
+	batch->capacity = capacity;
+	batch->ncolumns = layout->ncolumns;
+	batch->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * Max(layout->ncolumns, 1));
+	for (c = 0; c < layout->ncolumns; c++)
+	{
+		GaColumn   *col = &batch->columns[c];
+
+		col->type = layout->column_types[c];
+		col->values = MemoryContextAllocHuge(cxt, Max(ga_type_width(col->type), 1) * capacity);
+		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
+	}
+	return batch;
 }

@@ -96,10 +96,13 @@ typedef struct GpuAggState
 	GpuAggRunInfo info;
 } GpuAggState;
 
-/* exec.c */
-extern int	GpuAggPlannedPartitions(const GpuAggState *state);
-
 /* spill.c */
+extern double GpuAggGroupBytes(const GpuAggState *state);
+extern bool GpuAggExpectsSpill(const GpuAggState *state);
+extern int	GpuAggPlannedPartitions(const GpuAggState *state);
+extern void GpuAggPlanMemory(GpuAggState *state, int eflags);
+extern GaBatch *GpuAggSpillAllocBatch(const GpuAggLayout *layout, int64 capacity,
+									  MemoryContext cxt);
 extern GpuAggSpill *GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 									  const int *key_columns, int64 max_groups,
 									  double est_groups, int nspills, MemoryContext cxt);
