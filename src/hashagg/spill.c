@@ -489,11 +489,11 @@ spill_set_batch_rows(GpuAggState *state, int64 rows)
 }
 
 /*
- * Whether the planner expects more groups than fit: of all grouping sets
- * together, as their aggregations run side by side unless spilled.
+ * The groups the planner expects of all grouping sets of keys together, as
+ * their aggregations run side by side unless spilled.
  */
-bool
-GpuAggExpectsSpill(const GpuAggState *state)
+static double
+spill_expected_groups(const GpuAggState *state)
 {
 	double		groups = 0;
 	int			s;
@@ -501,7 +501,14 @@ GpuAggExpectsSpill(const GpuAggState *state)
 	for (s = 0; s < state->desc->nsets; s++)
 		if (state->desc->sets[s].key_mask != 0)
 			groups += state->desc->sets[s].est_groups;
-	return groups > state->max_groups;
+	return groups;
+}
+
+/* Whether the planner expects more groups than fit. */
+bool
+GpuAggExpectsSpill(const GpuAggState *state)
+{
+	return spill_expected_groups(state) > state->max_groups;
 }
 
 /*
@@ -529,10 +536,14 @@ GpuAggPlannedPartitions(const GpuAggState *state)
 
 /*
  * Bound the groups an aggregation holds by hash_mem, as HashAggregate
- * does: max_groups, and batches small enough that one batch's new groups
- * overshoot it by a few times at most (64K rows at least, and always room
- * for a worker's message).  Partition from the start when the planner
- * expects more groups.  A case the partitions cannot bound says why.
+ * does: max_groups.  Partition from the start when the planner expects
+ * more groups; when it expects at least an eighth of them, use batches
+ * small enough that one batch's new groups overshoot the bound by a few
+ * times at most (64K rows at least, and always room for a worker's
+ * message).  An estimate far below the bound keeps the usual batches, so
+ * that small groupings run as before, at the cost of a batch's groups over
+ * the bound when that estimate is wrong.  A case the partitions cannot
+ * bound says why.
  */
 void
 GpuAggPlanMemory(GpuAggState *state, int eflags)
@@ -552,8 +563,11 @@ GpuAggPlanMemory(GpuAggState *state, int eflags)
 	if (state->info.unbounded != NULL)
 		return;
 	state->max_groups = state->limit_groups;
-	rows = Min(state->requests[0].batch_rows, Max(4 * state->max_groups, (int64) 65536));
-	spill_set_batch_rows(state, Max(rows, GpuAggMessageCapacity()));
+	if (spill_expected_groups(state) * 8 > state->max_groups)
+	{
+		rows = Min(state->requests[0].batch_rows, Max(4 * state->max_groups, (int64) 65536));
+		spill_set_batch_rows(state, Max(rows, GpuAggMessageCapacity()));
+	}
 	state->spill_now = GpuAggExpectsSpill(state);
 	if (!state->spill_now && !desc->rescan_safe)
 	{
