@@ -13,6 +13,10 @@
  * bitmask PostgreSQL computes: one bit per argument, 1 where the set leaves
  * that key out, the first argument the most significant.
  *
+ * Past hash_mem the node partitions its input on disk instead (spill.c),
+ * one spill per grouping set of keys, and returns each set's groups one
+ * partition at a time, a set's after the set before; docs/design/spill.md.
+ *
  * Device memory and pinned buffers belong to the device layer; a reset
  * callback on the query's memory context releases them, because
  * EndCustomScan does not run after an ERROR.  While the device works, its
@@ -52,6 +56,7 @@ static void gpuagg_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpuagg_exec(CustomScanState *node);
 static void gpuagg_end(CustomScanState *node);
 static void gpuagg_rescan(CustomScanState *node);
+static bool agg_spill_input(GpuAggState *state, GaStatus *status);
 
 static const CustomExecMethods gpuagg_exec_methods = {
 	.CustomName = GPUAGG_NODE_NAME,
@@ -78,9 +83,8 @@ GpuAggCreateScanState(CustomScan *cscan)
 
 /* Free the device's aggregations, if any; safe to call repeatedly. */
 static void
-agg_release(void *arg)
+agg_destroy(GpuAggState *state)
 {
-	GpuAggState *state = (GpuAggState *) arg;
 	int			d;
 
 	for (d = 0; state->aggs != NULL && d < state->desc->nsets; d++)
@@ -100,6 +104,42 @@ agg_release(void *arg)
 		if (agg != NULL)
 			ga_agg_destroy(agg);
 	}
+}
+
+/*
+ * Reset callback of the query's memory context: free the device's
+ * aggregations.  The partitions' temporary files are the resource owner's
+ * to close after an error, so the spill is only forgotten here.
+ */
+static void
+agg_release(void *arg)
+{
+	GpuAggState *state = (GpuAggState *) arg;
+
+	agg_destroy(state);
+	if (state->spills != NULL)
+		memset(state->spills, 0, sizeof(GpuAggSpill *) * state->desc->nsets);
+	state->spilled = false;
+}
+
+/* Close a set's partitions on disk, if any (not after an error). */
+static void
+agg_spill_close_set(GpuAggState *state, int set)
+{
+	if (state->spills[set] != NULL)
+		GpuAggSpillEnd(state->spills[set]);
+	state->spills[set] = NULL;
+}
+
+/* Close this run's partitions on disk (not after an error). */
+static void
+agg_spill_close(GpuAggState *state)
+{
+	int			s;
+
+	for (s = 0; s < state->desc->nsets; s++)
+		agg_spill_close_set(state, s);
+	state->spilled = false;
 }
 
 /*
@@ -150,6 +190,7 @@ agg_build_request(GpuAggState *state)
 	state->requests = palloc0(sizeof(GaAggRequest) * desc->nsets);
 	state->aggs = palloc0(sizeof(GaAgg *) * desc->nsets);
 	state->results = palloc0(sizeof(GaAggResult *) * desc->nsets);
+	state->spills = palloc0(sizeof(GpuAggSpill *) * desc->nsets);
 	state->grouping_values = palloc0(sizeof(int32 *) * desc->nsets);
 	for (s = 0; s < desc->nsets; s++)
 	{
@@ -231,6 +272,7 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
+	GpuAggPlanMemory(state, eflags);
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
 										   ALLOCSET_DEFAULT_SIZES);
@@ -418,6 +460,7 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 	first = ga_agg_finish(state->aggs[0], GpuAggDeviceWait, NULL, status);
 	if (first == NULL)
 		return false;
+	/* a partition's batches and rows were counted as the input was read */
 	agg_add_stats(state, state->aggs[0], true, true);
 	for (d = 0; d < state->layout->ndistinct; d++)
 	{
@@ -442,6 +485,62 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 }
 
 /*
+ * Whether the groups of the grouping sets' aggregations passed max_groups,
+ * so that the input must be partitioned (never once partitioned: a
+ * partition's groups fit by its estimate).
+ */
+static bool
+agg_over_limit(GpuAggState *state)
+{
+	GaAggStats	stats;
+	int64		groups = 0;
+	int			s;
+
+	if (state->max_groups <= 0 || state->spilled)
+		return false;
+	for (s = 0; s < state->desc->nsets; s++)
+	{
+		ga_agg_get_stats(state->aggs[s], &stats);
+		groups += stats.groups;
+	}
+	return groups > state->max_groups;
+}
+
+/*
+ * Note the peak memory of the aggregations just finished, for EXPLAIN
+ * ANALYZE: the node's own (batches, dictionaries, partitions' buffers) and
+ * the device's, counted from its groups.
+ */
+static void
+agg_note_memory(GpuAggState *state)
+{
+	GaAggStats	stats;
+	double		device = 0;
+	int			d;
+
+	for (d = 0; d < state->desc->nsets; d++)
+	{
+		if (state->aggs[d] == NULL)
+			continue;
+		ga_agg_get_stats(state->aggs[d], &stats);
+		device += stats.groups * GpuAggGroupBytes(state);
+	}
+	state->info.device_memory_kb = Max(state->info.device_memory_kb,
+									   (int64) (device / 1024));
+	state->info.memory_kb = Max(state->info.memory_kb,
+								(int64) (MemoryContextMemAllocated(state->run_cxt, true) / 1024));
+	if (state->spilled)
+	{
+		int64		disk = 0;
+
+		for (d = 0; d < state->desc->nsets; d++)
+			if (state->spills[d] != NULL)
+				disk += GpuAggSpillDiskKB(state->spills[d]);
+		state->info.disk_kb = Max(state->info.disk_kb, disk);
+	}
+}
+
+/*
  * One attempt at the whole aggregation on state->device.  Returns false
  * with status set when the device fails; errors of PostgreSQL's own (in the
  * child plan, say) are raised as usual.  Times the input and the device
@@ -457,9 +556,12 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 
 	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
+	agg_spill_close(state);
 	MemoryContextReset(state->run_cxt);
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
+	if (state->spill_now)
+		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)
 	{
 		state->aggs[d] = ga_agg_create(state->device, &state->requests[d], status);
@@ -522,12 +624,227 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		state->info.wait_ms += GpuAggElapsedMs(start);
 		if (!ok)
 			return false;
+		if (agg_over_limit(state))
+		{
+			state->spill_now = true;
+			state->restart = true;
+			return false;
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	INSTR_TIME_SET_CURRENT(start);
 	eof = agg_finish_all(state, status);
 	state->info.wait_ms += GpuAggElapsedMs(start);
+	agg_note_memory(state);
+	if (eof)
+		state->info.partitions++;
 	return eof;
+}
+
+/* Free grouping set `set`'s aggregation (and the DISTINCT sets', of set 0). */
+static void
+agg_destroy_set(GpuAggState *state, int set)
+{
+	int			d;
+
+	state->results[set] = NULL;
+	if (state->aggs[set] != NULL)
+		ga_agg_destroy(state->aggs[set]);
+	state->aggs[set] = NULL;
+	for (d = 0; set == 0 && d < state->layout->ndistinct; d++)
+	{
+		if (state->distinct_aggs[d] != NULL)
+			ga_agg_destroy(state->distinct_aggs[d]);
+		state->distinct_aggs[d] = NULL;
+	}
+}
+
+/*
+ * Aggregate grouping set `set`'s next partition on disk with a fresh
+ * aggregation (and DISTINCT sets' ones); returns false with status set
+ * when the device fails.  When no partition is left the result is empty.
+ */
+static bool
+agg_run_partition(GpuAggState *state, int set, GaStatus *status)
+{
+	static const GaAggResult empty = {0};
+	GpuAggSpill *spill = state->spills[set];
+	const GaAggResult *result;
+	instr_time	start;
+	int64		rows;
+	bool		eof = false;
+	int			d;
+
+	agg_destroy_set(state, set);
+	state->current = -1;
+	state->distinct_sums = NULL;
+	MemoryContextReset(state->partition_cxt);
+	if (!GpuAggSpillNextPartition(spill, &rows))
+	{
+		state->results[set] = &empty;
+		return true;
+	}
+	state->aggs[set] = ga_agg_create(state->device, &state->requests[set], status);
+	if (state->aggs[set] == NULL)
+		return false;
+	for (d = 0; set == 0 && d < state->layout->ndistinct; d++)
+	{
+		state->distinct_aggs[d] = ga_agg_create(state->device, &state->distinct_requests[d],
+												status);
+		if (state->distinct_aggs[d] == NULL)
+			return false;
+	}
+	while (!eof)
+	{
+		GaBatch    *batch;
+		bool		ok = true;
+
+		INSTR_TIME_SET_CURRENT(start);
+		batch = ga_agg_next_batch(state->aggs[set], GpuAggDeviceWait, NULL, status);
+		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (batch == NULL)
+			return false;
+		INSTR_TIME_SET_CURRENT(start);
+		eof = GpuAggSpillFill(spill, batch);
+		state->info.input_ms += GpuAggElapsedMs(start);
+		INSTR_TIME_SET_CURRENT(start);
+		for (d = 0; ok && batch->nrows > 0 && set == 0 && d < state->layout->ndistinct; d++)
+		{
+			GaBatch    *copy = ga_agg_next_batch(state->distinct_aggs[d],
+												 GpuAggDeviceWait, NULL, status);
+
+			ok = copy != NULL;
+			if (ok)
+			{
+				agg_copy_batch(batch, copy);
+				ok = ga_agg_submit(state->distinct_aggs[d], copy, GpuAggDeviceWait, NULL,
+								   status);
+			}
+		}
+		ok = ok && (batch->nrows == 0 ||
+					ga_agg_submit(state->aggs[set], batch, GpuAggDeviceWait, NULL, status));
+		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (!ok)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	/* the partition's batches and rows were counted as the input was read */
+	INSTR_TIME_SET_CURRENT(start);
+	result = ga_agg_finish(state->aggs[set], GpuAggDeviceWait, NULL, status);
+	if (result == NULL)
+		return false;
+	agg_add_stats(state, state->aggs[set], false, true);
+	for (d = 0; set == 0 && d < state->layout->ndistinct; d++)
+	{
+		state->distinct_results[d] = ga_agg_finish(state->distinct_aggs[d],
+												   GpuAggDeviceWait, NULL, status);
+		if (state->distinct_results[d] == NULL)
+			return false;
+		agg_add_stats(state, state->distinct_aggs[d], false, false);
+	}
+	if (set == 0 && state->layout->ndistinct > 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->partition_cxt);
+
+		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
+													 state->desc->nkeys, result,
+													 state->distinct_results,
+													 state->builder);
+		MemoryContextSwitchTo(old);
+	}
+	state->info.wait_ms += GpuAggElapsedMs(start);
+	state->results[set] = result;
+	agg_note_memory(state);
+	state->info.partitions++;
+	return true;
+}
+
+/*
+ * Read the whole input into partitions on disk, one spill per grouping set
+ * of keys (a set of no keys, one group, is aggregated as the input goes
+ * by), then start returning the first set's groups.  The input's batches
+ * are the node's own, of the requests' capacity.
+ */
+static bool
+agg_spill_input(GpuAggState *state, GaStatus *status)
+{
+	const GpuAggDesc *desc = state->desc;
+	const GpuAggLayout *layout = state->layout;
+	GaBatch    *batch;
+	instr_time	start;
+	bool		eof = false;
+	int			nspills = 0;
+	int			s;
+
+	state->spilled = true;
+	state->partition_cxt = AllocSetContextCreate(state->run_cxt, "gpuagg partition",
+												 ALLOCSET_DEFAULT_SIZES);
+	for (s = 0; s < desc->nsets; s++)
+		nspills += desc->sets[s].key_mask != 0;
+	for (s = 0; s < desc->nsets; s++)
+	{
+		const GaAggRequest *request = &state->requests[s];
+
+		if (desc->sets[s].key_mask != 0)
+			state->spills[s] = GpuAggSpillCreate(layout->ncolumns, layout->column_types,
+												 request->nkeys, request->key_columns,
+												 state->max_groups, desc->sets[s].est_groups,
+												 nspills, state->run_cxt);
+		else if ((state->aggs[s] = ga_agg_create(state->device, request, status)) == NULL)
+			return false;
+	}
+	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
+	batch = GpuAggSpillAllocBatch(layout, state->requests[0].batch_rows, state->run_cxt);
+	state->pending = NULL;
+	state->pending_slot = -1;
+	while (!eof)
+	{
+		int			c;
+
+		batch->nrows = 0;
+		for (c = 0; c < batch->ncolumns; c++)
+		{
+			batch->columns[c].has_nulls = 0;
+			memset(batch->columns[c].validity, 0xff, (batch->capacity + 7) / 8);
+		}
+		INSTR_TIME_SET_CURRENT(start);
+		GpuAggBatchBuilderStart(state->builder, batch);
+		eof = agg_fill_batch(state, batch);
+		for (s = 0; s < desc->nsets; s++)
+			if (state->spills[s] != NULL)
+				GpuAggSpillBatch(state->spills[s], batch);
+		state->info.input_ms += GpuAggElapsedMs(start);
+		for (s = 0; s < desc->nsets && batch->nrows > 0; s++)
+		{
+			GaBatch    *copy;
+
+			if (state->spills[s] != NULL)
+				continue;
+			copy = ga_agg_next_batch(state->aggs[s], GpuAggDeviceWait, NULL, status);
+			if (copy == NULL)
+				return false;
+			agg_copy_batch(batch, copy);
+			if (!ga_agg_submit(state->aggs[s], copy, GpuAggDeviceWait, NULL, status))
+				return false;
+		}
+		if (batch->nrows > 0)
+			state->info.stats.batches++;
+		state->info.stats.input_rows += batch->nrows;
+		CHECK_FOR_INTERRUPTS();
+	}
+	for (s = 0; s < desc->nsets; s++)
+	{
+		if (state->spills[s] != NULL)
+			continue;
+		state->results[s] = ga_agg_finish(state->aggs[s], GpuAggDeviceWait, NULL, status);
+		if (state->results[s] == NULL)
+			return false;
+		agg_add_stats(state, state->aggs[s], false, true);
+	}
+	state->emit_set = 0;
+	state->current = -1;
+	return state->spills[0] == NULL || agg_run_partition(state, 0, status);
 }
 
 /* Whether a child (the probe side or a build side) must be rescanned. */
@@ -581,9 +898,17 @@ agg_run(GpuAggState *state)
 	{
 		bool		recoverable;
 
+		state->restart = false;
 		if (agg_try_run(state, &status))
 			return;
-		agg_release(state);
+		agg_destroy(state);
+		agg_spill_close(state);
+		if (state->restart)
+		{
+			/* too many groups for hash_mem: read the input again, partitioned */
+			agg_rescan_children(state);
+			continue;
+		}
 		if (status.code == GA_ERR_CANCELLED)
 			GpuAggRaiseCancel();
 
@@ -609,6 +934,54 @@ agg_run(GpuAggState *state)
 	}
 }
 
+/*
+ * Aggregate set `set`'s next partition, the groups before all returned; a
+ * device failure fails the query, as groups went out already.
+ */
+static void
+agg_next_partition(GpuAggState *state, int set)
+{
+	GaStatus	status;
+
+	if (agg_run_partition(state, set, &status))
+		return;
+	agg_destroy(state);
+	if (status.code == GA_ERR_CANCELLED)
+		GpuAggRaiseCancel();
+	ereport(ERROR,
+			(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
+					 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+			 errmsg("GpuHashAgg failed on its device"),
+			 errdetail("%s", status.message),
+			 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+}
+
+/*
+ * Spilled: make the next piece of groups current, the emitting set's next
+ * partition or the next set's first; false after the last set.  A set's
+ * partitions and aggregation are freed once its groups went out.
+ */
+static bool
+agg_next_piece(GpuAggState *state)
+{
+	int			set = state->emit_set;
+
+	if (state->spills[set] != NULL && GpuAggSpillPending(state->spills[set]) > 0)
+	{
+		agg_next_partition(state, set);
+		return true;
+	}
+	if (set + 1 >= state->desc->nsets)
+		return false;
+	agg_spill_close_set(state, set);
+	agg_destroy_set(state, set);
+	state->emit_set = ++set;
+	state->current = -1;
+	if (state->spills[set] != NULL)
+		agg_next_partition(state, set);
+	return true;
+}
+
 /* ExecScan access method: the next group in the scan direction. */
 static TupleTableSlot *
 agg_next(ScanState *ss)
@@ -627,12 +1000,26 @@ agg_next(ScanState *ss)
 	int			key;
 	int			i;
 
-	if (state->results[0] == NULL)
+	if (state->results[0] == NULL && !state->spilled)
 		agg_run(state);
+	ExecClearTuple(slot);
+	if (state->spilled)
+	{
+		/* partitioned (forward only): a set's partitions, then the next set */
+		while (state->current + 1 >= state->results[state->emit_set]->ngroups)
+		{
+			if (!agg_next_piece(state))
+				return slot;
+		}
+		state->current++;
+		set = state->emit_set;
+		group = state->current;
+		result = state->results[set];
+		goto form;
+	}
+
 	for (set = 0; set < desc->nsets; set++)
 		total += state->results[set]->ngroups;
-
-	ExecClearTuple(slot);
 	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
 	{
 		if (state->current >= 0)
@@ -652,6 +1039,8 @@ agg_next(ScanState *ss)
 	for (set = 0; group >= state->results[set]->ngroups; set++)
 		group -= state->results[set]->ngroups;
 	result = state->results[set];
+
+form:
 
 	timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
 	if (timed)
@@ -728,7 +1117,8 @@ gpuagg_end(CustomScanState *node)
 	GpuAggState *state = (GpuAggState *) node;
 	int			i;
 
-	agg_release(state);
+	agg_destroy(state);
+	agg_spill_close(state);
 	if (state->direct)
 		GpuAggDirectScanEnd(state->direct);
 	ExecEndNode(state->child);
@@ -753,9 +1143,11 @@ gpuagg_rescan(CustomScanState *node)
 		for (i = 0; i < state->desc->njoin_steps; i++)
 			UpdateChangedParamSet(state->inners[i], node->ss.ps.chgParam);
 	}
-	if (state->results[0] != NULL && !agg_children_changed(state))
+	if (state->results[0] != NULL && !state->spilled && !agg_children_changed(state))
 		return;
-	agg_release(state);
+	agg_destroy(state);
+	agg_spill_close(state);
+	state->spill_now = state->max_groups > 0 && GpuAggExpectsSpill(state);
 	state->info.fallback = NULL;
 	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);

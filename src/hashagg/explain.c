@@ -13,14 +13,21 @@
  *						gpuagg.explain_device_details also Input when the
  *						child Seq Scan's pages are read directly
  *						(batch/scan_direct.c), Device and Strategy (with the
- *						estimated groups)
- *	EXPLAIN ANALYZE		Batches, Input Rows, an aggjoin's Build Rows and
- *						Joined Rows, Groups, and Fallback when the CPU
- *						finished the query; with TIMING, Host Time: reading
+ *						estimated groups); with COSTS, Planned Partitions
+ *						when the planner expects more groups than hash_mem
+ *						holds (the input then spills to disk)
+ *	EXPLAIN ANALYZE		Input Chunks, Input Rows, an aggjoin's Build Rows and
+ *						Joined Rows, Groups, Fallback when the CPU
+ *						finished the query, Batches (the partitions
+ *						aggregated) when the input spilled to disk, Memory
+ *						Not Bounded when groups past hash_mem could not
+ *						spill; with TIMING, Host Time: reading
  *						an aggjoin's build sides, pulling child rows into
  *						batches (the child's own time included), inside
  *						device calls, finalizing groups; with device
- *						details also Bytes Sent, Table Growths, batches per
+ *						details also Batches with Memory Usage, Device
+ *						Memory Usage and Disk Usage, Bytes Sent, Table
+ *						Growths, input chunks per
  *						strategy, on the GPU Retries (batch kernels run
  *						again after a growth) and, with TIMING, Device Time
  *						(on the GPU split by phase), Transfer Time and the
@@ -300,6 +307,55 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
 							es);
 }
 
+/*
+ * The partitions and memory, in HashAggregate's words: Batches counts the
+ * aggregations run (one per partition read back from disk, 1 when nothing
+ * spilled), Memory Usage the node's peak host memory (with the CPU device
+ * in this process, its groups too), Device Memory Usage the device's
+ * aggregations at their peak, counted from their groups, Disk Usage the
+ * partitions' peak on disk.  The sizes depend on the machine, so without
+ * device details only Batches shows, and only when the input spilled.
+ * Memory Not Bounded says why an aggregation held more groups than
+ * hash_mem allows.
+ */
+static void
+explain_memory(GpuAggState *state, bool device_in_process, ExplainState *es)
+{
+	const GpuAggRunInfo *info = &state->info;
+	int64		memory_kb = info->memory_kb + (device_in_process ? info->device_memory_kb : 0);
+	bool		spilled = info->partitions > 1 || info->disk_kb > 0;
+
+	if (!gpuagg_explain_device_details && !spilled)
+		;
+	else if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "Batches: " INT64_FORMAT, info->partitions);
+		if (gpuagg_explain_device_details)
+		{
+			appendStringInfo(es->str, "  Memory Usage: " INT64_FORMAT "kB", memory_kb);
+			appendStringInfo(es->str, "  Device Memory Usage: " INT64_FORMAT "kB",
+							 info->device_memory_kb);
+			if (spilled)
+				appendStringInfo(es->str, "  Disk Usage: " INT64_FORMAT "kB", info->disk_kb);
+		}
+		appendStringInfoChar(es->str, '\n');
+	}
+	else
+	{
+		ExplainPropertyInteger("HashAgg Batches", NULL, info->partitions, es);
+		if (gpuagg_explain_device_details)
+		{
+			ExplainPropertyInteger("Peak Memory Usage", "kB", memory_kb, es);
+			ExplainPropertyInteger("Device Memory Usage", "kB", info->device_memory_kb, es);
+			ExplainPropertyInteger("Disk Usage", "kB", info->disk_kb, es);
+		}
+	}
+	if (info->unbounded != NULL && state->limit_groups > 0 &&
+		info->stats.groups > state->limit_groups)
+		ExplainPropertyText("Memory Not Bounded", info->unbounded, es);
+}
+
 /* ExplainCustomScan for GpuHashAgg. */
 void
 GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -333,6 +389,9 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		explain_device(desc, request, device_name, stats, info->executed, es);
 	}
 
+	/* HashAggregate's planned partitions, when the planner expects a spill */
+	if (es->costs && GpuAggPlannedPartitions(state) > 0)
+		ExplainPropertyInteger("Planned Partitions", NULL, GpuAggPlannedPartitions(state), es);
 	if (!es->analyze || !info->executed)
 		return;
 	/* not "Batches", which in HashAggregate counts the partitions spilled to disk */
@@ -346,6 +405,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Groups", NULL, stats->groups, es);
 	if (info->fallback != NULL)
 		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", info->fallback), es);
+	explain_memory(state, !info->service && strcmp(device_name, "CPU") == 0, es);
 	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyText("Host Time",
 							psprintf("%sinput %.3f ms, device calls %.3f ms, results %.3f ms",

@@ -17,6 +17,9 @@
 #include "hashagg/layout.h"
 #include "gpuagg_device.h"
 
+/* A GpuHashAgg's input partitioned on disk (spill.c) */
+typedef struct GpuAggSpill GpuAggSpill;
+
 /* What a GpuHashAgg did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuAggRunInfo
 {
@@ -30,6 +33,15 @@ typedef struct GpuAggRunInfo
 	double		wait_ms;		/* in device calls (submit, next batch, finish) */
 	double		result_ms;		/* decoding and finalizing groups (timed runs) */
 	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
+	int64		partitions;		/* aggregations run, one per partition read
+								 * back from disk (1: no spill) */
+	int64		disk_kb;		/* peak disk space of the partitions */
+	int64		memory_kb;		/* peak host memory: batches, groups, tapes */
+	int64		device_memory_kb;	/* peak memory of the device's
+									 * aggregations (host memory for the
+									 * CPU device) */
+	const char *unbounded;		/* why the groups are not bounded by
+								 * hash_mem, or NULL */
 } GpuAggRunInfo;
 
 /* The executor state of one GpuHashAgg (its CustomScanState). */
@@ -63,11 +75,45 @@ typedef struct GpuAggState
 	const GaAggResult **distinct_results;
 	GpuAggDistinctSums *distinct_sums;
 	int64		current;		/* last returned row of all sets' groups in
-								 * turn; -1 before the first */
+								 * turn (spilled: of results[emit_set]);
+								 * -1 before the first */
+
+	/* bounded memory: partitions on disk past max_groups (spill.c) */
+	int64		limit_groups;	/* groups that fit hash_mem */
+	int64		max_groups;		/* limit_groups where partitions bound
+								 * them; 0: no limit */
+	bool		spill_now;		/* the next run partitions its input */
+	bool		restart;		/* this run found too many groups: run
+								 * again, partitioned */
+	GpuAggSpill **spills;		/* per grouping set: this run's partitions,
+								 * NULL for a set of no keys or no spill */
+	bool		spilled;		/* this run partitioned its input */
+	int			emit_set;		/* spilled: the set whose groups go out */
+	MemoryContext partition_cxt;	/* what one partition's groups need (the
+									 * DISTINCT sets' sums), reset per
+									 * partition */
 	MemoryContextCallback cleanup;
 
 	/* what happened, for EXPLAIN ANALYZE */
 	GpuAggRunInfo info;
 } GpuAggState;
+
+/* spill.c */
+extern double GpuAggGroupBytes(const GpuAggState *state);
+extern bool GpuAggExpectsSpill(const GpuAggState *state);
+extern int	GpuAggPlannedPartitions(const GpuAggState *state);
+extern void GpuAggPlanMemory(GpuAggState *state, int eflags);
+extern GaBatch *GpuAggSpillAllocBatch(const GpuAggLayout *layout, int64 capacity,
+									  MemoryContext cxt);
+extern GpuAggSpill *GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
+									  const int *key_columns, int64 max_groups,
+									  double est_groups, int nspills, MemoryContext cxt);
+extern int	GpuAggSpillPartitions(int64 max_groups, double est_groups, int nspills);
+extern void GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch);
+extern bool GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows);
+extern bool GpuAggSpillFill(GpuAggSpill *spill, GaBatch *batch);
+extern int64 GpuAggSpillDiskKB(const GpuAggSpill *spill);
+extern int	GpuAggSpillPending(const GpuAggSpill *spill);
+extern void GpuAggSpillEnd(GpuAggSpill *spill);
 
 #endif							/* GPUAGG_HASHAGG_STATE_H */

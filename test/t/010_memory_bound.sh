@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test/t/010_memory_bound.sh - GpuHashAgg keeps a backend's memory near native
+# HashAggregate's when the groups exceed hash_mem: SELECT k, sum(v) FROM t GROUP BY k over
+# 2M rows in 1M groups with work_mem = 1MB, no workers (test/bench/memory.sh), natively and
+# through GpuHashAgg on the device in the backend and in the GPU service.
+#
+# Checks, in a scratch database of the suite's cluster:
+#   - every mode gives native's answer;
+#   - the backend's peak resident memory (VmHWM) through GpuHashAgg is at most 1.5 times
+#     native's, in both modes (unbounded, the groups alone take several times that); on
+#     the GPU only through the service, as a session that runs the GPU itself holds a
+#     CUDA context's host memory besides (printed, not checked);
+#   - EXPLAIN ANALYZE shows the partitions (Batches) and their Disk Usage;
+#   - on the CPU device, a table without statistics (the planner expects few groups) is
+#     read a second time, partitioned, once the first pass finds too many groups.
+# Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE
+# exported.
+set -euo pipefail
+
+# shellcheck source=test/lib/tscript.sh
+. "$(dirname "$0")/../lib/tscript.sh"
+
+T_NAME=010_memory_bound
+fail=0
+t_scratch_db gpuagg_memory memory
+run_as "$PG_BINDIR/psql" -X -q -d postgres -c "CREATE DATABASE $db" >/dev/null
+psql_db -c "CREATE EXTENSION gpuagg" >/dev/null
+
+out=$(ROWS=2e6 DB=$db DEVICE=${GPUAGG_DEVICE:-cpu} VERBOSE=1 PSQL=$PG_BINDIR/psql \
+	bash "$(dirname "$0")/../bench/memory.sh" 2>&1) || failed "memory.sh failed"
+printf '%s\n' "$out" | grep -E '^(native|backend|service) '
+
+# Print field $2 (name=value) of mode $1's line.
+field() { printf '%s\n' "$out" | awk -v m="$1" -v f="$2" '$1 == m { for (i = 2; i <= NF; i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2) }'; }
+
+native=$(field native hwm_kb)
+answer=$(field native answer)
+[ -n "$native" ] && [ -n "$answer" ] || failed "no native measurement"
+for mode in backend service; do
+	hwm=$(field $mode hwm_kb)
+	[ -n "$hwm" ] || { failed "no $mode measurement"; continue; }
+	[ "$(field $mode answer)" = "$answer" ] ||
+		failed "$mode answer $(field $mode answer), native $answer"
+	if [ -n "$native" ] && [ $((hwm * 2)) -gt $((native * 3)) ]; then
+		if [ "$mode" = backend ] && [ "${GPUAGG_DEVICE:-cpu}" = gpu ]; then
+			echo "$T_NAME: backend peak memory ${hwm} kB against native's ${native} kB (not checked: a session's own CUDA context holds host memory of its own)"
+		else
+			failed "$mode peak memory ${hwm} kB is more than 1.5 times native's ${native} kB"
+		fi
+	fi
+	[ "$(field $mode disk_kb)" -gt 0 ] 2>/dev/null ||
+		failed "$mode: no Disk Usage in EXPLAIN ANALYZE"
+done
+printf '%s\n' "$out" | grep -q 'Batches: [0-9]' || failed "no Batches line in EXPLAIN ANALYZE"
+
+if [ "${GPUAGG_DEVICE:-cpu}" = cpu ]; then
+	plan=$(psql_db <<'SQL'
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '64kB';
+SET gpuagg.force = on;
+SET gpuagg.device = cpu;
+SET gpuagg.explain_device_details = off;
+CREATE TABLE nostats AS SELECT i AS v, i % 20011 AS k FROM generate_series(1, 60000) i;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT k, sum(v) FROM nostats GROUP BY k;
+SQL
+	)
+	printf '%s\n' "$plan"
+	grep -q 'Seq Scan on nostats (actual rows=60000 loops=2)' <<<"$plan" ||
+		failed "the input was not read again after the first pass found too many groups"
+	grep -q 'Batches: [0-9]' <<<"$plan" || failed "the second reading was not partitioned"
+fi
+
+if [ "$fail" = 0 ]; then echo "$T_NAME: ok"; else echo "$T_NAME: FAILED"; exit 1; fi
