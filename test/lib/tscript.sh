@@ -51,6 +51,27 @@ psql_db() {
 	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"
 }
 
+# Create the extension and table t (2e6 rows, 5000 groups of k) through psql_db, and set
+# query to an aggregation over t whose groups fold into one md5.
+t_agg_table() {
+	psql_db -c "CREATE EXTENSION gpuagg" \
+		-c "CREATE TABLE t AS SELECT i % 5000 AS k, i AS v, (i % 7)::float8 AS f FROM generate_series(1, 2000000) i" \
+		-c "ANALYZE t"
+	query="SELECT md5(string_agg(k || ':' || s || ':' || n || ':' || a, ',' ORDER BY k))
+  FROM (SELECT k, sum(v) AS s, count(*) AS n, avg(f) AS a FROM t GROUP BY k) g"
+}
+
+# Wait up to 10 s for the GPU service to run device $1 (a gpuagg_stats device name
+# prefix), through psql_db; print its pid, or nothing when it is not ready.
+t_service_pid() {
+	local state="" i
+	for i in $(seq 1 200); do
+		state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device ILIKE '$1%' LIMIT 1")
+		case "$state" in ready\ *) echo "${state#ready }"; return ;; esac
+		sleep 0.05
+	done
+}
+
 # Report a failed check of script $T_NAME (the caller's fail becomes 1).
 failed() {
 	echo "$T_NAME: $*"

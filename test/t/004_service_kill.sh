@@ -21,29 +21,15 @@ device=${GPUAGG_DEVICE:-cpu}
 fail=0
 
 run_as "$PG_BINDIR/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-psql_db -c "CREATE EXTENSION gpuagg" \
-	-c "CREATE TABLE t AS SELECT i % 5000 AS k, i AS v, (i % 7)::float8 AS f FROM generate_series(1, 2000000) i" \
-	-c "ANALYZE t"
-
-query="SELECT md5(string_agg(k || ':' || s || ':' || n || ':' || a, ',' ORDER BY k))
-  FROM (SELECT k, sum(v) AS s, count(*) AS n, avg(f) AS a FROM t GROUP BY k) g"
+t_agg_table
 settings="SET gpuagg.device_host = service; SET gpuagg.device = $device; SET gpuagg.force = on;"
 
 started=$(psql_db -c "SELECT pg_postmaster_start_time()")
 native=$(psql_db -c "SET gpuagg.enabled = off" -c "$query")
 
 # the service is up, runs the device, and names its process
-state=""
-for _ in $(seq 1 200); do
-	state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device ILIKE '${device}%' LIMIT 1")
-	case "$state" in ready\ *) break ;; esac
-	sleep 0.05
-done
-case "$state" in
-	ready\ *) ;;
-	*) failed "the GPU service is not ready ($state)"; exit 1 ;;
-esac
-pid=${state#ready }
+pid=$(t_service_pid "$device")
+[ -n "$pid" ] || { failed "the GPU service is not ready"; exit 1; }
 echo "service process before: $pid"
 psql_db -c "SELECT gpuagg_stats_reset()" >/dev/null
 

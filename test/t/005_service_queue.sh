@@ -35,12 +35,7 @@ psql_db() {
 T_NAME=005_service_queue
 fail=0
 
-psql_db -c "CREATE EXTENSION gpuagg" \
-	-c "CREATE TABLE t AS SELECT i % 5000 AS k, i AS v, (i % 7)::float8 AS f FROM generate_series(1, 2000000) i" \
-	-c "ANALYZE t"
-
-query="SELECT md5(string_agg(k || ':' || s || ':' || n || ':' || a, ',' ORDER BY k))
-  FROM (SELECT k, sum(v) AS s, count(*) AS n, avg(f) AS a FROM t GROUP BY k) g"
+t_agg_table
 # batches of 400,000 rows: about 6.5 MB of the 16 MB each, so two run at once
 settings="SET gpuagg.force = on; SET gpuagg.batch_rows = 400000;"
 native=$(psql_db -c "SET gpuagg.enabled = off" -c "$query")

@@ -42,28 +42,14 @@ resume() {
 }
 trap 'resume; t_cluster_cleanup' EXIT
 
-psql_db -c "CREATE EXTENSION gpuagg" \
-	-c "CREATE TABLE t AS SELECT i % 5000 AS k, i AS v, (i % 7)::float8 AS f FROM generate_series(1, 2000000) i" \
-	-c "ANALYZE t"
-
-query="SELECT md5(string_agg(k || ':' || s || ':' || n || ':' || a, ',' ORDER BY k))
-  FROM (SELECT k, sum(v) AS s, count(*) AS n, avg(f) AS a FROM t GROUP BY k) g"
+t_agg_table
 # batches of 64 rows: a query is a long series of requests, always near one
 settings="SET gpuagg.force = on; SET gpuagg.batch_rows = 64;"
 native=$(psql_db -c "SET gpuagg.enabled = off" -c "$query")
 
 # the service is up and names its process
-state=""
-for _ in $(seq 1 200); do
-	state=$(psql_db -c "SELECT state || ' ' || pid FROM gpuagg_stats WHERE device ILIKE '$device%' LIMIT 1")
-	case "$state" in ready\ *) break ;; esac
-	sleep 0.05
-done
-case "$state" in
-	ready\ *) ;;
-	*) failed "the GPU service is not ready ($state)"; exit 1 ;;
-esac
-service_pid=${state#ready }
+service_pid=$(t_service_pid "$device")
+[ -n "$service_pid" ] || { failed "the GPU service is not ready"; exit 1; }
 
 # Start session $1 (its application_name) running SQL $2 in the background; its
 # client's pid in client_$1.
