@@ -307,6 +307,22 @@ agg_copy_batch(const GaBatch *from, GaBatch *to)
 }
 
 /*
+ * Combine the DISTINCT aggregations' results with the first grouping set's
+ * groups (result), in memory of cxt.
+ */
+static void
+agg_combine_distinct(GpuAggState *state, const GaAggResult *result, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
+												 state->desc->nkeys, result,
+												 state->distinct_results,
+												 state->builder);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * Add a finished aggregation's statistics to the node's totals (all loops):
  * batches and rows of the first grouping set's, the groups of every set's.
  */
@@ -471,15 +487,7 @@ agg_finish_all(GpuAggState *state, GaStatus *status)
 		agg_add_stats(state, state->distinct_aggs[d], false, false);
 	}
 	if (state->layout->ndistinct > 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(state->run_cxt);
-
-		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
-													 state->desc->nkeys, first,
-													 state->distinct_results,
-													 state->builder);
-		MemoryContextSwitchTo(old);
-	}
+		agg_combine_distinct(state, first, state->run_cxt);
 	state->results[0] = first;
 	return true;
 }
@@ -744,15 +752,7 @@ agg_run_partition(GpuAggState *state, int set, GaStatus *status)
 		agg_add_stats(state, state->distinct_aggs[d], false, false);
 	}
 	if (set == 0 && state->layout->ndistinct > 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(state->partition_cxt);
-
-		state->distinct_sums = GpuAggDistinctCombine(state->layout, state->desc->naggs,
-													 state->desc->nkeys, result,
-													 state->distinct_results,
-													 state->builder);
-		MemoryContextSwitchTo(old);
-	}
+		agg_combine_distinct(state, result, state->partition_cxt);
 	state->info.wait_ms += GpuAggElapsedMs(start);
 	state->results[set] = result;
 	agg_note_memory(state);

@@ -560,6 +560,9 @@ GpuAggPlanMemory(GpuAggState *state, int eflags)
 		state->info.unbounded = "the device joins the input";
 	else if (eflags & EXEC_FLAG_BACKWARD)
 		state->info.unbounded = "a backward scan needs every group at once";
+	for (d = 0; d < state->layout->ncolumns && state->info.unbounded == NULL; d++)
+		if (state->layout->column_types[d] == GA_TYPE_STRING)
+			state->info.unbounded = "text keys travel as bytes, which partitions do not hold (gpuagg.string_keys = off bounds it)";
 	if (state->info.unbounded != NULL)
 		return;
 	state->max_groups = state->limit_groups;
