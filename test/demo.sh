@@ -12,7 +12,7 @@
 # With PG_CONFIG=/path/to/pg_config it uses that PostgreSQL instead (no apt).
 #
 # Environment:
-#   ROWS=10000000        rows of table x (1e8 for headline numbers on a big host)
+#   ROWS=10000000        rows of table x (1e7 notation accepted; 1e8 for headline numbers on a big host)
 #   QUERIES="q1 ... q10" queries to run (default q1 q2 q3 q4 q5 q6 q7 q9 q10)
 #   MODES="serial parallel gpuagg"   which of the three ways to run each query; gpuagg
 #                        runs with gpuagg.force = on, so that it measures GpuHashAgg
@@ -59,8 +59,7 @@ bench_groupby_queries
 check_args() {
 	local q m
 	[ $# -eq 0 ] || { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0; }
-	case "$ROWS" in '' | *[!0-9]*) die "ROWS must be a positive integer, not '$ROWS'" ;; esac
-	[ "$ROWS" -gt 0 ] || die "ROWS must be positive"
+	ROWS=$(to_int "$ROWS") || die "ROWS must be a positive integer (1e6 notation accepted), not '$ROWS'"
 	case "$RUNS" in '' | *[!0-9]* | 0) die "RUNS must be a positive integer, not '$RUNS'" ;; esac
 	for q in $QUERIES; do
 		[ -n "${Q_SQL[$q]:-}" ] || die "unknown query '$q' in QUERIES (known: ${!Q_SQL[*]})"

@@ -147,9 +147,6 @@ define_queries() {
 # Print the usage text (the header of this file).
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; }
 
-# Print $1 (an integer, or 1e6-style notation) as an integer; fail when it is neither.
-to_int() { awk -v x="$1" 'BEGIN { if (x ~ /^[0-9]+(\.[0-9]+)?([eE]\+?[0-9]+)?$/ && x + 0 >= 1) printf "%.0f\n", x; else exit 1 }'; }
-
 # Parse the flags and the environment; check them.
 parse_args() {
 	local q found s m

@@ -56,6 +56,9 @@ elapsed_since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'
 # Whether this shell runs as root.
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# Print $1 (an integer, or 1e6-style notation) as an integer; fail when it is neither.
+to_int() { awk -v x="$1" 'BEGIN { if (x ~ /^[0-9]+(\.[0-9]+)?([eE]\+?[0-9]+)?$/ && x + 0 >= 1) printf "%.0f\n", x; else exit 1 }'; }
+
 # Print the number of CPU cores available to this process.
 ncores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
 
