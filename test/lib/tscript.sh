@@ -25,6 +25,15 @@ t_cluster_init() {
 	} >>"$dir/data/postgresql.conf"
 }
 
+# Start the throwaway cluster (its log in $dir/log) and point psql_db at its postgres
+# database, unaligned and quiet, stopping at the first error.
+t_cluster_start() {
+	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
+	psql_db() {
+		run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -d postgres "$@"
+	}
+}
+
 # Stop the throwaway cluster and remove its directory.
 t_cluster_cleanup() {
 	run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true

@@ -25,12 +25,7 @@ gpuagg.device_host = service
 gpuagg.device = cpu
 max_parallel_workers_per_gather = 0
 CONF
-run_as "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
-
-psql_db() {
-	# Run SQL in the cluster's postgres database, unaligned and quiet.
-	run_as "$PG_BINDIR/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -d postgres "$@"
-}
+t_cluster_start
 
 T_NAME=005_service_queue
 fail=0
