@@ -29,8 +29,11 @@
 # sessions run as GPUAGG_RUN_USER (default postgres).
 set -euo pipefail
 
-ROWS=$(awk -v n="${ROWS:-8e6}" 'BEGIN { printf "%d", n }')
-NGROUPS=$(awk -v n="${NGROUPS:-$((ROWS / 2))}" 'BEGIN { printf "%d", n }')
+# shellcheck source=test/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+ROWS=$(to_int "${ROWS:-8e6}") || die "ROWS must be a positive integer (1e6 notation accepted), not '$ROWS'"
+NGROUPS=$(to_int "${NGROUPS:-$((ROWS / 2))}") || die "NGROUPS must be a positive integer, not '$NGROUPS'"
 WORK_MEM=${WORK_MEM:-1MB}
 MODES=${MODES:-native backend service}
 DEVICE=${DEVICE:-cpu}
