@@ -59,7 +59,7 @@ bench_groupby_queries
 check_args() {
 	local q m
 	[ $# -eq 0 ] || { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0; }
-	ROWS=$(to_int "$ROWS") || die "ROWS must be a positive integer (1e6 notation accepted), not '$ROWS'"
+	int_var ROWS
 	case "$RUNS" in '' | *[!0-9]* | 0) die "RUNS must be a positive integer, not '$RUNS'" ;; esac
 	for q in $QUERIES; do
 		[ -n "${Q_SQL[$q]:-}" ] || die "unknown query '$q' in QUERIES (known: ${!Q_SQL[*]})"

@@ -131,8 +131,8 @@ parse_args() {
 			*) usage >&2; die "unknown argument: $1" ;;
 		esac
 	done
-	ROWS=$(to_int "$ROWS") || die "ROWS must be a positive integer (1e6 notation accepted), not '$ROWS'"
-	NGROUPS=$(to_int "$NGROUPS") || die "NGROUPS must be a positive integer, not '$NGROUPS'"
+	int_var ROWS
+	int_var NGROUPS
 	[ "$ROWS" -ge "$NGROUPS" ] || die "ROWS ($ROWS) must be at least NGROUPS ($NGROUPS)"
 	case "$DURATION" in '' | *[!0-9]* | 0) die "DURATION must be a positive number of seconds, not '$DURATION'" ;; esac
 	case "$CONNECT_CLIENTS" in '' | *[!0-9]*) die "CONNECT_CLIENTS must be a non-negative integer, not '$CONNECT_CLIENTS'" ;; esac

@@ -32,8 +32,8 @@ set -euo pipefail
 # shellcheck source=test/lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-ROWS=$(to_int "${ROWS:-8e6}") || die "ROWS must be a positive integer (1e6 notation accepted), not '$ROWS'"
-NGROUPS=$(to_int "${NGROUPS:-$((ROWS / 2))}") || die "NGROUPS must be a positive integer, not '$NGROUPS'"
+int_var ROWS 8e6
+int_var NGROUPS $((ROWS / 2))
 WORK_MEM=${WORK_MEM:-1MB}
 MODES=${MODES:-native backend service}
 DEVICE=${DEVICE:-cpu}

@@ -184,9 +184,9 @@ parse_args() {
 			*) usage >&2; die "unknown argument: $1" ;;
 		esac
 	done
-	ROWS=$(to_int "$ROWS") || die "ROWS must be a positive integer (1e6 notation accepted), not '$ROWS'"
+	int_var ROWS
 	[ "$ROWS" -ge 1000 ] || die "ROWS must be at least 1000"
-	JOIN_ROWS=$(to_int "${JOIN_ROWS:-$ROWS}") || die "JOIN_ROWS must be a positive integer, not '$JOIN_ROWS'"
+	int_var JOIN_ROWS "$ROWS"
 	[ "$JOIN_ROWS" -ge 1000 ] || die "JOIN_ROWS must be at least 1000"
 	if [ -z "$SF" ]; then
 		SF=$(awk -v r="$ROWS" 'BEGIN { s = r / 1e7; if (s < 0.01) s = 0.01; printf "%g\n", s }')

@@ -59,6 +59,14 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # Print $1 (an integer, or 1e6-style notation) as an integer; fail when it is neither.
 to_int() { awk -v x="$1" 'BEGIN { if (x ~ /^[0-9]+(\.[0-9]+)?([eE]\+?[0-9]+)?$/ && x + 0 >= 1) printf "%.0f\n", x; else exit 1 }'; }
 
+# Set variable $1 (or $2 where it is empty) to its value as an integer, 1e6-style
+# notation accepted; die naming it when it is not a positive integer.
+int_var() {
+	local value=${!1:-${2:-}} n
+	n=$(to_int "$value") || die "$1 must be a positive integer (1e6 notation accepted), not '$value'"
+	printf -v "$1" '%s' "$n"
+}
+
 # Print the number of CPU cores available to this process.
 ncores() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
 
