@@ -10,9 +10,10 @@
  *	  destroys every object.
  *
  * A request thread waits on the service's work semaphore (posted once per
- * request), takes the oldest queued request (slot.c) and runs it
- * (exec.c); between requests it lets admission look at the parked ones
- * (admit.c), waking every SVC_WAIT_STEP_MS while there are any.  Threads block every signal, so that the process's signal
+ * request), at most SERVER_IDLE_MS, takes the oldest queued request
+ * (slot.c) and runs it (exec.c); between requests it lets admission look
+ * at the parked ones (admit.c), waking every SVC_WAIT_STEP_MS while there
+ * are any.  Threads block every signal, so that the process's signal
  * handlers (PostgreSQL's, in the service process) run on the thread that
  * called ga_service_serve, which only waits for the stop.
  *
@@ -28,8 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long a request thread waits for work before it looks at the stop flag. */
-#define SERVER_IDLE_MS 1000
+/*
+ * How long a request thread waits for a post before it looks at the stop
+ * flag and the slots by itself.
+ */
+#define SERVER_IDLE_MS 100
 
 /* Pause between two looks at the clients holding an earlier generation. */
 #define SERVER_GATE_MS 10
@@ -101,11 +105,14 @@ server_thread(void *arg)
 		int64_t		queued_ns = 0;
 		int			index;
 
-		if (!server_wait_work(server) || server_stopping(service, server->pid))
-		{
-			svc_admit_after(server);
+		/*
+		 * A thread whose wait ends without a post looks for queued work all
+		 * the same: a request whose post another thread consumed without
+		 * finding it waits at most one idle period, never for the next post.
+		 */
+		(void) server_wait_work(server);
+		if (server_stopping(service, server->pid))
 			continue;
-		}
 		index = svc_slot_take(service, &queued_ns);
 		if (index < 0)
 		{
