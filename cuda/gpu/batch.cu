@@ -22,6 +22,11 @@
  * before the next one's input overwrites the buffer), so its input is still
  * there when it has to be redone.
  *
+ * String keys overflow also when the heap of their bytes is full
+ * (heap_overflow): the heap grows (gpu/strings.cu), then the table grows
+ * when its ids ran out, or is rebuilt at the same capacity from the stored
+ * hashes to clear the poisoned slots, and the batch is redone.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"

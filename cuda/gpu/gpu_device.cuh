@@ -12,7 +12,8 @@
  * entry points) calls the aggregation (gpu/hashagg.cu) and the hash join
  * (gpu/hashjoin.cu); the aggregation calls its input (gpu/input.cu), its
  * batches (gpu/batch.cu), their plans (gpu/strategy.cu), its derived
- * columns (gpu/derived.cu) and the aggjoin (gpu/aggjoin.cu,
+ * columns (gpu/derived.cu), its string keys (gpu/strings.cu, which
+ * gpu/batch.cu calls too) and the aggjoin (gpu/aggjoin.cu,
  * gpu/aggjoin_probe.cu), which calls the hash join's build and the
  * input and batches back to aggregate what it gathers; all of them
  * launch the kernels of gpu/kernels/ and take their device memory from

@@ -37,6 +37,10 @@
  * piece of at most batch_rows at a time, and run the same kernels on it
  * (ga_gpu_agg_launch_input); see gpu_agg_submit_joined.
  *
+ * String keys (GA_TYPE_STRING key columns) travel as end offsets and
+ * bytes, are grouped in the global table by their bytes and come back once
+ * per group, offsets and bytes in group order (gpu/strings.cu).
+ *
  * Derived columns are never sent: once the rows are in the input buffer
  * (copied, or gathered by a join), the first kernel of the rows computes
  * them there (ga_launch_compute_derived, once per rows, not again when an

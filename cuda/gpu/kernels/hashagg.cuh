@@ -37,6 +37,10 @@
  *				of the entries seen; gathered into the group arrays at the end.
  *	programs	GaDevDerivedProgram[nprograms]: the derived columns' distinct
  *				programs, with pointers into the input buffer; uploaded once.
+ *	strings		(string keys, GaDevStrings) per group its tuple hash and
+ *				per string key its length, and one heap of the groups' key
+ *				bytes; a string key's word in keys is its heap offset.  Home
+ *				slots are the hash's low bits; only the global strategy runs.
  *
  * Shared-memory tables hold one array per aggregate of `entries` elements of
  * the aggregate's shared width (ga_shared_width(): narrower counts and sums
@@ -202,6 +206,8 @@ typedef struct GaDevStrings
 												 * integer key */
 	const uint8_t *bytes[GA_GPU_MAX_KEYS];	/* per key: the batch column's
 											 * bytes (string keys) */
+	uint32_t	bytes_capacity; /* bytes of each such column (string_bytes) */
+	uint32_t	pad;
 	unsigned long long *hashes; /* capacity: each group's tuple hash */
 	uint32_t   *lens;			/* nstrings * capacity: each group's bytes
 								 * per string key (0 when null) */

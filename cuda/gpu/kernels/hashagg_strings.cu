@@ -34,8 +34,8 @@
  *
  * Offsets into the heap are 64-bit; a batch's end offsets and a single
  * string's length are 32-bit (a batch's bytes are at most UINT32_MAX).
- * The kernels clamp a row's offsets to the batch's bytes, so malformed
- * offsets read nothing outside them.
+ * The kernels clamp a row's offsets to the column's bytes in the input
+ * buffer, so malformed offsets read nothing outside them.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,16 +61,19 @@ load_slot_acquire(const int32_t *slot)
 
 /*
  * Row `row`'s value of a string key column: where its bytes start and
- * their length, both clamped to the bytes the batch's end offsets use up
- * to this row.
+ * their length, clamped to the column's bytes in the input buffer
+ * (malformed offsets read nothing outside them).
  */
 __device__ __forceinline__ void
-string_value(const GaDevColumn &column, int64_t row, uint32_t *start, uint32_t *len)
+string_value(const GaDevStrings &strings, const GaDevColumn &column, int64_t row,
+			 uint32_t *start, uint32_t *len)
 {
 	const uint32_t *ends = (const uint32_t *) column.values;
-	const uint32_t end = __ldg(ends + row);
+	uint32_t	end = __ldg(ends + row);
 	uint32_t	begin = row > 0 ? __ldg(ends + row - 1) : 0;
 
+	if (end > strings.bytes_capacity)
+		end = strings.bytes_capacity;
 	if (begin > end)
 		begin = end;
 	*start = begin;
@@ -104,7 +107,7 @@ string_tuple_hash(const GaDevKeys &keys, const GaDevStrings &strings, int64_t ro
 			uint32_t	start;
 			uint32_t	len;
 
-			string_value(column, row, &start, &len);
+			string_value(strings, column, row, &start, &len);
 			v = ga_hash_bytes(strings.bytes[k] + start, len);
 		}
 		else
@@ -148,7 +151,7 @@ string_group_equal(const GaDevKeys &keys, const GaDevStrings &strings,
 			uint32_t	start;
 			uint32_t	len;
 
-			string_value(column, row, &start, &len);
+			string_value(strings, column, row, &start, &len);
 			if (__ldcg(&strings.lens[(int64_t) s * capacity + g]) != len)
 				return false;
 			bytes = strings.bytes[k] + start;
@@ -210,7 +213,7 @@ string_insert(const GaDevKeys &keys, const GaDevStrings &strings, const GaDevTab
 			uint32_t	start;
 			uint32_t	len;
 
-			string_value(keys.columns[k], row, &start, &len);
+			string_value(strings, keys.columns[k], row, &start, &len);
 			total += len;
 		}
 	offset = reserve_heap(table.control, total);
@@ -237,7 +240,7 @@ string_insert(const GaDevKeys &keys, const GaDevStrings &strings, const GaDevTab
 			{
 				const uint8_t *bytes;
 
-				string_value(column, row, &start, &len);
+				string_value(strings, column, row, &start, &len);
 				bytes = strings.bytes[k] + start;
 				for (uint32_t i = 0; i < len; i++)
 					strings.heap[offset + i] = __ldg(bytes + i);
