@@ -17,12 +17,15 @@
  * keys in the heap with one atomic add per warp (heap_used), then takes a
  * group id (take_group_id), copies the bytes, writes the null mask, the
  * integer keys, each string key's heap offset and length and the tuple
- * hash, fences, and publishes the id in the slot.  Readers load a slot
- * with acquire semantics, so that what the winner wrote before
- * publishing is visible; they spin while it is BUSY, then compare the
- * group's stored hash, and only on an equal hash the null mask, the
- * integer keys, the lengths and the bytes, all through L2 (__ldcg), as
- * L1 is not coherent.  The heap is reserved before the id, so every id
+ * hash, fences, and publishes the id in the slot.  Readers load a slot as
+ * the integer table's find_or_insert does (a volatile load: an acquire
+ * load at GPU scope would also invalidate the multiprocessor's L1 for
+ * every row), and everything they read of a group has an address that
+ * depends on the id they loaded, through L2 (__ldcg), as L1 is not
+ * coherent: the group's stored hash first, and only on an equal hash the
+ * null mask, the integer keys, the lengths and the bytes.  A reader that
+ * waited out a BUSY slot loads the published id once more with acquire
+ * semantics.  The heap is reserved before the id, so every id
  * below the capacity has its key written: when the heap is full the
  * winner poisons its slot and raises overflow and heap_overflow without
  * taking an id; when the ids run out it poisons the slot as the integer
@@ -271,21 +274,27 @@ string_find_or_insert(const GaDevKeys &keys, const GaDevStrings &strings,
 	const uint64_t h = string_tuple_hash(keys, strings, row, &mask);
 	int64_t		slot = (int64_t) (h & (uint64_t) table.slot_mask);
 
+	volatile int32_t *vslots = table.slots;
+
 	for (;;)
 	{
-		int32_t		v = load_slot_acquire(&table.slots[slot]);
+		int32_t		v = vslots[slot];
 
 		if (v == GA_SLOT_EMPTY)
 		{
 			v = atomicCAS((int *) &table.slots[slot], GA_SLOT_EMPTY, GA_SLOT_BUSY);
 			if (v == GA_SLOT_EMPTY)
 				return string_insert(keys, strings, table, slot, h, mask, row);
-			/* lost the race: read the winner's state again, with acquire */
-			v = load_slot_acquire(&table.slots[slot]);
+			/* lost the race: v is the winner's state */
 		}
-		while (v == GA_SLOT_BUSY)
+		if (v == GA_SLOT_BUSY)
 		{
-			__nanosleep(32);
+			while (v == GA_SLOT_BUSY)
+			{
+				__nanosleep(32);
+				v = vslots[slot];
+			}
+			/* published while this thread watched: take it with acquire */
 			v = load_slot_acquire(&table.slots[slot]);
 		}
 		if (v == GA_SLOT_POISON)
