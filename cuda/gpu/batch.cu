@@ -696,6 +696,7 @@ grow_strings(GpuAgg *agg, const GaDevControl *control, GaWaitCallback wait, void
 {
 	const int64_t capacity = agg->table.capacity;
 	const int	grow = control->ngroups >= (unsigned long long) capacity;
+	/* reservations are multiples of 8 and so is the heap's capacity */
 	const int64_t heap_used = control->heap_used < (unsigned long long) agg->heap_capacity ?
 		(int64_t) control->heap_used : agg->heap_capacity;
 

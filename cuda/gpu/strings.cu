@@ -63,6 +63,7 @@ ga_gpu_strings_alloc_heap(GpuAgg *agg, int64_t groups, GaStatus *status)
 	bytes = groups * GA_STRING_HEAP_BYTES * agg->nstrings;
 	if (bytes < GPU_HEAP_MIN_BYTES)
 		bytes = GPU_HEAP_MIN_BYTES;
+	bytes = (int64_t) align_up((size_t) bytes);	/* reservations are 8-aligned */
 	if (!device_alloc((void **) &agg->dev_heap, (size_t) bytes, "the string keys' bytes",
 					  status))
 		return 0;
@@ -102,6 +103,7 @@ ga_gpu_strings_grow_heap(GpuAgg *agg, unsigned long long wanted, int64_t valid,
 							 "the string keys' bytes do not fit the GPU");
 	if ((int64_t) wanted + (int64_t) wanted / 2 > bytes)
 		bytes = (int64_t) wanted + (int64_t) wanted / 2;
+	bytes = (int64_t) align_up((size_t) bytes);	/* reservations are 8-aligned */
 	if (!device_alloc((void **) &grown, (size_t) bytes, "the string keys' bytes", status))
 		return 0;
 	if (valid > agg->heap_capacity)

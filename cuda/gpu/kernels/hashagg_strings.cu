@@ -14,7 +14,9 @@
  *
  * Find-or-insert (string_find_or_insert).  A slot goes EMPTY -> BUSY by a
  * compare-and-swap; its winner reserves the bytes of all the row's string
- * keys in the heap with one atomic add per warp (heap_used), then takes a
+ * keys in the heap (each rounded up to 8 bytes, so that a lookup reads a
+ * group's bytes a word at a time) with one atomic add per warp
+ * (heap_used), then takes a
  * group id (take_group_id), copies the bytes, writes the null mask, the
  * integer keys, each string key's heap offset and length and the tuple
  * hash, fences, and publishes the id in the slot.  Readers load a slot as
@@ -158,12 +160,31 @@ string_group_equal(const GaDevKeys &keys, const GaDevStrings &strings,
 			if (__ldcg(&strings.lens[(int64_t) s * capacity + g]) != len)
 				return false;
 			bytes = strings.bytes[k] + start;
-			for (uint32_t i = 0; i < len; i++)
-				if (__ldcg(heap + i) != __ldg(bytes + i))
-					return false;
+			/* the group's bytes start 8-aligned: a word of them per load */
+			for (uint32_t i = 0; i < len; i += 8)
+			{
+				const unsigned long long w =
+					__ldcg((const unsigned long long *) (heap + i));
+				const uint32_t n = len - i < 8 ? len - i : 8;
+
+				for (uint32_t b = 0; b < n; b++)
+					if ((unsigned char) (w >> (8 * b)) != __ldg(bytes + i + b))
+						return false;
+			}
 		}
 	}
 	return true;
+}
+
+/*
+ * Heap bytes a string of len bytes takes: rounded up to 8, so that every
+ * group's bytes of every key start 8-aligned and a lookup reads them a
+ * word at a time (the heap itself is 256-aligned).
+ */
+__device__ __forceinline__ unsigned long long
+heap_span(uint32_t len)
+{
+	return ((unsigned long long) len + 7) & ~7ULL;
 }
 
 /*
@@ -217,7 +238,7 @@ string_insert(const GaDevKeys &keys, const GaDevStrings &strings, const GaDevTab
 			uint32_t	len;
 
 			string_value(strings, keys.columns[k], row, &start, &len);
-			total += len;
+			total += heap_span(len);
 		}
 	offset = reserve_heap(table.control, total);
 	if (offset > (unsigned long long) strings.heap_capacity ||
@@ -250,7 +271,7 @@ string_insert(const GaDevKeys &keys, const GaDevStrings &strings, const GaDevTab
 			}
 			word = (long long) offset;
 			strings.lens[(int64_t) s * capacity + (int64_t) g] = len;
-			offset += len;
+			offset += heap_span(len);
 		}
 		else if (!((mask >> k) & 1))
 			word = load_int(column.values, column.type, row);
