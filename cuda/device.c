@@ -154,6 +154,13 @@ ga_device_kind(const GaDevice *device)
 	return device->kind;
 }
 
+/* See gpuagg_device.h: what the kind's table of entry points says. */
+int
+ga_device_kind_groups_strings(GaDeviceKind kind)
+{
+	return kind == GA_DEVICE_CPU ? ga_cpu_ops.groups_strings : ga_gpu_ops.groups_strings;
+}
+
 /* Milliseconds this open spent creating the GPU's context (0: it existed). */
 double
 ga_device_setup_ms(const GaDevice *device)

@@ -73,6 +73,9 @@ typedef struct GaDeviceOps
 										GaStatus *status);
 	void		(*join_get_stats) (const void *join_impl, GaJoinStats *stats);
 	void		(*join_destroy) (void *join_impl);
+
+	/* What the device does beyond integer keys (0: nothing more). */
+	int			groups_strings; /* string keys (GA_TYPE_STRING) */
 } GaDeviceOps;
 
 /* cpu/device.c: the CPU device */

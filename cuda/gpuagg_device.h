@@ -118,6 +118,12 @@ typedef struct GaDevice GaDevice;
 extern GaDevice *ga_device_open(GaDeviceKind kind, int gpu_ordinal,
 								GaStatus *status);
 extern GaDeviceKind ga_device_kind(const GaDevice *device);
+/*
+ * Whether the devices of a kind group by string keys (GA_TYPE_STRING key
+ * columns), as a build of this library has them; a request with string
+ * keys is refused by a device that does not.
+ */
+extern int	ga_device_kind_groups_strings(GaDeviceKind kind);
 /* Milliseconds spent creating the context; 0 when it already existed. */
 extern double ga_device_setup_ms(const GaDevice *device);
 

@@ -163,12 +163,22 @@ ga_keys_pack_bits(const GaAggRequest *request, int assume_nullable)
 	return bits;
 }
 
-/* Device-memory bytes of one group in the global table (slots, keys, accumulators). */
+/*
+ * Device-memory bytes of one group in the global table (slots, keys,
+ * accumulators; with string keys the tuple's hash, and per string key a
+ * length and GA_STRING_HEAP_BYTES of bytes in the heap).
+ */
 int64_t
 ga_table_bytes_per_group(const GaAggRequest *request)
 {
+	int64_t		strings = 0;
+
+	for (int i = 0; i < request->nkeys; i++)
+		if (request->column_types[request->key_columns[i]] == GA_TYPE_STRING)
+			strings++;
 	return 2 * 4 + 8 * (int64_t) (request->nkeys + 1) +
-		ga_agg_state_bytes_per_group(request);
+		ga_agg_state_bytes_per_group(request) +
+		(strings > 0 ? 8 + strings * (4 + GA_STRING_HEAP_BYTES) : 0);
 }
 
 /*
@@ -227,8 +237,19 @@ keys_fit_64_bits(const GaAggRequest *request)
 	return request->nkeys > 0 && bytes <= 8;
 }
 
+/* Whether a request groups by a string key, which the GPU groups globally only. */
+static int
+has_string_keys(const GaAggRequest *request)
+{
+	for (int i = 0; i < request->nkeys; i++)
+		if (request->column_types[request->key_columns[i]] == GA_TYPE_STRING)
+			return 1;
+	return 0;
+}
+
 /*
- * The hash-based strategy auto uses for `groups` groups: shared while they
+ * The hash-based strategy auto uses for `groups` groups: global for string
+ * keys (only the global table compares bytes); else shared while they
  * fit a block's shared memory; beyond, partitioned when the group table
  * does not fit the L2 cache (ga_partitioned_applies) and the keys pack into
  * 64 bits: then global's random accesses to the table miss L2, and
@@ -241,6 +262,8 @@ ga_auto_strategy_for_groups(const GaGpuInfo *info, const GaAggRequest *request,
 {
 	if (groups < 1)
 		groups = 1;
+	if (has_string_keys(request))
+		return GA_STRATEGY_GLOBAL;
 	if (request->nkeys == 0 || groups <= ga_shared_strategy_max_groups(info, request))
 		return GA_STRATEGY_SHARED;
 	if (keys_fit_64_bits(request) && ga_partitioned_applies(info, request, groups))
@@ -292,6 +315,7 @@ ga_agg_planned_strategy(const GaGpuInfo *info, const GaAggRequest *request)
 		entries *= width <= 2 ? (double) (INT64_C(1) << (8 * width)) + 1 : 1e30;
 	}
 	if (request->nkeys <= GA_PERFECT_MAX_KEYS && !ga_request_two_phase_only(request) &&
+		!has_string_keys(request) &&
 		entries <= (double) ga_perfect_shared_max_entries(info, request))
 		return GA_STRATEGY_PERFECT;
 	return ga_auto_strategy_for_groups(info, request, request->estimated_groups);

@@ -27,6 +27,8 @@ extern "C"
 #define GA_FUSED_LOAD_PERCENT 70	/* fill limit of the fused kernel's tables */
 #define GA_PARTITIONED_L2_PERCENT 100	/* global table size, in % of L2, from
 										 * which a forced partitioned runs */
+#define GA_STRING_HEAP_BYTES 16		/* heap bytes a group's string key is
+									 * given at first (the GPU's heap) */
 
 /* Widths: results, and accumulators in the global arrays and in shared memory */
 extern int	ga_agg_result_width(const GaAggRequest *request, int agg);

@@ -4,8 +4,6 @@
 --
 SET gpuagg.force = on;
 SET gpuagg.explain_device_details = off;
--- the CPU device groups strings (the GPU's text keys use dictionaries)
-SET gpuagg.device = cpu;
 
 CREATE TABLE str_data (t text, v varchar(12), c char(4), b bpchar, i int, n int);
 -- adversarial spellings: empty, blanks, case, multibyte, prefixes, NULLs

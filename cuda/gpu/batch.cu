@@ -22,6 +22,11 @@
  * before the next one's input overwrites the buffer), so its input is still
  * there when it has to be redone.
  *
+ * String keys overflow also when the heap of their bytes is full
+ * (heap_overflow): the heap grows (gpu/strings.cu), then the table grows
+ * when its ids ran out, or is rebuilt at the same capacity from the stored
+ * hashes to clear the poisoned slots, and the batch is redone.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -49,6 +54,8 @@ ga_gpu_agg_table_free(GpuAgg *agg, GpuTable *table)
 {
 	device_free(&table->slots);
 	device_free(&table->keys);
+	device_free(&table->hashes);
+	device_free(&table->lens);
 	for (int a = 0; a < agg->naggs; a++)
 		device_free(&table->acc[a]);
 	table->capacity = 0;
@@ -56,8 +63,8 @@ ga_gpu_agg_table_free(GpuAgg *agg, GpuTable *table)
 
 /*
  * Allocate a table of `capacity` groups: slots (2 * capacity), dense keys
- * and accumulators.  Nothing is initialised here.  Frees what it got on
- * failure.
+ * (with string keys their hashes and lengths too) and accumulators.
+ * Nothing is initialised here.  Frees what it got on failure.
  */
 int
 ga_gpu_agg_table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table, GaStatus *status)
@@ -70,7 +77,14 @@ ga_gpu_agg_table_alloc(GpuAgg *agg, int64_t capacity, GpuTable *table, GaStatus 
 						  "the group table's slots", status) ||
 			!device_alloc((void **) &table->keys,
 						  (size_t) (agg->nkeys + 1) * (size_t) capacity * sizeof(long long),
-						  "the group keys", status))
+						  "the group keys", status) ||
+			(agg->nstrings > 0 &&
+			 (!device_alloc((void **) &table->hashes,
+							(size_t) capacity * sizeof(unsigned long long),
+							"the group keys' hashes", status) ||
+			  !device_alloc((void **) &table->lens,
+							(size_t) agg->nstrings * (size_t) capacity * sizeof(uint32_t),
+							"the string keys' lengths", status))))
 		{
 			ga_gpu_agg_table_free(agg, table);
 			return 0;
@@ -384,6 +398,17 @@ enqueue_group_ids(GpuAgg *agg, const GaDevTable *table, const int32_t *rows,
 {
 	if (agg->nkeys == 0)
 		return 1;
+	if (agg->nstrings > 0)
+	{
+		GaDevStrings strings = ga_gpu_strings_view(agg, &agg->table);
+
+		GPU_TRY(ga_launch_string_group_ids(&agg->inflight_keys, &strings, table,
+										   agg->inflight_rows, rows, count,
+										   agg->dev_group_ids,
+										   agg->device->info.multiprocessors, agg->stream),
+				"launching the string group id kernel");
+		return mark(agg, GA_PHASE_GROUP_IDS, status);
+	}
 	GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, table, agg->inflight_rows, rows,
 									   count, agg->dev_group_ids,
 									   agg->device->info.multiprocessors, agg->stream),
@@ -564,14 +589,17 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 
 /*
  * Grow the group table: a new table of at least twice the capacity and
- * twice `seen`, the old keys and accumulators copied into it, the rest
- * initialised, the slots rebuilt from the dense keys of the `valid` groups
- * (every id below it has its key written), and the counter set to valid.
- * Waits for the growth so that the old table can be freed.
+ * twice `seen` (with grow 0, of the same capacity: a table whose slots a
+ * full heap poisoned), the old keys and accumulators (and string keys'
+ * hashes and lengths) copied into it, the rest initialised, the slots
+ * rebuilt from the dense keys, or the stored hashes, of the `valid` groups
+ * (every id below it has its key written), and the counter set to valid
+ * (and the heap's to heap_used).  Waits for the growth so that the old
+ * table can be freed.
  */
 static int
-grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback wait,
-		   void *arg, GaStatus *status)
+grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, int64_t heap_used, int grow,
+		   GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	cudaStream_t stream = agg->stream;
 	int			sms = agg->device->info.multiprocessors;
@@ -580,7 +608,7 @@ grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback w
 	GpuTable	grown;
 	GaDevTable	table;
 
-	if (old_capacity >= GA_GPU_MAX_CAPACITY)
+	if (grow && old_capacity >= GA_GPU_MAX_CAPACITY)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "more than %lld groups do not fit the GPU group table",
 							 (long long) GA_GPU_MAX_CAPACITY);
@@ -590,6 +618,8 @@ grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback w
 	want = next_pow2(want);
 	if (want > GA_GPU_MAX_CAPACITY)
 		want = GA_GPU_MAX_CAPACITY;
+	if (!grow)
+		want = old_capacity;
 
 	if (!ga_gpu_agg_table_alloc(agg, want, &grown, status))
 		return 0;
@@ -610,13 +640,38 @@ grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback w
 								(size_t) old_capacity * agg->acc_width[a],
 								cudaMemcpyDeviceToDevice, stream),
 				"copying the accumulators into the grown table");
+	if (agg->nstrings > 0)
+	{
+		GPU_TRY(cudaMemcpyAsync(grown.hashes, agg->retired.hashes,
+								(size_t) old_capacity * sizeof(unsigned long long),
+								cudaMemcpyDeviceToDevice, stream),
+				"copying the group keys' hashes into the grown table");
+		for (int s = 0; s < agg->nstrings; s++)
+			GPU_TRY(cudaMemcpyAsync(grown.lens + (size_t) s * want,
+									agg->retired.lens + (size_t) s * old_capacity,
+									(size_t) old_capacity * sizeof(uint32_t),
+									cudaMemcpyDeviceToDevice, stream),
+					"copying the string keys' lengths into the grown table");
+	}
 	if (!ga_gpu_agg_table_init_async(agg, &grown, old_capacity, status))
 		return 0;
-	GPU_TRY(ga_launch_reset_control(agg->dev_control, valid, stream),
-			"launching the control reset kernel");
 	table = dev_table(agg, &grown);
-	GPU_TRY(ga_launch_rebuild_slots(&table, valid, sms, stream),
-			"launching the table rebuild kernel");
+	if (agg->nstrings > 0)
+	{
+		GaDevStrings strings = ga_gpu_strings_view(agg, &grown);
+
+		GPU_TRY(ga_launch_string_reset_control(agg->dev_control, valid, heap_used, stream),
+				"launching the control reset kernel");
+		GPU_TRY(ga_launch_string_rebuild_slots(&strings, &table, valid, sms, stream),
+				"launching the table rebuild kernel");
+	}
+	else
+	{
+		GPU_TRY(ga_launch_reset_control(agg->dev_control, valid, stream),
+				"launching the control reset kernel");
+		GPU_TRY(ga_launch_rebuild_slots(&table, valid, sms, stream),
+				"launching the table rebuild kernel");
+	}
 	if (!mark(agg, GA_PHASE_GROW, status) ||
 		!wait_marks(agg, wait, arg, "growing the GPU group table", status))
 		return 0;
@@ -625,6 +680,31 @@ grow_table(GpuAgg *agg, unsigned long long seen, int64_t valid, GaWaitCallback w
 	agg->known_groups = valid;
 	agg->stats.table_growths++;
 	return 1;
+}
+
+/*
+ * A batch with string keys overflowed (gpu/kernels/hashagg_strings.cu):
+ * grow the heap when it was full, keeping the bytes of the reservations
+ * that fitted (they end at or before its capacity), then grow the table
+ * when its ids ran out, or else rebuild it at the same capacity to clear
+ * the slots the full heap poisoned.  Every id handed out below the
+ * capacity has its key and bytes written.
+ */
+static int
+grow_strings(GpuAgg *agg, const GaDevControl *control, GaWaitCallback wait, void *arg,
+			 GaStatus *status)
+{
+	const int64_t capacity = agg->table.capacity;
+	const int	grow = control->ngroups >= (unsigned long long) capacity;
+	/* reservations are multiples of 8 and so is the heap's capacity */
+	const int64_t heap_used = control->heap_used < (unsigned long long) agg->heap_capacity ?
+		(int64_t) control->heap_used : agg->heap_capacity;
+
+	if (control->heap_overflow &&
+		!ga_gpu_strings_grow_heap(agg, control->heap_used, heap_used, wait, arg, status))
+		return 0;
+	return grow_table(agg, control->ngroups, grow ? capacity : (int64_t) control->ngroups,
+					  heap_used, grow, wait, arg, status);
 }
 
 /*
@@ -670,8 +750,10 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 			agg->inflight_plan == PLAN_DIRECT_GLOBAL ||
 			(agg->inflight_plan == PLAN_FUSED && control.merged);
 		agg->stats.retries++;
-		if (!grow_table(agg, control.ngroups, agg->table.capacity, wait, arg, status) ||
-			!enqueue_batch(agg, escapes_only, status))
+		if (agg->nstrings > 0 ? !grow_strings(agg, &control, wait, arg, status) :
+			!grow_table(agg, control.ngroups, agg->table.capacity, 0, 1, wait, arg, status))
+			return 0;
+		if (!enqueue_batch(agg, escapes_only, status))
 			return 0;
 	}
 	return 1;
@@ -758,7 +840,7 @@ ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *ar
 	agg->inflight_rows = nrows;
 	agg->partitions_ready = 0;	/* new input: partition it afresh */
 	agg->stats.batches++;
-	if (!agg->probed && agg->nkeys > 0 && agg->rows_ok &&
+	if (!agg->probed && agg->nkeys > 0 && agg->nstrings == 0 && agg->rows_ok &&
 		(agg->request.strategy == GA_STRATEGY_AUTO ||
 		 agg->request.strategy == GA_STRATEGY_PERFECT) &&
 		!probe_first_batch(agg, wait, arg, status))
@@ -817,7 +899,7 @@ ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus 
 								 (long long) GA_GPU_MAX_CAPACITY);
 		if (agg->known_groups + found > agg->table.capacity &&
 			!grow_table(agg, (unsigned long long) (agg->known_groups + found),
-						agg->known_groups, wait, arg, status))
+						agg->known_groups, 0, 1, wait, arg, status))
 			return 0;
 	}
 

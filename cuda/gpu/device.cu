@@ -300,5 +300,6 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	ga_gpu_join_next_batch,
 	ga_gpu_join_probe,
 	ga_gpu_join_get_stats,
-	ga_gpu_join_destroy
+	ga_gpu_join_destroy,
+	1							/* groups_strings */
 };

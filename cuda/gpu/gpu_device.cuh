@@ -12,7 +12,8 @@
  * entry points) calls the aggregation (gpu/hashagg.cu) and the hash join
  * (gpu/hashjoin.cu); the aggregation calls its input (gpu/input.cu), its
  * batches (gpu/batch.cu), their plans (gpu/strategy.cu), its derived
- * columns (gpu/derived.cu) and the aggjoin (gpu/aggjoin.cu,
+ * columns (gpu/derived.cu), its string keys (gpu/strings.cu, which
+ * gpu/batch.cu calls too) and the aggjoin (gpu/aggjoin.cu,
  * gpu/aggjoin_probe.cu), which calls the hash join's build and the
  * input and batches back to aggregate what it gathers; all of them
  * launch the kernels of gpu/kernels/ and take their device memory from
@@ -103,6 +104,8 @@ typedef struct GpuTable
 	int32_t    *slots;			/* 2 * capacity slots; NULL without keys */
 	long long  *keys;			/* (nkeys + 1) * capacity words; NULL without keys */
 	void	   *acc[GA_GPU_MAX_AGGS];	/* per aggregate, capacity elements */
+	unsigned long long *hashes; /* string keys: capacity tuple hashes */
+	uint32_t   *lens;			/* string keys: nstrings * capacity lengths */
 } GpuTable;
 
 /* The aggjoin part of an aggregation (gpu/aggjoin.cu). */
@@ -150,6 +153,8 @@ typedef struct GpuAgg
 	size_t	   *host_validity_offset;
 	size_t	   *dev_values_offset;
 	size_t	   *dev_validity_offset;
+	size_t	   *host_bytes_offset;	/* per string column: its bytes */
+	size_t	   *dev_bytes_offset;	/* per string key column: its bytes */
 	size_t		validity_bytes; /* per column: (batch_rows + 7) / 8 */
 	size_t		host_batch_bytes;
 	size_t		dev_input_bytes;
@@ -177,6 +182,16 @@ typedef struct GpuAgg
 	GpuTable	table;
 	GpuTable	retired;		/* the previous table while a growth runs */
 	int			acc_width[GA_GPU_MAX_AGGS];
+
+	/*
+	 * String keys (gpu/strings.cu): the kernels' view (which keys are
+	 * strings, the batch's bytes; the table's and heap's pointers are set
+	 * at each launch), and the heap of the groups' key bytes.
+	 */
+	int			nstrings;		/* string keys; 0: none */
+	GaDevStrings inflight_strings;
+	unsigned char *dev_heap;
+	int64_t		heap_capacity;
 
 	/* Strategy state. */
 	int			narrow;			/* shared widths narrow: batches <= 2^31 rows */
@@ -614,6 +629,24 @@ extern int	ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg,
 extern int	ga_gpu_agg_gather_perfect(GpuAgg *agg, GaWaitCallback wait, void *arg,
 									  GaStatus *status);
 extern void ga_gpu_agg_count_empty_batch(GpuAgg *agg);
+
+/*
+ * gpu/strings.cu: string keys.  plan marks the string keys (at create,
+ * before the input is laid out); alloc_heap allocates the heap for a
+ * table of `groups` groups; view is the kernels' view of them over a
+ * table; grow_heap replaces the heap by one of at least `wanted` bytes,
+ * keeping its first `valid` bytes (waits for the copy); copy_out sets
+ * the result's key_values and key_bytes of every string key for the
+ * ngroups groups of the table; free_heap frees the heap.
+ */
+extern void ga_gpu_strings_plan(GpuAgg *agg);
+extern int	ga_gpu_strings_alloc_heap(GpuAgg *agg, int64_t groups, GaStatus *status);
+extern GaDevStrings ga_gpu_strings_view(const GpuAgg *agg, const GpuTable *table);
+extern int	ga_gpu_strings_grow_heap(GpuAgg *agg, unsigned long long wanted, int64_t valid,
+									 GaWaitCallback wait, void *arg, GaStatus *status);
+extern int	ga_gpu_strings_copy_out(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait,
+									void *arg, GaStatus *status);
+extern void ga_gpu_strings_free_heap(GpuAgg *agg);
 
 /*
  * gpu/strategy.cu: the plan of a batch (choose sets the plan's sizes in

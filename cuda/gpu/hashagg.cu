@@ -37,6 +37,10 @@
  * piece of at most batch_rows at a time, and run the same kernels on it
  * (ga_gpu_agg_launch_input); see gpu_agg_submit_joined.
  *
+ * String keys (GA_TYPE_STRING key columns) travel as end offsets and
+ * bytes, are grouped in the global table by their bytes and come back once
+ * per group, offsets and bytes in group order (gpu/strings.cu).
+ *
  * Derived columns are never sent: once the rows are in the input buffer
  * (copied, or gathered by a join), the first kernel of the rows computes
  * them there (ga_launch_compute_derived, once per rows, not again when an
@@ -200,6 +204,8 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->host_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->dev_values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->dev_validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->host_bytes_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	agg->dev_bytes_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	agg->column_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	agg->column_is_derived = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	agg->derived_input = (uint8_t *) calloc(agg->ncolumns + 1, 1);
@@ -208,6 +214,7 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 		agg->needs_values == NULL || agg->needs_validity == NULL ||
 		agg->host_values_offset == NULL || agg->host_validity_offset == NULL ||
 		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL ||
+		agg->host_bytes_offset == NULL || agg->dev_bytes_offset == NULL ||
 		agg->column_has_nulls == NULL || agg->column_is_derived == NULL ||
 		agg->derived_input == NULL || agg->derived == NULL)
 		return 0;
@@ -298,6 +305,7 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	agg->two_phase_only = ga_request_two_phase_only(&agg->request);
 	if (request->join != NULL)
 		ga_gpu_aggjoin_mark_filter_inputs(agg, request->join);
+	ga_gpu_strings_plan(agg);
 	ga_gpu_input_layout(agg);
 	plan_shared_layout(agg);
 	agg->known_groups = agg->nkeys > 0 ? 0 : 1;
@@ -390,7 +398,8 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 			estimate /= 2;
 		capacity = next_pow2(estimate);
 	}
-	if (!ga_gpu_agg_table_alloc(agg, capacity, &agg->table, status))
+	if (!ga_gpu_agg_table_alloc(agg, capacity, &agg->table, status) ||
+		!ga_gpu_strings_alloc_heap(agg, capacity, status))
 		goto fail;
 
 	{
@@ -430,14 +439,6 @@ fail:
 void *
 ga_gpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 {
-	/* string keys: the CPU device's (the planner sends them there) */
-	for (int c = 0; c < request->ncolumns; c++)
-		if (request->column_types[c] == GA_TYPE_STRING)
-		{
-			ga_status_set(status, GA_ERR_INVALID,
-						  "the GPU device does not group by string keys");
-			return NULL;
-		}
 	return create_agg((GpuDevice *) device_impl, request, 0, status);
 }
 
@@ -527,6 +528,13 @@ ga_gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a batch holds %lld rows but has room for %lld",
 							 (long long) batch->nrows, (long long) agg->batch_rows);
+	for (int c = 0; c < agg->ncolumns; c++)
+		if (agg->column_types[c] == GA_TYPE_STRING && batch->nrows > 0 &&
+			(int64_t) ga_string_used(&batch->columns[c], batch->nrows) >
+			agg->request.string_bytes)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d of a batch ends past its %lld bytes", c,
+								 (long long) agg->request.string_bytes);
 	if (batch->nrows == 0)
 	{
 		/* Nothing to send; counted like the CPU device counts it. */
@@ -599,6 +607,13 @@ ga_gpu_bench_create(void *device_impl, const GaAggRequest *request, GaStatus *st
 					  "an aggregation over device columns takes no join and no derived columns");
 		return NULL;
 	}
+	for (int c = 0; c < request->ncolumns; c++)
+		if (request->column_types[c] == GA_TYPE_STRING)
+		{
+			ga_status_set(status, GA_ERR_INVALID,
+						  "an aggregation over device columns takes no string columns");
+			return NULL;
+		}
 	return create_agg((GpuDevice *) device_impl, request, 1, status);
 }
 
@@ -685,8 +700,10 @@ alloc_result(GpuAgg *agg, int64_t ngroups)
 	result->naggs = agg->naggs;
 	result->key_values = (int64_t **) calloc(agg->nkeys + 1, sizeof(int64_t *));
 	result->key_isnull = (uint8_t **) calloc(agg->nkeys + 1, sizeof(uint8_t *));
+	result->key_bytes = (uint8_t **) calloc(agg->nkeys + 1, sizeof(uint8_t *));
 	result->values = (void **) calloc(agg->naggs + 1, sizeof(void *));
-	if (result->key_values == NULL || result->key_isnull == NULL || result->values == NULL)
+	if (result->key_values == NULL || result->key_isnull == NULL ||
+		result->key_bytes == NULL || result->values == NULL)
 		return 0;
 	for (int k = 0; k < agg->nkeys; k++)
 	{
@@ -716,12 +733,15 @@ free_result(GpuAgg *agg)
 			ga_host_free(result->key_values[k]);
 		if (result->key_isnull != NULL)
 			ga_host_free(result->key_isnull[k]);
+		if (result->key_bytes != NULL)
+			ga_host_free(result->key_bytes[k]);
 	}
 	for (int a = 0; a < agg->naggs; a++)
 		if (result->values != NULL)
 			ga_host_free(result->values[a]);
 	free(result->key_values);
 	free(result->key_isnull);
+	free(result->key_bytes);
 	free(result->values);
 	memset(result, 0, sizeof(*result));
 }
@@ -771,8 +791,9 @@ copy_out_result(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait, void *arg,
 	{
 		COPY_OUT(mask, agg->table.keys, (size_t) ngroups * sizeof(int64_t));
 		for (int k = 0; k < agg->nkeys; k++)
-			COPY_OUT(result->key_values[k], agg->table.keys + (size_t) (k + 1) * capacity,
-					 (size_t) ngroups * sizeof(int64_t));
+			if (agg->inflight_strings.string_of_key[k] < 0)
+				COPY_OUT(result->key_values[k], agg->table.keys + (size_t) (k + 1) * capacity,
+						 (size_t) ngroups * sizeof(int64_t));
 	}
 	for (int a = 0; a < agg->naggs; a++)
 		COPY_OUT(result->values[a], agg->table.acc[a], (size_t) ngroups * agg->acc_width[a]);
@@ -839,7 +860,8 @@ ga_gpu_agg_finish(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *stat
 		(agg->join != NULL && !ga_gpu_aggjoin_finish(agg, wait, arg, status)) ||
 		!ga_gpu_agg_settle(agg, wait, arg, status) ||
 		!ga_gpu_agg_gather_perfect(agg, wait, arg, status) ||
-		!copy_out_result(agg, agg->known_groups, wait, arg, status))
+		!copy_out_result(agg, agg->known_groups, wait, arg, status) ||
+		!ga_gpu_strings_copy_out(agg, agg->known_groups, wait, arg, status))
 	{
 		remember_failure(agg, status);
 		return NULL;
@@ -881,6 +903,7 @@ ga_gpu_agg_destroy(void *agg_impl)
 	ga_gpu_agg_table_free(agg, &agg->table);
 	ga_gpu_agg_table_free(agg, &agg->retired);
 	ga_gpu_plan_perfect_free(agg);
+	ga_gpu_strings_free_heap(agg);
 	device_free(&agg->dev_input);
 	device_free(&agg->dev_programs);
 	device_free(&agg->dev_group_ids);
@@ -927,6 +950,8 @@ ga_gpu_agg_destroy(void *agg_impl)
 	free(agg->host_validity_offset);
 	free(agg->dev_values_offset);
 	free(agg->dev_validity_offset);
+	free(agg->host_bytes_offset);
+	free(agg->dev_bytes_offset);
 	free(agg->column_has_nulls);
 	free(agg->column_is_derived);
 	free(agg->derived_input);

@@ -17,6 +17,11 @@
  * operands whose bitmaps are always there (a batch's operand or NaN flag
  * column without nulls gets its bitmap set on the device instead).
  *
+ * A string column (GA_TYPE_STRING) has its bytes too, string_bytes of
+ * them after its validity in a pinned batch, where the caller writes them
+ * (in the GPU service, the arena); a string key's bytes go to the device
+ * input buffer after its bitmap, one copy of the bytes in use per batch.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -62,6 +67,13 @@ ga_gpu_input_layout(GpuAgg *agg)
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
 		size_t		values_bytes = (size_t) agg->batch_rows * ga_type_width(agg->column_types[c]);
+		size_t		string_bytes = agg->column_types[c] == GA_TYPE_STRING ?
+			(size_t) agg->request.string_bytes : 0;
+		int			string_key = 0;
+
+		for (int k = 0; k < agg->nkeys; k++)
+			if (agg->key_columns[k] == c && string_bytes > 0)
+				string_key = 1;
 
 		if (values_bytes == 0)
 			agg->needs_values[c] = 0;
@@ -76,6 +88,12 @@ ga_gpu_input_layout(GpuAgg *agg)
 		agg->dev_validity_offset[c] = dev_bytes;
 		if (agg->needs_validity[c])
 			dev_bytes += align_up(agg->validity_bytes);
+
+		agg->host_bytes_offset[c] = host_bytes;
+		host_bytes += align_up(string_bytes);
+		agg->dev_bytes_offset[c] = dev_bytes;
+		if (string_key)
+			dev_bytes += align_up(string_bytes);
 	}
 	agg->host_batch_bytes = host_bytes;
 	agg->dev_input_bytes = dev_bytes;
@@ -102,6 +120,13 @@ ga_gpu_input_reset_batch(GpuAgg *agg, GpuHostBatch *hb)
 		column->validity = hb->pinned + agg->host_validity_offset[c];
 		memset(column->validity, 0xff, agg->validity_bytes);
 		column->has_nulls = 0;
+		column->bytes = NULL;
+		column->bytes_capacity = 0;
+		if (column->type == GA_TYPE_STRING)
+		{
+			column->bytes = hb->pinned + agg->host_bytes_offset[c];
+			column->bytes_capacity = agg->request.string_bytes;
+		}
 	}
 }
 
@@ -129,7 +154,12 @@ void
 ga_gpu_input_point_columns(GpuAgg *agg)
 {
 	for (int k = 0; k < agg->nkeys; k++)
+	{
 		agg->inflight_keys.columns[k] = dev_column(agg, agg->key_columns[k]);
+		if (agg->inflight_strings.string_of_key[k] >= 0)
+			agg->inflight_strings.bytes[k] =
+				agg->dev_input + agg->dev_bytes_offset[agg->key_columns[k]];
+	}
 	for (int a = 0; a < agg->naggs; a++)
 	{
 		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];
@@ -186,6 +216,17 @@ ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 			GPU_TRY(cudaMemsetAsync(agg->dev_input + agg->dev_validity_offset[c], 0xff,
 									(size_t) (nrows + 7) / 8, stream),
 					"setting a batch's null bitmap on the GPU");
+		if (agg->column_types[c] == GA_TYPE_STRING && agg->needs_values[c] && nrows > 0)
+		{
+			size_t		bytes = ga_string_used(column, nrows);
+
+			if (bytes > 0)
+				GPU_TRY(cudaMemcpyAsync(agg->dev_input + agg->dev_bytes_offset[c],
+										column->bytes, bytes, cudaMemcpyHostToDevice,
+										stream),
+						"copying a batch's strings to the GPU");
+			bytes_sent += bytes;
+		}
 	}
 	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
 	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");

@@ -259,5 +259,6 @@ const GaDeviceOps ga_gpu_ops = {
 	none_join_next_batch,
 	none_join_probe,
 	none_join_get_stats,
-	none_join_destroy
+	none_join_destroy,
+	0							/* groups_strings */
 };

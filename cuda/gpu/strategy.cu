@@ -58,6 +58,11 @@
  * the two-phase kernels only: never perfect nor the fused kernel; shared is
  * then the two-phase shared kernel, also for a plain aggregate.
  *
+ * A request with string keys runs global for every batch, whatever the
+ * strategy asked: its keys neither pack nor index directly, and only the
+ * global table's find-or-insert compares bytes (gpu/strings.cu); its first
+ * batch is not probed.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -219,6 +224,8 @@ ga_gpu_plan_choose(GpuAgg *agg)
 		agg->inflight_replicas = ga_gpu_plan_replicas(agg, 1, 1, 0, agg->shared_budget);
 		return PLAN_SHARED;
 	}
+	if (agg->nstrings > 0)
+		return PLAN_GLOBAL;		/* string keys: the global table only */
 	if (agg->perfect)
 		return agg->perfect_in_shared ? PLAN_DIRECT_SHARED : PLAN_DIRECT_GLOBAL;
 

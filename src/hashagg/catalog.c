@@ -650,7 +650,8 @@ GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what, const char **w
  * GpuAggKeyDesc) travels to the device as its bytes (batch/encode.c's
  * STRING_KEY): text and varchar, whose equality under a deterministic
  * collation is byte equality, while gpuagg.string_keys is on and the
- * planned device is the CPU's, which compares strings.
+ * planned device groups strings (and the CPU device, which a failed GPU
+ * aggregation falls back to, does too).
  */
 bool
 GpuAggKeyAsBytes(Oid base_type)
@@ -659,7 +660,8 @@ GpuAggKeyAsBytes(Oid base_type)
 
 	if (!gpuagg_string_keys || (base_type != TEXTOID && base_type != VARCHAROID))
 		return false;
-	return GpuAggPlannedDeviceKind(&usable) == GA_DEVICE_CPU;
+	return ga_device_kind_groups_strings(GpuAggPlannedDeviceKind(&usable)) &&
+		ga_device_kind_groups_strings(GA_DEVICE_CPU);
 }
 
 /* The encoding of integer-like types (also dates, timestamps); NONE otherwise. */

@@ -37,6 +37,10 @@
  *				of the entries seen; gathered into the group arrays at the end.
  *	programs	GaDevDerivedProgram[nprograms]: the derived columns' distinct
  *				programs, with pointers into the input buffer; uploaded once.
+ *	strings		(string keys, GaDevStrings) per group its tuple hash and
+ *				per string key its length, and one heap of the groups' key
+ *				bytes; a string key's word in keys is its heap offset.  Home
+ *				slots are the hash's low bits; only the global strategy runs.
  *
  * Shared-memory tables hold one array per aggregate of `entries` elements of
  * the aggregate's shared width (ga_shared_width(): narrower counts and sums
@@ -149,6 +153,10 @@ typedef struct GaDevControl
 	unsigned int merged;		/* the fused kernel merged its partials */
 	unsigned int pad;
 	unsigned long long counter; /* scratch: the perfect gather's output */
+	unsigned long long heap_used;	/* string keys: bytes of the heap handed
+									 * out; may pass its capacity */
+	int			heap_overflow;	/* string keys: a group's bytes did not fit */
+	unsigned int pad2;
 } GaDevControl;
 
 /* One input column of the batch on the device. */
@@ -179,6 +187,33 @@ typedef struct GaDevTable
 	int32_t		slot_shift;		/* 64 - log2(nslots): home slot = hash >> shift */
 	GaDevControl *control;
 } GaDevTable;
+
+/*
+ * String keys (gpu/kernels/hashagg_strings.cu): which keys are strings,
+ * the batch's bytes of each, and the group table's arrays that only string
+ * layouts have.  A string key's word in the dense keys (the table's keys
+ * array) is the heap offset of the group's bytes for that key; its length
+ * is in lens.  A group's string keys lie side by side in the heap, one
+ * reservation per group.
+ */
+typedef struct GaDevStrings
+{
+	int32_t		nstrings;		/* string keys */
+	int32_t		hash_bits;		/* debug_hash_bits: low bits of each tuple
+								 * hash kept (0: all) */
+	int8_t		string_of_key[GA_GPU_MAX_KEYS];	/* per key: its index among
+												 * the string keys, -1 for an
+												 * integer key */
+	const uint8_t *bytes[GA_GPU_MAX_KEYS];	/* per key: the batch column's
+											 * bytes (string keys) */
+	uint32_t	bytes_capacity; /* bytes of each such column (string_bytes) */
+	uint32_t	pad;
+	unsigned long long *hashes; /* capacity: each group's tuple hash */
+	uint32_t   *lens;			/* nstrings * capacity: each group's bytes
+								 * per string key (0 when null) */
+	unsigned char *heap;		/* the groups' key bytes */
+	int64_t		heap_capacity;
+} GaDevStrings;
 
 /*
  * One aggregate: operation, input column and accumulator array.  COMOMENTS
@@ -520,6 +555,54 @@ extern cudaError_t ga_launch_chunk_accumulate(const GaDevAggs *aggs,
 											  const GaDevPartitions *parts,
 											  int inputs_in_order, GaDevControl *control,
 											  int sm_count, cudaStream_t stream);
+
+/*
+ * String keys (gpu/kernels/hashagg_strings.cu).  Phase 1 for a layout with
+ * string keys: group_ids[i] for positions as ga_launch_assign_group_ids
+ * takes them, each tuple hashed as the CPU device hashes it and its new
+ * groups' bytes copied into the heap (a full table or heap raises the
+ * overflow flag, a full heap heap_overflow too, and the row gets -1).
+ */
+extern cudaError_t ga_launch_string_group_ids(const GaDevKeys *keys,
+											  const GaDevStrings *strings,
+											  const GaDevTable *table, int64_t nrows,
+											  const int32_t *rows,
+											  const unsigned long long *count,
+											  int32_t *group_ids, int sm_count,
+											  cudaStream_t stream);
+
+/* Growth: insert groups [0, ngroups) into the table's empty slots by their stored hashes. */
+extern cudaError_t ga_launch_string_rebuild_slots(const GaDevStrings *strings,
+												  const GaDevTable *table, int64_t ngroups,
+												  int sm_count, cudaStream_t stream);
+
+/*
+ * Set control's group counter to ngroups and its heap to heap_used bytes,
+ * and clear both overflow flags.
+ */
+extern cudaError_t ga_launch_string_reset_control(GaDevControl *control, int64_t ngroups,
+												  int64_t heap_used, cudaStream_t stream);
+
+/*
+ * Finish: ends[g] = the end offset of group g's bytes of string key s when
+ * the groups' bytes lie one after another in group order (the lengths'
+ * inclusive prefix sum), for g in [0, ngroups).  temp/temp_bytes as CUB's
+ * (temp NULL: only *temp_bytes is set); ngroups at most INT_MAX.
+ */
+extern cudaError_t ga_string_ends(void *temp, size_t *temp_bytes,
+								  const GaDevStrings *strings, int s, int64_t capacity,
+								  long long *ends, int64_t ngroups, int sm_count,
+								  cudaStream_t stream);
+
+/*
+ * Finish: copy every group's bytes of string key s (its heap offsets in
+ * offsets, capacity entries apart per word) to out, at ends[g] - length.
+ */
+extern cudaError_t ga_launch_string_gather(const GaDevStrings *strings, int s,
+										   int64_t capacity, const long long *offsets,
+										   const long long *ends, int64_t ngroups,
+										   unsigned char *out, int sm_count,
+										   cudaStream_t stream);
 
 /* gpu/kernels/hashagg_two_phase.cu: launch helpers shared by the kernel files */
 extern cudaError_t ga_grid_size(const void *kernel, int threads, size_t shared_bytes,
