@@ -213,7 +213,7 @@ GpuAggGucInit(void)
 							PGC_USERSET, GUC_UNIT_KB, check_build_limit, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_fail_at_batch",
 							"Testing: make the device fail at this batch of each aggregation or probe of each join (0 = never).",
-							"Superusers only: it makes queries fail or run on the CPU on purpose.",
+							"Superusers only: it makes queries fail or run on the CPU on purpose. The partitions of a spilled GpuHashAgg count their batches together.",
 							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_hash_bits",
