@@ -54,12 +54,14 @@ struct GpuJoinSpill
 /*
  * The partitions for a build side of about build_bytes when a build may
  * hold limit bytes: twice as many as it needs, a power of two within what
- * a quarter of limit gives the tapes' buffers (two per partition).
+ * a quarter of limit gives the tapes' buffers (one per partition of the
+ * side being written; a side's buffers go when it is rewound, and come
+ * back one at a time as its partitions are read).
  */
 int
 GpuJoinSpillPartitions(double build_bytes, double limit)
 {
-	double		buffers = limit / 4 / BLCKSZ / 2;
+	double		buffers = limit / 4 / BLCKSZ;
 	int			n = JOIN_SPILL_MIN_PARTITIONS;
 
 	while (n < JOIN_SPILL_MAX_PARTITIONS && n < 2 * build_bytes / Max(limit, 1.0) &&

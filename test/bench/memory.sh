@@ -2,13 +2,15 @@
 # test/bench/memory.sh - a backend's peak memory for one large aggregation, natively and
 # through GpuHashAgg: SELECT k, sum(v) FROM t GROUP BY k over ROWS rows in NGROUPS groups,
 # no parallel workers, work_mem = WORK_MEM; k an integer, or with KEY=text a text key
-# ('key ' and the number), which GpuHashAgg sends as bytes.
+# ('key ' and the number), which GpuHashAgg sends as bytes. With SHAPE=join the groups come
+# from a join instead, whose build side (memdim, NGROUPS rows) exceeds hash_mem:
+# SELECT d.g, sum(m.v) FROM memtest m JOIN memdim d USING (k) GROUP BY d.g, 1000 groups.
 #
 #   PGHOST=... PGPORT=... bash test/bench/memory.sh      # a running cluster that preloads
 #                                                         # gpuagg (test/check.sh --keep)
 #   ROWS=1e6 MODES="native backend" bash test/bench/memory.sh
 #
-# Makes table memtest (dropped at the end unless KEEP=1) in database DB, then per mode
+# Makes table memtest (and memdim; dropped at the end unless KEEP=1) in database DB, then per mode
 # runs the query in a new session (its groups counted in an outer aggregate, so that no
 # group reaches the client) while sampling the backend's /proc/PID/status every 20 ms, and
 # prints one line per mode:
@@ -24,7 +26,7 @@
 #   service  the same in the GPU service (gpuagg.device_host = service)
 #
 # Environment: ROWS (default 8e6), NGROUPS (default ROWS / 2; bash keeps GROUPS), KEY (int or
-# text, default int), WORK_MEM (default 1MB),
+# text, default int), SHAPE (agg or join, default agg), WORK_MEM (default 1MB),
 # MODES (default "native backend service"), DEVICE (default cpu), DB (default postgres),
 # PSQL (default psql on PATH, else PG_BINDIR/psql), KEEP=1 keeps the table, VERBOSE=1
 # prints each plan. As root the
@@ -71,13 +73,18 @@ mode_settings() {
 	esac
 }
 
-QUERY="SELECT k, sum(v) AS s FROM memtest GROUP BY k"
+SHAPE=${SHAPE:-agg}
+case $SHAPE in
+agg) QUERY="SELECT k, sum(v) AS s FROM memtest GROUP BY k" ;;
+join) QUERY="SELECT d.g AS k, sum(m.v) AS s FROM memtest m JOIN memdim d USING (k) GROUP BY d.g" ;;
+*) echo "memory.sh: SHAPE must be agg or join, not $SHAPE" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-memory.XXXXXX")
 chmod 777 "$work"
 cleanup() {
 	[ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null || true
-	[ "${KEEP:-0}" = 1 ] || sql -c "DROP TABLE IF EXISTS memtest" >/dev/null 2>&1 || true
+	[ "${KEEP:-0}" = 1 ] || sql -c "DROP TABLE IF EXISTS memtest, memdim" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -88,6 +95,13 @@ CREATE TABLE memtest AS
 	SELECT $KEY_EXPR AS k, i AS v
 	FROM generate_series(1, $ROWS) i;
 ANALYZE memtest;
+DROP TABLE IF EXISTS memdim;
+SQL
+[ "$SHAPE" = agg ] || sql <<SQL
+CREATE TABLE memdim AS
+	SELECT k, (hashtext(k::text) & 2147483647) % 1000 AS g, md5(k::text) AS pad
+	FROM (SELECT DISTINCT k FROM memtest) s;
+ANALYZE memdim;
 SQL
 
 for mode in $MODES; do
