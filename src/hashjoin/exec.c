@@ -373,6 +373,8 @@ join_start_spill(GpuJoinState *state)
 	bool	   *keyed = MemoryContextAllocZero(state->build_cxt, Max(state->ninner, 1));
 	int64		i;
 
+	state->info.memory_kb = Max(state->info.memory_kb,
+								(int64) (MemoryContextMemAllocated(state->build_cxt, true) / 1024));
 	state->spill = GpuJoinSpillCreate(GpuJoinSpillPartitions(expected, state->build_limit),
 									  state->spill_cxt);
 	for (i = 0; i < state->nbuild; i++)
