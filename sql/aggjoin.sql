@@ -351,12 +351,12 @@ SELECT aggjoin_check('SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim US
 EXPLAIN (COSTS OFF) SELECT count(*), sum(jf_dim.w) FROM jf_fact JOIN jf_dim USING (k);
 RESET gpuagg.enable_aggjoin;
 
--- a build side too large for GpuHashJoin's whole inner tuples may still be
--- small enough as the few columns an aggjoin holds
+-- a build side past the limit: GpuHashJoin partitions it on disk, and an
+-- aggjoin, which cannot, is still planned when the few columns it holds fit
 SET gpuagg.hashjoin_build_limit = '64kB';
 SELECT gpuagg_used('SELECT jf_fact.g, jf_multi.tag FROM jf_fact JOIN jf_multi USING (k)', 'GpuHashJoin');
 SELECT aggjoin_check('SELECT count(*), sum(jf_multi.w) FROM jf_fact JOIN jf_multi USING (k)');
--- a build over the limit for the aggjoin columns too (12000 rows) is not joined on the device
+-- a build over the limit for the aggjoin columns too (12000 rows) is no aggjoin
 SELECT aggjoin_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');
 SET gpuagg.hashjoin_build_limit = -1;
 SELECT aggjoin_check('SELECT count(*), sum(f2.v) FROM jf_fact f1 JOIN jf_fact f2 USING (id)');

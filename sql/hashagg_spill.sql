@@ -43,6 +43,34 @@ SELECT gpuagg_check('SELECT k, k2, count(*), sum(v) FROM spill GROUP BY k, k2');
 SELECT gpuagg_check('SELECT kt, count(*), sum(v), avg(f) FROM spill GROUP BY kt');
 SELECT gpuagg_check('SELECT kn, kt, count(*), sum(n) FROM spill GROUP BY kn, kt');
 SELECT gpuagg_check('SELECT kn, count(*), count(kn) FROM spill GROUP BY kn');
+-- text keys sent as bytes: a record carries each value's length and bytes;
+-- adversarial values (empty, NULL, prefixes of each other, multibyte,
+-- several kB long, equal but for the last byte), varchar and char(n)
+CREATE TABLE spill_text AS
+SELECT i AS v,
+       CASE WHEN i % 211 = 0 THEN NULL
+            WHEN i % 7 = 0 THEN ''
+            WHEN i % 7 = 1 THEN repeat('x', (i * 31) % 53)
+            WHEN i % 7 = 2 THEN 'é' || ((i * 17) % 3001) || 'ü'
+            WHEN i % 97 = 3 THEN repeat('long', 700 + i % 5) || ((i * 13) % 101)
+            ELSE 'key ' || ((i * 31) % 4001) END AS t,
+       ((i * 7) % 3001)::text::varchar(12) AS vc,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE ((i * 11) % 2999)::text::char(6) END AS ch
+FROM generate_series(1, 30000) i;
+ANALYZE spill_text;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT t, count(*) FROM spill_text GROUP BY t;
+SELECT gpuagg_check('SELECT t, count(*), sum(v), min(length(t)) FROM spill_text GROUP BY t');
+SELECT gpuagg_check('SELECT t, vc, count(*) FROM spill_text GROUP BY t, vc');
+SELECT gpuagg_check('SELECT ch, vc, sum(v) FROM spill_text GROUP BY ch, vc');
+SELECT gpuagg_check('SELECT t, count(DISTINCT vc), avg(v) FROM spill_text GROUP BY t');
+SELECT gpuagg_check('SELECT t, ch, count(*) FROM spill_text GROUP BY GROUPING SETS ((t), (ch), (), (t, ch))');
+SET gpuagg.debug_hash_bits = 2;
+SELECT gpuagg_check('SELECT t, vc, count(*), sum(v) FROM spill_text GROUP BY t, vc');
+RESET gpuagg.debug_hash_bits;
+CREATE TEMP TABLE spill_text_nostats AS SELECT * FROM spill_text;
+SELECT gpuagg_check('SELECT t, ch, count(*), sum(v) FROM spill_text_nostats GROUP BY t, ch');
+
 -- HAVING, DISTINCT, FILTER
 SELECT gpuagg_check('SELECT k, sum(v) FROM spill GROUP BY k HAVING count(*) > 2 AND sum(v) % 3 = 0');
 SELECT gpuagg_check('SELECT k, count(DISTINCT k2), sum(DISTINCT f), count(*) FROM spill GROUP BY k');
@@ -75,6 +103,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT gpuagg_check('SELECT k, kt, sum(v), count(*) FROM spill GROUP BY k, kt');
+SELECT gpuagg_check('SELECT t, vc, sum(v), count(*) FROM spill_text GROUP BY t, vc');
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -96,6 +125,41 @@ MOVE BACKWARD 3 IN s;
 MOVE FORWARD ALL IN s;
 COMMIT;
 
+-- a device failure once groups went out: the CPU device aggregates the
+-- partition it hit again from disk, and the partitions after it, without
+-- reading the input again (so a volatile input finishes too) and without
+-- returning a group twice (batches of 1000 rows; the partitions' batches
+-- count together, so the failure hits a later partition)
+SET gpuagg.batch_rows = 1000;
+SET gpuagg.debug_fail_at_batch = 10;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT k, sum(v) FROM spill GROUP BY k;
+SELECT gpuagg_check('SELECT k, sum(v), count(*), avg(f) FROM spill GROUP BY k');
+SELECT gpuagg_check('SELECT t, vc, count(*), sum(v) FROM spill_text GROUP BY t, vc');
+SELECT gpuagg_check('SELECT k, count(DISTINCT k2), sum(v) FROM spill GROUP BY k');
+SELECT gpuagg_check('SELECT k, k2, count(*) FROM spill GROUP BY GROUPING SETS ((k), (k2))');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT k, sum(v) FROM spill WHERE random() >= 0 GROUP BY k;
+-- a cursor's groups, fetched one at a time: each key once
+CREATE TEMP TABLE spill_fetched (k int, n bigint);
+DO $$
+DECLARE
+    c NO SCROLL CURSOR FOR SELECT k, count(*) AS n FROM spill GROUP BY k;
+    r record;
+BEGIN
+    OPEN c;
+    LOOP
+        FETCH c INTO r;
+        EXIT WHEN NOT FOUND;
+        INSERT INTO spill_fetched VALUES (r.k, r.n);
+    END LOOP;
+    CLOSE c;
+END
+$$;
+RESET gpuagg.debug_fail_at_batch;
+RESET gpuagg.batch_rows;
+SELECT count(*), count(DISTINCT k), sum(n) FROM spill_fetched;
+
 -- rescans with new parameters aggregate afresh
 SELECT x, (SELECT count(*) FROM (SELECT k, sum(v) FROM spill WHERE v > x GROUP BY k) g)
 FROM (VALUES (0), (30000), (59990)) o(x);
@@ -107,4 +171,5 @@ RESET gpuagg.enabled;
 RESET work_mem;
 RESET max_parallel_workers_per_gather;
 DROP TABLE spill;
+DROP TABLE spill_text;
 DROP FUNCTION spill_plan_line(text, text);

@@ -69,3 +69,29 @@ RESET gpuagg.batch_rows;
 SET gpuagg.enabled = off;
 SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w ORDER BY jr.w;
 RESET gpuagg.enabled;
+
+-- past hash_mem (work_mem x hash_mem_multiplier): the build side's rows go
+-- to partitions on disk by join key, then the probe side's, and the join
+-- runs one partition after another; NULL keys and either side's unmatched
+-- rows come out as above
+SET work_mem = '64kB';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT jl.id, jr.id FROM jl FULL JOIN jr ON jl.k4 = jr.k4;
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl JOIN jr ON jl.k4 = jr.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl LEFT JOIN jr ON jl.k4 = jr.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jr LEFT JOIN jl ON jl.kn = jr.kn AND jl.id % 2 = 0', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl FULL JOIN jr ON jl.k4 = jr.k4 AND jl.v > jr.w * 100', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl FULL JOIN jr ON jl.kt = jr.kt AND jl.k4 = jr.k4', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id FROM jl WHERE EXISTS (SELECT 1 FROM jr WHERE jr.k4 = jl.k4)', 'GpuHashJoin');
+SELECT gpuagg_check('SELECT jl.id FROM jl WHERE NOT EXISTS (SELECT 1 FROM jr WHERE jr.kt = jl.kt AND jr.w = 16)', 'GpuHashJoin');
+-- the joined rows of a partitioned join feeding an aggregation
+SELECT gpuagg_check('SELECT jr.w, count(*), count(jl.id), sum(jl.v) FROM jr LEFT JOIN jl ON jl.k4 = jr.k4 GROUP BY jr.w');
+-- rescans partition again
+SELECT gpuagg_check('SELECT s.x, (SELECT sum(jr.w) FROM jl RIGHT JOIN jr ON jl.k4 = jr.k4 - s.x) FROM generate_series(0, 2) s(x)', 'GpuHashJoin');
+-- a device failure in a partition's probe: the CPU device goes on from there
+SET gpuagg.batch_rows = 1000;
+SET gpuagg.debug_fail_at_batch = 2;
+SELECT gpuagg_check('SELECT jl.id, jr.id FROM jl FULL JOIN jr ON jl.k4 = jr.k4', 'GpuHashJoin');
+RESET gpuagg.debug_fail_at_batch;
+RESET gpuagg.batch_rows;
+RESET work_mem;

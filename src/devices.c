@@ -288,25 +288,40 @@ GpuAggNoGpuReason(void)
 }
 
 /*
- * The build limit in bytes for a join planned on device.  The setting when
- * one is given; otherwise an eighth of the machine's memory (the backend
- * holds the build side), and on the GPU device at most a quarter of the
- * GPU's memory as well (the device holds its keys or columns).
+ * The bytes a GpuHashJoin's build may hold in this backend: hash_mem
+ * (work_mem x hash_mem_multiplier), as PostgreSQL's hash join, or
+ * gpuagg.hashjoin_build_limit when that is lower.  Past it the join
+ * partitions both sides on disk.  The same on every device: the GPU holds
+ * one partition's keys at a time.
  */
 double
-GpuAggHashJoinBuildLimit(GaDeviceKind device)
+GpuAggHashJoinBuildLimit(void)
 {
-	double		limit;
-	long		pages = sysconf(_SC_PHYS_PAGES);
-	long		page_size = sysconf(_SC_PAGESIZE);
-	const GaGpuInfo *gpu = GpuAggSelectedGpu();
+	double		limit = (double) get_hash_memory_limit();
 
 	if (gpuagg_hashjoin_build_limit >= 0)
-		return (double) gpuagg_hashjoin_build_limit * 1024.0;
-	limit = (pages > 0 && page_size > 0) ? (double) pages * page_size / 8.0 :
-		2.0 * 1024 * 1024 * 1024;
-	if (device == GA_DEVICE_GPU && gpu != NULL && gpu->total_memory > 0)
-		limit = Min(limit, (double) gpu->total_memory / 4.0);
+		limit = Min(limit, (double) gpuagg_hashjoin_build_limit * 1024.0);
+	return limit;
+}
+
+/*
+ * The bytes an aggjoin's builds, which it cannot partition, may take where
+ * the device planned holds them: on the CPU device the memory of the
+ * process it runs in, so a GpuHashJoin build's; on the GPU device its own
+ * memory, at most a quarter of it (and gpuagg.hashjoin_build_limit when
+ * given), the host holding only the batches in flight.
+ */
+double
+GpuAggJoinBuildsLimit(GaDeviceKind device)
+{
+	const GaGpuInfo *gpu = GpuAggSelectedGpu();
+	double		limit;
+
+	if (device != GA_DEVICE_GPU || gpu == NULL || gpu->total_memory <= 0)
+		return GpuAggHashJoinBuildLimit();
+	limit = (double) gpu->total_memory / 4.0;
+	if (gpuagg_hashjoin_build_limit >= 0)
+		limit = Min(limit, (double) gpuagg_hashjoin_build_limit * 1024.0);
 	return limit;
 }
 

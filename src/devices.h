@@ -19,7 +19,8 @@
 extern void GpuAggDiscoverDevices(void);
 extern const GaGpuInfo *GpuAggSelectedGpu(void);
 extern const char *GpuAggNoGpuReason(void);
-extern double GpuAggHashJoinBuildLimit(GaDeviceKind device);
+extern double GpuAggHashJoinBuildLimit(void);
+extern double GpuAggJoinBuildsLimit(GaDeviceKind device);
 extern GaDeviceKind GpuAggPlannedDeviceKind(bool *usable);
 extern GaDevice *GpuAggOpenDevice(GaDeviceKind kind, double *setup_ms);
 extern GaDevice *GpuAggOpenFallbackDevice(const GaDevice *failed, double *setup_ms);

@@ -206,14 +206,14 @@ GpuAggGucInit(void)
 							 &gpuagg_probe_filter, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.hashjoin_build_limit",
-							"Largest build (inner) side, as estimated by the planner, for which GpuHashJoin is offered.",
-							"GpuHashJoin holds the whole build side in memory; larger joins keep PostgreSQL's own plan. "
-							"-1 uses an eighth of the machine's memory, and at most a quarter of the GPU's on the GPU device.",
+							"Memory a join build may hold, below hash_mem (work_mem times hash_mem_multiplier).",
+							"A GpuHashJoin whose build side outgrows it partitions both sides on disk; an aggjoin whose builds are expected to exceed it is not planned (on the GPU device, whose memory holds them, the limit is a quarter of the GPU's memory, and this setting when given). "
+							"-1 uses hash_mem.",
 							&gpuagg_hashjoin_build_limit, -1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB, check_build_limit, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_fail_at_batch",
 							"Testing: make the device fail at this batch of each aggregation or probe of each join (0 = never).",
-							"Superusers only: it makes queries fail or run on the CPU on purpose.",
+							"Superusers only: it makes queries fail or run on the CPU on purpose. The partitions of a spilled GpuHashAgg count their batches together.",
 							&gpuagg_debug_fail_at_batch, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuagg.debug_hash_bits",

@@ -43,7 +43,9 @@
  *	  several spellings (a char(n), a numeric(p,s) column and a whole date
  *	  field have one);
  *	- builds (each build side's needed columns and key) estimated within
- *	  gpuagg.hashjoin_build_limit together.
+ *	  what the device may hold of them together (GpuAggJoinBuildsLimit: on
+ *	  the CPU device hash_mem, or gpuagg.hashjoin_build_limit when lower),
+ *	  since an aggjoin cannot partition them.
  *
  * The chain is taken from the top join down its outer side, each join's
  * way chosen by better_join_step (far fewer rows to handle, else a build
@@ -827,9 +829,9 @@ join_sides_try(PlannerInfo *root, const JoinStepFound *steps, int nsteps,
 		if (s > 0)
 			build_bytes += sides->paths[s]->rows * (sides->targets[s]->width + 24.0);
 	}
-	build_limit = GpuAggHashJoinBuildLimit(GpuAggPlannedDeviceKind(&usable));
+	build_limit = GpuAggJoinBuildsLimit(GpuAggPlannedDeviceKind(&usable));
 	if (build_bytes > build_limit)
-		return aggjoin_reject(psprintf("build sides of about %.0f kB exceed gpuagg.hashjoin_build_limit (%.0f kB)",
+		return aggjoin_reject(psprintf("build sides of about %.0f kB exceed the %.0f kB the device may hold of them (on the CPU device hash_mem, or gpuagg.hashjoin_build_limit when lower)",
 										build_bytes / 1024.0, build_limit / 1024.0));
 
 	for (t = 1; t <= nsteps; t++)

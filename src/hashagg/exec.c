@@ -25,8 +25,10 @@
  * A device failure (GPU out of memory, driver error) is recovered by running
  * the child again and aggregating on the CPU device, with a NOTICE, when the
  * query has nothing volatile (so the rows are the same); otherwise the query
- * fails with the device's message.  A failure injected for testing
- * (gpuagg.debug_fail_at_batch) takes the same path on any device.
+ * fails with the device's message.  Once a spilled node returned groups,
+ * the CPU device aggregates the partition a failure hit again from disk,
+ * and the rest.  A failure injected for testing (gpuagg.debug_fail_at_batch)
+ * takes the same path on any device.
  *
  *-------------------------------------------------------------------------
  */
@@ -212,6 +214,7 @@ agg_build_request(GpuAggState *state)
 		request->estimated_groups = (int64) Min(Max(desc->sets[s].est_groups, 1.0), 1e9);
 		request->strategy = (GaStrategy) gpuagg_strategy;
 		request->fail_at_batch = s == 0 ? gpuagg_debug_fail_at_batch : 0;
+		state->fail_at_batch = gpuagg_debug_fail_at_batch;
 		request->join = desc->njoin_steps > 0 ? &layout->join_spec : NULL;
 		request->nderived = layout->nderived;
 		request->derived = layout->derived;
@@ -566,6 +569,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		GpuAggPackSetProbeFilter(state->child, NULL);	/* freed just below */
 	agg_spill_close(state);
 	MemoryContextReset(state->run_cxt);
+	state->requests[0].fail_at_batch = state->fail_at_batch;
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
 	if (state->spill_now)
@@ -668,12 +672,13 @@ agg_destroy_set(GpuAggState *state, int set)
 }
 
 /*
- * Aggregate grouping set `set`'s next partition on disk with a fresh
- * aggregation (and DISTINCT sets' ones); returns false with status set
- * when the device fails.  When no partition is left the result is empty.
+ * Aggregate grouping set `set`'s next partition on disk (again: the one
+ * just read, from its start) with a fresh aggregation (and DISTINCT sets'
+ * ones); returns false with status set when the device fails.  When no
+ * partition is left the result is empty.
  */
 static bool
-agg_run_partition(GpuAggState *state, int set, GaStatus *status)
+agg_run_partition(GpuAggState *state, int set, bool again, GaStatus *status)
 {
 	static const GaAggResult empty = {0};
 	GpuAggSpill *spill = state->spills[set];
@@ -687,11 +692,16 @@ agg_run_partition(GpuAggState *state, int set, GaStatus *status)
 	state->current = -1;
 	state->distinct_sums = NULL;
 	MemoryContextReset(state->partition_cxt);
-	if (!GpuAggSpillNextPartition(spill, &rows))
+	if (again)
+		GpuAggSpillRewind(spill);
+	else if (!GpuAggSpillNextPartition(spill, &rows))
 	{
 		state->results[set] = &empty;
 		return true;
 	}
+	if (set == 0)				/* injected: the partitions' batches count together */
+		state->requests[0].fail_at_batch = state->fail_at_batch > state->partition_batches ?
+			state->fail_at_batch - state->partition_batches : 0;
 	state->aggs[set] = ga_agg_create(state->device, &state->requests[set], status);
 	if (state->aggs[set] == NULL)
 		return false;
@@ -732,6 +742,8 @@ agg_run_partition(GpuAggState *state, int set, GaStatus *status)
 		ok = ok && (batch->nrows == 0 ||
 					ga_agg_submit(state->aggs[set], batch, GpuAggDeviceWait, NULL, status));
 		state->info.wait_ms += GpuAggElapsedMs(start);
+		if (set == 0 && batch->nrows > 0)
+			state->partition_batches++;
 		if (!ok)
 			return false;
 		CHECK_FOR_INTERRUPTS();
@@ -778,6 +790,7 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 	int			s;
 
 	state->spilled = true;
+	state->partition_batches = 0;
 	state->partition_cxt = AllocSetContextCreate(state->run_cxt, "gpuagg partition",
 												 ALLOCSET_DEFAULT_SIZES);
 	for (s = 0; s < desc->nsets; s++)
@@ -795,19 +808,14 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
-	batch = GpuAggSpillAllocBatch(layout, state->requests[0].batch_rows, state->run_cxt);
+	batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
+								   state->requests[0].batch_rows, state->run_cxt);
 	state->pending = NULL;
 	state->pending_slot = -1;
+	state->pending_row = NULL;
 	while (!eof)
 	{
-		int			c;
-
-		batch->nrows = 0;
-		for (c = 0; c < batch->ncolumns; c++)
-		{
-			batch->columns[c].has_nulls = 0;
-			memset(batch->columns[c].validity, 0xff, (batch->capacity + 7) / 8);
-		}
+		GpuAggLocalBatchReset(batch);
 		INSTR_TIME_SET_CURRENT(start);
 		GpuAggBatchBuilderStart(state->builder, batch);
 		eof = agg_fill_batch(state, batch);
@@ -844,7 +852,7 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 	}
 	state->emit_set = 0;
 	state->current = -1;
-	return state->spills[0] == NULL || agg_run_partition(state, 0, status);
+	return state->spills[0] == NULL || agg_run_partition(state, 0, false, status);
 }
 
 /* Whether a child (the probe side or a build side) must be rescanned. */
@@ -883,6 +891,35 @@ agg_rescan_children(GpuAggState *state)
 }
 
 /*
+ * Fail the query with the device's message in status; volatile: the CPU
+ * device could have finished it but for the query's volatile functions.
+ */
+static void
+agg_device_error(const GaStatus *status, bool volatile_input)
+{
+	ereport(ERROR,
+			(errcode(status->code == GA_ERR_OUT_OF_MEMORY ?
+					 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+			 errmsg("GpuHashAgg failed on its device"),
+			 errdetail("%s", status->message),
+			 volatile_input ?
+			 errhint("The query could not be finished on the CPU because it contains volatile functions. Run it again, or set gpuagg.device = cpu.") :
+			 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+}
+
+/* Say that the device failed with status, and go on on the CPU device. */
+static void
+agg_fall_back(GpuAggState *state, const GaStatus *status)
+{
+	ereport(NOTICE,
+			(errmsg("gpuagg: the device failed; finishing the query on the CPU"),
+			 errdetail("%s", status->message)));
+	state->info.fallback = pstrdup(status->message);
+	state->fail_at_batch = 0;
+	state->device = GpuAggOpenFallbackDevice(state->device, &state->info.setup_ms);
+}
+
+/*
  * Aggregate all input.  On a device failure, retry once on the CPU device
  * when the child can be run again, else fail with the device's message.
  */
@@ -915,45 +952,45 @@ agg_run(GpuAggState *state)
 		recoverable = GpuAggDeviceFailureRecoverable(state->device, &status) &&
 			state->info.fallback == NULL;
 		if (!recoverable || !state->desc->rescan_safe)
-			ereport(ERROR,
-					(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
-							 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
-					 errmsg("GpuHashAgg failed on its device"),
-					 errdetail("%s", status.message),
-					 recoverable ?
-					 errhint("The query could not be finished on the CPU because it contains volatile functions. Run it again, or set gpuagg.device = cpu.") :
-					 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
-
-		ereport(NOTICE,
-				(errmsg("gpuagg: the device failed; finishing the query on the CPU"),
-				 errdetail("%s", status.message)));
-		state->info.fallback = pstrdup(status.message);
-		state->requests[0].fail_at_batch = 0;
-		state->device = GpuAggOpenFallbackDevice(state->device, &state->info.setup_ms);
+			agg_device_error(&status, recoverable);
+		agg_fall_back(state, &status);
 		agg_rescan_children(state);
 	}
 }
 
 /*
- * Aggregate set `set`'s next partition, the groups before all returned; a
- * device failure fails the query, as groups went out already.
+ * Aggregate set `set`'s next partition, the groups before all returned.  On
+ * a device failure the CPU device aggregates that partition again from its
+ * start, and the ones after it, as the groups returned came from the
+ * partitions before; a failure the CPU cannot take over fails the query.
  */
 static void
 agg_next_partition(GpuAggState *state, int set)
 {
 	GaStatus	status;
+	bool		survive = true;
+	int			s;
 
-	if (agg_run_partition(state, set, &status))
+	if (agg_run_partition(state, set, false, &status))
 		return;
-	agg_destroy(state);
+	agg_destroy_set(state, set);
 	if (status.code == GA_ERR_CANCELLED)
 		GpuAggRaiseCancel();
-	ereport(ERROR,
-			(errcode(status.code == GA_ERR_OUT_OF_MEMORY ?
-					 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
-			 errmsg("GpuHashAgg failed on its device"),
-			 errdetail("%s", status.message),
-			 errhint("Set gpuagg.enabled = off to run the query without gpuagg.")));
+	/* a later set of no keys keeps its group where the failed service holds it */
+	for (s = set + 1; s < state->desc->nsets && ga_device_is_service(state->device); s++)
+		survive = survive && state->aggs[s] == NULL;
+	if (GpuAggDeviceFailureRecoverable(state->device, &status) &&
+		state->info.fallback == NULL && survive)
+	{
+		agg_fall_back(state, &status);
+		if (agg_run_partition(state, set, true, &status))
+			return;
+		agg_destroy_set(state, set);
+		if (status.code == GA_ERR_CANCELLED)
+			GpuAggRaiseCancel();
+	}
+	agg_destroy(state);
+	agg_device_error(&status, false);
 }
 
 /*
@@ -1149,6 +1186,6 @@ gpuagg_rescan(CustomScanState *node)
 	agg_spill_close(state);
 	state->spill_now = state->max_groups > 0 && GpuAggExpectsSpill(state);
 	state->info.fallback = NULL;
-	state->requests[0].fail_at_batch = gpuagg_debug_fail_at_batch;
+	state->fail_at_batch = gpuagg_debug_fail_at_batch;
 	agg_rescan_children(state);
 }

@@ -13,16 +13,19 @@
  * exceeds the groups that fit is split again by the next bits of the hash
  * before it is aggregated, so a partition's groups always fit (within the
  * estimate's error).  The hash is the device's own key hash over the key
- * columns' integers (gpuagg_hash.h) from a seed of its own; its high bits
- * choose partitions, its low 32 bits feed the HyperLogLog.  Rows whose keys
- * are all equal cannot be split and stay in one partition, which then
- * holds one group.  Each grouping set of keys has a spill of its own.
+ * columns' integers and strings' bytes (gpuagg_hash.h) from a seed of its
+ * own; its high bits choose partitions, its low 32 bits feed the
+ * HyperLogLog.  Rows whose keys are all equal cannot be split and stay in
+ * one partition, which then holds one group.  Each grouping set of keys has a spill of its own.
  *
  * A row is written as one record: a bitmap of its null columns, then every
- * column's value (zero where null) at the column's width, so that a record
- * has the same size for every row of the layout.  Each partition's tape
- * keeps one block of buffer while written (PostgreSQL's rule: a quarter of
- * hash_mem at most for all of a pass's buffers), and one while read.
+ * column's value (zero where null) at the column's width, where a string
+ * column (a text key sent as bytes) holds its value's length; then the
+ * bytes of each string column's value in column order.  The fixed part has
+ * the same size for every row of the layout, and its lengths say how many
+ * bytes follow.  Each partition's tape keeps one block of buffer while
+ * written (PostgreSQL's rule: a quarter of hash_mem at most for all of a
+ * pass's buffers), and one while read.
  *
  * The bound itself is here too: the groups an aggregation may hold
  * (hash_mem over a group's bytes), the batches that keep a first pass near
@@ -77,8 +80,17 @@ struct GpuAggSpill
 	int		   *offsets;		/* of each column's value in a record */
 	int			nkeys;
 	const int  *key_columns;
-	int			record_bytes;
-	char	   *record;			/* one record, written or read */
+	int			record_bytes;	/* a record's fixed part */
+	char	   *record;			/* one record's fixed part, written or read */
+	int			nstrings;		/* string columns, whose bytes follow */
+	int		   *string_columns;
+	const uint8 **string_data;	/* per column: the bytes of the record's
+								 * string value */
+	uint8	   *string_buffer;	/* a record's bytes, read to be split */
+	int64		string_buffer_size;
+	bool		held;			/* the record's fixed part is read and its
+								 * bytes are not: it waits for the next
+								 * batch */
 	int64		max_groups;		/* groups a partition may hold */
 	int			max_partitions; /* per pass */
 
@@ -179,12 +191,16 @@ GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 	spill->key_columns = key_columns;
 	spill->widths = palloc(sizeof(int) * Max(ncolumns, 1));
 	spill->offsets = palloc(sizeof(int) * Max(ncolumns, 1));
+	spill->string_columns = palloc(sizeof(int) * Max(ncolumns, 1));
+	spill->string_data = palloc0(sizeof(uint8 *) * Max(ncolumns, 1));
 	spill->record_bytes = (ncolumns + 7) / 8;
 	for (c = 0; c < ncolumns; c++)
 	{
 		spill->widths[c] = ga_type_width(types[c]);
 		spill->offsets[c] = spill->record_bytes;
 		spill->record_bytes += spill->widths[c];
+		if (types[c] == GA_TYPE_STRING)
+			spill->string_columns[spill->nstrings++] = c;
 	}
 	spill->record = palloc0(spill->record_bytes);
 	spill->max_groups = Max(max_groups, 1);
@@ -195,11 +211,21 @@ GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 	return spill;
 }
 
+/* The length of the record's value of string column c. */
+static inline uint32
+spill_string_length(const char *rec, int offset)
+{
+	uint32		len;
+
+	memcpy(&len, rec + offset, sizeof(len));
+	return len;
+}
+
 /*
- * The hash of a record's key tuple: each key's integer through the
- * device's finalizer, combined from a seed of spill.c's own, so that the
- * bits that choose a partition do not also choose a slot of the device's
- * table.
+ * The hash of a record's key tuple: each key's integer (a string key's
+ * bytes hashed as the device hashes them) through the device's finalizer,
+ * combined from a seed of spill.c's own, so that the bits that choose a
+ * partition do not also choose a slot of the device's table.
  */
 static inline uint64
 spill_record_hash(const GpuAggSpill *spill, const char *rec)
@@ -238,6 +264,10 @@ spill_record_hash(const GpuAggSpill *spill, const char *rec)
 						v = (uint64) (int64) x;
 						break;
 					}
+				case GA_TYPE_STRING:
+					v = ga_hash_bytes(spill->string_data[c],
+									  spill_string_length(rec, spill->offsets[c]));
+					break;
 				default:
 					memcpy(&v, p, sizeof(v));
 					break;
@@ -250,9 +280,10 @@ spill_record_hash(const GpuAggSpill *spill, const char *rec)
 }
 
 /*
- * Write the record in spill->record to its partition of the current pass:
- * the hash's bits from the top, below the bits earlier passes used; the
- * low 32 bits feed the partition's HyperLogLog.
+ * Write the record in spill->record (and its strings' bytes, at
+ * spill->string_data) to its partition of the current pass: the hash's
+ * bits from the top, below the bits earlier passes used; the low 32 bits
+ * feed the partition's HyperLogLog.
  */
 static void
 spill_write_record(GpuAggSpill *spill)
@@ -260,8 +291,18 @@ spill_write_record(GpuAggSpill *spill)
 	uint64		h = spill_record_hash(spill, spill->record);
 	int			bits = pg_ceil_log2_32(spill->npartitions);
 	int			p = (int) ((h << spill->used_bits) >> (64 - bits));
+	int			s;
 
 	LogicalTapeWrite(spill->parts[p].tape, spill->record, spill->record_bytes);
+	for (s = 0; s < spill->nstrings; s++)
+	{
+		int			c = spill->string_columns[s];
+		uint32		len = spill_string_length(spill->record, spill->offsets[c]);
+
+		if (len > 0)
+			LogicalTapeWrite(spill->parts[p].tape, unconstify(uint8 *, spill->string_data[c]),
+							 len);
+	}
 	addHyperLogLog(&spill->hll[p], (uint32) h);
 	spill->parts[p].rows++;
 }
@@ -289,6 +330,14 @@ GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch)
 				if (w > 0)
 					memset(rec + spill->offsets[c], 0, w);
 			}
+			else if (col->type == GA_TYPE_STRING)
+			{
+				uint32		start = ga_string_start(col, row);
+				uint32		len = ((const uint32 *) col->values)[row] - start;
+
+				memcpy(rec + spill->offsets[c], &len, sizeof(len));
+				spill->string_data[c] = col->bytes + start;
+			}
 			else if (w > 0)
 				memcpy(rec + spill->offsets[c], (const char *) col->values + row * w, w);
 		}
@@ -298,8 +347,22 @@ GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch)
 }
 
 /*
+ * Whether a partition's groups fit an aggregation: by its estimate, its
+ * rows, or because the hash has no bits left to split it by.
+ */
+static bool
+spill_partition_fits(const GpuAggSpill *spill, const SpillPartition *part)
+{
+	return part->groups * 1.05 <= spill->max_groups || part->rows <= spill->max_groups ||
+		part->used_bits >= SPILL_MAX_USED_BITS;
+}
+
+/*
  * End the pass being written: its non-empty partitions go ahead of the
- * ones waiting, ready to be read.
+ * ones waiting, ready to be read.  A partition that fits is frozen, so
+ * that it can be read again from its start should its aggregation fail
+ * (GpuAggSpillRewind); its blocks are then not reused before the tapes
+ * close.  One to be split is read once, its blocks reused as read.
  */
 static void
 spill_end_pass(GpuAggSpill *spill)
@@ -322,7 +385,10 @@ spill_end_pass(GpuAggSpill *spill)
 			pfree(part);
 			continue;
 		}
-		LogicalTapeRewindForRead(part->tape, BLCKSZ);
+		if (spill_partition_fits(spill, part))
+			LogicalTapeFreeze(part->tape, NULL);
+		else
+			LogicalTapeRewindForRead(part->tape, BLCKSZ);
 		parts = lappend(parts, part);
 	}
 	spill->pending = list_concat(parts, spill->pending);
@@ -334,9 +400,22 @@ spill_end_pass(GpuAggSpill *spill)
 	MemoryContextSwitchTo(old);
 }
 
-/* Read the next record of the partition being read; false at its end. */
+/* Read n bytes of the partition being read into dest. */
+static void
+spill_read_bytes(GpuAggSpill *spill, void *dest, size_t n)
+{
+	if (LogicalTapeRead(spill->reading->tape, dest, n) != n)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpuagg: unexpected end of a spilled partition")));
+}
+
+/*
+ * Read the fixed part of the next record of the partition being read;
+ * false at its end.  Its strings' bytes are still to be read.
+ */
 static bool
-spill_read_record(GpuAggSpill *spill)
+spill_read_fixed(GpuAggSpill *spill)
 {
 	size_t		n = LogicalTapeRead(spill->reading->tape, spill->record,
 									spill->record_bytes);
@@ -350,7 +429,68 @@ spill_read_record(GpuAggSpill *spill)
 	return true;
 }
 
-/* Append the record just read as the next row of batch. */
+/*
+ * Read the next record of the partition being read, its strings' bytes
+ * into spill->string_buffer; false at its end.
+ */
+static bool
+spill_read_record(GpuAggSpill *spill)
+{
+	int64		total = 0;
+	int			s;
+
+	if (!spill_read_fixed(spill))
+		return false;
+	for (s = 0; s < spill->nstrings; s++)
+		total += spill_string_length(spill->record, spill->offsets[spill->string_columns[s]]);
+	if (total > spill->string_buffer_size)
+	{
+		int64		size = Max(total, 2 * spill->string_buffer_size);
+
+		if (spill->string_buffer != NULL)
+			pfree(spill->string_buffer);
+		spill->string_buffer = MemoryContextAllocHuge(spill->cxt, size);
+		spill->string_buffer_size = size;
+	}
+	total = 0;
+	for (s = 0; s < spill->nstrings; s++)
+	{
+		int			c = spill->string_columns[s];
+		uint32		len = spill_string_length(spill->record, spill->offsets[c]);
+
+		if (len > 0)
+			spill_read_bytes(spill, spill->string_buffer + total, len);
+		spill->string_data[c] = spill->string_buffer + total;
+		total += len;
+	}
+	return true;
+}
+
+/*
+ * Whether the bytes of the record whose fixed part was just read fit what
+ * batch's string columns have left.
+ */
+static bool
+spill_record_fits(const GpuAggSpill *spill, const GaBatch *batch)
+{
+	int			s;
+
+	for (s = 0; s < spill->nstrings; s++)
+	{
+		int			c = spill->string_columns[s];
+		const GaColumn *col = &batch->columns[c];
+		uint32		len = spill_string_length(spill->record, spill->offsets[c]);
+
+		if ((int64) ga_string_used(col, batch->nrows) + len > col->bytes_capacity)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Append the record whose fixed part was just read as the next row of
+ * batch, its strings' bytes read from the tape into the batch's columns.
+ */
 static void
 spill_append_record(GpuAggSpill *spill, GaBatch *batch)
 {
@@ -365,7 +505,16 @@ spill_append_record(GpuAggSpill *spill, GaBatch *batch)
 
 		if (rec[c >> 3] & (1 << (c & 7)))
 			ga_column_set_null(col, row);
-		if (w > 0)
+		if (col->type == GA_TYPE_STRING)
+		{
+			uint32		start = ga_string_start(col, row);
+			uint32		len = spill_string_length(rec, spill->offsets[c]);
+
+			if (len > 0)
+				spill_read_bytes(spill, col->bytes + start, len);
+			((uint32 *) col->values)[row] = start + len;
+		}
+		else if (w > 0)
 			memcpy((char *) col->values + row * w, rec + spill->offsets[c], w);
 	}
 	batch->nrows++;
@@ -385,6 +534,7 @@ GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows)
 	{
 		SpillPartition *part;
 
+		spill->held = false;
 		if (spill->reading != NULL)
 		{
 			LogicalTapeClose(spill->reading->tape);
@@ -396,8 +546,7 @@ GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows)
 		part = linitial(spill->pending);
 		spill->pending = list_delete_first(spill->pending);
 		spill->reading = part;
-		if (part->groups * 1.05 <= spill->max_groups || part->rows <= spill->max_groups ||
-			part->used_bits >= SPILL_MAX_USED_BITS)
+		if (spill_partition_fits(spill, part))
 		{
 			*rows = part->rows;
 			return true;
@@ -418,19 +567,41 @@ GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows)
 }
 
 /*
- * Fill batch with rows of the partition being read, up to its capacity;
- * returns true at the partition's end.
+ * Fill batch with rows of the partition being read, up to its capacity in
+ * rows and in each string column's bytes (a record that does not fit waits
+ * for the next batch); returns true at the partition's end.
  */
 bool
 GpuAggSpillFill(GpuAggSpill *spill, GaBatch *batch)
 {
 	while (batch->nrows < batch->capacity)
 	{
-		if (!spill_read_record(spill))
+		if (!spill->held && !spill_read_fixed(spill))
 			return true;
+		spill->held = true;
+		if (!spill_record_fits(spill, batch))
+		{
+			if (batch->nrows == 0)
+				elog(ERROR, "gpuagg: a spilled row's text keys exceed an empty batch");
+			return false;
+		}
 		spill_append_record(spill, batch);
+		spill->held = false;
 	}
 	return false;
+}
+
+/*
+ * Read the partition being read again from its start, as a device that
+ * failed while aggregating it leaves its rows to the next one.
+ */
+void
+GpuAggSpillRewind(GpuAggSpill *spill)
+{
+	if (spill->reading == NULL)
+		elog(ERROR, "gpuagg: no spilled partition to read again");
+	LogicalTapeRewindForRead(spill->reading->tape, BLCKSZ);
+	spill->held = false;
 }
 
 /* The peak disk space of the partitions, in kB. */
@@ -476,16 +647,22 @@ GpuAggGroupBytes(const GpuAggState *state)
 	return bytes + state->layout->ndistinct * (64 + 9 * (nkeys + 1));
 }
 
-/* Set every request's batch capacity. */
+/* Set every request's batch capacity, in rows and in string bytes. */
 static void
 spill_set_batch_rows(GpuAggState *state, int64 rows)
 {
 	int			d;
 
 	for (d = 0; d < state->desc->nsets; d++)
+	{
 		state->requests[d].batch_rows = rows;
+		state->requests[d].string_bytes = GpuAggStringBytes(rows);
+	}
 	for (d = 0; d < state->layout->ndistinct; d++)
+	{
 		state->distinct_requests[d].batch_rows = rows;
+		state->distinct_requests[d].string_bytes = GpuAggStringBytes(rows);
+	}
 }
 
 /*
@@ -560,9 +737,6 @@ GpuAggPlanMemory(GpuAggState *state, int eflags)
 		state->info.unbounded = "the device joins the input";
 	else if (eflags & EXEC_FLAG_BACKWARD)
 		state->info.unbounded = "a backward scan needs every group at once";
-	for (d = 0; d < state->layout->ncolumns && state->info.unbounded == NULL; d++)
-		if (state->layout->column_types[d] == GA_TYPE_STRING)
-			state->info.unbounded = "text keys travel as bytes, which partitions do not hold (gpuagg.string_keys = off bounds it)";
 	if (state->info.unbounded != NULL)
 		return;
 	state->max_groups = state->limit_groups;
@@ -586,25 +760,4 @@ GpuAggPlanMemory(GpuAggState *state, int eflags)
 	for (d = 0; d < state->layout->ndistinct; d++)
 		state->distinct_requests[d].estimated_groups =
 			Min(state->distinct_requests[d].estimated_groups, 4 * state->max_groups);
-}
-
-/* A batch of the layout's columns in host memory, every row valid. */
-GaBatch *
-GpuAggSpillAllocBatch(const GpuAggLayout *layout, int64 capacity, MemoryContext cxt)
-{
-	GaBatch    *batch = MemoryContextAllocZero(cxt, sizeof(GaBatch));
-	int			c;
-
-	batch->capacity = capacity;
-	batch->ncolumns = layout->ncolumns;
-	batch->columns = MemoryContextAllocZero(cxt, sizeof(GaColumn) * Max(layout->ncolumns, 1));
-	for (c = 0; c < layout->ncolumns; c++)
-	{
-		GaColumn   *col = &batch->columns[c];
-
-		col->type = layout->column_types[c];
-		col->values = MemoryContextAllocHuge(cxt, Max(ga_type_width(col->type), 1) * capacity);
-		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
-	}
-	return batch;
 }

@@ -88,6 +88,10 @@ typedef struct GpuAggState
 	GpuAggSpill **spills;		/* per grouping set: this run's partitions,
 								 * NULL for a set of no keys or no spill */
 	bool		spilled;		/* this run partitioned its input */
+	int64		partition_batches;	/* batches set 0's partitions took so
+									 * far in this run */
+	int64		fail_at_batch;	/* gpuagg.debug_fail_at_batch for this run,
+								 * 0 once the CPU device took over */
 	int			emit_set;		/* spilled: the set whose groups go out */
 	MemoryContext partition_cxt;	/* what one partition's groups need (the
 									 * DISTINCT sets' sums), reset per
@@ -103,8 +107,6 @@ extern double GpuAggGroupBytes(const GpuAggState *state);
 extern bool GpuAggExpectsSpill(const GpuAggState *state);
 extern int	GpuAggPlannedPartitions(const GpuAggState *state);
 extern void GpuAggPlanMemory(GpuAggState *state, int eflags);
-extern GaBatch *GpuAggSpillAllocBatch(const GpuAggLayout *layout, int64 capacity,
-									  MemoryContext cxt);
 extern GpuAggSpill *GpuAggSpillCreate(int ncolumns, const GaValueType *types, int nkeys,
 									  const int *key_columns, int64 max_groups,
 									  double est_groups, int nspills, MemoryContext cxt);
@@ -112,6 +114,7 @@ extern int	GpuAggSpillPartitions(int64 max_groups, double est_groups, int nspill
 extern void GpuAggSpillBatch(GpuAggSpill *spill, const GaBatch *batch);
 extern bool GpuAggSpillNextPartition(GpuAggSpill *spill, int64 *rows);
 extern bool GpuAggSpillFill(GpuAggSpill *spill, GaBatch *batch);
+extern void GpuAggSpillRewind(GpuAggSpill *spill);
 extern int64 GpuAggSpillDiskKB(const GpuAggSpill *spill);
 extern int	GpuAggSpillPending(const GpuAggSpill *spill);
 extern void GpuAggSpillEnd(GpuAggSpill *spill);

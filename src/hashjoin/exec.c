@@ -28,6 +28,12 @@
  * null-extended, after the last batch.  ExecScan then applies the filter
  * (an outer join's pushed-down conditions) and the projection.
  *
+ * Memory.  A build holds at most GpuAggHashJoinBuildLimit's bytes (hash_mem
+ * at most): past it, the inner rows read so far and the rest go to
+ * partitions on disk by their device key, then the outer side's too, and
+ * the join runs one partition after another, each built and probed as
+ * above, its unmatched inner rows emitted at its end (spill.c).
+ *
  * Failures.  A device failure (or gpuagg.debug_fail_at_batch) during the
  * build or a probe switches to the CPU device with a NOTICE: the keys of the
  * inner rows and of the current batch are still here, so the join goes on
@@ -63,6 +69,7 @@ static void gpujoin_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpujoin_exec(CustomScanState *node);
 static void gpujoin_end(CustomScanState *node);
 static void gpujoin_rescan(CustomScanState *node);
+static void join_add_stats(GpuJoinState *state);
 
 static const CustomExecMethods gpujoin_exec_methods = {
 	.CustomName = GPUJOIN_NODE_NAME,
@@ -194,7 +201,10 @@ gpujoin_begin(CustomScanState *node, EState *estate, int eflags)
 					Max(2.0 * desc->outer_rows, 1024.0));
 	state->request.fail_at_batch = gpuagg_debug_fail_at_batch;
 	state->batch_capacity = state->request.probe_batch_rows;
+	state->build_limit = GpuAggHashJoinBuildLimit();
 	state->build_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin build",
+											 ALLOCSET_DEFAULT_SIZES);
+	state->spill_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin partitions",
 											 ALLOCSET_DEFAULT_SIZES);
 	state->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin batch",
 											 ALLOCSET_DEFAULT_SIZES);
@@ -254,7 +264,6 @@ join_grow(GpuJoinState *state, void *array, int64 *capacity, Size element)
 	return array;
 }
 
-/* Read every inner row: copy it and compute its device key. */
 /*
  * Deform the columns the scan tuple needs of every inner row once, so that
  * emitting a pair copies them from an array instead of storing and
@@ -291,6 +300,115 @@ join_deform_inner(GpuJoinState *state)
 	ExecClearTuple(state->inner_slot);
 }
 
+/* Forget the build side held in memory. */
+static void
+join_reset_build(GpuJoinState *state)
+{
+	MemoryContextReset(state->build_cxt);
+	state->inner_tuples = NULL;
+	state->ninner = state->inner_capacity = 0;
+	state->build_keys = NULL;
+	state->build_rows = NULL;
+	state->nbuild = state->build_capacity = 0;
+	state->inner_matched = NULL;
+	state->inner_values = NULL;
+	state->inner_isnull = NULL;
+}
+
+/*
+ * Add an inner row to the build in memory: its tuple (in build_cxt) and,
+ * when it has one, its device key.
+ */
+static void
+join_add_inner(GpuJoinState *state, MinimalTuple tuple, bool has_key, int64 key)
+{
+	if (state->ninner >= GA_JOIN_MAX_BUILD_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("GpuHashJoin's build side has more than %lld rows",
+						(long long) GA_JOIN_MAX_BUILD_ROWS),
+				 errhint("Set gpuagg.enable_hashjoin = off for this query.")));
+	if (state->ninner >= state->inner_capacity)
+		state->inner_tuples = join_grow(state, state->inner_tuples,
+										&state->inner_capacity, sizeof(MinimalTuple));
+	state->inner_tuples[state->ninner] = tuple;
+	if (has_key)
+	{
+		if (state->nbuild >= state->build_capacity)
+		{
+			int64		capacity = state->build_capacity;
+
+			state->build_keys = join_grow(state, state->build_keys, &capacity, sizeof(int64));
+			state->build_rows = join_grow(state, state->build_rows,
+										  &state->build_capacity, sizeof(uint32));
+		}
+		state->build_keys[state->nbuild] = key;
+		state->build_rows[state->nbuild] = (uint32) state->ninner;
+		state->nbuild++;
+	}
+	state->ninner++;
+}
+
+/*
+ * The bytes the build in memory holds, with what join_finish_inner adds to
+ * it (the deformed columns, the matched flags).
+ */
+static double
+join_build_bytes(GpuJoinState *state)
+{
+	return (double) MemoryContextMemAllocated(state->build_cxt, true) +
+		(double) state->ninner * (state->inner_natts * (sizeof(Datum) + sizeof(bool)) + 1);
+}
+
+/*
+ * The build outgrew its memory: write the inner rows held so far to
+ * partitions on disk, enough of them for the rows the planner expects (or
+ * twice those read, if more), and free them.
+ */
+static void
+join_start_spill(GpuJoinState *state)
+{
+	double		rows = Max(state->desc->inner_rows, 2.0 * state->ninner);
+	double		expected = join_build_bytes(state) * rows / Max(state->ninner, 1);
+	bool	   *keyed = MemoryContextAllocZero(state->build_cxt, Max(state->ninner, 1));
+	int64		i;
+
+	state->info.memory_kb = Max(state->info.memory_kb,
+								(int64) (MemoryContextMemAllocated(state->build_cxt, true) / 1024));
+	state->spill = GpuJoinSpillCreate(GpuJoinSpillPartitions(expected, state->build_limit),
+									  state->spill_cxt);
+	for (i = 0; i < state->nbuild; i++)
+	{
+		keyed[state->build_rows[i]] = true;
+		GpuJoinSpillWrite(state->spill, GPUJOIN_INNER, true, state->build_keys[i],
+						  state->inner_tuples[state->build_rows[i]]);
+	}
+	for (i = 0; i < state->ninner; i++)
+	{
+		if (!keyed[i])			/* a NULL key, kept for RIGHT and FULL */
+			GpuJoinSpillWrite(state->spill, GPUJOIN_INNER, false, 0, state->inner_tuples[i]);
+	}
+	join_reset_build(state);
+}
+
+/* The build is complete: the matched flags, the deformed columns. */
+static void
+join_finish_inner(GpuJoinState *state)
+{
+	if (join_keeps_inner(state->desc->jointype))
+		state->inner_matched = MemoryContextAllocHuge(state->build_cxt,
+													  sizeof(bool) * Max(state->ninner, 1));
+	if (state->inner_matched != NULL)
+		memset(state->inner_matched, 0, sizeof(bool) * Max(state->ninner, 1));
+	join_deform_inner(state);
+	state->info.memory_kb = Max(state->info.memory_kb,
+								(int64) (MemoryContextMemAllocated(state->build_cxt, true) / 1024));
+}
+
+/*
+ * Read every inner row: copy it and compute its device key, into memory
+ * or, past the build's memory, into partitions on disk.
+ */
 static void
 join_read_inner(GpuJoinState *state)
 {
@@ -316,41 +434,105 @@ join_read_inner(GpuJoinState *state)
 			state->info.null_key_rows++;
 			if (!keep_null_keys)
 				continue;
+			key = 0;
 		}
-		if (state->ninner >= GA_JOIN_MAX_BUILD_ROWS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("GpuHashJoin's build side has more than %lld rows",
-							(long long) GA_JOIN_MAX_BUILD_ROWS),
-					 errhint("Set gpuagg.enable_hashjoin = off for this query.")));
-		if (state->ninner >= state->inner_capacity)
-			state->inner_tuples = join_grow(state, state->inner_tuples,
-											&state->inner_capacity, sizeof(MinimalTuple));
-		old = MemoryContextSwitchTo(state->build_cxt);
-		state->inner_tuples[state->ninner] = ExecCopySlotMinimalTuple(slot);
-		MemoryContextSwitchTo(old);
-		if (has_key)
+		if (state->spill != NULL)
 		{
-			if (state->nbuild >= state->build_capacity)
-			{
-				int64		capacity = state->build_capacity;
+			bool		should_free;
+			MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
 
-				state->build_keys = join_grow(state, state->build_keys, &capacity, sizeof(int64));
-				state->build_rows = join_grow(state, state->build_rows,
-											  &state->build_capacity, sizeof(uint32));
-			}
-			state->build_keys[state->nbuild] = key;
-			state->build_rows[state->nbuild] = (uint32) state->ninner;
-			state->nbuild++;
+			GpuJoinSpillWrite(state->spill, GPUJOIN_INNER, has_key, key, tuple);
+			if (should_free)
+				pfree(tuple);
+			continue;
 		}
-		state->ninner++;
+		old = MemoryContextSwitchTo(state->build_cxt);
+		join_add_inner(state, ExecCopySlotMinimalTuple(slot), has_key, key);
+		MemoryContextSwitchTo(old);
+		if (join_build_bytes(state) > state->build_limit)
+			join_start_spill(state);
 	}
-	if (join_keeps_inner(state->desc->jointype))
-		state->inner_matched = MemoryContextAllocHuge(state->build_cxt,
-													  sizeof(bool) * Max(state->ninner, 1));
-	if (state->inner_matched != NULL)
-		memset(state->inner_matched, 0, sizeof(bool) * Max(state->ninner, 1));
-	join_deform_inner(state);
+	if (state->spill == NULL)
+		join_finish_inner(state);
+}
+
+/* Load partition p's inner rows into memory, to be built and probed. */
+static void
+join_load_partition(GpuJoinState *state, int p)
+{
+	MinimalTuple tuple;
+	int64		key;
+	bool		has_key;
+
+	join_reset_build(state);
+	state->partition = p;
+	state->outer_done = false;
+	state->unmatched_next = 0;
+	while (GpuJoinSpillRead(state->spill, GPUJOIN_INNER, p, &has_key, &key, &tuple,
+							state->build_cxt))
+	{
+		CHECK_FOR_INTERRUPTS();
+		join_add_inner(state, tuple, has_key, key);
+	}
+	join_finish_inner(state);
+}
+
+/*
+ * Partitioned: write every outer row to its partition (a row whose key is
+ * NULL only when the join emits it unmatched), then join the first one.
+ */
+static void
+join_spill_outer(GpuJoinState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	GpuJoinSpillEndSide(state->spill, GPUJOIN_INNER);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(state->outer_ps);
+		MinimalTuple tuple;
+		bool		should_free;
+		bool		has_key;
+		int64		key = 0;
+
+		if (TupIsNull(slot))
+			break;
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		econtext->ecxt_outertuple = slot;
+		has_key = join_row_key(state, GPUJOIN_OUTER, econtext, &key);
+		if (!has_key)
+		{
+			state->info.null_key_rows++;
+			if (!join_keeps_outer(state->desc->jointype))
+				continue;
+			key = 0;
+		}
+		tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+		GpuJoinSpillWrite(state->spill, GPUJOIN_OUTER, has_key, key, tuple);
+		if (should_free)
+			pfree(tuple);
+	}
+	GpuJoinSpillEndSide(state->spill, GPUJOIN_OUTER);
+	state->info.disk_kb = Max(state->info.disk_kb, GpuJoinSpillDiskKB(state->spill));
+	state->info.batches += GpuJoinSpillCount(state->spill);
+	join_load_partition(state, 0);
+}
+
+/*
+ * Partitioned: close the partition just joined and load the next; false
+ * after the last.
+ */
+static bool
+join_next_partition(GpuJoinState *state)
+{
+	join_add_stats(state);
+	join_release_device(state);
+	GpuJoinSpillClosePartition(state->spill, state->partition);
+	if (state->partition + 1 >= GpuJoinSpillCount(state->spill))
+		return false;
+	join_load_partition(state, state->partition + 1);
+	return true;
 }
 
 /* Create the device join and build it from the inner keys. */
@@ -414,6 +596,10 @@ join_build(GpuJoinState *state)
 	INSTR_TIME_SET_CURRENT(start);
 	state->info.executed = true;
 	join_read_inner(state);
+	if (state->spill != NULL)
+		join_spill_outer(state);
+	else
+		state->info.batches++;
 	if (state->device == NULL)
 	{
 		state->device = GpuAggOpenDevice(state->device_kind, &state->info.setup_ms);
@@ -456,9 +642,27 @@ join_next_batch(GpuJoinState *state)
 	/* the child runs in the caller's context: its own state must outlive batches */
 	while (state->nouter < state->batch_capacity)
 	{
-		TupleTableSlot *slot = ExecProcNode(state->outer_ps);
+		TupleTableSlot *slot;
 		int64		n = state->nouter;
 
+		if (state->spill != NULL)
+		{
+			/* partitioned: the partition's rows, NULL keys already dropped */
+			MinimalTuple tuple;
+			bool		has_key;
+
+			if (!GpuJoinSpillRead(state->spill, GPUJOIN_OUTER, state->partition, &has_key,
+								  &state->probe_keys[n], &tuple, state->batch_cxt))
+			{
+				state->outer_done = true;
+				break;
+			}
+			state->probe_null[n] = !has_key;
+			state->outer_tuples[n] = tuple;
+			state->nouter++;
+			continue;
+		}
+		slot = ExecProcNode(state->outer_ps);
 		if (TupIsNull(slot))
 		{
 			state->outer_done = true;
@@ -645,15 +849,15 @@ join_next_unmatched_inner(GpuJoinState *state)
 	return NULL;
 }
 
-/* ExecScan access method: the next joined row, or an empty slot at the end. */
+/*
+ * The next joined row of the build in memory (of the partition being
+ * joined), or NULL when it is done.
+ */
 static TupleTableSlot *
-join_next(ScanState *ss)
+join_next_in_build(GpuJoinState *state)
 {
-	GpuJoinState *state = (GpuJoinState *) ss;
 	JoinType	jointype = state->desc->jointype;
 
-	if (!state->built)
-		join_build(state);
 	for (;;)
 	{
 		TupleTableSlot *slot;
@@ -685,13 +889,27 @@ join_next(ScanState *ss)
 		}
 		state->cur_matched = false;
 	}
-
 	if (join_keeps_inner(jointype))
+		return join_next_unmatched_inner(state);
+	return NULL;
+}
+
+/* ExecScan access method: the next joined row, or an empty slot at the end. */
+static TupleTableSlot *
+join_next(ScanState *ss)
+{
+	GpuJoinState *state = (GpuJoinState *) ss;
+
+	if (!state->built)
+		join_build(state);
+	for (;;)
 	{
-		TupleTableSlot *slot = join_next_unmatched_inner(state);
+		TupleTableSlot *slot = join_next_in_build(state);
 
 		if (slot != NULL)
 			return slot;
+		if (state->spill == NULL || !join_next_partition(state))
+			break;
 	}
 	join_add_stats(state);
 	join_release_device(state);
@@ -746,6 +964,16 @@ gpujoin_exec(CustomScanState *node)
 	return ExecScan(&node->ss, join_next, join_recheck);
 }
 
+/* Close the partitions on disk, if any. */
+static void
+join_end_spill(GpuJoinState *state)
+{
+	if (state->spill != NULL)
+		GpuJoinSpillEnd(state->spill);
+	state->spill = NULL;
+	MemoryContextReset(state->spill_cxt);
+}
+
 /* EndCustomScan: release the device and shut down both children. */
 static void
 gpujoin_end(CustomScanState *node)
@@ -754,6 +982,7 @@ gpujoin_end(CustomScanState *node)
 
 	join_add_stats(state);
 	join_release_device(state);
+	join_end_spill(state);
 	ExecEndNode(state->outer_ps);
 	ExecEndNode(state->inner_ps);
 }
@@ -784,17 +1013,13 @@ gpujoin_rescan(CustomScanState *node)
 	 * The device join is rebuilt from the kept keys on the next batch, unless
 	 * the inner rows or their keys (a key over an outer query's value) changed.
 	 */
-	if (state->inner_ps->chgParam != NULL || !state->built ||
+	if (state->inner_ps->chgParam != NULL || !state->built || state->spill != NULL ||
 		(node->ss.ps.chgParam != NULL && state->inner_keys_use_params))
 	{
-		MemoryContextReset(state->build_cxt);
+		/* partitions on disk are read once: a partitioned join starts over */
+		join_end_spill(state);
+		join_reset_build(state);
 		state->built = false;
-		state->inner_tuples = NULL;
-		state->ninner = state->inner_capacity = 0;
-		state->build_keys = NULL;
-		state->build_rows = NULL;
-		state->nbuild = state->build_capacity = 0;
-		state->inner_matched = NULL;
 		if (state->inner_ps->chgParam == NULL)
 			ExecReScan(state->inner_ps);
 	}

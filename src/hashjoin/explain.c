@@ -8,8 +8,12 @@
  *						gpuagg.explain_device_details also Device and Key
  *						(exact or hashed and rechecked)
  *	EXPLAIN ANALYZE		Build Rows (read from the inner side), Probe
- *						Batches, Probe Rows, Candidates, Matched Rows, and
- *						Fallback when the CPU finished the join; with
+ *						Batches, Probe Rows, Candidates, Matched Rows,
+ *						Batches (partitions joined, as a Hash node's;
+ *						with device details Memory Usage, the largest
+ *						build's, and Disk Usage) when the build did not
+ *						fit its memory, and Fallback when the CPU
+ *						finished the join; with
  *						TIMING, Host Time (reading the inner side and
  *						building, probing); with device details also
  *						Distinct Keys, Bytes Sent, Device Time, Transfer
@@ -76,6 +80,40 @@ deparse_conditions(CustomScanState *node, List *conditions, List *ancestors,
 							  GpuAggExplainRtableSize(es) > 1 || es->verbose, false);
 }
 
+/*
+ * The partitions and memory of a join, in a Hash node's words: Batches
+ * counts the partitions joined; Memory Usage, the largest build held, and
+ * Disk Usage depend on the machine, so they show only with device details,
+ * and Batches without them only when the join partitioned its sides.
+ */
+static void
+explain_memory(const GpuJoinRunInfo *info, ExplainState *es)
+{
+	bool		spilled = info->disk_kb > 0;
+
+	if (!gpuagg_explain_device_details && !spilled)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "Batches: " INT64_FORMAT, info->batches);
+		if (gpuagg_explain_device_details)
+		{
+			appendStringInfo(es->str, "  Memory Usage: " INT64_FORMAT "kB", info->memory_kb);
+			if (spilled)
+				appendStringInfo(es->str, "  Disk Usage: " INT64_FORMAT "kB", info->disk_kb);
+		}
+		appendStringInfoChar(es->str, '\n');
+		return;
+	}
+	ExplainPropertyInteger("Hash Batches", NULL, info->batches, es);
+	if (gpuagg_explain_device_details)
+	{
+		ExplainPropertyInteger("Peak Memory Usage", "kB", info->memory_kb, es);
+		ExplainPropertyInteger("Disk Usage", "kB", info->disk_kb, es);
+	}
+}
+
 /* ExplainCustomScan for GpuHashJoin. */
 void
 GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -110,6 +148,7 @@ GpuJoinExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Probe Rows", NULL, stats->probe_rows, es);
 	ExplainPropertyInteger("Candidates", NULL, stats->candidates, es);
 	ExplainPropertyInteger("Matched Rows", NULL, info->matched_rows, es);
+	explain_memory(info, es);
 	if (info->fallback != NULL)
 		ExplainPropertyText("Fallback", psprintf("finished on the CPU after: %s", info->fallback), es);
 	if (es->timing && es->format == EXPLAIN_FORMAT_TEXT)

@@ -8,6 +8,7 @@
  *				two children (OUTER_VAR / INNER_VAR)
  *	exec.c		builds on the inner side's keys on a device, probes with
  *				batches of outer keys and forms the joined rows
+ *	spill.c		past the build's memory, both sides in partitions on disk
  *	explain.c	shows what it planned and did
  * and below them, with their own headers:
  *	desc.h		the description of a node (GpuJoinDesc) and of its path

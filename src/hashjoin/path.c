@@ -22,6 +22,9 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/htup_details.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -199,6 +202,13 @@ join_expr_unsupported(Node *node, const char **why)
 	return false;
 }
 
+/* Pages that rows of width bytes take on disk, as costsize.c counts them. */
+static double
+join_pages(double rows, int width)
+{
+	return ceil(rows * (MAXALIGN(width) + MAXALIGN(SizeofHeapTupleHeader)) / BLCKSZ);
+}
+
 /*
  * Cost: reading both inputs; copying and keying every inner row and
  * building on the device; keying and copying every outer row and probing;
@@ -241,6 +251,20 @@ join_cost_path(CustomPath *cpath, Path *outer_path, Path *inner_path,
 	/* candidates: about one per output row */
 	run += rows * (join_cost.per_tuple + other_cost.per_tuple + cpu_tuple_cost);
 	run += join_cost.startup + other_cost.startup;
+
+	/*
+	 * A build past its memory partitions both sides on disk: each page
+	 * written once and read once, as cost_hashjoin charges its batches.
+	 */
+	if (inner_rows * (inner_path->pathtarget->width + 48.0) >
+		GpuAggHashJoinBuildLimit())
+	{
+		double		inner_pages = join_pages(inner_rows, inner_path->pathtarget->width);
+		double		outer_pages = join_pages(outer_rows, outer_path->pathtarget->width);
+
+		startup += seq_page_cost * inner_pages * 2;
+		run += seq_page_cost * outer_pages * 2;
+	}
 
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
@@ -295,9 +319,6 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	GaDeviceKind device;
 	const char *why = NULL;
 	bool		usable;
-	bool		too_big;
-	double		build_bytes;
-	double		build_limit;
 	GpuJoinPathInfo info;
 	ListCell   *lc;
 
@@ -350,11 +371,6 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (inner_path->rows > (double) GA_JOIN_MAX_BUILD_ROWS / 2)
 		return join_reject(psprintf("the build side's estimated %.0f rows exceed the %.0f a device builds",
 									inner_path->rows, (double) GA_JOIN_MAX_BUILD_ROWS / 2));
-	/* too large a build is still kept for an aggjoin, which holds less */
-	build_bytes = inner_path->rows * (inner_path->pathtarget->width + 48.0);
-	build_limit = GpuAggHashJoinBuildLimit(device);
-	too_big = build_bytes > build_limit;
-
 	info.jointype = jointype;
 	info.outer_keys = clauses.outer_keys;
 	info.inner_keys = clauses.inner_keys;
@@ -378,10 +394,7 @@ join_try_add_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cpath->custom_private = GpuJoinPathToList(&info);
 	cpath->methods = &gpujoin_path_methods;
 	join_cost_path(cpath, outer_path, inner_path, device, &clauses, joinrel->rows);
-	keep_join_path(cpath, !too_big);
-	if (too_big)
-		return join_reject(psprintf("build side of about %.0f kB exceeds gpuagg.hashjoin_build_limit (%.0f kB)",
-									build_bytes / 1024.0, build_limit / 1024.0));
+	keep_join_path(cpath, true);
 	/* under force, join_force_path puts the first one offered in */
 	if (!gpuagg_force)
 		add_path(joinrel, &cpath->path);

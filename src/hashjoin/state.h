@@ -14,6 +14,9 @@
 #include "hashjoin/desc.h"
 #include "gpuagg_device.h"
 
+/* A GpuHashJoin's two sides partitioned on disk (spill.c) */
+typedef struct GpuJoinSpill GpuJoinSpill;
+
 /* What a GpuHashJoin did, for EXPLAIN ANALYZE (all loops together). */
 typedef struct GpuJoinRunInfo
 {
@@ -27,6 +30,9 @@ typedef struct GpuJoinRunInfo
 	int64		inner_rows_read;	/* rows read from the inner side */
 	double		build_ms;		/* reading the inner side and building */
 	double		probe_ms;		/* in probe calls */
+	int64		batches;		/* partitions joined (1: none on disk) */
+	int64		memory_kb;		/* peak memory of a build */
+	int64		disk_kb;		/* peak disk space of the partitions */
 } GpuJoinRunInfo;
 
 /* The executor state of one GpuHashJoin (its CustomScanState). */
@@ -73,6 +79,12 @@ typedef struct GpuJoinState
 	bool	   *inner_matched;	/* RIGHT, FULL */
 	const uint32 *sorted_rows;
 
+	/* past the build's memory: both sides in partitions on disk (spill.c) */
+	double		build_limit;	/* bytes a build may hold */
+	GpuJoinSpill *spill;
+	MemoryContext spill_cxt;
+	int			partition;		/* the one being joined */
+
 	/* the current probe batch, in batch_cxt */
 	MemoryContext batch_cxt;
 	int64		batch_capacity;
@@ -116,5 +128,18 @@ GpuJoinAddStats(GaJoinStats *total, const GaJoin *join)
 	total->queue_ms += run.queue_ms;
 	total->gpu_ordinal = run.gpu_ordinal;
 }
+
+/* spill.c */
+extern int	GpuJoinSpillPartitions(double build_bytes, double limit);
+extern GpuJoinSpill *GpuJoinSpillCreate(int npartitions, MemoryContext cxt);
+extern int	GpuJoinSpillCount(const GpuJoinSpill *spill);
+extern void GpuJoinSpillWrite(GpuJoinSpill *spill, int side, bool has_key, int64 key,
+							  MinimalTuple tuple);
+extern void GpuJoinSpillEndSide(GpuJoinSpill *spill, int side);
+extern bool GpuJoinSpillRead(GpuJoinSpill *spill, int side, int p, bool *has_key,
+							 int64 *key, MinimalTuple *tuple, MemoryContext cxt);
+extern void GpuJoinSpillClosePartition(GpuJoinSpill *spill, int p);
+extern int64 GpuJoinSpillDiskKB(const GpuJoinSpill *spill);
+extern void GpuJoinSpillEnd(GpuJoinSpill *spill);
 
 #endif							/* GPUAGG_HASHJOIN_STATE_H */

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # test/bench/memory.sh - a backend's peak memory for one large aggregation, natively and
 # through GpuHashAgg: SELECT k, sum(v) FROM t GROUP BY k over ROWS rows in NGROUPS groups,
-# no parallel workers, work_mem = WORK_MEM.
+# no parallel workers, work_mem = WORK_MEM; k an integer, or with KEY=text a text key
+# ('key ' and the number), which GpuHashAgg sends as bytes. With SHAPE=join the groups come
+# from a join instead, whose build side (memdim, NGROUPS rows) exceeds hash_mem:
+# SELECT d.g, sum(m.v) FROM memtest m JOIN memdim d USING (k) GROUP BY d.g, 1000 groups.
 #
 #   PGHOST=... PGPORT=... bash test/bench/memory.sh      # a running cluster that preloads
 #                                                         # gpuagg (test/check.sh --keep)
 #   ROWS=1e6 MODES="native backend" bash test/bench/memory.sh
 #
-# Makes table memtest (dropped at the end unless KEEP=1) in database DB, then per mode
+# Makes table memtest (and memdim; dropped at the end unless KEEP=1) in database DB, then per mode
 # runs the query in a new session (its groups counted in an outer aggregate, so that no
 # group reaches the client) while sampling the backend's /proc/PID/status every 20 ms, and
 # prints one line per mode:
-#   MODE hwm_kb=N anon_kb=N answer=GROUPS|SUM peak_memory_kb=N disk_kb=N
+#   MODE hwm_kb=N anon_kb=N answer=GROUPS|SUM|KEYHASH peak_memory_kb=N disk_kb=N
 # hwm_kb is VmHWM (resident peak; the shared buffers the scan touches count there),
 # anon_kb the largest sampled RssAnon (the backend's private memory: what the query
 # allocated), peak_memory_kb and disk_kb the aggregation's EXPLAIN ANALYZE figures
@@ -22,7 +25,8 @@
 #   backend  GpuHashAgg forced, gpuagg.device = DEVICE, gpuagg.device_host = backend
 #   service  the same in the GPU service (gpuagg.device_host = service)
 #
-# Environment: ROWS (default 8e6), NGROUPS (default ROWS / 2; bash keeps GROUPS), WORK_MEM (default 1MB),
+# Environment: ROWS (default 8e6), NGROUPS (default ROWS / 2; bash keeps GROUPS), KEY (int or
+# text, default int), SHAPE (agg or join, default agg), WORK_MEM (default 1MB),
 # MODES (default "native backend service"), DEVICE (default cpu), DB (default postgres),
 # PSQL (default psql on PATH, else PG_BINDIR/psql), KEEP=1 keeps the table, VERBOSE=1
 # prints each plan. As root the
@@ -35,6 +39,12 @@ set -euo pipefail
 int_var ROWS 8e6
 int_var NGROUPS $((ROWS / 2))
 WORK_MEM=${WORK_MEM:-1MB}
+KEY=${KEY:-int}
+case $KEY in
+int) KEY_EXPR="(hashint8(i) & 2147483647) % $NGROUPS" ;;
+text) KEY_EXPR="'key ' || (hashint8(i) & 2147483647) % $NGROUPS" ;;
+*) echo "memory.sh: KEY must be int or text, not $KEY" >&2; exit 2 ;;
+esac
 MODES=${MODES:-native backend service}
 DEVICE=${DEVICE:-cpu}
 DB=${DB:-postgres}
@@ -63,13 +73,18 @@ mode_settings() {
 	esac
 }
 
-QUERY="SELECT k, sum(v) AS s FROM memtest GROUP BY k"
+SHAPE=${SHAPE:-agg}
+case $SHAPE in
+agg) QUERY="SELECT k, sum(v) AS s FROM memtest GROUP BY k" ;;
+join) QUERY="SELECT d.g AS k, sum(m.v) AS s FROM memtest m JOIN memdim d USING (k) GROUP BY d.g" ;;
+*) echo "memory.sh: SHAPE must be agg or join, not $SHAPE" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-memory.XXXXXX")
 chmod 777 "$work"
 cleanup() {
 	[ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null || true
-	[ "${KEEP:-0}" = 1 ] || sql -c "DROP TABLE IF EXISTS memtest" >/dev/null 2>&1 || true
+	[ "${KEEP:-0}" = 1 ] || sql -c "DROP TABLE IF EXISTS memtest, memdim" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -77,9 +92,16 @@ trap cleanup EXIT
 sql <<SQL
 DROP TABLE IF EXISTS memtest;
 CREATE TABLE memtest AS
-	SELECT (hashint8(i) & 2147483647) % $NGROUPS AS k, i AS v
+	SELECT $KEY_EXPR AS k, i AS v
 	FROM generate_series(1, $ROWS) i;
 ANALYZE memtest;
+DROP TABLE IF EXISTS memdim;
+SQL
+[ "$SHAPE" = agg ] || sql <<SQL
+CREATE TABLE memdim AS
+	SELECT k, (hashtext(k::text) & 2147483647) % 1000 AS g, md5(k::text) AS pad
+	FROM (SELECT DISTINCT k FROM memtest) s;
+ANALYZE memdim;
 SQL
 
 for mode in $MODES; do
@@ -109,7 +131,7 @@ SAMPLE
 		echo "SELECT pg_backend_pid();"
 		echo "\\o"
 		mode_settings "$mode"
-		echo "SELECT count(*) || '|' || sum(s) FROM ($QUERY) g;"
+		echo "SELECT count(*) || '|' || sum(s) || '|' || sum(hashtext(k::text)) FROM ($QUERY) g;"
 	} | sql)
 	touch "$work/done"
 	wait "$sampler" || true

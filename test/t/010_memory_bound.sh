@@ -11,6 +11,9 @@
 #     the GPU only through the service, as a session that runs the GPU itself holds a
 #     CUDA context's host memory besides (printed, not checked);
 #   - EXPLAIN ANALYZE shows the partitions (Batches) and their Disk Usage;
+#   - the same for text keys sent as bytes (KEY=text, 1M rows, through the service), and
+#     for groups of a join whose build side exceeds hash_mem (SHAPE=join, 1M rows: the
+#     GpuHashJoin below partitions both sides on disk);
 #   - on the CPU device, a table without statistics (the planner expects few groups) is
 #     read a second time, partitioned, once the first pass finds too many groups.
 # Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE
@@ -52,6 +55,25 @@ for mode in backend service; do
 		failed "$mode: no Disk Usage in EXPLAIN ANALYZE"
 done
 printf '%s\n' "$out" | grep -q 'Batches: [0-9]' || failed "no Batches line in EXPLAIN ANALYZE"
+
+for shape in KEY=text SHAPE=join; do
+	out=$(env "$shape" ROWS=1e6 MODES="native service" DB=$db DEVICE=${GPUAGG_DEVICE:-cpu} \
+		VERBOSE=1 PSQL=$PG_BINDIR/psql bash "$(dirname "$0")/../bench/memory.sh" 2>&1) ||
+		failed "memory.sh $shape failed"
+	printf '%s\n' "$out" | grep -E '^(native|service) ' | sed "s/^/$shape: /"
+	native=$(field native hwm_kb)
+	hwm=$(field service hwm_kb)
+	if [ -z "$native" ] || [ -z "$hwm" ]; then
+		failed "$shape: no measurement"
+		continue
+	fi
+	[ "$(field service answer)" = "$(field native answer)" ] ||
+		failed "$shape: service answer $(field service answer), native $(field native answer)"
+	[ $((hwm * 2)) -le $((native * 3)) ] ||
+		failed "$shape: service peak memory ${hwm} kB is more than 1.5 times native's ${native} kB"
+	[ "$(field service disk_kb)" -gt 0 ] 2>/dev/null ||
+		failed "$shape: no Disk Usage in EXPLAIN ANALYZE"
+done
 
 if [ "${GPUAGG_DEVICE:-cpu}" = cpu ]; then
 	plan=$(psql_db <<'SQL'
