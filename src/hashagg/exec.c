@@ -275,8 +275,8 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 		state->direct = GpuAggDirectScanCreate(state->child, estate->es_query_cxt);
 	state->info.direct_scan = state->direct != NULL;
 	agg_build_request(state);
-	GpuAggPlanMemory(state, eflags);
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
+	GpuAggPlanMemory(state, eflags);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
 										   ALLOCSET_DEFAULT_SIZES);
 	state->cleanup.func = agg_release;

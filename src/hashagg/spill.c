@@ -45,7 +45,9 @@
 
 #include "batch/batch.h"
 #include "gpuagg_hash.h"
+#include "guc.h"
 #include "hashagg/state.h"
+#include "service/service.h"
 
 /* Partitions per pass, as nodeAgg.c's HASHAGG_MIN/MAX_PARTITIONS */
 #define SPILL_MIN_PARTITIONS 4
@@ -732,6 +734,17 @@ GpuAggPlanMemory(GpuAggState *state, int eflags)
 
 	if (desc->nkeys == 0)
 		return;					/* one group */
+
+	/*
+	 * A device in the GPU service hands its groups back through the
+	 * service's shared memory, which all sessions share (and the service's
+	 * CPU device keeps its table there): a node's groups take at most a
+	 * quarter of it, so that a grouping larger than that partitions instead
+	 * of failing over to the CPU.
+	 */
+	if (GpuAggServiceWanted(state->device_kind))
+		groups = Min(groups, (double) gpuagg_service_memory * 1024 * 1024 / 4 /
+					 GpuAggGroupBytes(state));
 	state->limit_groups = (int64) Max(groups, 256.0);
 	if (desc->njoin_steps > 0)
 		state->info.unbounded = "the device joins the input";
