@@ -73,6 +73,13 @@ typedef struct GaDeviceOps
 										GaStatus *status);
 	void		(*join_get_stats) (const void *join_impl, GaJoinStats *stats);
 	void		(*join_destroy) (void *join_impl);
+
+	/*
+	 * Nonzero when the device deforms heap pages (gpuagg_device.h, "Heap
+	 * pages"): its batches then carry the page area of a request with a
+	 * page program, which device.c refuses on any other device.
+	 */
+	int			takes_pages;
 } GaDeviceOps;
 
 /* cpu/device.c: the CPU device */

@@ -42,4 +42,5 @@ const GaDeviceOps ga_cpu_ops = {
 	.join_probe = ga_cpu_join_probe,
 	.join_get_stats = ga_cpu_join_get_stats,
 	.join_destroy = ga_cpu_join_destroy,
+	.takes_pages = 1,
 };
