@@ -6,6 +6,7 @@
 --
 SET gpuagg.device = cpu;
 SET gpuagg.device_host = backend;	-- the CPU device of this process takes pages
+SET gpuagg.page_scan = on;
 SET gpuagg.force = on;
 SET max_parallel_workers_per_gather = 0;
 
@@ -120,7 +121,7 @@ SELECT heap_pages('SELECT k, count(*) FROM pg_pages WHERE v > 0 GROUP BY k');
 SELECT heap_pages('SELECT t, count(*) FROM pg_pages GROUP BY t');
 SET gpuagg.page_scan = off;
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
-RESET gpuagg.page_scan;
+SET gpuagg.page_scan = on;
 SET gpuagg.batch_rows = 100;
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
 RESET gpuagg.batch_rows;

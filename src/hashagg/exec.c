@@ -556,7 +556,7 @@ static const char *
 agg_page_off_reason(GpuAggState *state)
 {
 	if (!gpuagg_page_scan)
-		return "gpuagg.page_scan is off";
+		return "gpuagg.page_scan is off";	/* EXPLAIN shows no pages then */
 	if (!ga_device_takes_pages(state->device))
 		return "the device takes no pages";
 	if (state->spill_now)
@@ -592,7 +592,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 											  state->layout->sources, state->run_cxt);
 	if (state->direct != NULL)
 	{
-		state->info.pages_possible = ga_device_takes_pages(state->device);
+		state->info.pages_possible = gpuagg_page_scan && ga_device_takes_pages(state->device);
 		state->requests[0].pages =
 			GpuAggDirectScanUsePages(state->direct, state->layout->ncolumns,
 									 state->layout->sources, state->requests[0].batch_rows,

@@ -310,7 +310,8 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
 /*
  * The direct scan's pages, like Bitmap Heap Scan's "Heap Blocks": how many
  * went to the device as page images and how many through the host (their
- * rows deformed here), and why; only where the device takes pages.
+ * rows deformed here), and why; only where gpuagg.page_scan is on and the
+ * device takes pages.
  */
 static void
 explain_pages(GpuAggState *state, ExplainState *es)

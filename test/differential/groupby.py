@@ -898,7 +898,7 @@ class Gen:
             s.append("enable_hashagg=off")
         # the CPU device in the session's own process takes heap pages (gpuagg.page_scan)
         if r.random() < 0.3 and os.environ.get("GPUAGG_DEVICE", "cpu") == "cpu":
-            s.append("gpuagg.device_host=backend")
+            s += ["gpuagg.device_host=backend", "gpuagg.page_scan=on"]
         return s
 
 
