@@ -168,6 +168,13 @@ ga_device_setup_ms(const GaDevice *device)
 	return device->setup_ms;
 }
 
+/* Whether the device deforms heap pages (gpuagg_device.h). */
+int
+ga_device_takes_pages(const GaDevice *device)
+{
+	return device->ops->takes_pages;
+}
+
 /* Free the dispatcher's aggregation handle (not the implementation's). */
 static void
 agg_free(GaAgg *agg)
@@ -184,6 +191,11 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 
 	if (!ga_request_validate(request, status))
 		return NULL;
+	if (request->pages != NULL && !device->ops->takes_pages)
+	{
+		ga_status_set(status, GA_ERR_INVALID, "this device takes no heap pages");
+		return NULL;
+	}
 	agg = calloc(1, sizeof(GaAgg));
 	if (agg == NULL)
 	{

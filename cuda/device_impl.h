@@ -76,6 +76,12 @@ typedef struct GaDeviceOps
 
 	/* What the device does beyond integer keys (0: nothing more). */
 	int			groups_strings; /* string keys (GA_TYPE_STRING) */
+	/*
+	 * Nonzero when the device deforms heap pages (gpuagg_device.h, "Heap
+	 * pages"): its batches then carry the page area of a request with a
+	 * page program, which device.c refuses on any other device.
+	 */
+	int			takes_pages;
 } GaDeviceOps;
 
 /* cpu/device.c: the CPU device */

@@ -185,12 +185,45 @@ ga_string_used(const GaColumn *column, int64_t nrows)
 	return ga_string_start(column, nrows);
 }
 
+/*
+ * Heap pages as input.  A request with a page program (GaAggRequest.pages,
+ * GaPageInput below) gets batches that also carry up to page_capacity page
+ * images: the caller copies whole table pages (GA_PAGE_SIZE bytes each,
+ * PostgreSQL's heap page layout) into pages and describes each in
+ * page_desc, and the device deforms the visible tuples' attributes into
+ * the batch's columns when the batch is submitted, before it aggregates.
+ * A page's rows are rows [first_row, first_row + nrows) of the batch: the
+ * caller reserves them (counts them in the batch's nrows, fills no column
+ * of them) and may fill other rows itself, as in any batch.  The visible
+ * tuples are, in offset order, either every tuple of a normal line pointer
+ * (all_visible: the page was all-visible for the query's snapshot, so the
+ * device reads the line pointers itself) or those of the line pointers
+ * offsets[0 .. nrows) (1-based offset numbers, increasing), which the caller
+ * chose with its own visibility rules.  Rows come in that order.
+ */
+#define GA_PAGE_SIZE 8192
+#define GA_PAGE_MAX_TUPLES 291	/* tuples a page holds at most */
+
+typedef struct GaPageDesc
+{
+	uint32_t	first_row;
+	uint16_t	nrows;
+	uint16_t	all_visible;
+	uint16_t	offsets[GA_PAGE_MAX_TUPLES];	/* not all_visible: the
+												 * visible line pointers */
+} GaPageDesc;
+
 typedef struct GaBatch
 {
 	int64_t		nrows;			/* filled rows, set by the caller */
 	int64_t		capacity;
 	int			ncolumns;
 	GaColumn   *columns;
+	/* a request with a page program (above); else 0 and NULL */
+	int64_t		npages;			/* pages filled, set by the caller */
+	int64_t		page_capacity;
+	uint8_t    *pages;			/* page_capacity images of GA_PAGE_SIZE */
+	GaPageDesc *page_desc;		/* page_capacity descriptions */
 } GaBatch;
 
 /* Mark row `row` of `column` null (sets has_nulls). */
@@ -368,6 +401,9 @@ typedef struct GaAggRequest
 	int			debug_hash_bits;	/* testing: keep only this many low bits
 									 * (1 .. 63) of every key tuple's hash,
 									 * so that unequal keys collide; 0: all */
+	const struct GaPageInput *pages;	/* the batches' heap pages and how
+										 * they fill columns (below); NULL:
+										 * rows only */
 } GaAggRequest;
 
 /*
@@ -475,6 +511,95 @@ extern void ga_agg_get_stats(const GaAgg *agg, GaAggStats *stats);
 
 /* Free everything the aggregation holds; safe after any failure. */
 extern void ga_agg_destroy(GaAgg *agg);
+
+/* ------------------------------------------------------------------------
+ * Heap pages: the deform program
+ * ------------------------------------------------------------------------
+ *
+ * A request's page program says how the tuples of the pages a batch
+ * carries (GaPageDesc above) become rows of its columns.  attrs describes
+ * the table's attributes 1 .. natts (attrs[i] is attribute i + 1), dropped
+ * ones too, whose bytes old tuples still hold: the device walks a tuple's
+ * data as PostgreSQL's heap_deform_tuple does, over every attribute up to
+ * the last one a column needs, by its length and alignment (attlen > 0
+ * fixed, -1 varlena, -2 cstring; alignby 1, 2, 4 or 8 bytes from the
+ * tuple's data, which starts aligned; a varlena whose first byte is not 0
+ * is not aligned, as the short-header rule says).  A null attribute (its
+ * bit clear in the tuple's null bitmap, when the tuple has one) takes no
+ * bytes.  An attribute past the tuple's own count (added to the table
+ * after the tuple was written) is null, or has_missing's value missing
+ * (attmissingval, attlen bytes as the table stores them, byval fixed-width
+ * attributes only).
+ *
+ * Each of columns[0 .. ncolumns) fills one batch column from one
+ * attribute, for every row of every page:
+ *	GA_PAGE_COPY		the attribute's value (byval, attlen 1, 2, 4 or 8)
+ *						into an integer column of at least its width,
+ *						sign-extended (GA_TYPE_INT8 .. INT64), or a float
+ *						column of its width (GA_TYPE_FLOAT32, FLOAT64);
+ *						null where the attribute is null
+ *	GA_PAGE_VALIDITY	a GA_TYPE_NONE column: valid where the attribute is
+ *						not null (count(x) of any type)
+ * The rows of a page's tuples leave every other column as the caller left
+ * it.  No column is a derived column or a key of GA_TYPE_STRING, and no
+ * two fill the same batch column.
+ *
+ * The layout of a heap page and tuple header that the device reads is in
+ * these constants (byte offsets, little-endian), which the caller checks
+ * against PostgreSQL's own headers.
+ */
+#define GA_PAGE_LOWER 12		/* uint16: pd_lower, the line pointers' end */
+#define GA_PAGE_HEADER 24		/* the first line pointer (4 bytes each) */
+#define GA_LP_OFF(lp) ((lp) & 0x7fffu)	/* line pointer: the tuple's offset */
+#define GA_LP_FLAGS(lp) (((lp) >> 15) & 3u)
+#define GA_LP_LEN(lp) ((lp) >> 17)	/* the tuple's length */
+#define GA_LP_NORMAL 1
+#define GA_TUPLE_INFOMASK2 18	/* uint16: attribute count in its low bits */
+#define GA_TUPLE_NATTS_MASK 0x07ffu
+#define GA_TUPLE_INFOMASK 20	/* uint16 */
+#define GA_TUPLE_HASNULL 0x0001u
+#define GA_TUPLE_HOFF 22		/* uint8: where the data starts */
+#define GA_TUPLE_BITS 23		/* the null bitmap, when HASNULL */
+#define GA_VARTAG_ONDISK 18		/* a TOAST pointer's tag ... */
+#define GA_VARATT_EXTERNAL_SIZE 16	/* ... and the size of what follows it */
+#define GA_PAGE_MAX_ATTRS 1600	/* attributes a table has at most */
+
+typedef enum GaPageConvert
+{
+	GA_PAGE_COPY = 0,
+	GA_PAGE_VALIDITY
+} GaPageConvert;
+
+typedef struct GaPageAttr
+{
+	int16_t		attlen;
+	uint8_t		alignby;
+	uint8_t		byval;
+	uint8_t		has_missing;
+	uint8_t		missing[8];		/* has_missing: the value's attlen bytes */
+} GaPageAttr;
+
+typedef struct GaPageColumn
+{
+	int			column;			/* the batch column it fills */
+	int			attnum;			/* 1 .. natts */
+	GaPageConvert convert;
+} GaPageColumn;
+
+typedef struct GaPageInput
+{
+	int			natts;			/* 1 .. GA_PAGE_MAX_ATTRS */
+	const GaPageAttr *attrs;
+	int			ncolumns;		/* 1 .. the request's ncolumns */
+	const GaPageColumn *columns;
+	int64_t		page_capacity;	/* pages a batch carries, >= 1 */
+} GaPageInput;
+
+/*
+ * Whether the device deforms pages (takes a request with a page program);
+ * a device that does not refuses one with GA_ERR_INVALID.
+ */
+extern int	ga_device_takes_pages(const GaDevice *device);
 
 /* ------------------------------------------------------------------------
  * Derived columns: exact integer arithmetic on the device

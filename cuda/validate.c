@@ -514,6 +514,101 @@ derived_validate(const GaAggRequest *request, GaStatus *status)
 	return 1;
 }
 
+/* Check one column of a page program (gpuagg_device.h, "Heap pages"). */
+static int
+page_column_validate(const GaAggRequest *request, const GaPageColumn *pc, int i,
+					 const uint8_t *filled, GaStatus *status)
+{
+	const GaPageInput *pages = request->pages;
+	const GaPageAttr *a;
+	GaValueType type;
+	int			d;
+
+	if (pc->column < 0 || pc->column >= request->ncolumns || filled[pc->column])
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "page column %d fills column %d, which does not exist or another fills",
+							 i, pc->column);
+	if (pc->attnum < 1 || pc->attnum > pages->natts)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "page column %d reads attribute %d; the program has %d",
+							 i, pc->attnum, pages->natts);
+	for (d = 0; d < request->nderived; d++)
+		if (request->derived[d].column == pc->column)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "page column %d fills derived column %d", i, pc->column);
+	a = &pages->attrs[pc->attnum - 1];
+	type = request->column_types[pc->column];
+	switch (pc->convert)
+	{
+		case GA_PAGE_COPY:
+			if (!a->byval || (a->attlen != 1 && a->attlen != 2 && a->attlen != 4 &&
+							  a->attlen != 8) ||
+				!((type_is_integer(type) && ga_type_width(type) >= a->attlen) ||
+				  (type_is_float(type) && ga_type_width(type) == a->attlen)))
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "page column %d copies attribute %d of length %d into a column of type %d",
+									 i, pc->attnum, (int) a->attlen, (int) type);
+			break;
+		case GA_PAGE_VALIDITY:
+			if (type != GA_TYPE_NONE)
+				return ga_status_set(status, GA_ERR_INVALID,
+									 "page column %d gives validity only, to a column of type %d",
+									 i, (int) type);
+			break;
+		default:
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "page column %d has an unknown conversion", i);
+	}
+	return 1;
+}
+
+/* Check a request's page program (gpuagg_device.h, "Heap pages"). */
+static int
+pages_validate(const GaAggRequest *request, GaStatus *status)
+{
+	const GaPageInput *pages = request->pages;
+	uint8_t    *filled;
+	int			i;
+
+	if (request->join != NULL)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "an aggregation fed by a join takes no pages");
+	if (pages->natts < 1 || pages->natts > GA_PAGE_MAX_ATTRS ||
+		pages->ncolumns < 1 || pages->ncolumns > request->ncolumns ||
+		pages->page_capacity < 1 || pages->page_capacity > request->batch_rows ||
+		pages->page_capacity > (INT64_C(1) << 20))
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the page program has %d attributes, %d columns and %lld pages a batch, out of range",
+							 pages->natts, pages->ncolumns, (long long) pages->page_capacity);
+	for (i = 0; i < pages->natts; i++)
+	{
+		const GaPageAttr *a = &pages->attrs[i];
+
+		if ((a->attlen <= 0 && a->attlen != -1 && a->attlen != -2) ||
+			(a->alignby != 1 && a->alignby != 2 && a->alignby != 4 && a->alignby != 8) ||
+			(a->has_missing && (!a->byval || a->attlen <= 0 || a->attlen > 8)))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "attribute %d of the page program has length %d and alignment %d%s",
+								 i + 1, (int) a->attlen, (int) a->alignby,
+								 a->has_missing ? " and a missing value" : "");
+	}
+	filled = calloc((size_t) request->ncolumns, 1);
+	if (filled == NULL)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory checking a page program");
+	for (i = 0; i < pages->ncolumns; i++)
+	{
+		if (!page_column_validate(request, &pages->columns[i], i, filled, status))
+		{
+			free(filled);
+			return 0;
+		}
+		filled[pages->columns[i].column] = 1;
+	}
+	free(filled);
+	return 1;
+}
+
 /*
  * Check that a request makes sense before any device sees it, so that the
  * implementations can trust it.
@@ -624,6 +719,8 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 	if (request->join != NULL && !join_spec_validate(request, status))
 		return 0;
 	if (!derived_validate(request, status))
+		return 0;
+	if (request->pages != NULL && !pages_validate(request, status))
 		return 0;
 	ga_status_ok(status);
 	return 1;

@@ -25,6 +25,7 @@ bool		gpuagg_string_keys = true;
 bool		gpuagg_force = false;
 bool		gpuagg_explain_device_details = true;
 bool		gpuagg_direct_scan = true;
+bool		gpuagg_page_scan = false;
 bool		gpuagg_probe_filter = true;
 int			gpuagg_device = GPUAGG_DEVICE_AUTO;
 int			gpuagg_strategy = GA_STRATEGY_AUTO;
@@ -199,6 +200,11 @@ GpuAggGucInit(void)
 							 "Lets GpuHashAgg read heap pages itself when its input is a plain sequential scan.",
 							 "The scan's visible tuples are deformed straight into batches instead of passing one at a time through the Seq Scan node.",
 							 &gpuagg_direct_scan, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuagg.page_scan",
+							 "Lets a direct scan send whole heap pages to a device that deforms them.",
+							 "Pages are copied with the offsets of their visible tuples and the device deforms the tuples; off, the scan deforms them into batches itself (faster on the CPU device).",
+							 &gpuagg_page_scan, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.probe_filter",
 							 "Lets the parallel workers of an aggjoin GpuHashAgg drop probe rows whose join key no build row has.",

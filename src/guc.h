@@ -35,6 +35,7 @@ extern bool gpuagg_string_keys;
 extern bool gpuagg_force;
 extern bool gpuagg_explain_device_details;
 extern bool gpuagg_direct_scan;
+extern bool gpuagg_page_scan;
 extern bool gpuagg_probe_filter;
 extern int	gpuagg_device;
 extern int	gpuagg_strategy;

@@ -6,7 +6,8 @@
  *	  table of entry points (GaDeviceOps, device_impl.h) from the
  *	  aggregation (cpu/hashagg.c) and the hash join (cpu/hashjoin.c); the
  *	  aggregation uses its accumulators (cpu/accumulate.c), its derived
- *	  columns (cpu/derived.c) and, for an aggjoin, cpu/aggjoin.c.
+ *	  columns (cpu/derived.c), the heap pages its batches carry
+ *	  (cpu/deform.c) and, for an aggjoin, cpu/aggjoin.c.
  *
  * Plain C, no PostgreSQL and no CUDA runtime header; nothing here prints
  * or aborts.
@@ -81,6 +82,16 @@ extern void ga_cpu_acc_finish(void *acc, CpuAccKind kind, int64_t ngroups);
 /* cpu/derived.c: the derived columns of rows [base, base + n) of a batch */
 extern void ga_cpu_compute_derived(const GaDerivedPlan *plan, GaBatch *batch, int64_t base,
 								   int64_t n);
+
+/*
+ * cpu/deform.c: a request's page program, and the pages of a batch
+ * deformed into its columns (gpuagg_device.h, "Heap pages")
+ */
+typedef struct CpuPagePlan CpuPagePlan;
+
+extern CpuPagePlan *ga_cpu_page_plan_create(const GaPageInput *pages);
+extern void ga_cpu_page_plan_free(CpuPagePlan *plan);
+extern int	ga_cpu_deform_pages(const CpuPagePlan *plan, GaBatch *batch, GaStatus *status);
 
 /*
  * cpu/aggjoin.c: the CPU device's aggjoin.  It forms the joined rows of

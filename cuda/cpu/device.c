@@ -43,4 +43,5 @@ const GaDeviceOps ga_cpu_ops = {
 	.join_get_stats = ga_cpu_join_get_stats,
 	.join_destroy = ga_cpu_join_destroy,
 	.groups_strings = 1,
+	.takes_pages = 1,
 };

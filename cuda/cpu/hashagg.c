@@ -119,6 +119,9 @@ typedef struct CpuAgg
 	/* aggjoins: the build side and the joined pieces */
 	CpuAggJoin *join;
 
+	/* a request with a page program: it, copied (cpu/deform.c) */
+	CpuPagePlan *pages;
+
 	/* derived columns: the request's, copied and grouped by program */
 	GaDerivedPlan *derived;
 	uint8_t    *column_is_derived;	/* per column */
@@ -487,6 +490,9 @@ ga_cpu_agg_destroy(void *agg_impl)
 	free(agg->acc_kinds);
 	free(agg->derived);
 	free(agg->column_is_derived);
+	ga_host_free(agg->batch.pages);
+	ga_host_free(agg->batch.page_desc);
+	ga_cpu_page_plan_free(agg->pages);
 	free(agg);
 }
 
@@ -593,6 +599,17 @@ ga_cpu_agg_create(void *device_impl, const GaAggRequest *request, GaStatus *stat
 
 	if (!cpu_alloc_batch(agg, request->batch_rows, request->string_bytes))
 		goto oom;
+	if (request->pages != NULL)
+	{
+		int64_t		npages = request->pages->page_capacity;
+
+		agg->pages = ga_cpu_page_plan_create(request->pages);
+		agg->batch.pages = ga_host_alloc_array(npages, GA_PAGE_SIZE);
+		agg->batch.page_desc = ga_host_alloc_array(npages, sizeof(GaPageDesc));
+		if (agg->pages == NULL || agg->batch.pages == NULL || agg->batch.page_desc == NULL)
+			goto oom;
+		agg->batch.page_capacity = npages;
+	}
 	for (i = 0; i < agg->nkeys; i++)
 	{
 		if (agg->column_types[agg->key_columns[i]] != GA_TYPE_STRING)
@@ -667,6 +684,7 @@ ga_cpu_agg_next_batch(void *agg_impl, GaWaitCallback wait, void *arg, GaStatus *
 		return NULL;
 	}
 	agg->batch.nrows = 0;
+	agg->batch.npages = 0;
 	for (i = 0; i < agg->batch.ncolumns; i++)
 	{
 		GaColumn   *col = &agg->batch.columns[i];
@@ -754,6 +772,13 @@ ga_cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "string column %d of a batch has offsets out of order or past its bytes",
 								 i);
+
+	if (agg->pages != NULL && batch->npages != 0)
+	{
+		if (!ga_cpu_deform_pages(agg->pages, batch, status))
+			return 0;
+		agg->stats.bytes_sent += batch->npages * (int64_t) (GA_PAGE_SIZE + sizeof(GaPageDesc));
+	}
 
 	if (agg->join != NULL)
 	{

@@ -681,4 +681,39 @@ extern int	ga_gpu_bench_submit(void *agg_impl, const void *const *values,
 								GaStatus *status);
 extern int	ga_gpu_bench_settle(void *agg_impl, GaStatus *status);
 
+/*
+ * gpu/deform.cu: a request's page program in device memory, and the
+ * kernel that deforms a batch's page images (already on the GPU) into its
+ * device columns.  Not called by the aggregation yet.
+ */
+typedef struct GpuDeformColumn
+{
+	void	   *values;			/* the device column */
+	uint32_t   *validity;		/* its validity bitmap, as 32-bit words */
+	int		   *has_nulls;		/* set to 1 when a row is null */
+	int			type;			/* GaValueType */
+	int			convert;		/* GaPageConvert */
+	int			attlen;
+	int			slot;			/* its attribute's entry of a walk's values */
+} GpuDeformColumn;
+
+typedef struct GpuPageProgram
+{
+	const GaPageAttr *attrs;	/* device memory, one allocation */
+	const int16_t *slots;
+	const GpuDeformColumn *columns;
+	int			natts;
+	int			ncolumns;
+} GpuPageProgram;
+
+extern int	ga_gpu_page_program_create(const GaPageInput *pages,
+									   const GaValueType *column_types, void *const *values,
+									   uint32_t *const *validity, int *has_nulls,
+									   GpuPageProgram *prog, cudaStream_t stream,
+									   GaStatus *status);
+extern void ga_gpu_page_program_free(GpuPageProgram *prog);
+extern int	ga_gpu_deform_pages(const GpuPageProgram *prog, const uint8_t *d_pages,
+								const GaPageDesc *d_descs, int64_t npages, int *failed,
+								cudaStream_t stream, GaStatus *status);
+
 #endif							/* GPUAGG_DEVICE_GPU_CUH */

@@ -4,7 +4,8 @@
  *	  Columnar batches on the host: packing rows into them (builder.c),
  *	  sending them between processes as messages (message.c) through
  *	  shared memory (exchange.c), and reading a Seq Scan's pages straight
- *	  into them (scan_direct.c).
+ *	  into them (scan_direct.c), as rows or as page images that the device
+ *	  deforms (pages.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -13,6 +14,7 @@
 
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
+#include "storage/bufpage.h"
 #include "nodes/execnodes.h"
 
 #include "batch/encoding.h"
@@ -105,6 +107,14 @@ extern bool GpuAggExchangeIsRef(bytea *message);
 extern bytea *GpuAggExchangeGet(GpuAggExchange *x, bytea *ref_message, int32 *slot);
 extern void GpuAggExchangeRelease(GpuAggExchange *x, int32 slot);
 
+/* batch/pages.c: heap pages as batch input (gpuagg_device.h, "Heap pages") */
+extern GaPageInput *GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *output_attnos,
+										 int noutputs, int ncolumns,
+										 const GpuAggColumnSource *sources, int64 batch_rows,
+										 const char **reason);
+extern void GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
+							 bool all_visible);
+
 /* batch/scan_direct.c: reading a plain Seq Scan's heap pages directly */
 typedef struct GpuAggDirectScan GpuAggDirectScan;
 struct GpuAggProbeKeys;			/* aggjoin/probe_filter.h */
@@ -117,6 +127,11 @@ extern void GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds,
 										 struct GpuAggProbeKeys *keys);
 extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,
 								 GaBatch *batch);
+extern const GaPageInput *GpuAggDirectScanUsePages(GpuAggDirectScan *ds, int ncolumns,
+												   const GpuAggColumnSource *sources,
+												   int64 batch_rows, const char *off_reason);
+extern void GpuAggDirectScanPageCounts(GpuAggDirectScan *ds, int64 *to_device,
+									   int64 *through_host, const char **reason);
 extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);
 extern void GpuAggDirectScanEnd(GpuAggDirectScan *ds);
 

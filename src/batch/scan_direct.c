@@ -44,6 +44,13 @@
  * from that slot.  Only the tuple-at-a-time node calls and the projection
  * are saved there.
  *
+ * With no filter and a device that deforms pages (gpuagg.page_scan), the
+ * visible tuples are not deformed here at all: each page is copied, while
+ * its content lock is held, into the batch's page area with the offsets
+ * of its visible tuples (or none when it is all-visible), and the device
+ * deforms it (batch/pages.c, docs/design/pages.md).  The pin and the lock
+ * end with the copy.
+ *
  * The Seq Scan node stays in the plan: its scan descriptor (created by it,
  * or here as SeqNext would), its rescans and its end are used as they are,
  * and its EXPLAIN ANALYZE counters are kept (rows returned, rows removed by
@@ -165,6 +172,19 @@ struct GpuAggDirectScan
 	int			run_end;
 	bool		row_held;
 	GpuAggInputColumn *run_input;	/* input from run_next on */
+
+	/*
+	 * Pages to the device: the page program of this run (NULL: rows), the
+	 * one built for the node's layout, and what EXPLAIN ANALYZE shows.
+	 */
+	const GaPageInput *pages;
+	GaPageInput *page_input;
+	bool		page_input_built;
+	const char *page_build_reason;	/* why page_input is NULL */
+	const char *page_reason;	/* why pages went through the host */
+	BlockNumber pending_block;	/* a page the last batch had no room for */
+	int64		pages_device;
+	int64		pages_host;
 };
 
 /*
@@ -376,6 +396,7 @@ GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
 	ds->row = MakeSingleTupleTableSlot(ExecGetResultType(child), &TTSOpsVirtual);
 	ds->qual = child->qual;
 	ds->buffer = InvalidBuffer;
+	ds->pending_block = InvalidBlockNumber;
 	MemoryContextSwitchTo(old);
 	return ds;
 }
@@ -393,6 +414,61 @@ direct_release_page(GpuAggDirectScan *ds)
 	ds->next_tuple = 0;
 }
 
+/*
+ * Send the scan's pages to the device from the next batch on, for a
+ * GpuHashAgg of batch columns `sources` whose device takes the page
+ * program returned (which the aggregation's request must carry); NULL
+ * when the pages go through the host instead: off_reason, when the caller
+ * gives one, a filter on the scan, or a column the device cannot read
+ * from pages.  The reason is kept for EXPLAIN.
+ */
+const GaPageInput *
+GpuAggDirectScanUsePages(GpuAggDirectScan *ds, int ncolumns, const GpuAggColumnSource *sources,
+						 int64 batch_rows, const char *off_reason)
+{
+	ds->pages = NULL;
+	if (off_reason != NULL)
+	{
+		ds->page_reason = off_reason;
+		return NULL;
+	}
+	if (ds->qual != NULL)
+	{
+		ds->page_reason = "a filter on the scan";
+		return NULL;
+	}
+	if (!ds->page_input_built)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(ds));
+
+		ds->page_input = GpuAggPageInputBuild(ds->tupdesc, ds->output_attnos, ds->noutputs,
+											  ncolumns, sources, batch_rows,
+											  &ds->page_build_reason);
+		MemoryContextSwitchTo(old);
+		ds->page_input_built = true;
+	}
+	if (ds->page_input == NULL)
+	{
+		ds->page_reason = ds->page_build_reason;
+		return NULL;
+	}
+	ds->pages = ds->page_input;
+	return ds->pages;
+}
+
+/*
+ * The pages read so far: copied to the device, read through the host,
+ * and why pages went through the host (NULL: no reason known).
+ */
+void
+GpuAggDirectScanPageCounts(GpuAggDirectScan *ds, int64 *to_device, int64 *through_host,
+						   const char **reason)
+{
+	*to_device = ds->pages_device;
+	*through_host = ds->pages_host;
+	*reason = ds->page_reason;
+}
+
 /* Start over (the Seq Scan was rescanned): the next read begins a new pass. */
 void
 GpuAggDirectScanReset(GpuAggDirectScan *ds)
@@ -403,6 +479,7 @@ GpuAggDirectScanReset(GpuAggDirectScan *ds)
 	ds->finished = false;
 	ds->run_next = ds->run_end = 0;
 	ds->row_held = false;
+	ds->pending_block = InvalidBlockNumber;
 }
 
 /* Release the page and the slot (before the Seq Scan itself ends). */
@@ -497,25 +574,23 @@ direct_read_buffer(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block)
 }
 
 /*
- * Pin block `block` and collect its tuples visible to the scan's snapshot
- * (heapgetpage's page-at-a-time visibility, see the file header).
+ * Collect the tuples of the pinned and share-locked current page visible
+ * to the scan's snapshot into ds->visible (heapgetpage's page-at-a-time
+ * visibility, see the file header); returns how many, *all_visible
+ * whether the page is all-visible for the snapshot (then every normal line
+ * pointer's tuple is).
  */
-static void
-direct_read_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block)
+static int
+direct_page_visible(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block,
+					bool *all_visible_out)
 {
 	Snapshot	snapshot = hscan->rs_base.rs_snapshot;
-	Page		page;
-	OffsetNumber maxoff;
+	Page		page = BufferGetPage(ds->buffer);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber off;
 	bool		all_visible;
 	int			n = 0;
 
-	ds->buffer = direct_read_buffer(ds, hscan, block);
-	/* as heapam does: prune the page when that is cheap and worthwhile */
-	heap_page_prune_opt(ds->rel, ds->buffer);
-	LockBuffer(ds->buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(ds->buffer);
-	maxoff = PageGetMaxOffsetNumber(page);
 	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
 	for (off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
 	{
@@ -540,9 +615,102 @@ direct_read_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block)
 		if (valid)
 			ds->visible[n++] = off;
 	}
+	*all_visible_out = all_visible;
+	return n;
+}
+
+/*
+ * Pin block `block` and collect its tuples visible to the scan's snapshot;
+ * the pin stays while they are read.
+ */
+static void
+direct_read_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block)
+{
+	bool		all_visible;
+
+	ds->buffer = direct_read_buffer(ds, hscan, block);
+	/* as heapam does: prune the page when that is cheap and worthwhile */
+	heap_page_prune_opt(ds->rel, ds->buffer);
+	LockBuffer(ds->buffer, BUFFER_LOCK_SHARE);
+	ds->ntuples = direct_page_visible(ds, hscan, block, &all_visible);
 	LockBuffer(ds->buffer, BUFFER_LOCK_UNLOCK);
-	ds->ntuples = n;
 	ds->next_tuple = 0;
+	ds->pages_host++;
+}
+
+/*
+ * Read block `block` into the batch's next page: pin it, prune it, and
+ * under its share lock collect its visible tuples and copy the page; then
+ * release it.  Returns its visible tuples, or -1 when the batch has no
+ * rows left for them (the page is not copied: the next batch reads it
+ * again).
+ */
+static int
+direct_copy_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block, GaBatch *batch)
+{
+	bool		all_visible;
+	int			n;
+
+	ds->buffer = direct_read_buffer(ds, hscan, block);
+	heap_page_prune_opt(ds->rel, ds->buffer);
+	LockBuffer(ds->buffer, BUFFER_LOCK_SHARE);
+	n = direct_page_visible(ds, hscan, block, &all_visible);
+	if (n > batch->capacity - batch->nrows)
+		n = -1;
+	else if (n > 0)
+		GpuAggPageAppend(batch, BufferGetPage(ds->buffer), ds->visible, n, all_visible);
+	LockBuffer(ds->buffer, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(ds->buffer);
+	ds->buffer = InvalidBuffer;
+	if (n >= 0)
+		ds->pages_device++;
+	return n;
+}
+
+/*
+ * Copy the scan's next pages into `batch` until its pages or rows are
+ * used up or the table is read; true at the end of the table.  A page
+ * whose visible tuples the batch has no room for waits for the next batch
+ * (pending_block), which reads it again: its visibility then is that of
+ * the same snapshot, so the same tuples.
+ */
+static bool
+direct_fill_pages(GpuAggDirectScan *ds, HeapScanDesc hscan, GaBatch *batch)
+{
+	Instrumentation *instr = ds->scan->ss.ps.instrument;
+
+	while (batch->npages < batch->page_capacity && batch->nrows < batch->capacity)
+	{
+		BlockNumber block = ds->pending_block;
+		int			n;
+
+		ds->pending_block = InvalidBlockNumber;
+		if (ds->finished)
+			return true;
+		CHECK_FOR_INTERRUPTS();
+		if (block == InvalidBlockNumber)
+			block = direct_next_block(ds, hscan);
+		if (block == InvalidBlockNumber)
+		{
+			ds->finished = true;
+			return true;
+		}
+		if (instr)
+			InstrStartNode(instr);
+		n = direct_copy_page(ds, hscan, block, batch);
+		if (instr)
+			InstrStopNode(instr, 0);
+		if (n < 0)
+		{
+			if (batch->nrows == 0)
+				elog(ERROR, "gpuagg: a page holds more tuples than a batch");
+			ds->pending_block = block;
+			return false;
+		}
+		if (instr)
+			instr->tuplecount += n; /* rows the Seq Scan returned */
+	}
+	return false;
 }
 
 /*
@@ -909,6 +1077,9 @@ GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder, GaBatch 
 		ExecStoreVirtualTuple(ds->row);
 	if (ds->qual != NULL)
 		return direct_fill_filtered(ds, hscan, builder, batch);
+	if (ds->pages != NULL && batch->page_capacity > 0 && ds->probe_keys == NULL &&
+		ds->run_next >= ds->run_end && ds->next_tuple >= ds->ntuples)
+		return direct_fill_pages(ds, hscan, batch);
 
 	if (ds->run_next < ds->run_end && !direct_append_run(ds, builder, batch, columnar))
 		return false;

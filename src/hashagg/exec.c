@@ -552,6 +552,28 @@ agg_note_memory(GpuAggState *state)
 }
 
 /*
+ * Why the direct scan's pages cannot go to the device in this run, or NULL
+ * when they may (the scan itself has further reasons).
+ */
+static const char *
+agg_page_off_reason(GpuAggState *state)
+{
+	if (!gpuagg_page_scan)
+		return "gpuagg.page_scan is off";	/* EXPLAIN shows no pages then */
+	if (!ga_device_takes_pages(state->device))
+		return "the device takes no pages";
+	if (state->spill_now)
+		return "the input spills to disk";
+	if (state->desc->nsets > 1)
+		return "grouping sets";
+	if (state->layout->ndistinct > 0)
+		return "a DISTINCT aggregate";
+	if (state->desc->njoin_steps > 0)
+		return "a join on the device";
+	return NULL;
+}
+
+/*
  * One attempt at the whole aggregation on state->device.  Returns false
  * with status set when the device fails; errors of PostgreSQL's own (in the
  * child plan, say) are raised as usual.  Times the input and the device
@@ -572,6 +594,14 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	state->requests[0].fail_at_batch = state->fail_at_batch;
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
+	if (state->direct != NULL)
+	{
+		state->info.pages_possible = gpuagg_page_scan && ga_device_takes_pages(state->device);
+		state->requests[0].pages =
+			GpuAggDirectScanUsePages(state->direct, state->layout->ncolumns,
+									 state->layout->sources, state->requests[0].batch_rows,
+									 agg_page_off_reason(state));
+	}
 	if (state->spill_now)
 		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)
@@ -580,6 +610,8 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		if (state->aggs[d] == NULL)
 			return false;
 	}
+	/* only this run's aggregation reads pages, not a spill's partitions */
+	state->requests[0].pages = NULL;
 	state->receiver = GpuAggMessageReceiverCreate(state->layout->ncolumns, state->run_cxt);
 	if (state->desc->njoin_steps > 0 && state->desc->child_kind == GPUAGG_CHILD_PACKED)
 	{

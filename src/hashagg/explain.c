@@ -308,6 +308,39 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
 }
 
 /*
+ * The direct scan's pages, like Bitmap Heap Scan's "Heap Blocks": how many
+ * went to the device as page images and how many through the host (their
+ * rows deformed here), and why; only where gpuagg.page_scan is on and the
+ * device takes pages.
+ */
+static void
+explain_pages(GpuAggState *state, ExplainState *es)
+{
+	int64		to_device;
+	int64		through_host;
+	const char *reason;
+	bool		why;
+
+	GpuAggDirectScanPageCounts(state->direct, &to_device, &through_host, &reason);
+	if (to_device == 0 && (through_host == 0 || !state->info.pages_possible))
+		return;
+	why = through_host > 0 && reason != NULL;
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+	{
+		ExplainPropertyInteger("Heap Pages to Device", NULL, to_device, es);
+		ExplainPropertyInteger("Heap Pages through Host", NULL, through_host, es);
+		if (why)
+			ExplainPropertyText("Heap Pages through Host Because", reason, es);
+		return;
+	}
+	ExplainPropertyText("Heap Pages",
+						psprintf("%lld to the device, %lld through the host%s%s%s",
+								 (long long) to_device, (long long) through_host,
+								 why ? " (" : "", why ? reason : "", why ? ")" : ""),
+						es);
+}
+
+/*
  * The partitions and memory, in HashAggregate's words: Batches counts the
  * aggregations run (one per partition read back from disk, 1 when nothing
  * spilled), Memory Usage the node's peak host memory (with the CPU device
@@ -397,6 +430,8 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* not "Batches", which in HashAggregate counts the partitions spilled to disk */
 	ExplainPropertyInteger("Input Chunks", NULL, stats->batches, es);
 	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
+	if (state->direct != NULL)
+		explain_pages(state, es);
 	if (desc->njoin_steps > 0)
 	{
 		ExplainPropertyInteger("Build Rows", NULL, stats->join_build_rows, es);

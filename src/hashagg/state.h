@@ -33,6 +33,8 @@ typedef struct GpuAggRunInfo
 	double		wait_ms;		/* in device calls (submit, next batch, finish) */
 	double		result_ms;		/* decoding and finalizing groups (timed runs) */
 	bool		direct_scan;	/* the child Seq Scan's pages are read directly */
+	bool		pages_possible; /* gpuagg.page_scan is on and its device takes
+								 * pages (gpuagg_device.h) */
 	int64		partitions;		/* aggregations run, one per partition read
 								 * back from disk (1: no spill) */
 	int64		disk_kb;		/* peak disk space of the partitions */

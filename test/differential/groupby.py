@@ -35,6 +35,7 @@ check a fix (the default seed then hits it).
 """
 
 import math
+import os
 import re
 import uuid
 
@@ -895,6 +896,9 @@ class Gen:
             s += ["parallel_setup_cost=0", "parallel_tuple_cost=0", "min_parallel_table_scan_size=0"]
         if r.random() < 0.1:
             s.append("enable_hashagg=off")
+        # the CPU device in the session's own process takes heap pages (gpuagg.page_scan)
+        if r.random() < 0.3 and os.environ.get("GPUAGG_DEVICE", "cpu") == "cpu":
+            s += ["gpuagg.device_host=backend", "gpuagg.page_scan=on"]
         return s
 
 

@@ -1,0 +1,141 @@
+--
+-- hashagg_pages: a direct scan sending whole heap pages to the device,
+-- which deforms them (gpuagg.page_scan): pages of every kind of
+-- visibility, NULLs, alignment, added and dropped columns, each query
+-- compared with gpuagg off, and EXPLAIN's count of pages
+--
+SET gpuagg.device = cpu;
+SET gpuagg.device_host = backend;	-- the CPU device of this process takes pages
+SET gpuagg.page_scan = on;
+SET gpuagg.force = on;
+SET max_parallel_workers_per_gather = 0;
+
+-- The query's Heap Pages line of EXPLAIN ANALYZE (NULL: none).
+CREATE FUNCTION heap_pages(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+        IF line LIKE '%Heap Pages:%' THEN
+            RETURN trim(line);
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END;
+$$;
+
+-- gpuagg_check of the query, and its Heap Pages line.
+CREATE FUNCTION pages_check(query text) RETURNS text
+LANGUAGE sql AS $$
+    SELECT gpuagg_check(query) || ', ' || coalesce(heap_pages(query), 'no Heap Pages line')
+$$;
+
+CREATE TABLE pg_pages (id int4, k int2, v int8, f float8, r float4, b bool,
+                       d date, ts timestamp, t text, w int4);
+ALTER TABLE pg_pages SET (autovacuum_enabled = off);
+INSERT INTO pg_pages
+SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 7)::int2 END,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE i::int8 * 1000003 END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE i / 3.0 END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE (i % 100) / 8.0 END,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE i % 2 = 0 END,
+       date '2020-01-01' + (i % 9),
+       CASE WHEN i % 29 = 0 THEN NULL ELSE timestamp '2020-01-01' + i * interval '1 hour' END,
+       CASE WHEN i % 31 = 0 THEN NULL ELSE repeat('x', i % 40) END,
+       i % 5
+FROM generate_series(1, 20000) i;
+
+-- fresh rows: no page is all-visible, each tuple's visibility is checked
+SELECT heap_pages('SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k');
+SELECT pages_check('SELECT k, count(*), sum(v), avg(f), max(r), min(d), max(ts) FROM pg_pages GROUP BY k');
+SELECT pages_check('SELECT w, b, count(t), count(ts), sum(id), min(f) FROM pg_pages GROUP BY w, b');
+SELECT pages_check('SELECT d, count(*), sum(k), round(variance(f)::numeric, 3), round(stddev(r)::numeric, 6) FROM pg_pages GROUP BY d');
+SELECT pages_check('SELECT count(*), count(k), sum(v), sum(f), max(ts), bool_and(b) FROM pg_pages');
+SELECT pages_check('SELECT ts, count(*) FROM pg_pages GROUP BY ts');
+
+-- after VACUUM every page is all-visible: the device reads the line pointers
+VACUUM (FREEZE) pg_pages;
+SELECT heap_pages('SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k');
+SELECT pages_check('SELECT k, count(*), sum(v), avg(f), max(r), min(d), max(ts) FROM pg_pages GROUP BY k');
+
+-- deleted and updated rows, HOT updates among them, on all-visible pages
+DELETE FROM pg_pages WHERE id % 3 = 0;
+UPDATE pg_pages SET v = v + 1 WHERE k = 2;
+UPDATE pg_pages SET w = w + 10 WHERE id % 50 = 1;
+SELECT pages_check('SELECT k, w, count(*), sum(v), sum(id) FROM pg_pages GROUP BY k, w');
+
+-- the transaction's own changes are visible, a rolled-back subtransaction's not
+BEGIN;
+INSERT INTO pg_pages (id, k, v) SELECT i, 99, i FROM generate_series(1, 300) i;
+DELETE FROM pg_pages WHERE k = 1;
+SAVEPOINT s;
+INSERT INTO pg_pages (id, k, v) SELECT i, 98, i FROM generate_series(1, 300) i;
+UPDATE pg_pages SET v = 0 WHERE k = 3;
+ROLLBACK TO s;
+UPDATE pg_pages SET v = -v WHERE k = 4;
+SELECT pages_check('SELECT k, count(*), sum(v), max(id) FROM pg_pages GROUP BY k');
+SELECT k, count(*), sum(v) FROM pg_pages WHERE k IN (1, 3, 4, 98, 99) GROUP BY k ORDER BY k;
+ROLLBACK;
+SELECT pages_check('SELECT k, count(*), sum(v), max(id) FROM pg_pages GROUP BY k');
+
+-- a repeatable read snapshot does not see rows committed after it
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM pg_pages;
+SELECT pages_check('SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k');
+COMMIT;
+
+-- a column added with a default after rows exist (attmissingval), and one
+-- added without; a dropped column before the ones read
+ALTER TABLE pg_pages ADD COLUMN m int8 DEFAULT 42, ADD COLUMN m2 int4, ADD COLUMN m3 float8 DEFAULT 0.5;
+INSERT INTO pg_pages (id, k, v, m, m2, m3) SELECT i, 5, i, i, i, i FROM generate_series(1, 100) i;
+ALTER TABLE pg_pages DROP COLUMN f;
+SELECT heap_pages('SELECT k, sum(m), count(m2), sum(m3) FROM pg_pages GROUP BY k');
+SELECT pages_check('SELECT k, sum(m), count(m2), sum(m2), sum(m3), max(ts) FROM pg_pages GROUP BY k');
+SELECT pages_check('SELECT m, count(*), sum(r) FROM pg_pages GROUP BY m');
+VACUUM pg_pages;
+SELECT pages_check('SELECT k, sum(m), count(m2), sum(m3), min(d) FROM pg_pages GROUP BY k');
+
+-- alignment mixes: every width before and after NULLs and varlenas
+-- and TOASTed values (compressed inline, and out of line) before them
+CREATE TABLE pg_align (a bool, b int2, c int8, t1 text, d int2, e float8, f bool,
+                       g date, t2 varchar, h timestamp, big text, i int4, j float4);
+ALTER TABLE pg_align SET (autovacuum_enabled = off);
+INSERT INTO pg_align
+SELECT i % 3 = 0, (i % 5)::int2, i * 7, CASE WHEN i % 4 = 0 THEN NULL ELSE repeat('y', i % 200) END,
+       CASE WHEN i % 6 = 0 THEN NULL ELSE (i % 4)::int2 END, i * 0.25,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE i % 2 = 1 END,
+       date '2021-06-01' + i % 3, CASE WHEN i % 9 = 0 THEN NULL ELSE repeat('z', i % 3) END,
+       timestamp '2021-01-01' + i * interval '1 minute',
+       CASE i % 50 WHEN 0 THEN repeat('q', 10000)
+                   WHEN 1 THEN (SELECT string_agg(md5(i::text || x), '') FROM generate_series(1, 200) x)
+                   ELSE 'short' END,
+       i, i / 7.0
+FROM generate_series(1, 5000) i;
+SELECT heap_pages('SELECT b, d, count(*), sum(c), sum(i) FROM pg_align GROUP BY b, d');
+SELECT pages_check('SELECT b, d, f, count(*), sum(c), sum(e), max(h), min(g), sum(i), max(j) FROM pg_align GROUP BY b, d, f');
+SELECT pages_check('SELECT a, g, count(t1), count(t2), count(big), sum(j) FROM pg_align GROUP BY a, g');
+
+-- what keeps pages on the host, as EXPLAIN says
+SELECT heap_pages('SELECT k, count(*) FROM pg_pages WHERE v > 0 GROUP BY k');
+SELECT heap_pages('SELECT t, count(*) FROM pg_pages GROUP BY t');
+SET gpuagg.page_scan = off;
+SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
+SET gpuagg.page_scan = on;
+SET gpuagg.batch_rows = 100;
+SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
+RESET gpuagg.batch_rows;
+-- the GPU service's devices take no pages: no line
+SET gpuagg.device_host = service;
+SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
+RESET gpuagg.device_host;
+SET gpuagg.device_host = backend;
+
+-- several batches of pages
+SET gpuagg.batch_rows = 1000;
+SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
+SELECT pages_check('SELECT k, count(*), sum(v), sum(m) FROM pg_pages GROUP BY k');
+RESET gpuagg.batch_rows;
+
+DROP TABLE pg_pages, pg_align;
+DROP FUNCTION pages_check(text), heap_pages(text);
