@@ -12,8 +12,9 @@
 #     CUDA context's host memory besides (printed, not checked);
 #   - EXPLAIN ANALYZE shows the partitions (Batches) and their Disk Usage;
 #   - the same for text keys sent as bytes (KEY=text, 1M rows, through the service), and
-#     for groups of a join whose build side exceeds hash_mem (SHAPE=join, 1M rows: the
-#     GpuHashJoin below partitions both sides on disk);
+#     for groups of a join whose build side exceeds hash_mem (SHAPE=join, 1M rows: on the
+#     CPU device the GpuHashJoin below partitions both sides on disk; on a GPU the build
+#     may stay in device memory, so only the memory bound is checked there);
 #   - on the CPU device, a table without statistics (the planner expects few groups) is
 #     read a second time, partitioned, once the first pass finds too many groups.
 # Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and GPUAGG_DEVICE
@@ -71,8 +72,12 @@ for shape in KEY=text SHAPE=join; do
 		failed "$shape: service answer $(field service answer), native $(field native answer)"
 	[ $((hwm * 2)) -le $((native * 3)) ] ||
 		failed "$shape: service peak memory ${hwm} kB is more than 1.5 times native's ${native} kB"
-	[ "$(field service disk_kb)" -gt 0 ] 2>/dev/null ||
-		failed "$shape: no Disk Usage in EXPLAIN ANALYZE"
+	if [ "$shape" = SHAPE=join ] && [ "${GPUAGG_DEVICE:-cpu}" = gpu ]; then
+		echo "$T_NAME: $shape: Disk Usage $(field service disk_kb) kB (not checked: on a GPU the join's build may stay in device memory)"
+	else
+		[ "$(field service disk_kb)" -gt 0 ] 2>/dev/null ||
+			failed "$shape: no Disk Usage in EXPLAIN ANALYZE"
+	fi
 done
 
 if [ "${GPUAGG_DEVICE:-cpu}" = cpu ]; then
