@@ -738,12 +738,12 @@ GpuAggPlanMemory(GpuAggState *state, int eflags)
 	/*
 	 * A device in the GPU service hands its groups back through the
 	 * service's shared memory, which all sessions share (and the service's
-	 * CPU device keeps its table there): a node's groups take at most a
-	 * quarter of it, so that a grouping larger than that partitions instead
-	 * of failing over to the CPU.
+	 * CPU device keeps its table there): a node's groups take at most half
+	 * of it, so that a grouping larger than that partitions instead of
+	 * failing over to the CPU.
 	 */
 	if (GpuAggServiceWanted(state->device_kind))
-		groups = Min(groups, (double) gpuagg_service_memory * 1024 * 1024 / 4 /
+		groups = Min(groups, (double) gpuagg_service_memory * 1024 * 1024 / 2 /
 					 GpuAggGroupBytes(state));
 	state->limit_groups = (int64) Max(groups, 256.0);
 	if (desc->njoin_steps > 0)

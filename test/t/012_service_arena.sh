@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test/t/012_service_arena.sh - a grouping larger than the GPU service's shared memory
 # allows partitions instead of failing over: with gpuagg.service_memory = 16MB, 300,000
-# groups (about 30 MB of groups, against the quarter of the service's shared memory a
+# groups (about 30 MB of groups, against the half of the service's shared memory that a
 # node may take) and a work_mem that would hold them all, GpuHashAgg on the service's
 # CPU device gives native PostgreSQL's answer without finishing on the CPU in the
 # backend: EXPLAIN ANALYZE shows partitions (Batches above 1) and no Fallback line, and
