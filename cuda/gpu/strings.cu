@@ -133,6 +133,23 @@ ga_gpu_strings_grow_heap(GpuAgg *agg, unsigned long long wanted, int64_t valid,
 }
 
 /*
+ * Wait for the copy the aggregation's stream ends with (timed from
+ * ev_copy_start) and count its time as transfer time; 0 with status.
+ */
+static int
+strings_copy_wait(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaError_t err = cudaEventRecord(agg->ev_copy_end, agg->stream);
+
+	if (err != cudaSuccess)
+		return cuda_error(status, err, "recording an event");
+	if (!wait_event(agg->ev_copy_end, wait, arg, "copying the string keys from the GPU", status))
+		return 0;
+	add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
+	return 1;
+}
+
+/*
  * Set the result's key_values (end offsets in group order) and key_bytes
  * of every string key for the table's first ngroups groups: a prefix sum
  * of the lengths and a gather of the bytes on the GPU, then copies back.
@@ -205,14 +222,11 @@ ga_gpu_strings_copy_out(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait, void 
 									(size_t) ngroups * sizeof(long long),
 									cudaMemcpyDeviceToHost, stream),
 					"copying the string keys' offsets from the GPU");
-		STRINGS_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
-		if (!wait_event(agg->ev_copy_end, wait, arg, "copying the string keys from the GPU",
-						status))
+		if (!strings_copy_wait(agg, wait, arg, status))
 		{
 			ok = 0;
 			goto done;
 		}
-		add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
 		total = result->key_values[k][ngroups - 1];
 
 		/* the bytes in group order */
@@ -246,14 +260,11 @@ ga_gpu_strings_copy_out(GpuAgg *agg, int64_t ngroups, GaWaitCallback wait, void 
 		STRINGS_TRY(cudaMemcpyAsync(result->key_bytes[k], out, (size_t) total,
 									cudaMemcpyDeviceToHost, stream),
 					"copying the string keys' bytes from the GPU");
-		STRINGS_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
-		if (!wait_event(agg->ev_copy_end, wait, arg, "copying the string keys from the GPU",
-						status))
+		if (!strings_copy_wait(agg, wait, arg, status))
 		{
 			ok = 0;
 			goto done;
 		}
-		add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
 	}
 #undef STRINGS_TRY
 

@@ -123,6 +123,7 @@ struct GpuAggProbeKeys;			/* aggjoin/probe_filter.h */
 #define GPUAGG_DIRECT_SCAN_TEXT "table pages read directly from the Seq Scan below"
 
 extern GpuAggDirectScan *GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt);
+extern uint8 GpuAggAttAlignBytes(char attalign);
 extern void GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds,
 										 struct GpuAggProbeKeys *keys);
 extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,

@@ -80,23 +80,6 @@ page_item_layout_ok(void)
 		GA_LP_LEN(word) == 0x567;
 }
 
-/* The alignment in bytes of a pg_attribute.attalign code. */
-static uint8
-page_alignby(char attalign)
-{
-	switch (attalign)
-	{
-		case TYPALIGN_SHORT:
-			return ALIGNOF_SHORT;
-		case TYPALIGN_INT:
-			return ALIGNOF_INT;
-		case TYPALIGN_DOUBLE:
-			return ALIGNOF_DOUBLE;
-		default:
-			return 1;
-	}
-}
-
 /*
  * How batch column `src` comes from attribute att: true with *convert set,
  * or false when its encoding is not the attribute's bytes.
@@ -206,7 +189,7 @@ GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *output_attnos, int nou
 		GaPageAttr *a = &attrs[i];
 
 		a->attlen = att->attlen;
-		a->alignby = page_alignby(att->attalign);
+		a->alignby = GpuAggAttAlignBytes(att->attalign);
 		a->byval = att->attbyval;
 		if (att->atthasmissing && att->attbyval && !att->attisdropped)
 		{

@@ -245,8 +245,8 @@ output_table_column(TargetEntry *tle, Index scanrelid)
 }
 
 /* The alignment in bytes of a pg_attribute.attalign code. */
-static uint8
-direct_alignby(char attalign)
+uint8
+GpuAggAttAlignBytes(char attalign)
 {
 	switch (attalign)
 	{
@@ -370,7 +370,7 @@ GpuAggDirectScanCreate(PlanState *child, MemoryContext cxt)
 
 		col->attlen = att->attlen;
 		col->byval = att->attbyval;
-		col->alignby = direct_alignby(att->attalign);
+		col->alignby = GpuAggAttAlignBytes(att->attalign);
 		col->dest = -1;
 	}
 	for (i = 0; i < ds->noutputs; i++)
