@@ -511,9 +511,9 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
  * What one input row puts into batches, in 8-byte values: the layout's
  * columns by their widths (a numeric argument computed on the host is up
  * to four limbs and four flags; a column the device computes travels not
- * at all; a text key that travels as bytes, its offset and its average
- * width), so that packing and copying are charged by the bytes rather
- * than by the child's columns.
+ * at all; a text key or DISTINCT argument that travels as bytes, its
+ * offset and its average width), so that packing and copying are charged
+ * by the bytes rather than by the child's columns.
  */
 static double
 agg_batch_values(const GpuAggPathInfo *info)
@@ -524,15 +524,19 @@ agg_batch_values(const GpuAggPathInfo *info)
 	int			c;
 
 	for (c = 0; c < layout->ncolumns; c++)
-		if (layout->sources[c].encoding != GPUAGG_ENC_DERIVED)
-			bytes += ga_type_width(layout->column_types[c]) + 0.125;
-	for (c = 0; c < desc->nkeys; c++)
-		if (desc->keys[c].as_bytes)
-		{
-			Node	   *key = list_nth(info->keys, c);
+	{
+		const GpuAggColumnSource *src = &layout->sources[c];
 
-			bytes += get_typavgwidth(exprType(key), exprTypmod(key));
+		if (src->encoding == GPUAGG_ENC_DERIVED)
+			continue;
+		bytes += ga_type_width(layout->column_types[c]) + 0.125;
+		if (src->encoding == GPUAGG_ENC_STRING_KEY && src->attno > 0)
+		{
+			Node	   *expr = list_nth(info->child_exprs, src->attno - 1);
+
+			bytes += get_typavgwidth(exprType(expr), exprTypmod(expr));
 		}
+	}
 	return Max(bytes / 8.0, 1.0);
 }
 
