@@ -61,8 +61,24 @@ SET gpuagg.cpu_device_tuple_cost = 0;
 EXPLAIN (COSTS OFF) SELECT k, sum(v) FROM cost_fact GROUP BY k;
 RESET gpuagg.cpu_device_tuple_cost;
 
+-- the parallel variant takes fewer workers than the table's scan was costed
+-- for (few rows: two), which then pack more rows each but read its pages
+-- only once: it costs what it costs over a scan costed for two workers
+SET max_parallel_workers_per_gather = 16;
+SET gpuagg.force = on;
+ALTER TABLE cost_fact SET (parallel_workers = 2);
+CREATE TEMP TABLE cost_two AS
+SELECT * FROM cost_top_node('SELECT k, sum(v) FROM cost_fact GROUP BY k');
+ALTER TABLE cost_fact SET (parallel_workers = 16);
+EXPLAIN (COSTS OFF) SELECT k, sum(v) FROM cost_fact GROUP BY k;
+SELECT s.node, abs(s.total_cost - t.total_cost) < 0.01 * t.total_cost AS same_cost
+FROM cost_two t, cost_top_node('SELECT k, sum(v) FROM cost_fact GROUP BY k') s;
+ALTER TABLE cost_fact RESET (parallel_workers);
+RESET gpuagg.force;
+SET max_parallel_workers_per_gather = 0;
+
 DROP FUNCTION cost_top_node(text);
-DROP TABLE cost_fact, cost_dim, cost_forced;
+DROP TABLE cost_fact, cost_dim, cost_forced, cost_two;
 RESET max_parallel_workers_per_gather;
 RESET gpuagg.explain_device_details;
 RESET gpuagg.device;

@@ -39,18 +39,32 @@ SELECT gpuagg_check('SELECT t, count(DISTINCT i), sum(DISTINCT i) FROM str_data 
 SELECT gpuagg_check('SELECT i, count(DISTINCT t) FROM str_data GROUP BY i');
 SELECT gpuagg_check('SELECT t, count(*) FROM str_data GROUP BY t HAVING count(*) > 1');
 
+-- DISTINCT arguments of text, varchar and char(n) travel as bytes too (an
+-- unconstrained bpchar keeps its dictionary, blind to trailing blanks)
+SELECT gpuagg_check('SELECT i, count(DISTINCT t), count(DISTINCT v), count(DISTINCT c), count(DISTINCT b) FROM str_data GROUP BY i');
+SELECT gpuagg_check('SELECT count(DISTINCT t), count(DISTINCT v), count(DISTINCT c), count(t), count(*) FROM str_data');
+SELECT gpuagg_check('SELECT t, count(DISTINCT t), count(DISTINCT v), count(DISTINCT i) FROM str_data GROUP BY t');
+SELECT gpuagg_check('SELECT v, c, count(DISTINCT t) FILTER (WHERE n % 3 = 0), count(DISTINCT t), sum(n) FROM str_data GROUP BY v, c');
+SELECT gpuagg_check('SELECT i, count(DISTINCT t || v), count(DISTINCT lower(t)) FROM str_data GROUP BY i HAVING count(DISTINCT t) > 1');
+SELECT i, count(DISTINCT t), count(DISTINCT v), count(DISTINCT c), count(DISTINCT b)
+FROM str_data WHERE n <= 3000 GROUP BY i ORDER BY i;
+
 -- equal hashes for unequal keys: the device compares the bytes
 SET gpuagg.debug_hash_bits = 1;
 SELECT gpuagg_check('SELECT t, count(*), sum(n) FROM str_data GROUP BY t');
 SELECT gpuagg_check('SELECT t, i, v, count(*) FROM str_data GROUP BY t, i, v');
 SELECT gpuagg_check('SELECT t, count(DISTINCT i) FROM str_data GROUP BY t');
+SELECT gpuagg_check('SELECT i, count(DISTINCT t), count(DISTINCT v) FROM str_data GROUP BY i');
+SELECT gpuagg_check('SELECT v, count(DISTINCT t), count(DISTINCT c) FROM str_data GROUP BY v');
 SET gpuagg.debug_hash_bits = 4;
 SELECT gpuagg_check('SELECT c, v, count(*) FROM str_data GROUP BY c, v');
+SELECT gpuagg_check('SELECT count(DISTINCT t), count(DISTINCT v) FROM str_data');
 RESET gpuagg.debug_hash_bits;
 
 -- the dictionary path gives the same groups
 SET gpuagg.string_keys = off;
 SELECT gpuagg_check('SELECT t, i, count(*), sum(n) FROM str_data GROUP BY t, i');
+SELECT gpuagg_check('SELECT i, count(DISTINCT t), count(DISTINCT c) FROM str_data GROUP BY i');
 RESET gpuagg.string_keys;
 
 -- parallel workers write the bytes; the leader copies them
@@ -65,7 +79,9 @@ SELECT gpuagg_check('SELECT t, i, v, count(*) FROM str_data GROUP BY t, i, v');
 SET parallel_leader_participation = off;
 SET gpuagg.debug_hash_bits = 2;
 SELECT gpuagg_check('SELECT t, c, count(*), max(n) FROM str_data GROUP BY t, c');
+SELECT gpuagg_check('SELECT i, count(DISTINCT t), count(DISTINCT v), count(*) FROM str_data GROUP BY i');
 RESET gpuagg.debug_hash_bits;
+SELECT gpuagg_check('SELECT v, count(DISTINCT t), count(DISTINCT c) FROM str_data GROUP BY v');
 RESET parallel_leader_participation;
 RESET gpuagg.batch_rows;
 RESET max_parallel_workers_per_gather;
@@ -79,13 +95,17 @@ INSERT INTO str_long SELECT repeat(md5(g::text), 100), g FROM generate_series(1,
 SELECT left(t, 1), right(t, 1), length(t), count(*), sum(n) FROM str_long GROUP BY t
 ORDER BY 3 DESC, 1, 2, 5 LIMIT 10;
 SELECT gpuagg_check('SELECT md5(t), count(*), sum(n) FROM (SELECT t, count(*), sum(n) AS n FROM str_long GROUP BY t) s GROUP BY 1');
+SELECT gpuagg_check('SELECT n % 3, count(DISTINCT t), count(DISTINCT left(t, 1)) FROM str_long GROUP BY 1');
 SET gpuagg.batch_rows = 16;
 SELECT gpuagg_check('SELECT md5(t), count(*), sum(n) FROM (SELECT t, count(*), sum(n) AS n FROM str_long GROUP BY t) s GROUP BY 1');
+SELECT gpuagg_check('SELECT n % 3, count(DISTINCT t) FROM str_long GROUP BY 1');
 RESET gpuagg.batch_rows;
 INSERT INTO str_long VALUES (repeat('z', 17000000), 0);
 SELECT length(t), count(*) FROM str_long GROUP BY t ORDER BY 1 DESC LIMIT 1;
+SELECT count(DISTINCT t) FROM str_long;
 SET gpuagg.string_keys = off;
 SELECT length(t), count(*) FROM str_long GROUP BY t ORDER BY 1 DESC LIMIT 1;
+SELECT count(DISTINCT t) FROM str_long;
 RESET gpuagg.string_keys;
 
 DROP TABLE str_data;

@@ -130,8 +130,8 @@ GpuAggGucInit(void)
 							 &gpuagg_numeric_on_device, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.string_keys",
-							 "Sends text and varchar group keys to the device as their bytes.",
-							 "The device then hashes and compares the bytes itself; off, the keys travel as ids of a dictionary that the leader keeps.",
+							 "Sends text and varchar group keys and DISTINCT arguments to the device as their bytes.",
+							 "The device then hashes and compares the bytes itself; off, they travel as ids of a dictionary that the leader keeps.",
 							 &gpuagg_string_keys, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.enable_aggjoin",

@@ -174,11 +174,11 @@ string_too_long(int64 bytes, int64 capacity)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("gpuagg: a group key of " INT64_FORMAT " bytes is longer than a batch holds",
+			 errmsg("gpuagg: a text value of " INT64_FORMAT " bytes is longer than a batch holds",
 					bytes),
-			 errdetail("A batch of GpuHashAgg holds " INT64_FORMAT " bytes of each text key.",
+			 errdetail("A batch of GpuHashAgg holds " INT64_FORMAT " bytes of each text group key or DISTINCT argument.",
 					   capacity),
-			 errhint("Set gpuagg.string_keys = off to group such keys through a dictionary.")));
+			 errhint("Set gpuagg.string_keys = off to send such values through a dictionary.")));
 }
 
 /*

@@ -14,7 +14,9 @@
  * Sums follow the plain aggregates' rules: integers exactly (int128), float4
  * in float4 and float8 in float8 as PostgreSQL accumulates them (the order of
  * additions is the device's, like a parallel plan's), with PostgreSQL's
- * overflow error.  A numeric x travels as its dictionary id (batch/key_dict.c);
+ * overflow error.  A text x travels as its bytes (hashagg/catalog.c's
+ * GpuAggDistinctAsBytes), or as a dictionary id, and is only counted.
+ * A numeric x travels as its dictionary id (batch/key_dict.c);
  * the host looks each distinct value up and sums it exactly as 42-bit limbs
  * (finalize/numeric.c), at the argument's scale, which every value of a bounded
  * argument has (so equal values are the same value, and it does not matter

@@ -664,6 +664,24 @@ GpuAggKeyAsBytes(Oid base_type)
 		ga_device_kind_groups_strings(GA_DEVICE_CPU);
 }
 
+/*
+ * Whether the DISTINCT argument of aggref travels to the device as its
+ * bytes, by the rule of group keys (GpuAggKeyAsBytes; a char(n) as text,
+ * its values padded alike).  The device then pairs each group with each
+ * distinct argument by their bytes, which is the type's equality; a count
+ * of them shows no value, so no spelling needs keeping.
+ */
+bool
+GpuAggDistinctAsBytes(Aggref *aggref)
+{
+	Node	   *arg;
+
+	if (aggref->aggdistinct == NIL || list_length(aggref->args) != 1)
+		return false;
+	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+	return GpuAggKeyAsBytes(KeyDictIsPaddedBpchar(arg) ? TEXTOID : getBaseType(exprType(arg)));
+}
+
 /* The encoding of integer-like types (also dates, timestamps); NONE otherwise. */
 static GpuAggEncoding
 integer_encoding(Oid base_type)

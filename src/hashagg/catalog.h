@@ -64,6 +64,7 @@ extern bool GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what,
 								   const char **why);
 extern GpuAggEncoding GpuAggKeyEncoding(Oid type);
 extern bool GpuAggKeyAsBytes(Oid base_type);
+extern bool GpuAggDistinctAsBytes(Aggref *aggref);
 extern GpuAggEncoding GpuAggInputEncoding(Oid type);
 
 #endif							/* GPUAGG_CATALOG_H */

@@ -51,6 +51,9 @@ typedef struct GpuAggAggDesc
 	int			numeric_scale;	/* numeric argument: its scale, else 0 */
 	int			numeric_precision;	/* ... and its most digits, else 0 */
 	bool		distinct;		/* over DISTINCT values (finalize/distinct.c) */
+	bool		as_bytes;		/* DISTINCT: a text argument that travels as
+								 * its bytes (GpuAggDistinctAsBytes), not as
+								 * dictionary ids */
 	struct GpuAggDerivedDesc *derived;	/* numeric argument computed by the
 										 * device from its operands
 										 * (hashagg/derived.c; arg_attno is 0),

@@ -316,7 +316,8 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 
 	if (agg->distinct)
 	{
-		GpuAggEncoding encoding = GpuAggKeyEncoding(agg->input_type);
+		GpuAggEncoding encoding = agg->as_bytes ? GPUAGG_ENC_STRING_KEY :
+			GpuAggKeyEncoding(agg->input_type);
 		int			column = layout_column(layout, agg->arg_attno, agg->filter_attno,
 										   encoding, agg->input_type);
 		int			d;

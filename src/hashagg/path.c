@@ -44,6 +44,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
+#include "utils/spccache.h"
 
 #include "aggjoin/aggjoin.h"
 #include "batch/key_dict.h"
@@ -510,9 +511,9 @@ agg_child_target(PlannerInfo *root, TargetCheck *check, int relid)
  * What one input row puts into batches, in 8-byte values: the layout's
  * columns by their widths (a numeric argument computed on the host is up
  * to four limbs and four flags; a column the device computes travels not
- * at all; a text key that travels as bytes, its offset and its average
- * width), so that packing and copying are charged by the bytes rather
- * than by the child's columns.
+ * at all; a text key or DISTINCT argument that travels as bytes, its
+ * offset and its average width), so that packing and copying are charged
+ * by the bytes rather than by the child's columns.
  */
 static double
 agg_batch_values(const GpuAggPathInfo *info)
@@ -523,15 +524,19 @@ agg_batch_values(const GpuAggPathInfo *info)
 	int			c;
 
 	for (c = 0; c < layout->ncolumns; c++)
-		if (layout->sources[c].encoding != GPUAGG_ENC_DERIVED)
-			bytes += ga_type_width(layout->column_types[c]) + 0.125;
-	for (c = 0; c < desc->nkeys; c++)
-		if (desc->keys[c].as_bytes)
-		{
-			Node	   *key = list_nth(info->keys, c);
+	{
+		const GpuAggColumnSource *src = &layout->sources[c];
 
-			bytes += get_typavgwidth(exprType(key), exprTypmod(key));
+		if (src->encoding == GPUAGG_ENC_DERIVED)
+			continue;
+		bytes += ga_type_width(layout->column_types[c]) + 0.125;
+		if (src->encoding == GPUAGG_ENC_STRING_KEY && src->attno > 0)
+		{
+			Node	   *expr = list_nth(info->child_exprs, src->attno - 1);
+
+			bytes += get_typavgwidth(exprType(expr), exprTypmod(expr));
 		}
+	}
 	return Max(bytes / 8.0, 1.0);
 }
 
@@ -738,6 +743,30 @@ parallel_divisor(int workers)
 }
 
 /*
+ * The part of a partial path's run cost that PostgreSQL does not divide
+ * among the participants: a Parallel Seq Scan's page reads, which cost the
+ * same whatever the number of workers that share them (costsize.c's
+ * cost_seqscan divides only the CPU cost).  Taking fewer workers than the
+ * partial path was costed for makes each one process more rows, not read
+ * more pages: scaling the page reads too would price the parallel variant
+ * of a grouping over a table whose pages cost most of its scan above the
+ * serial variant, which packs every row in the leader.  0 for other
+ * partial paths, whose whole run cost is scaled.
+ */
+static Cost
+agg_partial_undivided_cost(Path *partial)
+{
+	RelOptInfo *rel = partial->parent;
+	double		spc_seq_page_cost;
+
+	if (partial->pathtype != T_SeqScan || rel->reloptkind != RELOPT_BASEREL ||
+		rel->rtekind != RTE_RELATION)
+		return 0;
+	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+	return spc_seq_page_cost * rel->pages;
+}
+
+/*
  * The parallel variant's child: a Gather of GpuAggPack nodes over the
  * cheapest partial path of the input, or NULL when there is none or the
  * child's expressions are not parallel safe.
@@ -775,8 +804,11 @@ agg_parallel_child(PlannerInfo *root, RelOptInfo *input_rel,
 	workers = GpuAggPackWorkers(input_rows, pack->parallel_workers);
 	if (workers < pack->parallel_workers)
 	{
-		/* fewer participants: each packs more rows */
-		pack->total_cost = pack->startup_cost + (pack->total_cost - pack->startup_cost) *
+		/* fewer participants: each packs more rows, but reads no more pages */
+		Cost		run = pack->total_cost - pack->startup_cost;
+		Cost		undivided = Min(agg_partial_undivided_cost(partial), run);
+
+		pack->total_cost = pack->startup_cost + undivided + (run - undivided) *
 			parallel_divisor(pack->parallel_workers) / parallel_divisor(workers);
 		pack->parallel_workers = workers;
 	}

@@ -125,6 +125,7 @@ enum GpuAggPlanAggIndex
 	PLAN_AGG_NUMERIC_SCALE,
 	PLAN_AGG_NUMERIC_PRECISION,
 	PLAN_AGG_DISTINCT,
+	PLAN_AGG_AS_BYTES,
 	PLAN_AGG_DERIVED,			/* enum GpuAggPlanDerivedIndex, each step;
 								 * NIL: none */
 	PLAN_AGG_NFIELDS
@@ -426,14 +427,24 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 	GpuAggJoinDescFromPath(desc, info->join, child_exprs);
 
 	/*
-	 * Text keys travel as bytes where the batches are packed row by row from
-	 * the child or its workers (an aggjoin's sides and a join's rows use
-	 * dictionaries).
+	 * Text keys and DISTINCT arguments travel as bytes where the batches are
+	 * packed row by row from the child or its workers (an aggjoin's sides
+	 * and a join's rows use dictionaries).
 	 */
 	for (i = 0; i < desc->nkeys; i++)
 		desc->keys[i].as_bytes = desc->njoin_steps == 0 &&
 			desc->child_kind != GPUAGG_CHILD_JOIN_INPUT &&
 			GpuAggKeyAsBytes(desc->keys[i].type);
+	i = 0;
+	foreach(lc, info->aggrefs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		GpuAggAggDesc *agg = &desc->aggs[i++];
+
+		agg->as_bytes = agg->distinct && desc->njoin_steps == 0 &&
+			desc->child_kind != GPUAGG_CHILD_JOIN_INPUT &&
+			GpuAggDistinctAsBytes(aggref);
+	}
 	foreach(lc, info->groupings)
 		tlist = lappend(tlist, makeTargetEntry((Expr *) lfirst(lc), list_length(tlist) + 1,
 											   NULL, false));
@@ -686,6 +697,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		GpuAggPrivateSet(a, PLAN_AGG_NUMERIC_SCALE, makeInteger(agg->numeric_scale));
 		GpuAggPrivateSet(a, PLAN_AGG_NUMERIC_PRECISION, makeInteger(agg->numeric_precision));
 		GpuAggPrivateSet(a, PLAN_AGG_DISTINCT, makeInteger(agg->distinct ? 1 : 0));
+		GpuAggPrivateSet(a, PLAN_AGG_AS_BYTES, makeInteger(agg->as_bytes ? 1 : 0));
 		GpuAggPrivateSet(a, PLAN_AGG_DERIVED, derived_to_list(agg->derived));
 		aggs = lappend(aggs, a);
 	}
@@ -768,6 +780,7 @@ GpuAggDescFromList(List *list)
 		agg->numeric_scale = intVal(list_nth(a, PLAN_AGG_NUMERIC_SCALE));
 		agg->numeric_precision = intVal(list_nth(a, PLAN_AGG_NUMERIC_PRECISION));
 		agg->distinct = intVal(list_nth(a, PLAN_AGG_DISTINCT)) != 0;
+		agg->as_bytes = intVal(list_nth(a, PLAN_AGG_AS_BYTES)) != 0;
 		agg->derived = derived_from_list(list_nth(a, PLAN_AGG_DERIVED));
 	}
 	desc->est_groups = floatVal(list_nth(list, PLAN_EST_GROUPS));
