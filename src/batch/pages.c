@@ -80,6 +80,25 @@ page_item_layout_ok(void)
 		GA_LP_LEN(word) == 0x567;
 }
 
+/* The alignment in bytes of a pg_attribute.attalign code. */
+uint8
+GpuAggAttAlignBytes(char attalign)
+{
+	switch (attalign)
+	{
+		case TYPALIGN_CHAR:
+			return 1;
+		case TYPALIGN_SHORT:
+			return ALIGNOF_SHORT;
+		case TYPALIGN_INT:
+			return ALIGNOF_INT;
+		case TYPALIGN_DOUBLE:
+			return ALIGNOF_DOUBLE;
+	}
+	elog(ERROR, "gpuagg: unknown attribute alignment '%c'", attalign);
+	return 1;					/* keep compiler quiet */
+}
+
 /*
  * How batch column `src` comes from attribute att: true with *convert set,
  * or false when its encoding is not the attribute's bytes.

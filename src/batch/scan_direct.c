@@ -244,25 +244,6 @@ output_table_column(TargetEntry *tle, Index scanrelid)
 	return var->varattno;
 }
 
-/* The alignment in bytes of a pg_attribute.attalign code. */
-uint8
-GpuAggAttAlignBytes(char attalign)
-{
-	switch (attalign)
-	{
-		case TYPALIGN_CHAR:
-			return 1;
-		case TYPALIGN_SHORT:
-			return ALIGNOF_SHORT;
-		case TYPALIGN_INT:
-			return ALIGNOF_INT;
-		case TYPALIGN_DOUBLE:
-			return ALIGNOF_DOUBLE;
-	}
-	elog(ERROR, "gpuagg: unknown attribute alignment '%c'", attalign);
-	return 1;					/* keep compiler quiet */
-}
-
 /*
  * Compile the walk over table columns 1 .. max_attno of a tuple with no
  * nulls into steps (see DirectStep); needs ds->columns and the deformed

@@ -121,4 +121,7 @@ extern int64 GpuAggSpillDiskKB(const GpuAggSpill *spill);
 extern int	GpuAggSpillPending(const GpuAggSpill *spill);
 extern void GpuAggSpillEnd(GpuAggSpill *spill);
 
+/* request.c */
+extern void GpuAggBuildRequests(GpuAggState *state);
+
 #endif							/* GPUAGG_HASHAGG_STATE_H */
