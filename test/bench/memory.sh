@@ -60,9 +60,11 @@ run_as() {
 # Run SQL (stdin or -c) in DB, unaligned and quiet.
 sql() { run_as "$PSQL" -X -q -At -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 
-# Print the settings of mode $1.
+# Print the settings of mode $1. JIT is off in every mode: a plan whose cost passes
+# jit_above_cost loads LLVM's library, tens of MB of it, into the backend, which would
+# count against whichever mode's plan happens to cost more.
 mode_settings() {
-	echo "SET max_parallel_workers_per_gather = 0; SET work_mem = '$WORK_MEM';"
+	echo "SET max_parallel_workers_per_gather = 0; SET work_mem = '$WORK_MEM'; SET jit = off;"
 	case $1 in
 	native) echo "SET gpuagg.enabled = off;" ;;
 	backend | service)
