@@ -80,6 +80,27 @@ small_request(GaAggRequest *req, GaValueType *type, int *keycol, GaAggSpec *spec
 	req->estimated_groups = 10;
 }
 
+/*
+ * Open the CPU device of the service on slot `slot` (*dev) and create the
+ * small aggregation there, its request in the caller's req, type, keycol
+ * and spec; NULL, reported under `what`, when either fails.
+ */
+static GaAgg *
+small_agg_on_slot(GaService *service, int slot, GaAggRequest *req, GaValueType *type,
+				  int *keycol, GaAggSpec *spec, GaDevice **dev, RunReport *rr,
+				  const char *what)
+{
+	GaStatus	st;
+	GaAgg	   *agg;
+
+	small_request(req, type, keycol, spec);
+	*dev = ga_service_open(service, slot, GA_DEVICE_CPU, 0, &st);
+	agg = *dev != NULL ? ga_agg_create(*dev, req, &st) : NULL;
+	if (agg == NULL)
+		report(rr, "%s: open or create failed: %s", what, st.message);
+	return agg;
+}
+
 /* Fill one batch of 1000 rows, keys 0 to 9, and submit it; 0 on failure. */
 static int
 small_submit(GaAgg *agg, RunReport *rr, const char *what)
@@ -201,7 +222,7 @@ check_stats(GaService *service, int with_gpu, RunReport *rr)
 	if (n != 1 + (with_gpu != 0) || stats[0].kind != GA_DEVICE_CPU ||
 		(with_gpu && stats[1].kind != GA_DEVICE_GPU))
 	{
-		report(rr, "stats: %d devices listed, the first of kind %d", n, n > 0 ? stats[0].kind : -1);
+		report(rr, "stats: %d devices listed, the first of kind %d", n, n > 0 ? (int) stats[0].kind : -1);
 		return;
 	}
 	if (stats[0].queries < 1 || stats[0].batches < 1 || stats[0].rows < 1000 ||
@@ -248,14 +269,10 @@ check_cancel_queued(GaService *service, RunReport *rr)
 			   nthreads, service->nslots);
 		return;
 	}
-	small_request(&req, &type, &keycol, &spec);
-	dev = ga_service_open(service, queued_slot, GA_DEVICE_CPU, 0, &st);
-	agg = dev != NULL ? ga_agg_create(dev, &req, &st) : NULL;
+	agg = small_agg_on_slot(service, queued_slot, &req, &type, &keycol, &spec, &dev, rr,
+							"cancel while queued");
 	if (agg == NULL)
-	{
-		report(rr, "cancel while queued: open or create failed: %s", st.message);
 		return;
-	}
 
 	ga_service_loopback_pause(1);
 	for (b = 0; b < nthreads; b++)
@@ -363,14 +380,9 @@ check_left(GaService *service, RunReport *rr)
 		report(rr, "left: the loopback service has only %d slots", service->nslots);
 		return;
 	}
-	small_request(&req, &type, &keycol, &spec);
-	dev = ga_service_open(service, slot, GA_DEVICE_CPU, 0, &st);
-	agg = dev != NULL ? ga_agg_create(dev, &req, &st) : NULL;
+	agg = small_agg_on_slot(service, slot, &req, &type, &keycol, &spec, &dev, rr, "left");
 	if (agg == NULL)
-	{
-		report(rr, "left: open or create failed: %s", st.message);
 		return;
-	}
 
 	ga_service_loopback_pause(1);
 	start = now_ms();
