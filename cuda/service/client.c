@@ -426,15 +426,15 @@ object_left(ClientObject *obj, int rc)
 }
 
 /*
- * Make the call prepared by object_begin; 1, or 0 with status.  A failure
- * of the call itself (a cancel, a service gone) is remembered: the
- * service's object may be ahead of what the caller was told.
+ * Wait for the reply of the request posted in the object's slot; 1, or 0
+ * with status.  A failure of the call itself is remembered, as in
+ * object_call.
  */
 static int
-object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
+object_await(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
-								   obj->generation, wait, arg, 0, status);
+	int			rc = svc_slot_await(obj->device->service, client_slot(obj->device),
+									obj->generation, wait, arg, 0, status);
 
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
@@ -442,6 +442,18 @@ object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
 		ga_failure_set(&obj->failure, status, status->code, status->message);
 	object_left(obj, rc);
 	return rc > 0;
+}
+
+/*
+ * Make the call prepared by object_begin; 1, or 0 with status.  A failure
+ * of the call itself (a cancel, a service gone) is remembered: the
+ * service's object may be ahead of what the caller was told.
+ */
+static int
+object_call(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	svc_slot_post(obj->device->service, client_slot(obj->device), obj->generation);
+	return object_await(obj, wait, arg, status);
 }
 
 /*
@@ -524,36 +536,54 @@ runs_copy(unsigned char *dest, size_t at, size_t len, const ClientRun *runs, int
 /*
  * Send a build side of `bytes`, whose layout the runs give, to the
  * object's staged bytes in the service, in pieces of at most
- * svc_stage_piece_bytes, each through its own staging buffer; 1, or 0
- * with status.
+ * svc_stage_piece_bytes through two staging buffers the service keeps
+ * between pieces: the next piece is copied into one while the service
+ * copies the last one out of the other.  1, or 0 with status.
  */
 static int
 object_stage(ClientObject *obj, SvcOp op, const ClientRun *runs, int nruns, size_t bytes,
 			 GaWaitCallback wait, void *arg, GaStatus *status)
 {
-	size_t		at;
+	size_t		piece = bytes < svc_stage_piece_bytes ? bytes : svc_stage_piece_bytes;
+	unsigned char *buffers[2] = {NULL, NULL};
+	int			in_flight = 0;
+	int			ok = 1;
+	size_t		at = 0;
+	int			i;
 
-	for (at = 0; at < bytes;)
+	for (i = 0; i < 2 && ok; i++)
+		ok = (buffers[i] = object_staging(obj, piece, wait, arg, status)) != NULL;
+	for (i = 0; ok && at < bytes; i ^= 1)
 	{
-		size_t		len = bytes - at < svc_stage_piece_bytes ? bytes - at : svc_stage_piece_bytes;
-		unsigned char *buffer = object_staging(obj, len, wait, arg, status);
+		size_t		len = bytes - at < piece ? bytes - at : piece;
 		SvcSlot    *slot;
 
-		if (buffer == NULL)
-			return 0;
-		runs_copy(buffer, at, len, runs, nruns);
-		slot = object_begin(obj, op, wait, arg, status);
-		if (slot == NULL)
-			return 0;
-		slot->args.buffer = buffer;
+		runs_copy(buffers[i], at, len, runs, nruns);
+		if (in_flight && !object_await(obj, wait, arg, status))
+		{
+			in_flight = ok = 0;
+			break;
+		}
+		in_flight = 0;
+		if ((slot = object_begin(obj, op, wait, arg, status)) == NULL)
+		{
+			ok = 0;
+			break;
+		}
+		slot->args.buffer = buffers[i];
 		slot->args.buffer_bytes = len;
 		slot->args.stage_at = at;
 		slot->args.stage_bytes = bytes;
-		if (!object_call_staged(obj, buffer, wait, arg, status))
-			return 0;
+		svc_slot_post(obj->device->service, slot, obj->generation);
+		in_flight = 1;
 		at += len;
 	}
-	return 1;
+	if (in_flight && !object_await(obj, wait, arg, status))
+		ok = 0;
+	for (i = 0; i < 2; i++)
+		if (buffers[i] != NULL)
+			object_post(obj, SVC_OP_FREE, buffers[i]);
+	return ok;
 }
 
 /* Mirror the batch the service's device just handed out (slot's reply). */

@@ -35,6 +35,7 @@
 #include "service_internal.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -370,10 +371,72 @@ join_stats(SvcServerDevice *device, SvcObject *obj, SvcReply *reply)
 	device->ops->join_get_stats(obj->impl, &reply->stats.join);
 }
 
+/* One thread's share of stage_copy. */
+typedef struct StageCopy
+{
+	unsigned char *dest;
+	const unsigned char *src;
+	size_t		bytes;
+} StageCopy;
+
+/* Copy one share of a piece (a thread of stage_copy). */
+static void *
+stage_copy_share(void *arg)
+{
+	StageCopy  *share = arg;
+
+	memcpy(share->dest, share->src, share->bytes);
+	return NULL;
+}
+
+/*
+ * Copy a piece of a build side into its staged bytes: a large piece in
+ * STAGE_COPY_THREADS shares at once, since one thread's copy falls well
+ * short of what the memory gives (the piece's sender copies the next
+ * piece meanwhile); a thread that cannot start leaves its share to this
+ * one.
+ */
+#define STAGE_COPY_THREADS 4
+#define STAGE_COPY_SHARE_MIN ((size_t) 4 << 20)
+static void
+stage_copy(unsigned char *dest, const unsigned char *src, size_t bytes)
+{
+	StageCopy	shares[STAGE_COPY_THREADS];
+	pthread_t	threads[STAGE_COPY_THREADS];
+	int			started[STAGE_COPY_THREADS] = {0};
+	int			n = bytes / STAGE_COPY_SHARE_MIN;
+	size_t		share;
+	int			i;
+
+	if (n > STAGE_COPY_THREADS)
+		n = STAGE_COPY_THREADS;
+	if (n < 2)
+	{
+		memcpy(dest, src, bytes);
+		return;
+	}
+	share = (bytes / n + 63) & ~(size_t) 63;
+	for (i = 0; i < n; i++)
+	{
+		size_t		at = share * i < bytes ? share * i : bytes;
+
+		shares[i] = (StageCopy) {dest + at, src + at, bytes - at < share ? bytes - at : share};
+		if (i > 0)
+			started[i] = pthread_create(&threads[i], NULL, stage_copy_share, &shares[i]) == 0;
+	}
+	for (i = 0; i < n; i++)
+		if (!started[i])
+			stage_copy_share(&shares[i]);
+	for (i = 1; i < n; i++)
+		if (started[i])
+			pthread_join(threads[i], NULL);
+}
+
 /*
  * Add a piece of a build side to the object's staged bytes (a piece at 0
- * starts them afresh, in memory staged_alloc gives); frees the piece's
- * staging buffer.
+ * starts them afresh, in memory staged_alloc gives).  The piece's staging
+ * buffer stays the client's: it sends its next piece through it and frees
+ * it.
  */
 static void
 exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, GaStatus *status)
@@ -381,7 +444,7 @@ exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, 
 	SvcArgs    *args = &slot->args;
 	size_t		bytes = args->buffer_bytes;
 
-	if (!staging_take(ss, args->buffer, bytes, status))
+	if (staging_find(ss, args->buffer, bytes, status) < 0)
 		return;
 	if (args->stage_at == 0)
 	{
@@ -400,9 +463,8 @@ exec_stage(SvcServer *server, SvcObject *obj, SvcSlot *slot, SvcServerSlot *ss, 
 			ga_status_set(status, GA_ERR_INVALID,
 						  "the GPU service received a piece of a build side out of place");
 		else
-			memcpy(obj->staged + args->stage_at, args->buffer, bytes);
+			stage_copy(obj->staged + args->stage_at, args->buffer, bytes);
 	}
-	staging_free(server, args->buffer);
 }
 
 /*
@@ -870,8 +932,9 @@ exec_left(SvcServer *server, int index)
  * Hand the reply of slot index to its client, counting an out-of-memory
  * one against device (an index of the service's devices, or none).  The
  * staging buffer the request named is the service's to free once it is
- * answered, whether or not the request ran.  A request its client left
- * ends here (exec_left).
+ * answered, whether or not the request ran, except a stage's, which its
+ * client sends its next piece through and frees.  A request its client
+ * left ends here (exec_left).
  */
 void
 svc_exec_reply(SvcServer *server, int index, int device)
@@ -884,7 +947,8 @@ svc_exec_reply(SvcServer *server, int index, int device)
 	if (slot->reply.status.code == GA_ERR_OUT_OF_MEMORY && device >= 0 &&
 		device < server->ndevices)
 		SVC_ADD(&service->devices[device].out_of_memory, 1);
-	if (args->op != SVC_OP_ALLOC && args->op != SVC_OP_FREE && args->buffer != NULL &&
+	if (args->op != SVC_OP_ALLOC && args->op != SVC_OP_FREE && args->op != SVC_OP_AGG_STAGE &&
+		args->op != SVC_OP_JOIN_STAGE && args->buffer != NULL &&
 		args->buffer != (void *) slot->payload &&
 		staging_take(&server->slots[index], args->buffer, 0, &ignored))
 		staging_free(server, args->buffer);

@@ -99,7 +99,7 @@ extern "C"
 /*
  * A build side of more bytes than svc_stage_piece_bytes (client.c; this
  * size, smaller in the loopback's tests) travels in pieces of at most that
- * size, each through its own staging buffer, into memory of the service
+ * size, through two staging buffers used in turn, into memory of the service
  * process (pinned host memory for a GPU, which copies from it at pinned
  * speed): so a build larger than the arena runs, and a large one holds
  * little of the arena that concurrent queries share.
@@ -156,8 +156,8 @@ typedef enum SvcOp
 	SVC_OP_AGG_BUILD,			/* step, n, key_seed, has_keys, staging */
 	SVC_OP_AGG_FINISH,
 	SVC_OP_AGG_DESTROY,
-	SVC_OP_AGG_STAGE,			/* a piece of a build side: staging, stage_at,
-								 * stage_bytes */
+	SVC_OP_AGG_STAGE,			/* a piece of a build side: staging (which
+								 * stays the client's), stage_at, stage_bytes */
 	SVC_OP_JOIN_CREATE,			/* join */
 	SVC_OP_JOIN_BUILD,			/* n, staging: keys then rows */
 	SVC_OP_JOIN_NEXT_BATCH,
@@ -359,7 +359,7 @@ extern void svc_note_set(GaService *service, const char *fmt,...)
 
 /*
  * slot.c: the protocol.  Clients: post a request and wait for its reply
- * (wait may be NULL; exit_ms > 0: a client about to exit gives up then;
+ * (at once, or later with svc_slot_await after svc_slot_post; wait may be NULL; exit_ms > 0: a client about to exit gives up then;
  * 1: a success, 0: the service's failure, -1: a failure of the call
  * itself, SVC_CALL_LEFT: the request left to the service, its reply not
  * to be read; all with status), post one that nobody waits for, make the slot
@@ -375,6 +375,8 @@ extern void svc_note_set(GaService *service, const char *fmt,...)
 extern int	svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
 						  GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status);
 extern void svc_slot_post(GaService *service, SvcSlot *slot, uint64_t generation);
+extern int	svc_slot_await(GaService *service, SvcSlot *slot, uint64_t generation,
+						   GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status);
 extern int	svc_slot_collect(GaService *service, SvcSlot *slot, GaWaitCallback wait,
 							 void *arg, int limit_ms);
 extern int	svc_slot_leave(SvcSlot *slot, uint32_t flags);

@@ -153,11 +153,22 @@ int
 svc_slot_call(GaService *service, SvcSlot *slot, uint64_t generation,
 			  GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status)
 {
+	slot_post(service, slot, generation);
+	return svc_slot_await(service, slot, generation, wait, arg, exit_ms, status);
+}
+
+/*
+ * Wait for the reply of the request svc_slot_post posted in slot, as
+ * svc_slot_call does (exit_ms counts from the post); the same results.
+ */
+int
+svc_slot_await(GaService *service, SvcSlot *slot, uint64_t generation,
+			   GaWaitCallback wait, void *arg, int exit_ms, GaStatus *status)
+{
 	int			said_stop = 0;
-	int64_t		posted_ns = svc_now_ns();
+	int64_t		posted_ns = slot->posted_ns;
 	int64_t		stop_ns = 0;
 
-	slot_post(service, slot, generation);
 	for (;;)
 	{
 		if (wait != NULL && !said_stop && wait(arg) != 0)
