@@ -35,6 +35,7 @@ struct GaDevice
 	const GaDeviceOps *ops;
 	void	   *impl;
 	double		setup_ms;
+	int			takes_pages;	/* ga_device_takes_pages */
 };
 
 struct GaAgg
@@ -90,6 +91,7 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 				return NULL;
 			cpu_device.kind = GA_DEVICE_CPU;
 			cpu_device.ops = &ga_cpu_ops;
+			cpu_device.takes_pages = ga_cpu_ops.takes_pages;
 		}
 		return &cpu_device;
 	}
@@ -112,6 +114,7 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	}
 	device->kind = GA_DEVICE_GPU;
 	device->ops = &ga_gpu_ops;
+	device->takes_pages = ga_gpu_ops.takes_pages;
 	device->impl = ga_gpu_open(gpu_ordinal, &device->setup_ms, status);
 	if (device->impl == NULL)
 	{
@@ -122,7 +125,10 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	return device;
 }
 
-/* Make a device of kind whose calls go to ops over impl (never freed). */
+/*
+ * Make a device of kind whose calls go to ops over impl (never freed).  It
+ * takes pages when ops carries them and the kind's own device deforms them.
+ */
 GaDevice *
 ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl, GaStatus *status)
 {
@@ -136,6 +142,8 @@ ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl, GaStatus *
 	device->kind = kind;
 	device->ops = ops;
 	device->impl = impl;
+	device->takes_pages = ops->takes_pages &&
+		(kind == GA_DEVICE_CPU ? ga_cpu_ops.takes_pages : ga_gpu_ops.takes_pages);
 	ga_status_ok(status);
 	return device;
 }
@@ -172,7 +180,7 @@ ga_device_setup_ms(const GaDevice *device)
 int
 ga_device_takes_pages(const GaDevice *device)
 {
-	return device->ops->takes_pages;
+	return device->takes_pages;
 }
 
 /* Free the dispatcher's aggregation handle (not the implementation's). */
@@ -191,7 +199,7 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 
 	if (!ga_request_validate(request, status))
 		return NULL;
-	if (request->pages != NULL && !device->ops->takes_pages)
+	if (request->pages != NULL && !device->takes_pages)
 	{
 		ga_status_set(status, GA_ERR_INVALID, "this device takes no heap pages");
 		return NULL;

@@ -2,10 +2,9 @@
 -- hashagg_pages: a direct scan sending whole heap pages to the device,
 -- which deforms them (gpuagg.page_scan): pages of every kind of
 -- visibility, NULLs, alignment, added and dropped columns, each query
--- compared with gpuagg off, and EXPLAIN's count of pages
+-- compared with gpuagg off, and EXPLAIN's count of pages; through the
+-- GPU service (the suite's gpuagg.device_host), on the suite's device
 --
-SET gpuagg.device = cpu;
-SET gpuagg.device_host = backend;	-- the CPU device of this process takes pages
 SET gpuagg.page_scan = on;
 SET gpuagg.force = on;
 SET max_parallel_workers_per_gather = 0;
@@ -125,11 +124,14 @@ SET gpuagg.page_scan = on;
 SET gpuagg.batch_rows = 100;
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
 RESET gpuagg.batch_rows;
--- the GPU service's devices take no pages: no line
-SET gpuagg.device_host = service;
+-- the pages cross to the GPU service, whose device counts the query
+SELECT sum(queries) AS queries_before FROM gpuagg_stats \gset
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
-RESET gpuagg.device_host;
+SELECT sum(queries) > :queries_before AS in_the_service FROM gpuagg_stats;
+-- the session's own device takes them the same way
 SET gpuagg.device_host = backend;
+SELECT pages_check('SELECT k, count(*), sum(v), sum(m) FROM pg_pages GROUP BY k');
+RESET gpuagg.device_host;
 
 -- several batches of pages
 SET gpuagg.batch_rows = 1000;
