@@ -36,6 +36,7 @@ struct GaDevice
 	void	   *impl;
 	double		setup_ms;
 	int			takes_pages;	/* ga_device_takes_pages */
+	int64_t		page_capacity;	/* ga_device_page_capacity */
 };
 
 struct GaAgg
@@ -92,6 +93,7 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 			cpu_device.kind = GA_DEVICE_CPU;
 			cpu_device.ops = &ga_cpu_ops;
 			cpu_device.takes_pages = ga_cpu_ops.takes_pages;
+			cpu_device.page_capacity = ga_cpu_ops.page_capacity;
 		}
 		return &cpu_device;
 	}
@@ -115,6 +117,7 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	device->kind = GA_DEVICE_GPU;
 	device->ops = &ga_gpu_ops;
 	device->takes_pages = ga_gpu_ops.takes_pages;
+	device->page_capacity = ga_gpu_ops.page_capacity;
 	device->impl = ga_gpu_open(gpu_ordinal, &device->setup_ms, status);
 	if (device->impl == NULL)
 	{
@@ -144,6 +147,8 @@ ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl, GaStatus *
 	device->impl = impl;
 	device->takes_pages = ops->takes_pages &&
 		(kind == GA_DEVICE_CPU ? ga_cpu_ops.takes_pages : ga_gpu_ops.takes_pages);
+	device->page_capacity = kind == GA_DEVICE_CPU ? ga_cpu_ops.page_capacity :
+		ga_gpu_ops.page_capacity;
 	ga_status_ok(status);
 	return device;
 }
@@ -181,6 +186,13 @@ int
 ga_device_takes_pages(const GaDevice *device)
 {
 	return device->takes_pages;
+}
+
+/* How many pages a batch should carry on the device (gpuagg_device.h). */
+int64_t
+ga_device_page_capacity(const GaDevice *device)
+{
+	return device->takes_pages ? device->page_capacity : 0;
 }
 
 /* Free the dispatcher's aggregation handle (not the implementation's). */
