@@ -139,5 +139,28 @@ SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
 SELECT pages_check('SELECT k, count(*), sum(v), sum(m) FROM pg_pages GROUP BY k');
 RESET gpuagg.batch_rows;
 
+-- a parallel plan: the workers' GpuAggPack keeps the row path (no Heap
+-- Pages line), over deleted, updated and uncommitted rows
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuagg.batch_rows = 2000;
+EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k;
+SELECT heap_pages('SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k');
+DELETE FROM pg_pages WHERE id % 7 = 0;
+UPDATE pg_pages SET v = v * 2 WHERE id % 5 = 0;
+SELECT pages_check('SELECT k, w, count(*), sum(v), sum(m), min(d) FROM pg_pages GROUP BY k, w');
+BEGIN;
+UPDATE pg_pages SET k = 3 WHERE id % 4 = 0;
+INSERT INTO pg_pages (id, k, v) SELECT i, 97, i FROM generate_series(1, 500) i;
+SELECT pages_check('SELECT k, count(*), sum(v), max(id) FROM pg_pages GROUP BY k');
+ROLLBACK;
+RESET gpuagg.batch_rows;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
 DROP TABLE pg_pages, pg_align;
 DROP FUNCTION pages_check(text), heap_pages(text);
