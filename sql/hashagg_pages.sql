@@ -146,7 +146,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET gpuagg.batch_rows = 2000;
+SET gpuagg.explain_device_details = off;	-- the same plan on every device
 EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k;
+RESET gpuagg.explain_device_details;
 SELECT heap_pages('SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k');
 DELETE FROM pg_pages WHERE id % 7 = 0;
 UPDATE pg_pages SET v = v * 2 WHERE id % 5 = 0;
