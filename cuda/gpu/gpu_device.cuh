@@ -99,7 +99,8 @@ typedef struct GpuHostBatch
 {
 	GaBatch		batch;
 	GaColumn   *columns;
-	unsigned char *pinned;		/* every column's values and validity */
+	unsigned char *pinned;		/* every column's values and validity, then
+								 * the page area of a request with pages */
 	cudaEvent_t copied;			/* recorded after its copies to the device */
 	GpuHostBatchState state;
 } GpuHostBatch;
