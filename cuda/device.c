@@ -35,6 +35,8 @@ struct GaDevice
 	const GaDeviceOps *ops;
 	void	   *impl;
 	double		setup_ms;
+	int			takes_pages;	/* ga_device_takes_pages */
+	int64_t		page_capacity;	/* ga_device_page_capacity */
 };
 
 struct GaAgg
@@ -90,6 +92,8 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 				return NULL;
 			cpu_device.kind = GA_DEVICE_CPU;
 			cpu_device.ops = &ga_cpu_ops;
+			cpu_device.takes_pages = ga_cpu_ops.takes_pages;
+			cpu_device.page_capacity = ga_cpu_ops.page_capacity;
 		}
 		return &cpu_device;
 	}
@@ -112,6 +116,8 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	}
 	device->kind = GA_DEVICE_GPU;
 	device->ops = &ga_gpu_ops;
+	device->takes_pages = ga_gpu_ops.takes_pages;
+	device->page_capacity = ga_gpu_ops.page_capacity;
 	device->impl = ga_gpu_open(gpu_ordinal, &device->setup_ms, status);
 	if (device->impl == NULL)
 	{
@@ -122,7 +128,10 @@ ga_device_open(GaDeviceKind kind, int gpu_ordinal, GaStatus *status)
 	return device;
 }
 
-/* Make a device of kind whose calls go to ops over impl (never freed). */
+/*
+ * Make a device of kind whose calls go to ops over impl (never freed).  It
+ * takes pages when ops carries them and the kind's own device deforms them.
+ */
 GaDevice *
 ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl, GaStatus *status)
 {
@@ -136,6 +145,10 @@ ga_device_wrap(GaDeviceKind kind, const GaDeviceOps *ops, void *impl, GaStatus *
 	device->kind = kind;
 	device->ops = ops;
 	device->impl = impl;
+	device->takes_pages = ops->takes_pages &&
+		(kind == GA_DEVICE_CPU ? ga_cpu_ops.takes_pages : ga_gpu_ops.takes_pages);
+	device->page_capacity = kind == GA_DEVICE_CPU ? ga_cpu_ops.page_capacity :
+		ga_gpu_ops.page_capacity;
 	ga_status_ok(status);
 	return device;
 }
@@ -172,7 +185,14 @@ ga_device_setup_ms(const GaDevice *device)
 int
 ga_device_takes_pages(const GaDevice *device)
 {
-	return device->ops->takes_pages;
+	return device->takes_pages;
+}
+
+/* How many pages a batch should carry on the device (gpuagg_device.h). */
+int64_t
+ga_device_page_capacity(const GaDevice *device)
+{
+	return device->takes_pages ? device->page_capacity : 0;
 }
 
 /* Free the dispatcher's aggregation handle (not the implementation's). */
@@ -191,7 +211,7 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 
 	if (!ga_request_validate(request, status))
 		return NULL;
-	if (request->pages != NULL && !device->ops->takes_pages)
+	if (request->pages != NULL && !device->takes_pages)
 	{
 		ga_status_set(status, GA_ERR_INVALID, "this device takes no heap pages");
 		return NULL;

@@ -79,9 +79,14 @@ typedef struct GaDeviceOps
 	/*
 	 * Nonzero when the device deforms heap pages (gpuagg_device.h, "Heap
 	 * pages"): its batches then carry the page area of a request with a
-	 * page program, which device.c refuses on any other device.
+	 * page program, which device.c refuses on any other device.  The GPU
+	 * service's table carries pages to the service's device of the same
+	 * kind, so a device of the service takes them where that kind's own
+	 * device does (ga_device_wrap).  page_capacity: the pages a batch of
+	 * it carries best (ga_device_page_capacity).
 	 */
 	int			takes_pages;
+	int			page_capacity;
 } GaDeviceOps;
 
 /* cpu/device.c: the CPU device */

@@ -601,6 +601,14 @@ typedef struct GaPageInput
  */
 extern int	ga_device_takes_pages(const GaDevice *device);
 
+/*
+ * How many pages a batch should carry on the device (GaPageInput's
+ * page_capacity, at most the batch's rows): the CPU device's stay in the
+ * CPU's cache until it deforms them, a GPU's cross the link in one copy,
+ * which wants tens of MB; 0 when the device takes no pages.
+ */
+extern int64_t ga_device_page_capacity(const GaDevice *device);
+
 /* ------------------------------------------------------------------------
  * Derived columns: exact integer arithmetic on the device
  * ------------------------------------------------------------------------

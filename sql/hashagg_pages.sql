@@ -2,10 +2,9 @@
 -- hashagg_pages: a direct scan sending whole heap pages to the device,
 -- which deforms them (gpuagg.page_scan): pages of every kind of
 -- visibility, NULLs, alignment, added and dropped columns, each query
--- compared with gpuagg off, and EXPLAIN's count of pages
+-- compared with gpuagg off, and EXPLAIN's count of pages; through the
+-- GPU service (the suite's gpuagg.device_host), on the suite's device
 --
-SET gpuagg.device = cpu;
-SET gpuagg.device_host = backend;	-- the CPU device of this process takes pages
 SET gpuagg.page_scan = on;
 SET gpuagg.force = on;
 SET max_parallel_workers_per_gather = 0;
@@ -125,17 +124,45 @@ SET gpuagg.page_scan = on;
 SET gpuagg.batch_rows = 100;
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
 RESET gpuagg.batch_rows;
--- the GPU service's devices take no pages: no line
-SET gpuagg.device_host = service;
+-- the pages cross to the GPU service, whose device counts the query
+SELECT sum(queries) AS queries_before FROM gpuagg_stats \gset
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
-RESET gpuagg.device_host;
+SELECT sum(queries) > :queries_before AS in_the_service FROM gpuagg_stats;
+-- the session's own device takes them the same way
 SET gpuagg.device_host = backend;
+SELECT pages_check('SELECT k, count(*), sum(v), sum(m) FROM pg_pages GROUP BY k');
+RESET gpuagg.device_host;
 
 -- several batches of pages
 SET gpuagg.batch_rows = 1000;
 SELECT heap_pages('SELECT k, count(*) FROM pg_pages GROUP BY k');
 SELECT pages_check('SELECT k, count(*), sum(v), sum(m) FROM pg_pages GROUP BY k');
 RESET gpuagg.batch_rows;
+
+-- a parallel plan: the workers' GpuAggPack keeps the row path (no Heap
+-- Pages line), over deleted, updated and uncommitted rows
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuagg.batch_rows = 2000;
+SET gpuagg.explain_device_details = off;	-- the same plan on every device
+EXPLAIN (COSTS OFF) SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k;
+RESET gpuagg.explain_device_details;
+SELECT heap_pages('SELECT k, count(*), sum(v) FROM pg_pages GROUP BY k');
+DELETE FROM pg_pages WHERE id % 7 = 0;
+UPDATE pg_pages SET v = v * 2 WHERE id % 5 = 0;
+SELECT pages_check('SELECT k, w, count(*), sum(v), sum(m), min(d) FROM pg_pages GROUP BY k, w');
+BEGIN;
+UPDATE pg_pages SET k = 3 WHERE id % 4 = 0;
+INSERT INTO pg_pages (id, k, v) SELECT i, 97, i FROM generate_series(1, 500) i;
+SELECT pages_check('SELECT k, count(*), sum(v), max(id) FROM pg_pages GROUP BY k');
+ROLLBACK;
+RESET gpuagg.batch_rows;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
 
 DROP TABLE pg_pages, pg_align;
 DROP FUNCTION pages_check(text), heap_pages(text);

@@ -44,4 +44,6 @@ const GaDeviceOps ga_cpu_ops = {
 	.join_destroy = ga_cpu_join_destroy,
 	.groups_strings = 1,
 	.takes_pages = 1,
+	/* 2 MB of images, which stay in the CPU's cache until it deforms them */
+	.page_capacity = 256,
 };

@@ -723,6 +723,8 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 		if (!wait_event(last_mark(agg), wait, arg, "waiting for the GPU to aggregate a batch",
 						status))
 			return 0;
+		if (!ga_gpu_pages_check(agg, status))
+			return 0;		/* its pages were deformed before its kernels ran */
 		if (agg->inflight_copy_timed)
 			add_elapsed(&agg->stats.transfer_ms, agg->ev_copy_start, agg->ev_copy_end);
 		agg->inflight_copy_timed = 0;

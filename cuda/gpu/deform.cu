@@ -21,6 +21,18 @@
  * columns read); the columns are written in device memory only, so the
  * bytes a batch sends are its pages and their descriptions.
  *
+ * In an aggregation, a batch's page area lies in its pinned batch after
+ * the columns (gpu/input.cu lays it out) and is copied with them, in the
+ * same timed copy, to the device's page area; the deform then writes the
+ * pages' rows of the device input buffer, where the columns the host
+ * filled (the batch's other rows) already are, and the batch's kernels
+ * follow on the same stream.  A column pages fill has its bitmap on the
+ * device for every batch (set to all valid when the host sent none) and
+ * is read with it, since only the GPU knows whether its pages held a
+ * null.  A description whose rows lie past the batch, or a malformed
+ * tuple, raises the failure flag, which is copied to pinned memory after
+ * the deform and read once the batch settles.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -51,7 +63,7 @@ deform_row(const GpuPageProgram prog, const uint8_t *const *values, int64_t row)
 			if (*c->has_nulls == 0)
 				atomicExch(c->has_nulls, 1);
 		}
-		if (c->convert == GA_PAGE_VALIDITY)
+		if (c->convert == GA_PAGE_VALIDITY || c->values == NULL)
 			continue;
 		switch (c->type)
 		{
@@ -107,8 +119,8 @@ deform_tuple(const GpuPageProgram prog, const uint8_t *page, uint32_t lp, int64_
 /* Deform page blockIdx.x of the batch (see the file header). */
 static __global__ void
 __launch_bounds__(GPU_DEFORM_THREADS)
-deform_pages_kernel(const uint8_t *pages, const GaPageDesc *descs, GpuPageProgram prog,
-					int *failed)
+deform_pages_kernel(const uint8_t *pages, const GaPageDesc *descs, int64_t nrows,
+					GpuPageProgram prog, int *failed)
 {
 	typedef cub::BlockScan<int, GPU_DEFORM_THREADS> Scan;
 	__shared__ typename Scan::TempStorage scan;
@@ -116,6 +128,14 @@ deform_pages_kernel(const uint8_t *pages, const GaPageDesc *descs, GpuPageProgra
 	const uint8_t *page = pages + (size_t) blockIdx.x * GA_PAGE_SIZE;
 	const GaPageDesc *d = &descs[blockIdx.x];
 	int64_t		first = d->first_row;
+
+	/* the page's rows within the batch's (the whole block returns) */
+	if (d->nrows > GA_PAGE_MAX_TUPLES || first + d->nrows > nrows)
+	{
+		if (threadIdx.x == 0)
+			atomicExch(failed, 1);
+		return;
+	}
 
 	if (!d->all_visible)
 	{
@@ -258,19 +278,145 @@ ga_gpu_page_program_create(const GaPageInput *pages, const GaValueType *column_t
 
 /*
  * Launch the deform of npages page images at d_pages (device memory),
- * described by d_descs, into the program's columns, on stream; *failed (a
- * device int the caller zeroed) becomes 1 when a page or tuple is
- * malformed.  0 with status when the launch fails.
+ * described by d_descs, into the program's columns of a batch of nrows
+ * rows, on stream; *failed (a device int the caller zeroed) becomes 1 when
+ * a page or tuple is malformed.  0 with status when the launch fails.
  */
 int
 ga_gpu_deform_pages(const GpuPageProgram *prog, const uint8_t *d_pages,
-					const GaPageDesc *d_descs, int64_t npages, int *failed,
+					const GaPageDesc *d_descs, int64_t npages, int64_t nrows, int *failed,
 					cudaStream_t stream, GaStatus *status)
 {
 	if (npages == 0)
 		return 1;
 	deform_pages_kernel<<<(unsigned int) npages, GPU_DEFORM_THREADS, 0, stream>>>(
-		d_pages, d_descs, *prog, failed);
+		d_pages, d_descs, nrows, *prog, failed);
 	GPU_TRY(cudaGetLastError(), "launching the page deform");
 	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * An aggregation's pages
+ * ------------------------------------------------------------------------
+ */
+
+/* Bytes of the device's page area: the images, then the descriptions. */
+static size_t
+pages_area_bytes(const GpuAgg *agg)
+{
+	return (size_t) agg->page_capacity * GA_PAGE_SIZE +
+		align_up((size_t) agg->page_capacity * sizeof(GaPageDesc));
+}
+
+/*
+ * Give an aggregation of a validated request with a page program its
+ * device page area, the deform's flag and scratch, and the program, whose
+ * columns point into the device input buffer (laid out and allocated);
+ * 0 with status.
+ */
+int
+ga_gpu_pages_create(GpuAgg *agg, const GaPageInput *pages, GaStatus *status)
+{
+	void	  **values = (void **) calloc(agg->ncolumns + 1, sizeof(void *));
+	uint32_t  **validity = (uint32_t **) calloc(agg->ncolumns + 1, sizeof(uint32_t *));
+	int			ok = 0;
+
+	if (values == NULL || validity == NULL)
+	{
+		ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory for a page program");
+		goto done;
+	}
+	for (int c = 0; c < agg->ncolumns; c++)
+		if (agg->page_column[c])
+		{
+			values[c] = agg->needs_values[c] ? agg->dev_input + agg->dev_values_offset[c] : NULL;
+			validity[c] = (uint32_t *) (agg->dev_input + agg->dev_validity_offset[c]);
+		}
+	if (!device_alloc((void **) &agg->dev_pages, pages_area_bytes(agg), "heap pages", status) ||
+		!device_alloc((void **) &agg->dev_deform, sizeof(int) * (agg->ncolumns + 1),
+					  "the page deform's flags", status) ||
+		!pinned_alloc((void **) &agg->host_deform_failed, sizeof(int),
+					  "the page deform's flag", status))
+		goto done;
+	*agg->host_deform_failed = 0;
+	ok = ga_gpu_page_program_create(pages, agg->column_types, values, validity,
+									agg->dev_deform + 1, &agg->page_program, agg->stream,
+									status);
+done:
+	free(values);
+	free(validity);
+	return ok;
+}
+
+/* Free an aggregation's pages; safe on a half-created one. */
+void
+ga_gpu_pages_free(GpuAgg *agg)
+{
+	ga_gpu_page_program_free(&agg->page_program);
+	device_free(&agg->dev_pages);
+	device_free(&agg->dev_deform);
+	pinned_free(agg->host_deform_failed);
+	agg->host_deform_failed = NULL;
+}
+
+/*
+ * Enqueue the copy of a filled batch's pages and their descriptions to the
+ * device's page area (within its timed copy); their bytes are added to
+ * *bytes_sent.  0 with status when the batch holds more pages than its
+ * area.
+ */
+int
+ga_gpu_pages_copy(GpuAgg *agg, const GaBatch *batch, int64_t *bytes_sent, GaStatus *status)
+{
+	size_t		images = (size_t) batch->npages * GA_PAGE_SIZE;
+	size_t		descs = (size_t) batch->npages * sizeof(GaPageDesc);
+
+	if (batch->npages == 0)
+		return 1;
+	if (batch->npages < 0 || batch->npages > agg->page_capacity)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a batch holds %lld pages but has room for %lld",
+							 (long long) batch->npages, (long long) agg->page_capacity);
+	GPU_TRY(cudaMemcpyAsync(agg->dev_pages, batch->pages, images, cudaMemcpyHostToDevice,
+							agg->stream), "copying a batch's heap pages to the GPU");
+	GPU_TRY(cudaMemcpyAsync(agg->dev_pages + (size_t) agg->page_capacity * GA_PAGE_SIZE,
+							batch->page_desc, descs, cudaMemcpyHostToDevice, agg->stream),
+			"copying a batch's page descriptions to the GPU");
+	*bytes_sent += (int64_t) (images + descs);
+	return 1;
+}
+
+/*
+ * Enqueue the deform of a batch's pages (copied) into the device input
+ * buffer, and the copy of its failure flag to pinned memory.
+ */
+int
+ga_gpu_pages_deform(GpuAgg *agg, const GaBatch *batch, GaStatus *status)
+{
+	if (batch->npages == 0)
+		return 1;
+	GPU_TRY(cudaMemsetAsync(agg->dev_deform, 0, sizeof(int), agg->stream),
+			"clearing the page deform's flag");
+	if (!ga_gpu_deform_pages(&agg->page_program, agg->dev_pages,
+							 (const GaPageDesc *) (agg->dev_pages +
+												   (size_t) agg->page_capacity * GA_PAGE_SIZE),
+							 batch->npages, batch->nrows, agg->dev_deform, agg->stream, status))
+		return 0;
+	GPU_TRY(cudaMemcpyAsync(agg->host_deform_failed, agg->dev_deform, sizeof(int),
+							cudaMemcpyDeviceToHost, agg->stream),
+			"copying the page deform's flag");
+	return 1;
+}
+
+/*
+ * Once the batch on the device settled: 0 with status (GA_ERR_INVALID)
+ * when its deform found a malformed page.
+ */
+int
+ga_gpu_pages_check(GpuAgg *agg, GaStatus *status)
+{
+	if (agg->host_deform_failed == NULL || *(volatile int *) agg->host_deform_failed == 0)
+		return 1;
+	return ga_status_set(status, GA_ERR_INVALID,
+						 "a heap page of a batch is not well formed, or its description is out of bounds");
 }

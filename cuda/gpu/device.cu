@@ -301,5 +301,7 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	ga_gpu_join_probe,
 	ga_gpu_join_get_stats,
 	ga_gpu_join_destroy,
-	1							/* groups_strings */
+	1,							/* groups_strings */
+	1,							/* takes_pages */
+	GPU_PAGE_BATCH_PAGES		/* page_capacity */
 };

@@ -69,6 +69,13 @@
 #define GPU_COPY_CHUNK_BYTES ((size_t) 32 << 20)
 
 /*
+ * Heap pages a batch carries (gpu/deform.cu): 16 MB of images, one copy
+ * over the link per batch; both pinned batches hold them, in the GPU
+ * service's arena too.
+ */
+#define GPU_PAGE_BATCH_PAGES 2048
+
+/*
  * One opened GPU: its ordinal and what discovery says about it.  Its
  * objects each have their own stream.
  */
@@ -92,7 +99,8 @@ typedef struct GpuHostBatch
 {
 	GaBatch		batch;
 	GaColumn   *columns;
-	unsigned char *pinned;		/* every column's values and validity */
+	unsigned char *pinned;		/* every column's values and validity, then
+								 * the page area of a request with pages */
 	cudaEvent_t copied;			/* recorded after its copies to the device */
 	GpuHostBatchState state;
 } GpuHostBatch;
@@ -128,6 +136,28 @@ typedef enum GpuPlan
 
 /* Events that split a batch's device time into phases. */
 #define GPU_MAX_MARKS 12
+
+/* A request's page program as the deform kernel reads it (gpu/deform.cu). */
+typedef struct GpuDeformColumn
+{
+	void	   *values;			/* the device column; NULL: the kernels read
+								 * only its validity */
+	uint32_t   *validity;		/* its validity bitmap, as 32-bit words */
+	int		   *has_nulls;		/* set to 1 when a row is null */
+	int			type;			/* GaValueType */
+	int			convert;		/* GaPageConvert */
+	int			attlen;
+	int			slot;			/* its attribute's entry of a walk's values */
+} GpuDeformColumn;
+
+typedef struct GpuPageProgram
+{
+	const GaPageAttr *attrs;	/* device memory, one allocation */
+	const int16_t *slots;
+	const GpuDeformColumn *columns;
+	int			natts;
+	int			ncolumns;
+} GpuPageProgram;
 
 /* One aggregation on the GPU. */
 typedef struct GpuAgg
@@ -269,6 +299,23 @@ typedef struct GpuAgg
 	int			nprograms;
 	int			derived_pending;	/* the input's derived columns are yet to
 									 * be computed */
+
+	/*
+	 * Heap pages (gpu/deform.cu), for a request with a page program: each
+	 * pinned batch's page area after its columns, the device's copy of it
+	 * (images, then descriptions), the program, and the deform's failure
+	 * flag and has_nulls scratch (per column) with the flag's pinned
+	 * mirror, copied after every deform.  The columns pages fill always
+	 * have their bitmap on the device and are read with it.
+	 */
+	int64_t		page_capacity;	/* 0: no page program */
+	uint8_t    *page_column;	/* per column: pages fill it */
+	size_t		host_pages_offset;
+	size_t		host_page_desc_offset;
+	unsigned char *dev_pages;
+	int		   *dev_deform;
+	int		   *host_deform_failed;
+	GpuPageProgram page_program;
 
 	GaAggStats	stats;
 
@@ -682,29 +729,13 @@ extern int	ga_gpu_bench_submit(void *agg_impl, const void *const *values,
 extern int	ga_gpu_bench_settle(void *agg_impl, GaStatus *status);
 
 /*
- * gpu/deform.cu: a request's page program in device memory, and the
- * kernel that deforms a batch's page images (already on the GPU) into its
- * device columns.  Not called by the aggregation yet.
+ * gpu/deform.cu: heap pages on the GPU.  A request's page program in
+ * device memory and the kernel that deforms a batch's page images
+ * (already on the GPU) into its device columns; over them, an
+ * aggregation's page area (create, free), the copy of a batch's pages,
+ * their deform into the device input buffer, and the check of its
+ * failure flag once the batch settled (GA_ERR_INVALID).
  */
-typedef struct GpuDeformColumn
-{
-	void	   *values;			/* the device column */
-	uint32_t   *validity;		/* its validity bitmap, as 32-bit words */
-	int		   *has_nulls;		/* set to 1 when a row is null */
-	int			type;			/* GaValueType */
-	int			convert;		/* GaPageConvert */
-	int			attlen;
-	int			slot;			/* its attribute's entry of a walk's values */
-} GpuDeformColumn;
-
-typedef struct GpuPageProgram
-{
-	const GaPageAttr *attrs;	/* device memory, one allocation */
-	const int16_t *slots;
-	const GpuDeformColumn *columns;
-	int			natts;
-	int			ncolumns;
-} GpuPageProgram;
 
 extern int	ga_gpu_page_program_create(const GaPageInput *pages,
 									   const GaValueType *column_types, void *const *values,
@@ -713,7 +744,13 @@ extern int	ga_gpu_page_program_create(const GaPageInput *pages,
 									   GaStatus *status);
 extern void ga_gpu_page_program_free(GpuPageProgram *prog);
 extern int	ga_gpu_deform_pages(const GpuPageProgram *prog, const uint8_t *d_pages,
-								const GaPageDesc *d_descs, int64_t npages, int *failed,
-								cudaStream_t stream, GaStatus *status);
+								const GaPageDesc *d_descs, int64_t npages, int64_t nrows,
+								int *failed, cudaStream_t stream, GaStatus *status);
+extern int	ga_gpu_pages_create(GpuAgg *agg, const GaPageInput *pages, GaStatus *status);
+extern void ga_gpu_pages_free(GpuAgg *agg);
+extern int	ga_gpu_pages_copy(GpuAgg *agg, const GaBatch *batch, int64_t *bytes_sent,
+							  GaStatus *status);
+extern int	ga_gpu_pages_deform(GpuAgg *agg, const GaBatch *batch, GaStatus *status);
+extern int	ga_gpu_pages_check(GpuAgg *agg, GaStatus *status);
 
 #endif							/* GPUAGG_DEVICE_GPU_CUH */

@@ -209,6 +209,7 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->column_has_nulls = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	agg->column_is_derived = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	agg->derived_input = (uint8_t *) calloc(agg->ncolumns + 1, 1);
+	agg->page_column = (uint8_t *) calloc(agg->ncolumns + 1, 1);
 	agg->derived = ga_derived_plan_create(request);
 	if (agg->column_types == NULL || agg->key_columns == NULL || agg->aggs == NULL ||
 		agg->needs_values == NULL || agg->needs_validity == NULL ||
@@ -216,7 +217,7 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 		agg->dev_values_offset == NULL || agg->dev_validity_offset == NULL ||
 		agg->host_bytes_offset == NULL || agg->dev_bytes_offset == NULL ||
 		agg->column_has_nulls == NULL || agg->column_is_derived == NULL ||
-		agg->derived_input == NULL || agg->derived == NULL)
+		agg->derived_input == NULL || agg->page_column == NULL || agg->derived == NULL)
 		return 0;
 	if (agg->ncolumns > 0)
 		memcpy(agg->column_types, request->column_types, sizeof(GaValueType) * agg->ncolumns);
@@ -230,8 +231,15 @@ copy_request(GpuAgg *agg, const GaAggRequest *request)
 	agg->request.aggs = agg->aggs;
 	agg->request.join = NULL;	/* the join spec is gpu/aggjoin.cu's copy */
 	agg->request.derived = agg->derived->derived;
+	agg->request.pages = NULL;	/* the page program is gpu/deform.cu's copy */
 	for (int d = 0; d < agg->derived->nderived; d++)
 		agg->column_is_derived[agg->derived->derived[d].column] = 1;
+	if (request->pages != NULL)
+	{
+		agg->page_capacity = request->pages->page_capacity;
+		for (int i = 0; i < request->pages->ncolumns; i++)
+			agg->page_column[request->pages->columns[i].column] = 1;
+	}
 	return 1;
 }
 
@@ -368,7 +376,8 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	 */
 	if (!device_input &&
 		(!device_alloc((void **) &agg->dev_input, agg->dev_input_bytes, "batch input", status) ||
-		 !ga_gpu_derived_upload(agg, status)))
+		 !ga_gpu_derived_upload(agg, status) ||
+		 (request->pages != NULL && !ga_gpu_pages_create(agg, request->pages, status))))
 		goto fail;
 	if (agg->nkeys > 0 &&
 		!device_alloc((void **) &agg->dev_group_ids, (size_t) agg->batch_rows * sizeof(int32_t),
@@ -528,6 +537,10 @@ ga_gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a batch holds %lld rows but has room for %lld",
 							 (long long) batch->nrows, (long long) agg->batch_rows);
+	if (batch->npages < 0 || batch->npages > agg->page_capacity)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "a batch holds %lld pages but has room for %lld",
+							 (long long) batch->npages, (long long) agg->page_capacity);
 	for (int c = 0; c < agg->ncolumns; c++)
 		if (agg->column_types[c] == GA_TYPE_STRING && batch->nrows > 0 &&
 			(int64_t) ga_string_used(&batch->columns[c], batch->nrows) >
@@ -548,13 +561,16 @@ ga_gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 
 	if (!select_device(agg, status) ||
 		!ga_gpu_agg_settle(agg, wait, arg, status) ||
-		!ga_gpu_input_copy_batch(agg, hb, status))
+		!ga_gpu_input_copy_batch(agg, hb, status) ||
+		!ga_gpu_pages_deform(agg, batch, status))
 		return remember_failure(agg, status);
 	hb->state = HOST_BATCH_IN_FLIGHT;
 	agg->next_host = 1 - index;
 
+	/* a column pages fill is read with its bitmap: only the GPU knows */
 	for (int c = 0; c < agg->ncolumns; c++)
-		agg->column_has_nulls[c] = (uint8_t) (batch->columns[c].has_nulls != 0);
+		agg->column_has_nulls[c] = (uint8_t) (batch->columns[c].has_nulls != 0 ||
+											  (agg->page_column[c] && batch->npages > 0));
 	ga_gpu_input_point_columns(agg);
 	agg->inflight_copy_timed = 1;
 	agg->derived_pending = agg->nprograms > 0;
@@ -595,16 +611,19 @@ ga_gpu_agg_aggjoin_build(void *agg_impl, int step, const int64_t *keys,
  * ------------------------------------------------------------------------
  */
 
-/* See gpu/gpu_device.cuh; requests with a join or derived columns are refused. */
+/*
+ * See gpu/gpu_device.cuh; requests with a join, derived columns or a page
+ * program are refused.
+ */
 void *
 ga_gpu_bench_create(void *device_impl, const GaAggRequest *request, GaStatus *status)
 {
 	if (!ga_request_validate(request, status))
 		return NULL;
-	if (request->join != NULL || request->nderived > 0)
+	if (request->join != NULL || request->nderived > 0 || request->pages != NULL)
 	{
 		ga_status_set(status, GA_ERR_INVALID,
-					  "an aggregation over device columns takes no join and no derived columns");
+					  "an aggregation over device columns takes no join, no derived columns and no pages");
 		return NULL;
 	}
 	for (int c = 0; c < request->ncolumns; c++)
@@ -904,6 +923,7 @@ ga_gpu_agg_destroy(void *agg_impl)
 	ga_gpu_agg_table_free(agg, &agg->retired);
 	ga_gpu_plan_perfect_free(agg);
 	ga_gpu_strings_free_heap(agg);
+	ga_gpu_pages_free(agg);
 	device_free(&agg->dev_input);
 	device_free(&agg->dev_programs);
 	device_free(&agg->dev_group_ids);
@@ -955,6 +975,7 @@ ga_gpu_agg_destroy(void *agg_impl)
 	free(agg->column_has_nulls);
 	free(agg->column_is_derived);
 	free(agg->derived_input);
+	free(agg->page_column);
 	free(agg->derived);
 	free(agg->host_programs);
 	free(agg);

@@ -22,6 +22,12 @@
  * (in the GPU service, the arena); a string key's bytes go to the device
  * input buffer after its bitmap, one copy of the bytes in use per batch.
  *
+ * A request with a page program gives each pinned batch a page area after
+ * its columns (page_capacity images, then their descriptions), copied in
+ * the same timed copy to the device's own (gpu/deform.cu), which deforms
+ * the pages' rows into the device input buffer before the batch's kernels
+ * run; a column pages fill always has its bitmap there.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -62,6 +68,9 @@ ga_gpu_input_layout(GpuAgg *agg)
 		}
 	}
 	ga_gpu_derived_mark_inputs(agg);
+	for (int c = 0; c < agg->ncolumns; c++)
+		if (agg->page_column[c])
+			agg->needs_validity[c] = 1; /* the deform clears its null bits */
 
 	agg->validity_bytes = (size_t) (agg->batch_rows + 7) / 8;
 	for (int c = 0; c < agg->ncolumns; c++)
@@ -95,6 +104,10 @@ ga_gpu_input_layout(GpuAgg *agg)
 		if (string_key)
 			dev_bytes += align_up(string_bytes);
 	}
+	agg->host_pages_offset = host_bytes;
+	host_bytes += (size_t) agg->page_capacity * GA_PAGE_SIZE;
+	agg->host_page_desc_offset = host_bytes;
+	host_bytes += align_up((size_t) agg->page_capacity * sizeof(GaPageDesc));
 	agg->host_batch_bytes = host_bytes;
 	agg->dev_input_bytes = dev_bytes;
 }
@@ -110,6 +123,11 @@ ga_gpu_input_reset_batch(GpuAgg *agg, GpuHostBatch *hb)
 	hb->batch.capacity = agg->batch_rows;
 	hb->batch.ncolumns = agg->ncolumns;
 	hb->batch.columns = hb->columns;
+	hb->batch.npages = 0;
+	hb->batch.page_capacity = agg->page_capacity;
+	hb->batch.pages = agg->page_capacity > 0 ? hb->pinned + agg->host_pages_offset : NULL;
+	hb->batch.page_desc = agg->page_capacity > 0 ?
+		(GaPageDesc *) (hb->pinned + agg->host_page_desc_offset) : NULL;
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
 		GaColumn   *column = &hb->columns[c];
@@ -175,9 +193,11 @@ ga_gpu_input_point_columns(GpuAgg *agg)
 /*
  * Enqueue the copies of a filled batch into the device input buffer (one
  * per needed values array, one per validity bitmap of a column with nulls;
- * a derived column's operand or NaN flag without nulls gets its bitmap set
- * there; derived columns are not sent), with events around them for the
- * transfer time and the buffer's reuse.
+ * a derived column's operand or NaN flag, and a column pages fill, without
+ * nulls gets its bitmap set there; derived columns are not sent, nor the
+ * columns pages fill when every row of the batch comes from its pages) and
+ * of its heap pages into the device's page area, with events around them
+ * for the transfer time and the buffer's reuse.
  */
 int
 ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
@@ -186,14 +206,26 @@ ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 	const GaBatch *batch = &hb->batch;
 	int64_t		nrows = batch->nrows;
 	int64_t		bytes_sent = 0;
+	int64_t		page_rows = 0;
 
+	/* a batch of pages only: the columns pages fill have nothing to send */
+	for (int64_t p = 0; p < batch->npages && p < agg->page_capacity; p++)
+		page_rows += batch->page_desc[p].nrows;
 	GPU_TRY(cudaEventRecord(agg->ev_copy_start, stream), "recording an event");
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
 		const GaColumn *column = &batch->columns[c];
+		int			from_pages = agg->page_column[c] && batch->npages > 0;
 
 		if (agg->column_is_derived[c])
 			continue;			/* computed on the device */
+		if (from_pages && page_rows == nrows)
+		{
+			GPU_TRY(cudaMemsetAsync(agg->dev_input + agg->dev_validity_offset[c], 0xff,
+									(size_t) (nrows + 7) / 8, stream),
+					"setting a batch's null bitmap on the GPU");
+			continue;
+		}
 		if (agg->needs_values[c])
 		{
 			size_t		bytes = (size_t) nrows * ga_type_width(agg->column_types[c]);
@@ -212,7 +244,7 @@ ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 					"copying a batch's null bitmap to the GPU");
 			bytes_sent += bytes;
 		}
-		else if (agg->derived_input[c])
+		else if (agg->derived_input[c] || from_pages)
 			GPU_TRY(cudaMemsetAsync(agg->dev_input + agg->dev_validity_offset[c], 0xff,
 									(size_t) (nrows + 7) / 8, stream),
 					"setting a batch's null bitmap on the GPU");
@@ -228,6 +260,8 @@ ga_gpu_input_copy_batch(GpuAgg *agg, GpuHostBatch *hb, GaStatus *status)
 			bytes_sent += bytes;
 		}
 	}
+	if (!ga_gpu_pages_copy(agg, batch, &bytes_sent, status))
+		return 0;
 	GPU_TRY(cudaEventRecord(agg->ev_copy_end, stream), "recording an event");
 	GPU_TRY(cudaEventRecord(hb->copied, stream), "recording an event");
 	agg->stats.bytes_sent += bytes_sent;

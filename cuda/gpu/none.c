@@ -260,5 +260,7 @@ const GaDeviceOps ga_gpu_ops = {
 	none_join_probe,
 	none_join_get_stats,
 	none_join_destroy,
-	0							/* groups_strings */
+	0,							/* groups_strings */
+	0,							/* takes_pages */
+	0							/* page_capacity */
 };

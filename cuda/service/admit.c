@@ -151,8 +151,9 @@ admit_apply_budget(SvcServer *server)
  */
 
 /*
- * Bytes of one batch of the request's columns: values and validity, and a
- * string column's bytes.
+ * Bytes of one batch of the request's columns: values and validity, a
+ * string column's bytes, and the page area of a request with a page
+ * program (its images and their descriptions).
  */
 static int64_t
 admit_batch_bytes(const GaAggRequest *request)
@@ -166,6 +167,8 @@ admit_batch_bytes(const GaAggRequest *request)
 			(int64_t) svc_align((size_t) (rows + 7) / 8) +
 			(request->column_types[c] == GA_TYPE_STRING ?
 			 (int64_t) svc_align((size_t) request->string_bytes) : 0);
+	if (request->pages != NULL)
+		bytes += request->pages->page_capacity * (int64_t) (GA_PAGE_SIZE + sizeof(GaPageDesc));
 	return bytes;
 }
 

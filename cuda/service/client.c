@@ -12,7 +12,8 @@
  * the arena (their host provider), which the client maps at the same
  * address.  A client object keeps mirrors: a GaBatch per batch the device
  * handed out, whose columns point at the device's own arrays (a submit
- * sends the row count and each column's has_nulls), and a GaAggResult
+ * sends the row count, each column's has_nulls and the count of heap pages
+ * a batch carries in its page area, also in the arena), and a GaAggResult
  * whose arrays are the device's.  So a backend writes a batch once, where
  * the device reads it, and reads the groups where the device wrote them.
  * A build side lies in the caller's memory: it is copied once into a
@@ -626,6 +627,10 @@ object_batch(ClientObject *obj, const SvcReply *reply, GaStatus *status)
 	cb->batch.capacity = reply->capacity;
 	cb->batch.ncolumns = reply->ncolumns;
 	cb->batch.columns = cb->columns;
+	cb->batch.npages = 0;
+	cb->batch.page_capacity = reply->page_capacity;
+	cb->batch.pages = reply->pages;
+	cb->batch.page_desc = reply->page_desc;
 	for (c = 0; c < reply->ncolumns; c++)
 	{
 		GaColumn   *col = &cb->columns[c];
@@ -670,6 +675,7 @@ object_begin_submit(ClientObject *obj, SvcOp op, const GaBatch *batch, const cha
 		cb->descs[c].has_nulls = cb->columns[c].has_nulls != 0;
 	slot->args.token = cb->token;
 	slot->args.nrows = batch->nrows;
+	slot->args.npages = batch->npages;
 	return slot;
 }
 
@@ -1164,4 +1170,6 @@ const GaDeviceOps ga_service_ops = {
 	.join_probe = client_join_probe,
 	.join_get_stats = client_join_get_stats,
 	.join_destroy = client_join_destroy,
+	/* pages cross to the service's device, which decides (device.c) */
+	.takes_pages = 1,
 };

@@ -333,11 +333,13 @@ batch_describe(SvcObject *obj, GaBatch *batch, GaStatus *status)
 }
 
 /*
- * The batch of token (as batch_describe gave it), its row count and its
- * columns' has_nulls set from what the client wrote; NULL with status.
+ * The batch of token (as batch_describe gave it), its row count, its heap
+ * pages and its columns' has_nulls set from what the client wrote (the
+ * device checks the counts); NULL with status.
  */
 static GaBatch *
-batch_submitted(SvcObject *obj, uint64_t token, int64_t nrows, GaStatus *status)
+batch_submitted(SvcObject *obj, uint64_t token, int64_t nrows, int64_t npages,
+				GaStatus *status)
 {
 	GaBatch    *batch;
 	int			c;
@@ -350,6 +352,7 @@ batch_submitted(SvcObject *obj, uint64_t token, int64_t nrows, GaStatus *status)
 	}
 	batch = obj->batches[token - 1];
 	batch->nrows = nrows;
+	batch->npages = batch->pages != NULL ? npages : 0;
 	for (c = 0; c < batch->ncolumns; c++)
 		batch->columns[c].has_nulls = obj->descs[token - 1][c].has_nulls != 0;
 	return batch;
@@ -723,13 +726,17 @@ exec_next_batch(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus
 	slot->reply.capacity = batch->capacity;
 	slot->reply.ncolumns = batch->ncolumns;
 	slot->reply.columns = obj->descs[b];
+	slot->reply.pages = batch->pages;
+	slot->reply.page_desc = batch->page_desc;
+	slot->reply.page_capacity = batch->pages != NULL ? batch->page_capacity : 0;
 }
 
 /* Submit an aggregation's batch, or probe a join with one. */
 static int
 exec_submit(SvcServerDevice *device, SvcObject *obj, SvcSlot *slot, GaStatus *status)
 {
-	GaBatch    *batch = batch_submitted(obj, slot->args.token, slot->args.nrows, status);
+	GaBatch    *batch = batch_submitted(obj, slot->args.token, slot->args.nrows,
+										slot->args.npages, status);
 	int			ok = 0;
 
 	if (batch == NULL)

@@ -193,6 +193,7 @@ typedef struct SvcArgs
 	uint64_t	token;			/* the batch, as the service handed it out */
 	int64_t		n;				/* a build's keyed rows */
 	int64_t		nrows;			/* a batch's or a build payload's rows */
+	int64_t		npages;			/* a submit: the batch's heap pages */
 	uint64_t	key_seed;		/* an aggjoin build of several keys */
 	int32_t		has_keys;		/* an aggjoin build: keys given */
 	int32_t		staged;			/* a build: its bytes are the object's staged
@@ -218,6 +219,10 @@ typedef struct SvcReply
 	uint64_t	token;			/* next_batch: the batch */
 	int64_t		capacity;
 	SvcColumnDesc *columns;		/* next_batch: in the arena */
+	uint8_t    *pages;			/* next_batch of a request with a page
+								 * program: its page area, in the arena */
+	GaPageDesc *page_desc;
+	int64_t		page_capacity;
 	void	   *buffer;			/* SVC_OP_ALLOC */
 	const uint32_t *sorted_rows;	/* a join's build */
 	GaJoinMatches matches;		/* a probe */

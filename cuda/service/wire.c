@@ -11,7 +11,9 @@
  *
  * Layout, each part aligned to 8 bytes: GaAggRequest, column_types
  * [ncolumns], key_columns [nkeys], aggs [naggs], then for an aggjoin its
- * GaAggJoinSpec and from_build [ncolumns], then derived [nderived].
+ * GaAggJoinSpec and from_build [ncolumns], then derived [nderived], then
+ * for a request with a page program its GaPageInput, attrs [natts] and
+ * columns [its ncolumns].
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +34,9 @@ typedef struct WireLayout
 	size_t		join;
 	size_t		from_build;
 	size_t		derived;
+	size_t		pages;
+	size_t		page_attrs;
+	size_t		page_columns;
 	size_t		total;
 } WireLayout;
 
@@ -42,9 +47,13 @@ wire_align(size_t n)
 	return (n + 7) & ~(size_t) 7;
 }
 
-/* Lay out a request of these counts (each within WIRE_MAX_COUNT). */
+/*
+ * Lay out a request of these counts (each within WIRE_MAX_COUNT; a page
+ * program's natts and ncolumns 0 without one).
+ */
 static void
-wire_layout(int ncolumns, int nkeys, int naggs, int has_join, int nderived, WireLayout *l)
+wire_layout(int ncolumns, int nkeys, int naggs, int has_join, int nderived, int has_pages,
+			int page_natts, int page_ncolumns, WireLayout *l)
 {
 	size_t		at = wire_align(sizeof(GaAggRequest));
 
@@ -62,7 +71,25 @@ wire_layout(int ncolumns, int nkeys, int naggs, int has_join, int nderived, Wire
 		at = wire_align(at + (size_t) ncolumns);
 	l->derived = at;
 	at = wire_align(at + (size_t) nderived * sizeof(GaDerivedColumn));
+	l->pages = at;
+	if (has_pages)
+		at = wire_align(at + sizeof(GaPageInput));
+	l->page_attrs = at;
+	at = wire_align(at + (size_t) page_natts * sizeof(GaPageAttr));
+	l->page_columns = at;
+	at = wire_align(at + (size_t) page_ncolumns * sizeof(GaPageColumn));
 	l->total = at;
+}
+
+/* Lay out a (validated) request. */
+static void
+wire_layout_of(const GaAggRequest *request, WireLayout *l)
+{
+	const GaPageInput *pages = request->pages;
+
+	wire_layout(request->ncolumns, request->nkeys, request->naggs, request->join != NULL,
+				request->nderived, pages != NULL, pages != NULL ? pages->natts : 0,
+				pages != NULL ? pages->ncolumns : 0, l);
 }
 
 /* Whether a count is one the wire takes. */
@@ -78,8 +105,7 @@ svc_wire_size(const GaAggRequest *request)
 {
 	WireLayout	l;
 
-	wire_layout(request->ncolumns, request->nkeys, request->naggs, request->join != NULL,
-				request->nderived, &l);
+	wire_layout_of(request, &l);
 	return l.total;
 }
 
@@ -91,8 +117,7 @@ svc_wire_write(const GaAggRequest *request, void *buffer)
 	GaAggRequest *copy = buffer;
 	WireLayout	l;
 
-	wire_layout(request->ncolumns, request->nkeys, request->naggs, request->join != NULL,
-				request->nderived, &l);
+	wire_layout_of(request, &l);
 	*copy = *request;
 	copy->column_types = (const GaValueType *) (base + l.column_types);
 	copy->key_columns = (const int *) (base + l.key_columns);
@@ -121,6 +146,20 @@ svc_wire_write(const GaAggRequest *request, void *buffer)
 			   (size_t) request->nderived * sizeof(GaDerivedColumn));
 		copy->derived = (const GaDerivedColumn *) (base + l.derived);
 	}
+	copy->pages = NULL;
+	if (request->pages != NULL)
+	{
+		GaPageInput *pages = (GaPageInput *) (base + l.pages);
+
+		*pages = *request->pages;
+		memcpy(base + l.page_attrs, request->pages->attrs,
+			   (size_t) pages->natts * sizeof(GaPageAttr));
+		memcpy(base + l.page_columns, request->pages->columns,
+			   (size_t) pages->ncolumns * sizeof(GaPageColumn));
+		pages->attrs = (const GaPageAttr *) (base + l.page_attrs);
+		pages->columns = (const GaPageColumn *) (base + l.page_columns);
+		copy->pages = pages;
+	}
 }
 
 /*
@@ -132,14 +171,25 @@ svc_wire_read(const void *buffer, size_t bytes, GaStatus *status)
 {
 	const unsigned char *base = buffer;
 	const GaAggRequest *request = buffer;
+	const GaPageInput *pages;
 	WireLayout	l;
 
 	if (bytes < sizeof(GaAggRequest) ||
 		!wire_count_ok(request->ncolumns) || !wire_count_ok(request->nkeys) ||
 		!wire_count_ok(request->naggs) || !wire_count_ok(request->nderived))
 		goto bad;
+	pages = request->pages;
 	wire_layout(request->ncolumns, request->nkeys, request->naggs, request->join != NULL,
-				request->nderived, &l);
+				request->nderived, pages != NULL, 0, 0, &l);
+	if (pages != NULL)
+	{
+		/* the page program's counts lie in the buffer: read them from there */
+		if ((const unsigned char *) pages != base + l.pages || l.total > bytes ||
+			!wire_count_ok(pages->natts) || !wire_count_ok(pages->ncolumns))
+			goto bad;
+		wire_layout(request->ncolumns, request->nkeys, request->naggs, request->join != NULL,
+					request->nderived, 1, pages->natts, pages->ncolumns, &l);
+	}
 	if (l.total > bytes ||
 		(const unsigned char *) request->column_types != base + l.column_types ||
 		(const unsigned char *) request->key_columns != base + l.key_columns ||
@@ -149,7 +199,10 @@ svc_wire_read(const void *buffer, size_t bytes, GaStatus *status)
 		  request->join->from_build != base + l.from_build)) ||
 		(request->nderived > 0 &&
 		 (const unsigned char *) request->derived != base + l.derived) ||
-		(request->nderived == 0 && request->derived != NULL))
+		(request->nderived == 0 && request->derived != NULL) ||
+		(pages != NULL &&
+		 ((const unsigned char *) pages->attrs != base + l.page_attrs ||
+		  (const unsigned char *) pages->columns != base + l.page_columns)))
 		goto bad;
 	ga_status_ok(status);
 	return request;

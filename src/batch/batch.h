@@ -130,7 +130,8 @@ extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *build
 								 GaBatch *batch);
 extern const GaPageInput *GpuAggDirectScanUsePages(GpuAggDirectScan *ds, int ncolumns,
 												   const GpuAggColumnSource *sources,
-												   int64 batch_rows, const char *off_reason);
+												   int64 batch_rows, int64 page_capacity,
+												   const char *off_reason);
 extern void GpuAggDirectScanPageCounts(GpuAggDirectScan *ds, int64 *to_device,
 									   int64 *through_host, const char **reason);
 extern void GpuAggDirectScanReset(GpuAggDirectScan *ds);

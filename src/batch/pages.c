@@ -57,13 +57,6 @@ StaticAssertDecl(MaxHeapAttributeNumber == GA_PAGE_MAX_ATTRS,
 #error "gpuagg's devices read heap pages as little-endian"
 #endif
 
-/*
- * Pages a batch carries at most: 2 MB of images, which stay in the CPU's
- * cache until the CPU device deforms them (32 MB took twice as long on a
- * 2-core machine: docs/benchmarks.md).
- */
-#define GPUAGG_PAGE_BATCH_PAGES 256
-
 /* Whether a line pointer's bit fields lie where GA_LP_OFF and friends read them. */
 static bool
 page_item_layout_ok(void)
@@ -227,7 +220,7 @@ GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *output_attnos, int nou
 	input->attrs = attrs;
 	input->ncolumns = n;
 	input->columns = columns;
-	input->page_capacity = Min(batch_rows, GPUAGG_PAGE_BATCH_PAGES);
+	input->page_capacity = 1;	/* the device's, set by the scan for each run */
 	*reason = NULL;
 	return input;
 }

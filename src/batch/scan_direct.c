@@ -398,14 +398,15 @@ direct_release_page(GpuAggDirectScan *ds)
 /*
  * Send the scan's pages to the device from the next batch on, for a
  * GpuHashAgg of batch columns `sources` whose device takes the page
- * program returned (which the aggregation's request must carry); NULL
- * when the pages go through the host instead: off_reason, when the caller
- * gives one, a filter on the scan, or a column the device cannot read
- * from pages.  The reason is kept for EXPLAIN.
+ * program returned (which the aggregation's request must carry), with
+ * batches of up to page_capacity pages (the device's); NULL when the
+ * pages go through the host instead: off_reason, when the caller gives
+ * one, a filter on the scan, or a column the device cannot read from
+ * pages.  The reason is kept for EXPLAIN.
  */
 const GaPageInput *
 GpuAggDirectScanUsePages(GpuAggDirectScan *ds, int ncolumns, const GpuAggColumnSource *sources,
-						 int64 batch_rows, const char *off_reason)
+						 int64 batch_rows, int64 page_capacity, const char *off_reason)
 {
 	ds->pages = NULL;
 	if (off_reason != NULL)
@@ -433,6 +434,7 @@ GpuAggDirectScanUsePages(GpuAggDirectScan *ds, int ncolumns, const GpuAggColumnS
 		ds->page_reason = ds->page_build_reason;
 		return NULL;
 	}
+	ds->page_input->page_capacity = Max(Min(batch_rows, page_capacity), 1);
 	ds->pages = ds->page_input;
 	return ds->pages;
 }

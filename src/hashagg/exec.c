@@ -491,6 +491,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		state->requests[0].pages =
 			GpuAggDirectScanUsePages(state->direct, state->layout->ncolumns,
 									 state->layout->sources, state->requests[0].batch_rows,
+									 ga_device_page_capacity(state->device),
 									 agg_page_off_reason(state));
 	}
 	if (state->spill_now)

@@ -32,6 +32,9 @@
 #   --modes M       MODES            "serial parallel gpuagg" (default: all three); also
 #                                    backend: gpuagg with gpuagg.device_host = backend
 #                                    (no GPU service), printed in a table of its own
+#                                    rows and pages: gpuagg without workers (the direct
+#                                    scan reads the table) with gpuagg.page_scan off
+#                                    and on, printed in a table of their own
 #   --runs N        RUNS             timed runs per query and mode (default 3; median)
 #   --warmup N      WARMUP           untimed runs before them (default 1)
 #   NATIVE_WARMUP=N  warm-up runs of the native modes (default WARMUP; the tables are
@@ -202,7 +205,7 @@ parse_args() {
 		case " $ALL_SUITES " in *" $s "*) ;; *) die "unknown suite '$s' in SUITES (known: $ALL_SUITES)" ;; esac
 	done
 	for m in $MODES; do
-		case "$m" in serial | parallel | gpuagg | backend) ;; *) die "unknown mode '$m' in MODES (serial parallel gpuagg backend)" ;; esac
+		case "$m" in serial | parallel | gpuagg | backend | rows | pages) ;; *) die "unknown mode '$m' in MODES (serial parallel gpuagg backend rows pages)" ;; esac
 	done
 	[ -n "$MODES" ] || die "MODES is empty"
 	for q in $QUERIES $EXPLAIN_QUERIES; do
@@ -551,7 +554,9 @@ append_csv() {
 		printf '%s,%s,%s,' "$(ratio_num "$s" "$g")" "$(ratio_num "$p" "$g")" "$(csv_field "${R_MATCH[$q]:-}")"
 		printf '%s,%s,%s,%s,%s,' "$(csv_field "${R_RUNS[$q.serial]:-}")" "$(csv_field "${R_RUNS[$q.parallel]:-}")" \
 			"$(csv_field "${R_RUNS[$q.gpuagg]:-}")" "${R_T[$q.backend]:-}" "$(csv_field "${R_RUNS[$q.backend]:-}")"
-		printf '%s,%s\n' "$(picked_s "$q")" "$(ratio_num "$(best_native_s "$q")" "$(picked_s "$q")")"
+		printf '%s,%s,' "$(picked_s "$q")" "$(ratio_num "$(best_native_s "$q")" "$(picked_s "$q")")"
+		printf '%s,%s,%s,%s\n' "${R_T[$q.rows]:-}" "$(csv_field "${R_RUNS[$q.rows]:-}")" \
+			"${R_T[$q.pages]:-}" "$(csv_field "${R_RUNS[$q.pages]:-}")"
 	} >>"$OUT/bench.csv"
 }
 
@@ -623,6 +628,17 @@ print_results() {
 				for q in "${ORDER[@]}"; do
 					g=${R_T[$q.gpuagg]:--}
 					b=${R_T[$q.backend]:--}
+					printf '%-7s %10s %10s %12s\n' "$q" "$g" "$b" "$(ratio "$g" "$b")"
+				done
+				;;
+		esac
+		case " $MODES " in
+			*" pages "*)
+				printf '\nrows and pages modes (no workers; gpuagg.page_scan off: the scan deforms tuples, on: the device deforms pages):\n'
+				printf '%-7s %10s %10s %12s\n' query "rows s" "pages s" "rows/pages"
+				for q in "${ORDER[@]}"; do
+					g=${R_T[$q.rows]:--}
+					b=${R_T[$q.pages]:--}
 					printf '%-7s %10s %10s %12s\n' "$q" "$g" "$b" "$(ratio "$g" "$b")"
 				done
 				;;
@@ -753,7 +769,7 @@ main() {
 	DEVICE_NAME=$(psql_as "$BENCH_DB" -At -c "SELECT CASE WHEN '$BENCH_DEVICE' = 'cpu' THEN 'CPU device'
 		ELSE coalesce((SELECT name FROM gpuagg_devices() d WHERE d.usable ORDER BY 1 LIMIT 1), '?') END" 2>/dev/null || echo '?')
 	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv"
-	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s,picked_s,speedup_picked_vs_best" >"$OUT/bench.csv"
+	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s,picked_s,speedup_picked_vs_best,rows_s,rows_runs_s,pages_s,pages_runs_s" >"$OUT/bench.csv"
 	for s in $SUITES; do
 		suite_selected "$s" || continue
 		section "$s: data ($(suite_scale "$s"))"

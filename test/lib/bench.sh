@@ -48,6 +48,13 @@ bench_mode_settings() {
 			bench_mode_settings gpuagg
 			echo "SET gpuagg.device_host = backend;"
 			;;
+		rows | pages)
+			# as gpuagg without workers, so that the direct scan reads the table, with
+			# gpuagg.page_scan off (it deforms tuples) or on (the device deforms pages)
+			bench_mode_settings gpuagg
+			echo "SET max_parallel_workers_per_gather = 0;" \
+				"SET gpuagg.page_scan = $([ "$1" = pages ] && echo on || echo off);"
+			;;
 		unforced)
 			# (BENCH_PLAN_DEVICE=gpu: what the planner picks for a GPU, asked on a machine
 			# without one; only EXPLAIN may run so)

@@ -6,8 +6,8 @@
 # session holds uncommitted changes. Each answer is compared with gpuagg off in the same
 # transaction, and EXPLAIN ANALYZE must show pages going to the device.
 #
-# The CPU device of the session's own process takes pages (gpuagg.device_host =
-# backend, gpuagg.page_scan = on). Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and
+# The pages go to the suite's device through the suite's gpuagg.device_host (the GPU
+# service by default), with gpuagg.page_scan = on. Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and
 # GPUAGG_DEVICE exported.
 set -euo pipefail
 
@@ -24,7 +24,7 @@ psql_db -c "CREATE EXTENSION gpuagg" \
 	-c "INSERT INTO p SELECT i % 50, i, i / 4.0 FROM generate_series(1, 200000) i" \
 	-c "VACUUM (FREEZE) p"
 query="SELECT k, count(*), sum(v), sum(f) FROM p GROUP BY k"
-settings="SET gpuagg.device = cpu; SET gpuagg.device_host = backend; SET gpuagg.page_scan = on; SET gpuagg.force = on; SET max_parallel_workers_per_gather = 0;"
+settings="SET gpuagg.page_scan = on; SET gpuagg.force = on; SET max_parallel_workers_per_gather = 0;"
 # the forced answer, the native one and the Heap Pages line, in one transaction's snapshot
 compare="$settings
 SELECT md5(string_agg(r::text, ',' ORDER BY r::text)) FROM ($query) r;
