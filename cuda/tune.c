@@ -580,6 +580,29 @@ ga_tune_summary(GaTuner *tuner, GaTuneSummary *summary)
 	pthread_mutex_unlock(&tuner->lock);
 }
 
+/*
+ * The classes of every tuner of this process together; file_state -1 if a
+ * file was ignored, else 1 if one was read.
+ */
+void
+ga_tune_summary_all(GaTuneSummary *summary)
+{
+	memset(summary, 0, sizeof(*summary));
+	pthread_mutex_lock(&tune_registry_lock);
+	for (int i = 0; i < TUNE_MAX_TUNERS && tune_registry[i] != NULL; i++)
+	{
+		GaTuneSummary one;
+
+		ga_tune_summary(tune_registry[i], &one);
+		summary->tuned += one.tuned;
+		summary->exploring += one.exploring;
+		summary->loaded += one.loaded;
+		if (one.file_state < 0 || (one.file_state > 0 && summary->file_state == 0))
+			summary->file_state = one.file_state;
+	}
+	pthread_mutex_unlock(&tune_registry_lock);
+}
+
 /* ------------------------------------------------------------------------
  * Tuners
  * ------------------------------------------------------------------------

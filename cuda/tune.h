@@ -89,6 +89,7 @@ extern void ga_tune_report(GaTuner *tuner, const GaTuneTicket *ticket, double ms
 						   int64_t rows);
 extern int	ga_tune_best(GaTuner *tuner, int cls, int *done);
 extern void ga_tune_summary(GaTuner *tuner, GaTuneSummary *summary);
+extern void ga_tune_summary_all(GaTuneSummary *summary);
 
 /* The file */
 extern int	ga_tune_save(GaTuner *tuner, const char *path, const char *version);
