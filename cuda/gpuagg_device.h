@@ -433,6 +433,22 @@ extern const char *ga_launch_source_name(GaLaunchSource source);
 extern int	ga_launch_params_check(const GaLaunchParams *params, char *why, int why_len);
 
 /*
+ * Parse launch parameters from comma-separated name=value pairs of the
+ * fields above (threads=64,blocks_per_sm=1; unnamed fields 0) and check
+ * them; 0 with a reason in why when the text is not that.
+ */
+extern int	ga_launch_params_parse(const char *text, GaLaunchParams *params, char *why,
+								   int why_len);
+
+/*
+ * Testing: run every GPU aggregation of this process with these launch
+ * parameters unless its request has its own debug_launch (NULL: stop).
+ * The conformance test's --launch, to check answers under extreme ones.
+ */
+extern void ga_launch_force(const GaLaunchParams *params);
+extern int	ga_launch_forced(GaLaunchParams *params);
+
+/*
  * One aggregation.  The arrays are copied by ga_agg_create; the caller may
  * free them afterwards.  With nkeys = 0 every row belongs to one group
  * (a plain aggregate), which exists even when no row arrives.

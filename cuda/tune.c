@@ -303,6 +303,89 @@ ga_launch_params_check(const GaLaunchParams *p, char *why, int why_len)
 	return bad == NULL;
 }
 
+/* Parse name=value launch parameters (gpuagg_device.h). */
+int
+ga_launch_params_parse(const char *text, GaLaunchParams *params, char *why, int why_len)
+{
+	char		copy[512];
+	char	   *save = NULL;
+
+	memset(params, 0, sizeof(*params));
+	if (strlen(text) >= sizeof(copy))
+	{
+		snprintf(why, (size_t) why_len, "the text is too long");
+		return 0;
+	}
+	strcpy(copy, text);
+	for (char *item = strtok_r(copy, ", ", &save); item != NULL; item = strtok_r(NULL, ", ", &save))
+	{
+		char	   *eq = strchr(item, '=');
+		char	   *end;
+		long		value;
+
+		if (eq == NULL)
+		{
+			snprintf(why, (size_t) why_len, "\"%s\" is not name=value", item);
+			return 0;
+		}
+		*eq = '\0';
+		value = strtol(eq + 1, &end, 10);
+		if (*end != '\0' || end == eq + 1 || value < -1024 || value > 1024)
+		{
+			snprintf(why, (size_t) why_len, "\"%s\" is not an integer", eq + 1);
+			return 0;
+		}
+		if (strcmp(item, "threads") == 0)
+			params->threads = (int32_t) value;
+		else if (strcmp(item, "blocks_per_sm") == 0)
+			params->blocks_per_sm = (int32_t) value;
+		else if (strcmp(item, "replicas_max") == 0)
+			params->replicas_max = (int32_t) value;
+		else if (strcmp(item, "cache_less") == 0)
+			params->cache_less = (int32_t) value;
+		else if (strcmp(item, "part_shift") == 0)
+			params->part_shift = (int32_t) value;
+		else
+		{
+			snprintf(why, (size_t) why_len,
+					 "unknown launch parameter \"%s\"; the parameters are threads, blocks_per_sm, replicas_max, cache_less and part_shift",
+					 item);
+			return 0;
+		}
+	}
+	return ga_launch_params_check(params, why, why_len);
+}
+
+/* The process's forced launch parameters (ga_launch_force). */
+static pthread_mutex_t tune_force_lock = PTHREAD_MUTEX_INITIALIZER;
+static int	tune_forced = 0;
+static GaLaunchParams tune_forced_params;
+
+/* Force every GPU aggregation's launch parameters (testing; NULL: stop). */
+void
+ga_launch_force(const GaLaunchParams *params)
+{
+	pthread_mutex_lock(&tune_force_lock);
+	tune_forced = params != NULL;
+	if (params != NULL)
+		tune_forced_params = *params;
+	pthread_mutex_unlock(&tune_force_lock);
+}
+
+/* Whether launch parameters are forced, and which. */
+int
+ga_launch_forced(GaLaunchParams *params)
+{
+	int			forced;
+
+	pthread_mutex_lock(&tune_force_lock);
+	forced = tune_forced;
+	if (forced)
+		*params = tune_forced_params;
+	pthread_mutex_unlock(&tune_force_lock);
+	return forced;
+}
+
 /* ------------------------------------------------------------------------
  * The search (Rosenfeld et al., Algorithm 1)
  * ------------------------------------------------------------------------

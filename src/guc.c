@@ -119,49 +119,9 @@ check_debug_launch(char **newval, void **extra, GucSource source)
 {
 	GaLaunchParams params;
 	GaLaunchParams *parsed;
-	char	   *copy;
-	char	   *item;
-	char	   *save = NULL;
-	char		why[128];
+	char		why[256];
 
-	memset(&params, 0, sizeof(params));
-	copy = pstrdup(*newval != NULL ? *newval : "");
-	for (item = strtok_r(copy, ", ", &save); item != NULL; item = strtok_r(NULL, ", ", &save))
-	{
-		char	   *eq = strchr(item, '=');
-		char	   *end;
-		long		value;
-
-		if (eq == NULL)
-		{
-			GUC_check_errdetail("\"%s\" is not name=value.", item);
-			return false;
-		}
-		*eq = '\0';
-		value = strtol(eq + 1, &end, 10);
-		if (*end != '\0' || end == eq + 1 || value < -1024 || value > 1024)
-		{
-			GUC_check_errdetail("\"%s\" is not an integer.", eq + 1);
-			return false;
-		}
-		if (strcmp(item, "threads") == 0)
-			params.threads = (int32) value;
-		else if (strcmp(item, "blocks_per_sm") == 0)
-			params.blocks_per_sm = (int32) value;
-		else if (strcmp(item, "replicas_max") == 0)
-			params.replicas_max = (int32) value;
-		else if (strcmp(item, "cache_less") == 0)
-			params.cache_less = (int32) value;
-		else if (strcmp(item, "part_shift") == 0)
-			params.part_shift = (int32) value;
-		else
-		{
-			GUC_check_errdetail("Unknown launch parameter \"%s\"; the parameters are threads, blocks_per_sm, replicas_max, cache_less and part_shift.",
-								item);
-			return false;
-		}
-	}
-	if (!ga_launch_params_check(&params, why, sizeof(why)))
+	if (!ga_launch_params_parse(*newval != NULL ? *newval : "", &params, why, sizeof(why)))
 	{
 		GUC_check_errdetail("%s.", why);
 		return false;

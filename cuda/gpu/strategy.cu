@@ -250,7 +250,7 @@ plan_family(const GpuAgg *agg, GpuPlan plan)
 
 /*
  * The launch parameters of the batch in flight, after its plan: debug_launch
- * when set, else the tuner's for its family and shape class (the rules when
+ * when set (the request's, else the process's: ga_launch_force), else the tuner's for its family and shape class (the rules when
  * tuning is off); recorded in the statistics.
  */
 void
@@ -259,9 +259,10 @@ ga_gpu_plan_launch(GpuAgg *agg)
 	const GaTuneFamily family = plan_family(agg, agg->inflight_plan);
 	GaLaunchSource source;
 
-	if (agg->request.debug_launch_set)
+	if (agg->request.debug_launch_set || ga_launch_forced(&agg->inflight_launch))
 	{
-		agg->inflight_launch = agg->request.debug_launch;
+		if (agg->request.debug_launch_set)
+			agg->inflight_launch = agg->request.debug_launch;
 		agg->inflight_ticket.cls = -1;
 		agg->inflight_ticket.exploring = 0;
 		source = GA_LAUNCH_FORCED;
