@@ -7,7 +7,7 @@
 The second form reads `bench_kernels --tuning`'s CSV and prints, per shape
 (uniform and Zipf, 2^gmin .. 2^gmax groups), the defaults, the best of the
 exhaustive search over the kernel family's candidates and the tuned
-parameters' times, with the launch tuner's criteria (issue 27): tuned within
+parameters' times, with the launch tuner's criteria: tuned within
 1.1x of the best and never slower than the defaults by more than 2%; the exit
 status is 1 when a shape misses one or had an error or checksum mismatch.
 
