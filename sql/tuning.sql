@@ -1,6 +1,6 @@
 --
--- tuning: gpuagg.tuning and gpuagg.debug_launch (the GPU's launch parameters); on the
--- CPU device they change nothing, and EXPLAIN shows no Launch line
+-- tuning: gpuagg.tuning and gpuagg.debug_launch (the GPU's launch parameters): answers
+-- do not change under extreme ones, and EXPLAIN ANALYZE shows them on a GPU node
 --
 SHOW gpuagg.tuning;
 SET gpuagg.tuning = off;
@@ -33,7 +33,11 @@ BEGIN
         END IF;
     END LOOP;
 END $$;
-SELECT pg_temp.launch_lines('SELECT k_int4 % 10, count(*) FROM agg_data GROUP BY 1');
+-- a GPU node shows the forced parameters; the CPU device has none
+SELECT count(*) FILTER (WHERE line LIKE '%Device: GPU%') =
+       count(*) FILTER (WHERE line LIKE '%Launch: % kernels, forced: threads=32 blocks_per_sm=1 replicas_max=1 cache_less=-1 part_shift=-8;%')
+       AS launch_where_gpu
+FROM pg_temp.launch_lines('SELECT k_int4 % 10, count(*) FROM agg_data GROUP BY 1') line;
 RESET gpuagg.explain_device_details;
 RESET gpuagg.force;
 RESET gpuagg.debug_launch;
