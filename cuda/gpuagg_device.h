@@ -374,6 +374,81 @@ typedef enum GaStrategy
 extern const char *ga_strategy_name(GaStrategy strategy);
 
 /*
+ * Launch parameters of the GPU aggregation kernels, chosen per batch by the
+ * launch tuner (cuda/tune.h; docs/design/tuning.md).  All zero is today's
+ * rules; no value changes an answer.  The kernel families each read a few:
+ * perfect and shared the threads, blocks and replicas, global the threads,
+ * blocks and cache, partitioned the blocks and partition bits.
+ */
+typedef struct GaLaunchParams
+{
+	int32_t		threads;		/* threads per block (32 .. 1024, cut to the
+								 * kernel's bound); 0: the kernel's rule */
+	int32_t		blocks_per_sm;	/* resident blocks per multiprocessor at
+								 * most (1 .. 32); 0: all that fit */
+	int32_t		replicas_max;	/* copies of a shared table's entries at
+								 * most (1, 2, 4 .. 32); 0: 32 */
+	int32_t		cache_less;		/* hot-group cache: log2 of its entries
+								 * below the rule's (0 .. 12); -1: no cache */
+	int32_t		part_shift;		/* partitioned: bits added to the rule's
+								 * partition bits (-8 .. 8) */
+} GaLaunchParams;
+
+/* The kernel families whose launches the tuner tunes. */
+typedef enum GaTuneFamily
+{
+	GA_TUNE_NONE = -1,			/* no tuned launch (CPU device, string keys) */
+	GA_TUNE_PERFECT = 0,		/* direct_shared, direct_global */
+	GA_TUNE_SHARED,				/* fused_shared, accumulate_shared */
+	GA_TUNE_GLOBAL,				/* assign_group_ids, accumulate_cached */
+	GA_TUNE_PARTITIONED,		/* partition, chunk kernels */
+	GA_TUNE_NUM_FAMILIES
+} GaTuneFamily;
+
+/* gpuagg.tuning: how a GPU aggregation chooses its launch parameters. */
+typedef enum GaTuning
+{
+	GA_TUNING_OFF = 0,			/* today's rules (all-zero parameters) */
+	GA_TUNING_ON,				/* the tuned ones; explore, bounded, where
+								 * a shape class is not tuned yet */
+	GA_TUNING_FROZEN			/* the tuned ones; never explore */
+} GaTuning;
+
+/* Where a batch's launch parameters came from (GaAggStats.launch_source). */
+typedef enum GaLaunchSource
+{
+	GA_LAUNCH_DEFAULTS = 0,		/* the rules: tuning off, or nothing tuned */
+	GA_LAUNCH_TUNED,			/* the best the tuner knows for the class */
+	GA_LAUNCH_EXPLORING,		/* a candidate under test */
+	GA_LAUNCH_FORCED			/* debug_launch */
+} GaLaunchSource;
+
+extern const char *ga_tune_family_name(GaTuneFamily family);
+extern const char *ga_launch_source_name(GaLaunchSource source);
+
+/*
+ * Check launch parameters against each field's range (above); 0 with a
+ * reason in why (why_len bytes) when one is out of it.
+ */
+extern int	ga_launch_params_check(const GaLaunchParams *params, char *why, int why_len);
+
+/*
+ * Parse launch parameters from comma-separated name=value pairs of the
+ * fields above (threads=64,blocks_per_sm=1; unnamed fields 0) and check
+ * them; 0 with a reason in why when the text is not that.
+ */
+extern int	ga_launch_params_parse(const char *text, GaLaunchParams *params, char *why,
+								   int why_len);
+
+/*
+ * Testing: run every GPU aggregation of this process with these launch
+ * parameters unless its request has its own debug_launch (NULL: stop).
+ * The conformance test's --launch, to check answers under extreme ones.
+ */
+extern void ga_launch_force(const GaLaunchParams *params);
+extern int	ga_launch_forced(GaLaunchParams *params);
+
+/*
  * One aggregation.  The arrays are copied by ga_agg_create; the caller may
  * free them afterwards.  With nkeys = 0 every row belongs to one group
  * (a plain aggregate), which exists even when no row arrives.
@@ -404,6 +479,10 @@ typedef struct GaAggRequest
 	const struct GaPageInput *pages;	/* the batches' heap pages and how
 										 * they fill columns (below); NULL:
 										 * rows only */
+	GaTuning	tuning;			/* GPU: launch parameters (gpuagg.tuning) */
+	int			debug_launch_set;	/* testing: run every batch with
+									 * debug_launch, whatever tuning says */
+	GaLaunchParams debug_launch;
 } GaAggRequest;
 
 /*
@@ -474,6 +553,12 @@ typedef struct GaAggStats
 	double		queue_ms;		/* its requests waited in the GPU service's
 								 * queue (0 on a device of this process) */
 	int			gpu_ordinal;	/* the GPU that ran it, -1: the CPU device */
+	GaTuneFamily launch_family; /* the last batch's kernel family;
+								 * GA_TUNE_NONE: no tuned launch ran */
+	GaLaunchSource launch_source;	/* where its parameters came from */
+	GaLaunchParams launch;		/* its launch parameters */
+	int64_t		batches_explored;	/* batches run with a candidate under
+									 * test */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;

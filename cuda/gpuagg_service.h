@@ -94,6 +94,12 @@ typedef struct GaServiceDeviceStats
 	int64_t		memory_used;	/* bytes it holds now: a GPU's device memory,
 								 * the CPU device's share of the arena */
 	int64_t		memory_budget;	/* bytes it may hold */
+	/* a GPU's launch tuner (the service's tuners together; cuda/tune.h) */
+	int32_t		tune_tuned;		/* shape classes tuned */
+	int32_t		tune_exploring; /* shape classes exploring */
+	int32_t		tune_loaded;	/* classes read from the tuning files */
+	int32_t		tune_file;		/* 1: a file was read, -1: one was ignored,
+								 * 0: none */
 } GaServiceDeviceStats;
 
 /* What a service process runs; given to ga_service_serve. */
@@ -103,6 +109,13 @@ typedef struct GaServiceConfig
 	int			run_cpu;		/* host the CPU device */
 	int			ngpus;			/* GPUs to host, by ordinal */
 	int			gpu_ordinals[GA_MAX_GPUS];
+	const char *tune_dir;		/* where the launch tuner keeps a file per
+								 * GPU model (the data directory); NULL:
+								 * none */
+	const char *version;		/* gpuagg's version, which those files are
+								 * written for */
+	void		(*log) (const char *message);	/* a line for the server
+												 * log */
 } GaServiceConfig;
 
 /* ------------------------------------------------------------------------

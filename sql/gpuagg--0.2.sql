@@ -37,7 +37,8 @@ COMMENT ON FUNCTION gpuagg_devices() IS
 -- CPU device and each GPU), with the pid of the process doing that device's
 -- work, and the memory the device holds now and may hold (its budget), in
 -- bytes: a GPU's device memory, the CPU device's share of the service's
--- shared memory.  Times are in milliseconds.
+-- shared memory; and for a GPU, its launch tuner's state (shape classes
+-- tuned and exploring, the tuning file).  Times are in milliseconds.
 CREATE FUNCTION gpuagg_stats(
     OUT device text,
     OUT state text,
@@ -53,7 +54,8 @@ CREATE FUNCTION gpuagg_stats(
     OUT failures bigint,
     OUT active bigint,
     OUT memory_used bigint,
-    OUT memory_budget bigint)
+    OUT memory_budget bigint,
+    OUT tuning text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuagg_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

@@ -44,6 +44,10 @@ int			gpuagg_service_threads = 16;
 int			gpuagg_device_host = GPUAGG_HOST_AUTO;
 int			gpuagg_service_wait = 10000;	/* ms */
 int			gpuagg_gpu_memory_budget = 0;	/* MB; 0 = 90% of each GPU's memory */
+int			gpuagg_tuning = GA_TUNING_ON;
+char	   *gpuagg_debug_launch = NULL;
+bool		gpuagg_debug_launch_set = false;
+GaLaunchParams gpuagg_debug_launch_params;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUAGG_DEVICE_AUTO, false},
@@ -65,6 +69,15 @@ static const struct config_enum_entry strategy_options[] = {
 	{"shared", GA_STRATEGY_SHARED, false},
 	{"global", GA_STRATEGY_GLOBAL, false},
 	{"partitioned", GA_STRATEGY_PARTITIONED, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry tuning_options[] = {
+	{"on", GA_TUNING_ON, false},
+	{"off", GA_TUNING_OFF, false},
+	{"frozen", GA_TUNING_FROZEN, false},
+	{"true", GA_TUNING_ON, true},
+	{"false", GA_TUNING_OFF, true},
 	{NULL, 0, false}
 };
 
@@ -96,6 +109,45 @@ check_gpu_index(int *newval, void **extra, GucSource source)
 }
 
 /* gpuagg.hashjoin_build_limit: -1 (automatic) or at least 64kB. */
+/*
+ * Check gpuagg.debug_launch: empty, or comma-separated name=value pairs of
+ * GaLaunchParams fields (threads, blocks_per_sm, replicas_max, cache_less,
+ * part_shift), each within its range; the parsed parameters go to extra.
+ */
+static bool
+check_debug_launch(char **newval, void **extra, GucSource source)
+{
+	GaLaunchParams params;
+	GaLaunchParams *parsed;
+	char		why[256];
+
+	if (!ga_launch_params_parse(*newval != NULL ? *newval : "", &params, why, sizeof(why)))
+	{
+		GUC_check_errdetail("%s.", why);
+		return false;
+	}
+	/* the GUC machinery frees extra with free() */
+	parsed = malloc(sizeof(GaLaunchParams));
+	if (parsed == NULL)
+	{
+		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
+		GUC_check_errmsg("out of memory");
+		return false;
+	}
+	*parsed = params;
+	*extra = parsed;
+	return true;
+}
+
+/* Keep gpuagg.debug_launch's parameters, and whether it is set. */
+static void
+assign_debug_launch(const char *newval, void *extra)
+{
+	gpuagg_debug_launch_set = newval != NULL && newval[0] != '\0';
+	if (extra != NULL)
+		gpuagg_debug_launch_params = *(GaLaunchParams *) extra;
+}
+
 static bool
 check_build_limit(int *newval, void **extra, GucSource source)
 {
@@ -227,6 +279,19 @@ GpuAggGucInit(void)
 							"Superusers only: unequal keys then share hashes, which tests that the device compares the keys themselves.",
 							&gpuagg_debug_hash_bits, 0, 0, 63,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpuagg.tuning",
+							 "How the GPU chooses the launch parameters of its aggregation kernels.",
+							 "on uses the parameters tuned for the GPU's model and the batch's shape, and explores, on a bounded share of batches, where they are not tuned yet; "
+							 "frozen uses them without exploring; off keeps the built-in rules.",
+							 &gpuagg_tuning, GA_TUNING_ON, tuning_options,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("gpuagg.debug_launch",
+							   "Testing: run every GPU aggregation batch with these launch parameters, e.g. 'threads=64,blocks_per_sm=1'.",
+							   "Superusers only. Comma-separated name=value pairs of threads, blocks_per_sm, replicas_max, cache_less and part_shift; "
+							   "unnamed ones keep the built-in rules; empty: the tuner's parameters.",
+							   &gpuagg_debug_launch, "",
+							   PGC_SUSET, GUC_NOT_IN_SAMPLE, check_debug_launch, assign_debug_launch,
+							   NULL);
 	DefineCustomBoolVariable("gpuagg.service",
 							 "Runs the GPU service: one process that owns the GPUs for every session.",
 							 "Sessions then send their device work to it instead of each opening the GPU itself.",

@@ -9,6 +9,8 @@
 #ifndef GPUAGG_GUC_H
 #define GPUAGG_GUC_H
 
+#include "gpuagg_device.h"
+
 /* gpuagg.device */
 typedef enum GpuAggDeviceSetting
 {
@@ -61,6 +63,10 @@ extern int	gpuagg_service_threads;
 extern int	gpuagg_device_host;
 extern int	gpuagg_service_wait;
 extern int	gpuagg_gpu_memory_budget;
+extern int	gpuagg_tuning;
+extern char *gpuagg_debug_launch;
+extern bool gpuagg_debug_launch_set;
+extern GaLaunchParams gpuagg_debug_launch_params;
 
 /*
  * The check of gpuagg.gpu_index against the GPUs found (devices.c installs

@@ -907,4 +907,5 @@ ga_cpu_agg_get_stats(const void *agg_impl, GaAggStats *stats)
 	stats->groups = agg->ngroups;
 	stats->transfer_ms = 0;
 	stats->gpu_ordinal = -1;
+	stats->launch_family = GA_TUNE_NONE;
 }

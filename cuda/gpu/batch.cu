@@ -340,6 +340,7 @@ dev_partitions(const GpuAgg *agg, int64_t nrows)
 		blocks = (nrows + min_rows - 1) / min_rows;
 	if (blocks < 1)
 		blocks = 1;
+	pbits += agg->inflight_launch.part_shift;
 	parts.pbits = pbits < 1 ? 1 : pbits > GA_PART_MAX_BITS ? GA_PART_MAX_BITS : pbits;
 	parts.blocks = (int32_t) blocks;
 	parts.rows_per_block = (nrows + blocks - 1) / blocks;
@@ -411,7 +412,8 @@ enqueue_group_ids(GpuAgg *agg, const GaDevTable *table, const int32_t *rows,
 	}
 	GPU_TRY(ga_launch_assign_group_ids(&agg->inflight_keys, table, agg->inflight_rows, rows,
 									   count, agg->dev_group_ids,
-									   agg->device->info.multiprocessors, agg->stream),
+									   agg->device->info.multiprocessors, &agg->inflight_launch,
+									   agg->stream),
 			"launching the group id kernel");
 	return mark(agg, GA_PHASE_GROUP_IDS, status);
 }
@@ -433,6 +435,8 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 	const GaDevKeys *keys = &agg->inflight_keys;
 	GaDevAggs  *aggs = &agg->inflight_aggs;
 	GaDevControl *control = agg->dev_control;
+	const GaLaunchParams *launch = &agg->inflight_launch;
+	const int	cache_bits = ga_gpu_plan_cache_bits(agg);
 
 	set_acc_pointers(agg, aggs, &agg->table);
 	if (!marks_start(agg, status))
@@ -477,17 +481,18 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 					}
 					GPU_TRY(ga_launch_direct_shared(keys, perfect, aggs, nrows, control,
 													agg->dev_rows,
-													agg->nkeys > 0 ? agg->perfect_replicas :
-													ga_gpu_plan_replicas(agg, 1, 1, 0, agg->direct_budget),
-													sms, stream),
+													ga_gpu_plan_replicas_capped(agg, agg->nkeys > 0 ?
+																				agg->perfect_replicas :
+																				ga_gpu_plan_replicas(agg, 1, 1, 0, agg->direct_budget)),
+													sms, launch, stream),
 							"launching the direct shared-memory kernel");
 				}
 				break;
 			case PLAN_DIRECT_GLOBAL:
 				GPU_TRY(ga_launch_direct_global(keys, &agg->dev_perfect, aggs, nrows, control,
 												agg->dev_rows,
-												agg->cache_bits > 0 ? agg->cache_bits : 1,
-												sms, stream),
+												cache_bits > 0 ? cache_bits : 1,
+												sms, launch, stream),
 						"launching the direct global kernel");
 				break;
 			case PLAN_FUSED:
@@ -495,7 +500,8 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 					cudaError_t err = ga_launch_fused_shared(keys, &agg->inflight_pack, &table,
 															 aggs, nrows, control, agg->dev_rows,
 															 agg->inflight_nslots,
-															 agg->inflight_replicas, sms, stream);
+															 ga_gpu_plan_replicas_capped(agg, agg->inflight_replicas),
+															 sms, launch, stream);
 
 					if (err == cudaErrorNotSupported)
 					{
@@ -513,14 +519,15 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 					return 0;
 				GPU_TRY(ga_launch_accumulate_shared(aggs, ids, nrows, control,
 													agg->inflight_groups_alloc,
-													agg->inflight_replicas, sms, stream),
+													ga_gpu_plan_replicas_capped(agg, agg->inflight_replicas),
+													sms, launch, stream),
 						"launching the shared-memory aggregation kernel");
 				break;
 			case PLAN_GLOBAL:
 				if (!enqueue_group_ids(agg, &table, NULL, NULL, status))
 					return 0;
 				GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, NULL, NULL, control,
-													agg->cache_bits, sms, stream),
+													cache_bits, sms, launch, stream),
 						"launching the global aggregation kernel");
 				break;
 			case PLAN_PARTITIONED:
@@ -551,19 +558,19 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 					if (agg->inflight_packed)
 					{
 						GPU_TRY(ga_launch_chunk_group_ids(keys, &agg->inflight_pack, &table,
-														  &parts, sms, stream),
+														  &parts, sms, launch, stream),
 								"launching the chunk group id kernel");
 						if (!mark(agg, GA_PHASE_GROUP_IDS, status))
 							return 0;
 						GPU_TRY(ga_launch_chunk_accumulate(in_order ? &permuted : aggs, &parts,
-														   in_order, control, sms, stream),
+														   in_order, control, sms, launch, stream),
 								"launching the chunk aggregation kernel");
 						break;
 					}
 					if (!enqueue_group_ids(agg, &table, agg->dev_rows, NULL, status))
 						return 0;
 					GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, NULL,
-														control, agg->cache_bits, sms, stream),
+														control, cache_bits, sms, launch, stream),
 							"launching the global aggregation kernel");
 				}
 				break;
@@ -578,7 +585,7 @@ enqueue_batch(GpuAgg *agg, int escapes_only, GaStatus *status)
 		if (!enqueue_group_ids(agg, &table, agg->dev_rows, &control->escapes, status))
 			return 0;
 		GPU_TRY(ga_launch_accumulate_cached(aggs, ids, nrows, agg->dev_rows, &control->escapes,
-											control, agg->cache_bits, sms, stream),
+											control, cache_bits, sms, launch, stream),
 				"launching the global aggregation kernel for escaped rows");
 	}
 	GPU_TRY(cudaMemcpyAsync(agg->host_control, control, sizeof(GaDevControl),
@@ -745,6 +752,9 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 			agg->stats.batches_by_strategy[strategy]++;
 			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
 			agg->inflight = 0;
+			if (!agg->inflight_redone)
+				ga_tune_report(agg->tuner, &agg->inflight_ticket,
+							   agg->stats.device_ms - agg->inflight_ms0, agg->inflight_rows);
 			return 1;
 		}
 		/* perfect never redoes its own kernel; fused not once it merged */
@@ -752,6 +762,7 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 			agg->inflight_plan == PLAN_DIRECT_GLOBAL ||
 			(agg->inflight_plan == PLAN_FUSED && control.merged);
 		agg->stats.retries++;
+		agg->inflight_redone = 1;
 		if (agg->nstrings > 0 ? !grow_strings(agg, &control, wait, arg, status) :
 			!grow_table(agg, control.ngroups, agg->table.capacity, 0, 1, wait, arg, status))
 			return 0;
@@ -849,6 +860,7 @@ ga_gpu_agg_start_batch(GpuAgg *agg, int64_t nrows, GaWaitCallback wait, void *ar
 		return 0;
 	plan = ga_gpu_plan_choose(agg);
 	agg->inflight_plan = plan;
+	ga_gpu_plan_launch(agg);
 	if (!ensure_plan_buffers(agg, plan, status))
 		return 0;
 	agg->inflight = 1;

@@ -233,6 +233,7 @@ ga_gpu_open(int ordinal, double *setup_ms, GaStatus *status)
 		device->cooperative = 0;
 	}
 	gpu_devices[ordinal] = device;
+	(void) ga_tuner_for(device->info.name);	/* reads its file, if any */
 	return device;
 }
 

@@ -49,6 +49,7 @@
 #include "device_impl.h"
 #include "gpuagg_hash.h"
 #include "sizing.h"
+#include "tune.h"
 #include "util.h"
 #include "validate.h"
 #include "kernels/hashagg.cuh"
@@ -242,6 +243,9 @@ typedef struct GpuAgg
 	int			perfect_needs_init;
 	int			perfect_gathered;
 	GaDevPerfect dev_perfect;	/* the kernels' view, device pointers */
+	GaTuner    *tuner;			/* the launch tuner of this GPU's model; NULL:
+								 * tuning off */
+	int			key_bits;		/* the keys' packed width (shape classes) */
 	GaStrategy	last_strategy;	/* planned for the last batch launched (before
 								 * any: the first one's plan without a probe);
 								 * empty batches are counted under it */
@@ -259,6 +263,11 @@ typedef struct GpuAgg
 									 * kernels), else two phases over the
 									 * permutation */
 	GaDevPack	inflight_pack;	/* PLAN_FUSED, PLAN_PARTITIONED */
+	GaLaunchParams inflight_launch; /* the kernels' launch parameters */
+	GaTuneTicket inflight_ticket;	/* the tuner's ticket for its time */
+	double		inflight_ms0;	/* stats.device_ms before its kernels */
+	int			inflight_redone;	/* its kernels ran again after a growth:
+									 * its time is not reported */
 	int			partitions_ready;	/* PLAN_PARTITIONED: this batch's
 									 * partitioning, as partitioned_as says,
 									 * is on the device (a redo reuses it);
@@ -705,6 +714,9 @@ extern void ga_gpu_strings_free_heap(GpuAgg *agg);
  */
 extern GpuPlan ga_gpu_plan_choose(GpuAgg *agg);
 extern GpuPlan ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced);
+extern void ga_gpu_plan_launch(GpuAgg *agg);
+extern int	ga_gpu_plan_replicas_capped(const GpuAgg *agg, int replicas);
+extern int	ga_gpu_plan_cache_bits(const GpuAgg *agg);
 extern GaStrategy ga_gpu_plan_strategy(const GpuAgg *agg, GpuPlan plan);
 extern int	ga_gpu_plan_has_escapes(const GpuAgg *agg, GpuPlan plan);
 extern int	ga_gpu_plan_replicas(const GpuAgg *agg, int64_t hot, int64_t entries,

@@ -295,6 +295,10 @@ create_agg(GpuDevice *device, const GaAggRequest *request, int device_input,
 	}
 	agg->device = device;
 	agg->device_input = device_input;
+	agg->key_bits = ga_keys_pack_bits(&agg->request, 0);
+	agg->stats.launch_family = GA_TUNE_NONE;
+	if (request->tuning != GA_TUNING_OFF)
+		agg->tuner = ga_tuner_for(device->info.name);
 	for (int a = 0; a < agg->naggs; a++)
 	{
 		GaDevAgg   *dagg = &agg->inflight_aggs.aggs[a];

@@ -58,6 +58,12 @@
  * the two-phase kernels only: never perfect nor the fused kernel; shared is
  * then the two-phase shared kernel, also for a plain aggregate.
  *
+ * Launch parameters (gpuagg.tuning; cuda/tune.h): after the plan, the
+ * batch's kernel family and shape class (key width, group count) get their
+ * parameters from the tuner of the GPU's model, or gpuagg.debug_launch's;
+ * the replicas and cache sizes chosen here are then capped by them at the
+ * launch.  Parameters never change the plan, only how its kernels run.
+ *
  * A request with string keys runs global for every batch, whatever the
  * strategy asked: its keys neither pack nor index directly, and only the
  * global table's find-or-insert compares bytes (gpu/strings.cu); its first
@@ -203,6 +209,103 @@ ga_gpu_plan_shared(GpuAgg *agg, int64_t groups, int forced)
 	return PLAN_GLOBAL;
 }
 
+/* The group count the plan of the batch in flight goes by (at least 1). */
+static int64_t
+plan_groups(const GpuAgg *agg)
+{
+	int64_t		groups = agg->known_groups;
+
+	if (agg->batches_launched == 0)
+	{
+		int64_t		estimate = agg->probed ? agg->device_estimate :
+			agg->request.estimated_groups;
+
+		if (estimate > groups)
+			groups = estimate;
+	}
+	return groups < 1 ? 1 : groups;
+}
+
+/* The kernel family a plan's launches belong to (GA_TUNE_NONE: string keys). */
+static GaTuneFamily
+plan_family(const GpuAgg *agg, GpuPlan plan)
+{
+	if (agg->nstrings > 0)
+		return GA_TUNE_NONE;
+	switch (plan)
+	{
+		case PLAN_DIRECT_SHARED:
+		case PLAN_DIRECT_GLOBAL:
+			return GA_TUNE_PERFECT;
+		case PLAN_FUSED:
+		case PLAN_SHARED:
+			return GA_TUNE_SHARED;
+		case PLAN_PARTITIONED:
+			return GA_TUNE_PARTITIONED;
+		case PLAN_GLOBAL:
+			break;
+	}
+	return GA_TUNE_GLOBAL;
+}
+
+/*
+ * The launch parameters of the batch in flight, after its plan: debug_launch
+ * when set (the request's, else the process's: ga_launch_force), else the tuner's for its family and shape class (the rules when
+ * tuning is off); recorded in the statistics.
+ */
+void
+ga_gpu_plan_launch(GpuAgg *agg)
+{
+	const GaTuneFamily family = plan_family(agg, agg->inflight_plan);
+	GaLaunchSource source;
+
+	if (agg->request.debug_launch_set || ga_launch_forced(&agg->inflight_launch))
+	{
+		if (agg->request.debug_launch_set)
+			agg->inflight_launch = agg->request.debug_launch;
+		agg->inflight_ticket.cls = -1;
+		agg->inflight_ticket.exploring = 0;
+		source = GA_LAUNCH_FORCED;
+	}
+	else
+		source = ga_tune_choose(agg->tuner, agg->request.tuning, family, agg->key_bits,
+								plan_groups(agg), &agg->inflight_launch,
+								&agg->inflight_ticket);
+	if (family == GA_TUNE_NONE)
+		memset(&agg->inflight_launch, 0, sizeof(agg->inflight_launch));
+	agg->stats.launch_family = family;
+	agg->stats.launch_source = source;
+	agg->stats.launch = agg->inflight_launch;
+	if (source == GA_LAUNCH_EXPLORING)
+		agg->stats.batches_explored++;
+	agg->inflight_redone = 0;
+	agg->inflight_ms0 = agg->stats.device_ms;
+}
+
+/* Replicas of a shared table for the batch in flight: at most its replicas_max. */
+int
+ga_gpu_plan_replicas_capped(const GpuAgg *agg, int replicas)
+{
+	const int	cap = agg->inflight_launch.replicas_max;
+
+	return cap > 0 && replicas > cap ? cap : replicas;
+}
+
+/* log2 of the block caches' entries for the batch in flight (0: none). */
+int
+ga_gpu_plan_cache_bits(const GpuAgg *agg)
+{
+	const int	less = agg->inflight_launch.cache_less;
+	int			bits = agg->cache_bits;
+
+	if (bits <= 0)
+		return bits;
+	if (less < 0)
+		return 0;
+	bits -= less;
+	return bits < 1 ? 1 : bits;
+}
+
 /*
  * The plan for the batch in flight (see the file header for the rules).
  * Sets the plan's sizes in agg->inflight_*.
@@ -229,17 +332,7 @@ ga_gpu_plan_choose(GpuAgg *agg)
 	if (agg->perfect)
 		return agg->perfect_in_shared ? PLAN_DIRECT_SHARED : PLAN_DIRECT_GLOBAL;
 
-	groups = agg->known_groups;
-	if (agg->batches_launched == 0)
-	{
-		int64_t		estimate = agg->probed ? agg->device_estimate :
-			agg->request.estimated_groups;
-
-		if (estimate > groups)
-			groups = estimate;
-	}
-	if (groups < 1)
-		groups = 1;
+	groups = plan_groups(agg);
 
 	/* a forced strategy where it applies; elsewhere as auto */
 	switch (requested)

@@ -49,6 +49,7 @@
  */
 #include "service_internal.h"
 #include "sizing.h"
+#include "tune.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -108,6 +109,16 @@ admit_publish_locked(SvcServer *server, int d)
 		budget = arena;
 	SVC_STORE(&entry->memory_used, admit_used(server, d));
 	SVC_STORE(&entry->memory_budget, budget);
+	if (server->devices[d].kind == GA_DEVICE_GPU)
+	{
+		GaTuneSummary tune;
+
+		ga_tune_summary_all(&tune);
+		SVC_STORE(&entry->tune_tuned, tune.tuned);
+		SVC_STORE(&entry->tune_exploring, tune.exploring);
+		SVC_STORE(&entry->tune_loaded, tune.loaded);
+		SVC_STORE(&entry->tune_file, tune.file_state);
+	}
 }
 
 /*

@@ -20,6 +20,7 @@
  *-------------------------------------------------------------------------
  */
 #include "service_internal.h"
+#include "tune.h"
 #include "util.h"
 
 #include <errno.h>
@@ -340,6 +341,7 @@ ga_service_serve(GaService *service, const GaServiceConfig *config, GaStatus *st
 	}
 	server->service = service;
 	server->pid = (int) getpid();
+	ga_tune_configure(config->tune_dir, config->version, config->log);
 	pthread_mutex_init(&server->admit_lock, NULL);
 	pthread_mutex_init(&server->publish_lock, NULL);
 	pthread_mutex_init(&server->pinned_lock, NULL);

@@ -274,6 +274,10 @@ typedef struct SvcDeviceEntry
 	int64_t		active;
 	int64_t		memory_used;	/* bytes the device holds (the service's) */
 	int64_t		memory_budget;	/* bytes it may hold */
+	int32_t		tune_tuned;		/* GaServiceDeviceStats' tune_* */
+	int32_t		tune_exploring;
+	int32_t		tune_loaded;
+	int32_t		tune_file;
 } SvcDeviceEntry;
 
 /* The shared header. */

@@ -226,6 +226,10 @@ ga_service_stats(const GaService *service, GaServiceDeviceStats *out, int max)
 		o->active = SVC_LOAD(&e->active);
 		o->memory_used = SVC_LOAD(&e->memory_used);
 		o->memory_budget = SVC_LOAD(&e->memory_budget);
+		o->tune_tuned = SVC_LOAD(&e->tune_tuned);
+		o->tune_exploring = SVC_LOAD(&e->tune_exploring);
+		o->tune_loaded = SVC_LOAD(&e->tune_loaded);
+		o->tune_file = SVC_LOAD(&e->tune_file);
 	}
 	return n;
 }

@@ -29,7 +29,8 @@
  *						Memory Usage and Disk Usage, Bytes Sent, Table
  *						Growths, input chunks per
  *						strategy, on the GPU Retries (batch kernels run
- *						again after a growth) and, with TIMING, Device Time
+ *						again after a growth) and Launch (the last chunk's
+ *						launch parameters: gpuagg.tuning) and, with TIMING, Device Time
  *						(on the GPU split by phase), Transfer Time and the
  *						CUDA context's creation time when this query paid it
  *
@@ -152,6 +153,38 @@ most_used_strategy(const GaAggStats *stats)
 			(best < 0 || stats->batches_by_strategy[s] > stats->batches_by_strategy[best]))
 			best = s;
 	return best;
+}
+
+/*
+ * The GPU's launch parameters of the last input chunk (gpuagg.tuning): its
+ * kernel family, where they came from, the parameters (0: the kernels'
+ * rule), and the input chunks that ran a candidate under test.
+ */
+static void
+explain_launch(const GaAggStats *stats, ExplainState *es)
+{
+	const GaLaunchParams *p = &stats->launch;
+	char	   *params;
+
+	if (stats->batches == 0 || stats->launch_family == GA_TUNE_NONE)
+		return;
+	params = psprintf("threads=%d blocks_per_sm=%d replicas_max=%d cache_less=%d part_shift=%d",
+					  p->threads, p->blocks_per_sm, p->replicas_max, p->cache_less,
+					  p->part_shift);
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Launch",
+							psprintf("%s kernels, %s: %s; %lld input chunks explored",
+									 ga_tune_family_name(stats->launch_family),
+									 ga_launch_source_name(stats->launch_source), params,
+									 (long long) stats->batches_explored),
+							es);
+	else
+	{
+		ExplainPropertyText("Launch Kernels", ga_tune_family_name(stats->launch_family), es);
+		ExplainPropertyText("Launch Source", ga_launch_source_name(stats->launch_source), es);
+		ExplainPropertyText("Launch Parameters", params, es);
+		ExplainPropertyInteger("Input Chunks Explored", NULL, stats->batches_explored, es);
+	}
 }
 
 /*
@@ -460,7 +493,10 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Bytes Sent", "bytes", stats->bytes_sent, es);
 	ExplainPropertyInteger("Table Growths", NULL, stats->table_growths, es);
 	if (strcmp(device_name, "GPU") == 0)
+	{
 		ExplainPropertyInteger("Retries", NULL, stats->retries, es);
+		explain_launch(stats, es);
+	}
 	ExplainPropertyText("Input Chunks by Strategy", strategy_batches(stats), es);
 	if (es->timing)
 	{

@@ -91,6 +91,9 @@ GpuAggBuildRequests(GpuAggState *state)
 		request->derived = layout->derived;
 		request->string_bytes = GpuAggStringBytes(request->batch_rows);
 		request->debug_hash_bits = gpuagg_debug_hash_bits;
+		request->tuning = (GaTuning) gpuagg_tuning;
+		request->debug_launch_set = gpuagg_debug_launch_set;
+		request->debug_launch = gpuagg_debug_launch_params;
 
 		state->grouping_values[s] = palloc0(sizeof(int32) * Max(desc->ngroupings, 1));
 		for (i = 0; i < desc->ngroupings; i++)

@@ -17,12 +17,13 @@
 PG_FUNCTION_INFO_V1(gpuagg_stats);
 PG_FUNCTION_INFO_V1(gpuagg_stats_reset);
 
-#define STATS_COLUMNS 15
+#define STATS_COLUMNS 16
 
 /*
  * gpuagg_stats(): per device of the service, what it has done since the
- * last reset, the pid of the process doing its work, and the memory it
- * holds now and may hold; no rows without a service.
+ * last reset, the pid of the process doing its work, the memory it holds
+ * now and may hold, and a GPU's launch tuner (classes tuned and exploring,
+ * the tuning file); no rows without a service.
  */
 Datum
 gpuagg_stats(PG_FUNCTION_ARGS)
@@ -64,6 +65,14 @@ gpuagg_stats(PG_FUNCTION_ARGS)
 		values[12] = Int64GetDatum(s->active);
 		values[13] = Int64GetDatum(s->memory_used);
 		values[14] = Int64GetDatum(s->memory_budget);
+		if (s->kind == GA_DEVICE_GPU)
+			values[15] = CStringGetTextDatum(psprintf("%d classes tuned, %d exploring; file %s",
+													  s->tune_tuned, s->tune_exploring,
+													  s->tune_file > 0 ?
+													  psprintf("read (%d classes)", s->tune_loaded) :
+													  s->tune_file < 0 ? "ignored" : "none"));
+		else
+			nulls[15] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -50,6 +50,7 @@
 #include "utils/ps_status.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "devices.h"
 #include "guc.h"
 #include "service/service.h"
@@ -96,6 +97,17 @@ service_sigterm(int signo)
 }
 
 /*
+ * A line of the service process for the server log, on its standard error
+ * (it runs no PostgreSQL code, so no ereport).
+ */
+static void
+service_log(const char *message)
+{
+	fprintf(stderr, "LOG:  gpuagg: %s\n", message);
+	fflush(stderr);
+}
+
+/*
  * The service process: serve until stopped, then leave without running
  * any of PostgreSQL's exit code.  Never returns.
  */
@@ -126,6 +138,9 @@ service_process_main(GaService *service, pid_t supervisor)
 	config.threads = gpuagg_service_threads;
 	config.run_cpu = 1;
 	config.ngpus = GpuAggUsableGpuOrdinals(config.gpu_ordinals, GA_MAX_GPUS);
+	config.tune_dir = DataDir;
+	config.version = GPUAGG_MODULE_VERSION;
+	config.log = service_log;
 
 	if (ga_service_serve(service, &config, &status) != 0)
 	{

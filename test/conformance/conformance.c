@@ -25,7 +25,7 @@
  *                    [--suite agg|join|aggjoin|derived|all]
  *                    [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]
  *                    [--derived-cases N] [--seed S] [--only I] [--max-rows R]
- *                    [--timeout S] [--verbose]
+ *                    [--timeout S] [--launch SPEC] [--verbose]
  * (build and run it with test/conformance/run.sh).
  *
  *-------------------------------------------------------------------------
@@ -146,7 +146,7 @@ usage(const char *prog)
 			"          [--suite agg|join|aggjoin|derived|strings|all]\n"
 			"          [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]\n"
 			"          [--derived-cases N] [--string-cases N] [--seed S] [--only I]\n"
-			"          [--max-rows R] [--timeout SECONDS] [--verbose]\n"
+			"          [--max-rows R] [--timeout SECONDS] [--launch SPEC] [--verbose]\n"
 			"  --device   devices to test, comma-separated (default all: the CPU, the\n"
 			"             GPU when found, and the GPU service's: its CPU device and\n"
 			"             GPU 0 when found, through a loopback service in this\n"
@@ -166,7 +166,9 @@ usage(const char *prog)
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
 			"             an aggjoin one (default 1500000)\n"
-			"  --timeout  fail when one case (all devices) takes longer (default 300)\n",
+			"  --timeout  fail when one case (all devices) takes longer (default 300)\n"
+			"  --launch   run every GPU aggregation with these launch parameters,\n"
+			"             e.g. threads=64,blocks_per_sm=1,replicas_max=1 (gpuagg_device.h)\n",
 			prog, NUM_FIXED_CASES, NUM_FIXED_CASES - 1);
 }
 
@@ -236,6 +238,18 @@ main(int argc, char **argv)
 			max_rows = strtoll(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
 			timeout = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--launch") == 0 && i + 1 < argc)
+		{
+			GaLaunchParams launch;
+			char		why[256];
+
+			if (!ga_launch_params_parse(argv[++i], &launch, why, sizeof(why)))
+			{
+				fprintf(stderr, "--launch: %s\n", why);
+				return 2;
+			}
+			ga_launch_force(&launch);
+		}
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = 1;
 		else

@@ -396,6 +396,13 @@ ga_fused_shared_bytes(int64_t nslots, int replicas, int shared_state)
 
 /* ------------------------------------------------------------------------
  * Launches
+ *
+ * The launches of the aggregation itself take the batch's GaLaunchParams
+ * (gpuagg_device.h; the tuner's, cuda/tune.h): threads per block within
+ * the kernel's bound, resident blocks per multiprocessor at most.  Every
+ * kernel loops over its rows with the grid's stride and sizes its shared
+ * memory from the launch's own arguments, so that any parameters give the
+ * same answers.  launch NULL: the rules.
  * ------------------------------------------------------------------------
  */
 
@@ -415,8 +422,9 @@ extern cudaError_t ga_launch_assign_group_ids(const GaDevKeys *keys,
 											  const GaDevTable *table,
 											  int64_t nrows, const int32_t *rows,
 											  const unsigned long long *count,
-											  int32_t *group_ids,
-											  int sm_count, cudaStream_t stream);
+											  int32_t *group_ids, int sm_count,
+											  const GaLaunchParams *launch,
+											  cudaStream_t stream);
 
 /* Growth: insert groups [0, ngroups) of table's dense keys into its empty slots. */
 extern cudaError_t ga_launch_rebuild_slots(const GaDevTable *table, int64_t ngroups,
@@ -438,7 +446,8 @@ extern cudaError_t ga_launch_accumulate_cached(const GaDevAggs *aggs,
 											   int64_t nrows, const int32_t *rows,
 											   const unsigned long long *count,
 											   GaDevControl *control, int cache_bits,
-											   int sm_count, cudaStream_t stream);
+											   int sm_count, const GaLaunchParams *launch,
+											   cudaStream_t stream);
 
 /*
  * Phase 2 with per-block shared-memory accumulators for groups_alloc groups,
@@ -449,7 +458,8 @@ extern cudaError_t ga_launch_accumulate_shared(const GaDevAggs *aggs,
 											   const int32_t *group_ids,
 											   int64_t nrows, GaDevControl *control,
 											   int64_t groups_alloc, int replicas,
-											   int sm_count, cudaStream_t stream);
+											   int sm_count, const GaLaunchParams *launch,
+											   cudaStream_t stream);
 
 /* Set control's group counter to ngroups and clear its overflow flag. */
 extern cudaError_t ga_launch_reset_control(GaDevControl *control, int64_t ngroups,
@@ -469,7 +479,7 @@ extern cudaError_t ga_launch_direct_shared(const GaDevKeys *keys,
 										   const GaDevAggs *aggs, int64_t nrows,
 										   GaDevControl *control, int32_t *escape_rows,
 										   int replicas, int sm_count,
-										   cudaStream_t stream);
+										   const GaLaunchParams *launch, cudaStream_t stream);
 
 /*
  * perfect, large ranges: atomics straight into the perfect entries, with a
@@ -480,7 +490,7 @@ extern cudaError_t ga_launch_direct_global(const GaDevKeys *keys,
 										   const GaDevAggs *aggs, int64_t nrows,
 										   GaDevControl *control, int32_t *escape_rows,
 										   int cache_bits, int sm_count,
-										   cudaStream_t stream);
+										   const GaLaunchParams *launch, cudaStream_t stream);
 
 /*
  * shared, packed keys: one pass per batch.  Each block aggregates its rows
@@ -496,7 +506,7 @@ extern cudaError_t ga_launch_fused_shared(const GaDevKeys *keys, const GaDevPack
 										  int64_t nrows, GaDevControl *control,
 										  int32_t *escape_rows, int64_t nslots,
 										  int replicas, int sm_count,
-										  cudaStream_t stream);
+										  const GaLaunchParams *launch, cudaStream_t stream);
 
 /* Set every perfect entry to the aggregates' identities. */
 extern cudaError_t ga_launch_init_perfect(const GaDevPerfect *perfect,
@@ -543,6 +553,7 @@ extern cudaError_t ga_launch_partition(const GaDevKeys *keys, const GaDevPack *p
 extern cudaError_t ga_launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack,
 											 const GaDevTable *table,
 											 const GaDevPartitions *parts, int sm_count,
+											 const GaLaunchParams *launch,
 											 cudaStream_t stream);
 
 /*
@@ -554,7 +565,8 @@ extern cudaError_t ga_launch_chunk_group_ids(const GaDevKeys *keys, const GaDevP
 extern cudaError_t ga_launch_chunk_accumulate(const GaDevAggs *aggs,
 											  const GaDevPartitions *parts,
 											  int inputs_in_order, GaDevControl *control,
-											  int sm_count, cudaStream_t stream);
+											  int sm_count, const GaLaunchParams *launch,
+											  cudaStream_t stream);
 
 /*
  * String keys (gpu/kernels/hashagg_strings.cu).  Phase 1 for a layout with
@@ -611,6 +623,12 @@ extern cudaError_t ga_grid_size(const void *kernel, int threads, size_t shared_b
 extern cudaError_t ga_opt_in_shared(const void *kernel, size_t shared_bytes);
 extern cudaError_t ga_shared_shape(const void *kernel, size_t shared_bytes,
 								   GaLaunchShape *shape);
+extern cudaError_t ga_grid_size_tuned(const void *kernel, int threads, size_t shared_bytes,
+									  int sm_count, const GaLaunchParams *launch,
+									  int64_t items, int64_t items_per_block, int *grid);
+extern cudaError_t ga_shared_shape_tuned(const void *kernel, size_t shared_bytes,
+										 const GaLaunchParams *launch, GaLaunchShape *shape);
+extern int	ga_tuned_threads(const GaLaunchParams *launch, int rule, int bound);
 extern void ga_clear_stale_error(void);
 
 #endif							/* GPUAGG_HASHAGG_KERNELS_CUH */

@@ -259,7 +259,8 @@ chunk_accumulate_kernel(const GaDevAggs aggs, const GaDevPartitions parts,
 template <int NW>
 static cudaError_t
 launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTable *table,
-					   const GaDevPartitions *parts, int sm_count, cudaStream_t stream)
+					   const GaDevPartitions *parts, int sm_count, const GaLaunchParams *launch,
+					   cudaStream_t stream)
 {
 	const void *kernel = (const void *) chunk_group_ids_kernel<NW>;
 	const size_t shared_bytes = GA_CHUNK_SLOTS * 8 + GA_CHUNK_ROWS * 8 + 16;
@@ -269,8 +270,8 @@ launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack, const GaDev
 	err = ga_opt_in_shared(kernel, shared_bytes);
 	if (err != cudaSuccess)
 		return err;
-	err = ga_grid_size(kernel, GA_CHUNK_THREADS, shared_bytes, sm_count, parts->max_chunks, 1,
-					   &grid);
+	err = ga_grid_size_tuned(kernel, GA_CHUNK_THREADS, shared_bytes, sm_count, launch,
+							 parts->max_chunks, 1, &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
@@ -282,19 +283,20 @@ launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack, const GaDev
 /* Launch the chunks' group ids with the instantiation for nkeys + 1 words. */
 cudaError_t
 ga_launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTable *table,
-						  const GaDevPartitions *parts, int sm_count, cudaStream_t stream)
+						  const GaDevPartitions *parts, int sm_count,
+						  const GaLaunchParams *launch, cudaStream_t stream)
 {
 	const int	nwords = keys->nkeys + 1;
 
 	if (nwords <= 2)
-		return launch_chunk_group_ids<2>(keys, pack, table, parts, sm_count, stream);
+		return launch_chunk_group_ids<2>(keys, pack, table, parts, sm_count, launch, stream);
 	if (nwords <= 3)
-		return launch_chunk_group_ids<3>(keys, pack, table, parts, sm_count, stream);
+		return launch_chunk_group_ids<3>(keys, pack, table, parts, sm_count, launch, stream);
 	if (nwords <= 5)
-		return launch_chunk_group_ids<5>(keys, pack, table, parts, sm_count, stream);
+		return launch_chunk_group_ids<5>(keys, pack, table, parts, sm_count, launch, stream);
 	if (nwords <= GA_PACK_MAX_KEYS + 1)
 		return launch_chunk_group_ids<GA_PACK_MAX_KEYS + 1>(keys, pack, table, parts,
-															sm_count, stream);
+															sm_count, launch, stream);
 	return cudaErrorNotSupported;
 }
 
@@ -306,7 +308,7 @@ ga_launch_chunk_group_ids(const GaDevKeys *keys, const GaDevPack *pack, const Ga
 cudaError_t
 ga_launch_chunk_accumulate(const GaDevAggs *aggs, const GaDevPartitions *parts,
 						   int inputs_in_order, GaDevControl *control, int sm_count,
-						   cudaStream_t stream)
+						   const GaLaunchParams *launch, cudaStream_t stream)
 {
 	const void *kernel = (const void *) chunk_accumulate_kernel;
 	int64_t		table_bytes = (int64_t) GA_CHUNK_ROWS * aggs->shared_state;
@@ -325,8 +327,8 @@ ga_launch_chunk_accumulate(const GaDevAggs *aggs, const GaDevPartitions *parts,
 	err = ga_opt_in_shared(kernel, (size_t) table_bytes);
 	if (err != cudaSuccess)
 		return err;
-	err = ga_grid_size(kernel, GA_CHUNK_THREADS, (size_t) table_bytes, sm_count,
-					   parts->max_chunks, 1, &grid);
+	err = ga_grid_size_tuned(kernel, GA_CHUNK_THREADS, (size_t) table_bytes, sm_count, launch,
+							 parts->max_chunks, 1, &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();

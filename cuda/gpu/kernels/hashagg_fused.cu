@@ -851,7 +851,8 @@ static cudaError_t
 launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 					 const GaDevAggs *aggs, const GaDevNarrow *narrow, int64_t nrows,
 					 GaDevControl *control, int32_t *escape_rows, int count_agg,
-					 size_t shared_bytes, int sm_count, cudaStream_t stream)
+					 size_t shared_bytes, int sm_count, const GaLaunchParams *launch,
+					 cudaStream_t stream)
 {
 	const void *kernel = (const void *) direct_narrow_kernel<KeyT, ValT, U, SUM32>;
 	GaLaunchShape shape;
@@ -859,7 +860,7 @@ launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	int			grid;
 	cudaError_t err;
 
-	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	err = ga_shared_shape_tuned(kernel, shared_bytes, launch, &shape);
 	if (err != cudaSuccess)
 		return err;
 	/*
@@ -870,7 +871,7 @@ launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 	 * few times fewer blocks to merge for about as many threads.
 	 */
 	threads = shape.threads;
-	if (perfect->entries >= GA_NARROW_LARGE_ENTRIES)
+	if (perfect->entries >= GA_NARROW_LARGE_ENTRIES && ga_tuned_threads(launch, 0, 1024) == 0)
 	{
 		int			per_sm = 0;
 
@@ -881,8 +882,9 @@ launch_direct_narrow(const GaDevKeys *keys, const GaDevPerfect *perfect,
 		if (per_sm >= 1)
 			threads = GA_NARROW_BLOCK_MAX;
 	}
-	err = ga_grid_size(kernel, threads, shared_bytes, sm_count, nrows,
-					   rows_per_block(threads, perfect->entries << narrow->replica_bits), &grid);
+	err = ga_grid_size_tuned(kernel, threads, shared_bytes, sm_count, launch, nrows,
+							 rows_per_block(threads, perfect->entries << narrow->replica_bits),
+							 &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
@@ -897,11 +899,11 @@ launch_direct_narrow_for(const GaDevKeys *keys, const GaDevPerfect *perfect,
 						 const GaDevAggs *aggs, const GaDevNarrow *narrow, bool key_wide,
 						 bool value_wide, bool sum32, int64_t nrows, GaDevControl *control,
 						 int32_t *escape_rows, int count_agg, size_t shared_bytes,
-						 int sm_count, cudaStream_t stream)
+						 int sm_count, const GaLaunchParams *launch, cudaStream_t stream)
 {
 #define GA_NARROW_LAUNCH(K, V, U, S) \
 	launch_direct_narrow<K, V, U, S>(keys, perfect, aggs, narrow, nrows, control, escape_rows, \
-									 count_agg, shared_bytes, sm_count, stream)
+									 count_agg, shared_bytes, sm_count, launch, stream)
 	if (!key_wide)
 	{
 		if (sum32)
@@ -921,7 +923,7 @@ cudaError_t
 ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 						const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
 						int32_t *escape_rows, int replicas, int sm_count,
-						cudaStream_t stream)
+						const GaLaunchParams *launch, cudaStream_t stream)
 {
 	size_t		shared_bytes = ga_direct_shared_bytes(perfect->entries, replicas,
 													  aggs->shared_state);
@@ -946,12 +948,12 @@ ga_launch_direct_shared(const GaDevKeys *keys, const GaDevPerfect *perfect,
 					 &sum32))
 		return launch_direct_narrow_for(keys, perfect, aggs, &narrow, key_wide, value_wide,
 										sum32, nrows, control, escape_rows, count_agg,
-										shared_bytes, sm_count, stream);
-	err = ga_shared_shape(kernel, shared_bytes, &shape);
+										shared_bytes, sm_count, launch, stream);
+	err = ga_shared_shape_tuned(kernel, shared_bytes, launch, &shape);
 	if (err != cudaSuccess)
 		return err;
-	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
-					   rows_per_block(shape.threads, perfect->entries * replicas), &grid);
+	err = ga_grid_size_tuned(kernel, shape.threads, shared_bytes, sm_count, launch, nrows,
+							 rows_per_block(shape.threads, perfect->entries * replicas), &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
@@ -967,7 +969,7 @@ cudaError_t
 ga_launch_direct_global(const GaDevKeys *keys, const GaDevPerfect *perfect,
 						const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
 						int32_t *escape_rows, int cache_bits, int sm_count,
-						cudaStream_t stream)
+						const GaLaunchParams *launch, cudaStream_t stream)
 {
 	size_t		shared_bytes = ga_cache_shared_bytes(cache_bits, aggs->shared_state);
 	const void *kernel = (const void *) direct_global_kernel;
@@ -977,11 +979,11 @@ ga_launch_direct_global(const GaDevKeys *keys, const GaDevPerfect *perfect,
 
 	if (nrows <= 0)
 		return cudaSuccess;
-	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	err = ga_shared_shape_tuned(kernel, shared_bytes, launch, &shape);
 	if (err != cudaSuccess)
 		return err;
-	err = ga_grid_size(kernel, shape.threads, shared_bytes, sm_count, nrows,
-					   rows_per_block(shape.threads, (int64_t) 1 << cache_bits), &grid);
+	err = ga_grid_size_tuned(kernel, shape.threads, shared_bytes, sm_count, launch, nrows,
+							 rows_per_block(shape.threads, (int64_t) 1 << cache_bits), &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
@@ -997,7 +999,7 @@ static cudaError_t
 launch_fused_shared(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTable *table,
 					const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
 					int32_t *escape_rows, int64_t nslots, int replicas, int sm_count,
-					cudaStream_t stream)
+					const GaLaunchParams *launch, cudaStream_t stream)
 {
 	size_t		shared_bytes = ga_fused_shared_bytes(nslots, replicas, aggs->shared_state);
 	const void *kernel = (const void *) fused_shared_kernel<NW>;
@@ -1010,7 +1012,7 @@ launch_fused_shared(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTab
 		(void *) &nrows, (void *) &control, (void *) &escape_rows,
 	(void *) &nslots_arg, (void *) &replicas};
 
-	err = ga_shared_shape(kernel, shared_bytes, &shape);
+	err = ga_shared_shape_tuned(kernel, shared_bytes, launch, &shape);
 	if (err != cudaSuccess)
 		return err;
 	if (shape.blocks_per_sm < 1)
@@ -1037,7 +1039,7 @@ cudaError_t
 ga_launch_fused_shared(const GaDevKeys *keys, const GaDevPack *pack, const GaDevTable *table,
 					   const GaDevAggs *aggs, int64_t nrows, GaDevControl *control,
 					   int32_t *escape_rows, int64_t nslots, int replicas, int sm_count,
-					   cudaStream_t stream)
+					   const GaLaunchParams *launch, cudaStream_t stream)
 {
 	int			nwords = keys->nkeys + 1;
 
@@ -1045,17 +1047,17 @@ ga_launch_fused_shared(const GaDevKeys *keys, const GaDevPack *pack, const GaDev
 		return cudaSuccess;
 	if (nwords <= 2)
 		return launch_fused_shared<2>(keys, pack, table, aggs, nrows, control, escape_rows,
-									  nslots, replicas, sm_count, stream);
+									  nslots, replicas, sm_count, launch, stream);
 	if (nwords <= 3)
 		return launch_fused_shared<3>(keys, pack, table, aggs, nrows, control, escape_rows,
-									  nslots, replicas, sm_count, stream);
+									  nslots, replicas, sm_count, launch, stream);
 	if (nwords <= 5)
 		return launch_fused_shared<5>(keys, pack, table, aggs, nrows, control, escape_rows,
-									  nslots, replicas, sm_count, stream);
+									  nslots, replicas, sm_count, launch, stream);
 	if (nwords <= GA_PACK_MAX_KEYS + 1)
 		return launch_fused_shared<GA_PACK_MAX_KEYS + 1>(keys, pack, table, aggs, nrows,
 														 control, escape_rows, nslots,
-														 replicas, sm_count, stream);
+														 replicas, sm_count, launch, stream);
 	return cudaErrorNotSupported;
 }
 

@@ -463,6 +463,70 @@ ga_shared_shape(const void *kernel, size_t shared_bytes, GaLaunchShape *shape)
 }
 
 /*
+ * ga_grid_size, then at most launch->blocks_per_sm resident blocks per
+ * multiprocessor (launch NULL or 0: no cap).
+ */
+cudaError_t
+ga_grid_size_tuned(const void *kernel, int threads, size_t shared_bytes, int sm_count,
+				   const GaLaunchParams *launch, int64_t items, int64_t items_per_block,
+				   int *grid)
+{
+	cudaError_t err = ga_grid_size(kernel, threads, shared_bytes, sm_count, items,
+								   items_per_block, grid);
+
+	if (err == cudaSuccess && launch != NULL && launch->blocks_per_sm > 0)
+	{
+		int64_t		cap = (int64_t) (sm_count > 0 ? sm_count : 1) * launch->blocks_per_sm;
+
+		if (*grid > cap)
+			*grid = (int) cap;
+	}
+	return err;
+}
+
+/* Threads per block of a launch: launch->threads cut to bound, or rule when 0. */
+int
+ga_tuned_threads(const GaLaunchParams *launch, int rule, int bound)
+{
+	if (launch == NULL || launch->threads <= 0)
+		return rule;
+	return launch->threads < bound ? launch->threads : bound;
+}
+
+/*
+ * ga_shared_shape, with launch->threads (cut to GA_SHARED_BLOCK_MAX) when
+ * set and a block of it fits, and at most launch->blocks_per_sm blocks
+ * per multiprocessor.
+ */
+cudaError_t
+ga_shared_shape_tuned(const void *kernel, size_t shared_bytes, const GaLaunchParams *launch,
+					  GaLaunchShape *shape)
+{
+	cudaError_t err = ga_shared_shape(kernel, shared_bytes, shape);
+	int			threads = ga_tuned_threads(launch, 0, GA_SHARED_BLOCK_MAX);
+
+	if (err != cudaSuccess)
+		return err;
+	if (threads > 0)
+	{
+		int			per_sm = 0;
+
+		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+															 shared_bytes);
+		if (err != cudaSuccess)
+			return err;
+		if (per_sm >= 1)
+		{
+			shape->threads = threads;
+			shape->blocks_per_sm = per_sm;
+		}
+	}
+	if (launch != NULL && launch->blocks_per_sm > 0 && shape->blocks_per_sm > launch->blocks_per_sm)
+		shape->blocks_per_sm = launch->blocks_per_sm;
+	return cudaSuccess;
+}
+
+/*
  * Clear a stale error left by an earlier, already handled failure (such as
  * a failed allocation), so that the check after a launch reports the
  * launch's own error.  Sticky errors cannot be cleared and still show.
@@ -483,19 +547,20 @@ template <int NW>
 static cudaError_t
 launch_assign_group_ids(const GaDevKeys *keys, const GaDevTable *table, int64_t nrows,
 						const int32_t *rows, const unsigned long long *count,
-						int32_t *group_ids, int sm_count, cudaStream_t stream)
+						int32_t *group_ids, int sm_count, const GaLaunchParams *launch,
+						cudaStream_t stream)
 {
+	const int	threads = ga_tuned_threads(launch, GA_GPU_BLOCK_THREADS, GA_GPU_BLOCK_THREADS);
 	int			grid;
 	cudaError_t err;
 
-	err = ga_grid_size((const void *) assign_group_ids_kernel<NW>, GA_GPU_BLOCK_THREADS, 0,
-					   sm_count, nrows, GA_GPU_BLOCK_THREADS, &grid);
+	err = ga_grid_size_tuned((const void *) assign_group_ids_kernel<NW>, threads, 0, sm_count,
+							 launch, nrows, threads, &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
-	assign_group_ids_kernel<NW><<<grid, GA_GPU_BLOCK_THREADS, 0, stream>>>(*keys, *table,
-																		  nrows, rows, count,
-																		  group_ids);
+	assign_group_ids_kernel<NW><<<grid, threads, 0, stream>>>(*keys, *table, nrows, rows, count,
+															  group_ids);
 	return cudaGetLastError();
 }
 
@@ -504,7 +569,7 @@ cudaError_t
 ga_launch_assign_group_ids(const GaDevKeys *keys, const GaDevTable *table,
 						   int64_t nrows, const int32_t *rows,
 						   const unsigned long long *count, int32_t *group_ids,
-						   int sm_count, cudaStream_t stream)
+						   int sm_count, const GaLaunchParams *launch, cudaStream_t stream)
 {
 	int			nwords = keys->nkeys + 1;
 
@@ -512,21 +577,21 @@ ga_launch_assign_group_ids(const GaDevKeys *keys, const GaDevTable *table,
 		return cudaSuccess;
 	if (nwords <= 2)
 		return launch_assign_group_ids<2>(keys, table, nrows, rows, count, group_ids,
-										  sm_count, stream);
+										  sm_count, launch, stream);
 	if (nwords <= 3)
 		return launch_assign_group_ids<3>(keys, table, nrows, rows, count, group_ids,
-										  sm_count, stream);
+										  sm_count, launch, stream);
 	if (nwords <= 5)
 		return launch_assign_group_ids<5>(keys, table, nrows, rows, count, group_ids,
-										  sm_count, stream);
+										  sm_count, launch, stream);
 	if (nwords <= 9)
 		return launch_assign_group_ids<9>(keys, table, nrows, rows, count, group_ids,
-										  sm_count, stream);
+										  sm_count, launch, stream);
 	if (nwords <= 17)
 		return launch_assign_group_ids<17>(keys, table, nrows, rows, count, group_ids,
-										   sm_count, stream);
+										   sm_count, launch, stream);
 	return launch_assign_group_ids<GA_GPU_MAX_KEYS + 1>(keys, table, nrows, rows, count,
-													   group_ids, sm_count, stream);
+													   group_ids, sm_count, launch, stream);
 }
 
 /* Launch the slot rebuild instantiated for up to NW key words. */
@@ -593,9 +658,11 @@ cudaError_t
 ga_launch_accumulate_cached(const GaDevAggs *aggs, const int32_t *group_ids,
 							int64_t nrows, const int32_t *rows,
 							const unsigned long long *count, GaDevControl *control,
-							int cache_bits, int sm_count, cudaStream_t stream)
+							int cache_bits, int sm_count, const GaLaunchParams *launch,
+							cudaStream_t stream)
 {
 	size_t		shared_bytes = ga_cache_shared_bytes(cache_bits, aggs->shared_state);
+	const int	threads = ga_tuned_threads(launch, GA_GPU_BLOCK_THREADS, GA_GPU_BLOCK_THREADS);
 	int			grid;
 	cudaError_t err;
 
@@ -605,14 +672,13 @@ ga_launch_accumulate_cached(const GaDevAggs *aggs, const int32_t *group_ids,
 	if (err != cudaSuccess)
 		return err;
 	/* each block initialises and merges its cache: give it rows enough */
-	err = ga_grid_size((const void *) accumulate_cached_kernel, GA_GPU_BLOCK_THREADS,
-					   shared_bytes, sm_count, nrows,
-					   cache_bits > 0 ? 16 * GA_GPU_BLOCK_THREADS : GA_GPU_BLOCK_THREADS,
-					   &grid);
+	err = ga_grid_size_tuned((const void *) accumulate_cached_kernel, threads, shared_bytes,
+							 sm_count, launch, nrows,
+							 cache_bits > 0 ? 16 * (int64_t) threads : threads, &grid);
 	if (err != cudaSuccess)
 		return err;
 	ga_clear_stale_error();
-	accumulate_cached_kernel<<<grid, GA_GPU_BLOCK_THREADS, shared_bytes, stream>>>(*aggs,
+	accumulate_cached_kernel<<<grid, threads, shared_bytes, stream>>>(*aggs,
 																				 group_ids,
 																				 nrows, rows,
 																				 count,
@@ -626,7 +692,7 @@ cudaError_t
 ga_launch_accumulate_shared(const GaDevAggs *aggs, const int32_t *group_ids,
 							int64_t nrows, GaDevControl *control,
 							int64_t groups_alloc, int replicas, int sm_count,
-							cudaStream_t stream)
+							const GaLaunchParams *launch, cudaStream_t stream)
 {
 	size_t		shared_bytes = (size_t) groups_alloc * replicas * aggs->shared_state;
 	GaLaunchShape shape;
@@ -635,15 +701,16 @@ ga_launch_accumulate_shared(const GaDevAggs *aggs, const int32_t *group_ids,
 
 	if (aggs->naggs == 0 || nrows <= 0)
 		return cudaSuccess;
-	err = ga_shared_shape((const void *) accumulate_shared_kernel, shared_bytes, &shape);
+	err = ga_shared_shape_tuned((const void *) accumulate_shared_kernel, shared_bytes, launch,
+								&shape);
 	if (err != cudaSuccess)
 		return err;
 	/*
 	 * Every block initialises and merges the whole shared table, so give
 	 * each block rows enough to pay for that.
 	 */
-	err = ga_grid_size((const void *) accumulate_shared_kernel, shape.threads, shared_bytes,
-					   sm_count, nrows,
+	err = ga_grid_size_tuned((const void *) accumulate_shared_kernel, shape.threads, shared_bytes,
+							 sm_count, launch, nrows,
 					   4 * (int64_t) shape.threads > 8 * groups_alloc ?
 					   4 * (int64_t) shape.threads : 8 * groups_alloc, &grid);
 	if (err != cudaSuccess)

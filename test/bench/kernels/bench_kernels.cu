@@ -29,6 +29,16 @@
  * Output: CSV rows on --csv (header first), device facts as JSON on
  * --meta, progress on stderr.  See run_on_gpu_host.sh and report.py.
  *
+ * --tuning runs the launch tuner's check instead (docs/design/tuning.md):
+ * for int32 keys, uniform and Zipf, 2^gmin .. 2^gmax groups, strategy
+ * auto, it times the defaults (tuning off), every candidate of the kernel
+ * family that auto ran (exhaustive: each through debug_launch, its groups
+ * checksummed against the defaults' up to 2^--verify-max groups), and the
+ * tuned parameters: aggregations with tuning on until they explore
+ * nothing twice in a row, then timed with tuning frozen; by default on
+ * 2^24 rows in batches of 2^22.  One CSV row per shape on
+ * --tuning-csv; report.py compares best-exhaustive, tuned and defaults.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpu_device.cuh"
@@ -63,6 +73,10 @@ struct Options
 	int			verify = 1;
 	const char *csv = "kernels.csv";
 	const char *meta = "kernels_meta.json";
+	int			tuning = 0;		/* --tuning: the launch tuner's check */
+	const char *tuning_csv = "tuning.csv";
+	int			verify_max = 20;	/* log2 groups up to which --tuning
+									 * checksums every candidate */
 };
 
 static bool
@@ -403,7 +417,8 @@ struct Run
 
 static Run
 run_strategy(void *dev, const void *keys, const void *values, int wide, int64_t n,
-			 int64_t batch, int64_t g, GaStrategy strategy, int reps, int verify)
+			 int64_t batch, int64_t g, GaStrategy strategy, int reps, int verify,
+			 GaTuning tuning = GA_TUNING_OFF, const GaLaunchParams *launch = NULL)
 {
 	GaValueType types[2];
 	int			key_columns[1] = {0};
@@ -425,6 +440,12 @@ run_strategy(void *dev, const void *keys, const void *values, int wide, int64_t 
 	req.batch_rows = batch;
 	req.estimated_groups = g;
 	req.strategy = strategy;
+	req.tuning = tuning;
+	if (launch != NULL)
+	{
+		req.debug_launch_set = 1;
+		req.debug_launch = *launch;
+	}
 
 	for (int rep = 0; rep < reps; rep++)
 	{
@@ -492,6 +513,165 @@ run_strategy(void *dev, const void *keys, const void *values, int wide, int64_t 
 }
 
 /* ------------------------------------------------------------------------
+ * The launch tuner's check (--tuning)
+ * ------------------------------------------------------------------------
+ */
+
+/* Launch parameters as one CSV field. */
+static std::string
+params_text(const GaLaunchParams &p)
+{
+	char		buf[128];
+
+	snprintf(buf, sizeof(buf), "threads=%d blocks_per_sm=%d replicas_max=%d cache_less=%d part_shift=%d",
+			 p.threads, p.blocks_per_sm, p.replicas_max, p.cache_less, p.part_shift);
+	return buf;
+}
+
+/*
+ * For each shape: the defaults, every candidate of the family auto runs,
+ * and the tuner's choice after it converged; one CSV row each.  Returns the
+ * number of errors and checksum mismatches.
+ */
+static int
+run_tuning(void *dev, const Options &o, double t_start)
+{
+	FILE	   *csv = fopen(o.tuning_csv, "w");
+	void	   *keys,
+			   *values;
+	int			problems = 0;
+
+	if (csv == NULL)
+	{
+		fprintf(stderr, "bench_kernels: cannot write %s\n", o.tuning_csv);
+		return 1;
+	}
+	fprintf(csv, "key_type,dist,log2_groups,groups,rows,batch_rows,family,candidates,"
+			"default_ms,best_ms,best_params,tuned_ms,tuned_params,tuned_source,"
+			"tuned_vs_best,tuned_vs_default,explored_batches,tuning_aggregations,"
+			"tuning_device_ms,exhaustive_s,check,error\n");
+	CHECK(cudaMalloc(&keys, (size_t) o.rows * 4));
+	CHECK(cudaMalloc(&values, (size_t) o.rows * 4));
+	gen_values_kernel<<<sm_count * 8, 256>>>(values, 0, o.rows, 7);
+	CHECK(cudaGetLastError());
+	for (int zipf = 0; zipf < 2; zipf++)
+	{
+		const char *dist = zipf ? "zipf" : "uniform";
+
+		if (!has_word(o.dists, dist))
+			continue;
+		for (int lg = o.gmin; lg <= o.gmax; lg++)
+		{
+			const int64_t g = INT64_C(1) << lg;
+			const int	verify = o.verify && lg <= o.verify_max;
+			Run			defaults;
+			Run			tuned;
+			GaTuneFamily family;
+			int			ncand;
+			double		best_ms = INFINITY;
+			GaLaunchParams best_params;
+			std::string check = "ok";
+			std::string error;
+			int64_t		explored = 0;
+			int			aggregations = 0;
+			int			quiet = 0;	/* aggregations in a row that explored nothing */
+			double		tuning_ms = 0;
+			double		t0;
+
+			if (now_s() - t_start > o.budget_s)
+			{
+				fprintf(stderr, "bench_kernels: the time budget ran out at %s 2^%d\n", dist, lg);
+				break;
+			}
+			gen_keys_kernel<<<sm_count * 8, 256>>>(keys, 0, o.rows, g, zipf, o.zipf, 0,
+												   0x5eed + lg);
+			CHECK(cudaGetLastError());
+			CHECK(cudaDeviceSynchronize());
+
+			/* the defaults, and the family auto runs */
+			defaults = run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO,
+									o.reps, verify);
+			family = defaults.stats.launch_family;
+			ncand = ga_tune_candidates(family);
+			memset(&best_params, 0, sizeof(best_params));
+			if (!defaults.error.empty())
+				error = defaults.error;
+
+			/* exhaustive: every candidate */
+			t0 = now_s();
+			for (int c = 0; c < ncand && error.empty(); c++)
+			{
+				GaLaunchParams p;
+				Run			run;
+
+				ga_tune_candidate_params(family, c, &p);
+				run = run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO,
+								   o.reps, verify, GA_TUNING_OFF, &p);
+				if (!run.error.empty())
+				{
+					error = "candidate " + params_text(p) + ": " + run.error;
+					break;
+				}
+				if (verify && run.check != defaults.check)
+					check = "MISMATCH(" + params_text(p) + ")";
+				if (run.device_ms < best_ms)
+				{
+					best_ms = run.device_ms;
+					best_params = p;
+				}
+			}
+
+			/* tuned: tuning on until two aggregations in a row explore nothing */
+			while (error.empty() && aggregations < 2 * GA_TUNE_MAX_EXPLORE)
+			{
+				Run			run = run_strategy(dev, keys, values, 0, o.rows, o.batch, g,
+											   GA_STRATEGY_AUTO, 1, 0, GA_TUNING_ON);
+
+				if (!run.error.empty())
+				{
+					error = run.error;
+					break;
+				}
+				aggregations++;
+				explored += run.stats.batches_explored;
+				tuning_ms += run.device_ms;
+				quiet = run.stats.batches_explored == 0 ? quiet + 1 : 0;
+				if (quiet == 2)
+					break;
+			}
+			tuned = run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO,
+								 o.reps, verify, GA_TUNING_FROZEN);
+			if (error.empty() && !tuned.error.empty())
+				error = tuned.error;
+			if (verify && error.empty() && tuned.check != defaults.check)
+				check = "MISMATCH(tuned)";
+			if (check != "ok" || !error.empty())
+				problems++;
+			fprintf(csv, "int32,%s,%d,%lld,%lld,%lld,%s,%d,%.4f,%.4f,%s,%.4f,%s,%s,%.4f,%.4f,"
+					"%lld,%d,%.3f,%.1f,%s,\"%s\"\n",
+					dist, lg, (long long) g, (long long) o.rows, (long long) o.batch,
+					ga_tune_family_name(family), ncand, defaults.device_ms, best_ms,
+					params_text(best_params).c_str(), tuned.device_ms,
+					params_text(tuned.stats.launch).c_str(),
+					ga_launch_source_name(tuned.stats.launch_source),
+					tuned.device_ms / best_ms, tuned.device_ms / defaults.device_ms,
+					(long long) explored, aggregations, tuning_ms, now_s() - t0,
+					verify ? check.c_str() : "", error.c_str());
+			fflush(csv);
+			fprintf(stderr, "  int32 %-7s g=2^%-2d %-11s defaults %8.3f ms, best %8.3f ms, tuned %8.3f ms "
+					"(%.3fx best, %.3fx defaults; %lld batches explored)%s%s\n",
+					dist, lg, ga_tune_family_name(family), defaults.device_ms, best_ms,
+					tuned.device_ms, tuned.device_ms / best_ms, tuned.device_ms / defaults.device_ms,
+					(long long) explored, error.empty() ? "" : "  ERROR: ", error.c_str());
+		}
+	}
+	CHECK(cudaFree(keys));
+	CHECK(cudaFree(values));
+	fclose(csv);
+	return problems;
+}
+
+/* ------------------------------------------------------------------------
  * Main
  * ------------------------------------------------------------------------
  */
@@ -504,6 +684,8 @@ usage(void)
 			"                     [--strategies auto,perfect,shared,global,partitioned]\n"
 			"                     [--reps R] [--zipf S] [--budget SECONDS] [--no-verify]\n"
 			"                     [--csv FILE] [--meta FILE]\n"
+			"       bench_kernels --tuning [--rows N] [--batch N] [--gmin L] [--gmax L] [--dists ...]\n"
+			"                     [--reps R] [--budget SECONDS] [--verify-max L] [--tuning-csv FILE]\n"
 			"  groups are 2^L for L in gmin..gmax (every L for int32, every gstep64-th for int64)\n");
 	exit(2);
 }
@@ -522,6 +704,7 @@ main(int argc, char **argv)
 	int			skipped = 0;
 	int			mismatches = 0;
 	int			failures = 0;
+	int			rows_given = 0;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -533,13 +716,18 @@ main(int argc, char **argv)
 			o.verify = 0;
 			continue;
 		}
+		if (a == "--tuning")
+		{
+			o.tuning = 1;
+			continue;
+		}
 		if (v == NULL)
 			usage();
 		i++;
 		if (a == "--rows")
-			o.rows = strtoll(v, NULL, 0);
+			o.rows = strtoll(v, NULL, 0), rows_given = 1;
 		else if (a == "--batch")
-			o.batch = strtoll(v, NULL, 0);
+			o.batch = strtoll(v, NULL, 0), rows_given = 1;
 		else if (a == "--gmin")
 			o.gmin = atoi(v);
 		else if (a == "--gmax")
@@ -564,8 +752,18 @@ main(int argc, char **argv)
 			o.csv = v;
 		else if (a == "--meta")
 			o.meta = v;
+		else if (a == "--tuning-csv")
+			o.tuning_csv = v;
+		else if (a == "--verify-max")
+			o.verify_max = atoi(v);
 		else
 			usage();
+	}
+	if (o.tuning && !rows_given)
+	{
+		/* several batches per aggregation, each a sample for the tuner */
+		o.rows = INT64_C(1) << 24;
+		o.batch = INT64_C(1) << 22;
 	}
 	if (o.rows < 1 || o.batch < 1 || o.gmin < 0 || o.gmax > 30 || o.gmin > o.gmax ||
 		o.reps < 1 || o.gstep64 < 1)
@@ -621,6 +819,15 @@ main(int argc, char **argv)
 		fclose(meta);
 		fprintf(stderr, "bench_kernels: %s, %d SMs, L2 %d MB; peak %.0f GB/s, streaming read %.0f GB/s\n",
 				prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, peak_gbs, read_gbs[1]);
+		if (o.tuning)
+		{
+			int			problems = run_tuning(dev, o, t_start);
+
+			fclose(csv);
+			fprintf(stderr, "bench_kernels --tuning: %.1f s, %d shapes with errors or mismatches\n",
+					now_s() - t_start, problems);
+			return problems > 0 ? 1 : 0;
+		}
 
 		for (int wide = 0; wide < 2; wide++)
 		{

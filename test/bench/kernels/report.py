@@ -2,6 +2,14 @@
 """Turn bench_kernels' CSV into a markdown report, a PNG chart and a summary.
 
     report.py KERNELS.csv KERNELS_META.json OUTDIR
+    report.py --tuning TUNING.csv
+
+The second form reads `bench_kernels --tuning`'s CSV and prints, per shape
+(uniform and Zipf, 2^gmin .. 2^gmax groups), the defaults, the best of the
+exhaustive search over the kernel family's candidates and the tuned
+parameters' times, with the launch tuner's criteria: tuned within
+1.1x of the best and never slower than the defaults by more than 2%; the exit
+status is 1 when a shape misses one or had an error or checksum mismatch.
 
 Writes OUTDIR/kernel-benchmarks.md and OUTDIR/kernel-benchmarks.png (when matplotlib is
 importable) and prints a short summary to stdout.  Rates are G rows/s from
@@ -281,7 +289,48 @@ def summary(series, results):
     return "\n".join(out)
 
 
+def tuning_report(path):
+    """Print the launch tuner's table and verdict; return the exit status."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        print("report.py: no tuning rows", file=sys.stderr)
+        return 1
+    print(f"{'dist':8} {'groups':>7} {'family':11} {'defaults':>10} {'best':>10} {'tuned':>10} "
+          f"{'/best':>6} {'/defaults':>9} {'explored':>8}  tuned parameters")
+    bad = []
+    for r in rows:
+        shape = f"{r['dist']} 2^{r['log2_groups']}"
+        if r["error"] or (r["check"] and r["check"] != "ok"):
+            bad.append(f"{shape}: {r['error'] or r['check']}")
+            print(f"{r['dist']:8} 2^{r['log2_groups']:>5} {r['family']:11} ERROR {r['error'] or r['check']}")
+            continue
+        vs_best = float(r["tuned_vs_best"])
+        vs_def = float(r["tuned_vs_default"])
+        flag = ""
+        if vs_best > 1.1:
+            bad.append(f"{shape}: tuned {vs_best:.3f}x the best ({r['best_params']})")
+            flag += " >1.1x best"
+        if vs_def > 1.02:
+            bad.append(f"{shape}: tuned {vs_def:.3f}x the defaults")
+            flag += " >1.02x defaults"
+        print(f"{r['dist']:8} 2^{r['log2_groups']:>5} {r['family']:11} {float(r['default_ms']):10.3f} "
+              f"{float(r['best_ms']):10.3f} {float(r['tuned_ms']):10.3f} {vs_best:6.3f} {vs_def:9.3f} "
+              f"{r['explored_batches']:>8}  {r['tuned_params']} ({r['tuned_source']}){flag}")
+    worst_best = max((float(r["tuned_vs_best"]) for r in rows if not r["error"]), default=float("nan"))
+    worst_def = max((float(r["tuned_vs_default"]) for r in rows if not r["error"]), default=float("nan"))
+    print(f"\nlaunch tuner: {len(rows)} shapes; worst tuned/best {worst_best:.3f} (criterion 1.1), "
+          f"worst tuned/defaults {worst_def:.3f} (criterion 1.02)")
+    if bad:
+        print("NOT MET:\n  " + "\n  ".join(bad))
+        return 1
+    print("met on every shape")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--tuning":
+        sys.exit(tuning_report(sys.argv[2]))
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

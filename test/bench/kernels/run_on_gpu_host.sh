@@ -13,12 +13,19 @@
 #   4. writes into OUTDIR: kernels.csv, kernels_meta.json, kernel-benchmarks.md (tables
 #      and the kernels' criteria), kernel-benchmarks.png (when python3 has matplotlib),
 #      conformance.log, bench.log, build.log,
+# then, with TUNING=1 (the default), the launch tuner's check (step 3b): the conformance test's
+#      aggregations under extreme launch parameters (--launch), and
+#      `bench_kernels --tuning` (defaults, exhaustive search and tuned
+#      parameters per shape; tuning.csv, tuning.log, tuning.txt from
+#      report.py --tuning), about 3 to 6 minutes per card,
 # and prints a short summary last.  Exit status: nonzero when the build,
-# the conformance test or the benchmark's checksums failed.
+# the conformance test, the benchmark's checksums or the tuner's criteria failed.
 #
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc),
 # CONFORMANCE_CASES (random cases, default 150), BENCH_BUDGET (seconds for
-# the benchmark, default 200), BENCH_ARGS (more bench_kernels options).
+# the benchmark, default 200), BENCH_ARGS (more bench_kernels options),
+# TUNING (0: skip step 3b), TUNING_BUDGET (seconds, default 600), TUNING_ARGS
+# (more bench_kernels --tuning options).
 set -euo pipefail
 
 out=${1:?usage: test/bench/kernels/run_on_gpu_host.sh OUTDIR}
@@ -106,6 +113,35 @@ else
 fi
 tail -2 "$out/bench.log"
 
+# ---- 3b. the launch tuner --------------------------------------------------------
+tuning="skipped (TUNING=0)"
+if [ "${TUNING:-1}" = 1 ]; then
+	say "conformance under extreme launch parameters (log: $out/conformance-launch.log)"
+	: >"$out/conformance-launch.log"
+	launch_ok=1
+	for launch in "threads=32,blocks_per_sm=1,replicas_max=1,cache_less=-1,part_shift=-8" \
+		"threads=1024,blocks_per_sm=32,replicas_max=32,cache_less=12,part_shift=8" \
+		"threads=64,blocks_per_sm=2,replicas_max=2,cache_less=4,part_shift=2"; do
+		echo "==== --launch $launch" >>"$out/conformance-launch.log"
+		test/conformance/run.sh --device gpu --suite agg --cases 60 --timeout 240 \
+			--launch "$launch" >>"$out/conformance-launch.log" 2>&1 || launch_ok=0
+		tail -1 "$out/conformance-launch.log"
+	done
+	say "the launch tuner's benchmark (budget ${TUNING_BUDGET:-600} s; log: $out/tuning.log)"
+	# shellcheck disable=SC2086
+	"$build/bench_kernels" --tuning --budget "${TUNING_BUDGET:-600}" \
+		--tuning-csv "$out/tuning.csv" --csv /dev/null --meta /dev/null ${TUNING_ARGS:-} \
+		2>"$out/tuning.log" || launch_ok=0
+	if [ -s "$out/tuning.csv" ] && python3 test/bench/kernels/report.py --tuning "$out/tuning.csv" \
+		>"$out/tuning.txt" && [ "$launch_ok" = 1 ]; then
+		tuning="met (tuning.txt)"
+	else
+		tuning="NOT MET or failed (tuning.txt, tuning.log, conformance-launch.log)"
+		status=1
+	fi
+	tail -4 "$out/tuning.txt" 2>/dev/null || true
+fi
+
 # ---- 4. report -----------------------------------------------------------------
 python=python3
 for p in python3 /usr/bin/python3; do
@@ -122,6 +158,7 @@ echo
 echo "==== summary ($(basename "$root"), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')) ===="
 echo "conformance on the GPU: $conformance"
 echo "kernel benchmark:       $bench"
+echo "launch tuner:           $tuning"
 echo "files in $out: $(cd "$out" && ls | tr '\n' ' ')"
 cat "$out/summary.txt"
 exit $status
