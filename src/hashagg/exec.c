@@ -731,8 +731,12 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
+	/* its strings start within a quarter of hash_mem, and grow for long values */
 	batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
-								   state->requests[0].batch_rows, state->run_cxt);
+								   state->requests[0].batch_rows,
+								   Min(GpuAggLayoutStringBytes(layout, state->requests[0].batch_rows),
+									   (int64) (get_hash_memory_limit() / 4)),
+								   state->run_cxt);
 	state->pending = NULL;
 	state->pending_slot = -1;
 	state->pending_row = NULL;
