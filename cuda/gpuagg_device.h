@@ -434,6 +434,9 @@ typedef struct GaAggResult
 	void	  **values;			/* per aggregate, element type by op */
 } GaAggResult;
 
+/* Bytes of one element of aggregate `agg`'s values in a result of request. */
+extern int	ga_agg_result_width(const GaAggRequest *request, int agg);
+
 /* Steps of the device work, timed separately for EXPLAIN ANALYZE. */
 typedef enum GaPhase
 {
