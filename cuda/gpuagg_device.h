@@ -513,6 +513,9 @@ typedef struct GaAggResult
 	void	  **values;			/* per aggregate, element type by op */
 } GaAggResult;
 
+/* Bytes of one element of aggregate `agg`'s values in a result of request. */
+extern int	ga_agg_result_width(const GaAggRequest *request, int agg);
+
 /* Steps of the device work, timed separately for EXPLAIN ANALYZE. */
 typedef enum GaPhase
 {

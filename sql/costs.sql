@@ -61,6 +61,29 @@ SET gpuagg.cpu_device_tuple_cost = 0;
 EXPLAIN (COSTS OFF) SELECT k, sum(v) FROM cost_fact GROUP BY k;
 RESET gpuagg.cpu_device_tuple_cost;
 
+-- a grouping into as many groups as rows over a join PostgreSQL can run in
+-- parallel: the CPU device would take every row the workers produce in one
+-- process, as a Gather's leader does, and aggregates the serial join
+-- instead; a GPU takes the workers' batches
+CREATE TABLE cost_big AS
+SELECT g AS v, g % 1000 AS w FROM generate_series(1, 100000) g;
+ANALYZE cost_big;
+SET gpuagg.enable_aggjoin = off;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF)
+SELECT f.v, f.k, sum(b.w) FROM cost_fact f JOIN cost_big b USING (v) GROUP BY f.v, f.k;
+SET gpuagg.device = gpu;
+EXPLAIN (COSTS OFF)
+SELECT f.v, f.k, sum(b.w) FROM cost_fact f JOIN cost_big b USING (v) GROUP BY f.v, f.k;
+SET gpuagg.device = cpu;
+RESET min_parallel_table_scan_size;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+RESET gpuagg.enable_aggjoin;
+DROP TABLE cost_big;
+
 -- the parallel variant takes fewer workers than the table's scan was costed
 -- for (few rows: two), which then pack more rows each but read its pages
 -- only once: it costs what it costs over a scan costed for two workers

@@ -138,6 +138,11 @@ SELECT gpuagg_check('SELECT k, sum(v), count(*), avg(f) FROM spill GROUP BY k');
 SELECT gpuagg_check('SELECT t, vc, count(*), sum(v) FROM spill_text GROUP BY t, vc');
 SELECT gpuagg_check('SELECT k, count(DISTINCT k2), sum(v) FROM spill GROUP BY k');
 SELECT gpuagg_check('SELECT k, k2, count(*) FROM spill GROUP BY GROUPING SETS ((k), (k2))');
+-- ... with a set of no keys: its one group, aggregated beside the
+-- partitioning pass, is in the node's memory when the GPU service's
+-- device fails, and the CPU device finishes the other sets
+SELECT gpuagg_check('SELECT k, k2, count(*), sum(v) FROM spill GROUP BY GROUPING SETS ((k), (k2), ())');
+SELECT gpuagg_check('SELECT k, sum(v), avg(f), GROUPING(k) FROM spill GROUP BY ROLLUP (k)');
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k, sum(v) FROM spill WHERE random() >= 0 GROUP BY k;
 -- a cursor's groups, fetched one at a time: each key once

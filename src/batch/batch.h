@@ -30,6 +30,9 @@ typedef struct GpuAggBatchBuilder GpuAggBatchBuilder;
 #define GPUAGG_STRING_ROW_BYTES 32
 #define GPUAGG_STRING_MIN_BYTES (INT64CONST(16) * 1024 * 1024)
 
+/* The fewest bytes a local batch's string column starts with. */
+#define GPUAGG_STRING_START_BYTES (INT64CONST(64) * 1024)
+
 /*
  * Rows given column by column (GpuAggBatchAppendColumns): per child output
  * column, nrows values and null flags; the value of a null row is 0.
@@ -53,6 +56,7 @@ extern bool GpuAggBatchBuilderColumnar(GpuAggBatchBuilder *builder);
 extern int	GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch,
 									 int nrows, const GpuAggInputColumn *input);
 extern int64 GpuAggStringBytes(int64 rows);
+extern bool GpuAggBatchStringRoom(GaBatch *batch, int c, int64 bytes);
 extern Datum GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group);
 extern bool GpuAggBatchColumnDerived(GpuAggBatchBuilder *builder, int column);
 extern int32 GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column,
@@ -62,7 +66,8 @@ extern int	GpuAggBatchSpellingSource(GpuAggBatchBuilder *builder, int column);
 extern KeyDict *GpuAggBatchDict(GpuAggBatchBuilder *builder, int column);
 extern MemoryContext GpuAggBatchScratch(GpuAggBatchBuilder *builder);
 extern GaBatch *GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types,
-									   int64 capacity, MemoryContext cxt);
+									   int64 capacity, int64 string_bytes,
+									   MemoryContext cxt);
 extern void GpuAggLocalBatchReset(GaBatch *batch);
 extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
 							 Oid type, int64 value, int64 first);
@@ -76,7 +81,7 @@ extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
 extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
 extern int64 GpuAggMessageCapacity(void);
 extern int64 GpuAggMessageRows(bytea *message);
-extern bool GpuAggMessageFits(bytea *message, const GaBatch *batch);
+extern bool GpuAggMessageFits(bytea *message, GaBatch *batch);
 extern GpuAggMessageReceiver *GpuAggMessageReceiverCreate(int ncolumns,
 														  MemoryContext cxt);
 extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,

@@ -27,9 +27,14 @@
  *
  * Text keys that travel as bytes (STRING_KEY) need no dictionary: each row's
  * bytes go after the previous row's in the column's bytes, which hold
- * GpuAggStringBytes of them.  A row, or the part of a run, whose strings do
- * not fit is not appended: the append says so and the caller submits the
- * batch and appends the rest to the next one.
+ * GpuAggStringBytes of them in a device's batch.  A row, or the part of a
+ * run, whose strings do not fit is not appended: the append says so and the
+ * caller submits the batch and appends the rest to the next one.  A local
+ * batch (GpuAggLocalBatchCreate: a worker's, or a spilling node's) starts
+ * with the bytes the planner's average widths ask for, grows to four times
+ * that, and beyond only for a row that does not fit it empty, up to a device
+ * batch's bytes: a batch of short strings takes little memory, and one long
+ * key still fits.
  *
  *-------------------------------------------------------------------------
  */
@@ -161,6 +166,81 @@ GpuAggStringBytes(int64 rows)
 			   (int64) PG_UINT32_MAX);
 }
 
+/*
+ * A local batch and the most bytes its string columns may grow to.  The
+ * node's local batches are few; each is found by its address in a list
+ * that the reset of its memory context leaves.
+ */
+typedef struct LocalBatch
+{
+	GaBatch		batch;
+	int64		string_budget;	/* most bytes of a column of several rows */
+	int64		string_limit;	/* ... and of an empty batch's first row */
+	MemoryContextCallback forget;
+} LocalBatch;
+
+static List *local_batches = NIL;
+
+/* Forget a local batch whose memory goes (a memory context callback). */
+static void
+local_batch_forget(void *arg)
+{
+	local_batches = list_delete_ptr(local_batches, arg);
+}
+
+/* The local batch at batch, or NULL for a device's batch. */
+static LocalBatch *
+local_batch_of(GaBatch *batch)
+{
+	ListCell   *lc;
+
+	foreach(lc, local_batches)
+	{
+		LocalBatch *local = lfirst(lc);
+
+		if (&local->batch == batch)
+			return local;
+	}
+	return NULL;
+}
+
+/* The most bytes column c of an empty batch takes: the longest key. */
+static int64
+batch_string_limit(GaBatch *batch, int c)
+{
+	LocalBatch *local = local_batch_of(batch);
+
+	return local != NULL ? local->string_limit : batch->columns[c].bytes_capacity;
+}
+
+/*
+ * Whether column c of batch holds `bytes` string bytes in all: yes when they
+ * fit; when they do not, a local batch's column grows to them (twice its
+ * bytes at least), up to four times the bytes it started with, or, for the
+ * first row of an empty batch, up to the bytes of a device batch of its
+ * rows, the longest key a batch takes.
+ */
+bool
+GpuAggBatchStringRoom(GaBatch *batch, int c, int64 bytes)
+{
+	GaColumn   *col = &batch->columns[c];
+	LocalBatch *local;
+	int64		most;
+	int64		grown;
+
+	if (bytes <= col->bytes_capacity)
+		return true;
+	if ((local = local_batch_of(batch)) == NULL)
+		return false;
+	most = batch->nrows == 0 ? local->string_limit : local->string_budget;
+	if (bytes > most)
+		return false;
+	grown = Min(Max(bytes, 2 * col->bytes_capacity), Max(most, local->string_budget));
+	col->bytes = repalloc_huge(col->bytes, grown);
+	col->bytes_capacity = grown;
+	return true;
+}
+
 /* The bytes of a text value, without detoasting it. */
 static inline int64
 string_value_bytes(Datum value)
@@ -202,10 +282,10 @@ string_row_fits(GpuAggBatchBuilder *builder, GaBatch *batch, const Datum *values
 			isnull[src->attno - 1])
 			continue;
 		bytes = string_value_bytes(values[src->attno - 1]);
-		if (ga_string_used(col, batch->nrows) + bytes <= col->bytes_capacity)
+		if (GpuAggBatchStringRoom(batch, c, ga_string_used(col, batch->nrows) + bytes))
 			continue;
 		if (batch->nrows == 0)
-			string_too_long(bytes, col->bytes_capacity);
+			string_too_long(bytes, batch_string_limit(batch, c));
 		return false;
 	}
 	return true;
@@ -238,11 +318,11 @@ string_run_fits(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 			if (in->hasnull && in->isnull[r])
 				continue;
 			used += string_value_bytes(in->values[r]);
-			if (used > col->bytes_capacity)
+			if (!GpuAggBatchStringRoom(batch, c, used))
 				break;
 		}
 		if (r == 0 && batch->nrows == 0)
-			string_too_long(used, col->bytes_capacity);
+			string_too_long(used, batch_string_limit(batch, c));
 		fit = r;
 	}
 	return fit;
@@ -456,14 +536,29 @@ GpuAggBatchScratch(GpuAggBatchBuilder *builder)
 
 /*
  * A batch in backend-local memory, for packing nodes that send batches as
- * messages instead of to a device; same shape as the device's batches.
+ * messages instead of to a device, and for a node that spills its input;
+ * same shape as the device's batches.  Its string columns start with
+ * string_bytes bytes (at least GPUAGG_STRING_START_BYTES) and grow for a
+ * longer value up to a device batch's (GpuAggBatchStringRoom).
  */
 GaBatch *
 GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types, int64 capacity,
-					   MemoryContext cxt)
+					   int64 string_bytes, MemoryContext cxt)
 {
-	GaBatch    *batch = MemoryContextAllocZero(cxt, sizeof(GaBatch));
+	LocalBatch *local = MemoryContextAllocZero(cxt, sizeof(LocalBatch));
+	GaBatch    *batch = &local->batch;
+	MemoryContext old;
 	int			c;
+
+	local->string_limit = GpuAggStringBytes(capacity);
+	string_bytes = Min(Max(string_bytes, GPUAGG_STRING_START_BYTES), local->string_limit);
+	local->string_budget = Min(4 * string_bytes, local->string_limit);
+	local->forget.func = local_batch_forget;
+	local->forget.arg = local;
+	MemoryContextRegisterResetCallback(cxt, &local->forget);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	local_batches = lappend(local_batches, local);
+	MemoryContextSwitchTo(old);
 
 	batch->capacity = capacity;
 	batch->ncolumns = ncolumns;
@@ -478,7 +573,7 @@ GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types, int64 capacity,
 		col->validity = MemoryContextAllocHuge(cxt, (capacity + 7) / 8);
 		if (types[c] == GA_TYPE_STRING)
 		{
-			col->bytes_capacity = GpuAggStringBytes(capacity);
+			col->bytes_capacity = string_bytes;
 			col->bytes = MemoryContextAllocHuge(cxt, col->bytes_capacity);
 		}
 	}

@@ -210,11 +210,12 @@ GpuAggMessageRows(bytea *message)
 }
 
 /*
- * Whether a message's rows fit what a device batch has left: its rows, and
- * the bytes of its string columns (each at most header.string_bytes).
+ * Whether a message's rows fit what a batch has left: its rows, and the
+ * bytes of its string columns (each at most header.string_bytes; a local
+ * batch's grow for them where they may: GpuAggBatchStringRoom).
  */
 bool
-GpuAggMessageFits(bytea *message, const GaBatch *batch)
+GpuAggMessageFits(bytea *message, GaBatch *batch)
 {
 	MessageHeader header;
 	int			c;
@@ -227,7 +228,8 @@ GpuAggMessageFits(bytea *message, const GaBatch *batch)
 		const GaColumn *col = &batch->columns[c];
 
 		if (col->type == GA_TYPE_STRING &&
-			ga_string_used(col, batch->nrows) + header.string_bytes > col->bytes_capacity)
+			!GpuAggBatchStringRoom(batch, c,
+								   ga_string_used(col, batch->nrows) + header.string_bytes))
 			return false;
 	}
 	return true;

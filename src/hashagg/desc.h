@@ -30,6 +30,7 @@ typedef struct GpuAggKeyDesc
 								 * spelling column */
 	bool		as_bytes;		/* a text key that travels as its bytes
 								 * (GpuAggKeyAsBytes), not as dictionary ids */
+	int32		width;			/* the planner's average bytes of a value */
 } GpuAggKeyDesc;
 
 /* One aggregate. */
@@ -54,6 +55,8 @@ typedef struct GpuAggAggDesc
 	bool		as_bytes;		/* DISTINCT: a text argument that travels as
 								 * its bytes (GpuAggDistinctAsBytes), not as
 								 * dictionary ids */
+	int32		arg_width;		/* the planner's average bytes of the
+								 * argument, 0 if none */
 	struct GpuAggDerivedDesc *derived;	/* numeric argument computed by the
 										 * device from its operands
 										 * (hashagg/derived.c; arg_attno is 0),

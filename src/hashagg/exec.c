@@ -27,7 +27,8 @@
  * query has nothing volatile (so the rows are the same); otherwise the query
  * fails with the device's message.  Once a spilled node returned groups,
  * the CPU device aggregates the partition a failure hit again from disk,
- * and the rest.  A failure injected for testing (gpuagg.debug_fail_at_batch)
+ * and the rest; a grouping set of no keys has its group in the node's
+ * memory by then.  A failure injected for testing (gpuagg.debug_fail_at_batch)
  * takes the same path on any device.
  *
  *-------------------------------------------------------------------------
@@ -697,6 +698,35 @@ agg_run_partition(GpuAggState *state, int set, bool again, GaStatus *status)
 }
 
 /*
+ * A copy in the node's memory of the one group of set `set`, a set of no
+ * keys, whose aggregation ran beside the partitioning pass: the groups of
+ * the sets before it come from partitions, and a device failure there (the
+ * GPU service's, whose memory holds the device's result) leaves the copy
+ * for the CPU device to go on with.
+ */
+static const GaAggResult *
+agg_copy_keyless_result(GpuAggState *state, int set, const GaAggResult *result)
+{
+	const GaAggRequest *request = &state->requests[set];
+	GaAggResult *copy = MemoryContextAllocZero(state->run_cxt, sizeof(GaAggResult));
+	int			a;
+
+	Assert(result->nkeys == 0);
+	copy->ngroups = result->ngroups;
+	copy->naggs = result->naggs;
+	copy->values = MemoryContextAllocZero(state->run_cxt, sizeof(void *) * Max(result->naggs, 1));
+	for (a = 0; a < result->naggs; a++)
+	{
+		Size		bytes = (Size) ga_agg_result_width(request, a) * result->ngroups;
+
+		copy->values[a] = MemoryContextAlloc(state->run_cxt, Max(bytes, 1));
+		if (bytes > 0)
+			memcpy(copy->values[a], result->values[a], bytes);
+	}
+	return copy;
+}
+
+/*
  * Read the whole input into partitions on disk, one spill per grouping set
  * of keys (a set of no keys, one group, is aggregated as the input goes
  * by), then start returning the first set's groups.  The input's batches
@@ -707,6 +737,7 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 {
 	const GpuAggDesc *desc = state->desc;
 	const GpuAggLayout *layout = state->layout;
+	const GaAggResult *result;
 	GaBatch    *batch;
 	instr_time	start;
 	bool		eof = false;
@@ -732,8 +763,12 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 			return false;
 	}
 	state->receiver = GpuAggMessageReceiverCreate(layout->ncolumns, state->run_cxt);
+	/* its strings start within a quarter of hash_mem, and grow for long values */
 	batch = GpuAggLocalBatchCreate(layout->ncolumns, layout->column_types,
-								   state->requests[0].batch_rows, state->run_cxt);
+								   state->requests[0].batch_rows,
+								   Min(GpuAggLayoutStringBytes(layout, state->requests[0].batch_rows),
+									   (int64) (get_hash_memory_limit() / 4)),
+								   state->run_cxt);
 	state->pending = NULL;
 	state->pending_slot = -1;
 	state->pending_row = NULL;
@@ -769,10 +804,13 @@ agg_spill_input(GpuAggState *state, GaStatus *status)
 	{
 		if (state->spills[s] != NULL)
 			continue;
-		state->results[s] = ga_agg_finish(state->aggs[s], GpuAggDeviceWait, NULL, status);
-		if (state->results[s] == NULL)
+		result = ga_agg_finish(state->aggs[s], GpuAggDeviceWait, NULL, status);
+		if (result == NULL)
 			return false;
 		agg_add_stats(state, state->aggs[s], false, true);
+		state->results[s] = agg_copy_keyless_result(state, s, result);
+		ga_agg_destroy(state->aggs[s]);
+		state->aggs[s] = NULL;
 	}
 	state->emit_set = 0;
 	state->current = -1;
@@ -892,19 +930,15 @@ static void
 agg_next_partition(GpuAggState *state, int set)
 {
 	GaStatus	status;
-	bool		survive = true;
-	int			s;
 
 	if (agg_run_partition(state, set, false, &status))
 		return;
 	agg_destroy_set(state, set);
 	if (status.code == GA_ERR_CANCELLED)
 		GpuAggRaiseCancel();
-	/* a later set of no keys keeps its group where the failed service holds it */
-	for (s = set + 1; s < state->desc->nsets && ga_device_is_service(state->device); s++)
-		survive = survive && state->aggs[s] == NULL;
+	/* a later set of no keys has its group in the node's memory already */
 	if (GpuAggDeviceFailureRecoverable(state->device, &status) &&
-		state->info.fallback == NULL && survive)
+		state->info.fallback == NULL)
 	{
 		agg_fall_back(state, &status);
 		if (agg_run_partition(state, set, true, &status))

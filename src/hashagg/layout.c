@@ -329,6 +329,11 @@ layout_output(GpuAggLayout *layout, const GpuAggAggDesc *agg, GpuAggOutput *out)
 		{
 			layout->distinct_sets[d].column = column;
 			layout->distinct_sets[d].encoding = encoding;
+			if (agg->as_bytes)
+			{
+				layout->distinct_sets[d].string_width = agg->arg_width;
+				layout->string_width = Max(layout->string_width, agg->arg_width);
+			}
 			layout->ndistinct++;
 		}
 		out->distinct_set = d;
@@ -690,9 +695,16 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	layout->exprs = palloc0(sizeof(GpuAggDerivedDesc *) * Max(desc->naggs, 1));
 
 	for (i = 0; i < desc->nkeys; i++)
+	{
 		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,
 											   layout_key_encoding(&desc->keys[i]),
 											   desc->keys[i].type);
+		if (desc->keys[i].as_bytes)
+		{
+			layout->key_string_bytes += desc->keys[i].width;
+			layout->string_width = Max(layout->string_width, desc->keys[i].width);
+		}
+	}
 	for (i = 0; i < desc->nkeys; i++)
 	{
 		GpuAggEncoding encoding = layout_key_encoding(&desc->keys[i]);
@@ -730,4 +742,15 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 	if (desc->njoin_steps > 0)
 		layout_split_join(layout, desc);
 	return layout;
+}
+
+/*
+ * The bytes a local batch of `rows` rows starts each string column with:
+ * the rows at the widest column's average width (batch/builder.c grows a
+ * column past that where the values are longer).
+ */
+int64
+GpuAggLayoutStringBytes(const GpuAggLayout *layout, int64 rows)
+{
+	return rows * (int64) Max(layout->string_width, 1);
 }

@@ -51,6 +51,7 @@ typedef struct GpuAggDistinctSet
 {
 	int			column;			/* batch column of the argument, key-encoded */
 	GpuAggEncoding encoding;
+	int32		string_width;	/* bytes: the argument's average, else 0 */
 } GpuAggDistinctSet;
 
 /* The batch columns and device operations of a description. */
@@ -67,6 +68,14 @@ typedef struct GpuAggLayout
 	GpuAggOutput *outputs;		/* one per aggregate of the description */
 	int			ndistinct;
 	GpuAggDistinctSet *distinct_sets;
+
+	/*
+	 * The planner's average bytes of the string columns' values (keys and
+	 * DISTINCT arguments that travel as bytes): the widest column's, and a
+	 * group's keys' together.
+	 */
+	int32		string_width;
+	int32		key_string_bytes;
 
 	/*
 	 * Aggjoin: the columns of side s (desc's sides) are [side_first[s],
@@ -91,5 +100,6 @@ typedef struct GpuAggLayout
 
 /* hashagg/layout.c */
 extern GpuAggLayout *GpuAggLayoutBuild(const GpuAggDesc *desc);
+extern int64 GpuAggLayoutStringBytes(const GpuAggLayout *layout, int64 rows);
 
 #endif							/* GPUAGG_LAYOUT_H */

@@ -299,7 +299,9 @@ pack_reset(GpuAggPackState *state)
 											  state->run_cxt);
 	GpuAggBatchBuilderSetSender(state->builder);
 	state->batch = GpuAggLocalBatchCreate(ncolumns, layout->column_types + state->first_column,
-										  pack_message_capacity(), state->run_cxt);
+										  pack_message_capacity(),
+										  GpuAggLayoutStringBytes(layout, pack_message_capacity()),
+										  state->run_cxt);
 	state->dict_sent = palloc(sizeof(int32) * Max(ncolumns, 1));
 	for (c = 0; c < ncolumns; c++)
 		state->dict_sent[c] =

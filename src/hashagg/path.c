@@ -616,6 +616,14 @@ aggjoin_side_keys(PlannerInfo *root, const GpuAggJoinSides *sides, int s, List *
  * from its batch, in one process whatever the workers that packed it, and
  * hashing it once per set); a copy of each batch for every set but the
  * first (a tenth of packing it); finalizing and emitting the groups.
+ *
+ * The CPU device takes the rows that parallel workers packed in one
+ * process, as a Gather's leader takes their tuples: each costs
+ * parallel_tuple_cost, as it does through a Gather, where PostgreSQL's
+ * parallel aggregation sends partial groups only and hashes the rows in
+ * every worker (over a parallel join, TPC-H Q3 and Q9, the CPU device ran
+ * no faster than that plan: docs/benchmarks.md).  The GPU device copies
+ * the batches whole.
  */
 static void
 agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
@@ -630,8 +638,12 @@ agg_cost_path(CustomPath *cpath, Path *child, double input_rows, bool parallel,
 	if (device == GA_DEVICE_GPU)
 		startup += gpuagg_gpu_startup_cost + input_rows * gpuagg_gpu_tuple_cost * nsets;
 	else
+	{
 		startup += input_rows * (gpuagg_cpu_device_tuple_cost +
 								 cpu_operator_cost * (nkeys + naggs + 1) * nsets);
+		if (parallel)
+			startup += input_rows * parallel_tuple_cost;
+	}
 	startup += groups * cpu_operator_cost * naggs;
 
 	cost_qual_eval(&having_cost, having, NULL);

@@ -107,6 +107,7 @@ enum GpuAggPlanKeyIndex
 	PLAN_KEY_TYPE,
 	PLAN_KEY_ONE_SPELLING,
 	PLAN_KEY_AS_BYTES,
+	PLAN_KEY_WIDTH,
 	PLAN_KEY_NFIELDS
 };
 
@@ -126,6 +127,7 @@ enum GpuAggPlanAggIndex
 	PLAN_AGG_NUMERIC_PRECISION,
 	PLAN_AGG_DISTINCT,
 	PLAN_AGG_AS_BYTES,
+	PLAN_AGG_ARG_WIDTH,
 	PLAN_AGG_DERIVED,			/* enum GpuAggPlanDerivedIndex, each step;
 								 * NIL: none */
 	PLAN_AGG_NFIELDS
@@ -355,6 +357,7 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 		if (KeyDictIsPaddedBpchar(key))
 			desc->keys[i].type = TEXTOID;
 		desc->keys[i].one_spelling = KeyDictKeyHasOneSpelling(key);
+		desc->keys[i].width = get_typavgwidth(exprType(key), exprTypmod(key));
 		tlist = lappend(tlist, makeTargetEntry((Expr *) key, list_length(tlist) + 1,
 											   NULL, false));
 		i++;
@@ -384,6 +387,7 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 
 			agg->arg_attno = GpuAggChildAttno(child_exprs, (Node *) arg);
 			agg->arg_source_type = getBaseType(exprType((Node *) arg));
+			agg->arg_width = get_typavgwidth(exprType((Node *) arg), exprTypmod((Node *) arg));
 		}
 		else if (aggref->aggfilter != NULL)
 			agg->filter_attno = GpuAggChildAttno(child_exprs, (Node *) aggref->aggfilter);
@@ -678,6 +682,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		GpuAggPrivateSetInt(key, PLAN_KEY_TYPE, (int) desc->keys[i].type);
 		GpuAggPrivateSetInt(key, PLAN_KEY_ONE_SPELLING, desc->keys[i].one_spelling ? 1 : 0);
 		GpuAggPrivateSetInt(key, PLAN_KEY_AS_BYTES, desc->keys[i].as_bytes ? 1 : 0);
+		GpuAggPrivateSetInt(key, PLAN_KEY_WIDTH, desc->keys[i].width);
 		keys = lappend(keys, key);
 	}
 	for (i = 0; i < desc->naggs; i++)
@@ -698,6 +703,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		GpuAggPrivateSet(a, PLAN_AGG_NUMERIC_PRECISION, makeInteger(agg->numeric_precision));
 		GpuAggPrivateSet(a, PLAN_AGG_DISTINCT, makeInteger(agg->distinct ? 1 : 0));
 		GpuAggPrivateSet(a, PLAN_AGG_AS_BYTES, makeInteger(agg->as_bytes ? 1 : 0));
+		GpuAggPrivateSet(a, PLAN_AGG_ARG_WIDTH, makeInteger(agg->arg_width));
 		GpuAggPrivateSet(a, PLAN_AGG_DERIVED, derived_to_list(agg->derived));
 		aggs = lappend(aggs, a);
 	}
@@ -758,6 +764,7 @@ GpuAggDescFromList(List *list)
 		desc->keys[i].type = (Oid) list_nth_int(key, PLAN_KEY_TYPE);
 		desc->keys[i].one_spelling = list_nth_int(key, PLAN_KEY_ONE_SPELLING) != 0;
 		desc->keys[i].as_bytes = list_nth_int(key, PLAN_KEY_AS_BYTES) != 0;
+		desc->keys[i].width = list_nth_int(key, PLAN_KEY_WIDTH);
 	}
 	aggs = list_nth(list, PLAN_AGGS);
 	desc->naggs = list_length(aggs);
@@ -781,6 +788,7 @@ GpuAggDescFromList(List *list)
 		agg->numeric_precision = intVal(list_nth(a, PLAN_AGG_NUMERIC_PRECISION));
 		agg->distinct = intVal(list_nth(a, PLAN_AGG_DISTINCT)) != 0;
 		agg->as_bytes = intVal(list_nth(a, PLAN_AGG_AS_BYTES)) != 0;
+		agg->arg_width = intVal(list_nth(a, PLAN_AGG_ARG_WIDTH));
 		agg->derived = derived_from_list(list_nth(a, PLAN_AGG_DERIVED));
 	}
 	desc->est_groups = floatVal(list_nth(list, PLAN_EST_GROUPS));

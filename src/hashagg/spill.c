@@ -638,15 +638,21 @@ GpuAggSpillEnd(GpuAggSpill *spill)
 
 /*
  * Host bytes one group takes in the device's aggregation (the CPU device's
- * hash table slots, keys and accumulators), and in each DISTINCT set's.
+ * hash table slots, keys with the bytes of text keys at the planner's
+ * average width, and accumulators), and in each DISTINCT set's.
  */
 double
 GpuAggGroupBytes(const GpuAggState *state)
 {
+	const GpuAggLayout *layout = state->layout;
 	int			nkeys = state->desc->nkeys;
-	double		bytes = 64 + 9 * nkeys + 16 * state->layout->nops;
+	double		bytes = 64 + 9 * nkeys + layout->key_string_bytes + 16 * layout->nops;
+	int			d;
 
-	return bytes + state->layout->ndistinct * (64 + 9 * (nkeys + 1));
+	for (d = 0; d < layout->ndistinct; d++)
+		bytes += 64 + 9 * (nkeys + 1) + layout->key_string_bytes +
+			layout->distinct_sets[d].string_width;
+	return bytes;
 }
 
 /* Set every request's batch capacity, in rows and in string bytes. */
