@@ -408,7 +408,7 @@ typedef enum GaTuneFamily
 /* gpuagg.tuning: how a GPU aggregation chooses its launch parameters. */
 typedef enum GaTuning
 {
-	GA_TUNING_OFF = 0,			/* today's rules (all-zero parameters) */
+	GA_TUNING_OFF = 0,			/* the built-in rules (all-zero parameters) */
 	GA_TUNING_ON,				/* the tuned ones; explore, bounded, where
 								 * a shape class is not tuned yet */
 	GA_TUNING_FROZEN			/* the tuned ones; never explore */

@@ -44,7 +44,7 @@ int			gpuagg_service_threads = 16;
 int			gpuagg_device_host = GPUAGG_HOST_AUTO;
 int			gpuagg_service_wait = 10000;	/* ms */
 int			gpuagg_gpu_memory_budget = 0;	/* MB; 0 = 90% of each GPU's memory */
-int			gpuagg_tuning = GA_TUNING_ON;
+int			gpuagg_tuning = GA_TUNING_OFF;
 char	   *gpuagg_debug_launch = NULL;
 bool		gpuagg_debug_launch_set = false;
 GaLaunchParams gpuagg_debug_launch_params;
@@ -283,7 +283,7 @@ GpuAggGucInit(void)
 							 "How the GPU chooses the launch parameters of its aggregation kernels.",
 							 "on uses the parameters tuned for the GPU's model and the batch's shape, and explores, on a bounded share of batches, where they are not tuned yet; "
 							 "frozen uses them without exploring; off keeps the built-in rules.",
-							 &gpuagg_tuning, GA_TUNING_ON, tuning_options,
+							 &gpuagg_tuning, GA_TUNING_OFF, tuning_options,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("gpuagg.debug_launch",
 							   "Testing: run every GPU aggregation batch with these launch parameters, e.g. 'threads=64,blocks_per_sm=1'.",
