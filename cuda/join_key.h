@@ -32,6 +32,9 @@
 #define GPUAGG_JOIN_KEY_H
 
 #include <stdint.h>
+#if !defined(__CUDACC__)
+#include <string.h>
+#endif
 
 #include "gpuagg_device.h"
 #include "gpuagg_hash.h"
@@ -76,6 +79,44 @@ ga_join_key_hash(uint64_t seed, const int64_t *k, int nkeys)
 
 #if !defined(__CUDACC__)
 
+/*
+ * The value row `row` of key column col gives a key's hash: an int64
+ * column's value, or a GA_TYPE_STRING column's bytes hashed by
+ * ga_hash_bytes (the hash of a group key's bytes too), so that a string
+ * key folds into the whole key's hash as an integer key does.
+ */
+static inline int64_t
+ga_join_key_component(const GaColumn *col, int64_t row)
+{
+	uint32_t	start;
+
+	if (col->type != GA_TYPE_STRING)
+		return ((const int64_t *) col->values)[row];
+	start = ga_string_start(col, row);
+	return (int64_t) ga_hash_bytes(col->bytes + start,
+								   ((const uint32_t *) col->values)[row] - start);
+}
+
+/*
+ * Whether row ra of key column a and row rb of key column b (of one type)
+ * hold equal keys: equal int64 values, or equal bytes.
+ */
+static inline int
+ga_join_key_components_equal(const GaColumn *a, int64_t ra, const GaColumn *b, int64_t rb)
+{
+	uint32_t	start_a,
+				start_b,
+				len;
+
+	if (a->type != GA_TYPE_STRING)
+		return ((const int64_t *) a->values)[ra] == ((const int64_t *) b->values)[rb];
+	start_a = ga_string_start(a, ra);
+	start_b = ga_string_start(b, rb);
+	len = ((const uint32_t *) a->values)[ra] - start_a;
+	return len == ((const uint32_t *) b->values)[rb] - start_b &&
+		(len == 0 || memcmp(a->bytes + start_a, b->bytes + start_b, len) == 0);
+}
+
 /* join_key.c: the seed choice (host only) */
 
 /* The seed of try `attempt` (0 .. GA_JOIN_KEY_SEED_TRIES - 1). */
@@ -84,8 +125,8 @@ extern uint64_t ga_join_key_seed(int attempt);
 /*
  * Whether n hashes are free of collisions: every two rows i, j with
  * hashes[i] == hashes[j] hold equal keys, the values of build rows
- * rows[i], rows[j] in payload's columns columns[0 .. nkeys - 1] (int64,
- * valid in those rows).  Returns 1 when free, 0 on a collision, -1 when
+ * rows[i], rows[j] in payload's columns columns[0 .. nkeys - 1] (int64
+ * or string, valid in those rows).  Returns 1 when free, 0 on a collision, -1 when
  * out of host memory.
  */
 extern int	ga_join_key_collision_free(const GaBatch *payload, const int *columns, int nkeys,
@@ -93,7 +134,8 @@ extern int	ga_join_key_collision_free(const GaBatch *payload, const int *columns
 
 /*
  * Hash the keys of build rows rows[0 .. n - 1] (payload's columns
- * columns[0 .. nkeys - 1], int64 and valid in those rows) into hashes[],
+ * columns[0 .. nkeys - 1], int64 or string and valid in those rows, each
+ * as ga_join_key_component) into hashes[],
  * under the first seed of ga_join_key_seed that leaves them free of
  * collisions, stored in *seed.  Asks the wait callback between tries.
  * Returns 0 with status when out of memory, cancelled, or when no seed

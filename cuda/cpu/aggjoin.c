@@ -41,14 +41,16 @@
  * time.  With one step, level 1 is the piece of joined rows, filled in one
  * pass over the probe rows.
  *
- * Several keys.  A step of several keys is built on device.c's hashes of
- * its build rows' keys (join_key.h), like a step of one key; a row is
- * looked up by the hash of its key columns' values under the step's seed
- * (no match when one is null), and a hash found is rechecked: the row's
- * key is compared with the build key columns of the hash's first build
- * row, and a different key is no match.  The seed leaves the build's
- * hashes free of collisions, so the first build row speaks for all of
- * them.
+ * Hashed steps.  A step of several keys, or of string keys, is built on
+ * device.c's hashes of its build rows' keys (join_key.h), like a step of
+ * one key; a row is looked up by the hash of its key columns' values (a
+ * string's as ga_hash_bytes of its bytes) under the step's seed (no match
+ * when one is null), and a hash found is rechecked: the row's key is
+ * compared with the build key columns of the hash's first build row
+ * (strings byte by byte), and a different key is no match.  The seed
+ * leaves the build's hashes free of collisions, so the first build row
+ * speaks for all of them.  A string key column is only ever read there:
+ * its bytes are copied with the build, and never gathered.
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
  * and what the steps read (key columns, build key columns included, and
@@ -157,6 +159,7 @@ struct CpuAggJoin
 	/* the build sides */
 	int			nbuilt;
 	void	  **build_values;	/* per copied build column, payload rows */
+	uint8_t   **build_bytes;	/* ... a string column's bytes, else NULL */
 	uint8_t   **build_validity; /* NULL when the column has no nulls */
 	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
 	uint64_t	key_seed[GA_AGG_MAX_JOIN_STEPS];	/* several keys: the hash's */
@@ -222,6 +225,8 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 			free(aj->build_values[c]);
 		if (aj->build_validity != NULL)
 			free(aj->build_validity[c]);
+		if (aj->build_bytes != NULL)
+			free(aj->build_bytes[c]);
 		if (aj->joined.columns != NULL)
 		{
 			free(aj->joined.columns[c].values);
@@ -239,6 +244,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 			free(aj->levels[s].source[t]);
 	free(aj->build_values);
 	free(aj->build_validity);
+	free(aj->build_bytes);
 	free(aj->joined.columns);
 	free(aj->column_types);
 	free(aj->from_build);
@@ -304,7 +310,7 @@ aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 			if (step->filter[i].op == GA_FILTER_COMPARE)
 				aj->step_read[step->filter[i].column2] = 1;
 		}
-		if (step->nkeys <= 1)
+		if (!ga_join_step_hashed(step))
 		{
 			aj->step_read[step->key_column] = 1;
 			continue;
@@ -399,10 +405,11 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj->derived = calloc(n > 0 ? n : 1, 1);
 	aj->build_values = calloc(n > 0 ? n : 1, sizeof(void *));
 	aj->build_validity = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
+	aj->build_bytes = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
 	aj->joined.columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	if (aj->column_types == NULL || aj->from_build == NULL || aj->aggregated == NULL ||
 		aj->step_read == NULL || aj->derived == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
-		aj->joined.columns == NULL)
+		aj->build_bytes == NULL || aj->joined.columns == NULL)
 		goto oom;
 	if (n > 0)
 	{
@@ -440,6 +447,8 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 		if (aj->from_build[c] != side || aj->derived[c])
 			continue;
 		bytes += batch->nrows * ga_type_width(col->type);
+		if (col->type == GA_TYPE_STRING)
+			bytes += ga_string_used(col, batch->nrows);
 		if (col->has_nulls)
 			bytes += (batch->nrows + 7) / 8;
 	}
@@ -449,7 +458,7 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 /*
  * Copy the build columns of step `side` that are read (by the aggregation,
  * as a later step's key or as the step's own build key) out of the
- * payload (validity only with nulls).
+ * payload (validity only with nulls; a string column's bytes too).
  */
 static int
 aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
@@ -471,6 +480,16 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
 				return 0;
 			if (nrows > 0)
 				memcpy(aj->build_values[c], col->values, (size_t) nrows * width);
+		}
+		if (aj->column_types[c] == GA_TYPE_STRING)
+		{
+			size_t		used = ga_string_used(col, nrows);
+
+			aj->build_bytes[c] = malloc(used > 0 ? used : 1);
+			if (aj->build_bytes[c] == NULL)
+				return 0;
+			if (used > 0)
+				memcpy(aj->build_bytes[c], col->bytes, used);
 		}
 		if (col->has_nulls)
 		{
@@ -680,6 +699,18 @@ aggjoin_copy_value(void *dst, int64_t i, const void *src, int64_t src_row, int w
 	}
 }
 
+/* The copy of build column c (its values, validity and bytes) as a column. */
+static inline void
+aggjoin_build_column(const CpuAggJoin *aj, int c, GaColumn *col)
+{
+	memset(col, 0, sizeof(GaColumn));
+	col->type = aj->column_types[c];
+	col->values = aj->build_values[c];
+	col->validity = aj->build_validity[c];
+	col->has_nulls = aj->build_validity[c] != NULL;
+	col->bytes = aj->build_bytes[c];
+}
+
 /*
  * Where column c lives: the probe batch's or its step's copied payload's
  * arrays (*validity NULL when the column has no nulls; both NULL for a
@@ -870,10 +901,37 @@ aggjoin_level_value(const CpuAggJoinRun *run, int level, int64_t p, int c, int64
 }
 
 /*
+ * Key column c of row p of level `level` as a column holding it (a probe
+ * column, or the copy of a build column) and its row there, into *col
+ * and *row; 0 when it is null there (also when the row has no source on
+ * the column's side).
+ */
+static inline int
+aggjoin_level_key(const CpuAggJoinRun *run, int level, int64_t p, int c, GaColumn *col,
+				  int64_t *row)
+{
+	const CpuAggJoin *aj = run->aj;
+	const void *values;
+	const uint8_t *validity;
+	int			side = aggjoin_column_home(aj, run->probe, c, &values, &validity);
+	int64_t		r = aj->levels[level].source[side][p];
+
+	if (r == CPU_AGGJOIN_NO_ROW || (validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
+		return 0;
+	if (side == 0)
+		*col = run->probe->columns[c];
+	else
+		aggjoin_build_column(aj, c, col);
+	*row = r;
+	return 1;
+}
+
+/*
  * The distinct index of the build key that row p of level s - 1 matches
- * at step s, or -1 for none (a null key included).  With several keys:
- * the row's key columns hashed under the step's seed and looked up, then
- * the key rechecked against the first build row of the hash found.
+ * at step s, or -1 for none (a null key included).  A hashed step: the
+ * row's key columns hashed under the step's seed (join_key.h) and looked
+ * up, then the key rechecked against the first build row of the hash
+ * found.
  */
 static int64_t
 aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
@@ -881,24 +939,34 @@ aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
 	const CpuAggJoin *aj = run->aj;
 	const GaAggJoinStep *step = &aj->steps[s - 1];
 	const CpuJoinTable *table = &aj->tables[s - 1];
+	GaColumn	cols[GA_AGG_MAX_JOIN_KEYS];
+	int64_t		rows[GA_AGG_MAX_JOIN_KEYS];
 	int64_t		k[GA_AGG_MAX_JOIN_KEYS];
 	int64_t		d;
 	uint32_t	b;
 	int			i;
 
-	if (step->nkeys <= 1)
+	if (!ga_join_step_hashed(step))
 		return aggjoin_level_value(run, s - 1, p, step->key_column, &k[0]) ?
 			aggjoin_lookup(table, k[0]) : -1;
 	for (i = 0; i < step->nkeys; i++)
-		if (!aggjoin_level_value(run, s - 1, p, step->key_columns[i], &k[i]))
+	{
+		if (!aggjoin_level_key(run, s - 1, p, step->key_columns[i], &cols[i], &rows[i]))
 			return -1;
+		k[i] = ga_join_key_component(&cols[i], rows[i]);
+	}
 	d = aggjoin_lookup(table, ga_join_key_hash(aj->key_seed[s - 1], k, step->nkeys));
 	if (d < 0)
 		return -1;
 	b = table->key_rows[table->offsets[d]];
 	for (i = 0; i < step->nkeys; i++)
-		if (((const int64_t *) aj->build_values[step->build_key_columns[i]])[b] != k[i])
+	{
+		GaColumn	build;
+
+		aggjoin_build_column(aj, step->build_key_columns[i], &build);
+		if (!ga_join_key_components_equal(&cols[i], rows[i], &build, b))
 			return -1;
+	}
 	return d;
 }
 
@@ -1037,6 +1105,12 @@ ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe, CpuAggregateFn aggre
 	if (aj->nbuilt < aj->nsteps)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "an aggjoin's batch was submitted before the build sides of all its join steps were given");
+	for (s = 0; s < aj->ncolumns; s++)
+		if (aj->from_build[s] == 0 && aj->column_types[s] == GA_TYPE_STRING &&
+			!ga_string_column_valid(&probe->columns[s], probe->nrows))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d of a batch has offsets out of order or past its bytes",
+								 s);
 	aj->levels[0].nrows = probe->nrows;
 	for (s = 0; s <= aj->nsteps; s++)
 		if ((aj->levels[s].nrows > 0 || (s == aj->nsteps && run.pieces == 0)) &&

@@ -44,4 +44,5 @@ const GaDeviceOps ga_cpu_ops = {
 	.join_destroy = ga_cpu_join_destroy,
 	.groups_strings = 1,
 	.takes_pages = 1,
+	.joins_strings = 1,
 };
