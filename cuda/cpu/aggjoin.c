@@ -160,9 +160,11 @@ struct CpuAggJoin
 	int			nbuilt;
 	void	  **build_values;	/* per copied build column, payload rows */
 	uint8_t   **build_bytes;	/* ... a string column's bytes, else NULL */
+	GaColumn   *build_columns;	/* ... all three as a column */
 	uint8_t   **build_validity; /* NULL when the column has no nulls */
 	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
-	uint64_t	key_seed[GA_AGG_MAX_JOIN_STEPS];	/* several keys: the hash's */
+	uint64_t	key_start[GA_AGG_MAX_JOIN_STEPS];	/* hashed: the hash's start
+													 * under the build's seed */
 
 	/* a RIGHT or FULL step: which of its payload rows a row matched */
 	int64_t		build_rows[GA_AGG_MAX_JOIN_STEPS];	/* each step's payload rows */
@@ -245,6 +247,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 	free(aj->build_values);
 	free(aj->build_validity);
 	free(aj->build_bytes);
+	free(aj->build_columns);
 	free(aj->joined.columns);
 	free(aj->column_types);
 	free(aj->from_build);
@@ -406,10 +409,11 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj->build_values = calloc(n > 0 ? n : 1, sizeof(void *));
 	aj->build_validity = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
 	aj->build_bytes = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
+	aj->build_columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	aj->joined.columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	if (aj->column_types == NULL || aj->from_build == NULL || aj->aggregated == NULL ||
 		aj->step_read == NULL || aj->derived == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
-		aj->build_bytes == NULL || aj->joined.columns == NULL)
+		aj->build_bytes == NULL || aj->build_columns == NULL || aj->joined.columns == NULL)
 		goto oom;
 	if (n > 0)
 	{
@@ -499,6 +503,11 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
 			if (nrows > 0)
 				memcpy(aj->build_validity[c], col->validity, (size_t) (nrows + 7) / 8);
 		}
+		aj->build_columns[c].type = aj->column_types[c];
+		aj->build_columns[c].values = aj->build_values[c];
+		aj->build_columns[c].validity = aj->build_validity[c];
+		aj->build_columns[c].has_nulls = aj->build_validity[c] != NULL;
+		aj->build_columns[c].bytes = aj->build_bytes[c];
 	}
 	return 1;
 }
@@ -646,7 +655,7 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 {
 	int			grouped;
 
-	aj->key_seed[step] = key_seed;
+	aj->key_start[step] = ga_join_key_hash_start(key_seed);
 
 	if (!aggjoin_copy_payload(aj, payload, step + 1))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -697,18 +706,6 @@ aggjoin_copy_value(void *dst, int64_t i, const void *src, int64_t src_row, int w
 			((uint64_t *) dst)[i] = ((const uint64_t *) src)[src_row];
 			break;
 	}
-}
-
-/* The copy of build column c (its values, validity and bytes) as a column. */
-static inline void
-aggjoin_build_column(const CpuAggJoin *aj, int c, GaColumn *col)
-{
-	memset(col, 0, sizeof(GaColumn));
-	col->type = aj->column_types[c];
-	col->values = aj->build_values[c];
-	col->validity = aj->build_validity[c];
-	col->has_nulls = aj->build_validity[c] != NULL;
-	col->bytes = aj->build_bytes[c];
 }
 
 /*
@@ -901,29 +898,23 @@ aggjoin_level_value(const CpuAggJoinRun *run, int level, int64_t p, int c, int64
 }
 
 /*
- * Key column c of row p of level `level` as a column holding it (a probe
- * column, or the copy of a build column) and its row there, into *col
- * and *row; 0 when it is null there (also when the row has no source on
- * the column's side).
+ * Key column c of row p of level `level`: the column holding it (a probe
+ * column, or the copy of a build column) and its row there, into *row;
+ * NULL when it is null there (also when the row has no source on the
+ * column's side).
  */
-static inline int
-aggjoin_level_key(const CpuAggJoinRun *run, int level, int64_t p, int c, GaColumn *col,
-				  int64_t *row)
+static inline const GaColumn *
+aggjoin_level_key(const CpuAggJoinRun *run, int level, int64_t p, int c, int64_t *row)
 {
 	const CpuAggJoin *aj = run->aj;
-	const void *values;
-	const uint8_t *validity;
-	int			side = aggjoin_column_home(aj, run->probe, c, &values, &validity);
+	int			side = aj->from_build[c];
+	const GaColumn *col = side == 0 ? &run->probe->columns[c] : &aj->build_columns[c];
 	int64_t		r = aj->levels[level].source[side][p];
 
-	if (r == CPU_AGGJOIN_NO_ROW || (validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
-		return 0;
-	if (side == 0)
-		*col = run->probe->columns[c];
-	else
-		aggjoin_build_column(aj, c, col);
+	if (r == CPU_AGGJOIN_NO_ROW || ga_column_is_null(col, r))
+		return NULL;
 	*row = r;
-	return 1;
+	return col;
 }
 
 /*
@@ -939,34 +930,31 @@ aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
 	const CpuAggJoin *aj = run->aj;
 	const GaAggJoinStep *step = &aj->steps[s - 1];
 	const CpuJoinTable *table = &aj->tables[s - 1];
-	GaColumn	cols[GA_AGG_MAX_JOIN_KEYS];
+	const GaColumn *cols[GA_AGG_MAX_JOIN_KEYS];
 	int64_t		rows[GA_AGG_MAX_JOIN_KEYS];
-	int64_t		k[GA_AGG_MAX_JOIN_KEYS];
+	uint64_t	h = aj->key_start[s - 1];
+	int64_t		k;
 	int64_t		d;
 	uint32_t	b;
 	int			i;
 
 	if (!ga_join_step_hashed(step))
-		return aggjoin_level_value(run, s - 1, p, step->key_column, &k[0]) ?
-			aggjoin_lookup(table, k[0]) : -1;
+		return aggjoin_level_value(run, s - 1, p, step->key_column, &k) ?
+			aggjoin_lookup(table, k) : -1;
 	for (i = 0; i < step->nkeys; i++)
 	{
-		if (!aggjoin_level_key(run, s - 1, p, step->key_columns[i], &cols[i], &rows[i]))
+		if ((cols[i] = aggjoin_level_key(run, s - 1, p, step->key_columns[i], &rows[i])) == NULL)
 			return -1;
-		k[i] = ga_join_key_component(&cols[i], rows[i]);
+		h = ga_join_key_hash_add(h, ga_join_key_component(cols[i], rows[i]), i);
 	}
-	d = aggjoin_lookup(table, ga_join_key_hash(aj->key_seed[s - 1], k, step->nkeys));
+	d = aggjoin_lookup(table, (int64_t) h);
 	if (d < 0)
 		return -1;
 	b = table->key_rows[table->offsets[d]];
 	for (i = 0; i < step->nkeys; i++)
-	{
-		GaColumn	build;
-
-		aggjoin_build_column(aj, step->build_key_columns[i], &build);
-		if (!ga_join_key_components_equal(&cols[i], rows[i], &build, b))
+		if (!ga_join_key_components_equal(cols[i], rows[i],
+										  &aj->build_columns[step->build_key_columns[i]], b))
 			return -1;
-	}
 	return d;
 }
 
