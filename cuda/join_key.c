@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * join_key.c
- *	  The seed choice of an aggjoin step on several keys (join_key.h):
+ *	  The seed choice of a hashed aggjoin step (several keys, or string
+ *	  keys: join_key.h):
  *	  device.c hashes the listed build rows' keys here, under the first
  *	  seed that leaves the build's hashes free of collisions, before either
  *	  device sees them.

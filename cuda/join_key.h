@@ -1,22 +1,28 @@
 /*-------------------------------------------------------------------------
  *
  * join_key.h
- *	  The key of an aggjoin step on several columns (the "A step joins on
- *	  one key or on several" part of gpuagg_device.h): the hash of a whole
+ *	  The key of a hashed aggjoin step, on several columns or on strings
+ *	  (the "A step joins on one key or on several" part of
+ *	  gpuagg_device.h): the hash of a whole
  *	  key, shared by device.c (which hashes the build rows), the CPU device
  *	  and the GPU kernels (which hash the rows they look up), so that they
  *	  cannot disagree; and the choice of a seed under which the build's
  *	  hashes are free of collisions (join_key.c, host only).  Internal to
  *	  cuda/; no PostgreSQL and no CUDA runtime header.
  *
- * A step of several keys runs as a step of one: device.c hashes every
- * listed build row's key columns into one int64, and the devices build
- * their tables on those hashes exactly as on a single key.  A row looked
+ * A step of several keys, or of string keys (a hashed step), runs as a
+ * step of one: device.c hashes every listed build row's key columns into
+ * one int64, and the devices build their tables on those hashes exactly as
+ * on a single key.  A row looked
  * up is hashed the same way, found among the build's hashes, and then
  * rechecked: its key is compared with the key of the first build row of
  * its hash, and a row whose key differs has no match.  That is the Rapids
  * report's table over several key columns: one hash code of all the keys
  * for the position, then a compare of the keys themselves.
+ *
+ * A string key enters the hash as ga_hash_bytes of its bytes and is
+ * compared byte by byte (ga_join_key_component and
+ * ga_join_key_components_equal below).
  *
  * One compare suffices because the seed is chosen so that no two distinct
  * keys of the build share a hash: all build rows of one hash then hold the
