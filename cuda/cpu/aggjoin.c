@@ -908,10 +908,14 @@ aggjoin_level_key(const CpuAggJoinRun *run, int level, int64_t p, int c, int64_t
 {
 	const CpuAggJoin *aj = run->aj;
 	int			side = aj->from_build[c];
-	const GaColumn *col = side == 0 ? &run->probe->columns[c] : &aj->build_columns[c];
 	int64_t		r = aj->levels[level].source[side][p];
+	const GaColumn *col;
 
-	if (r == CPU_AGGJOIN_NO_ROW || ga_column_is_null(col, r))
+	/* no source (an unmatched build row of a RIGHT or FULL step has no probe row) */
+	if (r == CPU_AGGJOIN_NO_ROW)
+		return NULL;
+	col = side == 0 ? &run->probe->columns[c] : &aj->build_columns[c];
+	if (ga_column_is_null(col, r))
 		return NULL;
 	*row = r;
 	return col;

@@ -211,7 +211,9 @@ GpuAggMessageRows(bytea *message)
 
 /*
  * Whether a message's rows fit what a device batch has left: its rows, and
- * the bytes of its string columns (each at most header.string_bytes).
+ * the bytes of its string columns (each at most header.string_bytes).  Only
+ * the message's own columns count: an aggjoin's probe batch leaves its build
+ * sides' columns, strings among them, unfilled.
  */
 bool
 GpuAggMessageFits(bytea *message, const GaBatch *batch)
@@ -222,7 +224,8 @@ GpuAggMessageFits(bytea *message, const GaBatch *batch)
 	read_header(message, &header);
 	if (header.nrows > batch->capacity - batch->nrows)
 		return false;
-	for (c = 0; c < batch->ncolumns; c++)
+	for (c = header.first_column;
+		 c < header.first_column + header.ncolumns && c < batch->ncolumns; c++)
 	{
 		const GaColumn *col = &batch->columns[c];
 
