@@ -73,6 +73,8 @@ SELECT aggjoin_check('SELECT count(*), count(js_empty.w) FROM js_fact LEFT JOIN 
 -- a chain: the second join's text key comes from the first join's build side
 SELECT aggjoin_check('SELECT js_dim2.region, count(*), sum(js_fact.n) FROM js_fact JOIN js_dim USING (t) JOIN js_dim2 ON js_dim2.v = js_dim.v GROUP BY js_dim2.region');
 SELECT aggjoin_check('SELECT js_dim2.region, count(*) FROM js_fact JOIN js_dim2 USING (v) JOIN js_dim ON js_dim.c = js_fact.c GROUP BY js_dim2.region');
+-- a FULL join's unmatched build rows meet a later text key of the probe side (null)
+SELECT aggjoin_check('SELECT js_dim2.region, count(*), count(js_dim.w) FROM js_fact FULL JOIN js_dim ON js_dim.t = js_fact.t LEFT JOIN js_dim2 ON js_dim2.v = js_fact.v GROUP BY js_dim2.region');
 
 -- the results, printed once
 SELECT js_dim.t IS NULL AS t_null, length(js_dim.t) AS len, count(*), sum(js_fact.n)
