@@ -174,6 +174,13 @@ ga_device_kind_groups_strings(GaDeviceKind kind)
 	return kind == GA_DEVICE_CPU ? ga_cpu_ops.groups_strings : ga_gpu_ops.groups_strings;
 }
 
+/* See gpuagg_device.h: what the kind's table of entry points says. */
+int
+ga_device_kind_joins_strings(GaDeviceKind kind)
+{
+	return kind == GA_DEVICE_CPU ? ga_cpu_ops.joins_strings : ga_gpu_ops.joins_strings;
+}
+
 /* Milliseconds this open spent creating the GPU's context (0: it existed). */
 double
 ga_device_setup_ms(const GaDevice *device)
@@ -286,8 +293,9 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 }
 
 /*
- * Check the payload's build key columns of a step of several keys: arrays
- * where rows need them, and every listed build row valid in each.
+ * Check the payload's build key columns of a hashed step: arrays (and a
+ * string column's bytes) where rows need them, and every listed build row
+ * valid in each.
  */
 static int
 join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows, int64_t n,
@@ -300,7 +308,8 @@ join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows
 	{
 		const GaColumn *col = &payload->columns[js->build_key_columns[k]];
 
-		if (col->values == NULL || (col->has_nulls && col->validity == NULL))
+		if (col->values == NULL || (col->has_nulls && col->validity == NULL) ||
+			(col->type == GA_TYPE_STRING && col->bytes == NULL))
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "the build key column %d of join step %d has no values in the payload",
 								 js->build_key_columns[k], step + 1);
@@ -316,8 +325,8 @@ join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows
 /*
  * Check the build's arguments and call order (an aggjoin, a
  * step it has, the step's first build, before any batch; n and every row
- * in range; keys for a step of one key, none for a step of several), then
- * build.  A step of several keys is built on the hashes of its build rows'
+ * in range; keys for a step on key_column, none for a hashed one), then
+ * build.  A hashed step is built on the hashes of its build rows'
  * keys (join_key.h), with the seed that keeps them free of collisions.  A
  * step whose build failed counts as given: the device, or for a failure
  * here (hashing) this layer, remembers the failure and reports it from
@@ -356,11 +365,11 @@ ga_aggjoin_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows
 							 "an aggjoin's build side has %lld keyed rows, but its payload has %lld rows (at most %lld are supported)",
 							 (long long) n, (long long) payload->nrows,
 							 (long long) GA_JOIN_MAX_BUILD_ROWS);
-	if (js->nkeys >= 2 && keys != NULL)
+	if (ga_join_step_hashed(js) && keys != NULL)
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "join step %d joins on %d keys, so its build side takes no keys: the device reads them from its build key columns",
+							 "join step %d joins on %d hashed keys, so its build side takes no keys: the device reads them from its build key columns",
 							 step + 1, js->nkeys);
-	if (n > 0 && ((js->nkeys <= 1 && keys == NULL) || rows == NULL))
+	if (n > 0 && ((!ga_join_step_hashed(js) && keys == NULL) || rows == NULL))
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "an aggjoin's build side has rows but no key or row arrays");
 	for (i = 0; i < n; i++)
@@ -368,11 +377,11 @@ ga_aggjoin_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "build row %lld of an aggjoin is %u, beyond the payload's %lld rows",
 								 (long long) i, rows[i], (long long) payload->nrows);
-	if (js->nkeys >= 2 && !join_build_keys_validate(js, step, rows, n, payload, status))
+	if (ga_join_step_hashed(js) && !join_build_keys_validate(js, step, rows, n, payload, status))
 		return 0;
 	agg->join_build_called[step] = 1;
 	agg->join_builds_called++;
-	if (js->nkeys >= 2)
+	if (ga_join_step_hashed(js))
 	{
 		hashes = ga_alloc_array(n, sizeof(int64_t));
 		if (hashes == NULL)

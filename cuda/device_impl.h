@@ -87,6 +87,12 @@ typedef struct GaDeviceOps
 	 */
 	int			takes_pages;
 	int			page_capacity;
+	/*
+	 * Nonzero when the device joins on string keys (gpuagg_device.h: a
+	 * hashed aggjoin step, its pairs GA_TYPE_STRING or of one key); a
+	 * device without refuses such a request in its agg_create.
+	 */
+	int			joins_strings;
 } GaDeviceOps;
 
 /* cpu/device.c: the CPU device */

@@ -124,6 +124,12 @@ extern GaDeviceKind ga_device_kind(const GaDevice *device);
  * keys is refused by a device that does not.
  */
 extern int	ga_device_kind_groups_strings(GaDeviceKind kind);
+/*
+ * Whether the devices of a kind join on string keys (a hashed aggjoin
+ * step's GA_TYPE_STRING key pairs, and a hashed step of one key); a
+ * request with them is refused by a device that does not.
+ */
+extern int	ga_device_kind_joins_strings(GaDeviceKind kind);
 /* Milliseconds spent creating the context; 0 when it already existed. */
 extern double ga_device_setup_ms(const GaDevice *device);
 
@@ -140,7 +146,8 @@ typedef enum GaValueType
 	GA_TYPE_INT64,
 	GA_TYPE_FLOAT32,
 	GA_TYPE_FLOAT64,
-	GA_TYPE_STRING				/* bytes of any length: a group key only */
+	GA_TYPE_STRING				/* bytes of any length: a group key, or a
+								 * join key of a hashed aggjoin step */
 } GaValueType;
 
 /*
@@ -878,6 +885,14 @@ typedef enum GaAggJoinType
  * columns: the position from a hash of the whole key, then a compare of
  * the keys themselves.)  No key column of a step, of either
  * kind, may be a derived column.
+ *
+ * A step with hashed set joins on the pairs that way with any nkeys from 1
+ * (a step of 2 or more keys is hashed whether set or not).  Only a hashed
+ * step takes string keys: a pair may be two GA_TYPE_STRING columns (a
+ * probe or earlier build column and a build column of the step), whose
+ * values are equal when their bytes are, each hashed with ga_hash_bytes
+ * into the key's hash (join_key.h), on a device that joins strings
+ * (ga_device_kind_joins_strings); the other pairs stay GA_TYPE_INT64.
  */
 #define GA_AGG_MAX_JOIN_STEPS 8
 #define GA_AGG_MAX_JOIN_KEYS GA_MAX_KEYS	/* as many as a group-by has */
@@ -960,12 +975,24 @@ typedef struct GaAggJoinStep
 {
 	GaAggJoinType type;
 	int			key_column;		/* nkeys <= 1: GA_TYPE_INT64, a probe column or a build column of an earlier step */
-	int			nkeys;			/* 0 or 1: key_column alone; 2 .. GA_AGG_MAX_JOIN_KEYS: the pairs below */
-	int			key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: each as key_column */
-	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2: GA_TYPE_INT64 build columns of this step */
+	int			nkeys;			/* 0 or 1: key_column alone (unless hashed); 2 .. GA_AGG_MAX_JOIN_KEYS: the pairs below */
+	int			hashed;			/* nonzero: the pairs below even for nkeys 1 (see above) */
+	int			key_columns[GA_AGG_MAX_JOIN_KEYS];	/* the pairs: each as key_column, or a string */
+	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* the pairs: build columns of this step, of
+															 * their partners' types */
 	int			nfilter;		/* 0: no filter; else 1 .. GA_FILTER_MAX_STEPS (see above) */
 	GaFilterStep filter[GA_FILTER_MAX_STEPS];
 } GaAggJoinStep;
+
+/*
+ * Whether a step joins on its pairs (key_columns, build_key_columns: the
+ * device hashes them and rechecks) rather than on key_column alone.
+ */
+GA_INLINE int
+ga_join_step_hashed(const GaAggJoinStep *step)
+{
+	return step->nkeys >= 2 || (step->hashed && step->nkeys == 1);
+}
 
 typedef struct GaAggJoinSpec
 {
@@ -982,11 +1009,12 @@ typedef struct GaAggJoinSpec
  * ga_agg_next_batch.  payload has the request's ncolumns columns of the
  * request's types; the step's build columns (from_build[c] = step + 1) hold
  * the build rows 0 .. payload->nrows - 1 (values and validity as in any
- * batch; its other columns are not read; capacity >= nrows).  keys[i] is
+ * batch, and a string column's bytes; its other columns are not read;
+ * capacity >= nrows).  keys[i] is
  * the join key of build row rows[i], for the n <= payload->nrows build
  * rows that have a key (rows with a null key are left out: they never
- * match); rows are distinct.  A step of several keys takes keys NULL, and
- * rows lists the build rows whose build key columns are all valid (a
+ * match); rows are distinct.  A hashed step (ga_join_step_hashed) takes
+ * keys NULL, and rows lists the build rows whose build key columns are all valid (a
  * listed row with a null in one is refused with GA_ERR_INVALID); should no
  * hash of its keys be free of collisions (practically never), the build
  * fails with GA_ERR_DEVICE.  Everything is copied: the caller may free

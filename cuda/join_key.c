@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * join_key.c
- *	  The seed choice of an aggjoin step on several keys (join_key.h):
+ *	  The seed choice of a hashed aggjoin step (several keys, or string
+ *	  keys: join_key.h):
  *	  device.c hashes the listed build rows' keys here, under the first
  *	  seed that leaves the build's hashes free of collisions, before either
  *	  device sees them.
@@ -49,11 +50,11 @@ ga_join_key_seed(int attempt)
 						 UINT64_C(0x6a09e667f3bcc909));
 }
 
-/* Value of int64 column `column` of payload row `row`. */
+/* Hash value (ga_join_key_component) of key column `column` of payload row `row`. */
 static inline int64_t
 join_key_value(const GaBatch *payload, int column, uint32_t row)
 {
-	return ((const int64_t *) payload->columns[column].values)[row];
+	return ga_join_key_component(&payload->columns[column], row);
 }
 
 /* Whether build rows a and b hold equal keys in every key column. */
@@ -64,7 +65,8 @@ join_key_rows_equal(const GaBatch *payload, const int *columns, int nkeys, uint3
 	int			i;
 
 	for (i = 0; i < nkeys; i++)
-		if (join_key_value(payload, columns[i], a) != join_key_value(payload, columns[i], b))
+		if (!ga_join_key_components_equal(&payload->columns[columns[i]], a,
+										  &payload->columns[columns[i]], b))
 			return 0;
 	return 1;
 }

@@ -39,11 +39,13 @@ type_is_float(GaValueType type)
 
 /*
  * Check a key column `key` of join step s (0-based): a column of
- * GA_TYPE_INT64 that the step's rows already have, a probe column or a
- * build column of an earlier step.
+ * GA_TYPE_INT64 (or, in a hashed step, GA_TYPE_STRING: strings) that the
+ * step's rows already have, a probe column or a build column of an
+ * earlier step.
  */
 static int
-join_key_column_validate(const GaAggRequest *request, int s, int key, GaStatus *status)
+join_key_column_validate(const GaAggRequest *request, int s, int key, int strings,
+						 GaStatus *status)
 {
 	const GaAggJoinSpec *join = request->join;
 
@@ -55,18 +57,19 @@ join_key_column_validate(const GaAggRequest *request, int s, int key, GaStatus *
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the key column %d of join step %d is a build column of step %d, not a probe column or a build column of an earlier step",
 							 key, s + 1, (int) join->from_build[key]);
-	if (request->column_types[key] != GA_TYPE_INT64)
+	if (request->column_types[key] != GA_TYPE_INT64 &&
+		!(strings && request->column_types[key] == GA_TYPE_STRING))
 		return ga_status_set(status, GA_ERR_INVALID,
-							 "the key column %d of join step %d is not of type int64",
-							 key, s + 1);
+							 "the key column %d of join step %d is not of type int64%s",
+							 key, s + 1, strings ? " or string" : "");
 	return 1;
 }
 
 /*
- * Check the keys of join step s (0-based): its key_column with nkeys 0 or
- * 1; with 2 .. GA_AGG_MAX_JOIN_KEYS, each of its key_columns as a
- * key_column and each of its build_key_columns a GA_TYPE_INT64 build
- * column of the step itself.
+ * Check the keys of join step s (0-based): its key_column on its own;
+ * hashed (ga_join_step_hashed), each of its key_columns as a key_column
+ * (int64 or string) and each of its build_key_columns a build column of
+ * the step itself of its partner's type.
  */
 static int
 join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
@@ -78,13 +81,13 @@ join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "join step %d of the aggjoin has %d keys; 0 to %d are supported",
 							 s + 1, step->nkeys, GA_AGG_MAX_JOIN_KEYS);
-	if (step->nkeys <= 1)
-		return join_key_column_validate(request, s, step->key_column, status);
+	if (!ga_join_step_hashed(step))
+		return join_key_column_validate(request, s, step->key_column, 0, status);
 	for (i = 0; i < step->nkeys; i++)
 	{
 		int			build_key = step->build_key_columns[i];
 
-		if (!join_key_column_validate(request, s, step->key_columns[i], status))
+		if (!join_key_column_validate(request, s, step->key_columns[i], 1, status))
 			return 0;
 		if (build_key < 0 || build_key >= request->ncolumns)
 			return ga_status_set(status, GA_ERR_INVALID,
@@ -94,10 +97,10 @@ join_step_keys_validate(const GaAggRequest *request, int s, GaStatus *status)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "the build key column %d of join step %d is not a build column of that step (its from_build is %d)",
 								 build_key, s + 1, (int) request->join->from_build[build_key]);
-		if (request->column_types[build_key] != GA_TYPE_INT64)
+		if (request->column_types[build_key] != request->column_types[step->key_columns[i]])
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "the build key column %d of join step %d is not of type int64",
-								 build_key, s + 1);
+								 "the build key column %d of join step %d is not of the type of its key column %d",
+								 build_key, s + 1, step->key_columns[i]);
 	}
 	return 1;
 }
@@ -304,7 +307,7 @@ join_step_keyed_on(const GaAggJoinStep *step, int c)
 {
 	int			i;
 
-	if (step->nkeys <= 1)
+	if (!ga_join_step_hashed(step))
 		return step->key_column == c;
 	for (i = 0; i < step->nkeys; i++)
 		if (step->key_columns[i] == c)
@@ -610,6 +613,40 @@ pages_validate(const GaAggRequest *request, GaStatus *status)
 }
 
 /*
+ * Whether string column c of an aggjoin is a join key only: a key column
+ * or build key column of a hashed step, read by no group key or
+ * aggregate (an aggjoin gathers no string into its joined rows).
+ */
+static int
+join_string_column(const GaAggRequest *request, int c)
+{
+	const GaAggJoinSpec *join = request->join;
+	int			keyed = 0;
+	int			s,
+				i;
+
+	for (s = 0; join->nsteps <= GA_AGG_MAX_JOIN_STEPS && s < join->nsteps; s++)
+	{
+		const GaAggJoinStep *step = &join->steps[s];
+
+		if (!ga_join_step_hashed(step) || step->nkeys > GA_AGG_MAX_JOIN_KEYS)
+			continue;
+		for (i = 0; i < step->nkeys; i++)
+			if (step->key_columns[i] == c || step->build_key_columns[i] == c)
+				keyed = 1;
+	}
+	for (i = 0; keyed && i < request->nkeys; i++)
+		if (request->key_columns[i] == c)
+			return 0;
+	for (i = 0; keyed && i < request->naggs; i++)
+		if (request->aggs[i].op != GA_AGG_COUNT_ROWS &&
+			(request->aggs[i].column == c ||
+			 (request->aggs[i].op == GA_AGG_COMOMENTS && request->aggs[i].column2 == c)))
+			return 0;
+	return keyed;
+}
+
+/*
  * Check that a request makes sense before any device sees it, so that the
  * implementations can trust it.
  */
@@ -638,9 +675,10 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "string column %d needs between 1 and %lld bytes a batch, not %lld",
 								 i, (long long) UINT32_MAX, (long long) request->string_bytes);
-		if (request->join != NULL)
+		if (request->join != NULL && !join_string_column(request, i))
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "string column %d is in an aggregation fed by a join", i);
+								 "string column %d is in an aggregation fed by a join, but is no key of a hashed join step",
+								 i);
 	}
 	if (request->debug_hash_bits < 0 || request->debug_hash_bits > 63)
 		return ga_status_set(status, GA_ERR_INVALID,

@@ -41,14 +41,16 @@
  * time.  With one step, level 1 is the piece of joined rows, filled in one
  * pass over the probe rows.
  *
- * Several keys.  A step of several keys is built on device.c's hashes of
- * its build rows' keys (join_key.h), like a step of one key; a row is
- * looked up by the hash of its key columns' values under the step's seed
- * (no match when one is null), and a hash found is rechecked: the row's
- * key is compared with the build key columns of the hash's first build
- * row, and a different key is no match.  The seed leaves the build's
- * hashes free of collisions, so the first build row speaks for all of
- * them.
+ * Hashed steps.  A step of several keys, or of string keys, is built on
+ * device.c's hashes of its build rows' keys (join_key.h), like a step of
+ * one key; a row is looked up by the hash of its key columns' values (a
+ * string's as ga_hash_bytes of its bytes) under the step's seed (no match
+ * when one is null), and a hash found is rechecked: the row's key is
+ * compared with the build key columns of the hash's first build row
+ * (strings byte by byte), and a different key is no match.  The seed
+ * leaves the build's hashes free of collisions, so the first build row
+ * speaks for all of them.  A string key column is only ever read there:
+ * its bytes are copied with the build, and never gathered.
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
  * and what the steps read (key columns, build key columns included, and
@@ -157,9 +159,12 @@ struct CpuAggJoin
 	/* the build sides */
 	int			nbuilt;
 	void	  **build_values;	/* per copied build column, payload rows */
+	uint8_t   **build_bytes;	/* ... a string column's bytes, else NULL */
+	GaColumn   *build_columns;	/* ... all three as a column */
 	uint8_t   **build_validity; /* NULL when the column has no nulls */
 	CpuJoinTable tables[GA_AGG_MAX_JOIN_STEPS];
-	uint64_t	key_seed[GA_AGG_MAX_JOIN_STEPS];	/* several keys: the hash's */
+	uint64_t	key_start[GA_AGG_MAX_JOIN_STEPS];	/* hashed: the hash's start
+													 * under the build's seed */
 
 	/* a RIGHT or FULL step: which of its payload rows a row matched */
 	int64_t		build_rows[GA_AGG_MAX_JOIN_STEPS];	/* each step's payload rows */
@@ -222,6 +227,8 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 			free(aj->build_values[c]);
 		if (aj->build_validity != NULL)
 			free(aj->build_validity[c]);
+		if (aj->build_bytes != NULL)
+			free(aj->build_bytes[c]);
 		if (aj->joined.columns != NULL)
 		{
 			free(aj->joined.columns[c].values);
@@ -239,6 +246,8 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 			free(aj->levels[s].source[t]);
 	free(aj->build_values);
 	free(aj->build_validity);
+	free(aj->build_bytes);
+	free(aj->build_columns);
 	free(aj->joined.columns);
 	free(aj->column_types);
 	free(aj->from_build);
@@ -304,7 +313,7 @@ aggjoin_mark_read(CpuAggJoin *aj, const GaAggRequest *request)
 			if (step->filter[i].op == GA_FILTER_COMPARE)
 				aj->step_read[step->filter[i].column2] = 1;
 		}
-		if (step->nkeys <= 1)
+		if (!ga_join_step_hashed(step))
 		{
 			aj->step_read[step->key_column] = 1;
 			continue;
@@ -399,10 +408,12 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj->derived = calloc(n > 0 ? n : 1, 1);
 	aj->build_values = calloc(n > 0 ? n : 1, sizeof(void *));
 	aj->build_validity = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
+	aj->build_bytes = calloc(n > 0 ? n : 1, sizeof(uint8_t *));
+	aj->build_columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	aj->joined.columns = calloc(n > 0 ? n : 1, sizeof(GaColumn));
 	if (aj->column_types == NULL || aj->from_build == NULL || aj->aggregated == NULL ||
 		aj->step_read == NULL || aj->derived == NULL || aj->build_values == NULL || aj->build_validity == NULL ||
-		aj->joined.columns == NULL)
+		aj->build_bytes == NULL || aj->build_columns == NULL || aj->joined.columns == NULL)
 		goto oom;
 	if (n > 0)
 	{
@@ -440,6 +451,8 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 		if (aj->from_build[c] != side || aj->derived[c])
 			continue;
 		bytes += batch->nrows * ga_type_width(col->type);
+		if (col->type == GA_TYPE_STRING)
+			bytes += ga_string_used(col, batch->nrows);
 		if (col->has_nulls)
 			bytes += (batch->nrows + 7) / 8;
 	}
@@ -449,7 +462,7 @@ aggjoin_side_bytes(const CpuAggJoin *aj, const GaBatch *batch, int side)
 /*
  * Copy the build columns of step `side` that are read (by the aggregation,
  * as a later step's key or as the step's own build key) out of the
- * payload (validity only with nulls).
+ * payload (validity only with nulls; a string column's bytes too).
  */
 static int
 aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
@@ -472,6 +485,16 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
 			if (nrows > 0)
 				memcpy(aj->build_values[c], col->values, (size_t) nrows * width);
 		}
+		if (aj->column_types[c] == GA_TYPE_STRING)
+		{
+			size_t		used = ga_string_used(col, nrows);
+
+			aj->build_bytes[c] = malloc(used > 0 ? used : 1);
+			if (aj->build_bytes[c] == NULL)
+				return 0;
+			if (used > 0)
+				memcpy(aj->build_bytes[c], col->bytes, used);
+		}
 		if (col->has_nulls)
 		{
 			aj->build_validity[c] = ga_alloc_array((nrows + 7) / 8, 1);
@@ -480,6 +503,11 @@ aggjoin_copy_payload(CpuAggJoin *aj, const GaBatch *payload, int side)
 			if (nrows > 0)
 				memcpy(aj->build_validity[c], col->validity, (size_t) (nrows + 7) / 8);
 		}
+		aj->build_columns[c].type = aj->column_types[c];
+		aj->build_columns[c].values = aj->build_values[c];
+		aj->build_columns[c].validity = aj->build_validity[c];
+		aj->build_columns[c].has_nulls = aj->build_validity[c] != NULL;
+		aj->build_columns[c].bytes = aj->build_bytes[c];
 	}
 	return 1;
 }
@@ -627,7 +655,7 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 {
 	int			grouped;
 
-	aj->key_seed[step] = key_seed;
+	aj->key_start[step] = ga_join_key_hash_start(key_seed);
 
 	if (!aggjoin_copy_payload(aj, payload, step + 1))
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -870,10 +898,35 @@ aggjoin_level_value(const CpuAggJoinRun *run, int level, int64_t p, int c, int64
 }
 
 /*
+ * Key column c of row p of level `level`: the column holding it (a probe
+ * column, or the copy of a build column) and its row there, into *row;
+ * NULL when it is null there (also when the row has no source on the
+ * column's side).
+ */
+static inline const GaColumn *
+aggjoin_level_key(const CpuAggJoinRun *run, int level, int64_t p, int c, int64_t *row)
+{
+	const CpuAggJoin *aj = run->aj;
+	int			side = aj->from_build[c];
+	int64_t		r = aj->levels[level].source[side][p];
+	const GaColumn *col;
+
+	/* no source (an unmatched build row of a RIGHT or FULL step has no probe row) */
+	if (r == CPU_AGGJOIN_NO_ROW)
+		return NULL;
+	col = side == 0 ? &run->probe->columns[c] : &aj->build_columns[c];
+	if (ga_column_is_null(col, r))
+		return NULL;
+	*row = r;
+	return col;
+}
+
+/*
  * The distinct index of the build key that row p of level s - 1 matches
- * at step s, or -1 for none (a null key included).  With several keys:
- * the row's key columns hashed under the step's seed and looked up, then
- * the key rechecked against the first build row of the hash found.
+ * at step s, or -1 for none (a null key included).  A hashed step: the
+ * row's key columns hashed under the step's seed (join_key.h) and looked
+ * up, then the key rechecked against the first build row of the hash
+ * found.
  */
 static int64_t
 aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
@@ -881,23 +934,30 @@ aggjoin_find(const CpuAggJoinRun *run, int s, int64_t p)
 	const CpuAggJoin *aj = run->aj;
 	const GaAggJoinStep *step = &aj->steps[s - 1];
 	const CpuJoinTable *table = &aj->tables[s - 1];
-	int64_t		k[GA_AGG_MAX_JOIN_KEYS];
+	const GaColumn *cols[GA_AGG_MAX_JOIN_KEYS];
+	int64_t		rows[GA_AGG_MAX_JOIN_KEYS];
+	uint64_t	h = aj->key_start[s - 1];
+	int64_t		k;
 	int64_t		d;
 	uint32_t	b;
 	int			i;
 
-	if (step->nkeys <= 1)
-		return aggjoin_level_value(run, s - 1, p, step->key_column, &k[0]) ?
-			aggjoin_lookup(table, k[0]) : -1;
+	if (!ga_join_step_hashed(step))
+		return aggjoin_level_value(run, s - 1, p, step->key_column, &k) ?
+			aggjoin_lookup(table, k) : -1;
 	for (i = 0; i < step->nkeys; i++)
-		if (!aggjoin_level_value(run, s - 1, p, step->key_columns[i], &k[i]))
+	{
+		if ((cols[i] = aggjoin_level_key(run, s - 1, p, step->key_columns[i], &rows[i])) == NULL)
 			return -1;
-	d = aggjoin_lookup(table, ga_join_key_hash(aj->key_seed[s - 1], k, step->nkeys));
+		h = ga_join_key_hash_add(h, ga_join_key_component(cols[i], rows[i]), i);
+	}
+	d = aggjoin_lookup(table, (int64_t) h);
 	if (d < 0)
 		return -1;
 	b = table->key_rows[table->offsets[d]];
 	for (i = 0; i < step->nkeys; i++)
-		if (((const int64_t *) aj->build_values[step->build_key_columns[i]])[b] != k[i])
+		if (!ga_join_key_components_equal(cols[i], rows[i],
+										  &aj->build_columns[step->build_key_columns[i]], b))
 			return -1;
 	return d;
 }
@@ -1037,6 +1097,12 @@ ga_cpu_aggjoin_submit(CpuAggJoin *aj, const GaBatch *probe, CpuAggregateFn aggre
 	if (aj->nbuilt < aj->nsteps)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "an aggjoin's batch was submitted before the build sides of all its join steps were given");
+	for (s = 0; s < aj->ncolumns; s++)
+		if (aj->from_build[s] == 0 && aj->column_types[s] == GA_TYPE_STRING &&
+			!ga_string_column_valid(&probe->columns[s], probe->nrows))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d of a batch has offsets out of order or past its bytes",
+								 s);
 	aj->levels[0].nrows = probe->nrows;
 	for (s = 0; s <= aj->nsteps; s++)
 		if ((aj->levels[s].nrows > 0 || (s == aj->nsteps && run.pieces == 0)) &&

@@ -46,4 +46,5 @@ const GaDeviceOps ga_cpu_ops = {
 	.takes_pages = 1,
 	/* 2 MB of images, which stay in the CPU's cache until it deforms them */
 	.page_capacity = 256,
+	.joins_strings = 1,
 };

@@ -766,7 +766,8 @@ ga_cpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 							 "a batch holds %lld rows but has room for %lld",
 							 (long long) nrows, (long long) batch->capacity);
 
-	for (i = 0; i < batch->ncolumns; i++)
+	/* an aggjoin checks its probe columns (the others are not filled) */
+	for (i = 0; agg->join == NULL && i < batch->ncolumns; i++)
 		if (batch->columns[i].type == GA_TYPE_STRING &&
 			!ga_string_column_valid(&batch->columns[i], nrows))
 			return ga_status_set(status, GA_ERR_INVALID,

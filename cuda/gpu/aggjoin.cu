@@ -193,6 +193,16 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	size_t		probe_bytes;
 	int			n = agg->ncolumns + 1;
 
+	/* hashed steps of one key and string keys: ga_gpu_ops.joins_strings */
+	for (int i = 0; i < spec->nsteps; i++)
+		if (spec->steps[i].hashed && spec->steps[i].nkeys == 1)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the GPU device joins on no hashed key of its own (join step %d)",
+								 i + 1);
+	for (int c = 0; c < request->ncolumns; c++)
+		if (request->column_types[c] == GA_TYPE_STRING)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "the GPU device joins on no string key (column %d)", c);
 	aj = (GpuAggJoin *) calloc(1, sizeof(GpuAggJoin));
 	if (aj == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,

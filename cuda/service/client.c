@@ -835,7 +835,8 @@ client_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 
 /*
  * Give an aggjoin step's build side: keys, rows and the step's build
- * columns, laid out as service_internal.h says, in one staging buffer or,
+ * columns (a string column's bytes after its values and validity), laid
+ * out as service_internal.h says, in one staging buffer or,
  * when larger than a piece, in pieces.
  */
 static int
@@ -850,7 +851,7 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 	size_t		bytes = rows_at + svc_align((size_t) n * sizeof(uint32_t));
 	SvcColumnDesc *descs = calloc((size_t) (agg->ncolumns > 0 ? agg->ncolumns : 1),
 								  sizeof(SvcColumnDesc));
-	ClientRun  *runs = calloc((size_t) 3 + 2 * (size_t) agg->ncolumns, sizeof(ClientRun));
+	ClientRun  *runs = calloc((size_t) 3 + 3 * (size_t) agg->ncolumns, sizeof(ClientRun));
 	int			nruns = 0;
 	int			staged;
 	unsigned char *buffer = NULL;
@@ -897,6 +898,16 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 			runs[nruns++] = (ClientRun) {col->validity, bytes, (nrows + 7) / 8};
 			bytes += svc_align((nrows + 7) / 8);
 		}
+		if (col->type == GA_TYPE_STRING && col->values != NULL && nrows > 0)
+		{
+			size_t		used = ga_string_used(col, (int64_t) nrows);
+
+			descs[c].bytes = (uint8_t *) (uintptr_t) bytes;
+			descs[c].bytes_capacity = (int64_t) used;
+			if (used > 0)
+				runs[nruns++] = (ClientRun) {col->bytes, bytes, used};
+			bytes += svc_align(used);
+		}
 	}
 	staged = bytes > svc_stage_piece_bytes;
 	if (staged)
@@ -914,6 +925,8 @@ client_agg_build(void *agg_impl, int step, const int64_t *keys, const uint32_t *
 				descs[c].values = buffer + (uintptr_t) descs[c].values;
 			if (descs[c].validity != NULL)
 				descs[c].validity = buffer + (uintptr_t) descs[c].validity;
+			if (descs[c].bytes != NULL)
+				descs[c].bytes = buffer + (uintptr_t) descs[c].bytes;
 		}
 		runs_copy(buffer, 0, bytes, runs, nruns);
 	}

@@ -515,6 +515,33 @@ build_done(SvcServer *server, SvcObject *obj, const SvcArgs *args, unsigned char
 	staged_free(server, obj);
 }
 
+/*
+ * Point a build side's string column at its bytes (capacity of them at
+ * strings), when they lie inside the buffer and its nrows end offsets
+ * rise within them; 0 otherwise.
+ */
+static int
+build_strings(GaColumn *col, uint8_t *strings, int64_t capacity, int64_t nrows,
+			  unsigned char *buffer, size_t bytes)
+{
+	const uint32_t *ends = (const uint32_t *) col->values;
+	uint32_t	start = 0;
+	int64_t		r;
+
+	if (capacity < 0 || (capacity > 0 && (strings == NULL ||
+										  !inside(strings, (size_t) capacity, buffer, bytes))))
+		return 0;
+	for (r = 0; r < nrows; r++)
+	{
+		if (ends[r] < start || ends[r] > capacity)
+			return 0;
+		start = ends[r];
+	}
+	col->bytes = strings;
+	col->bytes_capacity = capacity;
+	return 1;
+}
+
 /* An aggregation's build side from a staging buffer (see client.c's layout). */
 static int
 exec_agg_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcSlot *slot,
@@ -555,7 +582,9 @@ exec_agg_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcSl
 		void	   *values = build_address(args, buffer, d->values);
 		uint8_t    *validity = build_address(args, buffer, d->validity);
 
-		if (d->type < GA_TYPE_NONE || d->type > GA_TYPE_FLOAT64 ||
+		uint8_t    *strings = build_address(args, buffer, d->bytes);
+
+		if (d->type < GA_TYPE_NONE || d->type > GA_TYPE_STRING ||
 			(values != NULL &&
 			 !inside(values, (size_t) args->nrows * ga_type_width((GaValueType) d->type),
 					 buffer, bytes)) ||
@@ -567,6 +596,9 @@ exec_agg_build(SvcServer *server, SvcServerDevice *device, SvcObject *obj, SvcSl
 		col->values = values;
 		col->validity = validity;
 		col->has_nulls = d->has_nulls != 0;
+		if (col->type == GA_TYPE_STRING && values != NULL &&
+			!build_strings(col, strings, d->bytes_capacity, args->nrows, buffer, bytes))
+			goto bad;
 	}
 	device_enter(device);
 	ok = device->ops->aggjoin_build(obj->impl, args->step,

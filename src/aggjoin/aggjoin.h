@@ -61,6 +61,7 @@ extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 							   bool grouping_sets, GpuAggJoinSides *sides);
 
 /* aggjoin/plan.c */
+extern bool GpuAggJoinKeyAsBytes(Node *outer, Node *inner);
 extern char *GpuAggJoinConditionText(PlannerInfo *root, const GpuAggJoinPath *join,
 									 char **filter);
 extern void GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join,

@@ -55,14 +55,68 @@ payload_reserve(GaBatch *payload, int first, int end, int64 want, MemoryContext 
 	payload->capacity = capacity;
 }
 
+/* The most bytes any string column of [first, end) of payload holds. */
+static int64
+string_room(const GaBatch *payload, int first, int end)
+{
+	int64		room = 0;
+	int			c;
+
+	for (c = first; c < end; c++)
+		room = Max(room, payload->columns[c].bytes_capacity);
+	return room;
+}
+
+/*
+ * Make room for more bytes after those in use in each string column (a
+ * join key that travels as its bytes) of [first, end) of payload, at least
+ * GpuAggStringBytes of them, doubling; an error past the 4 GB that end
+ * offsets address.
+ */
+static void
+payload_reserve_bytes(GaBatch *payload, int first, int end, int64 more, MemoryContext cxt)
+{
+	int			c;
+
+	for (c = first; c < end; c++)
+	{
+		GaColumn   *col = &payload->columns[c];
+		int64		want;
+		int64		capacity;
+
+		if (col->type != GA_TYPE_STRING)
+			continue;
+		want = (payload->nrows > 0 ? ga_string_used(col, payload->nrows) : 0) + more;
+		if (want <= col->bytes_capacity && col->bytes != NULL)
+			continue;
+		if (want > (int64) PG_UINT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the text join keys of an aggjoin's inner side exceed " INT64_FORMAT " bytes",
+							(int64) PG_UINT32_MAX),
+					 errhint("Set gpuagg.string_keys = off to join such keys through a dictionary.")));
+		capacity = Max(col->bytes_capacity, GpuAggStringBytes(0));
+		while (capacity < want)
+			capacity = Min(capacity * 2, (int64) PG_UINT32_MAX);
+		col->bytes = col->bytes == NULL ?
+			MemoryContextAllocExtended(cxt, capacity, MCXT_ALLOC_HUGE) :
+			repalloc_huge(col->bytes, capacity);
+		col->bytes_capacity = capacity;
+	}
+}
+
 /* The key columns of a build side, for comparing build rows by their keys. */
 typedef struct BuildKeyColumns
 {
 	int			nkeys;
-	const int64 *values[GA_AGG_MAX_JOIN_KEYS];
+	const GaColumn *columns[GA_AGG_MAX_JOIN_KEYS];
 } BuildKeyColumns;
 
-/* qsort_arg comparator of build rows by their keys (a BuildKeyColumns). */
+/*
+ * qsort_arg comparator of build rows by their keys (a BuildKeyColumns):
+ * int64 values, or a string key's bytes (by length, then bytes; any order
+ * that puts equal keys together serves).
+ */
 static int
 build_row_keys_cmp(const void *a, const void *b, void *arg)
 {
@@ -73,8 +127,30 @@ build_row_keys_cmp(const void *a, const void *b, void *arg)
 
 	for (k = 0; k < keys->nkeys; k++)
 	{
-		if (keys->values[k][x] != keys->values[k][y])
-			return keys->values[k][x] < keys->values[k][y] ? -1 : 1;
+		const GaColumn *col = keys->columns[k];
+
+		if (col->type == GA_TYPE_STRING)
+		{
+			const uint32 *ends = (const uint32 *) col->values;
+			uint32		x0 = ga_string_start(col, x);
+			uint32		y0 = ga_string_start(col, y);
+			uint32		xlen = ends[x] - x0;
+			uint32		ylen = ends[y] - y0;
+			int			cmp;
+
+			if (xlen != ylen)
+				return xlen < ylen ? -1 : 1;
+			cmp = xlen > 0 ? memcmp(col->bytes + x0, col->bytes + y0, xlen) : 0;
+			if (cmp != 0)
+				return cmp;
+		}
+		else
+		{
+			const int64 *values = (const int64 *) col->values;
+
+			if (values[x] != values[y])
+				return values[x] < values[y] ? -1 : 1;
+		}
 	}
 	return 0;
 }
@@ -136,6 +212,8 @@ build_read_message(PlanState *inner, GaBatch *payload, int first, int end,
 		message = GpuAggExchangeGet(GpuAggPackExchange(inner), message, &exchange_slot);
 	build_check_rows(payload->nrows + GpuAggMessageRows(message));
 	payload_reserve(payload, first, end, payload->nrows + GpuAggMessageRows(message), cxt);
+	/* a message's string bytes are fewer than its own */
+	payload_reserve_bytes(payload, first, end, VARSIZE_ANY(message), cxt);
 	GpuAggBatchBuilderStart(builder, payload);
 	GpuAggMessageAppend(receiver, builder, payload, message);
 	if (exchange_slot >= 0)
@@ -192,10 +270,14 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 				break;
 			build_check_rows(payload->nrows + 1);
 			payload_reserve(payload, first, end, payload->nrows + 1, cxt);
+			payload_reserve_bytes(payload, first, end, 0, cxt);
 			/* detoasted values of the build columns: one batch's worth at a time */
 			if (payload->nrows % 65536 == 0)
 				GpuAggBatchBuilderStart(builder, payload);
-			GpuAggBatchAppend(builder, payload, slot);
+			/* a row whose key bytes do not fit: twice the room, and again */
+			while (!GpuAggBatchAppend(builder, payload, slot))
+				payload_reserve_bytes(payload, first, end, string_room(payload, first, end) + 1,
+									  cxt);
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
@@ -203,13 +285,12 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 
 	/*
 	 * The build rows with a key (a null never matches), each key once for a
-	 * SEMI join; one key's values go with them, several keys are read by the
-	 * device from their columns.
+	 * SEMI join; one key's values go with them, the keys of a hashed step
+	 * (several, or bytes) are read by the device from their columns.
 	 */
 	key_columns.nkeys = desc->join_steps[step - 1].nkeys;
 	for (k = 0; k < key_columns.nkeys; k++)
-		key_columns.values[k] =
-			(const int64 *) payload->columns[layout->build_key_columns[step][k]].values;
+		key_columns.columns[k] = &payload->columns[layout->build_key_columns[step][k]];
 	rows = MemoryContextAllocExtended(cxt, sizeof(uint32) * Max(payload->nrows, 1), MCXT_ALLOC_HUGE);
 	for (r = 0; r < payload->nrows; r++)
 	{
@@ -222,11 +303,13 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 	if (desc->join_steps[step - 1].build_unique)
 		nkeys = build_distinct_rows(&key_columns, rows, nkeys);
 	keys = NULL;
-	if (key_columns.nkeys == 1)
+	if (!ga_join_step_hashed(&layout->join_spec.steps[step - 1]))
 	{
+		const int64 *values = (const int64 *) key_columns.columns[0]->values;
+
 		keys = MemoryContextAllocExtended(cxt, sizeof(int64) * Max(nkeys, 1), MCXT_ALLOC_HUGE);
 		for (r = 0; r < nkeys; r++)
-			keys[r] = key_columns.values[0][rows[r]];
+			keys[r] = values[rows[r]];
 		if (filter != NULL && desc->child_kind == GPUAGG_CHILD_PACKED &&
 			GpuAggProbeFilterStepQualifies(desc, layout, step, &c))
 		{
@@ -244,6 +327,8 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 			pfree(payload->columns[c].values);
 		if (payload->columns[c].validity != NULL)
 			pfree(payload->columns[c].validity);
+		if (payload->columns[c].bytes != NULL)
+			pfree(payload->columns[c].bytes);
 	}
 	if (keys != NULL)
 		pfree(keys);

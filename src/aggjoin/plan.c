@@ -10,17 +10,54 @@
  * (GpuAggJoinNumberColumns; hashagg/layout.c orders the batch columns the
  * same way).
  *
+ * A text, varchar or char(n) join key travels as its bytes where the
+ * planned device and the CPU device join strings (GpuAggJoinKeyAsBytes):
+ * each side's process writes its keys' bytes into its batches, the device
+ * hashes and compares them, and no process maps them onto a dictionary
+ * shared by the sides.  The choice is kept in the plan, so that the leader
+ * and every worker lay their batches out alike.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
 #include "aggjoin/aggjoin.h"
+#include "batch/key_dict.h"
+#include "devices.h"
+#include "hashagg/catalog.h"
 #include "hashagg/desc.h"
+
+/*
+ * Whether a dictionary join key (aggjoin/path.c's join_key_is_dictionary:
+ * one type on both sides under a deterministic collation) travels as its
+ * bytes: text or varchar on both sides, or char(n) of one length on both
+ * (padded alike, so that equal values are equal bytes; another length or
+ * an unconstrained bpchar compares without its trailing blanks and keeps
+ * the dictionary), by the rule of group keys (GpuAggKeyAsBytes:
+ * gpuagg.string_keys on), on a planned device that joins strings, as the
+ * CPU device a failed GPU aggregation falls back to must too.
+ */
+bool
+GpuAggJoinKeyAsBytes(Node *outer, Node *inner)
+{
+	bool		usable;
+	Oid			type;
+
+	if (!ga_device_kind_joins_strings(GpuAggPlannedDeviceKind(&usable)) ||
+		!ga_device_kind_joins_strings(GA_DEVICE_CPU))
+		return false;
+	if (KeyDictIsPaddedBpchar(outer) || KeyDictIsPaddedBpchar(inner))
+		return KeyDictIsPaddedBpchar(outer) && KeyDictIsPaddedBpchar(inner) &&
+			exprTypmod(outer) == exprTypmod(inner) && GpuAggKeyAsBytes(TEXTOID);
+	type = getBaseType(exprType(outer));
+	return type == getBaseType(exprType(inner)) && GpuAggKeyAsBytes(type);
+}
 
 /*
  * The joins' conditions as EXPLAIN shows them ("a.id = b.id", a chain's
@@ -148,6 +185,9 @@ GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join, List *child
 			desc->join_steps[t].keys[k].build_type =
 				getBaseType(exprType(list_nth(step->inner_keys, k)));
 			desc->join_steps[t].keys[k].side = list_nth_int(step->key_sides, k);
+			desc->join_steps[t].keys[k].as_bytes =
+				GpuAggJoinKeyAsBytes(list_nth(step->outer_keys, k),
+									 list_nth(step->inner_keys, k));
 		}
 	}
 	desc->njoin_steps = join->nsteps;

@@ -212,7 +212,9 @@ GpuAggMessageRows(bytea *message)
 /*
  * Whether a message's rows fit what a batch has left: its rows, and the
  * bytes of its string columns (each at most header.string_bytes; a local
- * batch's grow for them where they may: GpuAggBatchStringRoom).
+ * batch's grow for them where they may: GpuAggBatchStringRoom).  Only the
+ * message's own columns count: an aggjoin's probe batch leaves its build
+ * sides' columns, strings among them, unfilled.
  */
 bool
 GpuAggMessageFits(bytea *message, GaBatch *batch)
@@ -223,7 +225,8 @@ GpuAggMessageFits(bytea *message, GaBatch *batch)
 	read_header(message, &header);
 	if (header.nrows > batch->capacity - batch->nrows)
 		return false;
-	for (c = 0; c < batch->ncolumns; c++)
+	for (c = header.first_column;
+		 c < header.first_column + header.ncolumns && c < batch->ncolumns; c++)
 	{
 		const GaColumn *col = &batch->columns[c];
 

@@ -146,9 +146,10 @@ typedef struct GpuAggDesc
 	 * side's child outputs its expressions, then (a build side) its own join
 	 * keys, then the outer keys of the steps it gives them to (keys' side).
 	 * A step joins on one device key (an exact value, a dictionary id, or
-	 * two int2/int4 keys paired), or on 2 .. GA_AGG_MAX_JOIN_KEYS keys that
-	 * the device hashes together and rechecks (each exact or a dictionary
-	 * id; their outer keys may come from different sides).
+	 * two int2/int4 keys paired), or on keys that the device hashes
+	 * together and rechecks: 2 .. GA_AGG_MAX_JOIN_KEYS of them, or any
+	 * number of which one travels as its bytes (each exact, a dictionary
+	 * id or bytes; their outer keys may come from different sides).
 	 */
 	int			njoin_steps;	/* 0: not aggjoin */
 	struct
@@ -172,6 +173,9 @@ typedef struct GpuAggDesc
 			Oid			build_type;
 			AttrNumber	attno;	/* the outer key's column in side's child */
 			AttrNumber	build_attno;	/* the build key's in side step's */
+			bool		as_bytes;	/* both travel as their bytes
+									 * (GpuAggJoinKeyAsBytes), not as ids
+									 * of a dictionary */
 		}			keys[GA_AGG_MAX_JOIN_KEYS];
 	}			join_steps[GA_AGG_MAX_JOIN_STEPS];
 	int			nchild;			/* child expressions */

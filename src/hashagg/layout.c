@@ -446,18 +446,19 @@ layout_side(const GpuAggDesc *desc, AttrNumber attno)
 
 /*
  * Append the column of join step's (0-based) key number key to the split
- * layout's arrays.
+ * layout's arrays: its bytes (as_bytes), a dictionary id or an exact value.
  */
 static void
 layout_join_key(GpuAggColumnSource *sources, GaValueType *types, uint8 *from_build,
-				int column, int side, int step, int key, AttrNumber attno, Oid type)
+				int column, int side, int step, int key, AttrNumber attno, Oid type,
+				bool as_bytes)
 {
 	sources[column].attno = attno;
-	sources[column].encoding = KeyDictTypeSupported(type) ?
-		GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
+	sources[column].encoding = as_bytes ? GPUAGG_ENC_STRING_KEY :
+		KeyDictTypeSupported(type) ? GPUAGG_ENC_DICT_JOIN_KEY : GPUAGG_ENC_JOIN_KEY;
 	sources[column].join_key = (int16) (step * GA_AGG_MAX_JOIN_KEYS + key);
 	sources[column].type = type;
-	types[column] = GA_TYPE_INT64;
+	types[column] = GpuAggEncodingType(sources[column].encoding);
 	from_build[column] = (uint8) side;
 }
 
@@ -506,9 +507,17 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 	{
 		ncolumns += 2 * desc->join_steps[t].nkeys;
 		layout->join_spec.steps[t].type = (GaAggJoinType) desc->join_steps[t].type;
-		/* one key: key_column; several: the device hashes and rechecks them */
+		/*
+		 * one key: key_column; several, or one that travels as bytes: the
+		 * device hashes and rechecks them
+		 */
 		layout->join_spec.steps[t].nkeys =
 			desc->join_steps[t].nkeys > 1 ? desc->join_steps[t].nkeys : 0;
+		for (k = 0; k < desc->join_steps[t].nkeys; k++)
+			if (desc->join_steps[t].keys[k].as_bytes)
+				layout->join_spec.steps[t].hashed = 1;
+		if (layout->join_spec.steps[t].hashed)
+			layout->join_spec.steps[t].nkeys = desc->join_steps[t].nkeys;
 	}
 	sources = palloc0(sizeof(GpuAggColumnSource) * ncolumns);
 	types = palloc0(sizeof(GaValueType) * ncolumns);
@@ -541,7 +550,8 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 			layout->join_spec.steps[side - 1].build_key_columns[k] = next;
 			layout_join_key(sources, types, from_build, next++, side, side - 1, k,
 							desc->join_steps[side - 1].keys[k].build_attno,
-							desc->join_steps[side - 1].keys[k].build_type);
+							desc->join_steps[side - 1].keys[k].build_type,
+							desc->join_steps[side - 1].keys[k].as_bytes);
 		}
 		for (t = 0; t < desc->njoin_steps; t++)
 		{
@@ -556,7 +566,8 @@ layout_split_join(GpuAggLayout *layout, const GpuAggDesc *desc)
 					step->key_column = next;
 				layout_join_key(sources, types, from_build, next++, side, t, k,
 								desc->join_steps[t].keys[k].attno,
-								desc->join_steps[t].keys[k].type);
+								desc->join_steps[t].keys[k].type,
+								desc->join_steps[t].keys[k].as_bytes);
 			}
 		}
 	}

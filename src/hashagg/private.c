@@ -174,6 +174,7 @@ enum GpuAggPlanStepKeyIndex
 	PLAN_STEP_KEY_SIDE,
 	PLAN_STEP_KEY_TYPE,
 	PLAN_STEP_KEY_BUILD_TYPE,
+	PLAN_STEP_KEY_AS_BYTES,
 	PLAN_STEP_KEY_NFIELDS
 };
 
@@ -526,6 +527,8 @@ join_to_list(const GpuAggDesc *desc)
 			GpuAggPrivateSetInt(key, PLAN_STEP_KEY_TYPE, (int) desc->join_steps[i].keys[k].type);
 			GpuAggPrivateSetInt(key, PLAN_STEP_KEY_BUILD_TYPE,
 							(int) desc->join_steps[i].keys[k].build_type);
+			GpuAggPrivateSetInt(key, PLAN_STEP_KEY_AS_BYTES,
+								desc->join_steps[i].keys[k].as_bytes ? 1 : 0);
 			keys = lappend(keys, key);
 		}
 		GpuAggPrivateSet(step, PLAN_STEP_TYPE, makeInteger(desc->join_steps[i].type));
@@ -586,6 +589,8 @@ join_from_list(GpuAggDesc *desc, List *list)
 			desc->join_steps[i].keys[k].type = (Oid) list_nth_int(key, PLAN_STEP_KEY_TYPE);
 			desc->join_steps[i].keys[k].build_type =
 				(Oid) list_nth_int(key, PLAN_STEP_KEY_BUILD_TYPE);
+			desc->join_steps[i].keys[k].as_bytes =
+				list_nth_int(key, PLAN_STEP_KEY_AS_BYTES) != 0;
 		}
 		filter_from_list(&desc->join_steps[i].filter, list_nth(step, PLAN_STEP_FILTER_STEPS));
 	}

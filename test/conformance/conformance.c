@@ -469,6 +469,8 @@ main(int argc, char **argv)
 		alarm((unsigned) timeout);
 		failures += strings_suite(run_devices, run_strategies, run_labels, nruns,
 								  nstring_cases, seed, &checks);
+		failures += aggjoin_strings_suite(run_devices, run_strategies, run_labels, nruns,
+										  nstring_cases, seed, &checks);
 	}
 
 	alarm(0);

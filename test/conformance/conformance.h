@@ -247,6 +247,15 @@ extern int64_t strings_suite(GaDevice *const *devices, const GaStrategy *strateg
 							 const char *const *labels, int ndevices, int ncases,
 							 uint64_t seed, int64_t *checks);
 
+/*
+ * aggjoin_strings.c: ncases aggjoin cases joined on string keys on each
+ * device run, each checked with a reference that joins every pair of rows.
+ * Adds to *checks; returns the problems found.
+ */
+extern int64_t aggjoin_strings_suite(GaDevice *const *devices, const GaStrategy *strategies,
+									 const char *const *labels, int ndevices, int ncases,
+									 uint64_t seed, int64_t *checks);
+
 /* aggjoin_api.c: the aggjoin's API checks on one device run */
 extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label);
 
