@@ -108,7 +108,6 @@ check_gpu_index(int *newval, void **extra, GucSource source)
 	return false;
 }
 
-/* gpuagg.hashjoin_build_limit: -1 (automatic) or at least 64kB. */
 /*
  * Check gpuagg.debug_launch: empty, or comma-separated name=value pairs of
  * GaLaunchParams fields (threads, blocks_per_sm, replicas_max, cache_less,
@@ -148,6 +147,7 @@ assign_debug_launch(const char *newval, void *extra)
 		gpuagg_debug_launch_params = *(GaLaunchParams *) extra;
 }
 
+/* gpuagg.hashjoin_build_limit: -1 (automatic) or at least 64kB. */
 static bool
 check_build_limit(int *newval, void **extra, GucSource source)
 {

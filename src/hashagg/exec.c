@@ -219,7 +219,8 @@ agg_combine_distinct(GpuAggState *state, const GaAggResult *result, MemoryContex
 
 /*
  * Add a finished aggregation's statistics to the node's totals (all loops):
- * batches and rows of the first grouping set's, the groups of every set's.
+ * batches and rows of the first grouping set's, the groups of every set's,
+ * the launch parameters of the last one's.
  */
 static void
 agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
@@ -251,6 +252,14 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 		total->device_estimated_groups = run.device_estimated_groups;
 	for (i = 0; i < GA_NUM_PHASES; i++)
 		total->phase_ms[i] += run.phase_ms[i];
+	/* the launch parameters of the last input chunk that ran */
+	if (run.batches > 0)
+	{
+		total->launch_family = run.launch_family;
+		total->launch_source = run.launch_source;
+		total->launch = run.launch;
+	}
+	total->batches_explored += run.batches_explored;
 }
 
 /*
