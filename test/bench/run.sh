@@ -606,6 +606,21 @@ warmup_text() {
 	fi
 }
 
+# When MODES has both modes $1 and $2, print each query's times in them and
+# their ratio, under heading $3.
+print_mode_pair() {
+	local q a b
+	case " $MODES " in *" $1 "*) ;; *) return 0 ;; esac
+	case " $MODES " in *" $2 "*) ;; *) return 0 ;; esac
+	printf '\n%s:\n' "$3"
+	printf '%-7s %10s %10s %12s\n' query "$1 s" "$2 s" "$1/$2"
+	for q in "${ORDER[@]}"; do
+		a=${R_T[$q.$1]:--}
+		b=${R_T[$q.$2]:--}
+		printf '%-7s %10s %10s %12s\n' "$q" "$a" "$b" "$(ratio "$a" "$b")"
+	done
+}
+
 # Print the results table (also to OUT/bench.txt).
 print_results() {
 	local q s p g b fmt out picks
@@ -621,28 +636,10 @@ print_results() {
 			printf "$fmt" "$q" "${Q_SUITE[$q]}" "${R_ROWS[$q]:--}" "$s" "$p" "$g" "$(ratio "$s" "$g")" "$(ratio "$p" "$g")" \
 				"${R_MATCH[$q]:--}" "${R_PLAN[$q]:-}"
 		done
-		case " $MODES " in
-			*" backend "*)
-				printf '\nbackend mode (gpuagg.device_host = backend: each session opens the device, no GPU service):\n'
-				printf '%-7s %10s %10s %12s\n' query "gpuagg s" "backend s" "gpuagg/backend"
-				for q in "${ORDER[@]}"; do
-					g=${R_T[$q.gpuagg]:--}
-					b=${R_T[$q.backend]:--}
-					printf '%-7s %10s %10s %12s\n' "$q" "$g" "$b" "$(ratio "$g" "$b")"
-				done
-				;;
-		esac
-		case " $MODES " in
-			*" pages "*)
-				printf '\nrows and pages modes (no workers; gpuagg.page_scan off: the scan deforms tuples, on: the device deforms pages):\n'
-				printf '%-7s %10s %10s %12s\n' query "rows s" "pages s" "rows/pages"
-				for q in "${ORDER[@]}"; do
-					g=${R_T[$q.rows]:--}
-					b=${R_T[$q.pages]:--}
-					printf '%-7s %10s %10s %12s\n' "$q" "$g" "$b" "$(ratio "$g" "$b")"
-				done
-				;;
-		esac
+		print_mode_pair gpuagg backend \
+			'backend mode (gpuagg.device_host = backend: each session opens the device, no GPU service)'
+		print_mode_pair rows pages \
+			'rows and pages modes (no workers; gpuagg.page_scan off: the scan deforms tuples, on: the device deforms pages)'
 		picks=""
 		for q in "${ORDER[@]}"; do
 			if [ "${R_INPLAN[$q]:-}" = yes ]; then picks="$picks $q"; fi

@@ -81,6 +81,13 @@ t_service_pid() {
 	done
 }
 
+# Print field $2 (name=value) of mode $1's line in $out, the output of
+# test/bench/memory.sh.
+memory_field() {
+	printf '%s\n' "$out" | awk -v m="$1" -v f="$2" \
+		'$1 == m { for (i = 2; i <= NF; i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2) }'
+}
+
 # Report a failed check of script $T_NAME (the caller's fail becomes 1).
 failed() {
 	echo "$T_NAME: $*"

@@ -34,17 +34,15 @@ out=$(ROWS=2e6 DB=$db DEVICE=${GPUAGG_DEVICE:-cpu} VERBOSE=1 PSQL=$PG_BINDIR/psq
 	bash "$(dirname "$0")/../bench/memory.sh" 2>&1) || failed "memory.sh failed"
 printf '%s\n' "$out" | grep -E '^(native|backend|service) '
 
-# Print field $2 (name=value) of mode $1's line.
-field() { printf '%s\n' "$out" | awk -v m="$1" -v f="$2" '$1 == m { for (i = 2; i <= NF; i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2) }'; }
 
-native=$(field native hwm_kb)
-answer=$(field native answer)
+native=$(memory_field native hwm_kb)
+answer=$(memory_field native answer)
 [ -n "$native" ] && [ -n "$answer" ] || failed "no native measurement"
 for mode in backend service; do
-	hwm=$(field $mode hwm_kb)
+	hwm=$(memory_field $mode hwm_kb)
 	[ -n "$hwm" ] || { failed "no $mode measurement"; continue; }
-	[ "$(field $mode answer)" = "$answer" ] ||
-		failed "$mode answer $(field $mode answer), native $answer"
+	[ "$(memory_field $mode answer)" = "$answer" ] ||
+		failed "$mode answer $(memory_field $mode answer), native $answer"
 	if [ -n "$native" ] && [ $((hwm * 2)) -gt $((native * 3)) ]; then
 		if [ "$mode" = backend ] && [ "${GPUAGG_DEVICE:-cpu}" = gpu ]; then
 			echo "$T_NAME: backend peak memory ${hwm} kB against native's ${native} kB (not checked: a session's own CUDA context holds host memory of its own)"
@@ -52,7 +50,7 @@ for mode in backend service; do
 			failed "$mode peak memory ${hwm} kB is more than 1.5 times native's ${native} kB"
 		fi
 	fi
-	[ "$(field $mode disk_kb)" -gt 0 ] 2>/dev/null ||
+	[ "$(memory_field $mode disk_kb)" -gt 0 ] 2>/dev/null ||
 		failed "$mode: no Disk Usage in EXPLAIN ANALYZE"
 done
 printf '%s\n' "$out" | grep -q 'Batches: [0-9]' || failed "no Batches line in EXPLAIN ANALYZE"
@@ -62,20 +60,20 @@ for shape in KEY=text SHAPE=join; do
 		VERBOSE=1 PSQL=$PG_BINDIR/psql bash "$(dirname "$0")/../bench/memory.sh" 2>&1) ||
 		failed "memory.sh $shape failed"
 	printf '%s\n' "$out" | grep -E '^(native|service) ' | sed "s/^/$shape: /"
-	native=$(field native hwm_kb)
-	hwm=$(field service hwm_kb)
+	native=$(memory_field native hwm_kb)
+	hwm=$(memory_field service hwm_kb)
 	if [ -z "$native" ] || [ -z "$hwm" ]; then
 		failed "$shape: no measurement"
 		continue
 	fi
-	[ "$(field service answer)" = "$(field native answer)" ] ||
-		failed "$shape: service answer $(field service answer), native $(field native answer)"
+	[ "$(memory_field service answer)" = "$(memory_field native answer)" ] ||
+		failed "$shape: service answer $(memory_field service answer), native $(memory_field native answer)"
 	[ $((hwm * 2)) -le $((native * 3)) ] ||
 		failed "$shape: service peak memory ${hwm} kB is more than 1.5 times native's ${native} kB"
 	if [ "$shape" = SHAPE=join ] && [ "${GPUAGG_DEVICE:-cpu}" = gpu ]; then
-		echo "$T_NAME: $shape: Disk Usage $(field service disk_kb) kB (not checked: on a GPU the join's build may stay in device memory)"
+		echo "$T_NAME: $shape: Disk Usage $(memory_field service disk_kb) kB (not checked: on a GPU the join's build may stay in device memory)"
 	else
-		[ "$(field service disk_kb)" -gt 0 ] 2>/dev/null ||
+		[ "$(memory_field service disk_kb)" -gt 0 ] 2>/dev/null ||
 			failed "$shape: no Disk Usage in EXPLAIN ANALYZE"
 	fi
 done

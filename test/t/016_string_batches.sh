@@ -29,21 +29,19 @@ out=$(KEY=text ROWS=1e6 MODES="native backend service" DB=$db DEVICE=${GPUAGG_DE
 	failed "memory.sh failed"
 printf '%s\n' "$out" | grep -E '^(native|backend|service) '
 
-# Print field $2 (name=value) of mode $1's line.
-field() { printf '%s\n' "$out" | awk -v m="$1" -v f="$2" '$1 == m { for (i = 2; i <= NF; i++) if (index($i, f "=") == 1) print substr($i, length(f) + 2) }'; }
 
-native=$(field native peak_memory_kb)
-answer=$(field native answer)
+native=$(memory_field native peak_memory_kb)
+answer=$(memory_field native answer)
 [ -n "$native" ] && [ -n "$answer" ] || failed "no native measurement"
 for mode in backend service; do
-	memory=$(field $mode peak_memory_kb)
+	memory=$(memory_field $mode peak_memory_kb)
 	[ -n "$memory" ] || { failed "no $mode measurement"; continue; }
-	[ "$(field $mode answer)" = "$answer" ] ||
-		failed "$mode answer $(field $mode answer), native $answer"
+	[ "$(memory_field $mode answer)" = "$answer" ] ||
+		failed "$mode answer $(memory_field $mode answer), native $answer"
 	if [ -n "$native" ] && [ $((memory * 2)) -gt $((native * 3 + 2048)) ]; then
 		failed "$mode Memory Usage ${memory} kB is more than 1.5 times native's ${native} kB plus 1 MB"
 	fi
-	[ "$(field $mode disk_kb)" -gt 0 ] 2>/dev/null ||
+	[ "$(memory_field $mode disk_kb)" -gt 0 ] 2>/dev/null ||
 		failed "$mode: no Disk Usage in EXPLAIN ANALYZE"
 done
 
