@@ -427,22 +427,29 @@ object_left(ClientObject *obj, int rc)
 }
 
 /*
- * Wait for the reply of the request posted in the object's slot; 1, or 0
- * with status.  A failure of the call itself is remembered, as in
- * object_call.
+ * Settle the object's call whose svc_slot_await (or svc_slot_call) gave
+ * rc: add its time queued, remember a failure of the call itself (the
+ * service's object may be ahead of what the caller was told) and a call
+ * left to the service.  1 when the reply is a success, else 0 with status.
  */
 static int
-object_await(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
+object_settle(ClientObject *obj, int rc, GaStatus *status)
 {
-	int			rc = svc_slot_await(obj->device->service, client_slot(obj->device),
-									obj->generation, wait, arg, 0, status);
-
 	if (rc >= 0)
 		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
 	if (rc < 0)
 		ga_failure_set(&obj->failure, status, status->code, status->message);
 	object_left(obj, rc);
 	return rc > 0;
+}
+
+/* Wait for the reply of the request posted in the object's slot; as object_settle. */
+static int
+object_await(ClientObject *obj, GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	return object_settle(obj, svc_slot_await(obj->device->service, client_slot(obj->device),
+											 obj->generation, wait, arg, 0, status),
+						 status);
 }
 
 /*
@@ -506,15 +513,10 @@ object_call_staged(ClientObject *obj, void *buffer, GaWaitCallback wait, void *a
 	int			rc = svc_slot_call(obj->device->service, client_slot(obj->device),
 								   obj->generation, wait, arg, 0, status);
 
-	if (rc >= 0)
-		obj->queue_ns += client_slot(obj->device)->reply.queued_ns;
-	if (rc < 0)
-		ga_failure_set(&obj->failure, status, status->code, status->message);
 	/* refused if the call took it; the service frees it for a call left to it */
 	if (rc == -1)
 		object_post(obj, SVC_OP_FREE, buffer);
-	object_left(obj, rc);
-	return rc > 0;
+	return object_settle(obj, rc, status);
 }
 
 /* Copy into dest (the layout's bytes [at, at + len)) what the runs hold there. */
