@@ -262,6 +262,8 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 	}
 	else
 	{
+		/* string columns start with room; a row that does not fit grows them */
+		payload_reserve_bytes(payload, first, end, 0, cxt);
 		for (;;)
 		{
 			TupleTableSlot *slot = ExecProcNode(inner);
@@ -270,7 +272,6 @@ GpuAggJoinBuild(GaAgg *agg, const GpuAggDesc *desc, const GpuAggLayout *layout, 
 				break;
 			build_check_rows(payload->nrows + 1);
 			payload_reserve(payload, first, end, payload->nrows + 1, cxt);
-			payload_reserve_bytes(payload, first, end, 0, cxt);
 			/* detoasted values of the build columns: one batch's worth at a time */
 			if (payload->nrows % 65536 == 0)
 				GpuAggBatchBuilderStart(builder, payload);
