@@ -16,16 +16,25 @@
  * joins the queue of references (a plateau, explored from both ends); a
  * reference slower than p times the best is pruned; a reference whose
  * neighbours are all measured is done.  A candidate's time is the mean of
- * three consecutive batches (kernel milliseconds per row) whose range is
+ * three consecutive samples (kernel milliseconds per row) whose range is
  * within v_max of their mean, dropping the oldest until it is or b_max
- * batches ran it; a candidate whose first batch takes GA_TUNE_DROP times
+ * samples ran it; a candidate whose first batch takes GA_TUNE_DROP times
  * the best's time is measured by that one batch.  The search ends when the
- * queue empties or GA_TUNE_MAX_EXPLORE batches explored; the best
+ * queue empties or GA_TUNE_MAX_EXPLORE samples explored; the best
  * candidate then runs every batch of the class.
  *
+ * A sample is not one batch but consecutive batches of the candidate whose
+ * kernel time adds up to GA_TUNE_SAMPLE_MS (their milliseconds over their
+ * rows): a batch of a fraction of a millisecond varies by several percent
+ * from one run to the next, more than the differences the search weighs.
+ * A batch that takes GA_TUNE_SAMPLE_MS alone is a sample by itself.
+ *
  * The bound.  At most every other batch of a class runs a candidate under
- * test (the others run the best so far), and at most GA_TUNE_MAX_EXPLORE of
- * them do: a class converges within 2 * GA_TUNE_MAX_EXPLORE batches.
+ * test (the others run the best so far), and at most GA_TUNE_MAX_EXPLORE
+ * samples do: a class whose batches take t ms converges within
+ * 2 * GA_TUNE_MAX_EXPLORE * ceil(GA_TUNE_SAMPLE_MS / t) batches, and its
+ * exploring batches take at most GA_TUNE_MAX_EXPLORE * (GA_TUNE_SAMPLE_MS
+ * + t) ms of kernel time (candidates dropped early take less).
  *
  * The file.  A tuner with a directory (the GPU service's data directory)
  * reads its model's file when it is created and writes it, to a temporary
@@ -111,12 +120,16 @@ typedef struct TuneClass
 	int			best;			/* c_f; -1: none measured */
 	int64_t		batches;		/* batches of the class asked for */
 	int64_t		explored;		/* of them, run with the pending candidate */
+	int64_t		sampled;		/* samples the search took (the bound) */
 	int			queue[TUNE_QUEUE];	/* Q: the references, head first */
 	int			nqueue;
 	int			pending;		/* the candidate under test; -1: none */
 	int			pending_ref;	/* the reference it neighbours; -1: c_0 */
 	int			nsamples;
 	double		samples[GA_TUNE_MAX_SAMPLES];
+	int			nbatches;		/* batches of the candidate reported */
+	double		part_ms;		/* the sample being gathered: kernel ms */
+	int64_t		part_rows;		/* and rows of its batches */
 	float		cost[GA_TUNE_MAX_CANDIDATES];	/* ms per row; or TUNE_* */
 	int			loaded;			/* best came from the file */
 } TuneClass;
@@ -125,6 +138,7 @@ struct GaTuner
 {
 	char		model[128];
 	pthread_mutex_t lock;
+	double		sample_ms;		/* kernel time of a sample, at least */
 	int			file_state;		/* GaTuneSummary.file_state */
 	TuneClass	classes[GA_TUNE_CLASSES];
 };
@@ -405,6 +419,9 @@ class_test(TuneClass *c, int candidate, int ref)
 	c->pending = candidate;
 	c->pending_ref = ref;
 	c->nsamples = 0;
+	c->nbatches = 0;
+	c->part_ms = 0;
+	c->part_rows = 0;
 	c->cost[candidate] = TUNE_IN_TEST;
 }
 
@@ -448,7 +465,7 @@ static void
 class_advance(const TuneSpace *space, TuneClass *c)
 {
 	c->pending = -1;
-	while (c->nqueue > 0 && c->explored < GA_TUNE_MAX_EXPLORE)
+	while (c->nqueue > 0 && c->sampled < GA_TUNE_MAX_EXPLORE)
 	{
 		int			ci = c->queue[0];
 		int			cj;
@@ -501,7 +518,7 @@ class_measured(const TuneSpace *space, TuneClass *c, double t)
 	class_advance(space, c);
 }
 
-/* Add a batch's time to the pending candidate's samples (ProcessBlocksWith). */
+/* Add a sample's time to the pending candidate's samples (ProcessBlocksWith). */
 static void
 class_sample(const TuneSpace *space, TuneClass *c, double t)
 {
@@ -509,11 +526,7 @@ class_sample(const TuneSpace *space, TuneClass *c, double t)
 				hi,
 				mean;
 
-	if (c->nsamples == 0 && c->best >= 0 && t > GA_TUNE_DROP * c->cost[c->best])
-	{
-		class_measured(space, c, t);	/* far slower: one batch tells */
-		return;
-	}
+	c->sampled++;
 	c->samples[c->nsamples++] = t;
 	if (c->nsamples < 3)
 		return;
@@ -529,6 +542,32 @@ class_sample(const TuneSpace *space, TuneClass *c, double t)
 	if (mean > 0 && (hi - lo) / mean > GA_TUNE_VARIATION && c->nsamples < GA_TUNE_MAX_SAMPLES)
 		return;					/* too varied: drop the oldest, take another */
 	class_measured(space, c, mean);
+}
+
+/*
+ * Add a batch of the pending candidate (ms of kernel time over rows) to the
+ * sample being gathered; a sample is complete at sample_ms.  A first batch
+ * GA_TUNE_DROP times slower than the best ends the measurement alone.
+ */
+static void
+class_batch(const TuneSpace *space, TuneClass *c, double ms, int64_t rows, double sample_ms)
+{
+	double		t = ms / (double) (rows > 0 ? rows : 1);
+
+	if (c->nbatches++ == 0 && c->best >= 0 && t > GA_TUNE_DROP * c->cost[c->best])
+	{
+		c->sampled++;
+		class_measured(space, c, t);	/* far slower: one batch tells */
+		return;
+	}
+	c->part_ms += ms;
+	c->part_rows += rows > 0 ? rows : 1;
+	if (c->part_ms < sample_ms)
+		return;
+	t = c->part_ms / (double) c->part_rows;
+	c->part_ms = 0;
+	c->part_rows = 0;
+	class_sample(space, c, t);
 }
 
 /* Reset a class to the start of its search. */
@@ -620,8 +659,8 @@ ga_tune_report(GaTuner *tuner, const GaTuneTicket *ticket, double ms, int64_t ro
 	c = &tuner->classes[ticket->cls];
 	if (c->state == CLASS_SEARCH && c->pending == ticket->candidate)
 	{
-		class_sample(&tune_spaces[class_family(ticket->cls)], c, ms / (double) (rows > 0 ? rows : 1));
-		if (c->state == CLASS_SEARCH && c->explored >= GA_TUNE_MAX_EXPLORE)
+		class_batch(&tune_spaces[class_family(ticket->cls)], c, ms, rows, tuner->sample_ms);
+		if (c->state == CLASS_SEARCH && c->sampled >= GA_TUNE_MAX_EXPLORE)
 		{
 			c->pending = -1;	/* the bound: end with the best so far */
 			c->state = CLASS_DONE;
@@ -701,9 +740,22 @@ ga_tuner_create(const char *model)
 		return NULL;
 	snprintf(tuner->model, sizeof(tuner->model), "%s", model);
 	pthread_mutex_init(&tuner->lock, NULL);
+	tuner->sample_ms = GA_TUNE_SAMPLE_MS;
 	for (int i = 0; i < GA_TUNE_CLASSES; i++)
 		class_reset(&tuner->classes[i]);
 	return tuner;
+}
+
+/*
+ * Set the kernel time a sample gathers, at least (GA_TUNE_SAMPLE_MS; 0: a
+ * sample is one batch).  The synthetic test compares the two.
+ */
+void
+ga_tuner_set_sample_ms(GaTuner *tuner, double ms)
+{
+	pthread_mutex_lock(&tuner->lock);
+	tuner->sample_ms = ms > 0 ? ms : 0;
+	pthread_mutex_unlock(&tuner->lock);
 }
 
 /* Free a tuner of ga_tuner_create. */

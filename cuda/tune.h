@@ -36,15 +36,22 @@ extern "C"
 /* Largest candidate space of a family. */
 #define GA_TUNE_MAX_CANDIDATES 128
 
-/* Batches of one class that may run a candidate under test, at most. */
-#define GA_TUNE_MAX_EXPLORE 160
+/*
+ * A sample (the paper's measurement of one block): consecutive batches of
+ * the candidate under test until their kernel time reaches this many
+ * milliseconds (one batch when it alone takes that long).
+ */
+#define GA_TUNE_SAMPLE_MS 2.0
+
+/* Samples of one class's candidates under test, at most. */
+#define GA_TUNE_MAX_EXPLORE 320
 
 /* The search's constants (Rosenfeld et al., Table 1) and the early drop. */
 #define GA_TUNE_SIMILAR 0.06	/* s: runtimes this close form a plateau */
 #define GA_TUNE_PRUNE 1.07		/* p: references slower than p * best are pruned */
 #define GA_TUNE_VARIATION 0.019 /* v_max: (max - min) / mean of three samples */
 #define GA_TUNE_MAX_SAMPLES 10	/* b_max: samples of one candidate at most */
-#define GA_TUNE_DROP 1.5		/* a first sample this many times the best ends
+#define GA_TUNE_DROP 1.5		/* a first batch this many times the best ends
 								 * the candidate's measurement */
 
 /* The tuner of one GPU model in this process. */
@@ -80,6 +87,7 @@ extern void ga_tune_configure(const char *dir, const char *version,
 extern GaTuner *ga_tuner_for(const char *model);
 extern GaTuner *ga_tuner_create(const char *model);
 extern void ga_tuner_free(GaTuner *tuner);
+extern void ga_tuner_set_sample_ms(GaTuner *tuner, double ms);
 
 /* Tuning */
 extern GaLaunchSource ga_tune_choose(GaTuner *tuner, GaTuning mode, GaTuneFamily family,
