@@ -193,10 +193,17 @@ last_mark(const GpuAgg *agg)
 	return agg->marks[agg->nmarks > 0 ? agg->nmarks - 1 : 0];
 }
 
-/* After the last mark completed: add the run's phases to the statistics. */
-static void
+/*
+ * After the last mark completed: add the run's phases to the statistics.
+ * Returns the milliseconds of its partitioning, ids and accumulation
+ * phases: a batch's tuned kernels, without the derived columns and the
+ * perfect entries' initialisation (the launch tuner's sample).
+ */
+static double
 collect_marks(GpuAgg *agg)
 {
+	double		tuned_ms = 0;
+
 	for (int m = 1; m < agg->nmarks; m++)
 	{
 		double		ms = 0;
@@ -204,8 +211,13 @@ collect_marks(GpuAgg *agg)
 		add_elapsed(&ms, agg->marks[m - 1], agg->marks[m]);
 		agg->stats.phase_ms[agg->mark_phase[m]] += ms;
 		agg->stats.device_ms += ms;
+		if (agg->mark_phase[m] == GA_PHASE_PARTITION ||
+			agg->mark_phase[m] == GA_PHASE_GROUP_IDS ||
+			agg->mark_phase[m] == GA_PHASE_AGGREGATE)
+			tuned_ms += ms;
 	}
 	agg->nmarks = 0;
+	return tuned_ms;
 }
 
 /* Wait for the last mark and collect the run's times. */
@@ -726,6 +738,7 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 	{
 		GaDevControl control;
 		int			escapes_only;
+		double		tuned_ms;
 
 		if (!wait_event(last_mark(agg), wait, arg, "waiting for the GPU to aggregate a batch",
 						status))
@@ -738,7 +751,7 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 		if (agg->inflight_gather_timed)
 			add_elapsed(&agg->stats.device_ms, agg->ev_gather_start, agg->ev_gather_end);
 		agg->inflight_gather_timed = 0;
-		collect_marks(agg);
+		tuned_ms = collect_marks(agg);
 
 		memcpy(&control, agg->host_control, sizeof(control));
 		if (!control.overflow)
@@ -753,8 +766,8 @@ ga_gpu_agg_settle(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 			agg->known_groups = agg->nkeys > 0 ? (int64_t) control.ngroups : 1;
 			agg->inflight = 0;
 			if (!agg->inflight_redone)
-				ga_tune_report(agg->tuner, &agg->inflight_ticket,
-							   agg->stats.device_ms - agg->inflight_ms0, agg->inflight_rows);
+				ga_tune_report(agg->tuner, &agg->inflight_ticket, tuned_ms,
+							   agg->inflight_rows);
 			return 1;
 		}
 		/* perfect never redoes its own kernel; fused not once it merged */

@@ -265,7 +265,6 @@ typedef struct GpuAgg
 	GaDevPack	inflight_pack;	/* PLAN_FUSED, PLAN_PARTITIONED */
 	GaLaunchParams inflight_launch; /* the kernels' launch parameters */
 	GaTuneTicket inflight_ticket;	/* the tuner's ticket for its time */
-	double		inflight_ms0;	/* stats.device_ms before its kernels */
 	int			inflight_redone;	/* its kernels ran again after a growth:
 									 * its time is not reported */
 	int			partitions_ready;	/* PLAN_PARTITIONED: this batch's

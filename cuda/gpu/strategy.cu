@@ -226,6 +226,21 @@ plan_groups(const GpuAgg *agg)
 	return groups < 1 ? 1 : groups;
 }
 
+/*
+ * The group count of the batch in flight's shape class (at least 1): for
+ * perfect, its entries (the keys' ranges, with their null slots), which
+ * size its tables and stay the same for every batch, while the group table
+ * holds only the escaped rows' groups until the entries are gathered at the
+ * end; else the group count the plan goes by.
+ */
+static int64_t
+class_groups(const GpuAgg *agg, GpuPlan plan)
+{
+	if (agg->perfect && (plan == PLAN_DIRECT_SHARED || plan == PLAN_DIRECT_GLOBAL))
+		return agg->dev_perfect.entries > 1 ? (int64_t) agg->dev_perfect.entries : 1;
+	return plan_groups(agg);
+}
+
 /* The kernel family a plan's launches belong to (GA_TUNE_NONE: string keys). */
 static GaTuneFamily
 plan_family(const GpuAgg *agg, GpuPlan plan)
@@ -250,8 +265,9 @@ plan_family(const GpuAgg *agg, GpuPlan plan)
 
 /*
  * The launch parameters of the batch in flight, after its plan: debug_launch
- * when set (the request's, else the process's: ga_launch_force), else the tuner's for its family and shape class (the rules when
- * tuning is off); recorded in the statistics.
+ * when set (the request's, else the process's: ga_launch_force), else the
+ * tuner's for its family and shape class (the rules when tuning is off);
+ * recorded in the statistics.
  */
 void
 ga_gpu_plan_launch(GpuAgg *agg)
@@ -269,7 +285,7 @@ ga_gpu_plan_launch(GpuAgg *agg)
 	}
 	else
 		source = ga_tune_choose(agg->tuner, agg->request.tuning, family, agg->key_bits,
-								plan_groups(agg), &agg->inflight_launch,
+								class_groups(agg, agg->inflight_plan), &agg->inflight_launch,
 								&agg->inflight_ticket);
 	if (family == GA_TUNE_NONE)
 		memset(&agg->inflight_launch, 0, sizeof(agg->inflight_launch));
@@ -279,7 +295,6 @@ ga_gpu_plan_launch(GpuAgg *agg)
 	if (source == GA_LAUNCH_EXPLORING)
 		agg->stats.batches_explored++;
 	agg->inflight_redone = 0;
-	agg->inflight_ms0 = agg->stats.device_ms;
 }
 
 /* Replicas of a shared table for the batch in flight: at most its replicas_max. */
