@@ -31,13 +31,15 @@
  *
  * --tuning runs the launch tuner's check instead (docs/design/tuning.md):
  * for int32 keys, uniform and Zipf, 2^gmin .. 2^gmax groups, strategy
- * auto, it times the defaults (tuning off), every candidate of the kernel
- * family that auto ran (exhaustive: each through debug_launch, its groups
- * checksummed against the defaults' up to 2^--verify-max groups), and the
- * tuned parameters: aggregations with tuning on until they explore
- * nothing twice in a row, then timed with tuning frozen; by default on
- * 2^24 rows in batches of 2^22.  One CSV row per shape on
- * --tuning-csv; report.py compares best-exhaustive, tuned and defaults.
+ * auto, it times the defaults (tuning off), scans every candidate of the
+ * kernel family that auto ran (exhaustive: each through debug_launch, its
+ * groups checksummed against the defaults' up to 2^--verify-max groups),
+ * lets the tuner search on the shape's batches until its search ends
+ * (within the tuner's bound), then compares the defaults, the scan's
+ * --top fastest candidates and the tuned parameters (tuning frozen) by
+ * one method: --final-reps interleaved rounds, medians.  By default on
+ * 2^24 rows in batches of 2^22.  One CSV row per shape on --tuning-csv;
+ * report.py --tuning prints the criteria per shape (run_tuning below).
  *
  *-------------------------------------------------------------------------
  */
@@ -50,6 +52,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 /* ------------------------------------------------------------------------
@@ -77,6 +80,8 @@ struct Options
 	const char *tuning_csv = "tuning.csv";
 	int			verify_max = 20;	/* log2 groups up to which --tuning
 									 * checksums every candidate */
+	int			top = 4;		/* --tuning: scan candidates compared again */
+	int			final_reps = 7; /* --tuning: rounds of the comparison */
 };
 
 static bool
@@ -329,6 +334,16 @@ median(std::vector<double> v)
 	return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+/* (largest - smallest) / median of some times: how far apart repetitions fell. */
+static double
+spread(const std::vector<double> &v)
+{
+	if (v.empty())
+		return NAN;
+	return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) /
+		median(v);
+}
+
 /* Median ms of the plain atomics kernel over dense keys. */
 static double
 run_plain(const void *keys, const void *values, int wide, int64_t n, int64_t g, int reps)
@@ -528,10 +543,36 @@ params_text(const GaLaunchParams &p)
 	return buf;
 }
 
+/* Kernel time of the tuned phases (partitioning, ids, accumulation) per batch of a run. */
+static double
+tuned_ms_per_batch(const Run &run)
+{
+	const GaAggStats &s = run.stats;
+
+	return s.batches > 0 ? (s.phase_ms[GA_PHASE_PARTITION] + s.phase_ms[GA_PHASE_GROUP_IDS] +
+							s.phase_ms[GA_PHASE_AGGREGATE]) / (double) s.batches : NAN;
+}
+
 /*
- * For each shape: the defaults, every candidate of the family auto runs,
- * and the tuner's choice after it converged; one CSV row each.  Returns the
- * number of errors and checksum mismatches.
+ * For each shape, four steps:
+ *
+ * 1. the defaults (tuning off), which also tell the family auto runs;
+ * 2. the exhaustive scan: every candidate of that family through
+ *    debug_launch, --reps aggregations each (median), its groups
+ *    checksummed against the defaults' up to 2^--verify-max groups;
+ * 3. the tuner's search on this shape's batches: aggregations with tuning
+ *    on until no shape class of the GPU's tuner is searching, at most the
+ *    tuner's bound (2 * GA_TUNE_MAX_EXPLORE samples of ceil(
+ *    GA_TUNE_SAMPLE_MS / the shortest batch's kernel time) batches, twice
+ *    over for slack); a class tuned on an earlier shape is not searched
+ *    again, as in the GPU service;
+ * 4. the comparison, by one method for all: --final-reps rounds, each one
+ *    aggregation of the defaults, of the --top fastest candidates of the
+ *    scan and of the tuned parameters (tuning frozen), in an order that
+ *    rotates by round; medians.  best is the fastest of the top candidates'
+ *    medians, so that it is no luckier a draw than the tuned median.
+ *
+ * One CSV row per shape.  Returns the number of errors and mismatches.
  */
 static int
 run_tuning(void *dev, const Options &o, double t_start)
@@ -548,8 +589,9 @@ run_tuning(void *dev, const Options &o, double t_start)
 	}
 	fprintf(csv, "key_type,dist,log2_groups,groups,rows,batch_rows,family,candidates,"
 			"default_ms,best_ms,best_params,tuned_ms,tuned_params,tuned_source,"
-			"tuned_vs_best,tuned_vs_default,explored_batches,tuning_aggregations,"
-			"tuning_device_ms,exhaustive_s,check,error\n");
+			"tuned_vs_best,tuned_vs_default,default_spread,tuned_spread,final_reps,"
+			"scan_best_ms,batch_kernel_ms,explored_batches,tuning_batches,tuning_bound,"
+			"tuning_aggregations,tuning_device_ms,converged,shape_s,check,error\n");
 	CHECK(cudaMalloc(&keys, (size_t) o.rows * 4));
 	CHECK(cudaMalloc(&values, (size_t) o.rows * 4));
 	gen_values_kernel<<<sm_count * 8, 256>>>(values, 0, o.rows, 7);
@@ -564,19 +606,31 @@ run_tuning(void *dev, const Options &o, double t_start)
 		{
 			const int64_t g = INT64_C(1) << lg;
 			const int	verify = o.verify && lg <= o.verify_max;
+			const int64_t per_agg = (o.rows + o.batch - 1) / o.batch;
 			Run			defaults;
-			Run			tuned;
 			GaTuneFamily family;
 			int			ncand;
-			double		best_ms = INFINITY;
-			GaLaunchParams best_params;
+			std::vector<std::pair<double, int> > scan;	/* median ms, candidate */
 			std::string check = "ok";
 			std::string error;
 			int64_t		explored = 0;
+			int64_t		bound = 0;
 			int			aggregations = 0;
-			int			quiet = 0;	/* aggregations in a row that explored nothing */
+			int			converged = 0;
 			double		tuning_ms = 0;
-			double		t0;
+			double		batch_ms = NAN;
+			double		t0 = now_s();
+			GaTuneSummary summary;
+			/* step 4: the defaults, the top candidates, tuned */
+			std::vector<GaLaunchParams> params;
+			std::vector<std::vector<double> > times;
+			int			ntop = 0;
+			double		best_ms = INFINITY;
+			GaLaunchParams best_params;
+			GaLaunchParams tuned_params;
+			GaLaunchSource tuned_source = GA_LAUNCH_DEFAULTS;
+			double		default_ms,
+						tuned_ms;
 
 			if (now_s() - t_start > o.budget_s)
 			{
@@ -588,17 +642,15 @@ run_tuning(void *dev, const Options &o, double t_start)
 			CHECK(cudaGetLastError());
 			CHECK(cudaDeviceSynchronize());
 
-			/* the defaults, and the family auto runs */
+			/* 1. the defaults, and the family auto runs */
 			defaults = run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO,
 									o.reps, verify);
 			family = defaults.stats.launch_family;
 			ncand = ga_tune_candidates(family);
-			memset(&best_params, 0, sizeof(best_params));
 			if (!defaults.error.empty())
 				error = defaults.error;
 
-			/* exhaustive: every candidate */
-			t0 = now_s();
+			/* 2. the exhaustive scan */
 			for (int c = 0; c < ncand && error.empty(); c++)
 			{
 				GaLaunchParams p;
@@ -614,15 +666,21 @@ run_tuning(void *dev, const Options &o, double t_start)
 				}
 				if (verify && run.check != defaults.check)
 					check = "MISMATCH(" + params_text(p) + ")";
-				if (run.device_ms < best_ms)
-				{
-					best_ms = run.device_ms;
-					best_params = p;
-				}
+				scan.push_back(std::make_pair(run.device_ms, c));
+				if (std::isnan(batch_ms) || tuned_ms_per_batch(run) < batch_ms)
+					batch_ms = tuned_ms_per_batch(run);
 			}
+			std::sort(scan.begin(), scan.end());
 
-			/* tuned: tuning on until two aggregations in a row explore nothing */
-			while (error.empty() && aggregations < 2 * GA_TUNE_MAX_EXPLORE)
+			/* 3. the tuner's search on this shape's batches */
+			if (error.empty())
+			{
+				const double shortest = batch_ms > 0 ? batch_ms : 1e-3;
+				const int64_t per_sample = (int64_t) ceil(GA_TUNE_SAMPLE_MS / shortest);
+
+				bound = 2 * GA_TUNE_MAX_EXPLORE * std::max<int64_t>(per_sample, 1);
+			}
+			while (error.empty() && !converged && aggregations * per_agg <= 2 * bound)
 			{
 				Run			run = run_strategy(dev, keys, values, 0, o.rows, o.batch, g,
 											   GA_STRATEGY_AUTO, 1, 0, GA_TUNING_ON);
@@ -635,34 +693,77 @@ run_tuning(void *dev, const Options &o, double t_start)
 				aggregations++;
 				explored += run.stats.batches_explored;
 				tuning_ms += run.device_ms;
-				quiet = run.stats.batches_explored == 0 ? quiet + 1 : 0;
-				if (quiet == 2)
-					break;
+				ga_tune_summary_all(&summary);
+				converged = summary.exploring == 0;
 			}
-			tuned = run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO,
-								 o.reps, verify, GA_TUNING_FROZEN);
-			if (error.empty() && !tuned.error.empty())
-				error = tuned.error;
-			if (verify && error.empty() && tuned.check != defaults.check)
-				check = "MISMATCH(tuned)";
+
+			/* 4. the comparison */
+			memset(&best_params, 0, sizeof(best_params));
+			memset(&tuned_params, 0, sizeof(tuned_params));
+			params.push_back(best_params);	/* the defaults: all rules */
+			for (int i = 0; i < (int) scan.size() && i < o.top; i++, ntop++)
+			{
+				GaLaunchParams p;
+
+				ga_tune_candidate_params(family, scan[i].second, &p);
+				params.push_back(p);
+			}
+			times.resize(params.size() + 1);
+			for (int round = 0; round < o.final_reps && error.empty(); round++)
+				for (int k = 0; k < (int) times.size() && error.empty(); k++)
+				{
+					const int	i = (k + round) % (int) times.size();
+					const int	is_tuned = i == (int) params.size();
+					const int	verify_this = verify && round == 0 && is_tuned;
+					Run			run = is_tuned ?
+						run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO, 1,
+									 verify_this, GA_TUNING_FROZEN) :
+						run_strategy(dev, keys, values, 0, o.rows, o.batch, g, GA_STRATEGY_AUTO, 1,
+									 0, GA_TUNING_OFF, i == 0 ? NULL : &params[i]);
+
+					if (!run.error.empty())
+					{
+						error = run.error;
+						break;
+					}
+					if (verify_this && run.check != defaults.check)
+						check = "MISMATCH(tuned)";
+					if (is_tuned)
+					{
+						tuned_params = run.stats.launch;
+						tuned_source = run.stats.launch_source;
+					}
+					times[i].push_back(run.device_ms);
+				}
+			default_ms = median(times[0]);
+			tuned_ms = median(times[params.size()]);
+			for (int i = 1; i <= ntop; i++)
+				if (median(times[i]) < best_ms)
+				{
+					best_ms = median(times[i]);
+					best_params = params[i];
+				}
 			if (check != "ok" || !error.empty())
 				problems++;
 			fprintf(csv, "int32,%s,%d,%lld,%lld,%lld,%s,%d,%.4f,%.4f,%s,%.4f,%s,%s,%.4f,%.4f,"
-					"%lld,%d,%.3f,%.1f,%s,\"%s\"\n",
+					"%.4f,%.4f,%d,%.4f,%.4f,%lld,%lld,%lld,%d,%.3f,%d,%.1f,%s,\"%s\"\n",
 					dist, lg, (long long) g, (long long) o.rows, (long long) o.batch,
-					ga_tune_family_name(family), ncand, defaults.device_ms, best_ms,
-					params_text(best_params).c_str(), tuned.device_ms,
-					params_text(tuned.stats.launch).c_str(),
-					ga_launch_source_name(tuned.stats.launch_source),
-					tuned.device_ms / best_ms, tuned.device_ms / defaults.device_ms,
-					(long long) explored, aggregations, tuning_ms, now_s() - t0,
-					verify ? check.c_str() : "", error.c_str());
+					ga_tune_family_name(family), ncand, default_ms, best_ms,
+					params_text(best_params).c_str(), tuned_ms,
+					params_text(tuned_params).c_str(), ga_launch_source_name(tuned_source),
+					tuned_ms / best_ms, tuned_ms / default_ms, spread(times[0]),
+					spread(times[params.size()]), o.final_reps,
+					scan.empty() ? NAN : scan[0].first, batch_ms, (long long) explored,
+					(long long) (aggregations * per_agg), (long long) bound, aggregations,
+					tuning_ms, converged, now_s() - t0, verify ? check.c_str() : "",
+					error.c_str());
 			fflush(csv);
 			fprintf(stderr, "  int32 %-7s g=2^%-2d %-11s defaults %8.3f ms, best %8.3f ms, tuned %8.3f ms "
-					"(%.3fx best, %.3fx defaults; %lld batches explored)%s%s\n",
-					dist, lg, ga_tune_family_name(family), defaults.device_ms, best_ms,
-					tuned.device_ms, tuned.device_ms / best_ms, tuned.device_ms / defaults.device_ms,
-					(long long) explored, error.empty() ? "" : "  ERROR: ", error.c_str());
+					"(%.3fx best, %.3fx defaults; %lld of %lld batches explored%s; %.1f s)%s%s\n",
+					dist, lg, ga_tune_family_name(family), default_ms, best_ms, tuned_ms,
+					tuned_ms / best_ms, tuned_ms / default_ms, (long long) explored,
+					(long long) (aggregations * per_agg), converged ? "" : ", NOT converged",
+					now_s() - t0, error.empty() ? "" : "  ERROR: ", error.c_str());
 		}
 	}
 	CHECK(cudaFree(keys));
@@ -685,7 +786,8 @@ usage(void)
 			"                     [--reps R] [--zipf S] [--budget SECONDS] [--no-verify]\n"
 			"                     [--csv FILE] [--meta FILE]\n"
 			"       bench_kernels --tuning [--rows N] [--batch N] [--gmin L] [--gmax L] [--dists ...]\n"
-			"                     [--reps R] [--budget SECONDS] [--verify-max L] [--tuning-csv FILE]\n"
+			"                     [--reps R] [--top K] [--final-reps R] [--budget SECONDS]\n"
+			"                     [--verify-max L] [--tuning-csv FILE]\n"
 			"  groups are 2^L for L in gmin..gmax (every L for int32, every gstep64-th for int64)\n");
 	exit(2);
 }
@@ -705,6 +807,7 @@ main(int argc, char **argv)
 	int			mismatches = 0;
 	int			failures = 0;
 	int			rows_given = 0;
+	int			reps_given = 0;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -743,7 +846,7 @@ main(int argc, char **argv)
 		else if (a == "--strategies")
 			o.strategies = v;
 		else if (a == "--reps")
-			o.reps = atoi(v);
+			o.reps = atoi(v), reps_given = 1;
 		else if (a == "--zipf")
 			o.zipf = atof(v);
 		else if (a == "--budget")
@@ -756,17 +859,23 @@ main(int argc, char **argv)
 			o.tuning_csv = v;
 		else if (a == "--verify-max")
 			o.verify_max = atoi(v);
+		else if (a == "--top")
+			o.top = atoi(v);
+		else if (a == "--final-reps")
+			o.final_reps = atoi(v);
 		else
 			usage();
 	}
 	if (o.tuning && !rows_given)
 	{
-		/* several batches per aggregation, each a sample for the tuner */
+		/* several batches per aggregation, as a query's */
 		o.rows = INT64_C(1) << 24;
 		o.batch = INT64_C(1) << 22;
 	}
+	if (o.tuning && !reps_given)
+		o.reps = 2;				/* the scan only ranks; step 4 compares */
 	if (o.rows < 1 || o.batch < 1 || o.gmin < 0 || o.gmax > 30 || o.gmin > o.gmax ||
-		o.reps < 1 || o.gstep64 < 1)
+		o.reps < 1 || o.gstep64 < 1 || o.top < 1 || o.final_reps < 1)
 		usage();
 
 	dev = ga_gpu_open(0, &setup_ms, &st);

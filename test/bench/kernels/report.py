@@ -7,9 +7,11 @@
 The second form reads `bench_kernels --tuning`'s CSV and prints, per shape
 (uniform and Zipf, 2^gmin .. 2^gmax groups), the defaults, the best of the
 exhaustive search over the kernel family's candidates and the tuned
-parameters' times, with the launch tuner's criteria: tuned within
-1.1x of the best and never slower than the defaults by more than 2%; the exit
-status is 1 when a shape misses one or had an error or checksum mismatch.
+parameters' times (medians of the same interleaved rounds), with the launch
+tuner's criteria and whether the shape meets them: tuned within 1.1x of the
+best, never slower than the defaults by more than 2%, and the tuner's search
+ended within its bound; then the range per kernel family.  The exit status
+is 1 when a shape misses one or had an error or checksum mismatch.
 
 Writes OUTDIR/kernel-benchmarks.md and OUTDIR/kernel-benchmarks.png (when matplotlib is
 importable) and prints a short summary to stdout.  Rates are G rows/s from
@@ -290,15 +292,19 @@ def summary(series, results):
 
 
 def tuning_report(path):
-    """Print the launch tuner's table and verdict; return the exit status."""
+    """Print the launch tuner's table, the criteria per shape and the verdict; return the exit status."""
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows:
         print("report.py: no tuning rows", file=sys.stderr)
         return 1
-    print(f"{'dist':8} {'groups':>7} {'family':11} {'defaults':>10} {'best':>10} {'tuned':>10} "
-          f"{'/best':>6} {'/defaults':>9} {'explored':>8}  tuned parameters")
+    print("Medians of the same interleaved rounds for defaults, best (the fastest of the scan's\n"
+          "top candidates) and tuned; criteria: tuned/best <= 1.1, tuned/defaults <= 1.02.\n")
+    print(f"{'dist':8} {'groups':>7} {'family':11} {'defaults':>9} {'best':>9} {'tuned':>9} "
+          f"{'/best':>6} {'/def':>6} {'spread':>6} {'batch ms':>8} {'explored':>13} "
+          f"{'verdict':8} tuned parameters")
     bad = []
+    by_family = {}
     for r in rows:
         shape = f"{r['dist']} 2^{r['log2_groups']}"
         if r["error"] or (r["check"] and r["check"] != "ok"):
@@ -307,18 +313,32 @@ def tuning_report(path):
             continue
         vs_best = float(r["tuned_vs_best"])
         vs_def = float(r["tuned_vs_default"])
-        flag = ""
+        misses = []
         if vs_best > 1.1:
+            misses.append(">1.1x best")
             bad.append(f"{shape}: tuned {vs_best:.3f}x the best ({r['best_params']})")
-            flag += " >1.1x best"
         if vs_def > 1.02:
+            misses.append(">1.02x defaults")
             bad.append(f"{shape}: tuned {vs_def:.3f}x the defaults")
-            flag += " >1.02x defaults"
-        print(f"{r['dist']:8} 2^{r['log2_groups']:>5} {r['family']:11} {float(r['default_ms']):10.3f} "
-              f"{float(r['best_ms']):10.3f} {float(r['tuned_ms']):10.3f} {vs_best:6.3f} {vs_def:9.3f} "
-              f"{r['explored_batches']:>8}  {r['tuned_params']} ({r['tuned_source']}){flag}")
-    worst_best = max((float(r["tuned_vs_best"]) for r in rows if not r["error"]), default=float("nan"))
-    worst_def = max((float(r["tuned_vs_default"]) for r in rows if not r["error"]), default=float("nan"))
+        if r["converged"] != "1":
+            misses.append("search not ended")
+            bad.append(f"{shape}: the search did not end within {r['tuning_batches']} batches")
+        fam = by_family.setdefault(r["family"], [])
+        fam.append((vs_best, vs_def, not misses))
+        explored = f"{r['explored_batches']}/{r['tuning_batches']}"
+        print(f"{r['dist']:8} 2^{r['log2_groups']:>5} {r['family']:11} {float(r['default_ms']):9.3f} "
+              f"{float(r['best_ms']):9.3f} {float(r['tuned_ms']):9.3f} {vs_best:6.3f} {vs_def:6.3f} "
+              f"{float(r['tuned_spread']):6.3f} {float(r['batch_kernel_ms']):8.3f} {explored:>13} "
+              f"{'ok' if not misses else 'MISS':8} {r['tuned_params']} ({r['tuned_source']})"
+              + (f"  [{', '.join(misses)}]" if misses else ""))
+    print("\nby family: shapes, met, tuned/best (range), tuned/defaults (range)")
+    for fam, vals in by_family.items():
+        print(f"  {fam:11} {len(vals):3} shapes, {sum(v[2] for v in vals):3} met, "
+              f"{min(v[0] for v in vals):.3f} - {max(v[0] for v in vals):.3f}, "
+              f"{min(v[1] for v in vals):.3f} - {max(v[1] for v in vals):.3f}")
+    ok_rows = [r for r in rows if not r["error"]]
+    worst_best = max((float(r["tuned_vs_best"]) for r in ok_rows), default=float("nan"))
+    worst_def = max((float(r["tuned_vs_default"]) for r in ok_rows), default=float("nan"))
     print(f"\nlaunch tuner: {len(rows)} shapes; worst tuned/best {worst_best:.3f} (criterion 1.1), "
           f"worst tuned/defaults {worst_def:.3f} (criterion 1.02)")
     if bad:

@@ -17,7 +17,7 @@
 #      aggregations under extreme launch parameters (--launch), and
 #      `bench_kernels --tuning` (defaults, exhaustive search and tuned
 #      parameters per shape; tuning.csv, tuning.log, tuning.txt from
-#      report.py --tuning), about 3 to 6 minutes per card,
+#      report.py --tuning), about 5 minutes per card,
 # and prints a short summary last.  Exit status: nonzero when the build,
 # the conformance test, the benchmark's checksums or the tuner's criteria failed.
 #
@@ -25,7 +25,9 @@
 # CONFORMANCE_CASES (random cases, default 150), BENCH_BUDGET (seconds for
 # the benchmark, default 200), BENCH_ARGS (more bench_kernels options),
 # TUNING (0: skip step 3b), TUNING_BUDGET (seconds, default 600), TUNING_ARGS
-# (more bench_kernels --tuning options).
+# (more bench_kernels --tuning options), LAUNCH_CASES (cases of each extreme
+# parameter set, default 60; 0 skips them), ONLY=tuning (the build and step
+# 3b alone: no conformance test, kernel benchmark or report).
 set -euo pipefail
 
 out=${1:?usage: test/bench/kernels/run_on_gpu_host.sh OUTDIR}
@@ -74,6 +76,10 @@ done
 
 # ---- 2. conformance on the GPU ---------------------------------------------------
 status=0
+only=${ONLY:-}
+conformance="skipped (ONLY=$only)"
+bench="skipped (ONLY=$only)"
+if [ "$only" != tuning ]; then
 say "conformance test on the GPU, every strategy (log: $out/conformance.log)"
 if test/conformance/run.sh --device gpu --cases "${CONFORMANCE_CASES:-150}" --timeout 240 \
 	>"$out/conformance.log" 2>&1; then
@@ -84,6 +90,7 @@ else
 	grep -E "FAIL|TIMED OUT|mismatch|stats:" "$out/conformance.log" | head -20 || true
 fi
 say "conformance: $(tail -1 "$out/conformance.log")"
+fi
 
 # ---- 3. kernel benchmark --------------------------------------------------------
 build=$(mktemp -d "${TMPDIR:-/tmp}/gpuagg-bench.XXXXXX")
@@ -101,6 +108,7 @@ done
 	-o "$build/bench_kernels" -lm -lpthread >>"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; fail "building bench_kernels"; }
 
+if [ "$only" != tuning ]; then
 say "running the kernel benchmark (budget ${BENCH_BUDGET:-200} s; log: $out/bench.log)"
 # shellcheck disable=SC2086
 if "$build/bench_kernels" --budget "${BENCH_BUDGET:-200}" --csv "$out/kernels.csv" \
@@ -112,6 +120,7 @@ else
 	grep -E "ERROR|MISMATCH|bench_kernels:" "$out/bench.log" | head -20 || true
 fi
 tail -2 "$out/bench.log"
+fi
 
 # ---- 3b. the launch tuner --------------------------------------------------------
 tuning="skipped (TUNING=0)"
@@ -119,11 +128,16 @@ if [ "${TUNING:-1}" = 1 ]; then
 	say "conformance under extreme launch parameters (log: $out/conformance-launch.log)"
 	: >"$out/conformance-launch.log"
 	launch_ok=1
-	for launch in "threads=32,blocks_per_sm=1,replicas_max=1,cache_less=-1,part_shift=-8" \
-		"threads=1024,blocks_per_sm=32,replicas_max=32,cache_less=12,part_shift=8" \
-		"threads=64,blocks_per_sm=2,replicas_max=2,cache_less=4,part_shift=2"; do
+	launches="threads=32,blocks_per_sm=1,replicas_max=1,cache_less=-1,part_shift=-8
+threads=1024,blocks_per_sm=32,replicas_max=32,cache_less=12,part_shift=8
+threads=64,blocks_per_sm=2,replicas_max=2,cache_less=4,part_shift=2"
+	if [ "${LAUNCH_CASES:-60}" = 0 ]; then
+		echo "skipped (LAUNCH_CASES=0)" >"$out/conformance-launch.log"
+		launches=""
+	fi
+	for launch in $launches; do
 		echo "==== --launch $launch" >>"$out/conformance-launch.log"
-		test/conformance/run.sh --device gpu --suite agg --cases 60 --timeout 240 \
+		test/conformance/run.sh --device gpu --suite agg --cases "${LAUNCH_CASES:-60}" --timeout 240 \
 			--launch "$launch" >>"$out/conformance-launch.log" 2>&1 || launch_ok=0
 		tail -1 "$out/conformance-launch.log"
 	done
@@ -143,6 +157,13 @@ if [ "${TUNING:-1}" = 1 ]; then
 fi
 
 # ---- 4. report -----------------------------------------------------------------
+if [ "$only" = tuning ]; then
+	echo
+	echo "==== summary ($(basename "$root"), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')) ===="
+	echo "launch tuner:           $tuning"
+	cat "$out/tuning.txt" 2>/dev/null || true
+	exit $status
+fi
 python=python3
 for p in python3 /usr/bin/python3; do
 	if command -v "$p" >/dev/null && "$p" -c 'import matplotlib' 2>/dev/null; then
