@@ -644,8 +644,8 @@ ga_tune_choose(GaTuner *tuner, GaTuning mode, GaTuneFamily family, int key_bits,
 static void tune_autosave(GaTuner *tuner);
 
 /*
- * A batch's kernel time: a sample of the candidate under test when the
- * ticket ran it (a stale ticket, of a candidate measured meanwhile, is
+ * A batch's kernel time: part of a sample of the candidate under test when
+ * the ticket ran it (a stale ticket, of a candidate measured meanwhile, is
  * ignored).  Saves the file when the class's search ends.
  */
 void

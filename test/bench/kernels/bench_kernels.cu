@@ -37,7 +37,7 @@
  * lets the tuner search on the shape's batches until its search ends
  * (within the tuner's bound), then compares the defaults, the scan's
  * --top fastest candidates and the tuned parameters (tuning frozen) by
- * one method: --final-reps interleaved rounds, medians.  By default on
+ * one method: interleaved rounds, medians.  By default on
  * 2^24 rows in batches of 2^22.  One CSV row per shape on --tuning-csv;
  * report.py --tuning prints the criteria per shape (run_tuning below).
  *
@@ -81,7 +81,9 @@ struct Options
 	int			verify_max = 20;	/* log2 groups up to which --tuning
 									 * checksums every candidate */
 	int			top = 4;		/* --tuning: scan candidates compared again */
-	int			final_reps = 7; /* --tuning: rounds of the comparison */
+	int			final_reps = 7; /* --tuning: rounds of the comparison, at least */
+	double		final_ms = 50;	/* --tuning: and enough for this much of the
+								 * defaults' device time (41 at most) */
 };
 
 static bool
@@ -566,11 +568,13 @@ tuned_ms_per_batch(const Run &run)
  *    GA_TUNE_SAMPLE_MS / the shortest batch's kernel time) batches, twice
  *    over for slack); a class tuned on an earlier shape is not searched
  *    again, as in the GPU service;
- * 4. the comparison, by one method for all: --final-reps rounds, each one
- *    aggregation of the defaults, of the --top fastest candidates of the
- *    scan and of the tuned parameters (tuning frozen), in an order that
- *    rotates by round; medians.  best is the fastest of the top candidates'
- *    medians, so that it is no luckier a draw than the tuned median.
+ * 4. the comparison, by one method for all: rounds (--final-reps, more
+ *    when the defaults take less than --final-ms over them, 41 at most),
+ *    each one aggregation of the defaults, of the --top fastest candidates
+ *    of the scan and of the tuned parameters (tuning frozen), in an order
+ *    that rotates by round; medians.  best is the fastest of the top
+ *    candidates' medians, so that it is no luckier a draw than the tuned
+ *    median.
  *
  * One CSV row per shape.  Returns the number of errors and mismatches.
  */
@@ -589,7 +593,7 @@ run_tuning(void *dev, const Options &o, double t_start)
 	}
 	fprintf(csv, "key_type,dist,log2_groups,groups,rows,batch_rows,family,candidates,"
 			"default_ms,best_ms,best_params,tuned_ms,tuned_params,tuned_source,"
-			"tuned_vs_best,tuned_vs_default,default_spread,tuned_spread,final_reps,"
+			"tuned_vs_best,tuned_vs_default,default_spread,tuned_spread,rounds,"
 			"scan_best_ms,batch_kernel_ms,explored_batches,tuning_batches,tuning_bound,"
 			"tuning_aggregations,tuning_device_ms,converged,shape_s,check,error\n");
 	CHECK(cudaMalloc(&keys, (size_t) o.rows * 4));
@@ -631,6 +635,7 @@ run_tuning(void *dev, const Options &o, double t_start)
 			GaLaunchSource tuned_source = GA_LAUNCH_DEFAULTS;
 			double		default_ms,
 						tuned_ms;
+			int			rounds;
 
 			if (now_s() - t_start > o.budget_s)
 			{
@@ -709,7 +714,10 @@ run_tuning(void *dev, const Options &o, double t_start)
 				params.push_back(p);
 			}
 			times.resize(params.size() + 1);
-			for (int round = 0; round < o.final_reps && error.empty(); round++)
+			rounds = o.final_reps;
+			if (defaults.device_ms > 0 && o.final_ms / defaults.device_ms > rounds)
+				rounds = (int) std::min(ceil(o.final_ms / defaults.device_ms), 41.0);
+			for (int round = 0; round < rounds && error.empty(); round++)
 				for (int k = 0; k < (int) times.size() && error.empty(); k++)
 				{
 					const int	i = (k + round) % (int) times.size();
@@ -752,7 +760,7 @@ run_tuning(void *dev, const Options &o, double t_start)
 					params_text(best_params).c_str(), tuned_ms,
 					params_text(tuned_params).c_str(), ga_launch_source_name(tuned_source),
 					tuned_ms / best_ms, tuned_ms / default_ms, spread(times[0]),
-					spread(times[params.size()]), o.final_reps,
+					spread(times[params.size()]), rounds,
 					scan.empty() ? NAN : scan[0].first, batch_ms, (long long) explored,
 					(long long) (aggregations * per_agg), (long long) bound, aggregations,
 					tuning_ms, converged, now_s() - t0, verify ? check.c_str() : "",
@@ -786,8 +794,8 @@ usage(void)
 			"                     [--reps R] [--zipf S] [--budget SECONDS] [--no-verify]\n"
 			"                     [--csv FILE] [--meta FILE]\n"
 			"       bench_kernels --tuning [--rows N] [--batch N] [--gmin L] [--gmax L] [--dists ...]\n"
-			"                     [--reps R] [--top K] [--final-reps R] [--budget SECONDS]\n"
-			"                     [--verify-max L] [--tuning-csv FILE]\n"
+			"                     [--reps R] [--top K] [--final-reps R] [--final-ms MS]\n"
+			"                     [--budget SECONDS] [--verify-max L] [--tuning-csv FILE]\n"
 			"  groups are 2^L for L in gmin..gmax (every L for int32, every gstep64-th for int64)\n");
 	exit(2);
 }
@@ -863,6 +871,8 @@ main(int argc, char **argv)
 			o.top = atoi(v);
 		else if (a == "--final-reps")
 			o.final_reps = atoi(v);
+		else if (a == "--final-ms")
+			o.final_ms = atof(v);
 		else
 			usage();
 	}
