@@ -227,18 +227,24 @@ plan_groups(const GpuAgg *agg)
 }
 
 /*
- * The group count of the batch in flight's shape class (at least 1): for
+ * The group count of the batch in flight's shape class (at least 1), the
+ * same for every batch of the aggregation as far as it can be: for
  * perfect, its entries (the keys' ranges, with their null slots), which
- * size its tables and stay the same for every batch, while the group table
- * holds only the escaped rows' groups until the entries are gathered at the
- * end; else the group count the plan goes by.
+ * size its tables, while the group table holds only the escaped rows'
+ * groups until the entries are gathered at the end; else the group count
+ * the plan goes by, and at least the probe's estimate, which the first
+ * batch went by.
  */
 static int64_t
 class_groups(const GpuAgg *agg, GpuPlan plan)
 {
+	int64_t		groups = plan_groups(agg);
+
 	if (agg->perfect && (plan == PLAN_DIRECT_SHARED || plan == PLAN_DIRECT_GLOBAL))
 		return agg->dev_perfect.entries > 1 ? (int64_t) agg->dev_perfect.entries : 1;
-	return plan_groups(agg);
+	if (agg->probed && agg->device_estimate > groups)
+		groups = agg->device_estimate;
+	return groups;
 }
 
 /* The kernel family a plan's launches belong to (GA_TUNE_NONE: string keys). */
