@@ -563,7 +563,8 @@ tuned_ms_per_batch(const Run &run)
  *    debug_launch, --reps aggregations each (median), its groups
  *    checksummed against the defaults' up to 2^--verify-max groups;
  * 3. the tuner's search on this shape's batches: aggregations with tuning
- *    on until no shape class of the GPU's tuner is searching, at most the
+ *    on until no shape class of the GPU's tuner is searching (or three in a
+ *    row explored nothing: this shape's classes are done), at most the
  *    tuner's bound (2 * GA_TUNE_MAX_EXPLORE samples of ceil(
  *    GA_TUNE_SAMPLE_MS / the shortest batch's kernel time) batches, twice
  *    over for slack); a class tuned on an earlier shape is not searched
@@ -621,6 +622,7 @@ run_tuning(void *dev, const Options &o, double t_start)
 			int64_t		bound = 0;
 			int			aggregations = 0;
 			int			converged = 0;
+			int			quiet = 0;	/* aggregations in a row that explored nothing */
 			double		tuning_ms = 0;
 			double		batch_ms = NAN;
 			double		t0 = now_s();
@@ -698,8 +700,9 @@ run_tuning(void *dev, const Options &o, double t_start)
 				aggregations++;
 				explored += run.stats.batches_explored;
 				tuning_ms += run.device_ms;
+				quiet = run.stats.batches_explored == 0 ? quiet + 1 : 0;
 				ga_tune_summary_all(&summary);
-				converged = summary.exploring == 0;
+				converged = summary.exploring == 0 || quiet == 3;
 			}
 
 			/* 4. the comparison */
