@@ -25,9 +25,10 @@
  *
  * A sample is not one batch but consecutive batches of the candidate whose
  * kernel time adds up to GA_TUNE_SAMPLE_MS (their milliseconds over their
- * rows): a batch of a fraction of a millisecond varies by several percent
- * from one run to the next, more than the differences the search weighs.
- * A batch that takes GA_TUNE_SAMPLE_MS alone is a sample by itself.
+ * rows): launch and clock jitter of a few microseconds is a percent of a
+ * batch of a fraction of a millisecond, and the search weighs differences
+ * of a few percent.  A batch that takes GA_TUNE_SAMPLE_MS alone is a
+ * sample by itself.
  *
  * The bound.  At most every other batch of a class runs a candidate under
  * test (the others run the best so far), and at most GA_TUNE_MAX_EXPLORE
