@@ -54,7 +54,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TUNE_FORMAT "gpuagg tuning 1"
+#define TUNE_FORMAT "gpuagg tuning 2"
 #define TUNE_QUEUE 16			/* references the search keeps at most */
 #define TUNE_UNTESTED (-1.0f)
 #define TUNE_IN_TEST (-2.0f)
