@@ -299,6 +299,28 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 }
 
 /*
+ * Whether a payload's string column has end offsets for its nrows rows,
+ * rising and within its bytes (which may be absent when they use none).
+ */
+static int
+join_payload_string_valid(const GaColumn *col, int64_t nrows)
+{
+	const uint32_t *ends = (const uint32_t *) col->values;
+	uint32_t	prev = 0;
+	int64_t		i;
+
+	if (nrows > 0 && ends == NULL)
+		return 0;
+	for (i = 0; i < nrows; i++)
+	{
+		if (ends[i] < prev)
+			return 0;
+		prev = ends[i];
+	}
+	return prev == 0 || (col->bytes != NULL && (int64_t) prev <= col->bytes_capacity);
+}
+
+/*
  * Check the string columns of step `step`'s payload (0-based): end offsets
  * in order and within their bytes over every payload row, so that neither
  * device reads past them.
@@ -311,8 +333,7 @@ join_payload_strings_validate(const GaAgg *agg, int step, const GaBatch *payload
 
 	for (c = 0; c < payload->ncolumns; c++)
 		if (agg->from_build[c] == step + 1 && agg->column_types[c] == GA_TYPE_STRING &&
-			(payload->columns[c].values == NULL ||
-			 !ga_string_column_valid(&payload->columns[c], payload->nrows)))
+			!join_payload_string_valid(&payload->columns[c], payload->nrows))
 			return ga_status_set(status, GA_ERR_INVALID,
 								 "string column %d of the payload of join step %d has offsets out of order or past its bytes",
 								 c, step + 1);
