@@ -51,6 +51,7 @@ struct GaAgg
 	int			join_steps;
 	int			ncolumns;
 	GaValueType *column_types;	/* copied, to check the build's payload */
+	uint8_t    *from_build;		/* copied: which step's payload fills a column */
 	GaAggJoinStep join_step[GA_AGG_MAX_JOIN_STEPS];	/* copied: the keys */
 	uint8_t		join_build_called[GA_AGG_MAX_JOIN_STEPS];	/* per step: given */
 	int			join_builds_called; /* steps whose build was given */
@@ -207,6 +208,7 @@ static void
 agg_free(GaAgg *agg)
 {
 	free(agg->column_types);
+	free(agg->from_build);
 	free(agg);
 }
 
@@ -237,15 +239,19 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 		agg->join_steps = request->join->nsteps;
 		agg->ncolumns = request->ncolumns;
 		agg->column_types = ga_alloc_array(request->ncolumns, sizeof(GaValueType));
-		if (agg->column_types == NULL)
+		agg->from_build = ga_alloc_array(request->ncolumns, 1);
+		if (agg->column_types == NULL || agg->from_build == NULL)
 		{
 			agg_free(agg);
 			ga_status_set(status, GA_ERR_OUT_OF_MEMORY, "out of host memory starting an aggregation");
 			return NULL;
 		}
 		if (request->ncolumns > 0)
+		{
 			memcpy(agg->column_types, request->column_types,
 				   sizeof(GaValueType) * request->ncolumns);
+			memcpy(agg->from_build, request->join->from_build, (size_t) request->ncolumns);
+		}
 		memcpy(agg->join_step, request->join->steps,
 			   sizeof(GaAggJoinStep) * request->join->nsteps);
 	}
@@ -293,6 +299,48 @@ join_payload_validate(const GaAgg *agg, const GaBatch *payload, GaStatus *status
 }
 
 /*
+ * Whether a payload's string column has end offsets for its nrows rows,
+ * rising and within its bytes (which may be absent when they use none).
+ */
+static int
+join_payload_string_valid(const GaColumn *col, int64_t nrows)
+{
+	const uint32_t *ends = (const uint32_t *) col->values;
+	uint32_t	prev = 0;
+	int64_t		i;
+
+	if (nrows > 0 && ends == NULL)
+		return 0;
+	for (i = 0; i < nrows; i++)
+	{
+		if (ends[i] < prev)
+			return 0;
+		prev = ends[i];
+	}
+	return prev == 0 || (col->bytes != NULL && (int64_t) prev <= col->bytes_capacity);
+}
+
+/*
+ * Check the string columns of step `step`'s payload (0-based): end offsets
+ * in order and within their bytes over every payload row, so that neither
+ * device reads past them.
+ */
+static int
+join_payload_strings_validate(const GaAgg *agg, int step, const GaBatch *payload,
+							  GaStatus *status)
+{
+	int			c;
+
+	for (c = 0; c < payload->ncolumns; c++)
+		if (agg->from_build[c] == step + 1 && agg->column_types[c] == GA_TYPE_STRING &&
+			!join_payload_string_valid(&payload->columns[c], payload->nrows))
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d of the payload of join step %d has offsets out of order or past its bytes",
+								 c, step + 1);
+	return 1;
+}
+
+/*
  * Check the payload's build key columns of a hashed step: arrays (and a
  * string column's bytes) where rows need them, and every listed build row
  * valid in each.
@@ -324,7 +372,8 @@ join_build_keys_validate(const GaAggJoinStep *js, int step, const uint32_t *rows
 
 /*
  * Check the build's arguments and call order (an aggjoin, a
- * step it has, the step's first build, before any batch; n and every row
+ * step it has, the step's first build, before any batch; the payload's
+ * string columns; n and every row
  * in range; keys for a step on key_column, none for a hashed one), then
  * build.  A hashed step is built on the hashes of its build rows'
  * keys (join_key.h), with the seed that keeps them free of collisions.  A
@@ -358,7 +407,8 @@ ga_aggjoin_build(GaAgg *agg, int step, const int64_t *keys, const uint32_t *rows
 	if (agg->batch_handed_out)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "an aggjoin's build side was given after its first batch");
-	if (!join_payload_validate(agg, payload, status))
+	if (!join_payload_validate(agg, payload, status) ||
+		!join_payload_strings_validate(agg, step, payload, status))
 		return 0;
 	if (n < 0 || n > payload->nrows || n > GA_JOIN_MAX_BUILD_ROWS)
 		return ga_status_set(status, GA_ERR_INVALID,

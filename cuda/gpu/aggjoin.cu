@@ -16,7 +16,11 @@
  * keys; Wu et al.'s radix-sort transformation), with the key-sorted rows
  * kept on the device.  The step's build columns that the aggregation or a
  * later step's key reads are uploaded once into one device buffer per step
- * (values, and validity when the column has nulls).  When every step is
+ * (values, and validity when the column has nulls; a string key column's
+ * end offsets and the bytes they use).  A hashed step (several keys, or
+ * string keys: join_key.h) is built on the dispatcher's hashes of its
+ * build rows' keys, and its build key columns are uploaded so that a
+ * probe row's key can be compared with its candidate's.  When every step is
  * built, the descriptions of the columns the gather writes are uploaded.
  * All of it counts against GPU memory: a build that does not fit fails
  * with GA_ERR_OUT_OF_MEMORY, and the caller moves to the CPU device.
@@ -35,8 +39,9 @@
  * Lay out the probe buffer: a values slot for every probe column whose
  * values the aggregation reads and for every column a step reads (step_key:
  * its key columns, its own filter's operands), a validity slot for every
- * probe column whose validity it reads and for every column a step reads.
- * Returns its size.
+ * probe column whose validity it reads and for every column a step reads,
+ * and a bytes slot of string_bytes for every string column a step reads
+ * (a string key).  Returns its size.
  */
 static size_t
 aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
@@ -49,6 +54,7 @@ aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
 	{
 		aj->probe_values_offset[c] = AGGJOIN_NO_SLOT;
 		aj->probe_validity_offset[c] = AGGJOIN_NO_SLOT;
+		aj->probe_bytes_offset[c] = AGGJOIN_NO_SLOT;
 		if (aj->from_build[c] || agg->column_is_derived[c])
 			continue;			/* not sent; derived: computed after the gather */
 		values_bytes_per_row = (size_t) ga_type_width(agg->column_types[c]);
@@ -61,6 +67,11 @@ aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
 		{
 			aj->probe_validity_offset[c] = bytes;
 			bytes += align_up(validity_bytes);
+		}
+		if (step_key[c] && agg->column_types[c] == GA_TYPE_STRING)
+		{
+			aj->probe_bytes_offset[c] = bytes;
+			bytes += align_up((size_t) agg->request.string_bytes);
 		}
 	}
 	return bytes;
@@ -90,8 +101,8 @@ aggjoin_destroy_events(const cudaEvent_t *events, int n)
 
 /*
  * Allocate step i's buffers (0-based): the probe's answer and scan, sized
- * for a full level; the gathered keys after the first step (of several
- * keys: each key column, and the hashes at every step); the flags and
+ * for a full level; the gathered keys after the first step (hashed: each
+ * int64 key column, and the hashes at every step); the flags and
  * pair list of a step that checks its pairs; the level of its rows (probe
  * rows, build rows of steps 1 .. i + 1) before the last; its events; and
  * an empty hash join for its build.
@@ -112,20 +123,24 @@ aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
 		!device_alloc((void **) &step->dev_pair_ends, rows * sizeof(unsigned long long),
 					  "a join step's row offsets", status))
 		return 0;
-	if ((i > 0 || step->nkeys > 1) &&
+	if ((i > 0 || step->hashed) &&
 		!device_alloc((void **) &step->dev_keys, rows * sizeof(unsigned long long),
 					  "a join step's keys", status))
 		return 0;
-	if (i > 0 && step->nkeys == 1 &&
+	if (i > 0 && !step->hashed &&
 		!device_alloc((void **) &step->dev_key_validity, align_up((rows + 7) / 8),
 					  "a join step's keys", status))
 		return 0;
-	for (int k = 0; i > 0 && step->nkeys > 1 && k < step->nkeys; k++)
+	for (int k = 0; i > 0 && step->hashed && k < step->nkeys; k++)
+	{
+		if (agg->column_types[step->key_columns[k]] == GA_TYPE_STRING)
+			continue;			/* read where it lives, not gathered */
 		if (!device_alloc((void **) &step->dev_key_values[k], rows * sizeof(unsigned long long),
 						  "a join step's key columns", status) ||
 			!device_alloc((void **) &step->dev_key_values_validity[k], align_up((rows + 7) / 8),
 						  "a join step's key columns", status))
 			return 0;
+	}
 	if (aggjoin_checks_pairs(step) &&
 		!device_alloc((void **) &step->dev_passed, rows, "a join step's matched rows", status))
 		return 0;
@@ -193,16 +208,6 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	size_t		probe_bytes;
 	int			n = agg->ncolumns + 1;
 
-	/* hashed steps of one key and string keys: ga_gpu_ops.joins_strings */
-	for (int i = 0; i < spec->nsteps; i++)
-		if (spec->steps[i].hashed && spec->steps[i].nkeys == 1)
-			return ga_status_set(status, GA_ERR_INVALID,
-								 "the GPU device joins on no hashed key of its own (join step %d)",
-								 i + 1);
-	for (int c = 0; c < request->ncolumns; c++)
-		if (request->column_types[c] == GA_TYPE_STRING)
-			return ga_status_set(status, GA_ERR_INVALID,
-								 "the GPU device joins on no string key (column %d)", c);
 	aj = (GpuAggJoin *) calloc(1, sizeof(GpuAggJoin));
 	if (aj == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -216,13 +221,18 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	aj->payload_has_nulls = (uint8_t *) calloc(n, 1);
 	aj->probe_values_offset = (size_t *) calloc(n, sizeof(size_t));
 	aj->probe_validity_offset = (size_t *) calloc(n, sizeof(size_t));
+	aj->probe_bytes_offset = (size_t *) calloc(n, sizeof(size_t));
 	aj->column_values = (const void **) calloc(n, sizeof(void *));
 	aj->column_validity = (const uint8_t **) calloc(n, sizeof(uint8_t *));
+	aj->column_bytes = (const uint8_t **) calloc(n, sizeof(uint8_t *));
+	aj->column_bytes_used = (int64_t *) calloc(n, sizeof(int64_t));
 	step_key = (uint8_t *) calloc(n, 1);
 	if (aj->from_build == NULL || aj->later_key == NULL || aj->build_key == NULL ||
 		aj->step_operand == NULL || aj->payload_has_nulls == NULL ||
 		aj->probe_values_offset == NULL || aj->probe_validity_offset == NULL ||
-		aj->column_values == NULL || aj->column_validity == NULL || step_key == NULL)
+		aj->probe_bytes_offset == NULL || aj->column_values == NULL ||
+		aj->column_validity == NULL || aj->column_bytes == NULL ||
+		aj->column_bytes_used == NULL || step_key == NULL)
 	{
 		free(step_key);
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -236,8 +246,9 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		GpuAggJoinStep *step = &aj->steps[i];
 
 		step->type = given->type;
-		step->nkeys = given->nkeys > 1 ? given->nkeys : 1;
-		if (given->nkeys > 1)
+		step->hashed = ga_join_step_hashed(given);
+		step->nkeys = step->hashed ? given->nkeys : 1;
+		if (step->hashed)
 		{
 			memcpy(step->key_columns, given->key_columns, sizeof(int) * given->nkeys);
 			memcpy(step->build_key_columns, given->build_key_columns,
@@ -250,7 +261,7 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 			step_key[step->key_columns[k]] = 1;
 			if (i > 0)
 				aj->later_key[step->key_columns[k]] = 1;
-			if (step->nkeys > 1)
+			if (step->hashed)
 				aj->build_key[step->build_key_columns[k]] = 1;
 		}
 		step->nfilter = given->nfilter;
@@ -316,8 +327,9 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 /*
  * Upload step `step`'s build columns that are read (values the aggregation
  * or a later step's key reads, and of the step's own build key columns;
- * validity where they are read and the column has nulls) into one device
- * buffer, and note where each lives.
+ * validity where they are read and the column has nulls; a string key
+ * column's bytes in use) into one device buffer, and note where each
+ * lives.
  */
 static int
 aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *payload,
@@ -328,13 +340,15 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 	size_t		nrows = (size_t) payload->nrows;
 	size_t	   *values_offset = NULL;
 	size_t	   *validity_offset = NULL;
+	size_t	   *bytes_offset = NULL;
 	size_t		bytes = 0;
 	int64_t		bytes_sent = 0;
 	int			ok = 0;
 
 	values_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
 	validity_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
-	if (values_offset == NULL || validity_offset == NULL)
+	bytes_offset = (size_t *) calloc(agg->ncolumns + 1, sizeof(size_t));
+	if (values_offset == NULL || validity_offset == NULL || bytes_offset == NULL)
 	{
 		ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 					  "out of host memory uploading the build side of an aggjoin");
@@ -347,7 +361,7 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 		const GaColumn *col = &payload->columns[c];
 		int			key = aj->later_key[c] || aj->step_operand[c];
 
-		values_offset[c] = validity_offset[c] = AGGJOIN_NO_SLOT;
+		values_offset[c] = validity_offset[c] = bytes_offset[c] = AGGJOIN_NO_SLOT;
 		if (aj->from_build[c] != step + 1)
 			continue;
 		aj->payload_has_nulls[c] = (uint8_t) (col->has_nulls != 0);
@@ -361,6 +375,12 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 		{
 			validity_offset[c] = bytes;
 			bytes += align_up((nrows + 7) / 8);
+		}
+		if (values_offset[c] != AGGJOIN_NO_SLOT && agg->column_types[c] == GA_TYPE_STRING)
+		{
+			aj->column_bytes_used[c] = (int64_t) ga_string_used(col, (int64_t) nrows);
+			bytes_offset[c] = bytes;
+			bytes += align_up((size_t) aj->column_bytes_used[c]);
 		}
 	}
 	if (!device_alloc((void **) &st->dev_payload, bytes, "a join step's build columns", status))
@@ -396,6 +416,17 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 				goto done;
 			bytes_sent += (int64_t) ((nrows + 7) / 8);
 		}
+		if (bytes_offset[c] != AGGJOIN_NO_SLOT)
+		{
+			aj->column_bytes[c] = st->dev_payload + bytes_offset[c];
+			if (aj->column_bytes_used[c] > 0 &&
+				!gpu_copy_chunked(st->dev_payload + bytes_offset[c], col->bytes,
+								  (size_t) aj->column_bytes_used[c], cudaMemcpyHostToDevice,
+								  stream, wait, arg,
+								  "copying the join's build strings to the GPU", status))
+				goto done;
+			bytes_sent += aj->column_bytes_used[c];
+		}
 	}
 	if (cudaEventRecord(agg->ev_copy_end, stream) != cudaSuccess)
 	{
@@ -413,6 +444,7 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 done:
 	free(values_offset);
 	free(validity_offset);
+	free(bytes_offset);
 	return ok;
 }
 
@@ -481,9 +513,9 @@ aggjoin_describe_filter(const GpuAgg *agg, const GpuAggJoin *aj, const GaFilterS
 /*
  * Once every step is built: describe every column the gather writes (the
  * aggregation's columns into its input buffer, derived ones aside, then
- * the key columns of every step after the first into the step's key
+ * the int64 key columns of every step after the first into the step's key
  * arrays) and upload the descriptions; describe the join's filter and the
- * steps' own.
+ * steps' own.  Note where the probe buffer holds each probe column.
  */
 static int
 aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *arg,
@@ -502,6 +534,8 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 				aj->column_values[c] = aj->dev_probe + aj->probe_values_offset[c];
 			if (aj->probe_validity_offset[c] != AGGJOIN_NO_SLOT)
 				aj->column_validity[c] = aj->dev_probe + aj->probe_validity_offset[c];
+			if (aj->probe_bytes_offset[c] != AGGJOIN_NO_SLOT)
+				aj->column_bytes[c] = aj->dev_probe + aj->probe_bytes_offset[c];
 		}
 
 	columns = (GaDevGatherColumn *) calloc(agg->ncolumns + aj->nsteps * GA_AGG_MAX_JOIN_KEYS,
@@ -531,13 +565,16 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 		step->key_gather_first = n;
 		for (int k = 0; k < step->nkeys; k++)
 		{
+			if (agg->column_types[step->key_columns[k]] == GA_TYPE_STRING)
+				continue;		/* read where it lives (aggjoin_key_columns) */
 			columns[n] = aggjoin_describe_column(aj, step->key_columns[k],
 												 (int) sizeof(unsigned long long));
-			columns[n].dst_values = step->nkeys > 1 ? step->dev_key_values[k] : step->dev_keys;
-			columns[n].dst_validity = step->nkeys > 1 ? step->dev_key_values_validity[k] :
+			columns[n].dst_values = step->hashed ? step->dev_key_values[k] : step->dev_keys;
+			columns[n].dst_validity = step->hashed ? step->dev_key_values_validity[k] :
 				step->dev_key_validity;
 			n++;
 		}
+		step->key_gathered = n - step->key_gather_first;
 	}
 	aggjoin_describe_filter(agg, aj, aj->filter, aj->nfilter, 1, &aj->input_filter);
 	for (int i = 0; i < aj->nsteps; i++)
@@ -558,8 +595,8 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 
 /*
  * Take step `step`'s build side (0-based): the hash join's build with the
- * sorted rows kept on the device (a step of several keys: on device.c's
- * hashes, whose seed is kept for the probes), then the payload's columns
+ * sorted rows kept on the device (a hashed step: on device.c's hashes,
+ * whose seed is kept for the probes), then the payload's columns
  * (and, for a RIGHT or FULL step, its cleared matched flags); the
  * join's own statistics are added to the aggregation's.  After the last
  * step's build, the gather's columns are described.
@@ -663,8 +700,11 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	free(aj->payload_has_nulls);
 	free(aj->probe_values_offset);
 	free(aj->probe_validity_offset);
+	free(aj->probe_bytes_offset);
 	free(aj->column_values);
 	free(aj->column_validity);
+	free(aj->column_bytes);
+	free(aj->column_bytes_used);
 	free(aj);
 	agg->join = NULL;
 }

@@ -22,13 +22,17 @@
 typedef struct GpuAggJoinStep
 {
 	GaAggJoinType type;
-	int			nkeys;			/* 1: key_columns[0] alone, as given; 2 ..
-								 * GA_AGG_MAX_JOIN_KEYS: hashed (join_key.h) */
+	int			hashed;			/* 0: key_columns[0] alone, as given; 1: the
+								 * pairs, hashed (join_key.h) */
+	int			nkeys;			/* 1 .. GA_AGG_MAX_JOIN_KEYS (1 unless hashed) */
 	int			key_columns[GA_AGG_MAX_JOIN_KEYS];
-	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* nkeys >= 2 */
-	unsigned long long key_seed;	/* nkeys >= 2: the build's hash seed */
-	int			key_gather_first;	/* after the first step: its key columns'
-									 * first description in dev_columns */
+	int			build_key_columns[GA_AGG_MAX_JOIN_KEYS];	/* hashed */
+	unsigned long long key_seed;	/* hashed: the build's hash seed */
+	int			key_gather_first;	/* after the first step: its int64 key
+									 * columns' first description in
+									 * dev_columns */
+	int			key_gathered;	/* ... and how many (strings are read where
+								 * they live) */
 
 	/* the build side */
 	void	   *build;			/* a GpuJoin of gpu/hashjoin.cu */
@@ -54,11 +58,11 @@ typedef struct GpuAggJoinStep
 
 	/*
 	 * the probe of a level's rows: keys (after the first step, or hashes),
-	 * the key columns gathered (several keys, after the first step),
-	 * answer, scan
+	 * the int64 key columns gathered (hashed, after the first step), answer,
+	 * scan
 	 */
 	unsigned long long *dev_keys;
-	uint8_t    *dev_key_validity;	/* one key, after the first step */
+	uint8_t    *dev_key_validity;	/* not hashed, after the first step */
 	unsigned long long *dev_key_values[GA_AGG_MAX_JOIN_KEYS];
 	uint8_t    *dev_key_values_validity[GA_AGG_MAX_JOIN_KEYS];
 	uint32_t   *dev_first;
@@ -81,19 +85,29 @@ struct GpuAggJoin
 	uint8_t    *from_build;		/* per column: 0 probe, s a column of step s */
 	uint8_t    *later_key;		/* per column: a key column of a step after
 								 * the first (read through a gather) */
-	uint8_t    *build_key;		/* per column: a build key column of a step
-								 * of several keys (its values uploaded) */
+	uint8_t    *build_key;		/* per column: a build key column of a
+								 * hashed step (its values uploaded) */
 	uint8_t    *step_operand;	/* per column: an operand of a step's own
 								 * filter (values and validity on the device) */
 
-	/* the probe buffer: per column a values and a validity slot, or none */
+	/*
+	 * the probe buffer: per column a values and a validity slot, or none,
+	 * and a string key column's bytes slot (string_bytes of them)
+	 */
 	size_t	   *probe_values_offset;
 	size_t	   *probe_validity_offset;
+	size_t	   *probe_bytes_offset;
 	unsigned char *dev_probe;
 
-	/* per column: its values and validity on the device (NULL: none) */
+	/*
+	 * per column: its values and validity on the device (NULL: none); a
+	 * string key column's bytes too, and of a build column the bytes
+	 * uploaded
+	 */
 	const void **column_values;
 	const uint8_t **column_validity;
+	const uint8_t **column_bytes;
+	int64_t    *column_bytes_used;
 	uint8_t    *payload_has_nulls;
 
 	/* shared by the steps' probes, one at a time */

@@ -9,9 +9,10 @@
  * Submit (per probe batch), all on the aggregation's stream:
  *
  * 1. Copy the probe columns the aggregation or a step's key reads into a
- *	  probe buffer laid out like the batch (build columns are not sent).  A
- *	  probe column whose validity is read on the device but that has no
- *	  nulls in this batch gets its bitmap set there instead of sent.
+ *	  probe buffer laid out like the batch (build columns are not sent; a
+ *	  string key column's bytes in use follow its end offsets).  A probe
+ *	  column whose validity is read on the device but that has no nulls in
+ *	  this batch gets its bitmap set there instead of sent.
  * 2. Step s over the rows of level s - 1 (level 0: the probe batch; level
  *	  s: the rows of step s, kept as sources, gpu/kernels/aggjoin.cuh): the
  *	  keys (step 1: the probe buffer's key column; later steps: gathered
@@ -21,14 +22,17 @@
  *	  waited for.  This is the count-then-write scheme of the cuckoo hash
  *	  join report and of He et al. ("Relational joins on graphics
  *	  processors", section 4), which sizes the output before writing it.
- *	  A step of several keys (join_key.h) has its key columns where a
- *	  single key would be (step 1: the probe buffer; later steps: each
- *	  gathered from the level into an array of the step's), hashes them
- *	  under the build's seed into its keys
+ *	  A hashed step (several keys, or string keys: join_key.h) has its
+ *	  int64 key columns where a single key would be (step 1: the probe
+ *	  buffer; later steps: each gathered from the level into an array of
+ *	  the step's) and its string key columns where they live (the probe
+ *	  buffer or an earlier step's payload, read through the level's
+ *	  sources), hashes them under the build's seed into its keys
  *	  (ga_launch_aggjoin_key_hash), probes the hashes, and clears the count
  *	  of every row whose key is null or differs from its first candidate's
  *	  (ga_launch_aggjoin_key_recheck, reading the step's build key columns,
- *	  which are uploaded with its payload for that) before the scan.
+ *	  which are uploaded with its payload for that; strings byte by byte)
+ *	  before the scan.
  * 3. The step's rows are then written a piece at a time, appended to what
  *	  their destination holds: for the last step, gathered as columns into
  *	  the aggregation's device input buffer, which is aggregated when it
@@ -111,8 +115,9 @@
 
 /*
  * Enqueue the probe columns' copies into the probe buffer (a bitmap read
- * on the device that the batch does not have is set there), with events
- * around them and the batch's reuse event after them.
+ * on the device that the batch does not have is set there; a string key
+ * column's bytes in use), with events around them and the batch's reuse
+ * event after them.
  */
 static int
 aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaStatus *status)
@@ -136,6 +141,14 @@ aggjoin_enqueue_probe_copies(GpuAgg *agg, GpuAggJoin *aj, GpuHostBatch *hb, GaSt
 									bytes, cudaMemcpyHostToDevice, stream),
 					"copying a probe batch to the GPU");
 			bytes_sent += (int64_t) bytes;
+		}
+		if (aj->probe_bytes_offset[c] != AGGJOIN_NO_SLOT && aj->column_bytes_used[c] > 0)
+		{
+			GPU_TRY(cudaMemcpyAsync(aj->dev_probe + aj->probe_bytes_offset[c], column->bytes,
+									(size_t) aj->column_bytes_used[c],
+									cudaMemcpyHostToDevice, stream),
+					"copying a probe batch's strings to the GPU");
+			bytes_sent += aj->column_bytes_used[c];
 		}
 		if (aj->probe_validity_offset[c] == AGGJOIN_NO_SLOT)
 			continue;
@@ -192,12 +205,13 @@ aggjoin_level_before(const GpuAggJoin *aj, int s)
 }
 
 /*
- * Where the key columns of step s (1-based, of several keys) are over the
- * rows it probes (step 1: the probe buffer; later: the gathered arrays),
+ * Where the key columns of hashed step s (1-based) are over the rows it
+ * probes (int64 ones: step 1, the probe buffer; later, the gathered
+ * arrays; strings: where they live, read through the level's sources),
  * with its build key columns and seed, as the key kernels read them.
  */
 static GaDevJoinKey
-aggjoin_key_columns(const GpuAggJoin *aj, int s)
+aggjoin_key_columns(const GpuAgg *agg, const GpuAggJoin *aj, int s)
 {
 	const GpuAggJoinStep *step = &aj->steps[s - 1];
 	GaDevJoinKey key;
@@ -205,10 +219,28 @@ aggjoin_key_columns(const GpuAggJoin *aj, int s)
 	memset(&key, 0, sizeof(key));
 	key.nkeys = step->nkeys;
 	key.seed = step->key_seed;
+	key.level = aggjoin_level_before(aj, s);
 	for (int k = 0; k < step->nkeys; k++)
 	{
 		int			c = step->key_columns[k];
+		int			b = step->build_key_columns[k];
 
+		if (agg->column_types[c] == GA_TYPE_STRING)
+		{
+			GaDevJoinString *str = &key.strings[k];
+
+			str->side = aj->from_build[c];
+			str->ends = (const uint32_t *) aj->column_values[c];
+			str->bytes = aj->column_bytes[c];
+			str->capacity = (uint32_t) aj->column_bytes_used[c];
+			/* step 1 reads the batch's bitmap only where it has one */
+			str->validity = s == 1 && !aj->probe->columns[c].has_nulls ? NULL :
+				aj->column_validity[c];
+			str->build_ends = (const uint32_t *) aj->column_values[b];
+			str->build_bytes = aj->column_bytes[b];
+			str->build_capacity = (uint32_t) aj->column_bytes_used[b];
+			continue;
+		}
 		if (s == 1)
 		{
 			key.values[k] = (const unsigned long long *) (aj->dev_probe +
@@ -221,8 +253,7 @@ aggjoin_key_columns(const GpuAggJoin *aj, int s)
 			key.values[k] = step->dev_key_values[k];
 			key.validity[k] = step->dev_key_values_validity[k];
 		}
-		key.build_values[k] =
-			(const unsigned long long *) aj->column_values[step->build_key_columns[k]];
+		key.build_values[k] = (const unsigned long long *) aj->column_values[b];
 	}
 	return key;
 }
@@ -258,8 +289,8 @@ aggjoin_wait_count(GpuAgg *agg, GpuAggJoin *aj, const unsigned long long *dev_co
 
 /*
  * Count the rows of step s (1-based) over the nlevel rows of the level
- * before it: its keys (gathered from the level after the first step; of
- * several keys, hashed), the probe (of several keys, then the recheck),
+ * before it: its keys (gathered from the level after the first step; of a
+ * hashed step, hashed), the probe (of a hashed step, then the recheck),
  * the scan (a step that checks its pairs: of the pairs, as INNER), and the
  * total copied back and waited for.  Fills *pairs for writing the rows.
  */
@@ -278,7 +309,7 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 
 	memset(&key, 0, sizeof(key));
 	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
-	if (s == 1 && step->nkeys == 1)
+	if (s == 1 && !step->hashed)
 	{
 		keys = (const unsigned long long *) (aj->dev_probe +
 											 aj->probe_values_offset[step->key_columns[0]]);
@@ -288,7 +319,7 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 	else
 	{
 		keys = step->dev_keys;
-		key_validity = step->dev_key_validity;	/* NULL with several keys */
+		key_validity = step->dev_key_validity;	/* NULL when hashed */
 	}
 	if (s > 1)
 	{
@@ -297,20 +328,21 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 		memset(&level_rows, 0, sizeof(level_rows));
 		level_rows.nlevel = nlevel;
 		level_rows.step = -1;
-		GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns + step->key_gather_first, step->nkeys,
-										 &level_rows, &from, 0, nlevel, 0, sms, stream),
+		GPU_TRY(ga_launch_aggjoin_gather(aj->dev_columns + step->key_gather_first,
+										 step->key_gathered, &level_rows, &from, 0, nlevel, 0,
+										 sms, stream),
 				"launching the gather of a join step's keys");
 	}
-	if (step->nkeys > 1)
+	if (step->hashed)
 	{
-		key = aggjoin_key_columns(aj, s);
+		key = aggjoin_key_columns(agg, aj, s);
 		GPU_TRY(ga_launch_aggjoin_key_hash(&key, nlevel, step->dev_keys, sms, stream),
 				"launching the hash of a join step's keys");
 	}
 	GPU_TRY(ga_launch_join_probe(&step->table, keys, key_validity, nlevel, step->dev_first,
 								 step->dev_count, aj->dev_inner_total, sms, stream),
 			"launching the join's probe kernel");
-	if (step->nkeys > 1)
+	if (step->hashed)
 		GPU_TRY(ga_launch_aggjoin_key_recheck(&key, nlevel, step->dev_sorted_rows,
 											  step->dev_first, step->dev_count, sms, stream),
 				"launching the recheck of a join step's keys");
@@ -635,7 +667,8 @@ aggjoin_run_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaWaitCallb
 
 /*
  * Join a filled probe batch (nrows > 0) through every step and aggregate
- * the last step's rows: copy its probe columns, run step 1 over it, then
+ * the last step's rows: check that its string key columns end within
+ * their bytes, copy its probe columns, run step 1 over it, then
  * let the next step take each partly filled level in step order, and
  * aggregate the rows left in the input buffer (one empty batch when the
  * join gave none).  The last piece stays in flight, as a plain batch does.
@@ -651,6 +684,16 @@ ga_gpu_aggjoin_submit(GpuAgg *agg, GpuHostBatch *hb, GaWaitCallback wait, void *
 	if (aj->nbuilt < aj->nsteps)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "an aggjoin's batch was submitted before the build sides of all its join steps were given");
+	for (int c = 0; c < agg->ncolumns; c++)
+	{
+		if (aj->probe_bytes_offset[c] == AGGJOIN_NO_SLOT)
+			continue;
+		aj->column_bytes_used[c] = (int64_t) ga_string_used(&probe->columns[c], probe->nrows);
+		if (aj->column_bytes_used[c] > agg->request.string_bytes)
+			return ga_status_set(status, GA_ERR_INVALID,
+								 "string column %d of a batch ends past its %lld bytes", c,
+								 (long long) agg->request.string_bytes);
+	}
 	for (int c = 0; c < agg->ncolumns; c++)
 	{
 		int			side = aj->from_build[c];

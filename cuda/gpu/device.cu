@@ -304,5 +304,6 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	ga_gpu_join_destroy,
 	1,							/* groups_strings */
 	1,							/* takes_pages */
-	GPU_PAGE_BATCH_PAGES		/* page_capacity */
+	GPU_PAGE_BATCH_PAGES,		/* page_capacity */
+	1							/* joins_strings */
 };

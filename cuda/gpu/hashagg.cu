@@ -545,7 +545,8 @@ ga_gpu_agg_submit(void *agg_impl, GaBatch *batch, GaWaitCallback wait, void *arg
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "a batch holds %lld pages but has room for %lld",
 							 (long long) batch->npages, (long long) agg->page_capacity);
-	for (int c = 0; c < agg->ncolumns; c++)
+	/* an aggjoin checks the string columns it reads (build columns are not filled) */
+	for (int c = 0; c < agg->ncolumns && agg->join == NULL; c++)
 		if (agg->column_types[c] == GA_TYPE_STRING && batch->nrows > 0 &&
 			(int64_t) ga_string_used(&batch->columns[c], batch->nrows) >
 			agg->request.string_bytes)

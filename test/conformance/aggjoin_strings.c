@@ -17,6 +17,13 @@
  * A device that does not join strings (GA_ERR_INVALID at create) is
  * reported as skipped.
  *
+ * A chained case puts that join second, after an INNER step that gives
+ * each probe row exactly one build row of a copy of the probe side (its
+ * id, its int64 key and its string), so that the string join is a later
+ * step's and its results are the same: its string key is the probe row's
+ * own (read through the first step's rows) or the copy's (a build column
+ * of the first step), and its int64 key the other side's.
+ *
  *-------------------------------------------------------------------------
  */
 #include "conformance.h"
@@ -35,6 +42,18 @@
 #define SJ_BUILD_INT 5
 #define SJ_BUILD_VALUE 6
 #define SJ_NCOLUMNS 7
+
+/* A chained case's columns besides: the probe row's id, and the copy's. */
+#define SJ_PROBE_ID 7
+#define SJ_COPY_ID 8
+#define SJ_COPY_INT 9
+#define SJ_COPY_STRING 10
+#define SJ_CHAINED_COLUMNS 11
+
+/* What a case joins on (SjCase.chain). */
+#define SJ_ONE_STEP 0
+#define SJ_CHAIN_PROBE_STRING 1	/* second step: the probe's string */
+#define SJ_CHAIN_COPY_STRING 2	/* second step: the copy's string */
 
 /* Groups: the integers 0 .. SJ_NGROUPS - 1, and null. */
 #define SJ_NGROUPS 5
@@ -68,6 +87,7 @@ typedef struct SjCase
 {
 	GaAggJoinType type;
 	int			two_keys;		/* the int64 key too */
+	int			chain;			/* SJ_ONE_STEP or SJ_CHAIN_* */
 	int64_t		nprobe;
 	int64_t		nbuild;
 	SjRow	   *probe;
@@ -134,6 +154,7 @@ sj_build_case(SjCase *c, int no, Rng *rng)
 		GA_AGGJOIN_RIGHT, GA_AGGJOIN_FULL
 	};
 	static const char *const type_names[] = {"inner", "left", "semi", "anti", "right", "full"};
+	static const char *const chain_names[] = {"", " chained", " chained(copy)"};
 	static const int64_t probe_choices[] = {0, 1, 300, 3000};
 	static const int64_t build_choices[] = {0, 1, 20, 200};
 	int			t = (int) rng_range(rng, 0, 5);
@@ -159,9 +180,11 @@ sj_build_case(SjCase *c, int no, Rng *rng)
 		row->group = rng_range(rng, 0, SJ_NGROUPS - 1);
 		row->value = rng_range(rng, -1000, 1000);
 	}
-	snprintf(c->desc, sizeof(c->desc), "%s %s probe=%lld build=%lld batch=%lld nulls=%.1f",
-			 type_names[t], c->two_keys ? "string+int64" : "string", (long long) c->nprobe,
-			 (long long) c->nbuild, (long long) c->batch_rows, null_rate);
+	c->chain = rng_chance(rng, 0.5) ? SJ_ONE_STEP : (int) rng_range(rng, 1, 2);
+	snprintf(c->desc, sizeof(c->desc), "%s %s%s probe=%lld build=%lld batch=%lld nulls=%.1f",
+			 type_names[t], c->two_keys ? "string+int64" : "string", chain_names[c->chain],
+			 (long long) c->nprobe, (long long) c->nbuild, (long long) c->batch_rows,
+			 null_rate);
 	(void) no;
 }
 
@@ -222,21 +245,82 @@ sj_reference(const SjCase *c, SjGroup *ref)
 	free(matched);
 }
 
-/* Write row's string key and int64 key into columns s and i of batch row r. */
+/*
+ * Write row's string key and int64 key into columns s and i of batch row r
+ * (the string only when column s is a string column).
+ */
 static void
 sj_put_keys(const SjCase *c, const SjRow *row, GaBatch *batch, int s, int i, int64_t r)
 {
 	GaColumn   *scol = &batch->columns[s];
-	uint32_t	used = ga_string_used(scol, r);
 
-	if (row->isnull)
-		ga_column_set_null(scol, r);
-	else
-		memcpy(scol->bytes + used, c->heap + row->at, row->len);
-	((uint32_t *) scol->values)[r] = used + row->len;
+	if (scol->type == GA_TYPE_STRING)
+	{
+		uint32_t	used = ga_string_used(scol, r);
+
+		if (row->isnull)
+			ga_column_set_null(scol, r);
+		else
+			memcpy(scol->bytes + used, c->heap + row->at, row->len);
+		((uint32_t *) scol->values)[r] = used + row->len;
+	}
 	((int64_t *) batch->columns[i].values)[r] = row->ikey;
 	if (row->int_null)
 		ga_column_set_null(&batch->columns[i], r);
+}
+
+/*
+ * A chained case's first step: the copy of the probe side as step 1's
+ * payload, every row keyed by its id (a probe row's id is its number).
+ * Returns 0 with st on failure.
+ */
+static int
+sj_build_copy(const SjCase *c, GaAgg *agg, const GaValueType *types, int ncolumns,
+			  GaStatus *st)
+{
+	GaColumn	pcols[SJ_CHAINED_COLUMNS];
+	GaBatch		payload;
+	int64_t		n = c->nprobe;
+	int64_t    *keys = calloc((size_t) (n + 1), sizeof(int64_t));
+	uint32_t   *rows = calloc((size_t) (n + 1), sizeof(uint32_t));
+	int64_t    *ids = calloc((size_t) (n + 1), sizeof(int64_t));
+	int64_t    *ints = calloc((size_t) (n + 1), sizeof(int64_t));
+	uint32_t   *ends = calloc((size_t) (n + 1), sizeof(uint32_t));
+	uint8_t    *bytes = malloc((size_t) c->heap_used + 1);
+	uint8_t    *validity = malloc((size_t) (n + 8) / 8 * 2 + 2);
+	int64_t		r;
+	int			ok;
+
+	memset(pcols, 0, sizeof(pcols));
+	for (r = 0; r < ncolumns; r++)
+		pcols[r].type = types[r];
+	memset(validity, 0xff, (size_t) (n + 8) / 8 * 2 + 2);
+	pcols[SJ_COPY_ID].values = ids;
+	pcols[SJ_COPY_INT].values = ints;
+	pcols[SJ_COPY_INT].validity = validity;
+	pcols[SJ_COPY_STRING].values = ends;
+	pcols[SJ_COPY_STRING].validity = validity + (n + 8) / 8 + 1;
+	pcols[SJ_COPY_STRING].bytes = bytes;
+	pcols[SJ_COPY_STRING].bytes_capacity = c->heap_used + 1;
+	memset(&payload, 0, sizeof(payload));
+	payload.nrows = payload.capacity = n;
+	payload.ncolumns = ncolumns;
+	payload.columns = pcols;
+	for (r = 0; r < n; r++)
+	{
+		keys[r] = ids[r] = r;
+		rows[r] = (uint32_t) r;
+		sj_put_keys(c, &c->probe[r], &payload, SJ_COPY_STRING, SJ_COPY_INT, r);
+	}
+	ok = ga_aggjoin_build(agg, 0, keys, rows, n, &payload, NULL, NULL, st);
+	free(keys);
+	free(rows);
+	free(ids);
+	free(ints);
+	free(ends);
+	free(bytes);
+	free(validity);
+	return ok;
 }
 
 /*
@@ -247,11 +331,15 @@ static int
 sj_run(const SjCase *c, const SjGroup *ref, GaDevice *device, GaStrategy strategy,
 	   const char *label, int no)
 {
-	static const GaValueType types[SJ_NCOLUMNS] = {
+	GaValueType types[SJ_CHAINED_COLUMNS] = {
 		GA_TYPE_STRING, GA_TYPE_INT64, GA_TYPE_INT16, GA_TYPE_INT32,
-		GA_TYPE_STRING, GA_TYPE_INT64, GA_TYPE_INT32
+		GA_TYPE_STRING, GA_TYPE_INT64, GA_TYPE_INT32,
+		GA_TYPE_INT64, GA_TYPE_INT64, GA_TYPE_INT64, GA_TYPE_STRING
 	};
-	static const uint8_t from_build[SJ_NCOLUMNS] = {0, 0, 0, 0, 1, 1, 1};
+	uint8_t		from_build[SJ_CHAINED_COLUMNS] = {0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1};
+	int			ncolumns = c->chain == SJ_ONE_STEP ? SJ_NCOLUMNS :
+		c->chain == SJ_CHAIN_PROBE_STRING ? SJ_CHAINED_COLUMNS - 1 : SJ_CHAINED_COLUMNS;
+	int			step = c->chain == SJ_ONE_STEP ? 0 : 1;	/* the string join's */
 	int			keys[1] = {SJ_GROUP};
 	GaAggSpec	aggs[4] = {
 		{GA_AGG_COUNT_ROWS, -1, 0}, {GA_AGG_SUM_INT, SJ_PROBE_VALUE, 0},
@@ -259,10 +347,10 @@ sj_run(const SjCase *c, const SjGroup *ref, GaDevice *device, GaStrategy strateg
 	};
 	GaAggJoinSpec spec;
 	GaAggRequest req;
-	GaColumn	pcols[SJ_NCOLUMNS];
+	GaColumn	pcols[SJ_CHAINED_COLUMNS];
 	GaBatch		payload;
 	uint32_t   *rows = calloc((size_t) (c->nbuild + 1), sizeof(uint32_t));
-	uint8_t    *validity[SJ_NCOLUMNS];
+	uint8_t    *validity[SJ_CHAINED_COLUMNS];
 	uint32_t   *ends = calloc((size_t) (c->nbuild + 1), sizeof(uint32_t));
 	uint8_t    *bytes = malloc((size_t) c->heap_used + 1);
 	int64_t    *ikeys = calloc((size_t) (c->nbuild + 1), sizeof(int64_t));
@@ -278,17 +366,25 @@ sj_run(const SjCase *c, const SjGroup *ref, GaDevice *device, GaStrategy strateg
 	int			col;
 
 	memset(&spec, 0, sizeof(spec));
-	spec.nsteps = 1;
-	spec.steps[0].type = c->type;
-	spec.steps[0].hashed = 1;
-	spec.steps[0].nkeys = c->two_keys ? 2 : 1;
-	spec.steps[0].key_columns[0] = SJ_PROBE_STRING;
-	spec.steps[0].build_key_columns[0] = SJ_BUILD_STRING;
-	spec.steps[0].key_columns[1] = SJ_PROBE_INT;
-	spec.steps[0].build_key_columns[1] = SJ_BUILD_INT;
+	spec.nsteps = step + 1;
+	spec.steps[0].type = GA_AGGJOIN_INNER;	/* chained: the copy, by id */
+	spec.steps[0].key_column = SJ_PROBE_ID;
+	spec.steps[step].type = c->type;
+	spec.steps[step].hashed = 1;
+	spec.steps[step].nkeys = c->two_keys ? 2 : 1;
+	spec.steps[step].key_columns[0] = c->chain == SJ_CHAIN_COPY_STRING ? SJ_COPY_STRING :
+		SJ_PROBE_STRING;
+	spec.steps[step].build_key_columns[0] = SJ_BUILD_STRING;
+	spec.steps[step].key_columns[1] = c->chain == SJ_CHAIN_PROBE_STRING ? SJ_COPY_INT :
+		SJ_PROBE_INT;
+	spec.steps[step].build_key_columns[1] = SJ_BUILD_INT;
+	if (c->chain == SJ_CHAIN_COPY_STRING)
+		types[SJ_PROBE_STRING] = GA_TYPE_INT8;	/* no key: unused */
+	for (col = SJ_BUILD_STRING; col <= SJ_BUILD_VALUE; col++)
+		from_build[col] = (uint8_t) (step + 1);
 	spec.from_build = from_build;
 	memset(&req, 0, sizeof(req));
-	req.ncolumns = SJ_NCOLUMNS;
+	req.ncolumns = ncolumns;
 	req.column_types = types;
 	req.nkeys = 1;
 	req.key_columns = keys;
@@ -313,9 +409,14 @@ sj_run(const SjCase *c, const SjGroup *ref, GaDevice *device, GaStrategy strateg
 		return 1;
 	}
 
+	/* chained: the copy first */
+	memset(validity, 0, sizeof(validity));
+	if (step > 0 && !sj_build_copy(c, agg, types, ncolumns, &st))
+		goto failed;
+
 	/* the build side: every row in the payload, those with keys listed */
 	memset(pcols, 0, sizeof(pcols));
-	for (col = 0; col < SJ_NCOLUMNS; col++)
+	for (col = 0; col < ncolumns; col++)
 	{
 		pcols[col].type = types[col];
 		validity[col] = malloc((size_t) (c->nbuild + 8) / 8 + 1);
@@ -346,9 +447,9 @@ sj_run(const SjCase *c, const SjGroup *ref, GaDevice *device, GaStrategy strateg
 	}
 	memset(&payload, 0, sizeof(payload));
 	payload.nrows = payload.capacity = c->nbuild;
-	payload.ncolumns = SJ_NCOLUMNS;
+	payload.ncolumns = ncolumns;
 	payload.columns = pcols;
-	if (!ga_aggjoin_build(agg, 0, NULL, rows, nrows, &payload, NULL, NULL, &st))
+	if (!ga_aggjoin_build(agg, step, NULL, rows, nrows, &payload, NULL, NULL, &st))
 		goto failed;
 
 	/* the probe side, in batches small in rows and bytes */
@@ -359,12 +460,16 @@ sj_run(const SjCase *c, const SjGroup *ref, GaDevice *device, GaStrategy strateg
 		if (batch == NULL)
 			goto failed;
 		while (r < c->nprobe && batch->nrows < batch->capacity &&
-			   ga_string_used(&batch->columns[SJ_PROBE_STRING], batch->nrows) +
-			   c->probe[r].len <= (uint64_t) SJ_STRING_BYTES)
+			   (types[SJ_PROBE_STRING] != GA_TYPE_STRING ||
+				ga_string_used(&batch->columns[SJ_PROBE_STRING], batch->nrows) +
+				c->probe[r].len <= (uint64_t) SJ_STRING_BYTES))
 		{
-			const SjRow *p = &c->probe[r++];
+			const SjRow *p = &c->probe[r];
 			int64_t		i = batch->nrows++;
 
+			if (step > 0)
+				((int64_t *) batch->columns[SJ_PROBE_ID].values)[i] = r;
+			r++;
 			sj_put_keys(c, p, batch, SJ_PROBE_STRING, SJ_PROBE_INT, i);
 			((int16_t *) batch->columns[SJ_GROUP].values)[i] = (int16_t) p->group;
 			((int32_t *) batch->columns[SJ_PROBE_VALUE].values)[i] = (int32_t) p->value;
@@ -410,7 +515,7 @@ failed:
 	fail = 1;
 done:
 	ga_agg_destroy(agg);
-	for (col = 0; col < SJ_NCOLUMNS; col++)
+	for (col = 0; col < SJ_CHAINED_COLUMNS; col++)
 		free(validity[col]);
 	free(rows);
 	free(ends);

@@ -43,13 +43,16 @@
  * iterator over the bytes, the items a counting iterator), and the gather
  * or the expansion writes them with every earlier side's columns null.
  *
- * Several keys: one thread per level row in a grid-stride loop, before the
- * probe (the hash of the row's key columns, join_key.h's, the same as the
- * host's) and after it (the recheck of the row's key against its first
- * candidate's build key columns: the Rapids report's compare of the keys
- * themselves after a hash of all of them).  A null key column is dealt with by the
+ * Hashed steps (several keys, or string keys): one thread per level row
+ * in a grid-stride loop, before the probe (the hash of the row's key
+ * columns, join_key.h's, the same as the host's: a string's as
+ * ga_hash_bytes of its bytes) and after it (the recheck of the row's key
+ * against its first candidate's build key columns, strings by length and
+ * then byte by byte: the Rapids report's compare of the keys themselves
+ * after a hash of all of them).  A null key column is dealt with by the
  * recheck alone (its count cleared), so the hash kernel writes no bitmap
- * and the probe reads none.
+ * and the probe reads none.  A string's end offsets are clamped to the
+ * bytes copied, so every read stays within them.
  *
  *-------------------------------------------------------------------------
  */
@@ -269,9 +272,44 @@ aggjoin_expand_kernel(GaDevPairs pairs, GaDevLevel from, GaDevLevel to, int64_t 
 }
 
 /*
+ * Row `row`'s string of a GA_TYPE_STRING column (end offsets `ends`):
+ * where its bytes start and their length, clamped to the `capacity` bytes
+ * that were copied (malformed offsets read nothing outside them).
+ */
+__device__ __forceinline__ void
+aggjoin_string_at(const uint32_t *ends, uint32_t capacity, int64_t row, uint32_t *start,
+				  uint32_t *len)
+{
+	uint32_t	end = __ldg(ends + row);
+	uint32_t	begin = row > 0 ? __ldg(ends + row - 1) : 0;
+
+	if (end > capacity)
+		end = capacity;
+	if (begin > end)
+		begin = end;
+	*start = begin;
+	*len = end - begin;
+}
+
+/*
+ * The row of level row r that string key column `str` reads (its source
+ * on the column's side), or -1 when it has none or its value is null.
+ */
+__device__ __forceinline__ int64_t
+aggjoin_string_row(const GaDevJoinString &str, const GaDevLevel &level, int64_t r)
+{
+	int64_t		src = aggjoin_level_source(level, str.side, r);
+
+	if (src >= 0 && str.validity != nullptr &&
+		!((__ldg(str.validity + (src >> 3)) >> (src & 7)) & 1))
+		return -1;
+	return src;
+}
+
+/*
  * Hash every row's key under the build's seed (join_key.h's, folded a
- * value at a time, so no key is held; any value for a key with a null,
- * which the recheck clears).
+ * value at a time, so no key is held; a string as ga_hash_bytes of its
+ * bytes; any value for a key with a null, which the recheck clears).
  */
 __global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
 aggjoin_key_hash_kernel(GaDevJoinKey key, int64_t n, unsigned long long *hashes)
@@ -283,9 +321,53 @@ aggjoin_key_hash_kernel(GaDevJoinKey key, int64_t n, unsigned long long *hashes)
 		uint64_t	h = ga_join_key_hash_start(key.seed);
 
 		for (int i = 0; i < key.nkeys; i++)
-			h = ga_join_key_hash_add(h, (int64_t) __ldg(key.values[i] + r), i);
+		{
+			const GaDevJoinString &str = key.strings[i];
+			int64_t		v = 0;
+
+			if (str.ends == nullptr)
+				v = (int64_t) __ldg(key.values[i] + r);
+			else
+			{
+				int64_t		src = aggjoin_string_row(str, key.level, r);
+				uint32_t	start,
+							len;
+
+				if (src >= 0)
+				{
+					aggjoin_string_at(str.ends, str.capacity, src, &start, &len);
+					v = (int64_t) ga_hash_bytes(str.bytes + start, len);
+				}
+			}
+			h = ga_join_key_hash_add(h, v, i);
+		}
 		hashes[r] = (unsigned long long) h;
 	}
+}
+
+/*
+ * Whether string key column `str`'s value of level row r equals build row
+ * b's: not null, of one length, and equal byte by byte.
+ */
+__device__ __forceinline__ bool
+aggjoin_string_equal(const GaDevJoinString &str, const GaDevLevel &level, int64_t r, uint32_t b)
+{
+	int64_t		src = aggjoin_string_row(str, level, r);
+	uint32_t	start,
+				len,
+				build_start,
+				build_len;
+
+	if (src < 0)
+		return false;
+	aggjoin_string_at(str.ends, str.capacity, src, &start, &len);
+	aggjoin_string_at(str.build_ends, str.build_capacity, b, &build_start, &build_len);
+	if (len != build_len)
+		return false;
+	for (uint32_t i = 0; i < len; i++)
+		if (__ldg(str.bytes + start + i) != __ldg(str.build_bytes + build_start + i))
+			return false;
+	return true;
 }
 
 /*
@@ -310,8 +392,11 @@ aggjoin_key_recheck_kernel(GaDevJoinKey key, int64_t n, const uint32_t *sorted_r
 		{
 			const uint8_t *validity = key.validity[i];
 
-			same = (validity == nullptr || ((__ldg(validity + (r >> 3)) >> (r & 7)) & 1)) &&
-				__ldg(key.values[i] + r) == __ldg(key.build_values[i] + b);
+			if (key.strings[i].ends != nullptr)
+				same = aggjoin_string_equal(key.strings[i], key.level, r, b);
+			else
+				same = (validity == nullptr || ((__ldg(validity + (r >> 3)) >> (r & 7)) & 1)) &&
+					__ldg(key.values[i] + r) == __ldg(key.build_values[i] + b);
 		}
 		if (!same)
 			count[r] = 0;

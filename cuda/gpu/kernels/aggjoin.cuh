@@ -22,11 +22,14 @@
  * last entry is the total.  A step's row j of level row r is r's
  * (j - pair_ends[r - 1])-th match, or no build row when r has none.
  *
- * Several keys (join_key.h).  A step of several keys probes the hashes of
- * its rows' keys (ga_launch_aggjoin_key_hash, under the step's seed), and
- * ga_launch_aggjoin_key_recheck then clears the count of every row whose
- * key differs from that of the first build row of its range, or that has
- * a null key column.
+ * Hashed steps (join_key.h).  A step of several keys, or of string keys,
+ * probes the hashes of its rows' keys (ga_launch_aggjoin_key_hash, under
+ * the step's seed), and ga_launch_aggjoin_key_recheck then clears the
+ * count of every row whose key differs from that of the first build row
+ * of its range, or that has a null key column.  An int64 key column is
+ * read by level row (gathered after the first step); a string key column
+ * is read where it lives, through the level's sources, as end offsets and
+ * bytes (a string is never gathered).
  *
  * Unmatched build rows (a RIGHT or FULL step).  The gather (the last step)
  * or the expansion (any other) marks, in a byte per build row of the step
@@ -127,18 +130,43 @@ typedef struct GaDevGatherColumn
 } GaDevGatherColumn;
 
 /*
- * The key of a step of several keys over the rows of a level, as the key
- * kernels read it: row r's key is values[i][r] for i < nkeys, null when a
- * validity bit is clear (validity[i] NULL: no nulls); a build row b's key
- * is build_values[i][b] (valid: only keyed build rows are in the table).
+ * A string key column of a hashed step, as the key kernels read it: the
+ * value of level row r is that of row src = its source on `side` (the
+ * probe row, or its build row of step `side`; none: null), at ends[src]
+ * (GA_TYPE_STRING's end offsets) into bytes, null when src's validity bit
+ * is clear (validity NULL: no nulls); a build row b's value is at
+ * build_ends[b] into build_bytes.  Offsets are clamped to the bytes that
+ * were copied (capacity, build_capacity), so that malformed offsets read
+ * nothing outside them.
+ */
+typedef struct GaDevJoinString
+{
+	const uint32_t *ends;		/* NULL: an int64 key column */
+	const uint8_t *bytes;
+	const uint8_t *validity;
+	const uint32_t *build_ends;
+	const uint8_t *build_bytes;
+	uint32_t	capacity;
+	uint32_t	build_capacity;
+	int32_t		side;
+} GaDevJoinString;
+
+/*
+ * The key of a hashed step over the rows of a level, as the key kernels
+ * read it: an int64 column i's row r is values[i][r], null when a validity
+ * bit is clear (validity[i] NULL: no nulls), and a build row b's is
+ * build_values[i][b] (valid: only keyed build rows are in the table); a
+ * string column i is strings[i], read through `level` (the level probed).
  */
 typedef struct GaDevJoinKey
 {
 	const unsigned long long *values[GA_AGG_MAX_JOIN_KEYS];
 	const uint8_t *validity[GA_AGG_MAX_JOIN_KEYS];
 	const unsigned long long *build_values[GA_AGG_MAX_JOIN_KEYS];
+	GaDevJoinString strings[GA_AGG_MAX_JOIN_KEYS];
+	GaDevLevel	level;
 	unsigned long long seed;	/* the build's (join_key.h) */
-	int32_t		nkeys;			/* 2 .. GA_AGG_MAX_JOIN_KEYS */
+	int32_t		nkeys;			/* 1 .. GA_AGG_MAX_JOIN_KEYS */
 } GaDevJoinKey;
 
 /*
