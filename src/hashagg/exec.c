@@ -475,31 +475,6 @@ agg_page_off_reason(GpuAggState *state)
 }
 
 /*
- * Decide whether the parallel participants (GpuAggPack) send heap pages in
- * this run, before the Gather starts them, as the serial scan decides;
- * returns the page program for the aggregation's request (the
- * participants', with the device's batch of pages), or NULL.  Their
- * messages carry at most GPUAGG_MESSAGE_PAGES pages, which fit an empty
- * batch of any device.
- */
-static const GaPageInput *
-agg_pack_pages(GpuAggState *state)
-{
-	int64		device_pages = ga_device_page_capacity(state->device);
-	const GaPageInput *program;
-	GaPageInput *request;
-
-	program = GpuAggPackUsePages(state->child, Min(device_pages, GPUAGG_MESSAGE_PAGES),
-								 agg_page_off_reason(state));
-	if (program == NULL)
-		return NULL;
-	request = MemoryContextAlloc(state->run_cxt, sizeof(GaPageInput));
-	*request = *program;
-	request->page_capacity = Max(Min(state->requests[0].batch_rows, device_pages), 1);
-	return request;
-}
-
-/*
  * One attempt at the whole aggregation on state->device.  Returns false
  * with status set when the device fails; errors of PostgreSQL's own (in the
  * child plan, say) are raised as usual.  Times the input and the device
@@ -528,7 +503,10 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 									 ga_device_page_capacity(state->device),
 									 agg_page_off_reason(state));
 	else if (state->desc->child_kind == GPUAGG_CHILD_PACKED)
-		state->requests[0].pages = agg_pack_pages(state);
+		state->requests[0].pages =
+			GpuAggPackUsePages(state->child, ga_device_page_capacity(state->device),
+							   state->requests[0].batch_rows, agg_page_off_reason(state),
+							   state->run_cxt);
 	if (state->spill_now)
 		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)

@@ -787,22 +787,34 @@ pack_under(PlanState *gather)
 /*
  * Decide for the next run of the GpuAggPack under `gather` (the leader's
  * copy, before the Gather starts its workers) whether its participants
- * send heap pages: not where off_reason says why not, else where its
- * direct scan can read the GpuHashAgg's batch columns from pages.
- * Returns the page program (whose page_capacity is the messages', at most
- * page_capacity pages), or NULL when rows go.
+ * send heap pages, as the serial scan decides: not where off_reason says
+ * why not, else where its direct scan can read the GpuHashAgg's batch
+ * columns from pages.  Their messages carry at most GPUAGG_MESSAGE_PAGES
+ * pages, which fit an empty batch of any device.  Returns the page
+ * program for the aggregation's request, with batches of batch_rows rows
+ * and up to device_pages pages (the device's), allocated in cxt; NULL
+ * when rows go.
  */
 const GaPageInput *
-GpuAggPackUsePages(PlanState *gather, int64 page_capacity, const char *off_reason)
+GpuAggPackUsePages(PlanState *gather, int64 device_pages, int64 batch_rows,
+				   const char *off_reason, MemoryContext cxt)
 {
 	GpuAggPackState *state = pack_under(gather);
+	const GaPageInput *program;
+	GaPageInput *request;
 
 	if (state == NULL || state->direct == NULL)
 		return NULL;
 	state->pages = off_reason == NULL;
-	state->page_capacity = page_capacity;
+	state->page_capacity = Min(device_pages, GPUAGG_MESSAGE_PAGES);
 	state->page_off_reason = off_reason;
-	return pack_set_pages(state);
+	program = pack_set_pages(state);
+	if (program == NULL)
+		return NULL;
+	request = MemoryContextAlloc(cxt, sizeof(GaPageInput));
+	*request = *program;
+	request->page_capacity = Max(Min(batch_rows, device_pages), 1);
+	return request;
 }
 
 /*
