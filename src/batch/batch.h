@@ -75,10 +75,18 @@ extern Datum GpuAggDecodeKey(GpuAggBatchBuilder *builder, int column,
 /* batch/message.c: batches sent by parallel workers as bytea messages */
 typedef struct GpuAggMessageReceiver GpuAggMessageReceiver;
 
+/*
+ * The most page images a message carries: a CPU device's batch holds 256,
+ * the fewest of any device's (ga_device_page_capacity), so that a
+ * message's pages fit an empty batch of whichever device the leader runs.
+ */
+#define GPUAGG_MESSAGE_PAGES 256
+
 extern bytea *GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch,
 								 uint64 sender, int first_column, int32 *dict_sent,
 								 StringInfo buf);
 extern Size GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows);
+extern Size GpuAggMessagePageBytes(int ncolumns, int64 npages);
 extern int64 GpuAggMessageCapacity(void);
 extern int64 GpuAggMessageRows(bytea *message);
 extern bool GpuAggMessageFits(bytea *message, GaBatch *batch);
@@ -119,6 +127,7 @@ extern GaPageInput *GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *ou
 										 const char **reason);
 extern void GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
 							 bool all_visible);
+extern void GpuAggPageAreaSet(GaBatch *batch, int64 page_capacity, MemoryContext cxt);
 
 /* batch/scan_direct.c: reading a plain Seq Scan's heap pages directly */
 typedef struct GpuAggDirectScan GpuAggDirectScan;

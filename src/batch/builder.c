@@ -581,13 +581,14 @@ GpuAggLocalBatchCreate(int ncolumns, const GaValueType *types, int64 capacity,
 	return batch;
 }
 
-/* Empty a local batch: no rows, every validity bit set. */
+/* Empty a local batch: no rows and no pages, every validity bit set. */
 void
 GpuAggLocalBatchReset(GaBatch *batch)
 {
 	int			c;
 
 	batch->nrows = 0;
+	batch->npages = 0;
 	for (c = 0; c < batch->ncolumns; c++)
 	{
 		memset(batch->columns[c].validity, 0xFF, (batch->capacity + 7) / 8);

@@ -9,13 +9,23 @@
  * copies the columns into its pinned device batches and keeps the one CUDA
  * context.  A message is plain memory, laid out as
  *
- *	header		magic, ncolumns, nrows, sender, first_column, string_bytes
+ *	header		magic, ncolumns, nrows, sender, first_column, npages,
+ *				string_bytes, page_rows
  *	per column	has_nulls, ndelta, delta_first, nbytes,
  *				ndelta dictionary entries (length, bytes) for dictionary keys,
  *				nrows values, then a string column's nbytes bytes, then
- *				the validity bitmap if has_nulls
+ *				the validity bitmap if has_nulls; no values, bytes nor
+ *				bitmap when every row comes from the message's pages
+ *				(page_rows == nrows): the device deforms them
+ *	per page	first_row, nrows, all_visible, lower, upper, the visible
+ *				line pointers' offsets unless all_visible, the image's
+ *				bytes [0, lower) and [upper, GA_PAGE_SIZE): not the free
+ *				space between (gpuagg_device.h, "Heap pages")
  *
- * every part padded to 4 bytes.  Dictionary keys (numeric, uuid, ...) travel
+ * every part padded to 4 bytes.  A page's rows are rows of the message
+ * (first_row from its first); the leader moves them by the rows its batch
+ * holds and copies the images into its batch's page area, which is the
+ * GPU service's arena when the device runs there: one copy.  Dictionary keys (numeric, uuid, ...) travel
  * as ids of the sender's own dictionary; each message carries the values
  * added since the sender's previous message, and the leader maps them onto
  * its dictionary, so that it hashes each distinct value of each sender once
@@ -47,9 +57,20 @@ typedef struct MessageHeader
 	int64		nrows;
 	uint64		sender;
 	int32		first_column;	/* the batch column of the message's first */
-	int32		unused;
+	int32		npages;			/* page images after the columns */
 	int64		string_bytes;	/* the most bytes of any string column */
+	int64		page_rows;		/* rows the pages fill */
 } MessageHeader;
+
+/* A page of a message, before its offsets and image. */
+typedef struct MessagePage
+{
+	uint32		first_row;		/* in the message */
+	uint16		nrows;
+	uint16		all_visible;
+	uint16		lower;			/* the image's bytes [0, lower) ... */
+	uint16		upper;			/* ... and [upper, GA_PAGE_SIZE) travel */
+} MessagePage;
 
 typedef struct ColumnHeader
 {
@@ -88,6 +109,33 @@ append_padded(StringInfo buf, const void *data, Size len)
 }
 
 /*
+ * Append page p of a local batch: its description, then the bytes of its
+ * image that GpuAggPageAppend copied (all of them for a page whose
+ * pd_lower and pd_upper are not in order).
+ */
+static void
+message_append_page(StringInfo buf, const GaBatch *batch, int64 p)
+{
+	const GaPageDesc *desc = &batch->page_desc[p];
+	const char *image = (const char *) batch->pages + p * (Size) GA_PAGE_SIZE;
+	PageHeader	header = (PageHeader) image;
+	MessagePage mp;
+
+	mp.first_row = desc->first_row;
+	mp.nrows = desc->nrows;
+	mp.all_visible = desc->all_visible;
+	mp.lower = header->pd_lower;
+	mp.upper = header->pd_upper;
+	if (mp.lower > mp.upper || mp.upper > GA_PAGE_SIZE)
+		mp.lower = mp.upper = GA_PAGE_SIZE;
+	append_padded(buf, &mp, sizeof(mp));
+	if (!mp.all_visible)
+		append_padded(buf, desc->offsets, sizeof(uint16) * mp.nrows);
+	append_padded(buf, image, mp.lower);
+	append_padded(buf, image + mp.upper, GA_PAGE_SIZE - mp.upper);
+}
+
+/*
  * Serialize a filled local batch into buf (reset first) as a bytea message
  * from `sender`, whose columns are the leader's batch columns from
  * first_column on (0 but for an aggjoin's build side).
@@ -99,6 +147,8 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 				   int first_column, int32 *dict_sent, StringInfo buf)
 {
 	MessageHeader header;
+	bool		values;			/* whether any row's values travel */
+	int64		p;
 	int			c;
 
 	resetStringInfo(buf);
@@ -108,12 +158,16 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 	header.nrows = batch->nrows;
 	header.sender = sender;
 	header.first_column = first_column;
-	header.unused = 0;
+	header.npages = (int32) batch->npages;
 	header.string_bytes = 0;
+	header.page_rows = 0;
 	for (c = 0; c < batch->ncolumns; c++)
 		if (batch->columns[c].type == GA_TYPE_STRING)
 			header.string_bytes = Max(header.string_bytes,
 									  ga_string_used(&batch->columns[c], batch->nrows));
+	for (p = 0; p < batch->npages; p++)
+		header.page_rows += batch->page_desc[p].nrows;
+	values = header.page_rows < header.nrows;
 	append_padded(buf, &header, sizeof(header));
 
 	for (c = 0; c < batch->ncolumns; c++)
@@ -125,14 +179,16 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 		KeyDict    *dict = GpuAggBatchDict(builder, c);
 		bool		derived = GpuAggBatchColumnDerived(builder, c);
 
-		/* nothing of a column the device computes travels */
+		/* nothing of a column the device computes or deforms travels */
+		if (!values)
+			derived = true;
 		ch.has_nulls = derived ? 0 : col->has_nulls;
 		if (dict != NULL && dict_sent != NULL && dict_sent[c] >= 0)
 		{
 			ch.delta_first = dict_sent[c];
 			ch.ndelta = KeyDictSize(dict) - dict_sent[c];
 		}
-		if (col->type == GA_TYPE_STRING)
+		if (col->type == GA_TYPE_STRING && !derived)
 			ch.nbytes = (int32) ga_string_used(col, batch->nrows);
 		append_padded(buf, &ch, sizeof(ch));
 		for (id = ch.delta_first; id < ch.delta_first + ch.ndelta; id++)
@@ -152,6 +208,8 @@ GpuAggMessageBuild(GpuAggBatchBuilder *builder, GaBatch *batch, uint64 sender,
 		if (ch.has_nulls)
 			append_padded(buf, col->validity, (batch->nrows + 7) / 8);
 	}
+	for (p = 0; p < batch->npages; p++)
+		message_append_page(buf, batch, p);
 	SET_VARSIZE(buf->data, buf->len);
 	return (bytea *) buf->data;
 }
@@ -176,6 +234,19 @@ GpuAggMessageBytes(int ncolumns, const GaValueType *types, int64 rows)
 			bytes += TYPEALIGN(4, (Size) MESSAGE_STRING_ROW_BYTES * rows);
 	}
 	return bytes;
+}
+
+/*
+ * Bytes of a message of ncolumns columns whose rows all come from npages
+ * pages: headers, and the pages' descriptions and whole images.
+ */
+Size
+GpuAggMessagePageBytes(int ncolumns, int64 npages)
+{
+	return VARHDRSZ + TYPEALIGN(4, sizeof(MessageHeader)) +
+		ncolumns * TYPEALIGN(4, sizeof(ColumnHeader)) +
+		npages * (TYPEALIGN(4, sizeof(MessagePage)) +
+				  TYPEALIGN(4, sizeof(uint16) * GA_PAGE_MAX_TUPLES) + GA_PAGE_SIZE + 4);
 }
 
 /*
@@ -210,8 +281,8 @@ GpuAggMessageRows(bytea *message)
 }
 
 /*
- * Whether a message's rows fit what a batch has left: its rows, and the
- * bytes of its string columns (each at most header.string_bytes; a local
+ * Whether a message's rows fit what a batch has left: its rows, its pages,
+ * and the bytes of its string columns (each at most header.string_bytes; a local
  * batch's grow for them where they may: GpuAggBatchStringRoom).  Only the
  * message's own columns count: an aggjoin's probe batch leaves its build
  * sides' columns, strings among them, unfilled.
@@ -223,7 +294,8 @@ GpuAggMessageFits(bytea *message, GaBatch *batch)
 	int			c;
 
 	read_header(message, &header);
-	if (header.nrows > batch->capacity - batch->nrows)
+	if (header.nrows > batch->capacity - batch->nrows ||
+		header.npages > batch->page_capacity - batch->npages)
 		return false;
 	for (c = header.first_column;
 		 c < header.first_column + header.ncolumns && c < batch->ncolumns; c++)
@@ -296,10 +368,44 @@ remap_set(GpuAggMessageReceiver *receiver, SenderMap *map, int c, int32 id, int3
 }
 
 /*
+ * Copy a message's page at p into the next page of batch, its rows moved
+ * by `off` (the rows the batch held before the message); returns where the
+ * message goes on.
+ */
+static const char *
+message_read_page(const char *p, GaBatch *batch, int64 off)
+{
+	GaPageDesc *desc = &batch->page_desc[batch->npages];
+	char	   *image = (char *) batch->pages + batch->npages * (Size) GA_PAGE_SIZE;
+	MessagePage mp;
+
+	memcpy(&mp, p, sizeof(mp));
+	p += TYPEALIGN(4, sizeof(mp));
+	if (mp.lower > mp.upper || mp.upper > GA_PAGE_SIZE || mp.nrows > GA_PAGE_MAX_TUPLES ||
+		off + mp.first_row + mp.nrows > batch->capacity)
+		elog(ERROR, "gpuagg: malformed page in a batch message");
+	desc->first_row = (uint32) (off + mp.first_row);
+	desc->nrows = mp.nrows;
+	desc->all_visible = mp.all_visible;
+	if (!mp.all_visible)
+	{
+		memcpy(desc->offsets, p, sizeof(uint16) * mp.nrows);
+		p += TYPEALIGN(4, sizeof(uint16) * mp.nrows);
+	}
+	memcpy(image, p, mp.lower);
+	p += TYPEALIGN(4, mp.lower);
+	memcpy(image + mp.upper, p, GA_PAGE_SIZE - mp.upper);
+	p += TYPEALIGN(4, GA_PAGE_SIZE - mp.upper);
+	batch->npages++;
+	return p;
+}
+
+/*
  * Append a message's rows to a device batch, which must have room: values
  * are copied, the sender's spelling ids of dictionary keys become the
  * leader's key ids (and spelling ranks), null bits are cleared where the
- * message has nulls.
+ * message has nulls; its pages go to the batch's page area, their rows
+ * after the batch's.
  */
 void
 GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder,
@@ -310,14 +416,18 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 	int64		off = batch->nrows;
 	SenderMap  *map;
 	int32	  **spellings;		/* per dictionary column: each row's spelling */
+	bool		values;			/* whether the columns carry values */
 	int			c;
+	int			pg;
 
 	read_header(message, &header);
 	/* an aggjoin's messages fill its probe or its build columns */
 	if (header.first_column < 0 || header.ncolumns > batch->ncolumns - header.first_column ||
-		header.nrows > batch->capacity - off)
-		elog(ERROR, "gpuagg: batch message of %d columns and " INT64_FORMAT " rows does not fit",
-			 header.ncolumns, header.nrows);
+		header.nrows > batch->capacity - off ||
+		header.npages < 0 || header.npages > batch->page_capacity - batch->npages)
+		elog(ERROR, "gpuagg: batch message of %d columns, " INT64_FORMAT " rows and %d pages does not fit",
+			 header.ncolumns, header.nrows, header.npages);
+	values = header.page_rows < header.nrows;
 	map = receiver_sender(receiver, header.sender);
 	spellings = MemoryContextAllocZero(GpuAggBatchScratch(builder),
 									   sizeof(int32 *) * Max(batch->ncolumns, 1));
@@ -326,7 +436,8 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 	for (c = header.first_column; c < header.first_column + header.ncolumns; c++)
 	{
 		GaColumn   *col = &batch->columns[c];
-		int			width = GpuAggBatchColumnDerived(builder, c) ? 0 : ga_type_width(col->type);
+		int			width = GpuAggBatchColumnDerived(builder, c) || !values ? 0 :
+			ga_type_width(col->type);
 		ColumnHeader ch;
 		int32		i;
 
@@ -464,5 +575,7 @@ GpuAggMessageAppend(GpuAggMessageReceiver *receiver, GpuAggBatchBuilder *builder
 			p += TYPEALIGN(4, nbytes);
 		}
 	}
+	for (pg = 0; pg < header.npages; pg++)
+		p = message_read_page(p, batch, off);
 	batch->nrows = off + header.nrows;
 }

@@ -258,3 +258,20 @@ GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
 	batch->npages++;
 	batch->nrows += n;
 }
+
+/*
+ * Give a local batch (GpuAggLocalBatchCreate) room for page_capacity page
+ * images and their descriptions, allocated in cxt when it has less; 0
+ * leaves it none (its rows come from the host).
+ */
+void
+GpuAggPageAreaSet(GaBatch *batch, int64 page_capacity, MemoryContext cxt)
+{
+	if (page_capacity > 0 && (batch->pages == NULL || page_capacity > batch->page_capacity))
+	{
+		batch->pages = MemoryContextAllocHuge(cxt, page_capacity * (Size) BLCKSZ);
+		batch->page_desc = MemoryContextAllocHuge(cxt, page_capacity * sizeof(GaPageDesc));
+	}
+	batch->page_capacity = page_capacity;
+	batch->npages = 0;
+}

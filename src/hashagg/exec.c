@@ -495,15 +495,18 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 	state->requests[0].fail_at_batch = state->fail_at_batch;
 	state->builder = GpuAggBatchBuilderCreate(state->layout->ncolumns,
 											  state->layout->sources, state->run_cxt);
+	state->info.pages_possible = gpuagg_page_scan && ga_device_takes_pages(state->device);
 	if (state->direct != NULL)
-	{
-		state->info.pages_possible = gpuagg_page_scan && ga_device_takes_pages(state->device);
 		state->requests[0].pages =
 			GpuAggDirectScanUsePages(state->direct, state->layout->ncolumns,
 									 state->layout->sources, state->requests[0].batch_rows,
 									 ga_device_page_capacity(state->device),
 									 agg_page_off_reason(state));
-	}
+	else if (state->desc->child_kind == GPUAGG_CHILD_PACKED)
+		state->requests[0].pages =
+			GpuAggPackUsePages(state->child, ga_device_page_capacity(state->device),
+							   state->requests[0].batch_rows, agg_page_off_reason(state),
+							   state->run_cxt);
 	if (state->spill_now)
 		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)

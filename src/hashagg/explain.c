@@ -343,8 +343,9 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
 /*
  * The direct scan's pages, like Bitmap Heap Scan's "Heap Blocks": how many
  * went to the device as page images and how many through the host (their
- * rows deformed here), and why; only where gpuagg.page_scan is on and the
- * device takes pages.
+ * rows deformed by the scan), and why; only where gpuagg.page_scan is on
+ * and the device takes pages.  Under a Gather, those of every participant
+ * of the GpuAggPack below.
  */
 static void
 explain_pages(GpuAggState *state, ExplainState *es)
@@ -354,7 +355,11 @@ explain_pages(GpuAggState *state, ExplainState *es)
 	const char *reason;
 	bool		why;
 
-	GpuAggDirectScanPageCounts(state->direct, &to_device, &through_host, &reason);
+	if (state->direct != NULL)
+		GpuAggDirectScanPageCounts(state->direct, &to_device, &through_host, &reason);
+	else if (state->desc->child_kind != GPUAGG_CHILD_PACKED ||
+			 !GpuAggPackPageCounts(state->child, &to_device, &through_host, &reason))
+		return;
 	if (to_device == 0 && (through_host == 0 || !state->info.pages_possible))
 		return;
 	why = through_host > 0 && reason != NULL;
@@ -463,8 +468,7 @@ GpuAggExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* not "Batches", which in HashAggregate counts the partitions spilled to disk */
 	ExplainPropertyInteger("Input Chunks", NULL, stats->batches, es);
 	ExplainPropertyInteger("Input Rows", NULL, stats->input_rows, es);
-	if (state->direct != NULL)
-		explain_pages(state, es);
+	explain_pages(state, es);
 	if (desc->njoin_steps > 0)
 	{
 		ExplainPropertyInteger("Build Rows", NULL, stats->join_build_rows, es);

@@ -60,6 +60,11 @@ extern Path *GpuAggPackPath(RelOptInfo *rel, Path *child, PathTarget *target,
 							List *path_private, int ncolumns);
 extern void GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter);
 extern GpuAggExchange *GpuAggPackExchange(PlanState *gather);
+extern const GaPageInput *GpuAggPackUsePages(PlanState *gather, int64 device_pages,
+											 int64 batch_rows, const char *off_reason,
+											 MemoryContext cxt);
+extern bool GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *through_host,
+								 const char **reason);
 extern void GpuAggPackInit(void);
 
 #endif							/* GPUAGG_HASHAGG_H */

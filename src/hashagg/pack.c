@@ -17,6 +17,15 @@
  * aggregation would need a CUDA context per worker and query, whose
  * creation takes longer than many queries, and a second combining step.)
  *
+ * With gpuagg.page_scan, the participants send heap pages instead of rows
+ * when the leader's GpuHashAgg says so for the run (GpuAggPackUsePages):
+ * each direct scan copies its pages into its batch (batch/pages.c) and
+ * the message carries them (batch/message.c); the device deforms them.
+ * The decision, and the page counts EXPLAIN ANALYZE adds up, travel in
+ * the node's shared memory (PackShared), written for every run, so that a
+ * run restarted with pages off (spilling, a device failure) rescans with
+ * the workers on the row path.
+ *
  * Under an aggjoin GpuHashAgg, the probe side's GpuAggPack also tests
  * every row's join keys against the leader's Bloom filters of the build
  * keys (aggjoin/probe_filter.c), which it puts in the parallel query's shared
@@ -42,6 +51,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "port/atomics.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/lsyscache.h"
@@ -58,6 +68,21 @@
 #include "hashagg/private.h"
 
 PG_FUNCTION_INFO_V1(gpuagg_batch);
+
+/*
+ * The start of a GpuAggPack's shared memory, before the probe-key filter's
+ * area and the exchange: the run's page decision, and the pages the
+ * workers read.
+ */
+typedef struct PackShared
+{
+	bool		pages;			/* the run's participants send pages */
+	int64		page_capacity;	/* pages a message carries at most */
+	pg_atomic_uint64 pages_device;	/* the workers' pages sent as images */
+	pg_atomic_uint64 pages_host;	/* ... and those deformed by them */
+} PackShared;
+
+#define PACK_SHARED_BYTES MAXALIGN(sizeof(PackShared))
 
 /* Executor state of one GpuAggPack. */
 typedef struct GpuAggPackState
@@ -93,6 +118,15 @@ typedef struct GpuAggPackState
 	int64		filter_nkeys;
 	uint64		filter_rows_tested;
 	uint64		filter_rows_removed;
+
+	/* heap pages instead of rows (leader: its decision for the run) */
+	PackShared *shared;			/* NULL: no parallel setup */
+	bool		pages;			/* this run's messages carry pages */
+	int64		page_capacity;	/* pages a message carries at most */
+	const char *page_off_reason;	/* why not, when the leader knows */
+	bool		pages_counted;	/* worker: its counts are in shared */
+	int64		worker_pages_device;	/* leader: the workers', all runs */
+	int64		worker_pages_host;
 } GpuAggPackState;
 
 static Plan *pack_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -280,6 +314,28 @@ pack_create_state(CustomScan *cscan)
 	return (Node *) state;
 }
 
+/*
+ * Give this participant's direct scan and batch the run's page decision:
+ * a page area and the page program (returned) where pages go to the
+ * device, none (NULL) where rows do.
+ */
+static const GaPageInput *
+pack_set_pages(GpuAggPackState *state)
+{
+	const GaPageInput *program;
+
+	if (state->direct == NULL)
+		return NULL;
+	program = GpuAggDirectScanUsePages(state->direct, state->batch->ncolumns,
+									   state->layout->sources + state->first_column,
+									   state->batch->capacity, state->page_capacity,
+									   state->pages ? NULL : state->page_off_reason);
+	state->pages = program != NULL;
+	GpuAggPageAreaSet(state->batch, program != NULL ? program->page_capacity : 0,
+					  state->run_cxt);
+	return program;
+}
+
 /* Start packing afresh: new builder, batch, dictionary and sender id. */
 static void
 pack_reset(GpuAggPackState *state)
@@ -314,6 +370,7 @@ pack_reset(GpuAggPackState *state)
 	state->probe_keys = NULL;	/* attached again (rescan: reinitialized) */
 	if (state->direct)
 		GpuAggDirectScanSetProbeKeys(state->direct, NULL);
+	pack_set_pages(state);
 }
 
 /*
@@ -352,6 +409,7 @@ pack_begin(CustomScanState *node, EState *estate, int eflags)
 	state->layout = GpuAggLayoutBuild(state->desc);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg pack",
 										   ALLOCSET_DEFAULT_SIZES);
+	state->page_off_reason = "gpuagg.page_scan is off";	/* until told */
 	pack_reset(state);
 }
 
@@ -507,14 +565,49 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * ShutdownCustomScan (leader): keep the exchange's counters for EXPLAIN
- * ANALYZE; the parallel query's shared memory goes away after this.
+ * Account for the pages read through the shared memory: a worker adds its
+ * own there once, when its scan is over; the leader moves what the
+ * workers added to its totals (they finished: every worker's shutdown
+ * runs before the Gather reads the end of its input).
+ */
+static void
+pack_count_pages(GpuAggPackState *state)
+{
+	int64		to_device;
+	int64		through_host;
+	const char *reason;
+
+	if (state->shared == NULL)
+		return;
+	if (!IsParallelWorker())
+	{
+		state->worker_pages_device +=
+			(int64) pg_atomic_exchange_u64(&state->shared->pages_device, 0);
+		state->worker_pages_host +=
+			(int64) pg_atomic_exchange_u64(&state->shared->pages_host, 0);
+		return;
+	}
+	if (state->direct == NULL || state->pages_counted)
+		return;
+	GpuAggDirectScanPageCounts(state->direct, &to_device, &through_host, &reason);
+	pg_atomic_fetch_add_u64(&state->shared->pages_device, (uint64) to_device);
+	pg_atomic_fetch_add_u64(&state->shared->pages_host, (uint64) through_host);
+	state->pages_counted = true;
+}
+
+/*
+ * ShutdownCustomScan: a worker's page counts into the shared memory; the
+ * leader keeps the workers' counts and the exchange's for EXPLAIN
+ * ANALYZE, since the parallel query's shared memory goes away after this.
  */
 static void
 pack_shutdown(CustomScanState *node)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
+	pack_count_pages(state);
+	if (!IsParallelWorker())
+		state->shared = NULL;	/* the parallel query's memory goes away */
 	if (state->exchange != NULL && !IsParallelWorker())
 	{
 		GpuAggExchangeCounts(state->exchange, &state->exchange_stats);
@@ -538,9 +631,10 @@ pack_shutdown(CustomScanState *node)
  */
 #define EXCHANGE_DICT_BYTES (256 * 1024)
 /*
- * EstimateDSMCustomScan: two slots per worker, each a full message, fewer
- * (down to none: every message through the tuple queue) where shared
- * memory is scarce (GpuAggExchangeMaxBytes).
+ * EstimateDSMCustomScan: PackShared, then two exchange slots per worker,
+ * each a full message (of rows, or of pages where the run sends them),
+ * fewer (down to none: every message through the tuple queue) where
+ * shared memory is scarce (GpuAggExchangeMaxBytes).
  */
 static Size
 pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
@@ -552,6 +646,11 @@ pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 	state->exchange_slot_bytes =
 		GpuAggMessageBytes(layout->ncolumns, layout->column_types,
 						   GpuAggMessageCapacity()) + EXCHANGE_DICT_BYTES;
+	/* a message of pages, where the run's scans send them */
+	if (state->pages)
+		state->exchange_slot_bytes =
+			Max(state->exchange_slot_bytes,
+				GpuAggMessagePageBytes(layout->ncolumns, state->page_capacity));
 	state->exchange_slots = 2 * pcxt->nworkers + 2;
 	/* the probe side's filter first: the leader built it before this runs */
 	state->filter_room = pack_has_filter_area(state) ?
@@ -560,10 +659,18 @@ pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 		state->filter_room = GpuAggProbeFilterSharedBytes(NULL);	/* no room: none */
 	while (state->exchange_slots > 0 &&
 		   GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes) +
-		   state->filter_room > budget)
+		   state->filter_room + PACK_SHARED_BYTES > budget)
 		state->exchange_slots--;
-	return state->filter_room +
+	return PACK_SHARED_BYTES + state->filter_room +
 		GpuAggExchangeSize(state->exchange_slots, state->exchange_slot_bytes);
+}
+
+/* Leader: tell the run's workers whether they send pages. */
+static void
+pack_share_pages(GpuAggPackState *state)
+{
+	state->shared->pages = state->pages;
+	state->shared->page_capacity = state->page_capacity;
 }
 
 /*
@@ -584,49 +691,68 @@ pack_share_probe_filter(GpuAggPackState *state, void *coordinate)
 }
 
 /*
- * InitializeDSMCustomScan (leader): lay out the probe-key filter's area
- * (the probe side of an aggjoin), then the exchange.
+ * InitializeDSMCustomScan (leader): lay out the run's page decision, the
+ * probe-key filter's area (the probe side of an aggjoin), then the
+ * exchange.
  */
 static void
 pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
+	char	   *area = (char *) coordinate + PACK_SHARED_BYTES;
 
-	pack_share_probe_filter(state, coordinate);
-	state->exchange = GpuAggExchangeCreate((char *) coordinate + state->filter_room,
+	state->shared = (PackShared *) coordinate;
+	pg_atomic_init_u64(&state->shared->pages_device, 0);
+	pg_atomic_init_u64(&state->shared->pages_host, 0);
+	pack_share_pages(state);
+	pack_share_probe_filter(state, area);
+	state->exchange = GpuAggExchangeCreate(area + state->filter_room,
 										   state->exchange_slots,
 										   state->exchange_slot_bytes,
 										   node->ss.ps.state->es_query_cxt);
 }
 
 /*
- * ReInitializeDSMCustomScan (leader, rescan): the filter as built for this
- * scan (the build sides were read again), every slot free again.
+ * ReInitializeDSMCustomScan (leader, rescan): this run's page decision,
+ * the filter as built for this scan (the build sides were read again),
+ * every slot free again.
  */
 static void
 pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
-	pack_share_probe_filter(state, coordinate);
+	state->shared = (PackShared *) coordinate;
+	pack_count_pages(state);	/* the last run's workers' */
+	pack_share_pages(state);
+	pack_share_probe_filter(state, (char *) coordinate + PACK_SHARED_BYTES);
 	if (state->exchange != NULL)
 		GpuAggExchangeReset(state->exchange);
 }
 
-/* InitializeWorkerCustomScan: attach to the leader's filter and exchange. */
+/*
+ * InitializeWorkerCustomScan: take the run's page decision, attach to the
+ * leader's filter and exchange.
+ */
 static void
 pack_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	GpuAggPackState *state = (GpuAggPackState *) node;
+	char	   *area = (char *) coordinate + PACK_SHARED_BYTES;
 	Size		room = 0;
 
+	state->shared = (PackShared *) coordinate;
+	state->pages = state->shared->pages;
+	state->page_capacity = state->shared->page_capacity;
+	state->page_off_reason = "the leader reads rows";
+	pack_set_pages(state);
 	if (pack_has_filter_area(state))
 	{
-		state->filter_area = coordinate;
-		room = GpuAggProbeFilterAreaBytes(coordinate);
+		state->filter_area = area;
+		room = GpuAggProbeFilterAreaBytes(area);
 		pack_attach_probe_keys(state);
 	}
-	state->exchange = GpuAggExchangeAttach((char *) coordinate + room,
+	state->exchange = GpuAggExchangeAttach(area + room,
 										   node->ss.ps.state->es_query_cxt);
 }
 
@@ -644,6 +770,71 @@ GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter *filter)
 		((CustomScanState *) pack)->methods != &pack_exec_methods)
 		return;
 	((GpuAggPackState *) pack)->probe_filter = filter;
+}
+
+/* The GpuAggPack under `gather` (the leader's copy), or NULL. */
+static GpuAggPackState *
+pack_under(PlanState *gather)
+{
+	PlanState  *pack = outerPlanState(gather);
+
+	if (pack == NULL || !IsA(pack, CustomScanState) ||
+		((CustomScanState *) pack)->methods != &pack_exec_methods)
+		return NULL;
+	return (GpuAggPackState *) pack;
+}
+
+/*
+ * Decide for the next run of the GpuAggPack under `gather` (the leader's
+ * copy, before the Gather starts its workers) whether its participants
+ * send heap pages, as the serial scan decides: not where off_reason says
+ * why not, else where its direct scan can read the GpuHashAgg's batch
+ * columns from pages.  Their messages carry at most GPUAGG_MESSAGE_PAGES
+ * pages, which fit an empty batch of any device.  Returns the page
+ * program for the aggregation's request, with batches of batch_rows rows
+ * and up to device_pages pages (the device's), allocated in cxt; NULL
+ * when rows go.
+ */
+const GaPageInput *
+GpuAggPackUsePages(PlanState *gather, int64 device_pages, int64 batch_rows,
+				   const char *off_reason, MemoryContext cxt)
+{
+	GpuAggPackState *state = pack_under(gather);
+	const GaPageInput *program;
+	GaPageInput *request;
+
+	if (state == NULL || state->direct == NULL)
+		return NULL;
+	state->pages = off_reason == NULL;
+	state->page_capacity = Min(device_pages, GPUAGG_MESSAGE_PAGES);
+	state->page_off_reason = off_reason;
+	program = pack_set_pages(state);
+	if (program == NULL)
+		return NULL;
+	request = MemoryContextAlloc(cxt, sizeof(GaPageInput));
+	*request = *program;
+	request->page_capacity = Max(Min(batch_rows, device_pages), 1);
+	return request;
+}
+
+/*
+ * The heap pages that every participant of the GpuAggPack under `gather`
+ * read, all runs: copied to the device, read through the host, and why
+ * pages went through the host; false when it reads no pages directly.
+ */
+bool
+GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *through_host,
+					 const char **reason)
+{
+	GpuAggPackState *state = pack_under(gather);
+
+	if (state == NULL || state->direct == NULL)
+		return false;
+	pack_count_pages(state);
+	GpuAggDirectScanPageCounts(state->direct, to_device, through_host, reason);
+	*to_device += state->worker_pages_device;
+	*through_host += state->worker_pages_host;
+	return true;
 }
 
 /*

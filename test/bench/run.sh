@@ -35,6 +35,9 @@
 #                                    rows and pages: gpuagg without workers (the direct
 #                                    scan reads the table) with gpuagg.page_scan off
 #                                    and on, printed in a table of their own
+#                                    ppages: gpuagg (parallel workers) with
+#                                    gpuagg.page_scan on: the workers send pages,
+#                                    printed against gpuagg in a table of its own
 #   --runs N        RUNS             timed runs per query and mode (default 3; median)
 #   --warmup N      WARMUP           untimed runs before them (default 1)
 #   NATIVE_WARMUP=N  warm-up runs of the native modes (default WARMUP; the tables are
@@ -205,7 +208,7 @@ parse_args() {
 		case " $ALL_SUITES " in *" $s "*) ;; *) die "unknown suite '$s' in SUITES (known: $ALL_SUITES)" ;; esac
 	done
 	for m in $MODES; do
-		case "$m" in serial | parallel | gpuagg | backend | rows | pages) ;; *) die "unknown mode '$m' in MODES (serial parallel gpuagg backend rows pages)" ;; esac
+		case "$m" in serial | parallel | gpuagg | backend | rows | pages | ppages) ;; *) die "unknown mode '$m' in MODES (serial parallel gpuagg backend rows pages ppages)" ;; esac
 	done
 	[ -n "$MODES" ] || die "MODES is empty"
 	for q in $QUERIES $EXPLAIN_QUERIES; do
@@ -555,8 +558,9 @@ append_csv() {
 		printf '%s,%s,%s,%s,%s,' "$(csv_field "${R_RUNS[$q.serial]:-}")" "$(csv_field "${R_RUNS[$q.parallel]:-}")" \
 			"$(csv_field "${R_RUNS[$q.gpuagg]:-}")" "${R_T[$q.backend]:-}" "$(csv_field "${R_RUNS[$q.backend]:-}")"
 		printf '%s,%s,' "$(picked_s "$q")" "$(ratio_num "$(best_native_s "$q")" "$(picked_s "$q")")"
-		printf '%s,%s,%s,%s\n' "${R_T[$q.rows]:-}" "$(csv_field "${R_RUNS[$q.rows]:-}")" \
+		printf '%s,%s,%s,%s,' "${R_T[$q.rows]:-}" "$(csv_field "${R_RUNS[$q.rows]:-}")" \
 			"${R_T[$q.pages]:-}" "$(csv_field "${R_RUNS[$q.pages]:-}")"
+		printf '%s,%s\n' "${R_T[$q.ppages]:-}" "$(csv_field "${R_RUNS[$q.ppages]:-}")"
 	} >>"$OUT/bench.csv"
 }
 
@@ -640,6 +644,8 @@ print_results() {
 			'backend mode (gpuagg.device_host = backend: each session opens the device, no GPU service)'
 		print_mode_pair rows pages \
 			'rows and pages modes (no workers; gpuagg.page_scan off: the scan deforms tuples, on: the device deforms pages)'
+		print_mode_pair gpuagg ppages \
+			'gpuagg and ppages modes (parallel workers; gpuagg.page_scan off: they deform tuples, on: they send pages)'
 		picks=""
 		for q in "${ORDER[@]}"; do
 			if [ "${R_INPLAN[$q]:-}" = yes ]; then picks="$picks $q"; fi
@@ -766,7 +772,7 @@ main() {
 	DEVICE_NAME=$(psql_as "$BENCH_DB" -At -c "SELECT CASE WHEN '$BENCH_DEVICE' = 'cpu' THEN 'CPU device'
 		ELSE coalesce((SELECT name FROM gpuagg_devices() d WHERE d.usable ORDER BY 1 LIMIT 1), '?') END" 2>/dev/null || echo '?')
 	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv"
-	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s,picked_s,speedup_picked_vs_best,rows_s,rows_runs_s,pages_s,pages_runs_s" >"$OUT/bench.csv"
+	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s,picked_s,speedup_picked_vs_best,rows_s,rows_runs_s,pages_s,pages_runs_s,ppages_s,ppages_runs_s" >"$OUT/bench.csv"
 	for s in $SUITES; do
 		suite_selected "$s" || continue
 		section "$s: data ($(suite_scale "$s"))"

@@ -55,6 +55,11 @@ bench_mode_settings() {
 			echo "SET max_parallel_workers_per_gather = 0;" \
 				"SET gpuagg.page_scan = $([ "$1" = pages ] && echo on || echo off);"
 			;;
+		ppages)
+			# as gpuagg, with gpuagg.page_scan on: the workers send pages
+			bench_mode_settings gpuagg
+			echo "SET gpuagg.page_scan = on;"
+			;;
 		unforced)
 			# (BENCH_PLAN_DEVICE=gpu: what the planner picks for a GPU, asked on a machine
 			# without one; only EXPLAIN may run so)

@@ -4,7 +4,8 @@
 # snapshot taken before another session commits inserts, deletes and updates (on pages
 # VACUUM made all-visible and on fresh ones), and a read-committed query while another
 # session holds uncommitted changes. Each answer is compared with gpuagg off in the same
-# transaction, and EXPLAIN ANALYZE must show pages going to the device.
+# transaction, and EXPLAIN ANALYZE must show pages going to the device; then the same
+# in a parallel plan, whose workers send the pages.
 #
 # The pages go to the suite's device through the suite's gpuagg.device_host (the GPU
 # service by default), with gpuagg.page_scan = on. Run by test/check.sh with PG_BINDIR, PGHOST, PGPORT, GPUAGG_RUN_USER and
@@ -32,6 +33,13 @@ SET gpuagg.enabled = off;
 SELECT md5(string_agg(r::text, ',' ORDER BY r::text)) FROM ($query) r;
 SET gpuagg.enabled = on;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;"
+# ... and in a parallel plan
+parallel="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+compare="$compare
+$parallel
+${compare#"$settings"}
+SET max_parallel_workers_per_gather = 0;"
 
 # Session A's statements go through a fifo; mark $1 waits until it printed line $1.
 mkfifo "$work/a_in"
@@ -49,17 +57,19 @@ mark() {
 	failed "session A did not reach $1: $(tail -5 "$work/a_out")"
 	exit 1
 }
-# Check the two md5s and the Heap Pages line session A printed after mark $1.
+# Check the four md5s (serial and parallel, forced and native), the two Heap Pages lines
+# and the parallel plan's workers that session A printed after mark $1.
 check() {
 	local out
 	out=$(sed -n "/^$1\$/,\$p" "$work/a_out" | sed 1d)
 	mapfile -t sums < <(grep -E '^[0-9a-f]{32}$' <<<"$out")
-	if [ "${#sums[@]}" -ne 2 ] || [ "${sums[0]}" != "${sums[1]}" ]; then
+	if [ "${#sums[@]}" -ne 4 ] || [ "$(printf '%s\n' "${sums[@]}" | sort -u | wc -l)" -ne 1 ]; then
 		failed "$2: the forced and native answers differ (${sums[*]})"
 	fi
-	grep -Eq 'Heap Pages: [1-9][0-9]* to the device' <<<"$out" ||
+	[ "$(grep -Ec 'Heap Pages: [1-9][0-9]* to the device' <<<"$out")" -eq 2 ] ||
 		failed "$2: no pages went to the device: $(grep 'Heap Pages' <<<"$out")"
-	echo "$2: ${sums[0]:-none} $(grep -o 'Heap Pages:.*' <<<"$out")"
+	grep -Eq 'Workers Launched: [1-9]' <<<"$out" || failed "$2: no parallel worker ran"
+	echo "$2: ${sums[0]:-none} $(grep -o 'Heap Pages:.*' <<<"$out" | tr '\n' ' ')"
 }
 
 # 1. a repeatable-read snapshot, then another session's committed changes
