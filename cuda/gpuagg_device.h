@@ -569,6 +569,8 @@ typedef struct GaAggStats
 	GaLaunchParams launch;		/* its launch parameters */
 	int64_t		batches_explored;	/* batches run with a candidate under
 									 * test */
+	int32_t		launch_contention;	/* the contention level of its shape
+									 * classes (0, 1: from the probe) */
 } GaAggStats;
 
 typedef struct GaAgg GaAgg;

@@ -54,7 +54,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TUNE_FORMAT "gpuagg tuning 2"
+#define TUNE_FORMAT "gpuagg tuning 3"
 #define TUNE_QUEUE 16			/* references the search keeps at most */
 #define TUNE_UNTESTED (-1.0f)
 #define TUNE_IN_TEST (-2.0f)
@@ -241,23 +241,53 @@ ga_tune_candidate_params(GaTuneFamily family, int candidate, GaLaunchParams *par
 	}
 }
 
-/* The shape class of a family's batch: key width class, then group range. */
+/*
+ * The contention level of an aggregation from its first batch's probe:
+ * `repeats` of the `pairs` of adjacent sampled rows had equal key tuples,
+ * over about `groups` groups.  That share estimates the chance that two
+ * nearby rows update the same entry, which is what makes the kernels'
+ * atomics contend (skewed keys and clustered or sorted keys alike).
+ * Uniform keys over g groups show 1 / g of the pairs; level 1 takes
+ * GA_TUNE_CONTENDED_TIMES times that, so that sampling noise does not
+ * split uniform keys between the levels, and at least
+ * GA_TUNE_CONTENDED_MIN, below which few rows meet on one entry whatever
+ * the groups.  Under GA_TUNE_CONTENDED_TIMES groups no share reaches it:
+ * every row meets others there, skewed or not.
+ */
 int
-ga_tune_class(GaTuneFamily family, int key_bits, int64_t groups)
+ga_tune_contention(uint64_t repeats, uint64_t pairs, int64_t groups)
+{
+	double		share;
+
+	if (pairs == 0 || groups < 1)
+		return 0;
+	share = (double) repeats / (double) pairs;
+	return share >= GA_TUNE_CONTENDED_MIN &&
+		share >= (double) GA_TUNE_CONTENDED_TIMES / (double) groups;
+}
+
+/*
+ * The shape class of a family's batch: key width class, contention level
+ * (0 or 1), then group range.
+ */
+int
+ga_tune_class(GaTuneFamily family, int key_bits, int contention, int64_t groups)
 {
 	int			width = key_bits <= 32 ? 0 : key_bits <= 64 ? 1 : 2;
+	int			level = contention > 0 ? 1 : 0;
 	int			range = 0;
 
 	for (groups = groups < 1 ? 1 : groups; groups >= 4 && range < GA_TUNE_RANGES - 1; groups >>= 2)
 		range++;
-	return ((int) family * GA_TUNE_WIDTHS + width) * GA_TUNE_RANGES + range;
+	return (((int) family * GA_TUNE_WIDTHS + width) * GA_TUNE_LEVELS + level) *
+		GA_TUNE_RANGES + range;
 }
 
 /* The family of a shape class. */
 static GaTuneFamily
 class_family(int cls)
 {
-	return (GaTuneFamily) (cls / (GA_TUNE_WIDTHS * GA_TUNE_RANGES));
+	return (GaTuneFamily) (cls / (GA_TUNE_WIDTHS * GA_TUNE_LEVELS * GA_TUNE_RANGES));
 }
 
 /* Name of a kernel family, as EXPLAIN shows it. */
@@ -584,15 +614,16 @@ class_reset(TuneClass *c)
 }
 
 /*
- * The launch parameters of a batch of `family` with keys of key_bits bits
- * and about `groups` groups, and the ticket to report its time with.  Off:
+ * The launch parameters of a batch of `family` with keys of key_bits bits,
+ * the aggregation's contention level (ga_tune_contention) and about
+ * `groups` groups, and the ticket to report its time with.  Off:
  * the rules.  Frozen: the class's best if it has one.  On: a class not
  * tuned yet runs a candidate under test on at most every other batch and
  * its best so far on the others.
  */
 GaLaunchSource
 ga_tune_choose(GaTuner *tuner, GaTuning mode, GaTuneFamily family, int key_bits,
-			   int64_t groups, GaLaunchParams *params, GaTuneTicket *ticket)
+			   int contention, int64_t groups, GaLaunchParams *params, GaTuneTicket *ticket)
 {
 	TuneClass  *c;
 	int			cls;
@@ -605,7 +636,7 @@ ga_tune_choose(GaTuner *tuner, GaTuning mode, GaTuneFamily family, int key_bits,
 	ticket->exploring = 0;
 	if (tuner == NULL || mode == GA_TUNING_OFF || family < 0 || family >= GA_TUNE_NUM_FAMILIES)
 		return GA_LAUNCH_DEFAULTS;
-	cls = ga_tune_class(family, key_bits, groups);
+	cls = ga_tune_class(family, key_bits, contention, groups);
 
 	pthread_mutex_lock(&tuner->lock);
 	c = &tuner->classes[cls];

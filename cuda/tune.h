@@ -10,7 +10,8 @@
  * The GPU device asks for the parameters of each batch (ga_tune_choose)
  * and reports the batch's kernel time (ga_tune_report); everything else is
  * here, in plain C, so that the CPU runs and tests it.  A shape class is a
- * kernel family, a key width class and a range of group counts.
+ * kernel family, a key width class, a contention level (from the first
+ * batch's probe: ga_tune_contention) and a range of group counts.
  *
  * Internal to cuda/; plain C, no PostgreSQL and no CUDA runtime header.
  *
@@ -28,10 +29,24 @@ extern "C"
 {
 #endif
 
-/* Shape classes: key widths (packed bits <= 32, <= 64, wider) by group ranges [4^r, 4^(r+1)). */
+/*
+ * Shape classes: key widths (packed bits <= 32, <= 64, wider) by contention
+ * levels (0: rows spread over the groups, 1: nearby rows often share one)
+ * by group ranges [4^r, 4^(r+1)).
+ */
 #define GA_TUNE_WIDTHS 3
+#define GA_TUNE_LEVELS 2
 #define GA_TUNE_RANGES 16
-#define GA_TUNE_CLASSES (GA_TUNE_NUM_FAMILIES * GA_TUNE_WIDTHS * GA_TUNE_RANGES)
+#define GA_TUNE_CLASSES \
+	(GA_TUNE_NUM_FAMILIES * GA_TUNE_WIDTHS * GA_TUNE_LEVELS * GA_TUNE_RANGES)
+
+/*
+ * Contention level 1: adjacent sampled rows with equal key tuples, at least
+ * GA_TUNE_CONTENDED_TIMES times what uniform keys over the estimated groups
+ * show (1 / groups of the pairs) and at least GA_TUNE_CONTENDED_MIN of them.
+ */
+#define GA_TUNE_CONTENDED_TIMES 4
+#define GA_TUNE_CONTENDED_MIN 0.001
 
 /* Largest candidate space of a family. */
 #define GA_TUNE_MAX_CANDIDATES 128
@@ -79,7 +94,8 @@ extern int	ga_tune_candidates(GaTuneFamily family);
 extern int	ga_tune_default_candidate(GaTuneFamily family);
 extern void ga_tune_candidate_params(GaTuneFamily family, int candidate,
 									 GaLaunchParams *params);
-extern int	ga_tune_class(GaTuneFamily family, int key_bits, int64_t groups);
+extern int	ga_tune_contention(uint64_t repeats, uint64_t pairs, int64_t groups);
+extern int	ga_tune_class(GaTuneFamily family, int key_bits, int contention, int64_t groups);
 
 /* The tuners of this process, one per GPU model */
 extern void ga_tune_configure(const char *dir, const char *version,
@@ -91,8 +107,8 @@ extern void ga_tuner_set_sample_ms(GaTuner *tuner, double ms);
 
 /* Tuning */
 extern GaLaunchSource ga_tune_choose(GaTuner *tuner, GaTuning mode, GaTuneFamily family,
-									 int key_bits, int64_t groups, GaLaunchParams *params,
-									 GaTuneTicket *ticket);
+									 int key_bits, int contention, int64_t groups,
+									 GaLaunchParams *params, GaTuneTicket *ticket);
 extern void ga_tune_report(GaTuner *tuner, const GaTuneTicket *ticket, double ms,
 						   int64_t rows);
 extern int	ga_tune_best(GaTuner *tuner, int cls, int *done);

@@ -811,8 +811,9 @@ make_room_for_perfect(GpuAgg *agg, GaStatus *status)
 }
 
 /*
- * Probe the first batch (a sample: key ranges, a sketch of the groups) and
- * wait for it; then estimate the groups and decide about perfect.
+ * Probe the first batch (a sample: key ranges, a sketch of the groups,
+ * adjacent equal keys) and wait for it; then estimate the groups and the
+ * contention level, and decide about perfect.
  */
 static int
 probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
@@ -840,6 +841,9 @@ probe_first_batch(GpuAgg *agg, GaWaitCallback wait, void *arg, GaStatus *status)
 	agg->probed = 1;
 	agg->device_estimate = ga_gpu_plan_estimate_groups(agg->host_probe, agg->inflight_rows);
 	agg->stats.device_estimated_groups = agg->device_estimate;
+	agg->contention = ga_tune_contention(agg->host_probe->repeats, agg->host_probe->pairs,
+										 agg->device_estimate);
+	agg->stats.launch_contention = agg->contention;
 	ga_gpu_plan_decide_perfect(agg, agg->inflight_rows);
 	return make_room_for_perfect(agg, status);
 }

@@ -237,6 +237,9 @@ typedef struct GpuAgg
 								 * fused kernels do not take them */
 	int			probed;
 	int64_t		device_estimate;	/* groups estimated from the probe */
+	int			contention;		/* the probe's contention level (tuner's
+								 * shape classes; 0 unprobed), kept for
+								 * every batch */
 	int			perfect;		/* direct index chosen (for the whole run) */
 	int			perfect_in_shared;	/* its range fits a block's shared memory */
 	int			perfect_replicas;

@@ -59,7 +59,8 @@
  * then the two-phase shared kernel, also for a plain aggregate.
  *
  * Launch parameters (gpuagg.tuning; cuda/tune.h): after the plan, the
- * batch's kernel family and shape class (key width, group count) get their
+ * batch's kernel family and shape class (key width, the first batch's
+ * contention level from the probe, group count) get their
  * parameters from the tuner of the GPU's model, or gpuagg.debug_launch's;
  * the replicas and cache sizes chosen here are then capped by them at the
  * launch.  Parameters never change the plan, only how its kernels run.
@@ -291,8 +292,8 @@ ga_gpu_plan_launch(GpuAgg *agg)
 	}
 	else
 		source = ga_tune_choose(agg->tuner, agg->request.tuning, family, agg->key_bits,
-								class_groups(agg, agg->inflight_plan), &agg->inflight_launch,
-								&agg->inflight_ticket);
+								agg->contention, class_groups(agg, agg->inflight_plan),
+								&agg->inflight_launch, &agg->inflight_ticket);
 	if (family == GA_TUNE_NONE)
 		memset(&agg->inflight_launch, 0, sizeof(agg->inflight_launch));
 	agg->stats.launch_family = family;

@@ -258,6 +258,7 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
 		total->launch_family = run.launch_family;
 		total->launch_source = run.launch_source;
 		total->launch = run.launch;
+		total->launch_contention = run.launch_contention;
 	}
 	total->batches_explored += run.batches_explored;
 }

@@ -3,8 +3,10 @@
 # test/tune/tune_test.c with the tuner and runs it on synthetic costs (every family's
 # search within its bound, within 1.1 times the best of its space and never slower
 # than the defaults by 2%, on long batches and on short noisy ones, where one batch a
-# sample misses), then the file's round trip and a corrupt or foreign file ignored
-# with a log line. Run by test/check.sh; needs only a C compiler.
+# sample misses), the shape classes with their contention level (from synthetic probe
+# samples; landscapes whose best differs by level), then the file's round trip and a
+# corrupt, foreign or old-format file ignored with a log line. Run by test/check.sh;
+# needs only a C compiler.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)

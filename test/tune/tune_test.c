@@ -6,9 +6,11 @@
  *	  and in kernel time, to a candidate within 1.1 times the best of the
  *	  whole space and never slower than the defaults by 2%, on long batches
  *	  (5 ms, 1% noise) and on short noisy ones (0.3 ms, 10% noise), where a
- *	  sample of one batch misses; the settings; the file's round trip, and
- *	  a corrupt, foreign-version or foreign-model file ignored with a log
- *	  line.
+ *	  sample of one batch misses; the shape classes and the contention
+ *	  level from synthetic probe samples; landscapes whose best differs by
+ *	  contention level, which one level misses; the settings; the file's
+ *	  round trip, and a corrupt, foreign-version, foreign-model or format 2
+ *	  file ignored with a log line.
  *
  * Built and run by test/t/015_tuner.sh: cc -Icuda test/tune/tune_test.c
  * cuda/tune.c -lpthread -lm.  Prints "ok" lines and exits 0, or prints
@@ -102,11 +104,15 @@ meets(const Outcome *o)
 	return o->done && o->vs_best <= 1.1 && o->vs_defaults <= 1.02;
 }
 
-/* Run one family's search on a landscape, its batches as `b` says. */
+/*
+ * Run one family's search at a contention level on a tuner, on a landscape,
+ * its batches as `b` says; a class the tuner has tuned already is not
+ * searched again.
+ */
 static Outcome
-search_one(GaTuneFamily family, const double *opt, const Batches *b, unsigned long long seed)
+search_on(GaTuner *tuner, GaTuneFamily family, int level, const double *opt, const Batches *b,
+		  unsigned long long seed)
 {
-	GaTuner    *tuner = ga_tuner_create("synthetic GPU");
 	unsigned long long rng = seed;
 	unsigned long long quiet = 1;
 	int			n = ga_tune_candidates(family);
@@ -116,7 +122,7 @@ search_one(GaTuneFamily family, const double *opt, const Batches *b, unsigned lo
 	const int64_t rows = (int64_t) (b->ms * 1e6);	/* costs are about 1e-6 ms a row */
 	GaLaunchParams p;
 	GaTuneTicket ticket;
-	int			cls = ga_tune_class(family, 32, 1000);
+	int			cls = ga_tune_class(family, 32, level, 1000);
 	int			best;
 	Outcome		o;
 
@@ -137,7 +143,7 @@ search_one(GaTuneFamily family, const double *opt, const Batches *b, unsigned lo
 
 	while (!o.done && o.batches < 100000)
 	{
-		GaLaunchSource source = ga_tune_choose(tuner, GA_TUNING_ON, family, 32, 1000, &p,
+		GaLaunchSource source = ga_tune_choose(tuner, GA_TUNING_ON, family, 32, level, 1000, &p,
 											   &ticket);
 		double		ms = cost_of(&p, opt, b->noise, &rng) * (double) rows;
 
@@ -154,8 +160,18 @@ search_one(GaTuneFamily family, const double *opt, const Batches *b, unsigned lo
 	o.vs_best = cost_of(&p, opt, 0, &quiet) / best_all;
 	o.vs_defaults = cost_of(&p, opt, 0, &quiet) / def_cost;
 	if (o.done)
-		CHECK(ga_tune_choose(tuner, GA_TUNING_ON, family, 32, 1000, &p, &ticket) == GA_LAUNCH_TUNED,
-			  "not tuned after the search");
+		CHECK(ga_tune_choose(tuner, GA_TUNING_ON, family, 32, level, 1000, &p, &ticket) ==
+			  GA_LAUNCH_TUNED, "not tuned after the search");
+	return o;
+}
+
+/* Run one family's search on a landscape with a fresh tuner. */
+static Outcome
+search_one(GaTuneFamily family, const double *opt, const Batches *b, unsigned long long seed)
+{
+	GaTuner    *tuner = ga_tuner_create("synthetic GPU");
+	Outcome		o = search_on(tuner, family, 0, opt, b, seed);
+
 	ga_tuner_free(tuner);
 	return o;
 }
@@ -241,6 +257,162 @@ test_searches(void)
 	CHECK(met < runs, "short batches sampled one at a time meet the criteria in every run");
 }
 
+/* Key distributions of the synthetic probe samples. */
+typedef enum KeyKind
+{
+	KEYS_UNIFORM,
+	KEYS_ZIPF,
+	KEYS_SORTED
+} KeyKind;
+
+/*
+ * The contention level the probe would find on `rows` sampled rows (chunks
+ * of 1,024, as the probe reads them) of keys over `groups` groups: uniform,
+ * Zipf-like (key k with a chance about proportional to 1 / (k + 1): the
+ * inverse of a log-uniform draw) or sorted (runs of rows / groups).
+ */
+static int
+sample_level(KeyKind kind, int64_t groups, int64_t rows, unsigned long long *rng)
+{
+	uint64_t	pairs = 0;
+	uint64_t	repeats = 0;
+	int64_t		prev = -1;
+
+	for (int64_t row = 0; row < rows; row++)
+	{
+		int64_t		key;
+
+		if (kind == KEYS_UNIFORM)
+			key = (int64_t) (uniform(rng) * (double) groups);
+		else if (kind == KEYS_ZIPF)
+			key = (int64_t) floor(pow((double) groups + 1, uniform(rng))) - 1;
+		else
+			key = row * groups / rows;
+		key = key < 0 ? 0 : key >= groups ? groups - 1 : key;
+		if ((row & 1023) != 0)
+		{
+			pairs++;
+			repeats += key == prev;
+		}
+		prev = key;
+	}
+	return ga_tune_contention(repeats, pairs, groups);
+}
+
+/*
+ * Shape classes: every family, width, level and group range has its own
+ * class within 0 .. GA_TUNE_CLASSES - 1; the contention measure puts
+ * uniform keys at level 0 over any number of groups, and Zipf keys (from
+ * 2^7 groups) and sorted ones (2^2 to 2^17 groups over 2^18 rows) at
+ * level 1, where their rows meet on one entry at least four times as often
+ * as uniform keys' do.
+ */
+static void
+test_classes(void)
+{
+	static unsigned char seen[GA_TUNE_CLASSES];
+	static const int widths[GA_TUNE_WIDTHS] = {32, 64, 96};
+	unsigned long long rng = 11;
+	int			distinct = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (int f = 0; f < GA_TUNE_NUM_FAMILIES; f++)
+		for (int w = 0; w < GA_TUNE_WIDTHS; w++)
+			for (int level = 0; level < GA_TUNE_LEVELS; level++)
+				for (int r = 0; r < GA_TUNE_RANGES; r++)
+				{
+					int			cls = ga_tune_class((GaTuneFamily) f, widths[w], level,
+													INT64_C(1) << (2 * r));
+
+					CHECK(cls >= 0 && cls < GA_TUNE_CLASSES, "class %d out of bounds", cls);
+					if (cls >= 0 && cls < GA_TUNE_CLASSES && !seen[cls])
+					{
+						seen[cls] = 1;
+						distinct++;
+					}
+				}
+	CHECK(distinct == GA_TUNE_CLASSES, "%d distinct classes of %d", distinct, GA_TUNE_CLASSES);
+	CHECK(ga_tune_class(GA_TUNE_PARTITIONED, 128, 7, INT64_MAX) == GA_TUNE_CLASSES - 1 &&
+		  ga_tune_class(GA_TUNE_PERFECT, 8, -1, 0) == 0, "class bounds at the extremes");
+
+	CHECK(ga_tune_contention(0, 0, 1000) == 0 && ga_tune_contention(5, 10, 0) == 0,
+		  "contention with nothing sampled");
+	for (int lg = 1; lg <= 26; lg++)
+	{
+		const int64_t g = INT64_C(1) << lg;
+		int			u = sample_level(KEYS_UNIFORM, g, 1 << 18, &rng);
+		int			z = sample_level(KEYS_ZIPF, g, 1 << 18, &rng);
+		int			sorted = sample_level(KEYS_SORTED, g, 1 << 18, &rng);
+
+		CHECK(u == 0, "uniform keys over 2^%d groups contended", lg);
+		CHECK(z == (lg >= 7), "Zipf keys over 2^%d groups at level %d", lg, z);
+		CHECK(sorted == (lg >= 2 && lg <= 17), "sorted keys over 2^%d groups at level %d",
+			  lg, sorted);
+	}
+	printf("ok classes\n");
+}
+
+/*
+ * Landscapes where the best candidate differs by contention level: a
+ * uniform shape's batches first, then a Zipf shape's of the same family,
+ * key width and groups, on a landscape of its own.  With one level (the
+ * class key without contention) the Zipf shape runs what the uniform one
+ * found; with the probe's levels it has its own class and search.
+ */
+static void
+test_contention(void)
+{
+	const Batches batches = {5.0, 0.01, GA_TUNE_SAMPLE_MS};
+	unsigned long long rng = 4242;
+	unsigned long long keys_rng = 99;
+	const int	lu = sample_level(KEYS_UNIFORM, 1000, 1 << 18, &keys_rng);
+	const int	lz = sample_level(KEYS_ZIPF, 1000, 1 << 18, &keys_rng);
+	int			runs = 0;
+	int			met_one = 0;
+	int			met_levels = 0;
+
+	CHECK(lu == 0 && lz == 1, "levels %d (uniform) and %d (Zipf)", lu, lz);
+	for (int f = 0; f < GA_TUNE_NUM_FAMILIES; f++)
+		for (int k = 0; k < 15; k++)
+		{
+			double		opt_u[5];
+			double		opt_z[5];
+			GaTuner    *one = ga_tuner_create("synthetic GPU");
+			GaTuner    *two = ga_tuner_create("synthetic GPU");
+			Outcome		o;
+
+			/* Zipf: fewer threads, more blocks and copies (hot entries) */
+			opt_u[0] = 8 + 1.5 * uniform(&rng);
+			opt_u[1] = 2 * uniform(&rng);
+			opt_u[2] = 2 * uniform(&rng);
+			opt_u[3] = -2 - 2 * uniform(&rng);
+			opt_u[4] = -2.5 + 2 * uniform(&rng);
+			opt_z[0] = 6 + 1.5 * uniform(&rng);
+			opt_z[1] = 3 + 2 * uniform(&rng);
+			opt_z[2] = 3.5 + 2 * uniform(&rng);
+			opt_z[3] = -4 - 2 * uniform(&rng);
+			opt_z[4] = 0.5 + 2 * uniform(&rng);
+
+			(void) search_on(one, (GaTuneFamily) f, 0, opt_u, &batches, rng);
+			o = search_on(one, (GaTuneFamily) f, 0, opt_z, &batches, rng + 1);
+			met_one += meets(&o);
+			(void) search_on(two, (GaTuneFamily) f, lu, opt_u, &batches, rng);
+			o = search_on(two, (GaTuneFamily) f, lz, opt_z, &batches, rng + 1);
+			met_levels += meets(&o);
+			runs++;
+			ga_tuner_free(one);
+			ga_tuner_free(two);
+		}
+	CHECK(met_levels == runs, "with contention levels %d of %d Zipf shapes meet the criteria",
+		  met_levels, runs);
+	CHECK(met_one < runs / 2, "with one level %d of %d Zipf shapes meet the criteria",
+		  met_one, runs);
+	printf("%s contention: Zipf shapes after uniform ones meet the criteria in %d of %d runs "
+		   "with one level, %d of %d with the probe's levels\n",
+		   met_levels == runs && met_one < runs / 2 ? "ok" : "FAIL", met_one, runs, met_levels,
+		   runs);
+}
+
 /* Off and frozen pin the defaults until something is tuned. */
 static void
 test_modes(void)
@@ -252,10 +424,10 @@ test_modes(void)
 	char		why[128];
 
 	memset(&zero, 0, sizeof(zero));
-	CHECK(ga_tune_choose(tuner, GA_TUNING_OFF, GA_TUNE_SHARED, 32, 10, &p, &ticket) ==
+	CHECK(ga_tune_choose(tuner, GA_TUNING_OFF, GA_TUNE_SHARED, 32, 0, 10, &p, &ticket) ==
 		  GA_LAUNCH_DEFAULTS && memcmp(&p, &zero, sizeof(p)) == 0 && ticket.cls < 0,
 		  "off is not the defaults");
-	CHECK(ga_tune_choose(tuner, GA_TUNING_FROZEN, GA_TUNE_SHARED, 32, 10, &p, &ticket) ==
+	CHECK(ga_tune_choose(tuner, GA_TUNING_FROZEN, GA_TUNE_SHARED, 32, 0, 10, &p, &ticket) ==
 		  GA_LAUNCH_DEFAULTS && memcmp(&p, &zero, sizeof(p)) == 0,
 		  "frozen with nothing tuned is not the defaults");
 	for (int f = 0; f < GA_TUNE_NUM_FAMILIES; f++)
@@ -265,11 +437,12 @@ test_modes(void)
 		CHECK(ga_tune_candidates((GaTuneFamily) f) <= GA_TUNE_MAX_CANDIDATES, "too many candidates");
 	}
 	/* the first batch explores the defaults */
-	CHECK(ga_tune_choose(tuner, GA_TUNING_ON, GA_TUNE_GLOBAL, 64, 1 << 20, &p, &ticket) ==
+	CHECK(ga_tune_choose(tuner, GA_TUNING_ON, GA_TUNE_GLOBAL, 64, 0, 1 << 20, &p, &ticket) ==
 		  GA_LAUNCH_EXPLORING && memcmp(&p, &zero, sizeof(p)) == 0, "the search does not start at the defaults");
-	CHECK(ga_tune_class(GA_TUNE_GLOBAL, 64, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 96, 1 << 20) &&
-		  ga_tune_class(GA_TUNE_GLOBAL, 64, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 64, 1 << 22) &&
-		  ga_tune_class(GA_TUNE_GLOBAL, 64, 1 << 20) == ga_tune_class(GA_TUNE_GLOBAL, 64, (1 << 21) + 5),
+	CHECK(ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 96, 0, 1 << 20) &&
+		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 22) &&
+		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 64, 1, 1 << 20) &&
+		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) == ga_tune_class(GA_TUNE_GLOBAL, 64, 0, (1 << 21) + 5),
 		  "shape classes");
 	p.threads = 48;
 	CHECK(!ga_launch_params_check(&p, why, sizeof(why)), "threads 48 accepted");
@@ -287,25 +460,71 @@ test_modes(void)
 	printf("ok modes\n");
 }
 
-/* Tune one class of every family, quickly (noise-free landscape, 5 ms batches). */
+/*
+ * Tune one class of every family and contention level, quickly (noise-free
+ * landscapes, 5 ms batches), with another best at each level.
+ */
 static void
 tune_some(GaTuner *tuner)
 {
-	static const double opt[5] = {7, 2, 1, -4, 1};
+	static const double opts[GA_TUNE_LEVELS][5] = {{7, 2, 1, -4, 1}, {8, 4, 4, -2, -1}};
 	unsigned long long rng = 7;
 
 	for (int f = 0; f < GA_TUNE_NUM_FAMILIES; f++)
-		for (int k = 0; k < 2 * GA_TUNE_MAX_EXPLORE; k++)
-		{
-			GaLaunchParams p;
-			GaTuneTicket ticket;
+		for (int level = 0; level < GA_TUNE_LEVELS; level++)
+			for (int k = 0; k < 2 * GA_TUNE_MAX_EXPLORE; k++)
+			{
+				const double *opt = opts[level];
+				GaLaunchParams p;
+				GaTuneTicket ticket;
 
-			ga_tune_choose(tuner, GA_TUNING_ON, (GaTuneFamily) f, 64, 5000, &p, &ticket);
-			ga_tune_report(tuner, &ticket, cost_of(&p, opt, 0, &rng) * 5e6, 5000000);
-		}
+				ga_tune_choose(tuner, GA_TUNING_ON, (GaTuneFamily) f, 64, level, 5000, &p, &ticket);
+				ga_tune_report(tuner, &ticket, cost_of(&p, opt, 0, &rng) * 5e6, 5000000);
+			}
 }
 
-/* Save, load, and ignore a corrupt or foreign file. */
+/*
+ * Copy a tuning file of model `from` as one of format 2 (classes without a
+ * contention level) for model `to`, with a valid checksum.
+ */
+static int
+write_format_2(const char *from_path, const char *to_path, const char *to)
+{
+	FILE	   *f = fopen(from_path, "r");
+	char		text[65536];
+	char		out[65600];
+	char	   *body;
+	char	   *sum;
+	size_t		len;
+	uint64_t	h = UINT64_C(14695981039346656037);
+
+	if (f == NULL)
+		return 0;
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	body = strstr(text, "\nversion ");
+	sum = strstr(text, "checksum ");
+	if (body == NULL || sum == NULL || (body = strchr(body + 1, '\n')) == NULL)
+		return 0;
+	*sum = '\0';
+	/* the version line, then the model's, then the classes */
+	len = (size_t) snprintf(out, sizeof(out), "gpuagg tuning 2\nversion 9.9\nmodel %s%s", to,
+							strchr(body + 1, '\n'));
+	for (size_t i = 0; i < len; i++)
+	{
+		h ^= (unsigned char) out[i];
+		h *= UINT64_C(1099511628211);
+	}
+	snprintf(out + len, sizeof(out) - len, "checksum %016llx\n", (unsigned long long) h);
+	f = fopen(to_path, "w");
+	if (f == NULL)
+		return 0;
+	fputs(out, f);
+	return fclose(f) == 0;
+}
+
+/* Save, load, and ignore a corrupt, foreign or old-format file. */
 static void
 test_file(const char *dir)
 {
@@ -315,6 +534,7 @@ test_file(const char *dir)
 	GaTuneSummary sa;
 	GaTuneSummary sb;
 	char		path[1200];
+	char		old_path[1200];
 	char		why[256];
 	char		cmd[2600];
 	GaLaunchParams pa;
@@ -323,7 +543,7 @@ test_file(const char *dir)
 
 	tune_some(a);
 	ga_tune_summary(a, &sa);
-	CHECK(sa.tuned == GA_TUNE_NUM_FAMILIES && sa.exploring == 0, "tuned %d, exploring %d",
+	CHECK(sa.tuned == GA_TUNE_NUM_FAMILIES * GA_TUNE_LEVELS && sa.exploring == 0, "tuned %d, exploring %d",
 		  sa.tuned, sa.exploring);
 	ga_tune_file_path(dir, "Model A 80GB", path, sizeof(path));
 	CHECK(strstr(path, "gpuagg_tuning_Model_A_80GB") != NULL, "path %s", path);
@@ -334,9 +554,16 @@ test_file(const char *dir)
 		  "loaded %d of %d", sb.loaded, sa.tuned);
 	for (int f = 0; f < GA_TUNE_NUM_FAMILIES; f++)
 	{
-		ga_tune_choose(a, GA_TUNING_FROZEN, (GaTuneFamily) f, 64, 5000, &pa, &ticket);
-		CHECK(ga_tune_choose(b, GA_TUNING_FROZEN, (GaTuneFamily) f, 64, 5000, &pb, &ticket) ==
-			  GA_LAUNCH_TUNED && memcmp(&pa, &pb, sizeof(pa)) == 0, "family %d differs after load", f);
+		for (int level = 0; level < GA_TUNE_LEVELS; level++)
+		{
+			ga_tune_choose(a, GA_TUNING_FROZEN, (GaTuneFamily) f, 64, level, 5000, &pa, &ticket);
+			CHECK(ga_tune_choose(b, GA_TUNING_FROZEN, (GaTuneFamily) f, 64, level, 5000, &pb,
+								 &ticket) == GA_LAUNCH_TUNED && memcmp(&pa, &pb, sizeof(pa)) == 0,
+				  "family %d, level %d differs after load", f, level);
+		}
+		ga_tune_choose(b, GA_TUNING_FROZEN, (GaTuneFamily) f, 64, 0, 5000, &pa, &ticket);
+		ga_tune_choose(b, GA_TUNING_FROZEN, (GaTuneFamily) f, 64, 1, 5000, &pb, &ticket);
+		CHECK(memcmp(&pa, &pb, sizeof(pa)) != 0, "family %d: one best for both levels", f);
 	}
 	CHECK(ga_tune_load(other, path, "9.9", why, sizeof(why)) == 0 && strstr(why, "model"),
 		  "a foreign model's file loaded: %s", why);
@@ -344,6 +571,17 @@ test_file(const char *dir)
 	b = ga_tuner_create("Model A 80GB");
 	CHECK(ga_tune_load(b, path, "9.8", why, sizeof(why)) == 0 && strstr(why, "version"),
 		  "another version's file loaded: %s", why);
+
+	/* a file of format 2, whose classes have no contention level */
+	ga_tune_file_path(dir, "Model C", old_path, sizeof(old_path));
+	CHECK(write_format_2(path, old_path, "Model C"), "writing a format 2 file failed");
+	{
+		GaTuner    *c = ga_tuner_create("Model C");
+
+		CHECK(ga_tune_load(c, old_path, "9.9", why, sizeof(why)) == 0 && strstr(why, "format"),
+			  "a format 2 file loaded: %s", why);
+		ga_tuner_free(c);
+	}
 
 	/* a byte changed: the checksum fails, and nothing is used */
 	snprintf(cmd, sizeof(cmd), "sed -i '4s/class 1/class 2/;4s/class [0-9]* [0-9]*/&1/' '%s'", path);
@@ -362,6 +600,8 @@ test_file(const char *dir)
 
 		CHECK(logged == 1 && strstr(last_log, "checksum") != NULL, "log: %d %s", logged, last_log);
 		CHECK(ga_tuner_for("Model A 80GB") == t, "a second tuner for one model");
+		(void) ga_tuner_for("Model C");
+		CHECK(logged == 2 && strstr(last_log, "format") != NULL, "log: %d %s", logged, last_log);
 		tune_some(t);
 		ga_tuner_free(b);
 		b = ga_tuner_create("Model A 80GB");
@@ -381,6 +621,8 @@ main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
 
 	test_modes();
+	test_classes();
+	test_contention();
 	test_searches();
 	test_file(dir);
 	if (failures > 0)

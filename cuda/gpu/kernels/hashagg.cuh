@@ -363,6 +363,8 @@ typedef struct GaDevProbe
 	unsigned int has_null[GA_PERFECT_MAX_KEYS];
 	unsigned int hll[GA_HLL_REGISTERS];
 	unsigned long long rows;	/* rows sampled */
+	unsigned long long pairs;	/* sampled rows after another of their chunk */
+	unsigned long long repeats; /* of them, with that row's key tuple */
 } GaDevProbe;
 
 /* ------------------------------------------------------------------------

@@ -10,7 +10,12 @@
  * batch).  It records each key's min/max and whether it is ever null, for a
  * direct index (perfect), and a HyperLogLog sketch of the key tuples (the
  * hash the group table uses), from which the host estimates the groups
- * (the Rapids report samples for the same purpose).  The sample costs a few
+ * (the Rapids report samples for the same purpose).  It also counts the
+ * sampled rows whose key tuple hashes as the previous row's of their chunk
+ * (a 64-bit hash: equal tuples, but for a collision that only shifts the
+ * count), whose share tells the launch tuner how often nearby rows update
+ * one entry (ga_tune_contention).  The previous row is the neighbour lane's
+ * row, in the cache lines the sample reads anyway.  The sample costs a few
  * percent of a large batch.
  *
  * Partitioning (Wu et al.'s partition-based group-by, section 4.3).  Rows
@@ -55,12 +60,18 @@ probe_init_kernel(GaDevProbe *probe)
 		probe->has_null[threadIdx.x] = 0;
 	}
 	if (threadIdx.x == 0)
+	{
 		probe->rows = 0;
+		probe->pairs = 0;
+		probe->repeats = 0;
+	}
 }
 
 /*
  * Sample chunks of 2^chunk_bits rows every `step` rows: min/max/nulls of the
- * first nrange keys, HyperLogLog registers of every row's key hash.
+ * first nrange keys, HyperLogLog registers of every row's key hash, and the
+ * rows after another of their chunk (pairs) whose key hash is that row's
+ * (repeats).
  */
 __global__ void __launch_bounds__(GA_GPU_BLOCK_THREADS)
 probe_kernel(const GaDevKeys keys, int64_t nrows, int chunk_bits, int64_t step, int nrange,
@@ -78,6 +89,8 @@ probe_kernel(const GaDevKeys keys, int64_t nrows, int chunk_bits, int64_t step, 
 	long long	hi[GA_PERFECT_MAX_KEYS];
 	unsigned int nulls = 0;
 	unsigned long long sampled = 0;
+	unsigned long long pairs = 0;
+	unsigned long long repeats = 0;
 
 	for (int i = threadIdx.x; i < GA_HLL_REGISTERS; i += blockDim.x)
 		hll[i] = 0;
@@ -122,6 +135,11 @@ probe_kernel(const GaDevKeys keys, int64_t nrows, int chunk_bits, int64_t step, 
 			}
 		}
 		h = hash_row(keys, row);
+		if ((i & (chunk - 1)) != 0)
+		{
+			pairs++;
+			repeats += hash_row(keys, row - 1) == h;
+		}
 		{
 			unsigned int *reg = &hll[h >> (64 - GA_HLL_BITS)];
 			const unsigned int rank =
@@ -158,9 +176,17 @@ probe_kernel(const GaDevKeys keys, int64_t nrows, int chunk_bits, int64_t step, 
 	if (nulls != 0)
 		atomicOr(&block_null[0], nulls);
 	for (int offset = 16; offset > 0; offset >>= 1)
+	{
 		sampled += __shfl_down_sync(0xffffffffu, sampled, offset);
+		pairs += __shfl_down_sync(0xffffffffu, pairs, offset);
+		repeats += __shfl_down_sync(0xffffffffu, repeats, offset);
+	}
 	if ((threadIdx.x & 31) == 0 && sampled > 0)
 		atomicAdd(&probe->rows, sampled);
+	if ((threadIdx.x & 31) == 0 && pairs > 0)
+		atomicAdd(&probe->pairs, pairs);
+	if ((threadIdx.x & 31) == 0 && repeats > 0)
+		atomicAdd(&probe->repeats, repeats);
 	__syncthreads();
 
 	for (int i = threadIdx.x; i < GA_HLL_REGISTERS; i += blockDim.x)

@@ -592,7 +592,7 @@ run_tuning(void *dev, const Options &o, double t_start)
 		fprintf(stderr, "bench_kernels: cannot write %s\n", o.tuning_csv);
 		return 1;
 	}
-	fprintf(csv, "key_type,dist,log2_groups,groups,rows,batch_rows,family,candidates,"
+	fprintf(csv, "key_type,dist,log2_groups,groups,rows,batch_rows,family,contention,candidates,"
 			"default_ms,best_ms,best_params,tuned_ms,tuned_params,tuned_source,"
 			"tuned_vs_best,tuned_vs_default,default_spread,tuned_spread,rounds,"
 			"scan_best_ms,batch_kernel_ms,explored_batches,tuning_batches,tuning_bound,"
@@ -756,11 +756,11 @@ run_tuning(void *dev, const Options &o, double t_start)
 				}
 			if (check != "ok" || !error.empty())
 				problems++;
-			fprintf(csv, "int32,%s,%d,%lld,%lld,%lld,%s,%d,%.4f,%.4f,%s,%.4f,%s,%s,%.4f,%.4f,"
+			fprintf(csv, "int32,%s,%d,%lld,%lld,%lld,%s,%d,%d,%.4f,%.4f,%s,%.4f,%s,%s,%.4f,%.4f,"
 					"%.4f,%.4f,%d,%.4f,%.4f,%lld,%lld,%lld,%d,%.3f,%d,%.1f,%s,\"%s\"\n",
 					dist, lg, (long long) g, (long long) o.rows, (long long) o.batch,
-					ga_tune_family_name(family), ncand, default_ms, best_ms,
-					params_text(best_params).c_str(), tuned_ms,
+					ga_tune_family_name(family), (int) defaults.stats.launch_contention, ncand,
+					default_ms, best_ms, params_text(best_params).c_str(), tuned_ms,
 					params_text(tuned_params).c_str(), ga_launch_source_name(tuned_source),
 					tuned_ms / best_ms, tuned_ms / default_ms, spread(times[0]),
 					spread(times[params.size()]), rounds,
@@ -769,10 +769,10 @@ run_tuning(void *dev, const Options &o, double t_start)
 					tuning_ms, converged, now_s() - t0, verify ? check.c_str() : "",
 					error.c_str());
 			fflush(csv);
-			fprintf(stderr, "  int32 %-7s g=2^%-2d %-11s defaults %8.3f ms, best %8.3f ms, tuned %8.3f ms "
+			fprintf(stderr, "  int32 %-7s g=2^%-2d %-11s level %d defaults %8.3f ms, best %8.3f ms, tuned %8.3f ms "
 					"(%.3fx best, %.3fx defaults; %lld of %lld batches explored%s; %.1f s)%s%s\n",
-					dist, lg, ga_tune_family_name(family), default_ms, best_ms, tuned_ms,
-					tuned_ms / best_ms, tuned_ms / default_ms, (long long) explored,
+					dist, lg, ga_tune_family_name(family), (int) defaults.stats.launch_contention,
+					default_ms, best_ms, tuned_ms, tuned_ms / best_ms, tuned_ms / default_ms, (long long) explored,
 					(long long) (aggregations * per_agg), converged ? "" : ", NOT converged",
 					now_s() - t0, error.empty() ? "" : "  ERROR: ", error.c_str());
 		}

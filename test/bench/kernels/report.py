@@ -7,7 +7,8 @@
 The second form reads `bench_kernels --tuning`'s CSV and prints, per shape
 (uniform and Zipf, 2^gmin .. 2^gmax groups), the defaults, the best of the
 exhaustive search over the kernel family's candidates and the tuned
-parameters' times (medians of the same interleaved rounds), with the launch
+parameters' times (medians of the same interleaved rounds), the contention
+level the probe gave the shape's classes (lvl: 0 or 1), with the launch
 tuner's criteria and whether the shape meets them: tuned within 1.1x of the
 best, never slower than the defaults by more than 2%, and the tuner's search
 ended within its bound; then the range per kernel family.  The exit status
@@ -300,7 +301,7 @@ def tuning_report(path):
         return 1
     print("Medians of the same interleaved rounds for defaults, best (the fastest of the scan's\n"
           "top candidates) and tuned; criteria: tuned/best <= 1.1, tuned/defaults <= 1.02.\n")
-    print(f"{'dist':8} {'groups':>7} {'family':11} {'defaults':>9} {'best':>9} {'tuned':>9} "
+    print(f"{'dist':8} {'groups':>7} {'family':11} {'lvl':>3} {'defaults':>9} {'best':>9} {'tuned':>9} "
           f"{'/best':>6} {'/def':>6} {'spread':>6} {'batch ms':>8} {'explored':>13} "
           f"{'verdict':8} tuned parameters")
     bad = []
@@ -326,7 +327,8 @@ def tuning_report(path):
         fam = by_family.setdefault(r["family"], [])
         fam.append((vs_best, vs_def, not misses))
         explored = f"{r['explored_batches']}/{r['tuning_batches']}"
-        print(f"{r['dist']:8} 2^{r['log2_groups']:>5} {r['family']:11} {float(r['default_ms']):9.3f} "
+        print(f"{r['dist']:8} 2^{r['log2_groups']:>5} {r['family']:11} {r.get('contention', '-'):>3} "
+              f"{float(r['default_ms']):9.3f} "
               f"{float(r['best_ms']):9.3f} {float(r['tuned_ms']):9.3f} {vs_best:6.3f} {vs_def:6.3f} "
               f"{float(r['tuned_spread']):6.3f} {float(r['batch_kernel_ms']):8.3f} {explored:>13} "
               f"{'ok' if not misses else 'MISS':8} {r['tuned_params']} ({r['tuned_source']})"
