@@ -49,8 +49,15 @@
  * compared with the build key columns of the hash's first build row
  * (strings byte by byte), and a different key is no match.  The seed
  * leaves the build's hashes free of collisions, so the first build row
- * speaks for all of them.  A string key column is only ever read there:
- * its bytes are copied with the build, and never gathered.
+ * speaks for all of them.  A string join key column is only ever read
+ * there: its bytes are copied with the build, and never gathered.
+ *
+ * String group keys.  A group key of GA_TYPE_STRING (a probe column, or a
+ * build column whose bytes are copied with the build) is gathered into
+ * the joined batch as such a column: each row's bytes appended to the
+ * column's bytes, which grow (doubling) as a piece needs, and its end
+ * offset; a null or missing row takes none.  The CPU aggregation then
+ * groups the piece by those bytes as it groups any batch's.
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
  * and what the steps read (key columns, build key columns included, and
@@ -112,6 +119,9 @@
 
 /* An empty slot (distinct key indexes stay below it). */
 #define CPU_AGGJOIN_EMPTY UINT32_MAX
+
+/* The bytes a joined string column starts with (it grows as a piece needs). */
+#define CPU_AGGJOIN_MIN_STRING_BYTES 65536
 
 /* The source of a row that found no build row at a step (LEFT, ANTI). */
 #define CPU_AGGJOIN_NO_ROW (-1)
@@ -233,6 +243,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 		{
 			free(aj->joined.columns[c].values);
 			free(aj->joined.columns[c].validity);
+			free(aj->joined.columns[c].bytes);
 		}
 	}
 	for (s = 0; s < GA_AGG_MAX_JOIN_STEPS; s++)
@@ -378,6 +389,12 @@ aggjoin_alloc_pieces(CpuAggJoin *aj)
 			return 0;
 		if ((col->validity = ga_alloc_array((capacity + 7) / 8, 1)) == NULL)
 			return 0;
+		if (col->type == GA_TYPE_STRING)
+		{
+			col->bytes_capacity = CPU_AGGJOIN_MIN_STRING_BYTES;
+			if ((col->bytes = malloc((size_t) col->bytes_capacity)) == NULL)
+				return 0;
+		}
 	}
 	return 1;
 }
@@ -809,13 +826,81 @@ aggjoin_filter_rows(CpuAggJoin *aj, const GaBatch *probe)
 }
 
 /*
+ * Make room for `more` bytes past `used` in joined string column dst,
+ * doubling its bytes; a piece's bytes stay below 4 GB, as any batch's do.
+ * Returns 0 (status set) when out of memory or past that.
+ */
+static int
+aggjoin_string_room(GaColumn *dst, int64_t used, int64_t more, GaStatus *status)
+{
+	int64_t		capacity = dst->bytes_capacity;
+	uint8_t    *bytes;
+
+	if (used + more <= capacity)
+		return 1;
+	if (used + more > (int64_t) UINT32_MAX)
+		return ga_status_set(status, GA_ERR_INVALID,
+							 "the joined rows of a piece hold more than %lld bytes of a string key",
+							 (long long) UINT32_MAX);
+	while (capacity < used + more)
+		capacity *= 2;
+	if (capacity > (int64_t) UINT32_MAX)
+		capacity = (int64_t) UINT32_MAX;
+	bytes = realloc(dst->bytes, (size_t) capacity);
+	if (bytes == NULL)
+		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+							 "out of host memory gathering the string keys of joined rows");
+	dst->bytes = bytes;
+	dst->bytes_capacity = capacity;
+	return 1;
+}
+
+/*
+ * Gather string column c (a group key) of the rows `source` names into the
+ * joined batch's column dst: each row's bytes appended where the last
+ * ended, its end offset in values (a null row takes no bytes).  src is
+ * where the column lives (NULL: no probe batch, every row null).
+ */
+static int
+aggjoin_gather_string(GaColumn *dst, const GaColumn *src, const int64_t *source,
+					  const int64_t *rows, int64_t n, GaStatus *status)
+{
+	uint32_t   *end = dst->values;
+	int64_t		used = 0;
+	int64_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		int64_t		r = source[rows != NULL ? rows[i] : i];
+
+		if (r == CPU_AGGJOIN_NO_ROW || src == NULL ||
+			(src->has_nulls && !(src->validity[r >> 3] & (1u << (r & 7)))))
+			ga_column_set_null(dst, i);
+		else
+		{
+			uint32_t	start = ga_string_start(src, r);
+			uint32_t	len = ((const uint32_t *) src->values)[r] - start;
+
+			if (!aggjoin_string_room(dst, used, len, status))
+				return 0;
+			if (len > 0)
+				memcpy(dst->bytes + used, src->bytes + start, len);
+			used += len;
+		}
+		end[i] = (uint32_t) used;
+	}
+	return 1;
+}
+
+/*
  * Fill the joined batch with the last level's rows (with a filter, the
  * rows it keeps): every aggregated column's values and validity, read
  * where each row's column lives (derived columns are left to the
- * aggregation, which computes them).
+ * aggregation, which computes them); a string column's bytes too.
+ * Returns 0 (status set) when a string column cannot grow.
  */
-static void
-aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
+static int
+aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, GaStatus *status)
 {
 	const CpuJoinLevel *level = &aj->levels[aj->nsteps];
 	int64_t		n = level->nrows;
@@ -835,12 +920,22 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 		const void *values;
 		const uint8_t *validity;
 		const int64_t *source;
+		int			side;
 
 		if (!aj->aggregated[c] || aj->derived[c])
 			continue;
-		source = level->source[aggjoin_column_home(aj, probe, c, &values, &validity)];
+		side = aggjoin_column_home(aj, probe, c, &values, &validity);
+		source = level->source[side];
 		dst->has_nulls = 0;
 		memset(dst->validity, 0xff, (size_t) (n + 7) / 8);
+		if (aj->column_types[c] == GA_TYPE_STRING)
+		{
+			if (!aggjoin_gather_string(dst, side > 0 ? &aj->build_columns[c] :
+									   probe != NULL ? &probe->columns[c] : NULL,
+									   source, rows, n, status))
+				return 0;
+			continue;
+		}
 		for (i = 0; i < n; i++)
 		{
 			int64_t		r = source[rows != NULL ? rows[i] : i];
@@ -853,6 +948,7 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 		}
 	}
 	aj->joined.nrows = n;
+	return 1;
 }
 
 static int	aggjoin_drain(CpuAggJoinRun *run, int level);
@@ -1057,8 +1153,8 @@ aggjoin_drain(CpuAggJoinRun *run, int level)
 
 	if (level == aj->nsteps)
 	{
-		aggjoin_gather(aj, run->probe);
-		if (!run->aggregate(run->agg, &aj->joined, run->wait, run->arg, run->status))
+		if (!aggjoin_gather(aj, run->probe, run->status) ||
+			!run->aggregate(run->agg, &aj->joined, run->wait, run->arg, run->status))
 			return 0;
 		run->stats->joined_rows += aj->joined.nrows;	/* after the filter */
 		run->pieces++;

@@ -433,11 +433,13 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 
 	/*
 	 * Text keys and DISTINCT arguments travel as bytes where the batches are
-	 * packed row by row from the child or its workers (an aggjoin's sides
-	 * and a join's rows use dictionaries).
+	 * packed row by row from the child or its workers, an aggjoin's keys
+	 * where the device groups joined rows by strings (a join's rows, and an
+	 * aggjoin's DISTINCT arguments, use dictionaries).
 	 */
 	for (i = 0; i < desc->nkeys; i++)
-		desc->keys[i].as_bytes = desc->njoin_steps == 0 &&
+		desc->keys[i].as_bytes = desc->njoin_steps > 0 ?
+			GpuAggJoinGroupKeyAsBytes(desc->keys[i].type) :
 			desc->child_kind != GPUAGG_CHILD_JOIN_INPUT &&
 			GpuAggKeyAsBytes(desc->keys[i].type);
 	i = 0;
