@@ -23,7 +23,8 @@
  * row and, for every step t <= s, its build row of step t (or NO_ROW for
  * a LEFT or ANTI row without a match), so that any column of the row is
  * read where it lives, and a row never depends on the level it came from.
- * Each level holds at most batch_rows rows.  Levels are filled depth
+ * Each level holds at most batch_rows rows (past level 0, piece_rows:
+ * fewer when a piece gathers strings).  Levels are filled depth
  * first: a level that becomes full is drained at once (each of its rows
  * looked up in the next step's table and its rows of the next level
  * appended, draining that one in turn when full); draining the last level
@@ -34,7 +35,8 @@
  * submitted.  At the end of a submit the partly filled levels are drained
  * in step order.  So memory stays at a few batches per step however large
  * the join, every piece but a submit's last is full (a submit counts
- * max(1, ceil(rows / batch_rows)) batches, as the GPU device does), and a
+ * max(1, ceil(rows / piece_rows)) batches, as the GPU device does with
+ * batch_rows), and a
  * probe batch whose join is empty is aggregated as one empty batch.  This
  * is the join-then-aggregate pipeline of He et al. ("Relational joins on
  * graphics processors"), with every step's rows materialised a piece at a
@@ -57,7 +59,11 @@
  * the joined batch as such a column: each row's bytes appended to the
  * column's bytes, which grow (doubling) as a piece needs, and its end
  * offset; a null or missing row takes none.  The CPU aggregation then
- * groups the piece by those bytes as it groups any batch's.
+ * groups the piece by those bytes as it groups any batch's.  Such pieces
+ * hold at most CPU_AGGJOIN_STRING_PIECE_ROWS rows, so that the bytes they
+ * gather stay in the cache for the aggregation, which reads them again
+ * (a piece of a million rows of Q10's keys is some hundred MB of fresh
+ * memory, and costs about twice as much).
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
  * and what the steps read (key columns, build key columns included, and
@@ -123,6 +129,16 @@
 /* The bytes a joined string column starts with (it grows as a piece needs). */
 #define CPU_AGGJOIN_MIN_STRING_BYTES 65536
 
+/*
+ * The most joined rows a piece holds when it gathers strings (group keys):
+ * their bytes then stay in the cache between the gather and the
+ * aggregation, which reads them again.
+ */
+#define CPU_AGGJOIN_STRING_PIECE_ROWS 65536
+
+/* The smaller of two int64_t. */
+#define Min64(a, b) ((a) < (b) ? (a) : (b))
+
 /* The source of a row that found no build row at a step (LEFT, ANTI). */
 #define CPU_AGGJOIN_NO_ROW (-1)
 
@@ -163,6 +179,8 @@ struct CpuAggJoin
 	uint8_t    *derived;		/* per column: computed in the piece, not
 								 * gathered */
 	int64_t		batch_rows;
+	int64_t		piece_rows;		/* rows of a full level past level 0: batch_rows,
+								 * or fewer when strings are gathered */
 	int			nfilter;		/* the filter over the last step's rows */
 	GaFilterStep filter[GA_FILTER_MAX_STEPS];
 
@@ -408,6 +426,7 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 {
 	CpuAggJoin *aj;
 	int			n = request->ncolumns;
+	int			i;
 
 	aj = calloc(1, sizeof(CpuAggJoin));
 	if (aj == NULL)
@@ -438,6 +457,10 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 		memcpy(aj->from_build, request->join->from_build, n);
 	}
 	aggjoin_mark_read(aj, request);
+	aj->piece_rows = aj->batch_rows;
+	for (i = 0; i < n; i++)
+		if (aj->aggregated[i] && aj->column_types[i] == GA_TYPE_STRING)
+			aj->piece_rows = Min64(aj->batch_rows, CPU_AGGJOIN_STRING_PIECE_ROWS);
 	if (!aggjoin_alloc_pieces(aj))
 		goto oom;
 	ga_status_ok(status);
@@ -826,49 +849,58 @@ aggjoin_filter_rows(CpuAggJoin *aj, const GaBatch *probe)
 }
 
 /*
- * Make room for `more` bytes past `used` in joined string column dst,
- * doubling its bytes; a piece's bytes stay below 4 GB, as any batch's do.
- * Returns 0 (status set) when out of memory or past that.
+ * Give joined string column dst room for `bytes` bytes, keeping none of
+ * what it held (a piece's bytes stay below 4 GB, as any batch's do).
+ * Returns 0 (status set) when out of memory or past 4 GB.
  */
 static int
-aggjoin_string_room(GaColumn *dst, int64_t used, int64_t more, GaStatus *status)
+aggjoin_string_room(GaColumn *dst, int64_t bytes, GaStatus *status)
 {
 	int64_t		capacity = dst->bytes_capacity;
-	uint8_t    *bytes;
 
-	if (used + more <= capacity)
+	if (bytes <= capacity)
 		return 1;
-	if (used + more > (int64_t) UINT32_MAX)
+	if (bytes > (int64_t) UINT32_MAX)
 		return ga_status_set(status, GA_ERR_INVALID,
 							 "the joined rows of a piece hold more than %lld bytes of a string key",
 							 (long long) UINT32_MAX);
-	while (capacity < used + more)
+	while (capacity < bytes)
 		capacity *= 2;
-	if (capacity > (int64_t) UINT32_MAX)
-		capacity = (int64_t) UINT32_MAX;
-	bytes = realloc(dst->bytes, (size_t) capacity);
-	if (bytes == NULL)
+	free(dst->bytes);
+	dst->bytes_capacity = 0;
+	if ((dst->bytes = malloc((size_t) Min64(capacity, (int64_t) UINT32_MAX))) == NULL)
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
 							 "out of host memory gathering the string keys of joined rows");
-	dst->bytes = bytes;
-	dst->bytes_capacity = capacity;
+	dst->bytes_capacity = Min64(capacity, (int64_t) UINT32_MAX);
 	return 1;
 }
 
 /*
  * Gather string column c (a group key) of the rows `source` names into the
- * joined batch's column dst: each row's bytes appended where the last
- * ended, its end offset in values (a null row takes no bytes).  src is
- * where the column lives (NULL: no probe batch, every row null).
+ * joined batch's column dst: the bytes the rows need are counted first,
+ * then each row's bytes appended where the last ended and its end offset
+ * set (a null row takes no bytes).  src is where the column lives (NULL:
+ * no probe batch, every row null).
  */
 static int
 aggjoin_gather_string(GaColumn *dst, const GaColumn *src, const int64_t *source,
 					  const int64_t *rows, int64_t n, GaStatus *status)
 {
+	const uint32_t *src_end = src != NULL ? src->values : NULL;
 	uint32_t   *end = dst->values;
 	int64_t		used = 0;
 	int64_t		i;
 
+	for (i = 0; src != NULL && i < n; i++)
+	{
+		int64_t		r = source[rows != NULL ? rows[i] : i];
+
+		if (r != CPU_AGGJOIN_NO_ROW)
+			used += src_end[r] - ga_string_start(src, r);
+	}
+	if (!aggjoin_string_room(dst, used, status))
+		return 0;
+	used = 0;
 	for (i = 0; i < n; i++)
 	{
 		int64_t		r = source[rows != NULL ? rows[i] : i];
@@ -879,12 +911,9 @@ aggjoin_gather_string(GaColumn *dst, const GaColumn *src, const int64_t *source,
 		else
 		{
 			uint32_t	start = ga_string_start(src, r);
-			uint32_t	len = ((const uint32_t *) src->values)[r] - start;
+			uint32_t	len = src_end[r] - start;
 
-			if (!aggjoin_string_room(dst, used, len, status))
-				return 0;
-			if (len > 0)
-				memcpy(dst->bytes + used, src->bytes + start, len);
+			memcpy(dst->bytes + used, src->bytes + start, len);
 			used += len;
 		}
 		end[i] = (uint32_t) used;
@@ -969,7 +998,7 @@ aggjoin_append(CpuAggJoinRun *run, int s, int64_t p, int64_t b)
 		to->source[t][n] = from->source[t][p];
 	to->source[s][n] = b;
 	to->nrows = n + 1;
-	if (to->nrows == run->aj->batch_rows)
+	if (to->nrows == run->aj->piece_rows)
 		return aggjoin_drain(run, s);
 	return 1;
 }
@@ -1237,7 +1266,7 @@ aggjoin_emit_unmatched(CpuAggJoinRun *run, int s)
 			level->source[t][n] = CPU_AGGJOIN_NO_ROW;
 		level->source[s][n] = b;
 		level->nrows = n + 1;
-		if (level->nrows == aj->batch_rows && !aggjoin_drain(run, s))
+		if (level->nrows == aj->piece_rows && !aggjoin_drain(run, s))
 			return 0;
 	}
 	for (t = s; t < aj->nsteps; t++)
