@@ -56,14 +56,14 @@
  *
  * String group keys.  A group key of GA_TYPE_STRING (a probe column, or a
  * build column whose bytes are copied with the build) is gathered into
- * the joined batch as such a column: each row's bytes appended to the
- * column's bytes, which grow (doubling) as a piece needs, and its end
- * offset; a null or missing row takes none.  The CPU aggregation then
+ * the joined batch as such a column (cpu/gather.c): each row's bytes
+ * appended to the column's bytes, which grow as a piece needs, and its
+ * end offset; a null or missing row takes none.  The CPU aggregation then
  * groups the piece by those bytes as it groups any batch's.  Such pieces
  * hold at most CPU_AGGJOIN_STRING_PIECE_ROWS rows, so that the bytes they
  * gather stay in the cache for the aggregation, which reads them again
- * (a piece of a million rows of Q10's keys is some hundred MB of fresh
- * memory, and costs about twice as much).
+ * (a piece of a million rows of TPC-H Q10's keys would be some hundred MB
+ * of fresh memory).
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
  * and what the steps read (key columns, build key columns included, and
@@ -126,9 +126,6 @@
 /* An empty slot (distinct key indexes stay below it). */
 #define CPU_AGGJOIN_EMPTY UINT32_MAX
 
-/* The bytes a joined string column starts with (it grows as a piece needs). */
-#define CPU_AGGJOIN_MIN_STRING_BYTES 65536
-
 /*
  * The most joined rows a piece holds when it gathers strings (group keys):
  * their bytes then stay in the cache between the gather and the
@@ -136,11 +133,9 @@
  */
 #define CPU_AGGJOIN_STRING_PIECE_ROWS 65536
 
-/* The smaller of two int64_t. */
-#define Min64(a, b) ((a) < (b) ? (a) : (b))
 
 /* The source of a row that found no build row at a step (LEFT, ANTI). */
-#define CPU_AGGJOIN_NO_ROW (-1)
+#define CPU_AGGJOIN_NO_ROW GA_CPU_NO_ROW
 
 /* One step's build side: its keyed rows grouped by key. */
 typedef struct CpuJoinTable
@@ -407,12 +402,6 @@ aggjoin_alloc_pieces(CpuAggJoin *aj)
 			return 0;
 		if ((col->validity = ga_alloc_array((capacity + 7) / 8, 1)) == NULL)
 			return 0;
-		if (col->type == GA_TYPE_STRING)
-		{
-			col->bytes_capacity = CPU_AGGJOIN_MIN_STRING_BYTES;
-			if ((col->bytes = malloc((size_t) col->bytes_capacity)) == NULL)
-				return 0;
-		}
 	}
 	return 1;
 }
@@ -460,7 +449,8 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 	aj->piece_rows = aj->batch_rows;
 	for (i = 0; i < n; i++)
 		if (aj->aggregated[i] && aj->column_types[i] == GA_TYPE_STRING)
-			aj->piece_rows = Min64(aj->batch_rows, CPU_AGGJOIN_STRING_PIECE_ROWS);
+			aj->piece_rows = (aj->batch_rows < CPU_AGGJOIN_STRING_PIECE_ROWS ?
+				aj->batch_rows : CPU_AGGJOIN_STRING_PIECE_ROWS);
 	if (!aggjoin_alloc_pieces(aj))
 		goto oom;
 	ga_status_ok(status);
@@ -725,30 +715,6 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 }
 
 /*
- * Copy element src_row of src into element i of dst, for values of `width`
- * bytes (1, 2, 4 or 8).
- */
-static inline void
-aggjoin_copy_value(void *dst, int64_t i, const void *src, int64_t src_row, int width)
-{
-	switch (width)
-	{
-		case 1:
-			((uint8_t *) dst)[i] = ((const uint8_t *) src)[src_row];
-			break;
-		case 2:
-			((uint16_t *) dst)[i] = ((const uint16_t *) src)[src_row];
-			break;
-		case 4:
-			((uint32_t *) dst)[i] = ((const uint32_t *) src)[src_row];
-			break;
-		default:
-			((uint64_t *) dst)[i] = ((const uint64_t *) src)[src_row];
-			break;
-	}
-}
-
-/*
  * Where column c lives: the probe batch's or its step's copied payload's
  * arrays (*validity NULL when the column has no nulls; both NULL for a
  * probe column when there is no probe batch: the unmatched build rows at
@@ -849,79 +815,6 @@ aggjoin_filter_rows(CpuAggJoin *aj, const GaBatch *probe)
 }
 
 /*
- * Give joined string column dst room for `bytes` bytes, keeping none of
- * what it held (a piece's bytes stay below 4 GB, as any batch's do).
- * Returns 0 (status set) when out of memory or past 4 GB.
- */
-static int
-aggjoin_string_room(GaColumn *dst, int64_t bytes, GaStatus *status)
-{
-	int64_t		capacity = dst->bytes_capacity;
-
-	if (bytes <= capacity)
-		return 1;
-	if (bytes > (int64_t) UINT32_MAX)
-		return ga_status_set(status, GA_ERR_INVALID,
-							 "the joined rows of a piece hold more than %lld bytes of a string key",
-							 (long long) UINT32_MAX);
-	while (capacity < bytes)
-		capacity *= 2;
-	free(dst->bytes);
-	dst->bytes_capacity = 0;
-	if ((dst->bytes = malloc((size_t) Min64(capacity, (int64_t) UINT32_MAX))) == NULL)
-		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
-							 "out of host memory gathering the string keys of joined rows");
-	dst->bytes_capacity = Min64(capacity, (int64_t) UINT32_MAX);
-	return 1;
-}
-
-/*
- * Gather string column c (a group key) of the rows `source` names into the
- * joined batch's column dst: the bytes the rows need are counted first,
- * then each row's bytes appended where the last ended and its end offset
- * set (a null row takes no bytes).  src is where the column lives (NULL:
- * no probe batch, every row null).
- */
-static int
-aggjoin_gather_string(GaColumn *dst, const GaColumn *src, const int64_t *source,
-					  const int64_t *rows, int64_t n, GaStatus *status)
-{
-	const uint32_t *src_end = src != NULL ? src->values : NULL;
-	uint32_t   *end = dst->values;
-	int64_t		used = 0;
-	int64_t		i;
-
-	for (i = 0; src != NULL && i < n; i++)
-	{
-		int64_t		r = source[rows != NULL ? rows[i] : i];
-
-		if (r != CPU_AGGJOIN_NO_ROW)
-			used += src_end[r] - ga_string_start(src, r);
-	}
-	if (!aggjoin_string_room(dst, used, status))
-		return 0;
-	used = 0;
-	for (i = 0; i < n; i++)
-	{
-		int64_t		r = source[rows != NULL ? rows[i] : i];
-
-		if (r == CPU_AGGJOIN_NO_ROW || src == NULL ||
-			(src->has_nulls && !(src->validity[r >> 3] & (1u << (r & 7)))))
-			ga_column_set_null(dst, i);
-		else
-		{
-			uint32_t	start = ga_string_start(src, r);
-			uint32_t	len = src_end[r] - start;
-
-			memcpy(dst->bytes + used, src->bytes + start, len);
-			used += len;
-		}
-		end[i] = (uint32_t) used;
-	}
-	return 1;
-}
-
-/*
  * Fill the joined batch with the last level's rows (with a filter, the
  * rows it keeps): every aggregated column's values and validity, read
  * where each row's column lives (derived columns are left to the
@@ -935,7 +828,6 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, GaStatus *status)
 	int64_t		n = level->nrows;
 	const int64_t *rows = NULL;
 	int			c;
-	int64_t		i;
 
 	if (aj->nfilter > 0)
 	{
@@ -945,7 +837,6 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, GaStatus *status)
 	for (c = 0; c < aj->ncolumns; c++)
 	{
 		GaColumn   *dst = &aj->joined.columns[c];
-		int			width = ga_type_width(aj->column_types[c]);
 		const void *values;
 		const uint8_t *validity;
 		const int64_t *source;
@@ -955,26 +846,13 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, GaStatus *status)
 			continue;
 		side = aggjoin_column_home(aj, probe, c, &values, &validity);
 		source = level->source[side];
-		dst->has_nulls = 0;
-		memset(dst->validity, 0xff, (size_t) (n + 7) / 8);
-		if (aj->column_types[c] == GA_TYPE_STRING)
-		{
-			if (!aggjoin_gather_string(dst, side > 0 ? &aj->build_columns[c] :
-									   probe != NULL ? &probe->columns[c] : NULL,
-									   source, rows, n, status))
-				return 0;
-			continue;
-		}
-		for (i = 0; i < n; i++)
-		{
-			int64_t		r = source[rows != NULL ? rows[i] : i];
-
-			if (r == CPU_AGGJOIN_NO_ROW ||
-				(validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
-				ga_column_set_null(dst, i);
-			else if (width > 0)
-				aggjoin_copy_value(dst->values, i, values, r, width);
-		}
+		if (aj->column_types[c] != GA_TYPE_STRING)
+			ga_cpu_gather_values(dst, values, validity, source, rows, n,
+								 ga_type_width(aj->column_types[c]));
+		else if (!ga_cpu_gather_strings(dst, side > 0 ? &aj->build_columns[c] :
+										probe != NULL ? &probe->columns[c] : NULL,
+										source, rows, n, status))
+			return 0;
 	}
 	aj->joined.nrows = n;
 	return 1;
