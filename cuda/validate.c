@@ -616,7 +616,7 @@ pages_validate(const GaAggRequest *request, GaStatus *status)
  * Whether string column c of an aggjoin is a key: a key column or build
  * key column of a hashed step, or a group key (gathered into the joined
  * rows, on a device that groups joined strings: device.c), read by no
- * aggregate.
+ * aggregate but a COUNT (of a group key, which shares its column).
  */
 static int
 join_string_column(const GaAggRequest *request, int c)
@@ -640,7 +640,7 @@ join_string_column(const GaAggRequest *request, int c)
 		if (request->key_columns[i] == c)
 			keyed = 1;
 	for (i = 0; keyed && i < request->naggs; i++)
-		if (request->aggs[i].op != GA_AGG_COUNT_ROWS &&
+		if (request->aggs[i].op != GA_AGG_COUNT_ROWS && request->aggs[i].op != GA_AGG_COUNT &&
 			(request->aggs[i].column == c ||
 			 (request->aggs[i].op == GA_AGG_COMOMENTS && request->aggs[i].column2 == c)))
 			return 0;
