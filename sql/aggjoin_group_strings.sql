@@ -144,4 +144,24 @@ RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 RESET max_parallel_workers_per_gather;
 
-DROP TABLE gs_fact, gs_dim, gs_customer, gs_orders, gs_nation;
+-- join input: a GpuHashAgg over a GpuHashJoin writes the joined rows' text
+-- keys as bytes too; keys of 40 MB in all fill a batch's string columns, so
+-- that a joined row waits for the next batch
+SET gpuagg.enable_aggjoin = off;
+EXPLAIN (COSTS OFF)
+SELECT f.t, d.t, count(*) FROM gs_fact f JOIN gs_dim d USING (k) GROUP BY f.t, d.t;
+SELECT gpuagg_check('SELECT f.t, d.t, count(*), sum(f.n) FROM gs_fact f JOIN gs_dim d USING (k) GROUP BY f.t, d.t');
+SELECT gpuagg_check('SELECT d.t, d.c, f.c, count(*), count(d.w) FROM gs_fact f LEFT JOIN gs_dim d USING (k) GROUP BY d.t, d.c, f.c');
+SELECT gpuagg_check('SELECT f.t, count(DISTINCT d.t) FROM gs_fact f JOIN gs_dim d USING (k) GROUP BY f.t');
+SET gpuagg.debug_hash_bits = 1;
+SELECT gpuagg_check('SELECT f.t, f.v, d.v, count(*) FROM gs_fact f JOIN gs_dim d USING (k) GROUP BY f.t, f.v, d.v');
+RESET gpuagg.debug_hash_bits;
+CREATE TABLE gs_big AS
+SELECT g % 20 AS k, repeat(chr(65 + g % 26), 1000000) || g AS t FROM generate_series(1, 40) g;
+ANALYZE gs_big;
+SELECT gpuagg_check('SELECT b.t, count(*), sum(d.w) FROM gs_big b JOIN gs_dim d USING (k) GROUP BY b.t');
+SELECT length(b.t) AS len, count(*), sum(d.w) FROM gs_big b JOIN gs_dim d USING (k)
+GROUP BY b.t ORDER BY right(b.t, 2) LIMIT 3;
+RESET gpuagg.enable_aggjoin;
+
+DROP TABLE gs_fact, gs_dim, gs_customer, gs_orders, gs_nation, gs_big;

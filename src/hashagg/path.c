@@ -1104,8 +1104,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		cpath = agg_make_path(output_rel, child_path, GpuAggPathToList(&info), groups);
 		agg_cost_path(cpath, child_path, input_rows, false, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-					  info.nsets, groups, having,
-					  agg_dictionary_keys_cost(root, check.keys, input_rows, false));
+					  info.nsets, groups, having, dictionary_cost);
 		agg_offer_path(output_rel, cpath, AGG_FORCE_JOIN_INPUT, forced);
 	}
 
