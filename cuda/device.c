@@ -182,6 +182,29 @@ ga_device_kind_joins_strings(GaDeviceKind kind)
 	return kind == GA_DEVICE_CPU ? ga_cpu_ops.joins_strings : ga_gpu_ops.joins_strings;
 }
 
+/* See gpuagg_device.h: what the kind's table of entry points says. */
+int
+ga_device_kind_groups_join_strings(GaDeviceKind kind)
+{
+	return kind == GA_DEVICE_CPU ? ga_cpu_ops.groups_join_strings :
+		ga_gpu_ops.groups_join_strings;
+}
+
+/*
+ * Whether an aggjoin request groups by a string key (a GA_TYPE_STRING key
+ * column), which only a device that groups joined strings takes.
+ */
+static int
+request_groups_join_strings(const GaAggRequest *request)
+{
+	int			i;
+
+	for (i = 0; request->join != NULL && i < request->nkeys; i++)
+		if (request->column_types[request->key_columns[i]] == GA_TYPE_STRING)
+			return 1;
+	return 0;
+}
+
 /* Milliseconds this open spent creating the GPU's context (0: it existed). */
 double
 ga_device_setup_ms(const GaDevice *device)
@@ -223,6 +246,13 @@ ga_agg_create(GaDevice *device, const GaAggRequest *request, GaStatus *status)
 	if (request->pages != NULL && !device->takes_pages)
 	{
 		ga_status_set(status, GA_ERR_INVALID, "this device takes no heap pages");
+		return NULL;
+	}
+	if (request_groups_join_strings(request) &&
+		!ga_device_kind_groups_join_strings(device->kind))
+	{
+		ga_status_set(status, GA_ERR_INVALID,
+					  "this device groups no string keys of an aggregation fed by a join");
 		return NULL;
 	}
 	agg = calloc(1, sizeof(GaAgg));

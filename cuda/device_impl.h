@@ -93,6 +93,12 @@ typedef struct GaDeviceOps
 	 * device without refuses such a request in its agg_create.
 	 */
 	int			joins_strings;
+	/*
+	 * Nonzero when the device groups an aggjoin's joined rows by string
+	 * keys (GA_TYPE_STRING group key columns of its sides, gathered into
+	 * the joined rows); device.c refuses such a request on any other.
+	 */
+	int			groups_join_strings;
 } GaDeviceOps;
 
 /* cpu/device.c: the CPU device */

@@ -130,6 +130,12 @@ extern int	ga_device_kind_groups_strings(GaDeviceKind kind);
  * request with them is refused by a device that does not.
  */
 extern int	ga_device_kind_joins_strings(GaDeviceKind kind);
+/*
+ * Whether the devices of a kind group an aggjoin's joined rows by string
+ * keys (GA_TYPE_STRING group key columns of the probe side or of a build
+ * payload); a request with them is refused by a device that does not.
+ */
+extern int	ga_device_kind_groups_join_strings(GaDeviceKind kind);
 /* Milliseconds spent creating the context; 0 when it already existed. */
 extern double ga_device_setup_ms(const GaDevice *device);
 

@@ -613,9 +613,10 @@ pages_validate(const GaAggRequest *request, GaStatus *status)
 }
 
 /*
- * Whether string column c of an aggjoin is a join key only: a key column
- * or build key column of a hashed step, read by no group key or
- * aggregate (an aggjoin gathers no string into its joined rows).
+ * Whether string column c of an aggjoin is a key: a key column or build
+ * key column of a hashed step, or a group key (gathered into the joined
+ * rows, on a device that groups joined strings: device.c), read by no
+ * aggregate but a COUNT (of a group key, which shares its column).
  */
 static int
 join_string_column(const GaAggRequest *request, int c)
@@ -635,11 +636,11 @@ join_string_column(const GaAggRequest *request, int c)
 			if (step->key_columns[i] == c || step->build_key_columns[i] == c)
 				keyed = 1;
 	}
-	for (i = 0; keyed && i < request->nkeys; i++)
+	for (i = 0; i < request->nkeys; i++)
 		if (request->key_columns[i] == c)
-			return 0;
+			keyed = 1;
 	for (i = 0; keyed && i < request->naggs; i++)
-		if (request->aggs[i].op != GA_AGG_COUNT_ROWS &&
+		if (request->aggs[i].op != GA_AGG_COUNT_ROWS && request->aggs[i].op != GA_AGG_COUNT &&
 			(request->aggs[i].column == c ||
 			 (request->aggs[i].op == GA_AGG_COMOMENTS && request->aggs[i].column2 == c)))
 			return 0;
@@ -677,7 +678,7 @@ ga_request_validate(const GaAggRequest *request, GaStatus *status)
 								 i, (long long) UINT32_MAX, (long long) request->string_bytes);
 		if (request->join != NULL && !join_string_column(request, i))
 			return ga_status_set(status, GA_ERR_INVALID,
-								 "string column %d is in an aggregation fed by a join, but is no key of a hashed join step",
+								 "string column %d is in an aggregation fed by a join, but is no group key and no key of a hashed join step",
 								 i);
 	}
 	if (request->debug_hash_bits < 0 || request->debug_hash_bits > 63)

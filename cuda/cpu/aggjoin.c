@@ -23,7 +23,8 @@
  * row and, for every step t <= s, its build row of step t (or NO_ROW for
  * a LEFT or ANTI row without a match), so that any column of the row is
  * read where it lives, and a row never depends on the level it came from.
- * Each level holds at most batch_rows rows.  Levels are filled depth
+ * Each level holds at most batch_rows rows (past level 0, piece_rows:
+ * fewer when a piece gathers strings).  Levels are filled depth
  * first: a level that becomes full is drained at once (each of its rows
  * looked up in the next step's table and its rows of the next level
  * appended, draining that one in turn when full); draining the last level
@@ -34,7 +35,8 @@
  * submitted.  At the end of a submit the partly filled levels are drained
  * in step order.  So memory stays at a few batches per step however large
  * the join, every piece but a submit's last is full (a submit counts
- * max(1, ceil(rows / batch_rows)) batches, as the GPU device does), and a
+ * max(1, ceil(rows / piece_rows)) batches, as the GPU device does with
+ * batch_rows), and a
  * probe batch whose join is empty is aggregated as one empty batch.  This
  * is the join-then-aggregate pipeline of He et al. ("Relational joins on
  * graphics processors"), with every step's rows materialised a piece at a
@@ -49,8 +51,19 @@
  * compared with the build key columns of the hash's first build row
  * (strings byte by byte), and a different key is no match.  The seed
  * leaves the build's hashes free of collisions, so the first build row
- * speaks for all of them.  A string key column is only ever read there:
- * its bytes are copied with the build, and never gathered.
+ * speaks for all of them.  A string join key column is only ever read
+ * there: its bytes are copied with the build, and never gathered.
+ *
+ * String group keys.  A group key of GA_TYPE_STRING (a probe column, or a
+ * build column whose bytes are copied with the build) is gathered into
+ * the joined batch as such a column (cpu/gather.c): each row's bytes
+ * appended to the column's bytes, which grow as a piece needs, and its
+ * end offset; a null or missing row takes none.  The CPU aggregation then
+ * groups the piece by those bytes as it groups any batch's.  Such pieces
+ * hold at most CPU_AGGJOIN_STRING_PIECE_ROWS rows, so that the bytes they
+ * gather stay in the cache for the aggregation, which reads them again
+ * (a piece of a million rows of TPC-H Q10's keys would be some hundred MB
+ * of fresh memory).
  *
  * Only the columns a key or an aggregate reads are gathered, and only those
  * and what the steps read (key columns, build key columns included, and
@@ -113,8 +126,16 @@
 /* An empty slot (distinct key indexes stay below it). */
 #define CPU_AGGJOIN_EMPTY UINT32_MAX
 
+/*
+ * The most joined rows a piece holds when it gathers strings (group keys):
+ * their bytes then stay in the cache between the gather and the
+ * aggregation, which reads them again.
+ */
+#define CPU_AGGJOIN_STRING_PIECE_ROWS 65536
+
+
 /* The source of a row that found no build row at a step (LEFT, ANTI). */
-#define CPU_AGGJOIN_NO_ROW (-1)
+#define CPU_AGGJOIN_NO_ROW GA_CPU_NO_ROW
 
 /* One step's build side: its keyed rows grouped by key. */
 typedef struct CpuJoinTable
@@ -153,6 +174,8 @@ struct CpuAggJoin
 	uint8_t    *derived;		/* per column: computed in the piece, not
 								 * gathered */
 	int64_t		batch_rows;
+	int64_t		piece_rows;		/* rows of a full level past level 0: batch_rows,
+								 * or fewer when strings are gathered */
 	int			nfilter;		/* the filter over the last step's rows */
 	GaFilterStep filter[GA_FILTER_MAX_STEPS];
 
@@ -233,6 +256,7 @@ ga_cpu_aggjoin_destroy(CpuAggJoin *aj)
 		{
 			free(aj->joined.columns[c].values);
 			free(aj->joined.columns[c].validity);
+			free(aj->joined.columns[c].bytes);
 		}
 	}
 	for (s = 0; s < GA_AGG_MAX_JOIN_STEPS; s++)
@@ -391,6 +415,7 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 {
 	CpuAggJoin *aj;
 	int			n = request->ncolumns;
+	int			i;
 
 	aj = calloc(1, sizeof(CpuAggJoin));
 	if (aj == NULL)
@@ -421,6 +446,11 @@ ga_cpu_aggjoin_create(const GaAggRequest *request, GaStatus *status)
 		memcpy(aj->from_build, request->join->from_build, n);
 	}
 	aggjoin_mark_read(aj, request);
+	aj->piece_rows = aj->batch_rows;
+	for (i = 0; i < n; i++)
+		if (aj->aggregated[i] && aj->column_types[i] == GA_TYPE_STRING)
+			aj->piece_rows = (aj->batch_rows < CPU_AGGJOIN_STRING_PIECE_ROWS ?
+				aj->batch_rows : CPU_AGGJOIN_STRING_PIECE_ROWS);
 	if (!aggjoin_alloc_pieces(aj))
 		goto oom;
 	ga_status_ok(status);
@@ -685,30 +715,6 @@ ga_cpu_aggjoin_build(CpuAggJoin *aj, int step, const int64_t *keys, const uint32
 }
 
 /*
- * Copy element src_row of src into element i of dst, for values of `width`
- * bytes (1, 2, 4 or 8).
- */
-static inline void
-aggjoin_copy_value(void *dst, int64_t i, const void *src, int64_t src_row, int width)
-{
-	switch (width)
-	{
-		case 1:
-			((uint8_t *) dst)[i] = ((const uint8_t *) src)[src_row];
-			break;
-		case 2:
-			((uint16_t *) dst)[i] = ((const uint16_t *) src)[src_row];
-			break;
-		case 4:
-			((uint32_t *) dst)[i] = ((const uint32_t *) src)[src_row];
-			break;
-		default:
-			((uint64_t *) dst)[i] = ((const uint64_t *) src)[src_row];
-			break;
-	}
-}
-
-/*
  * Where column c lives: the probe batch's or its step's copied payload's
  * arrays (*validity NULL when the column has no nulls; both NULL for a
  * probe column when there is no probe batch: the unmatched build rows at
@@ -812,16 +818,16 @@ aggjoin_filter_rows(CpuAggJoin *aj, const GaBatch *probe)
  * Fill the joined batch with the last level's rows (with a filter, the
  * rows it keeps): every aggregated column's values and validity, read
  * where each row's column lives (derived columns are left to the
- * aggregation, which computes them).
+ * aggregation, which computes them); a string column's bytes too.
+ * Returns 0 (status set) when a string column cannot grow.
  */
-static void
-aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
+static int
+aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe, GaStatus *status)
 {
 	const CpuJoinLevel *level = &aj->levels[aj->nsteps];
 	int64_t		n = level->nrows;
 	const int64_t *rows = NULL;
 	int			c;
-	int64_t		i;
 
 	if (aj->nfilter > 0)
 	{
@@ -831,28 +837,25 @@ aggjoin_gather(CpuAggJoin *aj, const GaBatch *probe)
 	for (c = 0; c < aj->ncolumns; c++)
 	{
 		GaColumn   *dst = &aj->joined.columns[c];
-		int			width = ga_type_width(aj->column_types[c]);
 		const void *values;
 		const uint8_t *validity;
 		const int64_t *source;
+		int			side;
 
 		if (!aj->aggregated[c] || aj->derived[c])
 			continue;
-		source = level->source[aggjoin_column_home(aj, probe, c, &values, &validity)];
-		dst->has_nulls = 0;
-		memset(dst->validity, 0xff, (size_t) (n + 7) / 8);
-		for (i = 0; i < n; i++)
-		{
-			int64_t		r = source[rows != NULL ? rows[i] : i];
-
-			if (r == CPU_AGGJOIN_NO_ROW ||
-				(validity != NULL && !(validity[r >> 3] & (1u << (r & 7)))))
-				ga_column_set_null(dst, i);
-			else if (width > 0)
-				aggjoin_copy_value(dst->values, i, values, r, width);
-		}
+		side = aggjoin_column_home(aj, probe, c, &values, &validity);
+		source = level->source[side];
+		if (aj->column_types[c] != GA_TYPE_STRING)
+			ga_cpu_gather_values(dst, values, validity, source, rows, n,
+								 ga_type_width(aj->column_types[c]));
+		else if (!ga_cpu_gather_strings(dst, side > 0 ? &aj->build_columns[c] :
+										probe != NULL ? &probe->columns[c] : NULL,
+										source, rows, n, status))
+			return 0;
 	}
 	aj->joined.nrows = n;
+	return 1;
 }
 
 static int	aggjoin_drain(CpuAggJoinRun *run, int level);
@@ -873,7 +876,7 @@ aggjoin_append(CpuAggJoinRun *run, int s, int64_t p, int64_t b)
 		to->source[t][n] = from->source[t][p];
 	to->source[s][n] = b;
 	to->nrows = n + 1;
-	if (to->nrows == run->aj->batch_rows)
+	if (to->nrows == run->aj->piece_rows)
 		return aggjoin_drain(run, s);
 	return 1;
 }
@@ -1057,8 +1060,8 @@ aggjoin_drain(CpuAggJoinRun *run, int level)
 
 	if (level == aj->nsteps)
 	{
-		aggjoin_gather(aj, run->probe);
-		if (!run->aggregate(run->agg, &aj->joined, run->wait, run->arg, run->status))
+		if (!aggjoin_gather(aj, run->probe, run->status) ||
+			!run->aggregate(run->agg, &aj->joined, run->wait, run->arg, run->status))
 			return 0;
 		run->stats->joined_rows += aj->joined.nrows;	/* after the filter */
 		run->pieces++;
@@ -1141,7 +1144,7 @@ aggjoin_emit_unmatched(CpuAggJoinRun *run, int s)
 			level->source[t][n] = CPU_AGGJOIN_NO_ROW;
 		level->source[s][n] = b;
 		level->nrows = n + 1;
-		if (level->nrows == aj->batch_rows && !aggjoin_drain(run, s))
+		if (level->nrows == aj->piece_rows && !aggjoin_drain(run, s))
 			return 0;
 	}
 	for (t = s; t < aj->nsteps; t++)

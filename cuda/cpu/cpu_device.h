@@ -7,7 +7,8 @@
  *	  aggregation (cpu/hashagg.c) and the hash join (cpu/hashjoin.c); the
  *	  aggregation uses its accumulators (cpu/accumulate.c), its derived
  *	  columns (cpu/derived.c), the heap pages its batches carry
- *	  (cpu/deform.c) and, for an aggjoin, cpu/aggjoin.c.
+ *	  (cpu/deform.c) and, for an aggjoin, cpu/aggjoin.c, which gathers the
+ *	  joined rows' columns with cpu/gather.c.
  *
  * Plain C, no PostgreSQL and no CUDA runtime header; nothing here prints
  * or aborts.
@@ -121,5 +122,22 @@ extern int	ga_cpu_aggjoin_finish(CpuAggJoin *aj, CpuAggregateFn aggregate,
 								  GaWaitCallback wait, void *arg,
 								  GaStatus *status);
 extern void ga_cpu_aggjoin_destroy(CpuAggJoin *aj);
+
+/*
+ * cpu/gather.c: a column of joined rows.  Row i of dst takes row
+ * source[rows[i]] (source[i] when rows is NULL) of where the column lives,
+ * null when that is GA_CPU_NO_ROW or null there.  Values: `width` bytes
+ * each (validity NULL when the column has no nulls).  Strings: the source
+ * column src (NULL: every row null), whose rows' bytes are appended to
+ * dst's, which grow to fit; 0 with status when they cannot.
+ */
+#define GA_CPU_NO_ROW (-1)
+
+extern void ga_cpu_gather_values(GaColumn *dst, const void *values,
+								 const uint8_t *validity, const int64_t *source,
+								 const int64_t *rows, int64_t n, int width);
+extern int	ga_cpu_gather_strings(GaColumn *dst, const GaColumn *src,
+								  const int64_t *source, const int64_t *rows,
+								  int64_t n, GaStatus *status);
 
 #endif							/* GPUAGG_CPU_DEVICE_H */

@@ -47,4 +47,5 @@ const GaDeviceOps ga_cpu_ops = {
 	/* 2 MB of images, which stay in the CPU's cache until it deforms them */
 	.page_capacity = 256,
 	.joins_strings = 1,
+	.groups_join_strings = 1,
 };

@@ -305,5 +305,6 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	1,							/* groups_strings */
 	1,							/* takes_pages */
 	GPU_PAGE_BATCH_PAGES,		/* page_capacity */
-	1							/* joins_strings */
+	1,							/* joins_strings */
+	0							/* groups_join_strings */
 };

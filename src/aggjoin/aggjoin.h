@@ -62,6 +62,7 @@ extern bool GpuAggJoinSidesFor(PlannerInfo *root, RelOptInfo *input_rel,
 
 /* aggjoin/plan.c */
 extern bool GpuAggJoinKeyAsBytes(Node *outer, Node *inner);
+extern bool GpuAggJoinGroupKeyAsBytes(Oid base_type);
 extern char *GpuAggJoinConditionText(PlannerInfo *root, const GpuAggJoinPath *join,
 									 char **filter);
 extern void GpuAggJoinDescFromPath(GpuAggDesc *desc, const GpuAggJoinPath *join,

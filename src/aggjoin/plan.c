@@ -14,8 +14,10 @@
  * planned device and the CPU device join strings (GpuAggJoinKeyAsBytes):
  * each side's process writes its keys' bytes into its batches, the device
  * hashes and compares them, and no process maps them onto a dictionary
- * shared by the sides.  The choice is kept in the plan, so that the leader
- * and every worker lay their batches out alike.
+ * shared by the sides.  A text, varchar or char(n) group key does the same
+ * where the planned device and the CPU device group joined rows by strings
+ * (GpuAggJoinGroupKeyAsBytes).  The choices are kept in the plan, so that
+ * the leader and every worker lay their batches out alike.
  *
  *-------------------------------------------------------------------------
  */
@@ -57,6 +59,26 @@ GpuAggJoinKeyAsBytes(Node *outer, Node *inner)
 			exprTypmod(outer) == exprTypmod(inner) && GpuAggKeyAsBytes(TEXTOID);
 	type = getBaseType(exprType(outer));
 	return type == getBaseType(exprType(inner)) && GpuAggKeyAsBytes(type);
+}
+
+/*
+ * Whether a group key of an aggjoin of this base type (TEXTOID for a
+ * padded bpchar) travels as its bytes, by the rule of group keys
+ * (GpuAggKeyAsBytes), on a planned device that groups joined rows by
+ * strings, as the CPU device a failed GPU aggregation falls back to must
+ * too: each side's process writes the key's bytes into its batches (the
+ * probe batches or its build payload), the device gathers them into the
+ * joined rows and groups those by their bytes.
+ */
+bool
+GpuAggJoinGroupKeyAsBytes(Oid base_type)
+{
+	bool		usable;
+
+	if (!ga_device_kind_groups_join_strings(GpuAggPlannedDeviceKind(&usable)) ||
+		!ga_device_kind_groups_join_strings(GA_DEVICE_CPU))
+		return false;
+	return GpuAggKeyAsBytes(base_type);
 }
 
 /*

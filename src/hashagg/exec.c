@@ -168,6 +168,11 @@ gpuagg_begin(CustomScanState *node, EState *estate, int eflags)
 	state->info.direct_scan = state->direct != NULL;
 	GpuAggBuildRequests(state);
 	state->device_kind = GpuAggPlannedDeviceKind(&usable);
+	/* a plan whose aggjoin groups by strings runs where joined strings group */
+	if (state->desc->njoin_steps > 0 && !ga_device_kind_groups_join_strings(state->device_kind))
+		for (i = 0; i < state->desc->nkeys; i++)
+			if (state->desc->keys[i].as_bytes)
+				state->device_kind = GA_DEVICE_CPU;
 	GpuAggPlanMemory(state, eflags);
 	state->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuagg run",
 										   ALLOCSET_DEFAULT_SIZES);

@@ -559,8 +559,9 @@ agg_batch_values(const GpuAggPathInfo *info)
  * The leader's cost of the dictionary group keys among keys (expressions
  * over an input of `rows` rows): per key, its distinct values interned
  * once, and mapped once in every batch message that holds them.  With
- * as_bytes, text keys that travel as their bytes (GpuAggKeyAsBytes) cost
- * nothing here: their bytes are counted with the batches' values.
+ * as_bytes, text keys that travel as their bytes (GpuAggKeyAsBytes; an
+ * aggjoin's where GpuAggJoinGroupKeyAsBytes says so) cost nothing here:
+ * their bytes are counted with the batches' values.
  */
 static Cost
 agg_dictionary_keys_cost(PlannerInfo *root, List *keys, double rows, bool as_bytes)
@@ -913,7 +914,7 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 					  list_length(check->keys), list_length(check->aggrefs), ncolumns,
 					  info.nsets, groups, info.having,
 					  agg_dictionary_keys_cost(root, aggjoin_side_keys(root, &sides, 0, check->keys),
-											   probe_rows, false));
+											   probe_rows, GpuAggJoinGroupKeyAsBytes(TEXTOID)));
 		for (s = 1; s < sides.nsides; s++)
 		{
 			Path	   *build = builds[s];
@@ -923,7 +924,8 @@ agg_add_aggjoin_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 			/* the build: reading the side, one copy of each row, its dictionary keys */
 			build_cost = build->total_cost + build->rows * ncolumns * gpuagg_batch_value_cost +
 				agg_dictionary_keys_cost(root, aggjoin_side_keys(root, &sides, s, check->keys),
-										 sides.paths[s]->rows, false);
+										 sides.paths[s]->rows,
+										 GpuAggJoinGroupKeyAsBytes(TEXTOID));
 			cpath->path.startup_cost += build_cost;
 			cpath->path.total_cost += build_cost;
 		}
@@ -1102,8 +1104,7 @@ agg_try_add_path(PlannerInfo *root, RelOptInfo *input_rel,
 		cpath = agg_make_path(output_rel, child_path, GpuAggPathToList(&info), groups);
 		agg_cost_path(cpath, child_path, input_rows, false, device,
 					  list_length(check.keys), list_length(check.aggrefs), ncolumns,
-					  info.nsets, groups, having,
-					  agg_dictionary_keys_cost(root, check.keys, input_rows, false));
+					  info.nsets, groups, having, dictionary_cost);
 		agg_offer_path(output_rel, cpath, AGG_FORCE_JOIN_INPUT, forced);
 	}
 

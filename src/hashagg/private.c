@@ -433,12 +433,13 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 
 	/*
 	 * Text keys and DISTINCT arguments travel as bytes where the batches are
-	 * packed row by row from the child or its workers (an aggjoin's sides
-	 * and a join's rows use dictionaries).
+	 * packed row by row from the child, its workers or the GpuHashJoin
+	 * below, an aggjoin's keys where the device groups joined rows by
+	 * strings (an aggjoin takes no DISTINCT argument).
 	 */
 	for (i = 0; i < desc->nkeys; i++)
-		desc->keys[i].as_bytes = desc->njoin_steps == 0 &&
-			desc->child_kind != GPUAGG_CHILD_JOIN_INPUT &&
+		desc->keys[i].as_bytes = desc->njoin_steps > 0 ?
+			GpuAggJoinGroupKeyAsBytes(desc->keys[i].type) :
 			GpuAggKeyAsBytes(desc->keys[i].type);
 	i = 0;
 	foreach(lc, info->aggrefs)
@@ -447,7 +448,6 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 		GpuAggAggDesc *agg = &desc->aggs[i++];
 
 		agg->as_bytes = agg->distinct && desc->njoin_steps == 0 &&
-			desc->child_kind != GPUAGG_CHILD_JOIN_INPUT &&
 			GpuAggDistinctAsBytes(aggref);
 	}
 	foreach(lc, info->groupings)

@@ -920,17 +920,27 @@ join_next(ScanState *ss)
  * The join input of the GpuHashAgg above (hashagg/exec.c): append the joined
  * rows that pass the node's filter to batch, as their scan tuples, through
  * the aggregation's batch builder; no ExecProcNode, projection or result slot
- * per row.  Returns true when the join is done, false when batch is full.
+ * per row.  A row whose text keys do not fit what the batch's string columns
+ * have left stays in its slot, and comes first into the next batch.
+ * Returns true when the join is done, false when batch is full.
  */
 bool
 GpuJoinFillBatch(CustomScanState *node, GpuAggBatchBuilder *builder, GaBatch *batch)
 {
+	GpuJoinState *state = (GpuJoinState *) node;
 	ExprState  *filter = node->ss.ps.qual;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 
 	/* what ExecProcNode does first: a changed parameter means start over */
 	if (node->ss.ps.chgParam != NULL)
 		ExecReScan(&node->ss.ps);
+	if (state->fill_pending != NULL)
+	{
+		if (batch->nrows >= batch->capacity ||
+			!GpuAggBatchAppend(builder, batch, state->fill_pending))
+			return false;
+		state->fill_pending = NULL;
+	}
 	while (batch->nrows < batch->capacity)
 	{
 		TupleTableSlot *slot;
@@ -945,7 +955,11 @@ GpuJoinFillBatch(CustomScanState *node, GpuAggBatchBuilder *builder, GaBatch *ba
 			if (!ExecQual(filter, econtext))
 				continue;
 		}
-		GpuAggBatchAppend(builder, batch, slot);
+		if (!GpuAggBatchAppend(builder, batch, slot))
+		{
+			state->fill_pending = slot;
+			return false;
+		}
 	}
 	return false;
 }
@@ -1007,6 +1021,7 @@ gpujoin_rescan(CustomScanState *node)
 	state->matches = NULL;
 	state->nouter = 0;
 	state->outer_done = false;
+	state->fill_pending = NULL;
 	state->unmatched_next = 0;
 
 	/*

@@ -100,6 +100,8 @@ typedef struct GpuJoinState
 	bool		cur_matched;	/* a pair of the row passed */
 	bool		row_loaded;		/* outer_slot holds cur_row */
 	bool		outer_done;
+	TupleTableSlot *fill_pending;	/* a joined row that did not fit the
+									 * last batch (GpuJoinFillBatch) */
 	int64		unmatched_next; /* RIGHT/FULL: next inner row to look at */
 	uint64		pairs_tried;	/* candidates checked, for interrupt checks */
 	bool		inner_keys_use_params;	/* inner keys read Params */
