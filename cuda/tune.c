@@ -54,7 +54,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TUNE_FORMAT "gpuagg tuning 3"
+#define TUNE_FORMAT "gpuagg tuning 4"
 #define TUNE_QUEUE 16			/* references the search keeps at most */
 #define TUNE_UNTESTED (-1.0f)
 #define TUNE_IN_TEST (-2.0f)
@@ -277,7 +277,7 @@ ga_tune_class(GaTuneFamily family, int key_bits, int contention, int64_t groups)
 	int			level = contention > 0 ? 1 : 0;
 	int			range = 0;
 
-	for (groups = groups < 1 ? 1 : groups; groups >= 4 && range < GA_TUNE_RANGES - 1; groups >>= 2)
+	for (groups = groups < 1 ? 1 : groups; groups >= 2 && range < GA_TUNE_RANGES - 1; groups >>= 1)
 		range++;
 	return (((int) family * GA_TUNE_WIDTHS + width) * GA_TUNE_LEVELS + level) *
 		GA_TUNE_RANGES + range;

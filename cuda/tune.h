@@ -32,11 +32,11 @@ extern "C"
 /*
  * Shape classes: key widths (packed bits <= 32, <= 64, wider) by contention
  * levels (0: rows spread over the groups, 1: nearby rows often share one)
- * by group ranges [4^r, 4^(r+1)).
+ * by group ranges [2^r, 2^(r+1)).
  */
 #define GA_TUNE_WIDTHS 3
 #define GA_TUNE_LEVELS 2
-#define GA_TUNE_RANGES 16
+#define GA_TUNE_RANGES 32
 #define GA_TUNE_CLASSES \
 	(GA_TUNE_NUM_FAMILIES * GA_TUNE_WIDTHS * GA_TUNE_LEVELS * GA_TUNE_RANGES)
 

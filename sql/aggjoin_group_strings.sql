@@ -67,7 +67,7 @@ SELECT aggjoin_check('SELECT f.t, count(*) FROM gs_fact f WHERE NOT EXISTS (SELE
 SELECT d.c, f.c, count(*) FROM gs_fact f JOIN gs_dim d USING (k)
 GROUP BY d.c, f.c ORDER BY d.c, f.c;
 SELECT d.t IS NULL AS t_null, length(d.t) AS len, count(*), sum(f.n)
-FROM gs_fact f LEFT JOIN gs_dim d USING (k) GROUP BY d.t ORDER BY 1, 2;
+FROM gs_fact f LEFT JOIN gs_dim d USING (k) GROUP BY d.t ORDER BY 1, 2, 4;
 SELECT length(f.t) AS len, right(f.t, 1) AS last, count(*)
 FROM gs_fact f JOIN gs_dim d USING (k) WHERE length(f.t) > 100 GROUP BY f.t ORDER BY 1, 2;
 

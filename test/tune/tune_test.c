@@ -322,7 +322,7 @@ test_classes(void)
 				for (int r = 0; r < GA_TUNE_RANGES; r++)
 				{
 					int			cls = ga_tune_class((GaTuneFamily) f, widths[w], level,
-													INT64_C(1) << (2 * r));
+													INT64_C(1) << r);
 
 					CHECK(cls >= 0 && cls < GA_TUNE_CLASSES, "class %d out of bounds", cls);
 					if (cls >= 0 && cls < GA_TUNE_CLASSES && !seen[cls])
@@ -442,7 +442,8 @@ test_modes(void)
 	CHECK(ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 96, 0, 1 << 20) &&
 		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 22) &&
 		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 64, 1, 1 << 20) &&
-		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) == ga_tune_class(GA_TUNE_GLOBAL, 64, 0, (1 << 21) + 5),
+		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) != ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 21) &&
+		  ga_tune_class(GA_TUNE_GLOBAL, 64, 0, 1 << 20) == ga_tune_class(GA_TUNE_GLOBAL, 64, 0, (1 << 21) - 5),
 		  "shape classes");
 	p.threads = 48;
 	CHECK(!ga_launch_params_check(&p, why, sizeof(why)), "threads 48 accepted");
