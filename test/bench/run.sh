@@ -51,6 +51,11 @@
 #   --explain Q     EXPLAIN_QUERIES  queries whose EXPLAIN ANALYZE under gpuagg goes to
 #                                    explain.txt (default "q1 q3 j5agg Q1 Q18"; "" for none)
 #   --no-check      CHECK=0          do not compare answers (saves two runs per query)
+#   --cpu           CPU=1            also measure the CPU seconds of each timed run, summed
+#                                    over every process of the cluster (backend, parallel
+#                                    workers, GPU service, postmaster and its background
+#                                    processes; from /proc), printed in a table of its own
+#                                    and written to OUT/cpu.csv
 #   SKIP_NATIVE_GPUAGG=1   do not time gpuagg mode for queries whose gpuagg plan has no
 #                          gpuagg node (plain joins, q6: the same plan as native)
 #   BENCH_GEN_JOBS=N       concurrent data generation sessions (default: cores)
@@ -170,6 +175,7 @@ parse_args() {
 	TIME_LIMIT=${TIME_LIMIT:-}
 	EXPLAIN_QUERIES=${EXPLAIN_QUERIES-q1 q3 j5agg Q1 Q18}
 	CHECK=${CHECK:-1}
+	CPU=${CPU:-0}
 	SKIP_NATIVE_GPUAGG=${SKIP_NATIVE_GPUAGG:-0}
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -186,6 +192,7 @@ parse_args() {
 			--time-limit) TIME_LIMIT=${2:?$1 needs a value}; shift 2 ;;
 			--explain) EXPLAIN_QUERIES=${2?$1 needs a value}; shift 2 ;;
 			--no-check) CHECK=0; shift ;;
+			--cpu) CPU=1; shift ;;
 			-h | --help) usage; exit 0 ;;
 			*) usage >&2; die "unknown argument: $1" ;;
 		esac
@@ -646,6 +653,7 @@ print_results() {
 			'rows and pages modes (no workers; gpuagg.page_scan off: the scan deforms tuples, on: the device deforms pages)'
 		print_mode_pair gpuagg ppages \
 			'gpuagg and ppages modes (parallel workers; gpuagg.page_scan off: they deform tuples, on: they send pages)'
+		print_cpu
 		picks=""
 		for q in "${ORDER[@]}"; do
 			if [ "${R_INPLAN[$q]:-}" = yes ]; then picks="$picks $q"; fi
@@ -672,6 +680,23 @@ print_results() {
 		printf '%s\n' "$out"
 	} >"$OUT/bench.txt"
 	log "wrote $OUT/bench.txt and $OUT/bench.csv"
+}
+
+# Print the CPU table (CPU=1) and write OUT/cpu.csv: per query and mode the median wall
+# time, the CPU seconds per run of every process of the cluster and their ratio (the cores
+# kept busy on average).
+print_cpu() {
+	local q mode cpu wall
+	if [ -z "${BENCH_CPU_FILE:-}" ] || [ ! -s "$BENCH_CPU_FILE" ]; then return 0; fi
+	printf '\nCPU seconds per run, every process of the cluster together (CPU=1):\n'
+	printf '%-7s %-9s %10s %10s %8s\n' query mode "wall s" "CPU s" cores
+	echo "query,mode,wall_s,cpu_s" >"$OUT/cpu.csv"
+	while read -r q mode cpu; do
+		case "$mode" in unforced) wall=${R_T[$q.picked]:-} ;; *) wall=${R_T[$q.$mode]:-} ;; esac
+		printf '%-7s %-9s %10s %10s %8s\n' "$q" "$mode" "${wall:--}" "$cpu" \
+			"$(awk -v c="$cpu" -v w="$wall" 'BEGIN { if (w ~ /^[0-9.]+$/ && w > 0) printf "%.1f", c / w; else printf "-" }')"
+		echo "$q,$mode,$wall,$cpu" >>"$OUT/cpu.csv"
+	done <"$BENCH_CPU_FILE"
 }
 
 # Draw OUT/bench.png: matplotlib, else gnuplot, else say why there is none.
@@ -771,7 +796,11 @@ main() {
 	bench_choose_device "$DEVICE"
 	DEVICE_NAME=$(psql_as "$BENCH_DB" -At -c "SELECT CASE WHEN '$BENCH_DEVICE' = 'cpu' THEN 'CPU device'
 		ELSE coalesce((SELECT name FROM gpuagg_devices() d WHERE d.usable ORDER BY 1 LIMIT 1), '?') END" 2>/dev/null || echo '?')
-	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv"
+	rm -f "$OUT/bench.csv" "$OUT/explain.txt" "$OUT/bench.png" "$OUT/bench.txt" "$OUT/costs.csv" "$OUT/cpu.csv"
+	if [ "$CPU" = 1 ]; then
+		BENCH_CPU_FILE=$OUT/cpu.txt
+		: >"$BENCH_CPU_FILE"
+	fi
 	echo "suite,query,scale,rows,device,gpuagg_in_plan,plan,native_serial_s,native_parallel_s,gpuagg_s,speedup_vs_serial,speedup_vs_parallel,answers_match,serial_runs_s,parallel_runs_s,gpuagg_runs_s,backend_s,backend_runs_s,picked_s,speedup_picked_vs_best,rows_s,rows_runs_s,pages_s,pages_runs_s,ppages_s,ppages_runs_s" >"$OUT/bench.csv"
 	for s in $SUITES; do
 		suite_selected "$s" || continue

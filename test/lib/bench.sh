@@ -17,6 +17,8 @@
 #   BENCH_GEN_JOBS  concurrent sessions that generate data (default: cores)
 #   BENCH_DB        database (default postgres)
 #   BENCH_DEADLINE  seconds since the epoch after which bench_time stops its session (empty: none)
+#   BENCH_CPU_FILE  when set, bench_time appends "label mode cpu_s" to it: the CPU seconds per
+#                   timed run of every process of the cluster (bench_cluster_cpu_script)
 
 # shellcheck disable=SC2034  # globals set here for the callers: BENCH_SINK_OFFSET, Q_SQL, CMP_*
 BENCH_SQL_DIR="$GA_ROOT/test/bench"
@@ -118,6 +120,33 @@ bench_groupby_queries() {
 
 # ---------------------------------------------------------------- timing
 
+# Write to $1 a script that prints the CPU clock ticks the cluster of postmaster pid $2 has
+# used so far: the postmaster's own and those of its children it has reaped (parallel
+# workers, ended backends), plus those of its live children (backends, the GPU service,
+# the background processes).  /proc/PID/stat's command name may hold spaces and
+# parentheses, so the fields are counted from its last ')'.
+bench_cluster_cpu_script() {
+	cat >"$1" <<EOS
+#!/bin/sh
+# the CPU clock ticks of the processes of the cluster of postmaster $2
+sleep 0.2	# reaping a parallel worker that just exited
+cat /proc/[0-9]*/stat 2>/dev/null | awk -v pm=$2 '{
+	p = 0; r = \$0
+	while ((k = index(substr(r, p + 1), ")")) > 0) p += k
+	n = split(substr(r, p + 2), f, " ")
+	if (\$1 == pm) t += f[12] + f[13] + f[14] + f[15]
+	else if (f[2] == pm) t += f[12] + f[13]
+} END { printf "%d\\n", t }'
+EOS
+	chmod a+rx "$1"
+}
+
+# Print the CPU seconds per run from the two tick counts in file $1 and the runs $2.
+bench_cpu_per_run() {
+	awk -v n="$2" -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" \
+		'{ v[NR] = $1 } END { if (NR == 2 && n > 0) printf "%.3f\n", (v[2] - v[1]) / hz / n }' "$1"
+}
+
 # Print "t1 t2 ..." (seconds) of statement $4 in mode $2 with session SQL $3 (search_path,
 # statement_timeout ...): BENCH_WARMUP untimed runs, then BENCH_RUNS timed ones, in one psql
 # session; runs of a second or more are logged (stderr) as they finish, labelled $1. Exit
@@ -125,6 +154,7 @@ bench_groupby_queries() {
 # cancelled it.
 bench_time() {
 	local label=$1 mode=$2 session=$3 stmt=$4 i script errf out rc=0 total left wrap=()
+	local cpu_script="" cpu_ticks="" cpu
 	total=$((BENCH_WARMUP + BENCH_RUNS))
 	# line-buffered, so that each run is logged when it ends; SIGINT (psql cancels the
 	# query) at the deadline
@@ -137,10 +167,24 @@ bench_time() {
 	script="$(bench_mode_settings "$mode")
 $session
 \\timing on"
+	if [ -n "${BENCH_CPU_FILE:-}" ]; then
+		cpu_script=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-cpu.XXXXXX")
+		cpu_ticks=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-ticks.XXXXXX")
+		chmod a+rw "$cpu_ticks"
+		bench_cluster_cpu_script "$cpu_script" "$(head -n 1 "$CLUSTER_DIR/data/postmaster.pid")"
+	fi
 	for i in $(seq 1 "$total"); do
+		if [ -n "$cpu_script" ] && [ "$i" = $((BENCH_WARMUP + 1)) ]; then
+			script="$script
+\\! $cpu_script >> $cpu_ticks"
+		fi
 		script="$script
 $stmt"
 	done
+	if [ -n "$cpu_script" ]; then
+		script="$script
+\\! $cpu_script >> $cpu_ticks"
+	fi
 	errf=$(mktemp "${GPUAGG_TMPDIR:-/tmp}/gpuagg-bench.XXXXXX")
 	# one "Time: 123.456 ms" line per statement; the first BENCH_WARMUP are the warm-up
 	out=$(as_pguser "${wrap[@]}" "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -h "$CLUSTER_DIR" -p "$PGPORT_CLUSTER" \
@@ -149,11 +193,17 @@ $stmt"
 	if [ "$rc" -ne 0 ] && [ "$(wc -w <<<"$out")" -eq "$BENCH_RUNS" ]; then rc=0; fi
 	if [ "$rc" -ne 0 ] || [ -z "$out" ]; then
 		grep -v '^$' "$errf" | tail -n 5 >&2
+		if [ -n "$cpu_script" ]; then rm -f "$cpu_script" "$cpu_ticks"; fi
 		if grep -q -e 'statement timeout' -e 'canceling statement due to user request' "$errf"; then rc=2; else rc=1; fi
 		rm -f "$errf"
 		return "$rc"
 	fi
 	rm -f "$errf"
+	if [ -n "$cpu_script" ]; then
+		cpu=$(bench_cpu_per_run "$cpu_ticks" "$BENCH_RUNS")
+		if [ -n "$cpu" ]; then printf '%s %s %s\n' "$label" "$mode" "$cpu" >>"$BENCH_CPU_FILE"; fi
+		rm -f "$cpu_script" "$cpu_ticks"
+	fi
 	printf '%s\n' "$out"
 }
 
