@@ -167,6 +167,13 @@ numeric_operand_value(const GpuAggColumnSource *src, Datum value, bool null, int
 	return null ? 0 : GpuAggNumericOperand(value, src->scale, &isnan);
 }
 
+/* A numeric(p, s) group key: value * 10^s, NaN as GPUAGG_NUMERIC_KEY_NAN. */
+static inline int64
+numeric_key_value(const GpuAggColumnSource *src, Datum value, bool null, int64 seq)
+{
+	return null ? 0 : GpuAggNumericKey(value, src->scale);
+}
+
 /*
  * Define name_row and name_column, which write fn's value of each row into
  * a column of C type T.
@@ -202,6 +209,7 @@ VALUE_ENCODER(join_key, int64, join_key_value)
 VALUE_ENCODER(square_limb, int64, square_limb_value)
 VALUE_ENCODER(zero_sign, int64, zero_sign_value)
 VALUE_ENCODER(numeric_operand, int64, numeric_operand_value)
+VALUE_ENCODER(numeric_key, int64, numeric_key_value)
 
 /* NONE and DERIVED: nothing to write (validity only; the device computes). */
 static void
@@ -519,6 +527,12 @@ float4_key_decode(GpuAggBatchBuilder *builder, int c, int64 value, int64 first)
 	return Float4GetDatum(f);
 }
 
+static Datum
+numeric_key_decode(GpuAggBatchBuilder *builder, int c, int64 value, int64 first)
+{
+	return GpuAggNumericKeyDatum(value, builder->sources[c].scale);
+}
+
 /* The key's value in the spelling of the group's first row (SPELLING). */
 static Datum
 dict_key_decode(GpuAggBatchBuilder *builder, int c, int64 value, int64 first)
@@ -556,6 +570,7 @@ const GpuAggEncoder GpuAggEncoders[] = {
 	[GPUAGG_ENC_NUMERIC_OPERAND] = {"numeric operand", GA_TYPE_INT64, numeric_operand_row, numeric_operand_column, NULL},
 	[GPUAGG_ENC_DERIVED] = {"derived", GA_TYPE_INT64, nothing_row, nothing_column, NULL},
 	[GPUAGG_ENC_STRING_KEY] = {"string key", GA_TYPE_STRING, string_key_row, string_key_column, NULL},
+	[GPUAGG_ENC_NUMERIC_KEY] = {"numeric key", GA_TYPE_INT64, numeric_key_row, numeric_key_column, numeric_key_decode},
 };
 
 StaticAssertDecl(lengthof(GpuAggEncoders) == GPUAGG_ENC_COUNT,

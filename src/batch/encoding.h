@@ -47,6 +47,8 @@ typedef enum GpuAggEncoding
 								 * operand of arithmetic on the device */
 	GPUAGG_ENC_DERIVED,			/* computed by the device (hashagg/derived.c) */
 	GPUAGG_ENC_STRING_KEY,		/* a text key's bytes, GA_TYPE_STRING */
+	GPUAGG_ENC_NUMERIC_KEY,		/* a numeric(p <= 18, s) key: value * 10^s
+								 * as int64 (finalize/numeric.c) */
 	GPUAGG_ENC_COUNT			/* the number of encodings */
 } GpuAggEncoding;
 

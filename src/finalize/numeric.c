@@ -757,3 +757,80 @@ GpuAggNumericSpecial(const char *name)
 	return DirectFunctionCall3(numeric_in, CStringGetDatum(name),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
+
+/*
+ * The scale of a group key that travels as one int64 (GpuAggNumericKey),
+ * or -1 for one that keeps its dictionary: a numeric column (under
+ * relabelings) whose typmod fixes its scale, 0 to 18, and bounds it to
+ * GPUAGG_NUMERIC_INT64_DIGITS digits.  Every value of such a column is spelt
+ * with exactly that scale, so equal values are equal integers and the
+ * integer gives back the group's spelling (1.50, never 1.5); wider or
+ * unconstrained numerics, whose equal values may be spelt differently,
+ * keep their dictionary.
+ */
+int
+GpuAggNumericKeyScale(Node *key)
+{
+	Node	   *bare = key;
+	int32		typmod;
+	int			precision;
+	int			scale;
+
+	while (IsA(bare, RelabelType))
+		bare = (Node *) ((RelabelType *) bare)->arg;
+	if (!IsA(bare, Var) || exprType(bare) != NUMERICOID)
+		return -1;
+	typmod = exprTypmod(bare);
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	if (precision > GPUAGG_NUMERIC_INT64_DIGITS || scale < 0 ||
+		scale > GPUAGG_NUMERIC_INT64_DIGITS)
+		return -1;
+	return scale;
+}
+
+/*
+ * A numeric group key of scale `scale` (GpuAggNumericKeyScale) as one
+ * int64: value * 10^scale, or GPUAGG_NUMERIC_KEY_NAN for NaN (NaN equals
+ * NaN as a group key).  A value its column's typmod cannot hold (an
+ * infinity, another display scale, more digits) is an error, never a
+ * wrong group.
+ */
+int64
+GpuAggNumericKey(Datum value, int scale)
+{
+	NumericParts parts;
+	uint64		words[3];
+	int64		fast;
+
+	numeric_parts((struct varlena *) DatumGetPointer(value), &parts);
+	if (parts.special == NUM_NAN)
+		return GPUAGG_NUMERIC_KEY_NAN;
+	if (parts.special == 0 && parts.dscale == scale)
+	{
+		if (scaled_int64(&parts, scale, &fast))
+		{
+			if (fast != GPUAGG_NUMERIC_KEY_NAN)
+				return fast;
+		}
+		else if (scaled_magnitude(&parts, scale, words) && words[1] == 0 && words[2] == 0 &&
+				 words[0] < (uint64) GPUAGG_NUMERIC_KEY_NAN)
+			return parts.negative ? -(int64) words[0] : (int64) words[0];
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("gpuagg: numeric group key outside its column's precision and scale"),
+			 errhint("Set gpuagg.enabled = off and report this as a bug.")));
+	return 0;					/* keep the compiler quiet */
+}
+
+/* A group key of GpuAggNumericKey as numeric, spelt with its column's scale. */
+Datum
+GpuAggNumericKeyDatum(int64 key, int scale)
+{
+	if (key == GPUAGG_NUMERIC_KEY_NAN)
+		return GpuAggNumericSpecial("NaN");
+	return GpuAggNumericFromInt64(key, scale);
+}

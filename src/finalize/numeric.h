@@ -25,6 +25,12 @@
 /* numeric arguments of at most this many digits travel as one int64 */
 #define GPUAGG_NUMERIC_INT64_DIGITS 18
 
+/*
+ * A NaN group key that travels as GpuAggNumericKey: beyond every value of
+ * GPUAGG_NUMERIC_INT64_DIGITS digits.
+ */
+#define GPUAGG_NUMERIC_KEY_NAN PG_INT64_MAX
+
 /* The kinds of numeric value, each counted in a validity-only column. */
 typedef enum GpuAggNumericPart
 {
@@ -68,6 +74,9 @@ extern Datum GpuAggInt128Scaled(int128 value, int scale);
 extern bool GpuAggNumericSpecialResult(int64 finite, int64 nan, int64 pinf,
 									   int64 ninf, Datum *result, bool *isnull);
 extern Datum GpuAggNumericFromInt64(int64 value, int scale);
+extern int	GpuAggNumericKeyScale(Node *key);
+extern int64 GpuAggNumericKey(Datum value, int scale);
+extern Datum GpuAggNumericKeyDatum(int64 key, int scale);
 extern Datum GpuAggNumericSpecial(const char *name);
 
 #endif							/* GPUAGG_NUMERIC_H */

@@ -30,6 +30,8 @@ typedef struct GpuAggKeyDesc
 								 * spelling column */
 	bool		as_bytes;		/* a text key that travels as its bytes
 								 * (GpuAggKeyAsBytes), not as dictionary ids */
+	int16		numeric_scale;	/* a numeric(p, s) key that travels as value *
+								 * 10^s (GpuAggNumericKeyScale): s, else -1 */
 	int32		width;			/* the planner's average bytes of a value */
 } GpuAggKeyDesc;
 

@@ -670,11 +670,18 @@ layout_filter(GpuAggLayout *layout, const GpuAggFilterDesc *filter, GaFilterStep
 	}
 }
 
-/* How a group key travels: as its bytes, or by its type's encoding. */
+/*
+ * How a group key travels: as its bytes, as a scaled integer (a numeric
+ * column of bounded precision), or by its type's encoding.
+ */
 static GpuAggEncoding
 layout_key_encoding(const GpuAggKeyDesc *key)
 {
-	return key->as_bytes ? GPUAGG_ENC_STRING_KEY : GpuAggKeyEncoding(key->type);
+	if (key->as_bytes)
+		return GPUAGG_ENC_STRING_KEY;
+	if (key->type == NUMERICOID && key->numeric_scale >= 0)
+		return GPUAGG_ENC_NUMERIC_KEY;
+	return GpuAggKeyEncoding(key->type);
 }
 
 /* Build the layout of a description, in the current memory context. */
@@ -707,9 +714,10 @@ GpuAggLayoutBuild(const GpuAggDesc *desc)
 
 	for (i = 0; i < desc->nkeys; i++)
 	{
-		layout->key_columns[i] = layout_column(layout, desc->keys[i].child_attno, 0,
-											   layout_key_encoding(&desc->keys[i]),
-											   desc->keys[i].type);
+		layout->key_columns[i] = layout_column_part(layout, desc->keys[i].child_attno, 0,
+													layout_key_encoding(&desc->keys[i]),
+													desc->keys[i].type,
+													Max(desc->keys[i].numeric_scale, 0), 0);
 		if (desc->keys[i].as_bytes)
 		{
 			layout->key_string_bytes += desc->keys[i].width;

@@ -50,6 +50,7 @@
 #include "batch/key_dict.h"
 #include "compat.h"
 #include "devices.h"
+#include "finalize/numeric.h"
 #include "guc.h"
 #include "hashagg/catalog.h"
 #include "hashagg/derived.h"
@@ -575,7 +576,8 @@ agg_dictionary_keys_cost(PlannerInfo *root, List *keys, double rows, bool as_byt
 		Node	   *key = lfirst(lc);
 		double		distinct;
 
-		if (GpuAggKeyEncoding(getBaseType(exprType(key))) != GPUAGG_ENC_DICT_KEY)
+		if (GpuAggKeyEncoding(getBaseType(exprType(key))) != GPUAGG_ENC_DICT_KEY ||
+			GpuAggNumericKeyScale(key) >= 0)
 			continue;
 		if (as_bytes && GpuAggKeyAsBytes(KeyDictIsPaddedBpchar(key) ? TEXTOID :
 										 getBaseType(exprType(key))))

@@ -30,6 +30,7 @@
 #include "batch/key_dict.h"
 #include "compat.h"
 #include "custom_private.h"
+#include "finalize/numeric.h"
 #include "hashagg/catalog.h"
 #include "hashagg/derived.h"
 #include "hashagg/desc.h"
@@ -107,6 +108,7 @@ enum GpuAggPlanKeyIndex
 	PLAN_KEY_TYPE,
 	PLAN_KEY_ONE_SPELLING,
 	PLAN_KEY_AS_BYTES,
+	PLAN_KEY_NUMERIC_SCALE,
 	PLAN_KEY_WIDTH,
 	PLAN_KEY_NFIELDS
 };
@@ -358,6 +360,7 @@ GpuAggDescFromPath(const GpuAggPathInfo *info, List **scan_tlist)
 		if (KeyDictIsPaddedBpchar(key))
 			desc->keys[i].type = TEXTOID;
 		desc->keys[i].one_spelling = KeyDictKeyHasOneSpelling(key);
+		desc->keys[i].numeric_scale = (int16) GpuAggNumericKeyScale(key);
 		desc->keys[i].width = get_typavgwidth(exprType(key), exprTypmod(key));
 		tlist = lappend(tlist, makeTargetEntry((Expr *) key, list_length(tlist) + 1,
 											   NULL, false));
@@ -687,6 +690,7 @@ GpuAggDescToList(const GpuAggDesc *desc)
 		GpuAggPrivateSetInt(key, PLAN_KEY_TYPE, (int) desc->keys[i].type);
 		GpuAggPrivateSetInt(key, PLAN_KEY_ONE_SPELLING, desc->keys[i].one_spelling ? 1 : 0);
 		GpuAggPrivateSetInt(key, PLAN_KEY_AS_BYTES, desc->keys[i].as_bytes ? 1 : 0);
+		GpuAggPrivateSetInt(key, PLAN_KEY_NUMERIC_SCALE, desc->keys[i].numeric_scale);
 		GpuAggPrivateSetInt(key, PLAN_KEY_WIDTH, desc->keys[i].width);
 		keys = lappend(keys, key);
 	}
@@ -769,6 +773,7 @@ GpuAggDescFromList(List *list)
 		desc->keys[i].type = (Oid) list_nth_int(key, PLAN_KEY_TYPE);
 		desc->keys[i].one_spelling = list_nth_int(key, PLAN_KEY_ONE_SPELLING) != 0;
 		desc->keys[i].as_bytes = list_nth_int(key, PLAN_KEY_AS_BYTES) != 0;
+		desc->keys[i].numeric_scale = (int16) list_nth_int(key, PLAN_KEY_NUMERIC_SCALE);
 		desc->keys[i].width = list_nth_int(key, PLAN_KEY_WIDTH);
 	}
 	aggs = list_nth(list, PLAN_AGGS);
