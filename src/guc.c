@@ -182,7 +182,7 @@ GpuAggGucInit(void)
 							 &gpuagg_numeric_on_device, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuagg.string_keys",
-							 "Sends text and varchar group keys, DISTINCT arguments and aggjoin keys to the device as their bytes.",
+							 "Sends text, varchar and uuid group keys, DISTINCT arguments and aggjoin keys to the device as their bytes.",
 							 "The device then hashes and compares the bytes itself; off, they travel as ids of a dictionary that the leader keeps.",
 							 &gpuagg_string_keys, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);

@@ -57,7 +57,8 @@ extern int	GpuAggBatchAppendColumns(GpuAggBatchBuilder *builder, GaBatch *batch,
 									 int nrows, const GpuAggInputColumn *input);
 extern int64 GpuAggStringBytes(int64 rows);
 extern bool GpuAggBatchStringRoom(GaBatch *batch, int c, int64 bytes);
-extern Datum GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group);
+extern Datum GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group,
+								  Oid type);
 extern bool GpuAggBatchColumnDerived(GpuAggBatchBuilder *builder, int column);
 extern int32 GpuAggBatchInternKey(GpuAggBatchBuilder *builder, int column,
 								  Datum value);

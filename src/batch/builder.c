@@ -46,6 +46,7 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/uuid.h"
 #include "guc.h"
 
 #include "batch/batch.h"
@@ -241,10 +242,12 @@ GpuAggBatchStringRoom(GaBatch *batch, int c, int64 bytes)
 	return true;
 }
 
-/* The bytes of a text value, without detoasting it. */
+/* The bytes of a string key's value, without detoasting it: a uuid's 16. */
 static inline int64
-string_value_bytes(Datum value)
+string_value_bytes(Oid type, Datum value)
 {
+	if (type == UUIDOID)
+		return UUID_LEN;
 	return (int64) toast_raw_datum_size(value) - VARHDRSZ;
 }
 
@@ -281,7 +284,7 @@ string_row_fits(GpuAggBatchBuilder *builder, GaBatch *batch, const Datum *values
 		if (c < builder->first_column || c >= builder->end_column ||
 			isnull[src->attno - 1])
 			continue;
-		bytes = string_value_bytes(values[src->attno - 1]);
+		bytes = string_value_bytes(src->type, values[src->attno - 1]);
 		if (GpuAggBatchStringRoom(batch, c, ga_string_used(col, batch->nrows) + bytes))
 			continue;
 		if (batch->nrows == 0)
@@ -317,7 +320,7 @@ string_run_fits(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 		{
 			if (in->hasnull && in->isnull[r])
 				continue;
-			used += string_value_bytes(in->values[r]);
+			used += string_value_bytes(builder->sources[c].type, in->values[r]);
 			if (!GpuAggBatchStringRoom(batch, c, used))
 				break;
 		}
@@ -597,14 +600,25 @@ GpuAggLocalBatchReset(GaBatch *batch)
 }
 
 /*
- * The value of string key `key` of a result's group as a text datum (a
- * padded bpchar's bytes are those of its bpchar datum too).
+ * The value of string key `key` of a result's group as a datum of the key's
+ * base type: a uuid from its 16 bytes, else text (a padded bpchar's bytes
+ * are those of its bpchar datum too).
  */
 Datum
-GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group)
+GpuAggStringKeyDatum(const GaAggResult *result, int key, int64 group, Oid type)
 {
 	int64		start = group > 0 ? result->key_values[key][group - 1] : 0;
 
+	if (type == UUIDOID)
+	{
+		pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
+
+		if (result->key_values[key][group] - start != UUID_LEN)
+			elog(ERROR, "gpuagg: a uuid key of " INT64_FORMAT " bytes",
+				 result->key_values[key][group] - start);
+		memcpy(uuid->data, (const char *) result->key_bytes[key] + start, UUID_LEN);
+		return UUIDPGetDatum(uuid);
+	}
 	return PointerGetDatum(cstring_to_text_with_len((const char *) result->key_bytes[key] + start,
 													(int) (result->key_values[key][group] - start)));
 }

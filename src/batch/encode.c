@@ -24,6 +24,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/uuid.h"
 
 #include "batch/encode.h"
 #include "batch/exact_key.h"
@@ -366,13 +367,22 @@ spelling_column(GpuAggBatchBuilder *builder, int c, GaColumn *col, int64 row0,
  * out of room here is a bug.
  */
 static inline void
-string_key_value(GaColumn *col, int64 row, Datum datum, bool null, MemoryContext scratch)
+string_key_value(GaColumn *col, int64 row, Oid type, Datum datum, bool null,
+				 MemoryContext scratch)
 {
 	uint32	   *ends = (uint32 *) col->values;
 	uint32		start = ga_string_start(col, row);
 	uint32		len = 0;
 
-	if (!null)
+	if (!null && type == UUIDOID)
+	{
+		/* a uuid's 16 bytes, whose equality is the type's */
+		len = UUID_LEN;
+		if ((int64) start + len > col->bytes_capacity)
+			elog(ERROR, "gpuagg: a string key does not fit its batch");
+		memcpy(col->bytes + start, DatumGetUUIDP(datum)->data, len);
+	}
+	else if (!null)
 	{
 		MemoryContext old = MemoryContextSwitchTo(scratch);
 		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
@@ -392,17 +402,19 @@ static void
 string_key_row(GpuAggBatchBuilder *builder, int c, GaColumn *col, int64 row,
 			   Datum datum, bool null)
 {
-	string_key_value(col, row, datum, null, builder->batch_cxt);
+	string_key_value(col, row, builder->sources[c].type, datum, null, builder->batch_cxt);
 }
 
 static void
 string_key_column(GpuAggBatchBuilder *builder, int c, GaColumn *col, int64 row0,
 				  const Datum *v, const bool *nulls, int nrows)
 {
+	Oid			type = builder->sources[c].type;
 	int			r;
 
 	for (r = 0; r < nrows; r++)
-		string_key_value(col, row0 + r, v[r], nulls != NULL && nulls[r], builder->batch_cxt);
+		string_key_value(col, row0 + r, type, v[r], nulls != NULL && nulls[r],
+						 builder->batch_cxt);
 }
 
 /* NUMERIC_FLAG: validity only, valid where the value is of the column's kind. */

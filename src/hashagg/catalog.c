@@ -649,7 +649,7 @@ GpuAggKeyTypeSupported(Oid type, Oid collation, const char *what, const char **w
  * Whether a group key of this base type (TEXTOID for a padded bpchar, see
  * GpuAggKeyDesc) travels to the device as its bytes (batch/encode.c's
  * STRING_KEY): text and varchar, whose equality under a deterministic
- * collation is byte equality, while gpuagg.string_keys is on and the
+ * collation is byte equality, and uuid, whose 16 bytes are its value, while gpuagg.string_keys is on and the
  * planned device groups strings (and the CPU device, which a failed GPU
  * aggregation falls back to, does too).
  */
@@ -658,7 +658,8 @@ GpuAggKeyAsBytes(Oid base_type)
 {
 	bool		usable;
 
-	if (!gpuagg_string_keys || (base_type != TEXTOID && base_type != VARCHAROID))
+	if (!gpuagg_string_keys ||
+		(base_type != TEXTOID && base_type != VARCHAROID && base_type != UUIDOID))
 		return false;
 	return ga_device_kind_groups_strings(GpuAggPlannedDeviceKind(&usable)) &&
 		ga_device_kind_groups_strings(GA_DEVICE_CPU);

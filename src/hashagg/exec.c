@@ -1076,7 +1076,7 @@ form:
 		if (slot->tts_isnull[i])
 			slot->tts_values[i] = (Datum) 0;
 		else if (desc->keys[i].as_bytes)
-			slot->tts_values[i] = GpuAggStringKeyDatum(result, key, group);
+			slot->tts_values[i] = GpuAggStringKeyDatum(result, key, group, desc->keys[i].type);
 		else
 			slot->tts_values[i] =
 				GpuAggDecodeKey(state->builder, state->layout->key_columns[i],
