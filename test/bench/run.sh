@@ -522,6 +522,20 @@ run_query() {
 				case "${R_MATCH[$q]}" in yes | "not checked"*) ;; *) FAILURES=$((FAILURES + 1)) ;; esac
 				;;
 		esac
+		case " $MODES " in
+			*" ppages "*)
+				# the pages from workers, checked on their own
+				bench_compare "$session" "${Q_SQL[$q]}" "${Q_KEYS[$q]}" "$ref" ppages
+				log "$q ppages answers match native ($ref): $CMP_RESULT"
+				case "$CMP_RESULT" in
+					yes | "not checked"*) ;;
+					*)
+						R_MATCH[$q]="${R_MATCH[$q]}; ppages: $CMP_RESULT"
+						FAILURES=$((FAILURES + 1))
+						;;
+				esac
+				;;
+		esac
 	fi
 	if [ -z "${R_ROWS[$q]:-}" ] && [ "$(seconds_left)" -gt 0 ]; then
 		case " ${ORDER[*]} " in

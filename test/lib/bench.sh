@@ -274,15 +274,16 @@ bench_float_equal() {
 		1e-3 * (SELECT max(abs($3)) FROM bench.ans_ref)))"
 }
 
-# Compare query $2's answer in gpuagg mode with its answer in native mode $4 (session SQL $1;
-# $3: the key columns, unique in the answer, or "" to match rows by all non-float columns).
+# Compare query $2's answer in gpuagg mode (or mode $5: ppages, backend ...) with its answer
+# in native mode $4 (session SQL $1; $3: the key columns, unique in the answer, or "" to
+# match rows by all non-float columns).
 # Sets CMP_RESULT ("yes", "NO (...)", "ERROR (...)" or "not checked (statement timeout)"), CMP_ROWS (rows of the native answer)
 # and CMP_FIRST (its first value). Float columns are equal to about 9 significant digits
 # (relative 1e-9; values under 1e-3 of the column's largest are compared to 1e-12 of that
 # largest: a corr() near 0 is rounding noise, native serial and parallel differ there);
 # everything else exactly, NULL equal to NULL.
 bench_compare() {
-	local session=$1 sql=$2 keys=$3 ref=$4 cols c k kq exact="" floats="" cond="" on="" out
+	local session=$1 sql=$2 keys=$3 ref=$4 checked=${5:-gpuagg} cols c k kq exact="" floats="" cond="" on="" out
 	local part="" order="" aggs="" side mode err
 	CMP_RESULT="ERROR (comparison failed)"
 	CMP_ROWS=""
@@ -290,7 +291,7 @@ bench_compare() {
 	psql_as "$BENCH_DB" -q -c "SET client_min_messages = warning" \
 		-c "DROP TABLE IF EXISTS bench.ans_ref, bench.ans_gpu" -c "CREATE SCHEMA IF NOT EXISTS bench"
 	for side in ref gpu; do
-		if [ "$side" = ref ]; then mode=$ref; else mode=gpuagg; fi
+		if [ "$side" = ref ]; then mode=$ref; else mode=$checked; fi
 		if ! err=$(psql_as "$BENCH_DB" -q 2>&1 >/dev/null <<<"$(bench_mode_settings "$mode")
 $session
 CREATE UNLOGGED TABLE bench.ans_$side AS $sql;"); then
