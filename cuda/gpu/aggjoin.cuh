@@ -131,6 +131,20 @@ struct GpuAggJoin
 	int			ncolumns_gathered;
 
 	/*
+	 * The aggregation's string group keys (nstrings of them: the columns,
+	 * string_key per column), gathered with the last step's rows: per key
+	 * the end offsets of a piece's values (ga_aggjoin_string_ends), the
+	 * scan's scratch, and the count of a piece's rows that fit every key.
+	 */
+	int			nstrings;
+	int			string_columns[GA_GPU_MAX_KEYS];
+	uint8_t    *string_key;
+	unsigned long long *dev_string_ends[GA_GPU_MAX_KEYS];
+	void	   *dev_string_temp;
+	size_t		string_temp_bytes;
+	unsigned long long *dev_string_fit;
+
+	/*
 	 * The filter over the last step's rows (nfilter 0: none): each full
 	 * input buffer's rows flagged (dev_filter_drop), the kept ones listed
 	 * (dev_filter_rows, counted in dev_unmatched_count with the select's
