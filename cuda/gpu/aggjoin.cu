@@ -591,7 +591,7 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 	{
 		if ((!agg->needs_values[c] && !agg->needs_validity[c]) || agg->column_is_derived[c])
 			continue;
-		/* a string group key's offsets and bytes: aggjoin_gather_strings */
+		/* a string group key: its offsets and bytes by gpu/aggjoin_probe.cu */
 		columns[n] = aggjoin_describe_column(aj, c, agg->needs_values[c] && !aj->string_key[c] ?
 											 ga_type_width(agg->column_types[c]) : 0);
 		if (agg->needs_values[c] && !aj->string_key[c])
