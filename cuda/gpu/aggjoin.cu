@@ -369,6 +369,31 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 }
 
 /*
+ * Whether every value of a build side's string group key column fits the
+ * bytes the aggregation's input buffer has for that key (a probe batch's
+ * values fit by its own bytes).  Out of GPU memory when one does not, so
+ * that the aggregation finishes on the CPU device, whose pieces grow for
+ * it.
+ */
+static int
+aggjoin_string_values_fit(const GpuAgg *agg, const GaColumn *col, int64_t nrows,
+						  GaStatus *status)
+{
+	const uint32_t *ends = (const uint32_t *) col->values;
+
+	for (int64_t r = 0; r < nrows; r++)
+	{
+		int64_t		len = (int64_t) (ends[r] - ga_string_start(col, r));
+
+		if (len > agg->request.string_bytes)
+			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+								 "a text group key of %lld bytes of a join's build side does not fit the %lld bytes a batch of the GPU holds of it",
+								 (long long) len, (long long) agg->request.string_bytes);
+	}
+	return 1;
+}
+
+/*
  * Upload step `step`'s build columns that are read (values the aggregation
  * or a later step's key reads, and of the step's own build key columns;
  * validity where they are read and the column has nulls; a string key
@@ -422,6 +447,8 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 		}
 		if (values_offset[c] != AGGJOIN_NO_SLOT && agg->column_types[c] == GA_TYPE_STRING)
 		{
+			if (aj->string_key[c] && !aggjoin_string_values_fit(agg, col, (int64_t) nrows, status))
+				goto done;
 			aj->column_bytes_used[c] = (int64_t) ga_string_used(col, (int64_t) nrows);
 			bytes_offset[c] = bytes;
 			bytes += align_up((size_t) aj->column_bytes_used[c]);

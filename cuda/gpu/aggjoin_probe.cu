@@ -691,9 +691,10 @@ aggjoin_write_step_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pa
 
 			if (!aggjoin_fit_strings(agg, aj, pairs, from, done, n, &fit, wait, arg, status))
 				return 0;
+			/* a key longer than the buffer's bytes is refused at build */
 			if (fit == 0 && held == 0)
-				return ga_status_set(status, GA_ERR_INVALID,
-									 "a joined row's string group key is longer than %lld bytes",
+				return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+									 "a joined row's string group key is longer than the %lld bytes a batch of the GPU holds of it",
 									 (long long) aggjoin_input_string_bytes(agg));
 			if (fit == 0)
 			{
