@@ -92,7 +92,8 @@ struct GpuAggJoin
 
 	/*
 	 * the probe buffer: per column a values and a validity slot, or none,
-	 * and a string key column's bytes slot (string_bytes of them)
+	 * and a string join or group key column's bytes slot (string_bytes of
+	 * them)
 	 */
 	size_t	   *probe_values_offset;
 	size_t	   *probe_validity_offset;
