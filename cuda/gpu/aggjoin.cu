@@ -22,6 +22,11 @@
  * build rows' keys, and its build key columns are uploaded so that a
  * probe row's key can be compared with its candidate's.  When every step is
  * built, the descriptions of the columns the gather writes are uploaded.
+ * A string group key's column is sent with its bytes as a string join
+ * key's is (the probe buffer has a bytes slot for it, the payload its
+ * bytes in use), and the gather writes only its validity: its offsets and
+ * bytes go through the string kernels (gpu/aggjoin_probe.cu), whose
+ * per-piece offsets are allocated here.
  * All of it counts against GPU memory: a build that does not fit fails
  * with GA_ERR_OUT_OF_MEMORY, and the caller moves to the CPU device.
  *
@@ -41,7 +46,7 @@
  * its key columns, its own filter's operands), a validity slot for every
  * probe column whose validity it reads and for every column a step reads,
  * and a bytes slot of string_bytes for every string column a step reads
- * (a string key).  Returns its size.
+ * (a string join key) or the aggregation groups by.  Returns its size.
  */
 static size_t
 aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
@@ -68,7 +73,7 @@ aggjoin_plan_probe(GpuAgg *agg, GpuAggJoin *aj, const uint8_t *step_key)
 			aj->probe_validity_offset[c] = bytes;
 			bytes += align_up(validity_bytes);
 		}
-		if (step_key[c] && agg->column_types[c] == GA_TYPE_STRING)
+		if ((step_key[c] || aj->string_key[c]) && agg->column_types[c] == GA_TYPE_STRING)
 		{
 			aj->probe_bytes_offset[c] = bytes;
 			bytes += align_up((size_t) agg->request.string_bytes);
@@ -174,6 +179,32 @@ aggjoin_alloc_step(GpuAgg *agg, GpuAggJoin *aj, int i, GaStatus *status)
 }
 
 /*
+ * Allocate the string group keys' buffers: each key's end offsets over a
+ * piece of batch_rows rows, the scan's scratch (sized for that many) and
+ * the count of the rows that fit.  Nothing without string group keys.
+ */
+static int
+aggjoin_alloc_strings(GpuAgg *agg, GpuAggJoin *aj, GaStatus *status)
+{
+	size_t		rows = (size_t) agg->batch_rows;
+
+	if (aj->nstrings == 0)
+		return 1;
+	for (int s = 0; s < aj->nstrings; s++)
+		if (!device_alloc((void **) &aj->dev_string_ends[s], rows * sizeof(unsigned long long),
+						  "the string group keys' offsets of joined rows", status))
+			return 0;
+	GPU_TRY(ga_aggjoin_string_ends(NULL, &aj->string_temp_bytes, NULL, NULL, NULL, 0,
+								   agg->batch_rows, aj->dev_string_ends[0],
+								   agg->device->info.multiprocessors, agg->stream),
+			"sizing the prefix sum of the string group keys of joined rows");
+	return device_alloc(&aj->dev_string_temp, aj->string_temp_bytes,
+						"the prefix sum of the string group keys of joined rows", status) &&
+		device_alloc((void **) &aj->dev_string_fit, sizeof(unsigned long long),
+					 "the joined rows that fit the string group keys' bytes", status);
+}
+
+/*
  * Mark the columns the join's filter reads (values and validity) as read
  * by the aggregation, so that the input buffer holds them and the gather
  * writes them.  Before the buffer is laid out.
@@ -226,13 +257,14 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 	aj->column_validity = (const uint8_t **) calloc(n, sizeof(uint8_t *));
 	aj->column_bytes = (const uint8_t **) calloc(n, sizeof(uint8_t *));
 	aj->column_bytes_used = (int64_t *) calloc(n, sizeof(int64_t));
+	aj->string_key = (uint8_t *) calloc(n, 1);
 	step_key = (uint8_t *) calloc(n, 1);
 	if (aj->from_build == NULL || aj->later_key == NULL || aj->build_key == NULL ||
 		aj->step_operand == NULL || aj->payload_has_nulls == NULL ||
 		aj->probe_values_offset == NULL || aj->probe_validity_offset == NULL ||
 		aj->probe_bytes_offset == NULL || aj->column_values == NULL ||
 		aj->column_validity == NULL || aj->column_bytes == NULL ||
-		aj->column_bytes_used == NULL || step_key == NULL)
+		aj->column_bytes_used == NULL || aj->string_key == NULL || step_key == NULL)
 	{
 		free(step_key);
 		return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
@@ -276,6 +308,16 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 				aj->step_operand[fs->column2] = step_key[fs->column2] = 1;
 		}
 	}
+	for (int k = 0; k < agg->nkeys; k++)
+	{
+		int			c = agg->key_columns[k];
+
+		if (agg->inflight_strings.string_of_key[k] >= 0 && !aj->string_key[c])
+		{
+			aj->string_key[c] = 1;
+			aj->string_columns[aj->nstrings++] = c;
+		}
+	}
 	probe_bytes = aggjoin_plan_probe(agg, aj, step_key);
 	free(step_key);
 
@@ -300,6 +342,8 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 		!pinned_alloc((void **) &aj->host_nrows, sizeof(unsigned long long),
 					  "the join's row count", status))
 		return 0;
+	if (!aggjoin_alloc_strings(agg, aj, status))
+		return 0;
 	aj->nfilter = spec->nfilter;
 	memcpy(aj->filter, spec->filter, sizeof(GaFilterStep) * spec->nfilter);
 	if (aj->nfilter > 0 &&
@@ -320,6 +364,31 @@ ga_gpu_aggjoin_create(GpuAgg *agg, const GaAggRequest *request, GaStatus *status
 			!device_alloc((void **) &aj->dev_unmatched_count, sizeof(unsigned long long),
 						  "the count of a right or full join's unmatched build rows", status))
 			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether every value of a build side's string group key column fits the
+ * bytes the aggregation's input buffer has for that key (a probe batch's
+ * values fit by its own bytes).  Out of GPU memory when one does not, so
+ * that the aggregation finishes on the CPU device, whose pieces grow for
+ * it.
+ */
+static int
+aggjoin_string_values_fit(const GpuAgg *agg, const GaColumn *col, int64_t nrows,
+						  GaStatus *status)
+{
+	const uint32_t *ends = (const uint32_t *) col->values;
+
+	for (int64_t r = 0; r < nrows; r++)
+	{
+		int64_t		len = (int64_t) (ends[r] - ga_string_start(col, r));
+
+		if (len > agg->request.string_bytes)
+			return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+								 "a text group key of %lld bytes of a join's build side does not fit the %lld bytes a batch of the GPU holds of it",
+								 (long long) len, (long long) agg->request.string_bytes);
 	}
 	return 1;
 }
@@ -378,6 +447,8 @@ aggjoin_upload_payload(GpuAgg *agg, GpuAggJoin *aj, int step, const GaBatch *pay
 		}
 		if (values_offset[c] != AGGJOIN_NO_SLOT && agg->column_types[c] == GA_TYPE_STRING)
 		{
+			if (aj->string_key[c] && !aggjoin_string_values_fit(agg, col, (int64_t) nrows, status))
+				goto done;
 			aj->column_bytes_used[c] = (int64_t) ga_string_used(col, (int64_t) nrows);
 			bytes_offset[c] = bytes;
 			bytes += align_up((size_t) aj->column_bytes_used[c]);
@@ -547,9 +618,10 @@ aggjoin_upload_columns(GpuAgg *agg, GpuAggJoin *aj, GaWaitCallback wait, void *a
 	{
 		if ((!agg->needs_values[c] && !agg->needs_validity[c]) || agg->column_is_derived[c])
 			continue;
-		columns[n] = aggjoin_describe_column(aj, c, agg->needs_values[c] ?
+		/* a string group key: its offsets and bytes by gpu/aggjoin_probe.cu */
+		columns[n] = aggjoin_describe_column(aj, c, agg->needs_values[c] && !aj->string_key[c] ?
 											 ga_type_width(agg->column_types[c]) : 0);
-		if (agg->needs_values[c])
+		if (agg->needs_values[c] && !aj->string_key[c])
 			columns[n].dst_values = agg->dev_input + agg->dev_values_offset[c];
 		if (agg->needs_validity[c])
 			columns[n].dst_validity = agg->dev_input + agg->dev_validity_offset[c];
@@ -687,6 +759,10 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	device_free(&aj->dev_filter_rows);
 	device_free(&aj->dev_filter_scratch);
 	device_free(&aj->dev_columns);
+	for (int s = 0; s < GA_GPU_MAX_KEYS; s++)
+		device_free(&aj->dev_string_ends[s]);
+	device_free(&aj->dev_string_temp);
+	device_free(&aj->dev_string_fit);
 	pinned_free(aj->host_nrows);
 	{
 		cudaEvent_t events[] = {aj->ev_probe_start, aj->ev_probe_end, aj->ev_nrows_copied};
@@ -705,6 +781,7 @@ ga_gpu_aggjoin_destroy(GpuAgg *agg)
 	free(aj->column_validity);
 	free(aj->column_bytes);
 	free(aj->column_bytes_used);
+	free(aj->string_key);
 	free(aj);
 	agg->join = NULL;
 }

@@ -92,7 +92,8 @@ struct GpuAggJoin
 
 	/*
 	 * the probe buffer: per column a values and a validity slot, or none,
-	 * and a string key column's bytes slot (string_bytes of them)
+	 * and a string join or group key column's bytes slot (string_bytes of
+	 * them)
 	 */
 	size_t	   *probe_values_offset;
 	size_t	   *probe_validity_offset;
@@ -129,6 +130,20 @@ struct GpuAggJoin
 	 */
 	GaDevGatherColumn *dev_columns;
 	int			ncolumns_gathered;
+
+	/*
+	 * The aggregation's string group keys (nstrings of them: the columns,
+	 * string_key per column), gathered with the last step's rows: per key
+	 * the end offsets of a piece's values (ga_aggjoin_string_ends), the
+	 * scan's scratch, and the count of a piece's rows that fit every key.
+	 */
+	int			nstrings;
+	int			string_columns[GA_GPU_MAX_KEYS];
+	uint8_t    *string_key;
+	unsigned long long *dev_string_ends[GA_GPU_MAX_KEYS];
+	void	   *dev_string_temp;
+	size_t		string_temp_bytes;
+	unsigned long long *dev_string_fit;
 
 	/*
 	 * The filter over the last step's rows (nfilter 0: none): each full

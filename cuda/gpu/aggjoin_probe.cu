@@ -47,6 +47,21 @@
  *	  overwritten only after its piece is settled (overflow redone on the
  *	  same rows).
  *
+ * String group keys.  The aggregation's GA_TYPE_STRING group keys (a
+ * probe column, whose bytes the probe buffer holds, or a build column,
+ * whose bytes its payload holds) are gathered into the input buffer as a
+ * copied batch carries them, end offsets and bytes, so that GpuHashAgg's
+ * string table (gpu/strings.cu) groups the joined rows by their bytes
+ * unchanged: first spelling, NULLs one group, collisions settled by the
+ * bytes.  The input buffer has string_bytes of them per key, so the last
+ * step's pieces are cut by bytes as well as by rows: before a piece is
+ * written, each key's lengths over its rows are summed on the device
+ * and the rows that fit every key's bytes left are counted and copied
+ * back (one more round trip a piece, only with string group keys); a
+ * piece that fills a key's bytes is aggregated at once.  The join's
+ * filter compacts the keys' offsets and bytes as it compacts the other
+ * columns.
+ *
  * RIGHT and FULL (any step).  They probe and scan like INNER and LEFT.
  * The build keeps a byte per payload row of that step in device memory
  * (dev_matched, cleared at build; every read payload column is uploaded
@@ -365,6 +380,119 @@ aggjoin_count_step(GpuAgg *agg, GpuAggJoin *aj, int s, int64_t nlevel, GaDevPair
 	return 1;
 }
 
+/* The bytes of a string column in the aggregation's input buffer. */
+static uint32_t
+aggjoin_input_string_bytes(const GpuAgg *agg)
+{
+	return agg->request.string_bytes < (int64_t) UINT32_MAX ?
+		(uint32_t) agg->request.string_bytes : UINT32_MAX;
+}
+
+/*
+ * String group key s (0-based) as the string kernels read it: its values
+ * where its column lives (the probe buffer, or its step's payload, with
+ * the bytes copied there), written into the aggregation's input buffer.
+ */
+static GaDevGatherString
+aggjoin_string_column(const GpuAgg *agg, const GpuAggJoin *aj, int s)
+{
+	int			c = aj->string_columns[s];
+	GaDevGatherString str;
+
+	memset(&str, 0, sizeof(str));
+	str.side = aj->from_build[c];
+	str.src_ends = (const uint32_t *) aj->column_values[c];
+	str.src_bytes = aj->column_bytes[c];
+	str.src_validity = aj->column_validity[c];
+	str.src_capacity = (uint32_t) aj->column_bytes_used[c];
+	str.dst_ends = (uint32_t *) (agg->dev_input + agg->dev_values_offset[c]);
+	str.dst_bytes = agg->dev_input + agg->dev_bytes_offset[c];
+	str.dst_capacity = aggjoin_input_string_bytes(agg);
+	return str;
+}
+
+/*
+ * How many of rows [start, start + n) of the last step (pairs over level
+ * `from`) fit the bytes every string group key has left in the input
+ * buffer after the rows it holds (*fit, at most n): each key's lengths
+ * and their prefix sum into its dev_string_ends, which the gather then
+ * writes from, and the least count, copied back and waited for.
+ */
+static int
+aggjoin_fit_strings(GpuAgg *agg, GpuAggJoin *aj, const GaDevPairs *pairs,
+					const GaDevLevel *from, int64_t start, int64_t n, int64_t *fit,
+					GaWaitCallback wait, void *arg, GaStatus *status)
+{
+	cudaStream_t stream = agg->stream;
+	int			sms = agg->device->info.multiprocessors;
+
+	GPU_TRY(cudaEventRecord(aj->ev_probe_start, stream), "recording an event");
+	GPU_TRY(cudaMemsetAsync(aj->dev_string_fit, 0xff, sizeof(unsigned long long), stream),
+			"clearing the count of the joined rows that fit");
+	for (int s = 0; s < aj->nstrings; s++)
+	{
+		GaDevGatherString str = aggjoin_string_column(agg, aj, s);
+		size_t		temp_bytes = aj->string_temp_bytes;
+
+		GPU_TRY(ga_aggjoin_string_ends(aj->dev_string_temp, &temp_bytes, &str, pairs, from,
+									   start, n, aj->dev_string_ends[s], sms, stream),
+				"summing the lengths of the string group keys of joined rows");
+		GPU_TRY(ga_launch_aggjoin_string_fit(&str, aj->dev_string_ends[s], n, aj->gathered_rows,
+											 aj->dev_string_fit, stream),
+				"launching the fit of the string group keys of joined rows");
+	}
+	if (!aggjoin_wait_count(agg, aj, aj->dev_string_fit,
+							"the joined rows that fit the string group keys' bytes", fit, wait,
+							arg, status))
+		return 0;
+	if (*fit > n)
+		*fit = n;
+	return 1;
+}
+
+/*
+ * Compact the string group keys of the input buffer's rows as the other
+ * gathered columns are: row j becomes row dev_filter_rows[j], for j in
+ * [0, kept), its end offset and bytes written at their places in the
+ * scratch buffer (enqueued, as the compaction is).
+ */
+static int
+aggjoin_compact_strings(GpuAgg *agg, GpuAggJoin *aj, int64_t kept, GaStatus *status)
+{
+	cudaStream_t stream = agg->stream;
+	int			sms = agg->device->info.multiprocessors;
+	GaDevPairs	rows;
+	GaDevLevel	input;
+
+	memset(&rows, 0, sizeof(rows));
+	memset(&input, 0, sizeof(input));
+	rows.pair_list = aj->dev_filter_rows;	/* row j: input row dev_filter_rows[j] */
+	rows.nlevel = kept;
+	rows.step = -1;
+	for (int s = 0; s < aj->nstrings; s++)
+	{
+		int			c = aj->string_columns[s];
+		GaDevGatherString str;
+		size_t		temp_bytes = aj->string_temp_bytes;
+
+		memset(&str, 0, sizeof(str));
+		str.src_ends = (const uint32_t *) (agg->dev_input + agg->dev_values_offset[c]);
+		str.src_bytes = agg->dev_input + agg->dev_bytes_offset[c];
+		str.src_validity = agg->dev_input + agg->dev_validity_offset[c];
+		str.src_capacity = aggjoin_input_string_bytes(agg);
+		str.dst_ends = (uint32_t *) (aj->dev_filter_scratch + agg->dev_values_offset[c]);
+		str.dst_bytes = aj->dev_filter_scratch + agg->dev_bytes_offset[c];
+		str.dst_capacity = aggjoin_input_string_bytes(agg);
+		GPU_TRY(ga_aggjoin_string_ends(aj->dev_string_temp, &temp_bytes, &str, &rows, &input, 0,
+									   kept, aj->dev_string_ends[s], sms, stream),
+				"summing the lengths of the string group keys the join's filter keeps");
+		GPU_TRY(ga_launch_aggjoin_string_write(&str, &rows, &input, 0, kept,
+											   aj->dev_string_ends[s], 0, sms, stream),
+				"launching the compaction of the string group keys the join's filter keeps");
+	}
+	return 1;
+}
+
 /*
  * List the items base .. base + n - 1 whose flag byte flags[item] is 0 into
  * rows (cub::DeviceSelect in the shared select scratch) and wait for their
@@ -418,6 +546,8 @@ aggjoin_filter_gathered(GpuAgg *agg, GpuAggJoin *aj, int64_t n, int64_t *kept,
 	GPU_TRY(ga_launch_aggjoin_compact(aj->dev_columns, aj->ncolumns_gathered, aj->dev_filter_rows,
 									  *kept, agg->dev_input, aj->dev_filter_scratch, sms, stream),
 			"launching the compaction of the rows the join's filter keeps");
+	if (!aggjoin_compact_strings(agg, aj, *kept, status))
+		return 0;
 	GPU_TRY(cudaMemcpyAsync(agg->dev_input, aj->dev_filter_scratch, agg->dev_input_bytes,
 							cudaMemcpyDeviceToDevice, stream),
 			"copying the filtered rows back into the input buffer");
@@ -465,13 +595,14 @@ static int	aggjoin_run_checked_step(GpuAgg *agg, GpuAggJoin *aj, int s,
 /*
  * Write rows [start, start + n) of the last step into the input buffer
  * after the rows it holds (settling the piece in flight first when the
- * buffer is empty: it may have to be redone on those rows), and aggregate
- * the buffer when full.
+ * buffer is empty: it may have to be redone on those rows), its string
+ * group keys from the end offsets aggjoin_fit_strings left, and aggregate
+ * the buffer when full (in rows, or, bytes_full, in a string key's bytes).
  */
 static int
 aggjoin_gather_rows(GpuAgg *agg, GpuAggJoin *aj, const GaDevPairs *pairs,
-					const GaDevLevel *from, int64_t start, int64_t n, GaWaitCallback wait,
-					void *arg, GaStatus *status)
+					const GaDevLevel *from, int64_t start, int64_t n, int bytes_full,
+					GaWaitCallback wait, void *arg, GaStatus *status)
 {
 	cudaStream_t stream = agg->stream;
 
@@ -485,10 +616,19 @@ aggjoin_gather_rows(GpuAgg *agg, GpuAggJoin *aj, const GaDevPairs *pairs,
 									 n, aj->gathered_rows, agg->device->info.multiprocessors,
 									 stream),
 			"launching the join's gather kernel");
+	for (int s = 0; s < aj->nstrings; s++)
+	{
+		GaDevGatherString str = aggjoin_string_column(agg, aj, s);
+
+		GPU_TRY(ga_launch_aggjoin_string_write(&str, pairs, from, start, n,
+											   aj->dev_string_ends[s], aj->gathered_rows,
+											   agg->device->info.multiprocessors, stream),
+				"launching the gather of the string group keys of joined rows");
+	}
 	GPU_TRY(cudaEventRecord(agg->ev_gather_end, stream), "recording an event");
 	aj->gather_timed = 1;
 	aj->gathered_rows += n;
-	if (aj->gathered_rows == agg->batch_rows)
+	if (aj->gathered_rows == agg->batch_rows || bytes_full)
 		return aggjoin_aggregate_gathered(agg, aj, wait, arg, status);
 	return 1;
 }
@@ -523,7 +663,11 @@ aggjoin_expand_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
  * Write rows [0, total) of step s (1-based; pairs over the level `from`) a
  * piece at a time, each piece as large as its destination (the input
  * buffer after the last step, the step's level otherwise) has room for: a
- * full destination is aggregated or taken by step s + 1 as it fills.
+ * full destination is aggregated or taken by step s + 1 as it fills.  The
+ * last step's rows with string group keys are cut by those keys' bytes
+ * too (aggjoin_fit_strings): a piece that fills a key's bytes is
+ * aggregated at once, and one whose first row does not fit after the rows
+ * held is preceded by their aggregation.
  */
 static int
 aggjoin_write_step_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pairs,
@@ -538,10 +682,33 @@ aggjoin_write_step_rows(GpuAgg *agg, GpuAggJoin *aj, int s, const GaDevPairs *pa
 	for (done = 0; done < total; done += n)
 	{
 		int64_t		held = s == aj->nsteps ? aj->gathered_rows : aj->steps[s - 1].level_rows;
+		int			bytes_full = 0;
 
 		n = total - done < agg->batch_rows - held ? total - done : agg->batch_rows - held;
+		if (s == aj->nsteps && aj->nstrings > 0)
+		{
+			int64_t		fit = 0;
+
+			if (!aggjoin_fit_strings(agg, aj, pairs, from, done, n, &fit, wait, arg, status))
+				return 0;
+			/* a key longer than the buffer's bytes is refused at build */
+			if (fit == 0 && held == 0)
+				return ga_status_set(status, GA_ERR_OUT_OF_MEMORY,
+									 "a joined row's string group key is longer than the %lld bytes a batch of the GPU holds of it",
+									 (long long) aggjoin_input_string_bytes(agg));
+			if (fit == 0)
+			{
+				/* the rows held first: the next turn has the whole buffer */
+				n = 0;
+				if (!aggjoin_aggregate_gathered(agg, aj, wait, arg, status))
+					return 0;
+				continue;
+			}
+			bytes_full = fit < n;
+			n = fit;
+		}
 		if (s == aj->nsteps ?
-			!aggjoin_gather_rows(agg, aj, pairs, from, done, n, wait, arg, status) :
+			!aggjoin_gather_rows(agg, aj, pairs, from, done, n, bytes_full, wait, arg, status) :
 			!aggjoin_expand_rows(agg, aj, s, pairs, from, done, n, wait, arg, status))
 			return 0;
 	}

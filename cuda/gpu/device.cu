@@ -306,5 +306,5 @@ extern "C" const GaDeviceOps ga_gpu_ops = {
 	1,							/* takes_pages */
 	GPU_PAGE_BATCH_PAGES,		/* page_capacity */
 	1,							/* joins_strings */
-	0							/* groups_join_strings */
+	1							/* groups_join_strings */
 };

@@ -54,6 +54,17 @@
  * and the probe reads none.  A string's end offsets are clamped to the
  * bytes copied, so every read stays within them.
  *
+ * String group keys: one thread per row of a piece writes its value's
+ * length (read where it lives, through the row's sources, as the gather
+ * reads a column), an in-place cub::DeviceScan::InclusiveSum gives the end
+ * offsets within the piece, one thread finds by binary search how many
+ * rows fit the bytes the destination has left after the rows before the
+ * piece (atomicMin over the keys), and one thread per row then writes its
+ * end offset after those rows' and copies its bytes, a byte at a time
+ * (as the string gather of GpuHashAgg's results does).  Each row's bytes
+ * are a range of their own, so no two threads write one byte, and every
+ * write is clamped to the destination's capacity.
+ *
  *-------------------------------------------------------------------------
  */
 #include "aggjoin.cuh"
@@ -403,6 +414,117 @@ aggjoin_key_recheck_kernel(GaDevJoinKey key, int64_t n, const uint32_t *sorted_r
 	}
 }
 
+/*
+ * The source row of string group key `str` for row j of pairs (over level
+ * `from`), as the gather kernel reads a column of the string's side: the
+ * pair's build row for a column of the pairs' step, any other its level
+ * row's source; -1 when there is none or the value there is null.
+ */
+__device__ __forceinline__ int64_t
+aggjoin_gather_string_row(const GaDevGatherString &str, const GaDevPairs &pairs,
+						  const GaDevLevel &from, int64_t j)
+{
+	int64_t		p = 0;
+	uint32_t	b = GA_AGGJOIN_NO_ROW;
+	int64_t		src;
+
+	aggjoin_pair_source(pairs, j, &p, &b);
+	src = str.side == pairs.step ?
+		(b == GA_AGGJOIN_NO_ROW ? -1 : (int64_t) b) :
+		(p < 0 ? -1 : aggjoin_level_source(from, str.side, p));
+	if (src >= 0 && str.src_validity != nullptr &&
+		!((__ldg(str.src_validity + (src >> 3)) >> (src & 7)) & 1))
+		return -1;
+	return src;
+}
+
+/* ends[i] = the length of row start + i's value of `str` (0: null or none). */
+__global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
+aggjoin_string_lengths_kernel(GaDevGatherString str, GaDevPairs pairs, GaDevLevel from,
+							  int64_t start, int64_t n, unsigned long long *ends)
+{
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		int64_t		src = aggjoin_gather_string_row(str, pairs, from, start + i);
+		uint32_t	begin = 0,
+					len = 0;
+
+		if (src >= 0)
+			aggjoin_string_at(str.src_ends, str.src_capacity, src, &begin, &len);
+		ends[i] = (unsigned long long) len;
+	}
+}
+
+/*
+ * One thread: the rows of ends[0 .. n) (non-decreasing) that fit the
+ * bytes left after destination row dst_offset - 1's end, folded into *fit
+ * by a minimum over the string keys.
+ */
+__global__ void
+aggjoin_string_fit_kernel(GaDevGatherString str, const unsigned long long *ends, int64_t n,
+						  int64_t dst_offset, unsigned long long *fit)
+{
+	unsigned long long base = dst_offset > 0 ? (unsigned long long) str.dst_ends[dst_offset - 1] : 0;
+	unsigned long long room = base < str.dst_capacity ? str.dst_capacity - base : 0;
+	int64_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (ends[mid] <= room)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	atomicMin(fit, (unsigned long long) lo);
+}
+
+/*
+ * Write row start + i's value of `str` as destination row dst_offset + i:
+ * its end offset (base, the end of row dst_offset - 1, plus ends[i]) and
+ * its bytes, from the end before it.  Offsets are clamped to dst_capacity
+ * and a copy to the length the scan gave, so no write leaves the
+ * destination's bytes.
+ */
+__global__ void __launch_bounds__(GA_AGGJOIN_BLOCK_THREADS)
+aggjoin_string_write_kernel(GaDevGatherString str, GaDevPairs pairs, GaDevLevel from,
+							int64_t start, int64_t n, const unsigned long long *ends,
+							int64_t dst_offset)
+{
+	const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+	const unsigned long long base = dst_offset > 0 ?
+		(unsigned long long) str.dst_ends[dst_offset - 1] : 0;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		unsigned long long end = base + ends[i];
+		unsigned long long begin = base + (i > 0 ? ends[i - 1] : 0ULL);
+
+		if (end > str.dst_capacity)
+			end = str.dst_capacity;
+		if (begin > end)
+			begin = end;
+		str.dst_ends[dst_offset + i] = (uint32_t) end;
+		if (end > begin)
+		{
+			int64_t		src = aggjoin_gather_string_row(str, pairs, from, start + i);
+			uint32_t	src_start = 0,
+						len = 0;
+
+			if (src >= 0)
+				aggjoin_string_at(str.src_ends, str.src_capacity, src, &src_start, &len);
+			if ((unsigned long long) len > end - begin)
+				len = (uint32_t) (end - begin);
+			for (uint32_t k = 0; k < len; k++)
+				str.dst_bytes[begin + k] = __ldg(str.src_bytes + src_start + k);
+		}
+	}
+}
+
 /* Inclusive prefix sum of the rows per level row at a step of `type`, 64-bit. */
 cudaError_t
 ga_aggjoin_pair_ends(void *temp, size_t *temp_bytes, const uint32_t *count,
@@ -512,6 +634,47 @@ ga_launch_aggjoin_expand(const GaDevPairs *pairs, const GaDevLevel *from, const 
 {
 	return aggjoin_launch_rows(aggjoin_expand_kernel, n, sm_count, stream, *pairs, *from, *to,
 							   start, n, dst_offset);
+}
+
+/* The lengths of n rows' values of a string group key, then their prefix sum. */
+cudaError_t
+ga_aggjoin_string_ends(void *temp, size_t *temp_bytes, const GaDevGatherString *str,
+					   const GaDevPairs *pairs, const GaDevLevel *from, int64_t start, int64_t n,
+					   unsigned long long *ends, int sm_count, cudaStream_t stream)
+{
+	cudaError_t err;
+
+	if (temp == NULL)
+		return cub::DeviceScan::InclusiveSum(NULL, *temp_bytes, ends, ends, n, stream);
+	if (n <= 0)
+		return cudaSuccess;
+	err = aggjoin_launch_rows(aggjoin_string_lengths_kernel, n, sm_count, stream, *str, *pairs,
+							  *from, start, n, ends);
+	if (err != cudaSuccess)
+		return err;
+	return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, ends, ends, n, stream);
+}
+
+/* Launch the fit of n rows of a string group key (one thread). */
+cudaError_t
+ga_launch_aggjoin_string_fit(const GaDevGatherString *str, const unsigned long long *ends,
+							 int64_t n, int64_t dst_offset, unsigned long long *fit,
+							 cudaStream_t stream)
+{
+	(void) cudaGetLastError();	/* clear a stale, already handled error */
+	aggjoin_string_fit_kernel<<<1, 1, 0, stream>>>(*str, ends, n, dst_offset, fit);
+	return cudaGetLastError();
+}
+
+/* Launch the write of n rows of a string group key. */
+cudaError_t
+ga_launch_aggjoin_string_write(const GaDevGatherString *str, const GaDevPairs *pairs,
+							   const GaDevLevel *from, int64_t start, int64_t n,
+							   const unsigned long long *ends, int64_t dst_offset, int sm_count,
+							   cudaStream_t stream)
+{
+	return aggjoin_launch_rows(aggjoin_string_write_kernel, n, sm_count, stream, *str, *pairs,
+							   *from, start, n, ends, dst_offset);
 }
 
 /* Launch the hash of n rows' keys. */

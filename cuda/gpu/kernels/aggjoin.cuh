@@ -29,7 +29,18 @@
  * of its range, or that has a null key column.  An int64 key column is
  * read by level row (gathered after the first step); a string key column
  * is read where it lives, through the level's sources, as end offsets and
- * bytes (a string is never gathered).
+ * bytes (a string is never gathered for a join key).
+ *
+ * String group keys.  A GA_TYPE_STRING group key of the last step's rows
+ * is gathered into the aggregation's input buffer as end offsets and
+ * bytes, which the aggregation's string kernels read as a copied batch's:
+ * per piece, the values' lengths over its rows and their prefix sum
+ * (ga_aggjoin_string_ends), how many rows fit the bytes the buffer has
+ * left (ga_launch_aggjoin_string_fit, so the host cuts a piece by bytes as
+ * well as by rows), then the end offsets and the bytes
+ * (ga_launch_aggjoin_string_write); the gather writes their validity as
+ * any column's.  The join's filter compacts them the same way, over the
+ * kept rows of the input buffer.
  *
  * Unmatched build rows (a RIGHT or FULL step).  The gather (the last step)
  * or the expansion (any other) marks, in a byte per build row of the step
@@ -130,6 +141,27 @@ typedef struct GaDevGatherColumn
 } GaDevGatherColumn;
 
 /*
+ * A string group key column the last step's rows carry into the
+ * aggregation's input buffer (or that the join's filter compacts): the
+ * value of a row is read as the gather reads a column of `side` (its
+ * source row, at src_ends[src] into src_bytes, null when src_validity's bit
+ * is clear or there is no source row), clamped to src_capacity bytes, and
+ * written as GA_TYPE_STRING end offsets dst_ends into dst_bytes, whose
+ * capacity is dst_capacity.
+ */
+typedef struct GaDevGatherString
+{
+	const uint32_t *src_ends;
+	const uint8_t *src_bytes;
+	const uint8_t *src_validity;	/* NULL: every source row is valid */
+	uint32_t   *dst_ends;
+	uint8_t    *dst_bytes;
+	uint32_t	src_capacity;
+	uint32_t	dst_capacity;
+	int32_t		side;			/* 0 probe, s a build column of step s */
+} GaDevGatherString;
+
+/*
  * A string key column of a hashed step, as the key kernels read it: the
  * value of level row r is that of row src = its source on `side` (the
  * probe row, or its build row of step `side`; none: null), at ends[src]
@@ -208,6 +240,43 @@ extern cudaError_t ga_launch_aggjoin_gather(const GaDevGatherColumn *columns, in
 											const GaDevPairs *pairs, const GaDevLevel *from,
 											int64_t start, int64_t n, int64_t dst_offset,
 											int sm_count, cudaStream_t stream);
+
+/*
+ * ends[i] for i in [0, n): the bytes of string `str`'s values over rows
+ * [start, start + i] of pairs (over level `from`; a null or missing value
+ * takes none), an inclusive prefix sum in 64 bits.  CUB's two-phase
+ * convention: temp NULL only sizes *temp_bytes (for n rows).
+ */
+extern cudaError_t ga_aggjoin_string_ends(void *temp, size_t *temp_bytes,
+										  const GaDevGatherString *str,
+										  const GaDevPairs *pairs, const GaDevLevel *from,
+										  int64_t start, int64_t n, unsigned long long *ends,
+										  int sm_count, cudaStream_t stream);
+
+/*
+ * *fit = min(*fit, the rows i in [0, n) whose ends[i] (from
+ * ga_aggjoin_string_ends) fits the bytes str->dst_bytes has left after
+ * its first dst_offset rows), so that a piece of that many rows fits
+ * every string key it carries.
+ */
+extern cudaError_t ga_launch_aggjoin_string_fit(const GaDevGatherString *str,
+												const unsigned long long *ends, int64_t n,
+												int64_t dst_offset, unsigned long long *fit,
+												cudaStream_t stream);
+
+/*
+ * Write string `str`'s values over rows [start, start + n) of pairs (over
+ * level `from`) as rows [dst_offset, dst_offset + n) of its destination:
+ * end offsets after those of the rows below dst_offset, from `ends`
+ * (ga_aggjoin_string_ends over the same rows, which must fit), and the
+ * bytes.  Validity is the gather's.
+ */
+extern cudaError_t ga_launch_aggjoin_string_write(const GaDevGatherString *str,
+												  const GaDevPairs *pairs,
+												  const GaDevLevel *from, int64_t start,
+												  int64_t n, const unsigned long long *ends,
+												  int64_t dst_offset, int sm_count,
+												  cudaStream_t stream);
 
 /*
  * The build rows in [base, base + n) whose matched byte is 0, in order,
