@@ -20,7 +20,7 @@ REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text hashagg_stri
 	hashagg_nulls hashagg_plain hashagg_having hashagg_types hashagg_stats hashagg_float_stats \
 	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_pages hashagg_batches hashagg_spill hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi aggjoin aggjoin_keys fallback explain costs cancel tuning \
 	hashagg_string_batches \
-	aggjoin_strings aggjoin_group_strings
+	aggjoin_strings aggjoin_group_strings hashagg_pages_workers
 
 # The suite's expected output is that of a C-locale UTF8 database.
 REGRESS_OPTS = --no-locale --encoding=UTF8
