@@ -49,7 +49,9 @@
  * its content lock is held, into the batch's page area with the offsets
  * of its visible tuples (or none when it is all-visible), and the device
  * deforms it (batch/pages.c, docs/design/pages.md).  The pin and the lock
- * end with the copy.
+ * end with the copy.  A parallel participant whose leader's batch lies in
+ * the GPU service's arena copies each page into that batch instead, in
+ * room it reserves there (GpuAggDirectScanFillShared, batch/page_share.c).
  *
  * The Seq Scan node stays in the plan: its scan descriptor (created by it,
  * or here as SeqNext would), its rescans and its end are used as they are,
