@@ -140,7 +140,8 @@ extern void GpuAggPageShareStop(GpuAggPageShare *share);
 extern bool GpuAggPageShareReserve(GpuAggPageShare *share, int n, uint32 *gen,
 								   uint8 **image, GaPageDesc **desc, uint32 *first_row);
 extern void GpuAggPageShareWritten(GpuAggPageShare *share);
-extern bool GpuAggPageShareWait(GpuAggPageShare *share, uint32 gen);
+extern bool GpuAggPageShareWait(GpuAggPageShare *share, uint32 gen, int max_ms,
+								bool *timed_out);
 extern void GpuAggPageShareCounts(GpuAggPageShare *share, int64 *in_place, int64 *batches,
 								  int64 *waits);
 extern bytea *GpuAggPageShareNotice(uint32 gen, bool full, bool pad, StringInfo buf);

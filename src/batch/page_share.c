@@ -34,12 +34,14 @@
  * While a batch is on the device the next one is open (a GPU gives the
  * leader two); a device with one batch (the CPU device) leaves the
  * participants waiting meanwhile.  Nothing here waits without bound: a
- * participant waits on a condition variable in steps of SHARE_WAIT_MS,
- * looking each time for a new generation or the end of the run, which the
- * leader announces before it rescans the Gather (whose rescan waits for
- * its workers); an error or a cancel in the leader terminates the workers
- * with the parallel query, and the leader's wait for reserved pages checks
- * for interrupts, which raise a worker's error.  A participant never holds
+ * worker waits on a condition variable in steps of a millisecond, looking
+ * each time for a new generation or the end of the run, which the leader
+ * announces before it rescans the Gather (whose rescan waits for its
+ * workers), and after a few steps packs its next pages into a message of
+ * its own instead (hashagg/pack.c), as the exchange's bounded wait does;
+ * an error or a cancel in the leader terminates the workers with the
+ * parallel query, and the leader's wait for reserved pages checks for
+ * interrupts, which raise a worker's error.  A participant never holds
  * a reservation across anything that can fail or wait.  Notices are padded
  * past a quarter of Gather's tuple queue, as the exchange's references are
  * (batch/exchange.c), so that each reaches the leader when sent.
@@ -56,7 +58,6 @@
 #include "batch/batch.h"
 
 #define SHARE_NOTICE_MAGIC 0x4741474e	/* "GAGN" */
-#define SHARE_WAIT_MS 10
 
 /*
  * The reservation word: the generation (15 bits), whether the batch is
@@ -91,6 +92,7 @@ struct GpuAggPageShare
 	pg_atomic_uint64 word;
 	pg_atomic_uint32 written;	/* pages of the open batch copied in */
 	pg_atomic_uint32 stop;		/* the run is over: waiting ends */
+	pg_atomic_uint32 run_opened;	/* a batch was opened in this run */
 	ConditionVariable opened;	/* a batch opened, or the run is over */
 	/*
 	 * Generation g's area is area[g % 2]: the leader writes the next one's
@@ -131,6 +133,7 @@ GpuAggPageShareInit(void *place)
 	pg_atomic_init_u64(&share->word, MAKE_WORD(0, true, 0, 0));
 	pg_atomic_init_u32(&share->written, 0);
 	pg_atomic_init_u32(&share->stop, 0);
+	pg_atomic_init_u32(&share->run_opened, 0);
 	ConditionVariableInit(&share->opened);
 	pg_atomic_init_u64(&share->in_place, 0);
 	pg_atomic_init_u64(&share->batches, 0);
@@ -151,6 +154,7 @@ GpuAggPageShareReset(GpuAggPageShare *share)
 	pg_atomic_write_u64(&share->word, MAKE_WORD(WORD_GEN(word) + 1, true, 0, 0));
 	pg_atomic_write_u32(&share->written, 0);
 	pg_atomic_write_u32(&share->stop, 0);
+	pg_atomic_write_u32(&share->run_opened, 0);
 }
 
 /* Whether batches of these pages and rows fit the reservation word. */
@@ -183,6 +187,7 @@ GpuAggPageShareOpen(GpuAggPageShare *share, GaBatch *batch)
 	pg_atomic_write_u32(&share->written, 0);
 	pg_write_barrier();
 	pg_atomic_write_u64(&share->word, MAKE_WORD(gen, false, batch->npages, batch->nrows));
+	pg_atomic_write_u32(&share->run_opened, 1);
 	pg_atomic_fetch_add_u64(&share->batches, 1);
 	ConditionVariableBroadcast(&share->opened);
 }
@@ -292,14 +297,18 @@ GpuAggPageShareWritten(GpuAggPageShare *share)
 
 /*
  * Participant (a worker): wait until generation gen's batch is no longer
- * the last opened, in steps (see the file header); false when the run is
- * over instead.
+ * the last opened, in steps of a millisecond, at most max_ms of them
+ * (*timed_out then says so) once the run's first batch opened (which the
+ * leader opens on the first notice it reads); false when the run is over
+ * instead.
  */
 bool
-GpuAggPageShareWait(GpuAggPageShare *share, uint32 gen)
+GpuAggPageShareWait(GpuAggPageShare *share, uint32 gen, int max_ms, bool *timed_out)
 {
 	bool		waited = false;
+	int			steps = 0;
 
+	*timed_out = false;
 	for (;;)
 	{
 		uint64		word = pg_atomic_read_u64(&share->word);
@@ -315,7 +324,13 @@ GpuAggPageShareWait(GpuAggPageShare *share, uint32 gen)
 			waited = true;
 			continue;			/* look again, now that a wakeup is caught */
 		}
-		(void) ConditionVariableTimedSleep(&share->opened, SHARE_WAIT_MS, PG_WAIT_EXTENSION);
+		if (steps >= max_ms && pg_atomic_read_u32(&share->run_opened) != 0)
+		{
+			*timed_out = true;
+			break;
+		}
+		if (ConditionVariableTimedSleep(&share->opened, 1, PG_WAIT_EXTENSION))
+			steps++;
 	}
 	if (waited)
 		ConditionVariableCancelSleep();

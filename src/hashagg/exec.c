@@ -274,11 +274,10 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
  * fit waits for the next batch).  Returns true at the end of the input.
  *
  * Where the GpuAggPack's participants write their pages into this batch
- * (batch/page_share.c), the batch is open to them while the Gather is read
- * (from its first call on, which sets the shared memory up) and their
- * messages are notices: the batch is closed and goes to the device when a
- * participant found it full, at the end of the input, or before a message
- * of rows is appended.
+ * (batch/page_share.c), it is open to them while the Gather is read (from
+ * its first call on, which sets the shared memory up), and is closed when
+ * a participant's notice says it is full, at the end of the input, or
+ * before a message is appended.
  */
 static bool
 agg_fill_batch(GpuAggState *state, GaBatch *batch)
@@ -315,7 +314,7 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 			continue;
 		}
 
-		if (state->pages_in_place && share == NULL && state->pending == NULL &&
+		if (share == NULL && state->pending == NULL &&
 			(share = GpuAggPackPageShare(state->child)) != NULL)
 			GpuAggPageShareOpen(share, batch);
 		if (state->pending == NULL)
@@ -546,8 +545,6 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 			GpuAggPackUsePages(state->child, ga_device_page_capacity(state->device),
 							   state->requests[0].batch_rows, agg_page_off_reason(state),
 							   ga_device_is_service(state->device), state->run_cxt);
-	state->pages_in_place = state->desc->child_kind == GPUAGG_CHILD_PACKED &&
-		state->requests[0].pages != NULL;
 	if (state->spill_now)
 		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)
@@ -899,9 +896,7 @@ agg_rescan_children(GpuAggState *state)
 		if (state->inners[i]->chgParam == NULL)
 			ExecReScan(state->inners[i]);
 	}
-	/* workers waiting for this run's next batch end first */
-	if (state->desc->child_kind == GPUAGG_CHILD_PACKED)
-		GpuAggPackStopRun(state->child);
+	GpuAggPackStopRun(state->child);	/* workers waiting for a batch end */
 	if (state->child->chgParam == NULL)
 		ExecReScan(state->child);
 	if (state->direct)

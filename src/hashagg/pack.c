@@ -430,12 +430,22 @@ pack_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
+ * How long a worker that found the leader's batch full waits for the next
+ * one before it packs its next pages into a message instead: a GPU's
+ * second batch opens within a service round trip, while the CPU device's
+ * one batch opens only once the device is done with it.
+ */
+#define PACK_SHARE_WAIT_MS 2
+
+/*
  * The next notice of a participant that writes its pages into the
  * leader's batch (batch/page_share.c): that the batch is full, or (the
  * leader's own GpuAggPack, a message's worth of rows at a time, so that
  * Gather goes back to the workers' queues) that it went on; an empty slot
  * at the end of its scan.  A worker that found a batch full waits for the
- * next one first; the leader never waits, since only it opens batches.
+ * next one first, and returns NULL when none opened within
+ * PACK_SHARE_WAIT_MS: its next pages go in a message.  The leader never
+ * waits, since only it opens batches.
  */
 static TupleTableSlot *
 pack_next_in_place(GpuAggPackState *state, TupleTableSlot *slot)
@@ -445,10 +455,19 @@ pack_next_in_place(GpuAggPackState *state, TupleTableSlot *slot)
 	uint32		gen;
 	bytea	   *notice;
 
-	if (state->full_noticed && worker && !GpuAggPageShareWait(state->share, state->full_gen))
+	if (state->full_noticed && worker)
 	{
-		state->done = true;		/* the leader ended the run */
-		return slot;
+		bool		timed_out;
+
+		if (!GpuAggPageShareWait(state->share, state->full_gen, PACK_SHARE_WAIT_MS,
+								 &timed_out))
+		{
+			state->done = true; /* the leader ended the run */
+			return slot;
+		}
+		state->full_noticed = false;
+		if (timed_out)
+			return NULL;
 	}
 	state->full_noticed = false;
 	fill = GpuAggDirectScanFillShared(state->direct, state->share,
@@ -482,7 +501,12 @@ pack_next(ScanState *ss)
 	if (state->done)
 		return slot;
 	if (state->in_place && state->share != NULL)
-		return pack_next_in_place(state, slot);
+	{
+		TupleTableSlot *notice = pack_next_in_place(state, slot);
+
+		if (notice != NULL)
+			return notice;
+	}
 	GpuAggLocalBatchReset(batch);
 	GpuAggBatchBuilderStart(state->builder, batch);
 
@@ -714,7 +738,7 @@ pack_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 		GpuAggMessageBytes(layout->ncolumns, layout->column_types,
 						   GpuAggMessageCapacity()) + EXCHANGE_DICT_BYTES;
 	/* a message of pages, where the run's scans send them */
-	if (state->pages && !state->in_place)
+	if (state->pages)
 		state->exchange_slot_bytes =
 			Max(state->exchange_slot_bytes,
 				GpuAggMessagePageBytes(layout->ncolumns, state->page_capacity));

@@ -73,8 +73,6 @@ typedef struct GpuAggState
 	TupleTableSlot *pending_row;	/* serial: the child's row whose text
 									 * keys did not fit the last batch */
 	int32		pending_slot;	/* its exchange slot, or -1 (batch/exchange.c) */
-	bool		pages_in_place; /* this run's workers may write pages into its
-								 * batches (batch/page_share.c) */
 	const GaAggResult **results;	/* per grouping set; NULL until finished */
 	const GaAggResult **distinct_results;
 	GpuAggDistinctSums *distinct_sums;
