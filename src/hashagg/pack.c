@@ -644,6 +644,20 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Slot Waits", NULL, (int64) x->waits, es);
 		ExplainPropertyInteger("Exchange Slots", NULL, x->nslots, es);
 	}
+	/* the leader's batches that the participants wrote pages into */
+	if (state->share_batches > 0)
+	{
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+			ExplainPropertyText("Shared Page Batches",
+								psprintf(INT64_FORMAT " opened to the participants, "
+										 INT64_FORMAT " waits of a worker for one",
+										 state->share_batches, state->share_waits), es);
+		else
+		{
+			ExplainPropertyInteger("Shared Page Batches", NULL, state->share_batches, es);
+			ExplainPropertyInteger("Shared Page Batch Waits", NULL, state->share_waits, es);
+		}
+	}
 }
 
 /*
