@@ -21,7 +21,7 @@ REGRESS = setup gucs devices hashagg_int hashagg_float hashagg_text hashagg_stri
 	hashagg_keytypes hashagg_numeric hashagg_numeric_device hashagg_distinct hashagg_groupingsets hashagg_shapes hashagg_parallel hashagg_direct_scan hashagg_pages hashagg_batches hashagg_spill hashagg_errors hashjoin_inner hashjoin_outer hashjoin_semi aggjoin aggjoin_keys fallback explain costs cancel tuning \
 	hashagg_string_batches \
 	aggjoin_strings aggjoin_group_strings hashagg_numeric_keys hashagg_uuid_keys \
-	aggjoin_string_pieces
+	aggjoin_string_pieces hashagg_pages_workers
 
 # The suite's expected output is that of a C-locale UTF8 database.
 REGRESS_OPTS = --no-locale --encoding=UTF8

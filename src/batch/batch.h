@@ -97,6 +97,12 @@ extern void GpuAggMessageAppend(GpuAggMessageReceiver *receiver,
 								GpuAggBatchBuilder *builder, GaBatch *batch,
 								bytea *message);
 
+/*
+ * Bytes past a quarter of Gather's 64 kB tuple queue: a message at least
+ * this long is flushed to the leader when sent (batch/exchange.c).
+ */
+#define GPUAGG_FLUSHED_MESSAGE_BYTES (16 * 1024 + 64)
+
 /* batch/exchange.c: batch messages from workers in shared memory */
 typedef struct GpuAggExchange GpuAggExchange;
 
@@ -121,6 +127,27 @@ extern bool GpuAggExchangeIsRef(bytea *message);
 extern bytea *GpuAggExchangeGet(GpuAggExchange *x, bytea *ref_message, int32 *slot);
 extern void GpuAggExchangeRelease(GpuAggExchange *x, int32 slot);
 
+/* batch/page_share.c: workers' heap pages written into the leader's batch */
+typedef struct GpuAggPageShare GpuAggPageShare;
+
+extern Size GpuAggPageShareSize(void);
+extern GpuAggPageShare *GpuAggPageShareInit(void *place);
+extern void GpuAggPageShareReset(GpuAggPageShare *share);
+extern bool GpuAggPageShareFits(int64 page_capacity, int64 capacity);
+extern void GpuAggPageShareOpen(GpuAggPageShare *share, GaBatch *batch);
+extern bool GpuAggPageShareIsOpen(GpuAggPageShare *share, uint32 gen);
+extern void GpuAggPageShareClose(GpuAggPageShare *share, GaBatch *batch);
+extern void GpuAggPageShareStop(GpuAggPageShare *share);
+extern bool GpuAggPageShareReserve(GpuAggPageShare *share, int n, uint32 *gen,
+								   uint8 **image, GaPageDesc **desc, uint32 *first_row);
+extern void GpuAggPageShareWritten(GpuAggPageShare *share);
+extern bool GpuAggPageShareWait(GpuAggPageShare *share, uint32 gen, int max_ms,
+								bool *timed_out);
+extern void GpuAggPageShareCounts(GpuAggPageShare *share, int64 *in_place, int64 *batches,
+								  int64 *waits);
+extern bytea *GpuAggPageShareNotice(uint32 gen, bool full, bool pad, StringInfo buf);
+extern bool GpuAggPageShareIsNotice(bytea *message, uint32 *gen, bool *full);
+
 /* batch/pages.c: heap pages as batch input (gpuagg_device.h, "Heap pages") */
 extern GaPageInput *GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *output_attnos,
 										 int noutputs, int ncolumns,
@@ -128,6 +155,9 @@ extern GaPageInput *GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *ou
 										 const char **reason);
 extern void GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
 							 bool all_visible);
+extern void GpuAggPageCopy(uint8 *image, GaPageDesc *desc, Page page,
+						   const OffsetNumber *visible, int n, bool all_visible,
+						   uint32 first_row);
 extern void GpuAggPageAreaSet(GaBatch *batch, int64 page_capacity, MemoryContext cxt);
 
 /* batch/scan_direct.c: reading a plain Seq Scan's heap pages directly */
@@ -143,6 +173,18 @@ extern void GpuAggDirectScanSetProbeKeys(GpuAggDirectScan *ds,
 										 struct GpuAggProbeKeys *keys);
 extern bool GpuAggDirectScanFill(GpuAggDirectScan *ds, GpuAggBatchBuilder *builder,
 								 GaBatch *batch);
+
+/* How GpuAggDirectScanFillShared stopped. */
+typedef enum GpuAggShareFill
+{
+	GPUAGG_SHARE_END,			/* the table is read */
+	GPUAGG_SHARE_FULL,			/* the open batch has no room for the next page */
+	GPUAGG_SHARE_MORE			/* max_rows went in: call again */
+} GpuAggShareFill;
+
+extern GpuAggShareFill GpuAggDirectScanFillShared(GpuAggDirectScan *ds,
+												  GpuAggPageShare *share, int64 max_rows,
+												  uint32 *gen);
 extern const GaPageInput *GpuAggDirectScanUsePages(GpuAggDirectScan *ds, int ncolumns,
 												   const GpuAggColumnSource *sources,
 												   int64 batch_rows, int64 page_capacity,

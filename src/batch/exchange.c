@@ -49,8 +49,7 @@
 #include "compat.h"
 
 #define EXCHANGE_REF_MAGIC 0x4741475a	/* "GAGZ" */
-/* past a quarter of Gather's 64 kB tuple queue: flushed when sent */
-#define EXCHANGE_REF_BYTES (16 * 1024 + 64)
+#define EXCHANGE_REF_BYTES GPUAGG_FLUSHED_MESSAGE_BYTES
 #define EXCHANGE_WAIT_MS 10
 
 enum

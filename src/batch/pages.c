@@ -226,22 +226,20 @@ GpuAggPageInputBuild(TupleDesc tupdesc, const AttrNumber *output_attnos, int nou
 }
 
 /*
- * Copy a page (its content lock held) into the next page of batch, which
- * has room for it and for its n visible tuples: every normal line
- * pointer's when all_visible, else visible[0 .. n); the batch's rows grow
- * by n, which the device fills.
+ * Copy a page (its content lock held) to `image`, a page of a batch's page
+ * area, and describe it in desc: its n visible tuples fill the batch's
+ * rows from first_row on; they are every normal line pointer's when
+ * all_visible, else visible[0 .. n).
  */
 void
-GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
-				 bool all_visible)
+GpuAggPageCopy(uint8 *image, GaPageDesc *desc, Page page, const OffsetNumber *visible, int n,
+			   bool all_visible, uint32 first_row)
 {
-	GaPageDesc *desc = &batch->page_desc[batch->npages];
 	PageHeader	header = (PageHeader) page;
-	char	   *to = (char *) batch->pages + batch->npages * (int64) BLCKSZ;
+	char	   *to = (char *) image;
 	Size		lower = header->pd_lower;
 	Size		upper = header->pd_upper;
 
-	Assert(batch->npages < batch->page_capacity && batch->nrows + n <= batch->capacity);
 	/* the header and line pointers, and the tuples: not the free space between */
 	if (lower <= upper && upper <= BLCKSZ)
 	{
@@ -250,11 +248,26 @@ GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
 	}
 	else
 		memcpy(to, page, BLCKSZ);
-	desc->first_row = (uint32) batch->nrows;
+	desc->first_row = first_row;
 	desc->nrows = (uint16) n;
 	desc->all_visible = all_visible;
 	if (!all_visible)
 		memcpy(desc->offsets, visible, sizeof(OffsetNumber) * n);
+}
+
+/*
+ * Copy a page (its content lock held) into the next page of batch, which
+ * has room for it and for its n visible tuples (GpuAggPageCopy); the
+ * batch's rows grow by n, which the device fills.
+ */
+void
+GpuAggPageAppend(GaBatch *batch, Page page, const OffsetNumber *visible, int n,
+				 bool all_visible)
+{
+	Assert(batch->npages < batch->page_capacity && batch->nrows + n <= batch->capacity);
+	GpuAggPageCopy(batch->pages + batch->npages * (int64) BLCKSZ,
+				   &batch->page_desc[batch->npages], page, visible, n, all_visible,
+				   (uint32) batch->nrows);
 	batch->npages++;
 	batch->nrows += n;
 }

@@ -49,7 +49,9 @@
  * its content lock is held, into the batch's page area with the offsets
  * of its visible tuples (or none when it is all-visible), and the device
  * deforms it (batch/pages.c, docs/design/pages.md).  The pin and the lock
- * end with the copy.
+ * end with the copy.  A parallel participant whose leader's batch lies in
+ * the GPU service's arena copies each page into that batch instead, in
+ * room it reserves there (GpuAggDirectScanFillShared, batch/page_share.c).
  *
  * The Seq Scan node stays in the plan: its scan descriptor (created by it,
  * or here as SeqNext would), its rescans and its end are used as they are,
@@ -694,6 +696,104 @@ direct_fill_pages(GpuAggDirectScan *ds, HeapScanDesc hscan, GaBatch *batch)
 			instr->tuplecount += n; /* rows the Seq Scan returned */
 	}
 	return false;
+}
+
+/*
+ * Read block `block` into the open batch of `share`, as direct_copy_page
+ * does into a local batch, reserving its page and rows there under the
+ * page's lock; returns its visible tuples, or -1 with *gen naming the
+ * batch when that has no room for them.
+ */
+static int
+direct_share_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block,
+				  GpuAggPageShare *share, uint32 *gen)
+{
+	bool		all_visible;
+	uint8	   *image;
+	GaPageDesc *desc;
+	uint32		first_row;
+	int			n;
+
+	ds->buffer = direct_read_buffer(ds, hscan, block);
+	heap_page_prune_opt(ds->rel, ds->buffer);
+	LockBuffer(ds->buffer, BUFFER_LOCK_SHARE);
+	n = direct_page_visible(ds, hscan, block, &all_visible);
+	if (n > 0)
+	{
+		if (GpuAggPageShareReserve(share, n, gen, &image, &desc, &first_row))
+		{
+			GpuAggPageCopy(image, desc, BufferGetPage(ds->buffer), ds->visible, n,
+						   all_visible, first_row);
+			GpuAggPageShareWritten(share);
+		}
+		else
+			n = -1;
+	}
+	LockBuffer(ds->buffer, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(ds->buffer);
+	ds->buffer = InvalidBuffer;
+	if (n >= 0)
+		ds->pages_device++;
+	return n;
+}
+
+/*
+ * Copy the scan's next pages straight into the open batch of `share`
+ * (batch/page_share.c) until the table is read, the batch has no room for
+ * the next page (*gen names it; the page waits in pending_block for the
+ * next batch, as in direct_fill_pages) or, with max_rows >= 0, that many
+ * rows went in.
+ */
+GpuAggShareFill
+GpuAggDirectScanFillShared(GpuAggDirectScan *ds, GpuAggPageShare *share, int64 max_rows,
+						   uint32 *gen)
+{
+	Instrumentation *instr = ds->scan->ss.ps.instrument;
+	HeapScanDesc hscan;
+	int64		rows = 0;
+
+	if (ds->scan->ss.ps.chgParam != NULL)
+	{
+		ExecReScan(&ds->scan->ss.ps);
+		GpuAggDirectScanReset(ds);
+	}
+	hscan = direct_scan_desc(ds);
+	*gen = 0;
+	for (;;)
+	{
+		BlockNumber block = ds->pending_block;
+		int			n;
+
+		ds->pending_block = InvalidBlockNumber;
+		if (ds->finished)
+			return GPUAGG_SHARE_END;
+		if (max_rows >= 0 && rows >= max_rows)
+		{
+			ds->pending_block = block;
+			return GPUAGG_SHARE_MORE;
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (block == InvalidBlockNumber)
+			block = direct_next_block(ds, hscan);
+		if (block == InvalidBlockNumber)
+		{
+			ds->finished = true;
+			return GPUAGG_SHARE_END;
+		}
+		if (instr)
+			InstrStartNode(instr);
+		n = direct_share_page(ds, hscan, block, share, gen);
+		if (instr)
+			InstrStopNode(instr, 0);
+		if (n < 0)
+		{
+			ds->pending_block = block;
+			return GPUAGG_SHARE_FULL;
+		}
+		rows += n;
+		if (instr)
+			instr->tuplecount += n; /* rows the Seq Scan returned */
+	}
 }
 
 /*

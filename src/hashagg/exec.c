@@ -272,15 +272,25 @@ agg_add_stats(GpuAggState *state, const GaAgg *agg, bool first, bool groups)
  * Fill a batch from the child: its rows (serial), or the batch messages that
  * GpuAggPack nodes send through a Gather (parallel; a message that does not
  * fit waits for the next batch).  Returns true at the end of the input.
+ *
+ * Where the GpuAggPack's participants write their pages into this batch
+ * (batch/page_share.c), it is open to them while the Gather is read (from
+ * its first call on, which sets the shared memory up), and is closed when
+ * a participant's notice says it is full, at the end of the input, or
+ * before a message is appended.
  */
 static bool
 agg_fill_batch(GpuAggState *state, GaBatch *batch)
 {
+	GpuAggPageShare *share = NULL;	/* the batch is open to participants */
+
 	for (;;)
 	{
 		TupleTableSlot *slot;
 		bool		isnull;
 		Datum		message;
+		uint32		gen;
+		bool		full;
 
 		if (state->desc->child_kind == GPUAGG_CHILD_JOIN_INPUT)
 			return GpuJoinFillBatch((CustomScanState *) state->child, state->builder, batch);
@@ -304,18 +314,40 @@ agg_fill_batch(GpuAggState *state, GaBatch *batch)
 			continue;
 		}
 
+		if (share == NULL && state->pending == NULL &&
+			(share = GpuAggPackPageShare(state->child)) != NULL)
+			GpuAggPageShareOpen(share, batch);
 		if (state->pending == NULL)
 		{
 			slot = ExecProcNode(state->child);
 			if (TupIsNull(slot))
+			{
+				if (share != NULL)
+					GpuAggPageShareClose(share, batch);
 				return true;
+			}
 			message = slot_getattr(slot, 1, &isnull);
 			if (isnull)
 				elog(ERROR, "gpuagg: empty batch message");
 			state->pending = DatumGetByteaPP(message);
+			if (GpuAggPageShareIsNotice(state->pending, &gen, &full))
+			{
+				state->pending = NULL;
+				if (share != NULL && full && GpuAggPageShareIsOpen(share, gen))
+				{
+					GpuAggPageShareClose(share, batch);
+					return false;
+				}
+				continue;
+			}
 			if (GpuAggExchangeIsRef(state->pending))
 				state->pending = GpuAggExchangeGet(GpuAggPackExchange(state->child),
 												   state->pending, &state->pending_slot);
+		}
+		if (share != NULL)
+		{
+			GpuAggPageShareClose(share, batch);
+			share = NULL;
 		}
 		if (!GpuAggMessageFits(state->pending, batch))
 		{
@@ -512,7 +544,7 @@ agg_try_run(GpuAggState *state, GaStatus *status)
 		state->requests[0].pages =
 			GpuAggPackUsePages(state->child, ga_device_page_capacity(state->device),
 							   state->requests[0].batch_rows, agg_page_off_reason(state),
-							   state->run_cxt);
+							   ga_device_is_service(state->device), state->run_cxt);
 	if (state->spill_now)
 		return agg_spill_input(state, status);
 	for (d = 0; d < state->desc->nsets; d++)
@@ -864,6 +896,7 @@ agg_rescan_children(GpuAggState *state)
 		if (state->inners[i]->chgParam == NULL)
 			ExecReScan(state->inners[i]);
 	}
+	GpuAggPackStopRun(state->child);	/* workers waiting for a batch end */
 	if (state->child->chgParam == NULL)
 		ExecReScan(state->child);
 	if (state->direct)

@@ -345,12 +345,14 @@ explain_device_arithmetic(const GpuAggDesc *desc, ExplainState *es)
  * went to the device as page images and how many through the host (their
  * rows deformed by the scan), and why; only where gpuagg.page_scan is on
  * and the device takes pages.  Under a Gather, those of every participant
- * of the GpuAggPack below.
+ * of the GpuAggPack below, and how many of them the participants wrote
+ * into the node's batches themselves (batch/page_share.c).
  */
 static void
 explain_pages(GpuAggState *state, ExplainState *es)
 {
 	int64		to_device;
+	int64		in_place = 0;
 	int64		through_host;
 	const char *reason;
 	bool		why;
@@ -358,7 +360,8 @@ explain_pages(GpuAggState *state, ExplainState *es)
 	if (state->direct != NULL)
 		GpuAggDirectScanPageCounts(state->direct, &to_device, &through_host, &reason);
 	else if (state->desc->child_kind != GPUAGG_CHILD_PACKED ||
-			 !GpuAggPackPageCounts(state->child, &to_device, &through_host, &reason))
+			 !GpuAggPackPageCounts(state->child, &to_device, &in_place, &through_host,
+								   &reason))
 		return;
 	if (to_device == 0 && (through_host == 0 || !state->info.pages_possible))
 		return;
@@ -366,6 +369,7 @@ explain_pages(GpuAggState *state, ExplainState *es)
 	if (es->format != EXPLAIN_FORMAT_TEXT)
 	{
 		ExplainPropertyInteger("Heap Pages to Device", NULL, to_device, es);
+		ExplainPropertyInteger("Heap Pages Written in Place", NULL, in_place, es);
 		ExplainPropertyInteger("Heap Pages through Host", NULL, through_host, es);
 		if (why)
 			ExplainPropertyText("Heap Pages through Host Because", reason, es);
@@ -376,6 +380,11 @@ explain_pages(GpuAggState *state, ExplainState *es)
 								 (long long) to_device, (long long) through_host,
 								 why ? " (" : "", why ? reason : "", why ? ")" : ""),
 						es);
+	if (in_place > 0)
+		ExplainPropertyText("Heap Pages in Place",
+							psprintf("%lld written into the batches by the processes that read them",
+									 (long long) in_place),
+							es);
 }
 
 /*

@@ -62,9 +62,11 @@ extern void GpuAggPackSetProbeFilter(PlanState *gather, const GpuAggProbeFilter 
 extern GpuAggExchange *GpuAggPackExchange(PlanState *gather);
 extern const GaPageInput *GpuAggPackUsePages(PlanState *gather, int64 device_pages,
 											 int64 batch_rows, const char *off_reason,
-											 MemoryContext cxt);
-extern bool GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *through_host,
-								 const char **reason);
+											 bool in_place, MemoryContext cxt);
+extern GpuAggPageShare *GpuAggPackPageShare(PlanState *gather);
+extern void GpuAggPackStopRun(PlanState *gather);
+extern bool GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *in_place,
+								 int64 *through_host, const char **reason);
 extern void GpuAggPackInit(void);
 
 #endif							/* GPUAGG_HASHAGG_H */

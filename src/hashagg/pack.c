@@ -24,7 +24,10 @@
  * The decision, and the page counts EXPLAIN ANALYZE adds up, travel in
  * the node's shared memory (PackShared), written for every run, so that a
  * run restarted with pages off (spilling, a device failure) rescans with
- * the workers on the row path.
+ * the workers on the row path.  Where the leader's batches lie in the GPU
+ * service's arena, every participant writes its pages into the leader's
+ * open batch itself (batch/page_share.c, whose area follows PackShared)
+ * and sends only a notice when that batch is full.
  *
  * Under an aggjoin GpuHashAgg, the probe side's GpuAggPack also tests
  * every row's join keys against the leader's Bloom filters of the build
@@ -77,12 +80,14 @@ PG_FUNCTION_INFO_V1(gpuagg_batch);
 typedef struct PackShared
 {
 	bool		pages;			/* the run's participants send pages */
+	bool		in_place;		/* ... into the leader's batch (page_share.c) */
 	int64		page_capacity;	/* pages a message carries at most */
 	pg_atomic_uint64 pages_device;	/* the workers' pages sent as images */
 	pg_atomic_uint64 pages_host;	/* ... and those deformed by them */
 } PackShared;
 
-#define PACK_SHARED_BYTES MAXALIGN(sizeof(PackShared))
+/* PackShared, then the page share */
+#define PACK_SHARED_BYTES (MAXALIGN(sizeof(PackShared)) + GpuAggPageShareSize())
 
 /* Executor state of one GpuAggPack. */
 typedef struct GpuAggPackState
@@ -127,6 +132,16 @@ typedef struct GpuAggPackState
 	bool		pages_counted;	/* worker: its counts are in shared */
 	int64		worker_pages_device;	/* leader: the workers', all runs */
 	int64		worker_pages_host;
+
+	/* pages written into the leader's batch (batch/page_share.c) */
+	GpuAggPageShare *share;		/* in the shared memory; NULL: none */
+	bool		in_place;		/* this run's participants write there */
+	bool		share_ready;	/* leader: the share is set up for this run */
+	bool		full_noticed;	/* worker: wait for the batch after full_gen */
+	uint32		full_gen;
+	int64		pages_in_place; /* leader: every participant's, all runs */
+	int64		share_batches;
+	int64		share_waits;
 } GpuAggPackState;
 
 static Plan *pack_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -366,6 +381,7 @@ pack_reset(GpuAggPackState *state)
 	MemoryContextSwitchTo(old);
 	state->sender = ((uint64) MyProcPid << 32) | ++runs;
 	state->done = false;
+	state->full_noticed = false;
 	state->pending_row = NULL;
 	state->probe_keys = NULL;	/* attached again (rescan: reinitialized) */
 	if (state->direct)
@@ -413,6 +429,65 @@ pack_begin(CustomScanState *node, EState *estate, int eflags)
 	pack_reset(state);
 }
 
+/*
+ * How long a worker that found the leader's batch full waits for the next
+ * one before it packs its next pages into a message instead: a GPU's
+ * second batch opens within a service round trip, while the CPU device's
+ * one batch opens only once the device is done with it.
+ */
+#define PACK_SHARE_WAIT_MS 2
+
+/*
+ * The next notice of a participant that writes its pages into the
+ * leader's batch (batch/page_share.c): that the batch is full, or (the
+ * leader's own GpuAggPack, a message's worth of rows at a time, so that
+ * Gather goes back to the workers' queues) that it went on; an empty slot
+ * at the end of its scan.  A worker that found a batch full waits for the
+ * next one first, and returns NULL when none opened within
+ * PACK_SHARE_WAIT_MS: its next pages go in a message.  The leader never
+ * waits, since only it opens batches.
+ */
+static TupleTableSlot *
+pack_next_in_place(GpuAggPackState *state, TupleTableSlot *slot)
+{
+	bool		worker = IsParallelWorker();
+	GpuAggShareFill fill;
+	uint32		gen;
+	bytea	   *notice;
+
+	if (state->full_noticed && worker)
+	{
+		bool		timed_out;
+
+		if (!GpuAggPageShareWait(state->share, state->full_gen, PACK_SHARE_WAIT_MS,
+								 &timed_out))
+		{
+			state->done = true; /* the leader ended the run */
+			return slot;
+		}
+		state->full_noticed = false;
+		if (timed_out)
+			return NULL;
+	}
+	state->full_noticed = false;
+	fill = GpuAggDirectScanFillShared(state->direct, state->share,
+									  worker ? -1 : pack_message_capacity(), &gen);
+	if (fill == GPUAGG_SHARE_END)
+	{
+		state->done = true;
+		return slot;
+	}
+	if (fill == GPUAGG_SHARE_FULL)
+	{
+		state->full_noticed = true;
+		state->full_gen = gen;
+	}
+	notice = GpuAggPageShareNotice(gen, fill == GPUAGG_SHARE_FULL, worker, &state->message);
+	slot->tts_values[0] = PointerGetDatum(notice);
+	slot->tts_isnull[0] = false;
+	return ExecStoreVirtualTuple(slot);
+}
+
 /* ExecScan access method: the next batch of this participant, as a message. */
 static TupleTableSlot *
 pack_next(ScanState *ss)
@@ -425,6 +500,13 @@ pack_next(ScanState *ss)
 	ExecClearTuple(slot);
 	if (state->done)
 		return slot;
+	if (state->in_place && state->share != NULL)
+	{
+		TupleTableSlot *notice = pack_next_in_place(state, slot);
+
+		if (notice != NULL)
+			return notice;
+	}
 	GpuAggLocalBatchReset(batch);
 	GpuAggBatchBuilderStart(state->builder, batch);
 
@@ -562,6 +644,20 @@ pack_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Slot Waits", NULL, (int64) x->waits, es);
 		ExplainPropertyInteger("Exchange Slots", NULL, x->nslots, es);
 	}
+	/* the leader's batches that the participants wrote pages into */
+	if (state->share_batches > 0)
+	{
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+			ExplainPropertyText("Shared Page Batches",
+								psprintf(INT64_FORMAT " opened to the participants, "
+										 INT64_FORMAT " waits of a worker for one",
+										 state->share_batches, state->share_waits), es);
+		else
+		{
+			ExplainPropertyInteger("Shared Page Batches", NULL, state->share_batches, es);
+			ExplainPropertyInteger("Shared Page Batch Waits", NULL, state->share_waits, es);
+		}
+	}
 }
 
 /*
@@ -581,10 +677,15 @@ pack_count_pages(GpuAggPackState *state)
 		return;
 	if (!IsParallelWorker())
 	{
+		int64		in_place;
+
 		state->worker_pages_device +=
 			(int64) pg_atomic_exchange_u64(&state->shared->pages_device, 0);
 		state->worker_pages_host +=
 			(int64) pg_atomic_exchange_u64(&state->shared->pages_host, 0);
+		GpuAggPageShareCounts(state->share, &in_place, &state->share_batches,
+							  &state->share_waits);
+		state->pages_in_place += in_place;
 		return;
 	}
 	if (state->direct == NULL || state->pages_counted)
@@ -607,7 +708,11 @@ pack_shutdown(CustomScanState *node)
 
 	pack_count_pages(state);
 	if (!IsParallelWorker())
-		state->shared = NULL;	/* the parallel query's memory goes away */
+	{
+		/* the parallel query's memory goes away */
+		state->shared = NULL;
+		state->share = NULL;
+	}
 	if (state->exchange != NULL && !IsParallelWorker())
 	{
 		GpuAggExchangeCounts(state->exchange, &state->exchange_stats);
@@ -670,7 +775,9 @@ static void
 pack_share_pages(GpuAggPackState *state)
 {
 	state->shared->pages = state->pages;
+	state->shared->in_place = state->in_place;
 	state->shared->page_capacity = state->page_capacity;
+	state->share_ready = true;
 }
 
 /*
@@ -704,6 +811,7 @@ pack_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 	state->shared = (PackShared *) coordinate;
 	pg_atomic_init_u64(&state->shared->pages_device, 0);
 	pg_atomic_init_u64(&state->shared->pages_host, 0);
+	state->share = GpuAggPageShareInit((char *) coordinate + MAXALIGN(sizeof(PackShared)));
 	pack_share_pages(state);
 	pack_share_probe_filter(state, area);
 	state->exchange = GpuAggExchangeCreate(area + state->filter_room,
@@ -723,7 +831,9 @@ pack_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 	GpuAggPackState *state = (GpuAggPackState *) node;
 
 	state->shared = (PackShared *) coordinate;
+	state->share = (GpuAggPageShare *) ((char *) coordinate + MAXALIGN(sizeof(PackShared)));
 	pack_count_pages(state);	/* the last run's workers' */
+	GpuAggPageShareReset(state->share);
 	pack_share_pages(state);
 	pack_share_probe_filter(state, (char *) coordinate + PACK_SHARED_BYTES);
 	if (state->exchange != NULL)
@@ -742,10 +852,12 @@ pack_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	Size		room = 0;
 
 	state->shared = (PackShared *) coordinate;
+	state->share = (GpuAggPageShare *) ((char *) coordinate + MAXALIGN(sizeof(PackShared)));
 	state->pages = state->shared->pages;
 	state->page_capacity = state->shared->page_capacity;
 	state->page_off_reason = "the leader reads rows";
 	pack_set_pages(state);
+	state->in_place = state->shared->in_place && state->pages;
 	if (pack_has_filter_area(state))
 	{
 		state->filter_area = area;
@@ -790,14 +902,16 @@ pack_under(PlanState *gather)
  * send heap pages, as the serial scan decides: not where off_reason says
  * why not, else where its direct scan can read the GpuHashAgg's batch
  * columns from pages.  Their messages carry at most GPUAGG_MESSAGE_PAGES
- * pages, which fit an empty batch of any device.  Returns the page
- * program for the aggregation's request, with batches of batch_rows rows
- * and up to device_pages pages (the device's), allocated in cxt; NULL
- * when rows go.
+ * pages, which fit an empty batch of any device.  With in_place (the
+ * device's batches lie in the GPU service's arena) they write their pages
+ * into the leader's batches instead (GpuAggPackPageShare).  Returns the
+ * page program for the aggregation's request, with batches of batch_rows
+ * rows and up to device_pages pages (the device's), allocated in cxt;
+ * NULL when rows go.
  */
 const GaPageInput *
 GpuAggPackUsePages(PlanState *gather, int64 device_pages, int64 batch_rows,
-				   const char *off_reason, MemoryContext cxt)
+				   const char *off_reason, bool in_place, MemoryContext cxt)
 {
 	GpuAggPackState *state = pack_under(gather);
 	const GaPageInput *program;
@@ -808,23 +922,56 @@ GpuAggPackUsePages(PlanState *gather, int64 device_pages, int64 batch_rows,
 	state->pages = off_reason == NULL;
 	state->page_capacity = Min(device_pages, GPUAGG_MESSAGE_PAGES);
 	state->page_off_reason = off_reason;
+	state->in_place = false;
+	state->share_ready = false; /* until the Gather sets this run up */
 	program = pack_set_pages(state);
 	if (program == NULL)
 		return NULL;
 	request = MemoryContextAlloc(cxt, sizeof(GaPageInput));
 	*request = *program;
 	request->page_capacity = Max(Min(batch_rows, device_pages), 1);
+	state->in_place = in_place && GpuAggPageShareFits(request->page_capacity, batch_rows);
 	return request;
 }
 
 /*
+ * Where the participants of the GpuAggPack under `gather` write their
+ * pages into the leader's batches, once the Gather set this run up; NULL
+ * when they send them in messages (or rows), or before that.
+ */
+GpuAggPageShare *
+GpuAggPackPageShare(PlanState *gather)
+{
+	GpuAggPackState *state = pack_under(gather);
+
+	if (state == NULL || !state->in_place || !state->share_ready || state->shared == NULL)
+		return NULL;
+	return state->share;
+}
+
+/*
+ * Tell the participants of the GpuAggPack under `gather` that the run is
+ * over, before the Gather is rescanned (which waits for its workers): a
+ * worker waiting for the leader's next batch ends its scan.
+ */
+void
+GpuAggPackStopRun(PlanState *gather)
+{
+	GpuAggPackState *state = pack_under(gather);
+
+	if (state != NULL && state->shared != NULL && state->share != NULL)
+		GpuAggPageShareStop(state->share);
+}
+
+/*
  * The heap pages that every participant of the GpuAggPack under `gather`
- * read, all runs: copied to the device, read through the host, and why
+ * read, all runs: copied to the device (in_place of them written into the
+ * leader's batches by the participants), read through the host, and why
  * pages went through the host; false when it reads no pages directly.
  */
 bool
-GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *through_host,
-					 const char **reason)
+GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *in_place,
+					 int64 *through_host, const char **reason)
 {
 	GpuAggPackState *state = pack_under(gather);
 
@@ -834,6 +981,7 @@ GpuAggPackPageCounts(PlanState *gather, int64 *to_device, int64 *through_host,
 	GpuAggDirectScanPageCounts(state->direct, to_device, through_host, reason);
 	*to_device += state->worker_pages_device;
 	*through_host += state->worker_pages_host;
+	*in_place = state->pages_in_place;
 	return true;
 }
 
