@@ -857,8 +857,8 @@ gs_run(const GsCase *c, const GsGroup *ref, int64_t nref, GaDevice *device,
 				   hash_bits, (long long) r);
 			for (k = 0; k < c->nkeys; k++)
 				printf(" key %d %s %u bytes / expected %s %u bytes;", k,
-					   got[r].key[k].isnull ? "null" : "", got[r].key[k].len,
-					   ref[r].key[k].isnull ? "null" : "", ref[r].key[k].len);
+					   got[r].key[k].isnull ? "null" : "value of", got[r].key[k].len,
+					   ref[r].key[k].isnull ? "null" : "value of", ref[r].key[k].len);
 			for (a = 0; a < c->naggs; a++)
 				printf(" agg %d %lld / %lld", a, (long long) got[r].agg[a],
 					   (long long) ref[r].agg[a]);
