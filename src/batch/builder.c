@@ -324,7 +324,7 @@ string_run_fits(GpuAggBatchBuilder *builder, GaBatch *batch, int nrows,
 			if (!GpuAggBatchStringRoom(batch, c, used))
 				break;
 		}
-		if (r == 0 && batch->nrows == 0)
+		if (r == 0 && fit > 0 && batch->nrows == 0)
 			string_too_long(used, batch_string_limit(batch, c));
 		fit = r;
 	}

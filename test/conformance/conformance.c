@@ -12,7 +12,9 @@
  * with the reference (agg_ref.c); agg_api.c checks the API beyond results.
  * The hash join has its own suite in join.c, run after the aggregation's;
  * then the aggjoin (aggjoin.c) and derived columns (derived.c), which
- * check their groups with the aggregation's reference (conformance.h).
+ * check their groups with the aggregation's reference (conformance.h);
+ * last the string keys: of GpuHashAgg (strings.c), of an aggjoin's join
+ * (aggjoin_strings.c) and of its groups (aggjoin_group_strings.c).
  * common.c holds what every suite shares.
  *
  * The GPU service's devices are tested the same way, through a service
@@ -22,9 +24,10 @@
  * thread is busy, a call after the service process was lost).
  *
  * Usage: conformance [--device cpu|gpu|service|all[,...]]
- *                    [--suite agg|join|aggjoin|derived|all]
+ *                    [--suite agg|join|aggjoin|derived|strings|all]
  *                    [--cases N] [--join-cases N] [--aggjoin-cases N] [--aggjoin-first I]
- *                    [--derived-cases N] [--seed S] [--only I] [--max-rows R]
+ *                    [--derived-cases N] [--string-cases N] [--seed S] [--only I]
+ *                    [--max-rows R]
  *                    [--timeout S] [--launch SPEC] [--verbose]
  * (build and run it with test/conformance/run.sh).
  *
@@ -161,7 +164,8 @@ usage(const char *prog)
 			"             (the fixed chains of joins start at 17; default 0)\n"
 			"  --derived-cases random derived column cases after the fixed ones\n"
 			"             (default 60; the aggjoin ones always run)\n"
-			"  --string-cases cases of string keys (default 40)\n"
+			"  --string-cases cases of each kind of string keys: GpuHashAgg's,\n"
+			"             an aggjoin's join keys, an aggjoin's group keys (default 40)\n"
 			"  --seed     seed of the random cases (default 1)\n"
 			"  --only     run aggregation case I only, no join (fixed cases are 0..%d)\n"
 			"  --max-rows cap on the rows of a random case, and on the joined rows of\n"
@@ -471,6 +475,9 @@ main(int argc, char **argv)
 								  nstring_cases, seed, &checks);
 		failures += aggjoin_strings_suite(run_devices, run_strategies, run_labels, nruns,
 										  nstring_cases, seed, &checks);
+		alarm((unsigned) timeout);
+		failures += aggjoin_group_strings_suite(run_devices, run_strategies, run_labels, nruns,
+												nstring_cases, seed, &checks);
 	}
 
 	alarm(0);

@@ -256,6 +256,17 @@ extern int64_t aggjoin_strings_suite(GaDevice *const *devices, const GaStrategy 
 									 const char *const *labels, int ndevices, int ncases,
 									 uint64_t seed, int64_t *checks);
 
+/*
+ * aggjoin_group_strings.c: ncases aggjoin cases grouped by string keys of
+ * the probe side or of a build side on each device run, each checked with
+ * a reference that joins the rows and groups them by exact bytes.  Adds to
+ * *checks; returns the problems found.
+ */
+extern int64_t aggjoin_group_strings_suite(GaDevice *const *devices,
+										   const GaStrategy *strategies,
+										   const char *const *labels, int ndevices,
+										   int ncases, uint64_t seed, int64_t *checks);
+
 /* aggjoin_api.c: the aggjoin's API checks on one device run */
 extern int64_t aggjoin_api_checks(GaDevice *dev, GaStrategy strategy, const char *label);
 

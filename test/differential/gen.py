@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of GpuHashAgg and GpuHashJoin: random tables, random
-GROUP BY queries and random join queries, each run with gpuagg.force = on and
-with gpuagg.enabled = off, compared.
+GROUP BY queries, random join queries and random aggregates over joins grouped
+by strings, each run with gpuagg.force = on and with gpuagg.enabled = off,
+compared.
 
     python3 test/differential/gen.py run     generate, run, compare, report
     python3 test/differential/gen.py sql     print the setup SQL and the queries
@@ -20,13 +21,18 @@ reports; each part has a module of its own, with its own notes:
               INNER, LEFT, RIGHT, FULL, SEMI and ANTI joins in their SQL
               spellings, one to five keys, aggregation above and below,
               rescans;
+  join_strings.py  tables of adversarial strings and aggregates over their
+              joins grouped by text, varchar and char(n) columns of either
+              side (GPUAGG_DIFF_STRING_QUERIES, numbered after the join
+              queries), in the session and through the GPU service;
   harness.py  the plpgsql function that runs one query forced and native, and
               the psql sessions that call it, going on after a server crash;
   compare.py  comparing by value where PostgreSQL itself may show any of
               several equal values, and float sums within a tolerance.
 
-Both generators draw from their own random streams, so a seed's GROUP BY
-queries do not depend on the number of join queries.  A query counts as a
+Each generator draws from its own random streams, so a seed's GROUP BY
+queries do not depend on the number of join queries, nor those on the number
+of string queries.  A query counts as a
 mismatch when its forced and native runs differ after compare.py's rules, or
 raise different errors (two errors about values count as the same outcome).
 
@@ -45,10 +51,12 @@ import compare  # noqa: E402  (test/differential/compare.py)
 import groupby  # noqa: E402  (test/differential/groupby.py)
 import harness  # noqa: E402  (test/differential/harness.py)
 import joins  # noqa: E402  (test/differential/joins.py)
+import join_strings  # noqa: E402  (test/differential/join_strings.py)
 
 DEFAULT_SEED = 20261122
 DEFAULT_QUERIES = 3000
 DEFAULT_JOIN_QUERIES = 2000
+DEFAULT_STRING_QUERIES = 400
 
 
 class Query:
@@ -99,6 +107,20 @@ def make_join_queries(seed, tables, count, first_qid):
     return out
 
 
+def make_string_queries(seed, count, first_qid):
+    """count random aggregates over joins grouped by strings (test/differential/
+    join_strings.py), numbered from first_qid; deterministic in seed alone."""
+    rng = random.Random("string-queries-%d" % seed)
+    out = []
+    for i in range(count):
+        g = join_strings.StringGen(rng)
+        sql, ordered, shape, table, outputs = g.query()
+        if harness.QUOTE_TAG in sql:
+            raise RuntimeError("query contains the quote tag: " + sql)
+        out.append(Query(first_qid + i, sql, ordered, g.settings(), shape, table, outputs, kind="strings"))
+    return out
+
+
 def env_int(name, default):
     v = os.environ.get(name, "")
     try:
@@ -117,6 +139,7 @@ def main():
     seed = env_int("GPUAGG_DIFF_SEED", DEFAULT_SEED)
     count = env_int("GPUAGG_DIFF_QUERIES", DEFAULT_QUERIES)
     join_count = env_int("GPUAGG_DIFF_JOIN_QUERIES", DEFAULT_JOIN_QUERIES)
+    string_count = env_int("GPUAGG_DIFF_STRING_QUERIES", DEFAULT_STRING_QUERIES)
     rng = random.Random(seed)
     setup, sizes = groupby.setup_sql(rng)
     setup += harness.HARNESS + "\n"
@@ -124,10 +147,13 @@ def main():
     # do not depend on the number of join queries
     join_setup, join_tables = joins.setup_sql(random.Random("join-tables-%d" % seed))
     setup += join_setup
+    string_setup, string_sizes = join_strings.setup_sql(random.Random("string-tables-%d" % seed))
+    setup += string_setup
 
     def queries_for(strategies):
         queries = make_queries(seed, sizes, count, strategies)
         queries += make_join_queries(seed, join_tables, join_count, count + 1)
+        queries += make_string_queries(seed, string_count, count + join_count + 1)
         only = os.environ.get("GPUAGG_DIFF_ONLY", "")
         if only:
             wanted = {int(x) for x in only.replace(",", " ").split()}
@@ -146,13 +172,15 @@ def main():
 
     queries = queries_for(harness.gpuagg_strategies())
     t0 = time.time()
-    print("differential: seed %d (GPUAGG_DIFF_SEED), %d GROUP BY queries (GPUAGG_DIFF_QUERIES) and %d join "
-          "queries (GPUAGG_DIFF_JOIN_QUERIES, numbered from %d)%s, device %s"
-          % (seed, count, join_count, count + 1,
+    print("differential: seed %d (GPUAGG_DIFF_SEED), %d GROUP BY queries (GPUAGG_DIFF_QUERIES), %d join "
+          "queries (GPUAGG_DIFF_JOIN_QUERIES, numbered from %d) and %d string queries "
+          "(GPUAGG_DIFF_STRING_QUERIES, numbered from %d)%s, device %s"
+          % (seed, count, join_count, count + 1, string_count, count + join_count + 1,
              ", running %d of them (GPUAGG_DIFF_ONLY)" % len(queries) if os.environ.get("GPUAGG_DIFF_ONLY") else "",
              os.environ.get("GPUAGG_DEVICE", "(server default)")))
     print("tables: " + ", ".join("%s %d rows" % (t, n) for t, n in sizes.items()) + "; " +
-          ", ".join("%s %d rows" % (t, jt.n) for t, jt in join_tables.items()))
+          ", ".join("%s %d rows" % (t, jt.n) for t, jt in join_tables.items()) + "; " +
+          ", ".join("%s %d rows" % (t, n) for t, n in string_sizes.items()))
     rc, _, err = harness.psql_simple("postgres", "DROP DATABASE IF EXISTS %s;\nCREATE DATABASE %s;\n"
                                      % (harness.DATABASE, harness.DATABASE))
     if rc != 0:
@@ -172,11 +200,12 @@ def main():
         else:
             harness.psql_simple("postgres", "DROP DATABASE IF EXISTS %s;" % harness.DATABASE,
                                 on_error_stop=False)
-    return report(queries, results, seed, count, join_count, time.time() - t0)
+    return report(queries, results, seed, (count, join_count, string_count), time.time() - t0)
 
 
-def report(queries, results, seed, count, join_count, secs):
+def report(queries, results, seed, counts, secs):
     """Print the summary and the mismatches; return the exit status."""
+    count, join_count, string_count = counts
     mismatches = []
     errors = collections.Counter()
     tolerated = 0
@@ -232,6 +261,10 @@ def report(queries, results, seed, count, join_count, secs):
              sum(1 for rec in results.values() if rec.get("jc")),
              sum(1 for rec in results.values() if rec.get("ja")),
              sum(1 for rec in results.values() if rec.get("jl"))))
+    n_str = kinds["strings"][0]
+    str_aj = sum(1 for q in queries if q.kind == "strings" and results.get(q.qid, {}).get("aj"))
+    print("string group keys over joins: %d queries, %d on GpuHashAgg, %d of them an aggjoin (%.1f%%)"
+          % (n_str, kinds["strings"][1], str_aj, pct(str_aj, n_str)))
     print("on GpuHashAgg by shape: " + ", ".join(
         "%s %d/%d" % (s, d, t) for s, (t, d, _) in sorted(by_shape.items()) if not s.startswith("j-") or d))
     print("on GpuHashJoin by shape: " + ", ".join(
@@ -256,8 +289,9 @@ def report(queries, results, seed, count, join_count, secs):
         print("... and %d more mismatches" % (len(mismatches) - 20))
     status = 0
     if mismatches:
-        print("rerun one: GPUAGG_DIFF_SEED=%d GPUAGG_DIFF_QUERIES=%d GPUAGG_DIFF_JOIN_QUERIES=%d GPUAGG_DIFF_ONLY=%d "
-              "bash test/t/003_differential.sh" % (seed, count, join_count, mismatches[0][0].qid))
+        print("rerun one: GPUAGG_DIFF_SEED=%d GPUAGG_DIFF_QUERIES=%d GPUAGG_DIFF_JOIN_QUERIES=%d "
+              "GPUAGG_DIFF_STRING_QUERIES=%d GPUAGG_DIFF_ONLY=%d bash test/t/003_differential.sh"
+              % (seed, count, join_count, string_count, mismatches[0][0].qid))
         print("(mismatching: %s)" % ",".join(str(q.qid) for q, _ in mismatches))
         status = 1
     if n_agg >= 50 and pct(agg_dev, n_agg) < 30:
@@ -267,6 +301,10 @@ def report(queries, results, seed, count, join_count, secs):
     if n_join >= 50 and pct(join_hj, n_join) < 30:
         print("coverage too low: only %.1f%% of the join queries ran on GpuHashJoin (at least 30%% expected)"
               % pct(join_hj, n_join))
+        status = 1
+    if n_str >= 50 and pct(str_aj, n_str) < 30:
+        print("coverage too low: only %.1f%% of the string queries ran as an aggjoin GpuHashAgg (at least 30%% "
+              "expected)" % pct(str_aj, n_str))
         status = 1
     return status
 
