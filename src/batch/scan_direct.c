@@ -653,6 +653,27 @@ direct_copy_page(GpuAggDirectScan *ds, HeapScanDesc hscan, BlockNumber block, Ga
 }
 
 /*
+ * The block a page loop reads next: the one held back for the next batch
+ * (pending_block), else the scan's next; InvalidBlockNumber, with the scan
+ * marked finished, at the end of the table.
+ */
+static BlockNumber
+direct_take_block(GpuAggDirectScan *ds, HeapScanDesc hscan)
+{
+	BlockNumber block = ds->pending_block;
+
+	ds->pending_block = InvalidBlockNumber;
+	if (ds->finished)
+		return InvalidBlockNumber;
+	CHECK_FOR_INTERRUPTS();
+	if (block == InvalidBlockNumber)
+		block = direct_next_block(ds, hscan);
+	if (block == InvalidBlockNumber)
+		ds->finished = true;
+	return block;
+}
+
+/*
  * Copy the scan's next pages into `batch` until its pages or rows are
  * used up or the table is read; true at the end of the table.  A page
  * whose visible tuples the batch has no room for waits for the next batch
@@ -666,20 +687,11 @@ direct_fill_pages(GpuAggDirectScan *ds, HeapScanDesc hscan, GaBatch *batch)
 
 	while (batch->npages < batch->page_capacity && batch->nrows < batch->capacity)
 	{
-		BlockNumber block = ds->pending_block;
+		BlockNumber block = direct_take_block(ds, hscan);
 		int			n;
 
-		ds->pending_block = InvalidBlockNumber;
-		if (ds->finished)
-			return true;
-		CHECK_FOR_INTERRUPTS();
 		if (block == InvalidBlockNumber)
-			block = direct_next_block(ds, hscan);
-		if (block == InvalidBlockNumber)
-		{
-			ds->finished = true;
 			return true;
-		}
 		if (instr)
 			InstrStartNode(instr);
 		n = direct_copy_page(ds, hscan, block, batch);
@@ -761,25 +773,14 @@ GpuAggDirectScanFillShared(GpuAggDirectScan *ds, GpuAggPageShare *share, int64 m
 	*gen = 0;
 	for (;;)
 	{
-		BlockNumber block = ds->pending_block;
+		BlockNumber block;
 		int			n;
 
-		ds->pending_block = InvalidBlockNumber;
-		if (ds->finished)
-			return GPUAGG_SHARE_END;
-		if (max_rows >= 0 && rows >= max_rows)
-		{
-			ds->pending_block = block;
-			return GPUAGG_SHARE_MORE;
-		}
-		CHECK_FOR_INTERRUPTS();
+		if (!ds->finished && max_rows >= 0 && rows >= max_rows)
+			return GPUAGG_SHARE_MORE;	/* pending_block waits as it is */
+		block = direct_take_block(ds, hscan);
 		if (block == InvalidBlockNumber)
-			block = direct_next_block(ds, hscan);
-		if (block == InvalidBlockNumber)
-		{
-			ds->finished = true;
 			return GPUAGG_SHARE_END;
-		}
 		if (instr)
 			InstrStartNode(instr);
 		n = direct_share_page(ds, hscan, block, share, gen);
