@@ -7,6 +7,8 @@
 --
 SET gpuagg.page_scan = on;
 SET gpuagg.force = on;
+-- the batches in the GPU service's arena, whatever the cluster's default
+SET gpuagg.device_host = service;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -77,7 +79,7 @@ SELECT host_check('SELECT count(*), sum(v), max(f), count(n) FROM pw');
 -- in the session the pages travel in the workers' messages
 SET gpuagg.device_host = backend;
 SELECT worker_pages('SELECT k, count(*), sum(v) FROM pw GROUP BY k');
-RESET gpuagg.device_host;
+SET gpuagg.device_host = service;
 
 -- fresh rows, deleted and updated ones: pages that are not all-visible
 -- carry their visible line pointers
